@@ -1,0 +1,128 @@
+//===- TideBase.td - Tide dialect, attributes and type constraints -------===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIDE_IR_TIDEBASE_TD
+#define TIDE_IR_TIDEBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+//===----------------------------------------------------------------------===//
+// Dialect
+//===----------------------------------------------------------------------===//
+
+def Tide_Dialect : Dialect {
+  let name = "tide";
+  let cppNamespace = "::mlir::tide";
+  let summary = "Tensor ops that Tide places on a CPU or an NVIDIA GPU";
+  let description = [{
+    The `tide` dialect holds value-semantic tensor operations on builtin ranked
+    tensors with element types `i1`, `i8`, `i16`, `i32`, `i64`, `f16`, `bf16`,
+    `f32` and `f64`. Dynamic dimensions (`?`) are allowed everywhere; shape
+    rules check them as far as the static information allows.
+
+    Every op may carry a `tide.device` attribute (`#tide.device<cpu>` or
+    `#tide.device<cuda:N>`) that says which device runs it; the placement
+    passes set it, users may set it by hand to pin an op. A function or module
+    may carry `tide.default_device`.
+
+    Element types never change silently: an op whose operands have different
+    element types is an error that asks for an explicit `tide.cast`.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// The attribute naming the device that runs an op.
+    static constexpr ::llvm::StringLiteral getDeviceAttrName() {
+      return ::llvm::StringLiteral("tide.device");
+    }
+    /// The attribute on a function or module giving the default device.
+    static constexpr ::llvm::StringLiteral getDefaultDeviceAttrName() {
+      return ::llvm::StringLiteral("tide.default_device");
+    }
+    /// The attribute carrying the reason for an op's placement.
+    static constexpr ::llvm::StringLiteral getReasonAttrName() {
+      return ::llvm::StringLiteral("tide.reason");
+    }
+    /// The attribute naming a colocation group: ops sharing a group share a
+    /// device.
+    static constexpr ::llvm::StringLiteral getColocateAttrName() {
+      return ::llvm::StringLiteral("tide.colocate");
+    }
+    /// Argument/result attribute: the value lives on this device at the
+    /// function boundary (instead of the host).
+    static constexpr ::llvm::StringLiteral getResidentAttrName() {
+      return ::llvm::StringLiteral("tide.resident");
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+def Tide_DeviceKind : I32EnumAttr<"DeviceKind", "kind of device", [
+    I32EnumAttrCase<"CPU", 0, "cpu">,
+    I32EnumAttrCase<"CUDA", 1, "cuda">
+  ]> {
+  let cppNamespace = "::mlir::tide";
+  let genSpecializedAttr = 0;
+}
+
+def Tide_DeviceAttr : AttrDef<Tide_Dialect, "Device"> {
+  let mnemonic = "device";
+  let summary = "A device that runs tide ops: the host CPU or CUDA GPU N";
+  let description = [{
+    Names a device: `#tide.device<cpu>` is the host, `#tide.device<cuda:N>` is
+    CUDA device number N (0 <= N < 64).
+
+    ```mlir
+    %0 = tide.exp %x {tide.device = #tide.device<cuda:0>} : tensor<4xf32>
+    ```
+  }];
+  let parameters = (ins EnumParameter<Tide_DeviceKind>:$kind,
+                        "unsigned":$ordinal);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    bool isCPU() const { return getKind() == DeviceKind::CPU; }
+    bool isGPU() const { return getKind() == DeviceKind::CUDA; }
+    /// "cpu" or "cuda:N".
+    std::string str() const;
+    static DeviceAttr cpu(::mlir::MLIRContext *ctx) {
+      return get(ctx, DeviceKind::CPU, 0);
+    }
+    static DeviceAttr cuda(::mlir::MLIRContext *ctx, unsigned ordinal = 0) {
+      return get(ctx, DeviceKind::CUDA, ordinal);
+    }
+  }];
+}
+
+def Tide_CmpPredicate : I32EnumAttr<"CmpPredicate", "comparison predicate", [
+    I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>,
+    I32EnumAttrCase<"lt", 2>, I32EnumAttrCase<"le", 3>,
+    I32EnumAttrCase<"gt", 4>, I32EnumAttrCase<"ge", 5>
+  ]> {
+  let cppNamespace = "::mlir::tide";
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+// Element kinds are checked by the op verifiers (see TideOps.cpp) so that the
+// message can say how to fix the program; ODS only requires a ranked tensor of
+// one of the supported element types.
+def Tide_ElementType : AnyTypeOf<[I1, I8, I16, I32, I64, F16, BF16, F32, F64]>;
+def Tide_Tensor : RankedTensorOf<[I1, I8, I16, I32, I64, F16, BF16, F32, F64]>;
+def Tide_BoolTensor : RankedTensorOf<[I1]>;
+def Tide_IndexTensor : RankedTensorOf<[I64]>;
+
+#endif // TIDE_IR_TIDEBASE_TD

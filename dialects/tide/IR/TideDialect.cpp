@@ -1,0 +1,250 @@
+//===- TideDialect.cpp - Tide dialect, device attribute and helpers ------===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tide/IR/TideDialect.h"
+#include "tide/IR/TideOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tide;
+
+#include "tide/IR/TideDialect.cpp.inc"
+#include "tide/IR/TideEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tide/IR/TideAttrs.cpp.inc"
+
+/// Highest CUDA ordinal accepted (exclusive).
+static constexpr unsigned kMaxCudaOrdinal = 64;
+
+void TideDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "tide/IR/TideOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tide/IR/TideAttrs.cpp.inc"
+      >();
+}
+
+Operation *TideDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, type, elements);
+}
+
+//===----------------------------------------------------------------------===//
+// DeviceAttr
+//===----------------------------------------------------------------------===//
+
+Attribute DeviceAttr::parse(AsmParser &parser, Type) {
+  MLIRContext *ctx = parser.getContext();
+  if (parser.parseLess())
+    return {};
+  llvm::SMLoc kindLoc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseOptionalKeyword(&keyword)) {
+    parser.emitError(kindLoc, "expected a device: 'cpu' or 'cuda:N'");
+    return {};
+  }
+  unsigned ordinal = 0;
+  DeviceKind kind;
+  if (keyword == "cpu") {
+    kind = DeviceKind::CPU;
+  } else if (keyword == "cuda") {
+    kind = DeviceKind::CUDA;
+    if (parser.parseColon()) {
+      parser.emitError(kindLoc, "a CUDA device needs an ordinal: 'cuda:N'");
+      return {};
+    }
+    llvm::SMLoc ordLoc = parser.getCurrentLocation();
+    int64_t value;
+    if (parser.parseInteger(value))
+      return {};
+    if (value < 0 || value >= kMaxCudaOrdinal) {
+      parser.emitError(ordLoc, "CUDA device ordinal ")
+          << value << " is out of range [0, " << kMaxCudaOrdinal << ")";
+      return {};
+    }
+    ordinal = static_cast<unsigned>(value);
+  } else {
+    parser.emitError(kindLoc, "unknown device '")
+        << keyword << "'; expected 'cpu' or 'cuda:N' (e.g. cuda:0)";
+    return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return DeviceAttr::get(ctx, kind, ordinal);
+}
+
+void DeviceAttr::print(AsmPrinter &printer) const {
+  printer << "<" << str() << ">";
+}
+
+LogicalResult
+DeviceAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
+                   DeviceKind kind, unsigned ordinal) {
+  if (kind == DeviceKind::CPU && ordinal != 0)
+    return emitError() << "the CPU device has no ordinal; write "
+                          "#tide.device<cpu>";
+  if (kind == DeviceKind::CUDA && ordinal >= kMaxCudaOrdinal)
+    return emitError() << "CUDA device ordinal " << ordinal
+                       << " is out of range [0, " << kMaxCudaOrdinal << ")";
+  return success();
+}
+
+std::string DeviceAttr::str() const {
+  if (isCPU())
+    return "cpu";
+  return "cuda:" + std::to_string(getOrdinal());
+}
+
+DeviceAttr mlir::tide::parseDeviceString(MLIRContext *ctx, StringRef text,
+                                         std::string &error) {
+  text = text.trim();
+  if (text == "cpu")
+    return DeviceAttr::cpu(ctx);
+  if (text == "cuda")
+    return DeviceAttr::cuda(ctx, 0);
+  unsigned ordinal;
+  if (text.consume_front("cuda:") && !text.getAsInteger(10, ordinal) &&
+      ordinal < kMaxCudaOrdinal)
+    return DeviceAttr::cuda(ctx, ordinal);
+  error = "unknown device '" + text.str() +
+          "'; expected 'cpu' or 'cuda:N' with 0 <= N < 64";
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Placement state helpers: the only code that knows the attribute names.
+//===----------------------------------------------------------------------===//
+
+DeviceAttr mlir::tide::getDevice(Operation *op) {
+  return op->getAttrOfType<DeviceAttr>(TideDialect::getDeviceAttrName());
+}
+
+void mlir::tide::setDevice(Operation *op, DeviceAttr device) {
+  if (device)
+    op->setAttr(TideDialect::getDeviceAttrName(), device);
+  else
+    op->removeAttr(TideDialect::getDeviceAttrName());
+}
+
+DeviceAttr mlir::tide::getDefaultDevice(Operation *op) {
+  for (Operation *cur = op; cur; cur = cur->getParentOp())
+    if (auto device = cur->getAttrOfType<DeviceAttr>(
+            TideDialect::getDefaultDeviceAttrName()))
+      return device;
+  return {};
+}
+
+StringRef mlir::tide::getPlacementReason(Operation *op) {
+  if (auto reason =
+          op->getAttrOfType<StringAttr>(TideDialect::getReasonAttrName()))
+    return reason.getValue();
+  return {};
+}
+
+void mlir::tide::setPlacementReason(Operation *op, StringRef reason) {
+  op->setAttr(TideDialect::getReasonAttrName(),
+              StringAttr::get(op->getContext(), reason));
+}
+
+StringRef mlir::tide::getColocationGroup(Operation *op) {
+  if (auto group =
+          op->getAttrOfType<StringAttr>(TideDialect::getColocateAttrName()))
+    return group.getValue();
+  return {};
+}
+
+static DeviceAttr residenceFrom(DictionaryAttr attrs, MLIRContext *ctx) {
+  if (attrs)
+    if (auto device = attrs.getAs<DeviceAttr>(
+            TideDialect::getResidentAttrName()))
+      return device;
+  return DeviceAttr::cpu(ctx);
+}
+
+DeviceAttr mlir::tide::getArgumentResidence(Operation *funcOp,
+                                            unsigned index) {
+  auto func = dyn_cast<FunctionOpInterface>(funcOp);
+  if (!func)
+    return DeviceAttr::cpu(funcOp->getContext());
+  return residenceFrom(func.getArgAttrDict(index), funcOp->getContext());
+}
+
+DeviceAttr mlir::tide::getResultResidence(Operation *funcOp, unsigned index) {
+  auto func = dyn_cast<FunctionOpInterface>(funcOp);
+  if (!func)
+    return DeviceAttr::cpu(funcOp->getContext());
+  return residenceFrom(func.getResultAttrDict(index), funcOp->getContext());
+}
+
+//===----------------------------------------------------------------------===//
+// Attribute verification
+//===----------------------------------------------------------------------===//
+
+LogicalResult TideDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  Attribute value = attr.getValue();
+  if (name == getDeviceAttrName() || name == getDefaultDeviceAttrName()) {
+    if (!isa<DeviceAttr>(value))
+      return op->emitError() << "'" << name
+                             << "' must be a device attribute such as "
+                                "#tide.device<cpu> or #tide.device<cuda:0>";
+    return success();
+  }
+  if (name == getReasonAttrName() || name == getColocateAttrName()) {
+    if (!isa<StringAttr>(value))
+      return op->emitError() << "'" << name << "' must be a string";
+    return success();
+  }
+  return op->emitError() << "unknown Tide attribute '" << name
+                         << "'; known: tide.device, tide.default_device, "
+                            "tide.colocate, tide.reason";
+}
+
+static LogicalResult verifyBoundaryAttr(Operation *op, NamedAttribute attr,
+                                        StringRef what) {
+  StringRef name = attr.getName().getValue();
+  if (name == TideDialect::getResidentAttrName()) {
+    if (!isa<DeviceAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' on a " << what
+                             << " must be a device attribute such as "
+                                "#tide.device<cuda:0>";
+    return success();
+  }
+  if (name == "tide.donate" && what == "function argument") {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'tide.donate' takes no value";
+    return success();
+  }
+  return op->emitError() << "unknown Tide " << what << " attribute '" << name
+                         << "'; known: tide.resident"
+                         << (what == "function argument" ? ", tide.donate"
+                                                         : "");
+}
+
+LogicalResult TideDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                    unsigned,
+                                                    NamedAttribute attr) {
+  return verifyBoundaryAttr(op, attr, "function argument");
+}
+
+LogicalResult TideDialect::verifyRegionResultAttribute(Operation *op, unsigned,
+                                                       unsigned,
+                                                       NamedAttribute attr) {
+  return verifyBoundaryAttr(op, attr, "function result");
+}

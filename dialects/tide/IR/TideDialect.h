@@ -1,0 +1,54 @@
+//===- TideDialect.h - Tide dialect and attributes --------------*- C++ -*-===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIDE_IR_TIDEDIALECT_H
+#define TIDE_IR_TIDEDIALECT_H
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+
+#include "tide/IR/TideEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tide/IR/TideAttrs.h.inc"
+
+#include "tide/IR/TideDialect.h.inc"
+
+namespace mlir::tide {
+
+//===----------------------------------------------------------------------===//
+// The one place that reads and writes placement state on an op.
+//===----------------------------------------------------------------------===//
+
+/// The device an op is placed on (`tide.device`), or null when unplaced.
+DeviceAttr getDevice(Operation *op);
+/// Places `op` on `device` (null removes the placement).
+void setDevice(Operation *op, DeviceAttr device);
+/// The default device of the closest enclosing function or module
+/// (`tide.default_device`), or null.
+DeviceAttr getDefaultDevice(Operation *op);
+/// The recorded placement reason of `op`, or "".
+llvm::StringRef getPlacementReason(Operation *op);
+/// Records why `op` was placed where it is.
+void setPlacementReason(Operation *op, llvm::StringRef reason);
+/// The colocation group of `op` (`tide.colocate`), or "".
+llvm::StringRef getColocationGroup(Operation *op);
+/// The device where argument `index` of function-like `funcOp` lives at the
+/// call boundary (`tide.resident`); the host CPU when unmarked.
+DeviceAttr getArgumentResidence(Operation *funcOp, unsigned index);
+/// Same for result `index`.
+DeviceAttr getResultResidence(Operation *funcOp, unsigned index);
+
+/// Parses "cpu" or "cuda:N" (N < 64). Returns null and sets `error` on bad
+/// input.
+DeviceAttr parseDeviceString(MLIRContext *ctx, llvm::StringRef text,
+                             std::string &error);
+
+} // namespace mlir::tide
+
+#endif // TIDE_IR_TIDEDIALECT_H

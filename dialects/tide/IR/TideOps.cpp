@@ -1,0 +1,874 @@
+//===- TideOps.cpp - Tide operations: verifiers, inference, folders ------===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tide/IR/TideOps.h"
+
+#include "mlir/Dialect/CommonFolders.h"
+#include "mlir/Dialect/Traits.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tide;
+
+//===----------------------------------------------------------------------===//
+// Element kinds
+//===----------------------------------------------------------------------===//
+
+StringRef mlir::tide::describeElementKind(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::Float:
+    return "a floating-point element type (f16, bf16, f32 or f64)";
+  case ElementKind::Integer:
+    return "an integer or boolean element type (i1, i8, i16, i32 or i64)";
+  case ElementKind::Numeric:
+    return "a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64)";
+  case ElementKind::Any:
+    return "a Tide element type";
+  }
+  llvm_unreachable("unknown element kind");
+}
+
+bool mlir::tide::isElementKind(Type type, ElementKind kind) {
+  switch (kind) {
+  case ElementKind::Float:
+    return isa<FloatType>(type);
+  case ElementKind::Integer:
+    return isa<IntegerType>(type);
+  case ElementKind::Numeric:
+    return isa<FloatType>(type) || (isa<IntegerType>(type) &&
+                                    !type.isInteger(1));
+  case ElementKind::Any:
+    return true;
+  }
+  llvm_unreachable("unknown element kind");
+}
+
+/// What to tell the user to do when `got` is not of `kind`.
+static StringRef fixFor(ElementKind kind, Type got) {
+  if (kind == ElementKind::Float)
+    return "; convert the operand with 'tide.cast' to a floating-point type "
+           "first";
+  if (kind == ElementKind::Integer)
+    return "; compare with 'tide.cmp' or convert with 'tide.cast' first";
+  if (kind == ElementKind::Numeric && got.isInteger(1))
+    return "; convert the i1 operand with 'tide.cast' first";
+  return "";
+}
+
+static InFlightDiagnostic emitKindError(Location loc, StringRef name,
+                                        ElementKind kind, Type got) {
+  return emitError(loc) << "'tide." << name << "' expects "
+                        << describeElementKind(kind) << " but got '" << got
+                        << "'" << fixFor(kind, got);
+}
+
+LogicalResult mlir::tide::verifyElementKind(Operation *op, Type tensorType,
+                                            ElementKind kind) {
+  Type element = cast<ShapedType>(tensorType).getElementType();
+  if (isElementKind(element, kind))
+    return success();
+  StringRef name = op->getName().stripDialect();
+  return emitKindError(op->getLoc(), name, kind, element);
+}
+
+/// Emits the "mixed element types" error: no implicit promotion, ever.
+static LogicalResult emitMixedTypes(std::optional<Location> loc,
+                                    StringRef name, Type a, Type b) {
+  return emitOptionalError(
+      loc, "'tide.", name, "' operands have different element types ('", a,
+      "' and '", b,
+      "'); Tide never converts implicitly: insert 'tide.cast' on one operand");
+}
+
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleaveComma(shape, os, [&](int64_t d) {
+    if (ShapedType::isDynamic(d))
+      os << "?";
+    else
+      os << d;
+  });
+  os << "]";
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Inference helpers
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::tide::inferBroadcastResult(
+    MLIRContext *ctx, std::optional<Location> loc, StringRef name,
+    ValueRange operands, ElementKind kind, bool boolResult,
+    SmallVectorImpl<Type> &types) {
+  Type element;
+  SmallVector<int64_t> shape;
+  for (auto [i, operand] : llvm::enumerate(operands)) {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type)
+      return emitOptionalError(loc, "'tide.", name,
+                               "' expects ranked tensor operands");
+    if (i == 0) {
+      element = type.getElementType();
+      shape.assign(type.getShape().begin(), type.getShape().end());
+      continue;
+    }
+    if (type.getElementType() != element)
+      return emitMixedTypes(loc, name, element, type.getElementType());
+    SmallVector<int64_t> next;
+    if (!OpTrait::util::getBroadcastedShape(shape, type.getShape(), next))
+      return emitOptionalError(
+          loc, "'tide.", name, "' operand shapes ", shapeString(shape), " and ",
+          shapeString(type.getShape()),
+          " do not broadcast: trailing dimensions must be equal or 1; "
+          "reshape or broadcast_to one operand");
+    shape = std::move(next);
+  }
+  if (!isElementKind(element, kind)) {
+    if (loc)
+      emitKindError(*loc, name, kind, element);
+    return failure();
+  }
+  Type resultElement = boolResult ? IntegerType::get(ctx, 1) : element;
+  types.push_back(RankedTensorType::get(shape, resultElement));
+  return success();
+}
+
+/// Checks `axes` against `rank`: in [-rank, rank), no repeats.
+static LogicalResult checkAxes(std::optional<Location> loc, StringRef name,
+                               ArrayRef<int64_t> axes, int64_t rank) {
+  llvm::SmallSet<int64_t, 4> seen;
+  for (int64_t axis : axes) {
+    if (axis < -rank || axis >= rank)
+      return emitOptionalError(loc, "'tide.", name, "' axis ", axis,
+                               " is out of range for a rank-", rank,
+                               " tensor; valid axes are [", -rank, ", ", rank,
+                               ")");
+    int64_t normalized = axis < 0 ? axis + rank : axis;
+    if (!seen.insert(normalized).second)
+      return emitOptionalError(loc, "'tide.", name, "' axis ", axis,
+                               " is listed more than once");
+  }
+  return success();
+}
+
+SmallVector<int64_t> mlir::tide::normalizeAxes(ArrayRef<int64_t> axes,
+                                               int64_t rank) {
+  SmallVector<int64_t> result;
+  for (int64_t axis : axes)
+    result.push_back(axis < 0 ? axis + rank : axis);
+  llvm::sort(result);
+  return result;
+}
+
+LogicalResult mlir::tide::inferReductionResult(
+    MLIRContext *ctx, std::optional<Location> loc, StringRef name, Value input,
+    ArrayRef<int64_t> axes, bool keepdims, ElementKind kind, bool indexResult,
+    SmallVectorImpl<Type> &types) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  if (!isElementKind(type.getElementType(), kind)) {
+    if (loc)
+      emitKindError(*loc, name, kind, type.getElementType());
+    return failure();
+  }
+  if (axes.empty())
+    return emitOptionalError(loc, "'tide.", name,
+                             "' needs at least one axis in 'axes'");
+  if (indexResult && axes.size() != 1)
+    return emitOptionalError(loc, "'tide.", name,
+                             "' reduces exactly one axis, got ", axes.size());
+  if (failed(checkAxes(loc, name, axes, rank)))
+    return failure();
+  SmallVector<int64_t> normalized = normalizeAxes(axes, rank);
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (llvm::is_contained(normalized, d)) {
+      if (keepdims)
+        shape.push_back(1);
+      continue;
+    }
+    shape.push_back(type.getDimSize(d));
+  }
+  Type element =
+      indexResult ? IntegerType::get(ctx, 64) : type.getElementType();
+  types.push_back(RankedTensorType::get(shape, element));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Custom assembly directive: operand types written once when equal.
+//===----------------------------------------------------------------------===//
+
+ParseResult mlir::tide::parseOperandTypes(OpAsmParser &parser, Type &lhs,
+                                          Type &rhs) {
+  if (parser.parseType(lhs))
+    return failure();
+  if (succeeded(parser.parseOptionalComma()))
+    return parser.parseType(rhs);
+  rhs = lhs;
+  return success();
+}
+
+void mlir::tide::printOperandTypes(OpAsmPrinter &printer, Operation *,
+                                   Type lhs, Type rhs) {
+  printer << lhs;
+  if (lhs != rhs)
+    printer << ", " << rhs;
+}
+
+ParseResult mlir::tide::parseDeviceRef(OpAsmParser &parser,
+                                       DeviceAttr &device) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  Attribute attr;
+  // The device comes last in the op's syntax: a dialect attribute followed by
+  // `: type` would take that type as its own.
+  if (parser.parseAttribute(attr))
+    return failure();
+  device = dyn_cast<DeviceAttr>(attr);
+  if (!device)
+    return parser.emitError(loc, "expected a device such as "
+                                 "#tide.device<cuda:0>, got ")
+           << attr;
+  return success();
+}
+
+void mlir::tide::printDeviceRef(OpAsmPrinter &printer, Operation *,
+                                DeviceAttr device) {
+  printer.printAttribute(device);
+}
+
+//===----------------------------------------------------------------------===//
+// Constant folding helpers
+//===----------------------------------------------------------------------===//
+
+/// Largest non-splat constant the elementwise folders touch: folding must stay
+/// cheap and must not bloat the IR.
+static constexpr int64_t kMaxFoldElements = 4096;
+
+static bool foldable(Attribute attr) {
+  auto elements = dyn_cast_or_null<DenseElementsAttr>(attr);
+  return elements &&
+         (elements.isSplat() || elements.getNumElements() <= kMaxFoldElements);
+}
+
+/// Applies `fn` in double precision and rounds back to `x`'s semantics.
+static APFloat applyInDouble(const APFloat &x, double (*fn)(double)) {
+  bool lost;
+  APFloat wide = x;
+  wide.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+  APFloat result(fn(wide.convertToDouble()));
+  result.convert(x.getSemantics(), APFloat::rmNearestTiesToEven, &lost);
+  return result;
+}
+
+template <typename FloatFn, typename IntFn>
+static OpFoldResult foldUnary(ArrayRef<Attribute> operands, Type resultType,
+                              FloatFn floatFn, IntFn intFn) {
+  if (!foldable(operands[0]))
+    return {};
+  Type element = cast<ShapedType>(resultType).getElementType();
+  if (isa<FloatType>(element))
+    return constFoldUnaryOpConditional<FloatAttr, APFloat, void>(
+        operands, resultType, floatFn);
+  return constFoldUnaryOpConditional<IntegerAttr, APInt, void>(
+      operands, resultType, intFn);
+}
+
+template <typename FloatFn, typename IntFn>
+static OpFoldResult foldBinary(ArrayRef<Attribute> operands, Type resultType,
+                               FloatFn floatFn, IntFn intFn) {
+  if (!foldable(operands[0]) || !foldable(operands[1]))
+    return {};
+  // Only fold when no broadcasting happens.
+  auto lhs = cast<DenseElementsAttr>(operands[0]);
+  auto rhs = cast<DenseElementsAttr>(operands[1]);
+  if (lhs.getType() != resultType || rhs.getType() != resultType)
+    return {};
+  Type element = cast<ShapedType>(resultType).getElementType();
+  if (isa<FloatType>(element))
+    return constFoldBinaryOpConditional<FloatAttr, APFloat, void>(
+        operands, resultType, floatFn);
+  return constFoldBinaryOpConditional<IntegerAttr, APInt, void>(
+      operands, resultType, intFn);
+}
+
+using OptFloat = std::optional<APFloat>;
+using OptInt = std::optional<APInt>;
+static OptFloat noFloat(const APFloat &) { return std::nullopt; }
+static OptInt noInt(const APInt &) { return std::nullopt; }
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+ParseResult ConstantOp::parse(OpAsmParser &parser, OperationState &result) {
+  if (parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  Attribute value;
+  if (parser.parseAttribute(value))
+    return failure();
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements)
+    return parser.emitError(loc, "expected a dense elements attribute such as "
+                                 "dense<1.0> : tensor<4xf32>");
+  result.addAttribute(getValueAttrName(result.name), elements);
+  result.addTypes(elements.getType());
+  return success();
+}
+
+void ConstantOp::print(OpAsmPrinter &printer) {
+  printer.printOptionalAttrDict((*this)->getAttrs(), {getValueAttrName()});
+  printer << " ";
+  printer.printAttribute(getValue());
+}
+
+LogicalResult ConstantOp::verify() {
+  if (getValue().getType() != getType())
+    return emitOpError("value type ")
+           << getValue().getType() << " does not match result type "
+           << getType();
+  return success();
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+//===----------------------------------------------------------------------===//
+// Unary ops
+//===----------------------------------------------------------------------===//
+
+OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &x) -> OptFloat { return neg(x); },
+      [](const APInt &x) -> OptInt { return -x; });
+}
+
+OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &x) -> OptFloat { return abs(x); },
+      [](const APInt &x) -> OptInt { return x.abs(); });
+}
+
+OpFoldResult ExpOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &x) -> OptFloat {
+        return applyInDouble(x, [](double v) { return std::exp(v); });
+      },
+      noInt);
+}
+
+OpFoldResult SqrtOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &x) -> OptFloat {
+        return applyInDouble(x, [](double v) { return std::sqrt(v); });
+      },
+      noInt);
+}
+
+OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &x) -> OptFloat {
+        if (x.isNaN())
+          return x;
+        return x.isNegative() ? APFloat::getZero(x.getSemantics()) : x;
+      },
+      [](const APInt &x) -> OptInt {
+        return x.isNegative() ? APInt::getZero(x.getBitWidth()) : x;
+      });
+}
+
+OpFoldResult FloorOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &x) -> OptFloat {
+        APFloat r = x;
+        r.roundToIntegral(APFloat::rmTowardNegative);
+        return r;
+      },
+      noInt);
+}
+
+OpFoldResult CeilOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &x) -> OptFloat {
+        APFloat r = x;
+        r.roundToIntegral(APFloat::rmTowardPositive);
+        return r;
+      },
+      noInt);
+}
+
+OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(adaptor.getOperands(), getType(), noFloat,
+                   [](const APInt &x) -> OptInt { return ~x; });
+}
+
+LogicalResult EluOp::verify() {
+  return verifyElementKind(getOperation(), getInput().getType(),
+                           ElementKind::Float);
+}
+
+//===----------------------------------------------------------------------===//
+// Binary ops
+//===----------------------------------------------------------------------===//
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &a, const APFloat &b) -> OptFloat { return a + b; },
+      [](const APInt &a, const APInt &b) -> OptInt { return a + b; });
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &a, const APFloat &b) -> OptFloat { return a - b; },
+      [](const APInt &a, const APInt &b) -> OptInt { return a - b; });
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &a, const APFloat &b) -> OptFloat { return a * b; },
+      [](const APInt &a, const APInt &b) -> OptInt { return a * b; });
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &a, const APFloat &b) -> OptFloat { return a / b; },
+      [](const APInt &a, const APInt &b) -> OptInt {
+        // Division by zero and INT_MIN / -1 are left for run time.
+        if (b.isZero() || (a.isMinSignedValue() && b.isAllOnes()))
+          return std::nullopt;
+        return a.sdiv(b);
+      });
+}
+
+OpFoldResult MaximumOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &a, const APFloat &b) -> OptFloat {
+        return llvm::maximum(a, b);
+      },
+      [](const APInt &a, const APInt &b) -> OptInt {
+        return a.sge(b) ? a : b;
+      });
+}
+
+OpFoldResult MinimumOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &a, const APFloat &b) -> OptFloat {
+        return llvm::minimum(a, b);
+      },
+      [](const APInt &a, const APInt &b) -> OptInt {
+        return a.sle(b) ? a : b;
+      });
+}
+
+OpFoldResult AndOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &, const APFloat &) -> OptFloat { return std::nullopt; },
+      [](const APInt &a, const APInt &b) -> OptInt { return a & b; });
+}
+
+OpFoldResult OrOp::fold(FoldAdaptor adaptor) {
+  return foldBinary(
+      adaptor.getOperands(), getType(),
+      [](const APFloat &, const APFloat &) -> OptFloat { return std::nullopt; },
+      [](const APInt &a, const APInt &b) -> OptInt { return a | b; });
+}
+
+LogicalResult CmpOp::inferReturnTypes(MLIRContext *ctx,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  return inferBroadcastResult(ctx, loc, "cmp",
+                              {adaptor.getLhs(), adaptor.getRhs()},
+                              ElementKind::Any, /*boolResult=*/true, types);
+}
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *ctx,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto condType = cast<RankedTensorType>(adaptor.getCond().getType());
+  auto trueType = cast<RankedTensorType>(adaptor.getOnTrue().getType());
+  auto falseType = cast<RankedTensorType>(adaptor.getOnFalse().getType());
+  if (trueType.getElementType() != falseType.getElementType())
+    return emitMixedTypes(loc, "select", trueType.getElementType(),
+                          falseType.getElementType());
+  SmallVector<int64_t> shape, next;
+  if (!OpTrait::util::getBroadcastedShape(trueType.getShape(),
+                                          falseType.getShape(), shape) ||
+      !OpTrait::util::getBroadcastedShape(shape, condType.getShape(), next))
+    return emitOptionalError(
+        loc, "'tide.select' operand shapes ", shapeString(condType.getShape()),
+        ", ", shapeString(trueType.getShape()), " and ",
+        shapeString(falseType.getShape()), " do not broadcast");
+  types.push_back(RankedTensorType::get(next, trueType.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  auto in = getInput().getType();
+  auto out = getType();
+  if (in.getRank() != out.getRank() ||
+      failed(verifyCompatibleShape(in.getShape(), out.getShape())))
+    return emitOpError("changes the shape from ")
+           << shapeString(in.getShape()) << " to "
+           << shapeString(out.getShape())
+           << "; 'tide.cast' only converts element types (use "
+              "'tide.reshape' to change the shape)";
+  return success();
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  // cast(cast(x : A to B) : B to A) is not folded: the first cast may lose
+  // information (f64 -> f32 -> f64), and Tide never hides a precision change.
+  return {};
+}
+
+OpFoldResult TransferOp::fold(FoldAdaptor) {
+  // A transfer to the device the value was produced on is a no-op.
+  if (Operation *producer = getInput().getDefiningOp())
+    if (getDevice(producer) == getTo())
+      return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *ctx,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto lhs = cast<RankedTensorType>(adaptor.getLhs().getType());
+  auto rhs = cast<RankedTensorType>(adaptor.getRhs().getType());
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitMixedTypes(loc, "matmul", lhs.getElementType(),
+                          rhs.getElementType());
+  if (!isElementKind(lhs.getElementType(), ElementKind::Numeric)) {
+    if (loc)
+      emitKindError(*loc, "matmul", ElementKind::Numeric, lhs.getElementType());
+    return failure();
+  }
+  if (lhs.getRank() < 2 || rhs.getRank() < 2)
+    return emitOptionalError(loc,
+                             "'tide.matmul' operands must have rank >= 2, got "
+                             "ranks ",
+                             lhs.getRank(), " and ", rhs.getRank(),
+                             "; reshape a vector to [1, n] or [n, 1]");
+  int64_t k1 = lhs.getShape().back();
+  int64_t k2 = rhs.getShape()[rhs.getRank() - 2];
+  if (!ShapedType::isDynamic(k1) && !ShapedType::isDynamic(k2) && k1 != k2)
+    return emitOptionalError(
+        loc, "'tide.matmul' contraction sizes differ: lhs ",
+        shapeString(lhs.getShape()), " has K = ", k1, " but rhs ",
+        shapeString(rhs.getShape()), " has K = ", k2);
+  SmallVector<int64_t> batch;
+  if (!OpTrait::util::getBroadcastedShape(lhs.getShape().drop_back(2),
+                                          rhs.getShape().drop_back(2), batch))
+    return emitOptionalError(
+        loc, "'tide.matmul' batch dimensions ",
+        shapeString(lhs.getShape().drop_back(2)), " and ",
+        shapeString(rhs.getShape().drop_back(2)), " do not broadcast");
+  batch.push_back(lhs.getShape()[lhs.getRank() - 2]);
+  batch.push_back(rhs.getShape().back());
+  types.push_back(RankedTensorType::get(batch, lhs.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  auto in = getInput().getType();
+  auto out = getType();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("cannot change the element type (")
+           << in.getElementType() << " to " << out.getElementType()
+           << "); use 'tide.cast'";
+  if (in.hasStaticShape() && out.hasStaticShape() &&
+      in.getNumElements() != out.getNumElements())
+    return emitOpError("cannot reshape ")
+           << in.getNumElements() << " elements " << shapeString(in.getShape())
+           << " into " << out.getNumElements() << " elements "
+           << shapeString(out.getShape());
+  // With dynamic dimensions the element counts are checked at run time.
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (getType().hasStaticShape())
+      return dense.reshape(getType());
+  return {};
+}
+
+namespace {
+/// reshape(reshape(x)) -> reshape(x).
+struct ComposeReshapes : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<ReshapeOp>();
+    if (!inner)
+      return failure();
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getInputMutable().assign(inner.getInput()); });
+    return success();
+  }
+};
+
+/// transpose(transpose(x, p1), p2) -> transpose(x, p1[p2[i]]).
+struct ComposeTransposes : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<TransposeOp>();
+    if (!inner)
+      return failure();
+    ArrayRef<int64_t> innerPerm = inner.getPerm();
+    SmallVector<int64_t> perm;
+    for (int64_t p : op.getPerm())
+      perm.push_back(innerPerm[p]);
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getInputMutable().assign(inner.getInput());
+      op.setPerm(perm);
+    });
+    return success();
+  }
+};
+} // namespace
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *ctx) {
+  results.add<ComposeReshapes>(ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// TransposeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto type = cast<RankedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> perm = adaptor.getPerm();
+  int64_t rank = type.getRank();
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return emitOptionalError(loc, "'tide.transpose' perm has ", perm.size(),
+                             " entries but the input has rank ", rank);
+  SmallVector<bool> seen(rank, false);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[p])
+      return emitOptionalError(loc, "'tide.transpose' perm ",
+                               shapeString(perm),
+                               " is not a permutation of [0, ", rank, ")");
+    seen[p] = true;
+    shape.push_back(type.getDimSize(p));
+  }
+  types.push_back(RankedTensorType::get(shape, type.getElementType()));
+  return success();
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  for (auto [i, p] : llvm::enumerate(getPerm()))
+    if (static_cast<int64_t>(i) != p)
+      return {};
+  return getInput();
+}
+
+void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *ctx) {
+  results.add<ComposeTransposes>(ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastToOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastToOp::verify() {
+  auto in = getInput().getType();
+  auto out = getType();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("cannot change the element type (")
+           << in.getElementType() << " to " << out.getElementType()
+           << "); use 'tide.cast'";
+  if (in.getRank() > out.getRank())
+    return emitOpError("cannot broadcast rank ")
+           << in.getRank() << " to the lower rank " << out.getRank();
+  int64_t offset = out.getRank() - in.getRank();
+  for (int64_t i = 0; i < in.getRank(); ++i) {
+    int64_t a = in.getDimSize(i), b = out.getDimSize(i + offset);
+    if (a == 1 || ShapedType::isDynamic(a) || ShapedType::isDynamic(b) ||
+        a == b)
+      continue;
+    return emitOpError("cannot broadcast ")
+           << shapeString(in.getShape()) << " to "
+           << shapeString(out.getShape()) << ": dimension " << i << " is " << a
+           << ", which is neither 1 nor " << b;
+  }
+  return success();
+}
+
+OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    if (dense.isSplat() && getType().hasStaticShape())
+      return dense.resizeSplat(getType());
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// ConcatOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty())
+    return emitOptionalError(loc, "'tide.concat' needs at least one input");
+  auto first = cast<RankedTensorType>(inputs.front().getType());
+  int64_t rank = first.getRank();
+  int64_t axis = adaptor.getAxis();
+  if (rank == 0)
+    return emitOptionalError(loc, "'tide.concat' cannot join rank-0 tensors");
+  if (failed(checkAxes(loc, "concat", {axis}, rank)))
+    return failure();
+  if (axis < 0)
+    axis += rank;
+  SmallVector<int64_t> shape(first.getShape());
+  for (Value input : inputs.drop_front()) {
+    auto type = cast<RankedTensorType>(input.getType());
+    if (type.getElementType() != first.getElementType())
+      return emitMixedTypes(loc, "concat", first.getElementType(),
+                            type.getElementType());
+    if (type.getRank() != rank)
+      return emitOptionalError(loc, "'tide.concat' inputs must have the same "
+                                    "rank, got ",
+                               rank, " and ", type.getRank());
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t a = shape[d], b = type.getDimSize(d);
+      if (d == axis) {
+        shape[d] = ShapedType::isDynamic(a) || ShapedType::isDynamic(b)
+                       ? ShapedType::kDynamic
+                       : a + b;
+        continue;
+      }
+      if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b)
+        return emitOptionalError(
+            loc, "'tide.concat' inputs ", shapeString(first.getShape()),
+            " and ", shapeString(type.getShape()), " differ in dimension ", d,
+            ", which is not the concatenation axis ", axis);
+      if (ShapedType::isDynamic(a))
+        shape[d] = b;
+    }
+  }
+  types.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1 && getInputs().front().getType() == getType())
+    return getInputs().front();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// SliceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  auto type = cast<RankedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> start = adaptor.getStart(), limit = adaptor.getLimit(),
+                    strides = adaptor.getStrides();
+  int64_t rank = type.getRank();
+  if (static_cast<int64_t>(start.size()) != rank ||
+      static_cast<int64_t>(limit.size()) != rank ||
+      static_cast<int64_t>(strides.size()) != rank)
+    return emitOptionalError(loc, "'tide.slice' start, limit and strides need "
+                                  "one entry per dimension (rank ",
+                             rank, "), got ", start.size(), ", ", limit.size(),
+                             " and ", strides.size());
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = type.getDimSize(d);
+    if (strides[d] <= 0)
+      return emitOptionalError(loc, "'tide.slice' stride ", strides[d],
+                               " in dimension ", d, " must be positive");
+    if (start[d] < 0 || start[d] > limit[d])
+      return emitOptionalError(loc, "'tide.slice' needs 0 <= start <= limit "
+                                    "in dimension ",
+                               d, ", got start ", start[d], " and limit ",
+                               limit[d]);
+    if (!ShapedType::isDynamic(size) && limit[d] > size)
+      return emitOptionalError(loc, "'tide.slice' limit ", limit[d],
+                               " exceeds the size ", size, " of dimension ",
+                               d);
+    shape.push_back((limit[d] - start[d] + strides[d] - 1) / strides[d]);
+  }
+  types.push_back(RankedTensorType::get(shape, type.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy>
+static LogicalResult verifySoftmax(OpTy op) {
+  if (failed(verifyElementKind(op, op.getInput().getType(),
+                               ElementKind::Float)))
+    return failure();
+  return checkAxes(op.getLoc(), op->getName().stripDialect(), {static_cast<int64_t>(op.getAxis())},
+                   op.getInput().getType().getRank());
+}
+
+LogicalResult SoftmaxOp::verify() { return verifySoftmax(*this); }
+LogicalResult LogSoftmaxOp::verify() { return verifySoftmax(*this); }
+
+#define GET_OP_CLASSES
+#include "tide/IR/TideOps.cpp.inc"

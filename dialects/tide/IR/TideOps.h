@@ -1,0 +1,70 @@
+//===- TideOps.h - Tide operations ------------------------------*- C++ -*-===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIDE_IR_TIDEOPS_H
+#define TIDE_IR_TIDEOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "tide/IR/TideDialect.h"
+
+namespace mlir::tide {
+
+/// Classes of element types an op accepts.
+enum class ElementKind {
+  Float,   ///< f16, bf16, f32, f64
+  Integer, ///< i1, i8, i16, i32, i64
+  Numeric, ///< every supported type except i1
+  Any,     ///< every supported type
+};
+
+/// Human-readable list of the element types in `kind`.
+llvm::StringRef describeElementKind(ElementKind kind);
+/// True when `type` belongs to `kind`.
+bool isElementKind(Type type, ElementKind kind);
+/// Checks that `tensorType`'s element type belongs to `kind`; otherwise emits
+/// an error on `op` that says how to fix it.
+LogicalResult verifyElementKind(Operation *op, Type tensorType,
+                                ElementKind kind);
+/// Result type of a broadcasting elementwise op named `name`. Reports mixed
+/// element types, wrong element kinds and incompatible shapes at `loc`.
+LogicalResult inferBroadcastResult(MLIRContext *ctx,
+                                   std::optional<Location> loc,
+                                   llvm::StringRef name, ValueRange operands,
+                                   ElementKind kind, bool boolResult,
+                                   llvm::SmallVectorImpl<Type> &types);
+/// Result type of a reduction named `name`.
+LogicalResult inferReductionResult(MLIRContext *ctx,
+                                   std::optional<Location> loc,
+                                   llvm::StringRef name, Value input,
+                                   llvm::ArrayRef<int64_t> axes, bool keepdims,
+                                   ElementKind kind, bool indexResult,
+                                   llvm::SmallVectorImpl<Type> &types);
+/// `axes` made non-negative and sorted (assumes they verified).
+llvm::SmallVector<int64_t> normalizeAxes(llvm::ArrayRef<int64_t> axes,
+                                         int64_t rank);
+
+/// Custom assembly directive: "T" when both operand types are T, "T1, T2"
+/// otherwise.
+ParseResult parseOperandTypes(OpAsmParser &parser, Type &lhs, Type &rhs);
+void printOperandTypes(OpAsmPrinter &printer, Operation *op, Type lhs,
+                       Type rhs);
+
+/// Custom assembly directive: a full `#tide.device<...>` attribute not followed
+/// by a type.
+ParseResult parseDeviceRef(OpAsmParser &parser, DeviceAttr &device);
+void printDeviceRef(OpAsmPrinter &printer, Operation *op, DeviceAttr device);
+
+} // namespace mlir::tide
+
+#define GET_OP_CLASSES
+#include "tide/IR/TideOps.h.inc"
+
+#endif // TIDE_IR_TIDEOPS_H

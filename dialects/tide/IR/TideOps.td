@@ -1,0 +1,430 @@
+//===- TideOps.td - Tide operations --------------------------*- tablegen -*-===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIDE_IR_TIDEOPS_TD
+#define TIDE_IR_TIDEOPS_TD
+
+include "tide/IR/TideBase.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+class Tide_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tide_Dialect, mnemonic, !listconcat(traits, [Pure])>;
+
+//===----------------------------------------------------------------------===//
+// Constant
+//===----------------------------------------------------------------------===//
+
+def Tide_ConstantOp : Tide_Op<"constant", [ConstantLike]> {
+  let summary = "A tensor constant";
+  let description = [{
+    Produces a tensor whose elements are given by a dense elements attribute.
+
+    ```mlir
+    %c = tide.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Tide_Tensor:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Unary elementwise
+//===----------------------------------------------------------------------===//
+
+// `kind` names the ElementKind the op accepts (see TideOps.h).
+class Tide_UnaryOp<string mnemonic, string kind, string what,
+                   list<Trait> traits = []>
+    : Tide_Op<mnemonic, !listconcat(traits, [SameOperandsAndResultType])> {
+  let summary = "Elementwise " # what;
+  let description = [{
+    Applies }] # what # [{ to every element. Accepts }] # kind # [{ element
+    types; the result has the operand's type.
+
+    ```mlir
+    %y = tide.}] # mnemonic # [{ %x : tensor<4x?xf32>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return ::mlir::tide::verifyElementKind(
+          getOperation(), getInput().getType(),
+          ::mlir::tide::ElementKind::}] # kind # [{);
+    }
+  }];
+}
+
+def Tide_NegOp : Tide_UnaryOp<"neg", "Numeric", "negation"> { let hasFolder = 1; }
+def Tide_AbsOp : Tide_UnaryOp<"abs", "Numeric", "absolute value"> { let hasFolder = 1; }
+def Tide_ExpOp : Tide_UnaryOp<"exp", "Float", "the exponential e^x"> { let hasFolder = 1; }
+def Tide_LogOp : Tide_UnaryOp<"log", "Float", "the natural logarithm">;
+def Tide_SqrtOp : Tide_UnaryOp<"sqrt", "Float", "the square root"> { let hasFolder = 1; }
+def Tide_RsqrtOp : Tide_UnaryOp<"rsqrt", "Float", "the reciprocal square root">;
+def Tide_TanhOp : Tide_UnaryOp<"tanh", "Float", "the hyperbolic tangent">;
+def Tide_SigmoidOp : Tide_UnaryOp<"sigmoid", "Float", "the logistic sigmoid 1/(1+e^-x)">;
+def Tide_ReluOp : Tide_UnaryOp<"relu", "Numeric", "the rectifier max(x, 0)"> { let hasFolder = 1; }
+def Tide_FloorOp : Tide_UnaryOp<"floor", "Float", "rounding toward -inf"> { let hasFolder = 1; }
+def Tide_CeilOp : Tide_UnaryOp<"ceil", "Float", "rounding toward +inf"> { let hasFolder = 1; }
+def Tide_SinOp : Tide_UnaryOp<"sin", "Float", "the sine">;
+def Tide_CosOp : Tide_UnaryOp<"cos", "Float", "the cosine">;
+def Tide_ErfOp : Tide_UnaryOp<"erf", "Float", "the error function">;
+def Tide_NotOp : Tide_UnaryOp<"not", "Integer", "logical (i1) or bitwise (iN) negation"> { let hasFolder = 1; }
+
+def Tide_EluOp : Tide_Op<"elu", [SameOperandsAndResultType]> {
+  let summary = "Elementwise exponential linear unit";
+  let description = [{
+    `x > 0 ? x : alpha * (exp(x) - 1)` elementwise, for floating-point
+    tensors. `alpha` defaults to 1.0.
+
+    ```mlir
+    %y = tide.elu %x alpha = 0.5 : tensor<256x256xf32>
+    %z = tide.elu %x : tensor<256x256xf64>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input,
+                       DefaultValuedAttr<F64Attr, "1.0">:$alpha);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = "$input (`alpha` `=` $alpha^)? attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Binary elementwise with NumPy broadcasting
+//===----------------------------------------------------------------------===//
+
+class Tide_BinaryOp<string mnemonic, string kind, string what,
+                    list<Trait> traits = []>
+    : Tide_Op<mnemonic, !listconcat(traits, [InferTypeOpAdaptor])> {
+  let summary = "Elementwise " # what # " with NumPy broadcasting";
+  let description = [{
+    Computes }] # what # [{ elementwise. The operands must have the same
+    element type (}] # kind # [{); their shapes broadcast by NumPy's rules
+    (trailing dimensions are aligned; a dimension of 1 stretches). The result
+    type is inferred. When both operands have the same type it is written
+    once.
+
+    ```mlir
+    %z = tide.}] # mnemonic # [{ %x, %y : tensor<4x3xf32>
+    %w = tide.}] # mnemonic # [{ %x, %b : tensor<4x3xf32>, tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$lhs, Tide_Tensor:$rhs);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` custom<OperandTypes>(type($lhs), type($rhs))
+  }];
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::mlir::tide::inferBroadcastResult(
+          context, loc, "}] # mnemonic # [{", {adaptor.getLhs(), adaptor.getRhs()},
+          ::mlir::tide::ElementKind::}] # kind # [{, /*boolResult=*/false, types);
+    }
+  }];
+}
+
+def Tide_AddOp : Tide_BinaryOp<"add", "Numeric", "addition", [Commutative]> { let hasFolder = 1; }
+def Tide_SubOp : Tide_BinaryOp<"sub", "Numeric", "subtraction"> { let hasFolder = 1; }
+def Tide_MulOp : Tide_BinaryOp<"mul", "Numeric", "multiplication", [Commutative]> { let hasFolder = 1; }
+def Tide_DivOp : Tide_BinaryOp<"div", "Numeric", "division (truncating for integers)"> { let hasFolder = 1; }
+def Tide_PowOp : Tide_BinaryOp<"pow", "Float", "power x^y">;
+def Tide_MaximumOp : Tide_BinaryOp<"maximum", "Numeric", "maximum", [Commutative]> { let hasFolder = 1; }
+def Tide_MinimumOp : Tide_BinaryOp<"minimum", "Numeric", "minimum", [Commutative]> { let hasFolder = 1; }
+def Tide_AndOp : Tide_BinaryOp<"and", "Integer", "logical (i1) or bitwise (iN) and", [Commutative]> { let hasFolder = 1; }
+def Tide_OrOp : Tide_BinaryOp<"or", "Integer", "logical (i1) or bitwise (iN) or", [Commutative]> { let hasFolder = 1; }
+
+def Tide_CmpOp : Tide_Op<"cmp", [InferTypeOpAdaptor]> {
+  let summary = "Elementwise comparison with NumPy broadcasting";
+  let description = [{
+    Compares the operands elementwise with `predicate` (eq, ne, lt, le, gt,
+    ge) and produces an `i1` tensor of the broadcast shape. Operands must have
+    the same element type; integers compare as signed.
+
+    ```mlir
+    %m = tide.cmp lt, %x, %y : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Tide_CmpPredicate:$predicate, Tide_Tensor:$lhs,
+                       Tide_Tensor:$rhs);
+  let results = (outs Tide_BoolTensor:$result);
+  let assemblyFormat = [{
+    $predicate `,` $lhs `,` $rhs attr-dict `:`
+    custom<OperandTypes>(type($lhs), type($rhs))
+  }];
+}
+
+def Tide_SelectOp : Tide_Op<"select", [InferTypeOpAdaptor]> {
+  let summary = "Elementwise choice with NumPy broadcasting";
+  let description = [{
+    `cond ? on_true : on_false` elementwise. `cond` is an `i1` tensor; the
+    two value operands share an element type; all three shapes broadcast.
+
+    ```mlir
+    %r = tide.select %m, %x, %y : tensor<4xi1>, tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Tide_BoolTensor:$cond, Tide_Tensor:$on_true,
+                       Tide_Tensor:$on_false);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = [{
+    $cond `,` $on_true `,` $on_false attr-dict `:` type($cond) `,`
+    type($on_true) `,` type($on_false)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Cast and transfer
+//===----------------------------------------------------------------------===//
+
+def Tide_CastOp : Tide_Op<"cast"> {
+  let summary = "Explicit element type conversion";
+  let description = [{
+    Converts every element to the result's element type. Shapes must match.
+    This is the only op that changes an element type: Tide never promotes or
+    demotes implicitly. Float to integer truncates toward zero; to `i1` means
+    `!= 0`.
+
+    ```mlir
+    %d = tide.cast %x : tensor<230400xf32> to tensor<230400xf64>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def Tide_TransferOp : Tide_Op<"transfer", [SameOperandsAndResultType]> {
+  let summary = "Copy a tensor to another device";
+  let description = [{
+    Makes the value available on device `to`. Placement inserts transfers
+    where a value crosses devices (and at the function boundary); they become
+    real host<->device copies when lowered.
+
+    ```mlir
+    %g = tide.transfer %x : tensor<230400xf32> to #tide.device<cuda:0>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input, Tide_DeviceAttr:$to);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `to` custom<DeviceRef>($to)
+  }];
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul
+//===----------------------------------------------------------------------===//
+
+def Tide_MatmulOp : Tide_Op<"matmul", [InferTypeOpAdaptor]> {
+  let summary = "Matrix product, batched with broadcasting batch dimensions";
+  let description = [{
+    `lhs` is `[..., M, K]`, `rhs` is `[..., K, N]`, the result is
+    `[broadcast(...), M, N]`; both operands have rank >= 2 and the same
+    numeric element type. Leading (batch) dimensions broadcast like NumPy's
+    `matmul`.
+
+    ```mlir
+    %c = tide.matmul %a, %b : tensor<256x784xf32>, tensor<784x256xf32>
+    %d = tide.matmul %p, %q : tensor<8x?x4x5xf32>, tensor<5x6xf32>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$lhs, Tide_Tensor:$rhs);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` custom<OperandTypes>(type($lhs), type($rhs))
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Tide_ReduceOp<string mnemonic, string kind, string what,
+                    list<Trait> traits = []>
+    : Tide_Op<mnemonic, !listconcat(traits, [InferTypeOpAdaptor])> {
+  let summary = "Reduction: " # what # " over `axes`";
+  let description = [{
+    Computes }] # what # [{ over the dimensions listed in `axes` (negative
+    values count from the end, as in NumPy; each axis at most once). With
+    `keepdims` the reduced dimensions stay as size 1. Accepts }] # kind #
+    [{ element types.
+
+    ```mlir
+    %s = tide.}] # mnemonic # [{ %x axes = [1] : tensor<256x10xf32>
+    %k = tide.}] # mnemonic # [{ %x axes = [0, 1] keepdims : tensor<256x10xf32>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input, DenseI64ArrayAttr:$axes,
+                       UnitAttr:$keepdims);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = [{
+    $input `axes` `=` $axes (`keepdims` $keepdims^)? attr-dict `:` type($input)
+  }];
+  let extraClassDeclaration = [{
+    /// `axes` made non-negative and sorted.
+    ::llvm::SmallVector<int64_t> getNormalizedAxes() {
+      return ::mlir::tide::normalizeAxes(getAxes(),
+                                         getInput().getType().getRank());
+    }
+  }];
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::mlir::tide::inferReductionResult(
+          context, loc, "}] # mnemonic # [{", adaptor.getInput(),
+          adaptor.getAxes(), adaptor.getKeepdims(),
+          ::mlir::tide::ElementKind::}] # kind # [{,
+          /*indexResult=*/}] # !if(!eq(!substr(mnemonic, 0, 3), "arg"),
+                                   "true", "false") # [{, types);
+    }
+  }];
+}
+
+def Tide_ReduceSumOp : Tide_ReduceOp<"reduce_sum", "Numeric", "the sum">;
+def Tide_ReduceMeanOp : Tide_ReduceOp<"reduce_mean", "Float", "the arithmetic mean">;
+def Tide_ReduceMaxOp : Tide_ReduceOp<"reduce_max", "Numeric", "the maximum">;
+def Tide_ReduceMinOp : Tide_ReduceOp<"reduce_min", "Numeric", "the minimum">;
+def Tide_ReduceProdOp : Tide_ReduceOp<"reduce_prod", "Numeric", "the product">;
+def Tide_ArgmaxOp : Tide_ReduceOp<"argmax", "Numeric",
+    "the index (i64) of the first maximum along one axis">;
+def Tide_ArgminOp : Tide_ReduceOp<"argmin", "Numeric",
+    "the index (i64) of the first minimum along one axis">;
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation
+//===----------------------------------------------------------------------===//
+
+def Tide_ReshapeOp : Tide_Op<"reshape"> {
+  let summary = "Same elements, new shape";
+  let description = [{
+    Reinterprets the elements (row-major) with the result's shape. Element
+    type and element count must agree; with dynamic dimensions the counts are
+    checked at run time.
+
+    ```mlir
+    %y = tide.reshape %x : tensor<2x3xf32> to tensor<6xf32>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tide_TransposeOp : Tide_Op<"transpose", [InferTypeOpAdaptor]> {
+  let summary = "Permute dimensions";
+  let description = [{
+    Result dimension `i` is input dimension `perm[i]`; `perm` is a
+    permutation of `[0, rank)`.
+
+    ```mlir
+    %t = tide.transpose %x perm = [1, 0] : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = "$input `perm` `=` $perm attr-dict `:` type($input)";
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tide_BroadcastToOp : Tide_Op<"broadcast_to"> {
+  let summary = "Broadcast to a shape by NumPy's rules";
+  let description = [{
+    Stretches size-1 dimensions and prepends dimensions so the input takes
+    the result's shape.
+
+    ```mlir
+    %b = tide.broadcast_to %x : tensor<3xf32> to tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def Tide_ConcatOp : Tide_Op<"concat", [InferTypeOpAdaptor]> {
+  let summary = "Join tensors along an axis";
+  let description = [{
+    All inputs have the same rank and element type, and equal sizes except
+    along `axis`.
+
+    ```mlir
+    %c = tide.concat %a, %b axis = 0 : tensor<2x3xf32>, tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tide_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = "$inputs `axis` `=` $axis attr-dict `:` type($inputs)";
+  let hasFolder = 1;
+}
+
+def Tide_SliceOp : Tide_Op<"slice", [InferTypeOpAdaptor]> {
+  let summary = "Strided slice with static bounds";
+  let description = [{
+    Takes elements `start[i], start[i] + strides[i], ...` below `limit[i]` in
+    every dimension (NumPy's `x[start:limit:stride]` with non-negative
+    bounds and positive strides).
+
+    ```mlir
+    %s = tide.slice %x start = [0, 1] limit = [2, 3] strides = [1, 1]
+        : tensor<4x5xf32>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input, DenseI64ArrayAttr:$start,
+                       DenseI64ArrayAttr:$limit, DenseI64ArrayAttr:$strides);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = [{
+    $input `start` `=` $start `limit` `=` $limit `strides` `=` $strides
+    attr-dict `:` type($input)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Composite ops
+//===----------------------------------------------------------------------===//
+
+class Tide_SoftmaxBase<string mnemonic, string what>
+    : Tide_Op<mnemonic, [SameOperandsAndResultType]> {
+  let summary = what # " along one axis (composite, decomposable)";
+  let description = [{
+    Computes }] # what # [{ along `axis` (negative counts from the end) of a
+    floating-point tensor, in the numerically stable form that subtracts the
+    maximum first. `tide-decompose` rewrites it into reduce_max, sub, exp,
+    reduce_sum and div (and log) when that enables a better placement.
+
+    ```mlir
+    %p = tide.}] # mnemonic # [{ %x axis = 1 : tensor<256x10xf32>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input, I64Attr:$axis);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = "$input `axis` `=` $axis attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Tide_SoftmaxOp : Tide_SoftmaxBase<"softmax", "softmax">;
+def Tide_LogSoftmaxOp : Tide_SoftmaxBase<"log_softmax", "log-softmax">;
+
+#endif // TIDE_IR_TIDEOPS_TD

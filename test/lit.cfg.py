@@ -1,0 +1,32 @@
+# -*- Python -*-
+"""lit configuration for Tide's tests."""
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "TIDE"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tide_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%tide_src", config.tide_src_root))
+config.substitutions.append(("%examples", os.path.join(config.tide_src_root, "examples")))
+config.substitutions.append(("%targets", os.path.join(config.tide_src_root, "targets")))
+
+# Make every FileCheck variable local to its CHECK-LABEL block.
+config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.tide_tools_dir, config.llvm_tools_dir]
+tools = ["tide-opt", "TideUnitTests"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.tide_tools_dir, append_path=True)
