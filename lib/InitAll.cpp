@@ -7,6 +7,8 @@
 #include "tide/InitAll.h"
 
 #include "tide/IR/TideDialect.h"
+#include "tide/Pipelines/Pipelines.h"
+#include "tide/Placement/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
@@ -27,6 +29,8 @@ void mlir::tide::registerAllExtensions(DialectRegistry &registry) {
 }
 
 void mlir::tide::registerAllPasses() {
+  registerTidePlacementPasses();
+  registerPipelines();
   // Upstream cleanups that Tide's pipelines and tests use.
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();

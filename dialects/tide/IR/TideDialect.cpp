@@ -206,14 +206,15 @@ LogicalResult TideDialect::verifyOperationAttribute(Operation *op,
                                 "#tide.device<cpu> or #tide.device<cuda:0>";
     return success();
   }
-  if (name == getReasonAttrName() || name == getColocateAttrName()) {
+  if (name == getReasonAttrName() || name == getColocateAttrName() ||
+      name == "tide.decomposed") {
     if (!isa<StringAttr>(value))
       return op->emitError() << "'" << name << "' must be a string";
     return success();
   }
   return op->emitError() << "unknown Tide attribute '" << name
                          << "'; known: tide.device, tide.default_device, "
-                            "tide.colocate, tide.reason";
+                            "tide.colocate, tide.reason, tide.decomposed";
 }
 
 static LogicalResult verifyBoundaryAttr(Operation *op, NamedAttribute attr,

@@ -1,0 +1,72 @@
+//===- Pipelines.h - Tide's pass pipelines ----------------------*- C++ -*-===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Each pipeline is an options struct plus a builder that reads only those
+// options, so another compiler can add it to its own pass manager:
+//
+//   mlir::tide::PlacementPipelineOptions options;
+//   options.target = "h200";
+//   options.policy = "cost";
+//   mlir::tide::buildPlacementPipeline(pm, options);
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIDE_PIPELINES_PIPELINES_H
+#define TIDE_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::tide {
+
+struct PlacementPipelineOptions
+    : public PassPipelineOptions<PlacementPipelineOptions> {
+  PassOptions::Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("Built-in target name or JSON target file"),
+      llvm::cl::init("h200")};
+  PassOptions::Option<std::string> policy{
+      *this, "policy", llvm::cl::desc("soft | strict | require-gpu | cost"),
+      llvm::cl::init("soft")};
+  PassOptions::Option<std::string> decompose{
+      *this, "decompose",
+      llvm::cl::desc("auto (where it enables a better placement) | always | "
+                     "never"),
+      llvm::cl::init("auto")};
+  PassOptions::Option<bool> demoteF64{
+      *this, "demote-f64",
+      llvm::cl::desc("Compute f64 ops in f32 where only f32 has a kernel "
+                     "(an explicit, reported precision change)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<int64_t> dynamicDimSize{
+      *this, "dynamic-dim-size",
+      llvm::cl::desc("Size assumed for dynamic dimensions in cost estimates"),
+      llvm::cl::init(32)};
+  PassOptions::Option<bool> remarks{
+      *this, "remarks", llvm::cl::desc("Emit a remark for every fallback"),
+      llvm::cl::init(true)};
+  PassOptions::Option<std::string> report{
+      *this, "report",
+      llvm::cl::desc("Print a placement report: none | text | json | dot"),
+      llvm::cl::init("none")};
+  PassOptions::Option<std::string> reportOutput{
+      *this, "report-output",
+      llvm::cl::desc("Where the report goes (- for stdout)"),
+      llvm::cl::init("-")};
+};
+
+/// decompose -> place-devices -> insert-transfers -> optimize-transfers
+/// [-> placement-report]. Invalid option values make the first pass that
+/// reads them fail with a diagnostic naming the option.
+void buildPlacementPipeline(OpPassManager &pm,
+                            const PlacementPipelineOptions &options);
+
+/// Registers `tide-place-pipeline` with the global registry.
+void registerPipelines();
+
+} // namespace mlir::tide
+
+#endif // TIDE_PIPELINES_PIPELINES_H

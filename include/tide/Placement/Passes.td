@@ -1,0 +1,166 @@
+//===- Passes.td - Tide placement passes -------------------*- tablegen -*-===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIDE_PLACEMENT_PASSES_TD
+#define TIDE_PLACEMENT_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+defvar TargetOption = Option<"target", "target", "std::string", /*default=*/"\"h200\"",
+  "Built-in target name (cpu, h200, rtx3090, theano-0.7, tensorflow-0.7) or path of a JSON target file">;
+
+def DecomposePass : Pass<"tide-decompose", "mlir::ModuleOp"> {
+  let summary = "Rewrite composite ops into primitives where that enables a better placement";
+  let description = [{
+    Rewrites `reduce_mean` into `reduce_sum` and `div`, `softmax` into
+    `reduce_max`, `sub`, `exp`, `reduce_sum`, `div`, and `log_softmax` into
+    `reduce_max`, `sub`, `exp`, `reduce_sum`, `log`, `sub`.
+
+    With `mode=auto` (the default) an op is rewritten only when the device it
+    would prefer (its pin, else the function's or module's default device,
+    else the target's first GPU) has no kernel for it but has kernels for all
+    the primitives; `mode=always` rewrites every composite; `mode=never`
+    nothing. Each new op records `tide.decomposed = "<op>"`, which placement
+    shows in its reason, and inherits the original op's pin.
+
+    Precision never changes here. With `demote-f64` (off by default) an
+    `f64` op whose preferred device has no `f64` kernel but an `f32` one is
+    computed in `f32` between two `tide.cast`s; every such rewrite is reported
+    as a warning.
+
+    Before (tensorflow-0.7: no GPU kernel for reduce_mean):
+    ```mlir
+    %m = tide.reduce_mean %x axes = [0] : tensor<256xf32>
+    ```
+    After:
+    ```mlir
+    %s = tide.reduce_sum %x axes = [0] {tide.decomposed = "reduce_mean"} : tensor<256xf32>
+    %n = tide.constant {tide.decomposed = "reduce_mean"} dense<2.560000e+02> : tensor<f32>
+    %m = tide.div %s, %n {tide.decomposed = "reduce_mean"} : tensor<f32>
+    ```
+  }];
+  let options = [
+    TargetOption,
+    Option<"mode", "mode", "std::string", /*default=*/"\"auto\"",
+           "auto (only where it enables a better placement) | always | never">,
+    Option<"demoteF64", "demote-f64", "bool", /*default=*/"false",
+           "Compute f64 ops in f32 where only f32 has a kernel (reported)">,
+  ];
+  let dependentDialects = ["mlir::tide::TideDialect"];
+}
+
+def PlaceDevicesPass : Pass<"tide-place-devices", "mlir::ModuleOp"> {
+  let summary = "Annotate every tide op with the device that will run it, and why";
+  let description = [{
+    Sets `tide.device` and `tide.reason` on every tide op (except
+    `tide.transfer`) from the target's kernel tables, the user's pins
+    (`tide.device` already on an op), defaults (`tide.default_device` on the
+    function or module), colocation groups (`tide.colocate = "name"`: all
+    members share one device) and the policy:
+
+    - `soft`: an op whose preferred device has no kernel for its dtype falls
+      back to a device that has one, with a remark.
+    - `strict`: like soft, but an op pinned by the user to a device without a
+      kernel is an error.
+    - `require-gpu`: any op that would run on the CPU is an error.
+    - `cost`: minimise compute plus transfer time from the target's figures;
+      exact for one CPU and one GPU (an s-t minimum cut). With several GPUs,
+      ops that go to "a GPU" run on the function's default GPU, else the
+      first GPU; pins to other GPUs are honoured (a documented heuristic).
+
+    Function arguments and results live on the host unless marked
+    `tide.resident = #tide.device<cuda:N>`. Every violation is reported at
+    once: one error per op, naming the op, its dtype, the device, why, and
+    the fixes. Reasons: `pinned`, `default`, `preferred`, `colocated(group)`,
+    `no-kernel(device, dtype)`, `cost(cpu=..., gpu=..., copy=...)`, prefixed
+    by `decomposed(op)` for ops `tide-decompose` created.
+  }];
+  let options = [
+    TargetOption,
+    Option<"policy", "policy", "std::string", /*default=*/"\"soft\"",
+           "soft | strict | require-gpu | cost">,
+    Option<"dynamicDimSize", "dynamic-dim-size", "int64_t", /*default=*/"32",
+           "Size assumed for dynamic dimensions in cost estimates">,
+    Option<"copyMode", "copy-mode", "std::string", /*default=*/"\"pinned\"",
+           "Link figures for copies: pinned (Tide's runtime) | pageable">,
+    Option<"remarks", "remarks", "bool", /*default=*/"true",
+           "Emit a remark for every fallback">,
+  ];
+  let dependentDialects = ["mlir::tide::TideDialect"];
+}
+
+def VerifyPlacementPass : Pass<"tide-verify-placement", "mlir::ModuleOp"> {
+  let summary = "Check an existing placement against a target and a policy";
+  let description = [{
+    Every tide op must carry a `tide.device` of the target that has a kernel
+    for the op's dtype; with `policy=require-gpu` no op may be on the CPU.
+    Reports every offending op (one error each) with the fixes. Useful after
+    hand edits of placed IR.
+  }];
+  let options = [
+    TargetOption,
+    Option<"policy", "policy", "std::string", /*default=*/"\"soft\"",
+           "soft | strict | require-gpu | cost">,
+  ];
+}
+
+def InsertTransfersPass : Pass<"tide-insert-transfers", "mlir::func::FuncOp"> {
+  let summary = "Insert tide.transfer where a value crosses devices";
+  let description = [{
+    For every use of a value on a device other than the one it lives on, a
+    `tide.transfer` to the user's device is inserted right before the user.
+    Function arguments live on the host (or their `tide.resident` device) and
+    returned values must reach the host (or the result's `tide.resident`
+    device). Non-tide users of tensors run on the host. Run
+    `tide-optimize-transfers` next to share copies.
+  }];
+  let dependentDialects = ["mlir::tide::TideDialect"];
+}
+
+def OptimizeTransfersPass : Pass<"tide-optimize-transfers", "mlir::func::FuncOp"> {
+  let summary = "One copy per (value, destination); no round trips";
+  let description = [{
+    Merges transfers of the same value to the same device into one, placed
+    right after the value is defined; removes transfers to the device the
+    value already lives on; replaces a round trip (x moved to B and back to
+    A, where it came from) by x itself.
+  }];
+}
+
+def PlacementReportPass : Pass<"tide-placement-report", "mlir::ModuleOp"> {
+  let summary = "Print every placement decision with its reason";
+  let description = [{
+    Prints, per function, each tide op with its dtype, device and reason,
+    then a transfer summary (count and bytes per call) and the cost of the
+    placement against all-CPU and all-GPU, from the target's figures.
+    `format=text` prints a table, `format=json` a JSON document, and
+    `format=dot` a Graphviz graph coloured by device with transfers drawn as
+    red edges. `output=-` (default) writes to stdout. The IR is unchanged.
+  }];
+  let options = [
+    TargetOption,
+    Option<"format", "format", "std::string", /*default=*/"\"text\"",
+           "text | json | dot">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "File to write, or - for stdout">,
+    Option<"dynamicDimSize", "dynamic-dim-size", "int64_t", /*default=*/"32",
+           "Size assumed for dynamic dimensions in cost estimates">,
+  ];
+}
+
+def ListKernelsPass : Pass<"tide-list-kernels", "mlir::ModuleOp"> {
+  let summary = "Print a target's devices, cost figures and kernel table";
+  let description = [{
+    Prints which (op, dtype) pairs have a kernel on which device of the
+    target (C = generated code, L = library such as cuBLAS, . = none), the
+    devices' peak rates, bandwidths and launch latencies, and the link
+    figures. The IR is unchanged: `tide-opt --tide-list-kernels=target=h200
+    /dev/null` prints the built-in H200 table.
+  }];
+  let options = [TargetOption];
+}
+
+#endif // TIDE_PLACEMENT_PASSES_TD

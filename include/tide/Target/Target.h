@@ -1,0 +1,151 @@
+//===- Target.h - Devices, kernel registry and cost figures -----*- C++ -*-===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A Target says which devices exist, which (op, element type) pairs have a
+// kernel on each of them, and what computing and copying costs. Built-in
+// targets are JSON files under targets/ compiled into the library; users may
+// pass their own file. Every file is validated strictly, and no file may claim
+// a kernel that Tide's own lowering cannot generate (see NativeKernels).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIDE_TARGET_TARGET_H
+#define TIDE_TARGET_TARGET_H
+
+#include "tide/IR/TideDialect.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::tide {
+
+/// How a device runs an (op, dtype) pair.
+enum class KernelKind { None, Codegen, Library };
+llvm::StringRef stringifyKernelKind(KernelKind kind);
+
+/// Element types Tide knows, in a fixed order.
+enum class DType { I1, I8, I16, I32, I64, F16, BF16, F32, F64 };
+constexpr unsigned kNumDTypes = 9;
+llvm::StringRef stringifyDType(DType dtype);
+std::optional<DType> parseDType(llvm::StringRef name);
+/// The DType of a builtin element type, if Tide supports it.
+std::optional<DType> getDType(Type type);
+/// Size of one element in bytes (i1 is stored as a byte).
+unsigned getDTypeBytes(DType dtype);
+
+/// Kernel table of one device: (op name, dtype) -> kind. Op names are the
+/// mnemonics without the dialect prefix ("exp", "reduce_mean").
+class KernelTable {
+public:
+  KernelKind lookup(llvm::StringRef op, DType dtype) const;
+  void set(llvm::StringRef op, DType dtype, KernelKind kind);
+  /// Op names with at least one entry, sorted.
+  std::vector<std::string> ops() const;
+
+private:
+  llvm::StringMap<std::array<KernelKind, kNumDTypes>> table;
+};
+
+/// One device of a target and its cost figures.
+struct DeviceSpec {
+  DeviceKind kind = DeviceKind::CPU;
+  unsigned ordinal = 0;
+  std::string chip;        ///< "sm_90" for GPUs; "" for the CPU.
+  std::string description; ///< free text, e.g. "NVIDIA H200".
+  /// Peak arithmetic rate per dtype, in FLOP/s (0 = unknown: ops of that
+  /// dtype are costed by memory traffic only).
+  std::array<double, kNumDTypes> peakFlops{};
+  double memoryBandwidth = 0; ///< bytes/s
+  double launchLatency = 0;   ///< seconds per kernel launch
+  KernelTable kernels;
+
+  std::string name() const; ///< "cpu" or "cuda:N"
+  DeviceAttr getAttr(MLIRContext *ctx) const;
+  bool isGPU() const { return kind == DeviceKind::CUDA; }
+};
+
+/// Host<->device copy figures of one GPU.
+struct LinkSpec {
+  std::string device; ///< "cuda:N"
+  double h2dPinned = 0, h2dPageable = 0; ///< bytes/s
+  double d2hPinned = 0, d2hPageable = 0; ///< bytes/s
+  double latency = 0;                    ///< seconds per copy
+};
+
+/// Which link figures copies use.
+enum class CopyMode { Pinned, Pageable };
+
+/// A set of devices with kernel tables and cost figures.
+class Target {
+public:
+  std::string name;
+  std::string description;
+  std::string source; ///< "built-in" or the file path
+  std::vector<DeviceSpec> devices;
+  std::vector<LinkSpec> links;
+
+  const DeviceSpec *getDevice(DeviceAttr device) const;
+  const DeviceSpec *getDevice(llvm::StringRef name) const;
+  const DeviceSpec &getCPU() const { return devices.front(); }
+  /// The first GPU, or null for a CPU-only target.
+  const DeviceSpec *getFirstGPU() const;
+  const LinkSpec *getLink(llvm::StringRef device) const;
+
+  /// Kernel of (op, dtype) on `device` (None for unknown devices).
+  KernelKind lookup(DeviceAttr device, llvm::StringRef op, DType dtype) const;
+
+  /// Seconds to copy `bytes` between the host and `gpu` (either way).
+  double copyTime(llvm::StringRef gpu, double bytes, bool hostToDevice,
+                  CopyMode mode = CopyMode::Pinned) const;
+
+  /// Prints the kernel table: one row per op, one column per dtype and
+  /// device, plus the cost figures.
+  void printKernelTable(llvm::raw_ostream &os) const;
+};
+
+/// Names of the built-in targets ("cpu", "h200", ...).
+std::vector<std::string> getBuiltinTargetNames();
+
+/// Loads a built-in target by name, or a JSON target file by path. Errors
+/// name the file, the key and what is wrong.
+llvm::Expected<Target> loadTarget(llvm::StringRef nameOrPath);
+
+/// Parses target JSON text. `source` names the text in error messages.
+llvm::Expected<Target> parseTarget(llvm::StringRef json,
+                                   llvm::StringRef source);
+
+//===----------------------------------------------------------------------===//
+// What Tide's lowering can generate (the truth every target is checked
+// against).
+//===----------------------------------------------------------------------===//
+
+/// The element types op `op` accepts (its verifier's rule), or empty for an
+/// unknown op name.
+std::vector<DType> getAcceptedDTypes(llvm::StringRef op);
+/// The op names the registry knows (every tide op but transfer), sorted.
+const std::vector<std::string> &getKnownOps();
+/// Op groups usable in target files: "@all", "@elementwise", "@reductions",
+/// "@shape", "@composite". Returns false for an unknown group.
+bool expandOpGroup(llvm::StringRef group, std::vector<std::string> &ops);
+/// The kernel Tide's own lowering provides for (op, dtype) on a device kind.
+KernelKind getNativeKernel(DeviceKind kind, llvm::StringRef op, DType dtype);
+
+/// Identifies the (op, dtype) whose kernel decides where `op` can run: the
+/// op's mnemonic and the element type of its first tensor operand (or of its
+/// result when it has none). Cast needs kernels for its input and its output
+/// type; `extraDType` is set to the second one.
+std::optional<DType> getKernelDType(Operation *op,
+                                    std::optional<DType> *extraDType = nullptr);
+
+} // namespace mlir::tide
+
+#endif // TIDE_TARGET_TARGET_H

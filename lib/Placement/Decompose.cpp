@@ -1,0 +1,225 @@
+//===- Decompose.cpp - Composite ops into primitives, before placement ---===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tide/Placement/Passes.h"
+
+#include "tide/IR/TideOps.h"
+#include "tide/Placement/Placement.h"
+#include "tide/Target/Target.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tide {
+#define GEN_PASS_DEF_DECOMPOSEPASS
+#include "tide/Placement/Passes.h.inc"
+} // namespace mlir::tide
+
+using namespace mlir;
+using namespace mlir::tide;
+
+namespace {
+
+constexpr StringLiteral kDecomposedAttr = "tide.decomposed";
+
+/// Builds the primitives of one composite, marking each new op with its
+/// origin and the original op's pin and colocation.
+struct Emitter {
+  OpBuilder &b;
+  Operation *origin;
+  StringRef originName;
+
+  template <typename OpTy, typename... Args>
+  Value make(Args &&...args) {
+    auto op = OpTy::create(b, origin->getLoc(), std::forward<Args>(args)...);
+    op->setAttr(kDecomposedAttr, b.getStringAttr(originName));
+    if (DeviceAttr pin = getDevice(origin))
+      setDevice(op, pin);
+    if (StringRef group = getColocationGroup(origin); !group.empty())
+      op->setAttr(TideDialect::getColocateAttrName(), b.getStringAttr(group));
+    return op.getResult();
+  }
+};
+
+/// reduce_mean -> reduce_sum / count. Fails for dynamic reduced dimensions.
+LogicalResult decomposeMean(ReduceMeanOp op, OpBuilder &b) {
+  auto type = op.getInput().getType();
+  double count = 1;
+  for (int64_t axis : op.getNormalizedAxes()) {
+    if (type.isDynamicDim(axis))
+      return failure();
+    count *= type.getDimSize(axis);
+  }
+  Emitter e{b, op, "reduce_mean"};
+  Value sum = e.make<ReduceSumOp>(op.getInput(), op.getAxesAttr(),
+                                  op.getKeepdimsAttr());
+  auto scalarType = RankedTensorType::get({}, type.getElementType());
+  auto countAttr = DenseElementsAttr::get(
+      scalarType, b.getFloatAttr(type.getElementType(), count));
+  Value n = e.make<ConstantOp>(scalarType, countAttr);
+  op.replaceAllUsesWith(e.make<DivOp>(sum, n));
+  return success();
+}
+
+/// softmax / log_softmax -> max-subtracted exponentials and a sum.
+template <typename OpTy>
+LogicalResult decomposeSoftmax(OpTy op, OpBuilder &b, bool log) {
+  int64_t rank = op.getInput().getType().getRank();
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  if (axis < 0)
+    axis += rank;
+  Emitter e{b, op, log ? "log_softmax" : "softmax"};
+  auto axes = b.getDenseI64ArrayAttr({axis});
+  auto keep = b.getUnitAttr();
+  Value max = e.make<ReduceMaxOp>(op.getInput(), axes, keep);
+  Value shifted = e.make<SubOp>(op.getInput(), max);
+  Value exp = e.make<ExpOp>(shifted);
+  Value sum = e.make<ReduceSumOp>(exp, axes, keep);
+  Value result = log ? e.make<SubOp>(shifted, e.make<LogOp>(sum))
+                     : e.make<DivOp>(exp, sum);
+  op.getResult().replaceAllUsesWith(result);
+  return success();
+}
+
+/// The primitives each composite becomes.
+ArrayRef<StringRef> primitivesOf(StringRef name) {
+  static const StringRef mean[] = {"reduce_sum", "div", "constant"};
+  static const StringRef softmax[] = {"reduce_max", "sub", "exp", "reduce_sum",
+                                      "div"};
+  static const StringRef logSoftmax[] = {"reduce_max", "sub", "exp",
+                                         "reduce_sum", "log"};
+  if (name == "reduce_mean")
+    return mean;
+  if (name == "softmax")
+    return softmax;
+  if (name == "log_softmax")
+    return logSoftmax;
+  return {};
+}
+
+/// The device an op would ask for first (its pin, the default, the GPU).
+const DeviceSpec *preferredDevice(Operation *op, const Target &target) {
+  if (DeviceAttr pin = getDevice(op))
+    return target.getDevice(pin);
+  if (DeviceAttr def = getDefaultDevice(op))
+    return target.getDevice(def);
+  if (const DeviceSpec *gpu = target.getFirstGPU())
+    return gpu;
+  return &target.getCPU();
+}
+
+struct DecomposePass : public tide::impl::DecomposePassBase<DecomposePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (mode != "auto" && mode != "always" && mode != "never") {
+      module.emitError() << "invalid 'mode' option '" << mode
+                         << "'; expected auto, always or never";
+      return signalPassFailure();
+    }
+    llvm::Expected<Target> loaded = loadTarget(target);
+    if (!loaded) {
+      module.emitError() << "invalid 'target' option: "
+                         << llvm::toString(loaded.takeError());
+      return signalPassFailure();
+    }
+    SmallVector<Operation *> ops;
+    module->walk([&](Operation *op) {
+      if (isPlaceable(op))
+        ops.push_back(op);
+    });
+    OpBuilder b(module.getContext());
+    for (Operation *op : ops) {
+      StringRef name = op->getName().stripDialect();
+      ArrayRef<StringRef> primitives = primitivesOf(name);
+      if (primitives.empty() || mode == "never")
+        continue;
+      if (mode == "auto") {
+        const DeviceSpec *device = preferredDevice(op, *loaded);
+        std::optional<DType> dtype = getKernelDType(op);
+        if (!device || !dtype || hasKernelOn(op, *device))
+          continue;
+        if (!llvm::all_of(primitives, [&](StringRef p) {
+              return device->kernels.lookup(p, *dtype) != KernelKind::None;
+            }))
+          continue;
+      }
+      b.setInsertionPoint(op);
+      LogicalResult done = failure();
+      if (auto mean = dyn_cast<ReduceMeanOp>(op))
+        done = decomposeMean(mean, b);
+      else if (auto softmax = dyn_cast<SoftmaxOp>(op))
+        done = decomposeSoftmax(softmax, b, /*log=*/false);
+      else if (auto logSoftmax = dyn_cast<LogSoftmaxOp>(op))
+        done = decomposeSoftmax(logSoftmax, b, /*log=*/true);
+      if (succeeded(done))
+        op->erase();
+      else
+        op->emitRemark() << "not decomposed: a reduced dimension is dynamic";
+    }
+    if (demoteF64)
+      demote(module, *loaded);
+  }
+
+  /// f64 ops whose preferred device has only an f32 kernel run in f32
+  /// between casts. Every rewrite is reported: precision changes are never
+  /// silent.
+  void demote(ModuleOp module, const Target &target) {
+    SmallVector<Operation *> ops;
+    module->walk([&](Operation *op) {
+      if (isPlaceable(op) && !isa<CastOp, ConstantOp>(op))
+        ops.push_back(op);
+    });
+    OpBuilder b(module.getContext());
+    Type f32 = b.getF32Type();
+    auto demoteType = [&](Type type) -> Type {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (tensor && tensor.getElementType().isF64())
+        return tensor.clone(f32);
+      return type;
+    };
+    for (Operation *op : ops) {
+      std::optional<DType> dtype = getKernelDType(op);
+      const DeviceSpec *device = preferredDevice(op, target);
+      StringRef name = op->getName().stripDialect();
+      if (!dtype || *dtype != DType::F64 || !device ||
+          hasKernelOn(op, *device) ||
+          device->kernels.lookup(name, DType::F32) == KernelKind::None)
+        continue;
+      b.setInsertionPoint(op);
+      Emitter e{b, op, "demote-f64"};
+      SmallVector<Value> operands;
+      for (Value operand : op->getOperands()) {
+        Type narrow = demoteType(operand.getType());
+        operands.push_back(narrow == operand.getType()
+                               ? operand
+                               : e.make<CastOp>(narrow, operand));
+      }
+      OperationState state(op->getLoc(), op->getName());
+      state.addOperands(operands);
+      state.addAttributes(op->getAttrs());
+      for (Type type : op->getResultTypes())
+        state.addTypes(demoteType(type));
+      Operation *narrowOp = b.create(state);
+      narrowOp->setAttr(kDecomposedAttr, b.getStringAttr("demote-f64"));
+      for (auto [oldResult, newResult] :
+           llvm::zip(op->getResults(), narrowOp->getResults())) {
+        Value widened = newResult;
+        if (newResult.getType() != oldResult.getType())
+          widened = e.make<CastOp>(oldResult.getType(), newResult);
+        oldResult.replaceAllUsesWith(widened);
+      }
+      narrowOp->emitWarning()
+          << "computing '" << op->getName() << "' in f32 instead of f64 ("
+          << "demote-f64): " << device->name() << " has no f64 kernel for "
+          << name << "; results lose precision";
+      op->erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,418 @@
+//===- PlaceDevices.cpp - Give every tide op a device and a reason -------===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tide/Placement/Passes.h"
+
+#include "tide/IR/TideOps.h"
+#include "tide/Placement/Placement.h"
+#include "tide/Target/Target.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace mlir::tide {
+#define GEN_PASS_DEF_PLACEDEVICESPASS
+#define GEN_PASS_DEF_VERIFYPLACEMENTPASS
+#include "tide/Placement/Passes.h.inc"
+} // namespace mlir::tide
+
+using namespace mlir;
+using namespace mlir::tide;
+
+namespace {
+
+std::string usUnits(double seconds) {
+  if (seconds >= kForbidden / 2)
+    return "n/a";
+  return llvm::formatv("{0:f1}us", seconds * 1e6).str();
+}
+
+/// Prefixes the reason with the decomposition that created the op.
+std::string withOrigin(Operation *op, StringRef reason) {
+  if (auto origin = op->getAttrOfType<StringAttr>("tide.decomposed"))
+    return ("decomposed(" + origin.getValue() + "); " + reason).str();
+  return reason.str();
+}
+
+/// Loads the target named by a pass option, reporting errors on `anchor`.
+std::optional<Target> loadTargetOrError(Operation *anchor, StringRef name) {
+  llvm::Expected<Target> target = loadTarget(name);
+  if (!target) {
+    anchor->emitError() << "invalid 'target' option: "
+                        << llvm::toString(target.takeError());
+    return std::nullopt;
+  }
+  return std::move(*target);
+}
+
+/// The fixes a user can apply to an op that cannot run where it must.
+std::string fixesFor(Operation *op, PlacementPolicy policy) {
+  std::string fixes = "fixes: pin it to a device that has the kernel "
+                      "(tide.device = #tide.device<cpu>)";
+  StringRef name = op->getName().stripDialect();
+  if (name == "reduce_mean" || name == "softmax" || name == "log_softmax")
+    fixes += ", run tide-decompose (it rewrites '" + name.str() +
+             "' into primitives)";
+  std::optional<DType> dtype = getKernelDType(op);
+  if (dtype && *dtype == DType::F64)
+    fixes += ", convert to f32 with 'tide.cast' (an explicit precision "
+             "change) or run tide-decompose{demote-f64=true}";
+  if (policy != PlacementPolicy::Soft && policy != PlacementPolicy::Cost)
+    fixes += ", or use policy=soft to let it fall back";
+  else
+    fixes += ", or choose a target whose kernel table has it";
+  return fixes;
+}
+
+struct Placer {
+  const Target &target;
+  PlacementPolicy policy;
+  int64_t dynamicDimSize;
+  CopyMode copyMode;
+  bool remarks;
+  unsigned violations = 0;
+
+  void violation(Operation *op, const Twine &message) {
+    ++violations;
+    op->emitError() << message << "; " << fixesFor(op, policy);
+  }
+
+  /// The device an op would choose first, and the reason for that choice.
+  std::pair<DeviceAttr, std::string> preferred(Operation *op,
+                                               DeviceAttr groupPin,
+                                               StringRef group) {
+    MLIRContext *ctx = op->getContext();
+    if (DeviceAttr pin = getDevice(op))
+      return {pin, "pinned"};
+    if (groupPin)
+      return {groupPin, ("colocated(" + group + ")").str()};
+    if (DeviceAttr def = getDefaultDevice(op))
+      return {def, "default"};
+    if (const DeviceSpec *gpu = target.getFirstGPU())
+      return {gpu->getAttr(ctx), "preferred"};
+    return {DeviceAttr::cpu(ctx), "preferred"};
+  }
+
+  /// Checks that every pin and default names a device of the target.
+  LogicalResult checkDevices(ModuleOp module) {
+    bool ok = true;
+    auto check = [&](Operation *op, DeviceAttr device, StringRef what) {
+      if (device && !target.getDevice(device)) {
+        op->emitError() << what << " '" << device.str()
+                        << "' is not a device of target '" << target.name
+                        << "' (devices: "
+                        << llvm::join(llvm::map_range(target.devices,
+                                                      [](const DeviceSpec &d) {
+                                                        return d.name();
+                                                      }),
+                                      ", ")
+                        << ")";
+        ok = false;
+      }
+    };
+    module->walk([&](Operation *op) {
+      if (isPlaceable(op))
+        check(op, getDevice(op), "pinned device");
+      if (auto device = op->getAttrOfType<DeviceAttr>(
+              TideDialect::getDefaultDeviceAttrName()))
+        check(op, device, "default device");
+      if (auto func = dyn_cast<FunctionOpInterface>(op)) {
+        for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+          check(op, getArgumentResidence(op, i), "argument residence");
+        for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+          check(op, getResultResidence(op, i), "result residence");
+      }
+    });
+    return success(ok);
+  }
+
+  /// soft / strict / require-gpu: each op (or colocation group) on its
+  /// preferred device if it has a kernel there, else by the policy.
+  void placeByRules(FunctionOpInterface func) {
+    // Colocation groups: every member shares the group's device.
+    llvm::StringMap<SmallVector<Operation *>> groups;
+    SmallVector<SmallVector<Operation *>> units;
+    func->walk([&](Operation *op) {
+      if (!isPlaceable(op))
+        return;
+      StringRef group = getColocationGroup(op);
+      if (group.empty())
+        units.push_back({op});
+      else
+        groups[group].push_back(op);
+    });
+    for (auto &entry : groups)
+      units.push_back(entry.second);
+
+    MLIRContext *ctx = func->getContext();
+    for (SmallVector<Operation *> &unit : units) {
+      StringRef group = getColocationGroup(unit.front());
+      DeviceAttr groupPin;
+      bool conflict = false;
+      if (!group.empty()) {
+        for (Operation *op : unit) {
+          DeviceAttr pin = getDevice(op);
+          if (pin && groupPin && pin != groupPin) {
+            op->emitError() << "colocation group '" << group
+                            << "' is pinned to both " << groupPin.str()
+                            << " and " << pin.str()
+                            << "; pin its members to one device";
+            ++violations;
+            conflict = true;
+          }
+          if (pin && !groupPin)
+            groupPin = pin;
+        }
+      }
+      if (conflict)
+        continue;
+      auto [want, reason] = preferred(unit.front(), groupPin, group);
+      bool explicitPin = reason == "pinned" || !!groupPin;
+      const DeviceSpec *wantSpec = target.getDevice(want);
+      Operation *blocker = nullptr;
+      for (Operation *op : unit)
+        if (!wantSpec || !hasKernelOn(op, *wantSpec))
+          blocker = blocker ? blocker : op;
+      DeviceAttr chosen = want;
+      if (blocker) {
+        std::string why = llvm::formatv(
+            "no-kernel({0}, {1})", want.str(), describeKernelDType(blocker));
+        if (policy == PlacementPolicy::Strict && explicitPin) {
+          for (Operation *op : unit)
+            violation(op, llvm::formatv(
+                              "'{0}' ({1}) is pinned to {2}, but target '{3}' "
+                              "has no {2} kernel for {4} on {5}{6}",
+                              op->getName(), describeKernelDType(op), want.str(),
+                              target.name, blocker->getName().stripDialect(),
+                              describeKernelDType(blocker),
+                              group.empty() ? ""
+                                            : " (colocation group '" + group +
+                                                  "')"));
+          continue;
+        }
+        // Fall back: another GPU first under require-gpu, the CPU first
+        // otherwise, then any device with kernels for the whole unit.
+        chosen = {};
+        SmallVector<const DeviceSpec *> order;
+        if (policy == PlacementPolicy::RequireGPU) {
+          for (const DeviceSpec &d : target.devices)
+            if (d.isGPU())
+              order.push_back(&d);
+        } else {
+          order.push_back(&target.getCPU());
+          for (const DeviceSpec &d : target.devices)
+            if (d.isGPU())
+              order.push_back(&d);
+        }
+        for (const DeviceSpec *d : order) {
+          if (llvm::all_of(unit, [&](Operation *op) {
+                return hasKernelOn(op, *d);
+              })) {
+            chosen = d->getAttr(ctx);
+            break;
+          }
+        }
+        if (!chosen) {
+          for (Operation *op : unit)
+            violation(op, llvm::formatv(
+                              "'{0}' ({1}) has no kernel on {2}{3} in target "
+                              "'{4}'",
+                              op->getName(), describeKernelDType(op),
+                              policy == PlacementPolicy::RequireGPU
+                                  ? "any GPU"
+                                  : "any device",
+                              policy == PlacementPolicy::RequireGPU
+                                  ? " (policy require-gpu)"
+                                  : "",
+                              target.name));
+          continue;
+        }
+        reason = why;
+        if (remarks)
+          for (Operation *op : unit)
+            op->emitRemark() << "placed on " << chosen.str() << ": target '"
+                             << target.name << "' has no " << want.str()
+                             << " kernel for "
+                             << blocker->getName().stripDialect() << " on "
+                             << describeKernelDType(blocker);
+      }
+      if (policy == PlacementPolicy::RequireGPU && chosen.isCPU()) {
+        for (Operation *op : unit)
+          violation(op, llvm::formatv("'{0}' ({1}) would run on the CPU ({2}) "
+                                      "but the policy is require-gpu",
+                                      op->getName(), describeKernelDType(op), reason));
+        continue;
+      }
+      for (Operation *op : unit) {
+        setDevice(op, chosen);
+        setPlacementReason(op, withOrigin(op, reason));
+      }
+    }
+  }
+
+  /// cost: the minimum cut of the function's CPU/GPU problem.
+  void placeByCost(FunctionOpInterface func) {
+    PlacementGraphOptions options;
+    options.dynamicDimSize = dynamicDimSize;
+    options.copyMode = copyMode;
+    PlacementGraph graph = buildPlacementGraph(func, target, options);
+    // Ops that can run nowhere are reported before solving.
+    bool impossible = false;
+    for (auto [node, ops] : llvm::enumerate(graph.opsOf)) {
+      const PlacementProblem::Node &costs = graph.problem.nodes[node];
+      if (ops.empty() || costs.cpuCost < kForbidden ||
+          costs.gpuCost < kForbidden)
+        continue;
+      impossible = true;
+      for (Operation *op : ops)
+        violation(op, llvm::formatv("'{0}' ({1}) can run on no device of "
+                                    "target '{2}' (no kernel, or pinned to a "
+                                    "device without one)",
+                                    op->getName(), describeKernelDType(op),
+                                    target.name));
+    }
+    if (impossible)
+      return;
+    PlacementSolution solution = solveMinCut(graph.problem);
+    MLIRContext *ctx = func->getContext();
+    const DeviceSpec &cpu = target.getCPU();
+    for (auto [node, ops] : llvm::enumerate(graph.opsOf)) {
+      bool onGPU = solution.onGPU[node];
+      for (Operation *op : ops) {
+        std::string reason;
+        DeviceAttr device;
+        if (DeviceAttr pin = getDevice(op)) {
+          device = pin;
+          reason = "pinned";
+        } else {
+          device = onGPU ? graph.gpu->getAttr(ctx) : cpu.getAttr(ctx);
+          bool gpuKernel = graph.gpu && hasKernelOn(op, *graph.gpu);
+          if (!onGPU && !gpuKernel && graph.gpu) {
+            reason = llvm::formatv("no-kernel({0}, {1})", graph.gpu->name(),
+                                   describeKernelDType(op));
+          } else {
+            double copy = 0;
+            if (graph.gpu)
+              for (Value operand : op->getOperands())
+                copy += target.copyTime(
+                    graph.gpu->name(),
+                    estimateBytes(operand.getType(), dynamicDimSize),
+                    /*hostToDevice=*/!onGPU, copyMode);
+            reason = llvm::formatv(
+                "cost(cpu={0}, gpu={1}, copy={2})",
+                usUnits(estimateComputeTime(op, cpu, dynamicDimSize)),
+                gpuKernel ? usUnits(estimateComputeTime(op, *graph.gpu,
+                                                        dynamicDimSize))
+                          : "n/a",
+                usUnits(copy));
+          }
+          StringRef group = getColocationGroup(op);
+          if (!group.empty())
+            reason = ("colocated(" + group + "); " + reason).str();
+        }
+        setDevice(op, device);
+        setPlacementReason(op, withOrigin(op, reason));
+      }
+    }
+  }
+};
+
+struct PlaceDevicesPass
+    : public tide::impl::PlaceDevicesPassBase<PlaceDevicesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<PlacementPolicy> parsedPolicy =
+        parsePlacementPolicy(policy);
+    if (!parsedPolicy) {
+      module.emitError() << "invalid 'policy' option '" << policy
+                         << "'; expected soft, strict, require-gpu or cost";
+      return signalPassFailure();
+    }
+    if (copyMode != "pinned" && copyMode != "pageable") {
+      module.emitError() << "invalid 'copy-mode' option '" << copyMode
+                         << "'; expected pinned or pageable";
+      return signalPassFailure();
+    }
+    if (dynamicDimSize <= 0) {
+      module.emitError() << "invalid 'dynamic-dim-size' option "
+                         << dynamicDimSize << "; it must be positive";
+      return signalPassFailure();
+    }
+    std::optional<Target> loaded = loadTargetOrError(module, target);
+    if (!loaded)
+      return signalPassFailure();
+    Placer placer{*loaded,
+                  *parsedPolicy,
+                  dynamicDimSize,
+                  copyMode == "pinned" ? CopyMode::Pinned : CopyMode::Pageable,
+                  remarks};
+    if (failed(placer.checkDevices(module)))
+      return signalPassFailure();
+    for (auto func : module.getOps<FunctionOpInterface>()) {
+      if (func.isExternal())
+        continue;
+      if (*parsedPolicy == PlacementPolicy::Cost && loaded->getFirstGPU())
+        placer.placeByCost(func);
+      else
+        placer.placeByRules(func);
+    }
+    if (placer.violations)
+      return signalPassFailure();
+  }
+};
+
+struct VerifyPlacementPass
+    : public tide::impl::VerifyPlacementPassBase<VerifyPlacementPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<PlacementPolicy> parsedPolicy =
+        parsePlacementPolicy(policy);
+    if (!parsedPolicy) {
+      module.emitError() << "invalid 'policy' option '" << policy
+                         << "'; expected soft, strict, require-gpu or cost";
+      return signalPassFailure();
+    }
+    std::optional<Target> loaded = loadTargetOrError(module, target);
+    if (!loaded)
+      return signalPassFailure();
+    bool ok = true;
+    module->walk([&](Operation *op) {
+      if (!isPlaceable(op))
+        return;
+      DeviceAttr device = getDevice(op);
+      std::string problem;
+      if (!device) {
+        problem = "has no device; run tide-place-devices first";
+      } else if (const DeviceSpec *spec = loaded->getDevice(device)) {
+        if (!hasKernelOn(op, *spec))
+          problem = llvm::formatv("is on {0}, but target '{1}' has no {0} "
+                                  "kernel for it",
+                                  device.str(), loaded->name);
+        else if (*parsedPolicy == PlacementPolicy::RequireGPU &&
+                 device.isCPU())
+          problem = "is on the CPU but the policy is require-gpu";
+      } else {
+        problem = llvm::formatv("is on {0}, which is not a device of target "
+                                "'{1}'",
+                                device.str(), loaded->name);
+      }
+      if (problem.empty())
+        return;
+      ok = false;
+      op->emitError() << "'" << op->getName() << "' (" << describeKernelDType(op)
+                      << ") " << problem << "; "
+                      << fixesFor(op, *parsedPolicy);
+    });
+    if (!ok)
+      signalPassFailure();
+  }
+};
+
+} // namespace

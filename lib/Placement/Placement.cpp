@@ -1,0 +1,311 @@
+//===- Placement.cpp - Placement state, cost model and graph -------------===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tide/Placement/Placement.h"
+
+#include "tide/IR/TideOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::tide;
+
+std::optional<PlacementPolicy>
+mlir::tide::parsePlacementPolicy(StringRef name) {
+  return llvm::StringSwitch<std::optional<PlacementPolicy>>(name)
+      .Case("soft", PlacementPolicy::Soft)
+      .Case("strict", PlacementPolicy::Strict)
+      .Case("require-gpu", PlacementPolicy::RequireGPU)
+      .Case("cost", PlacementPolicy::Cost)
+      .Default(std::nullopt);
+}
+
+bool mlir::tide::isPlaceable(Operation *op) {
+  return isa<TideDialect>(op->getDialect()) && !isa<TransferOp>(op);
+}
+
+DeviceAttr mlir::tide::getValueDevice(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    Operation *parent = arg.getOwner()->getParentOp();
+    if (isa<FunctionOpInterface>(parent) &&
+        arg.getOwner()->isEntryBlock())
+      return getArgumentResidence(parent, arg.getArgNumber());
+    return DeviceAttr::cpu(value.getContext());
+  }
+  Operation *def = value.getDefiningOp();
+  if (auto transfer = dyn_cast<TransferOp>(def))
+    return transfer.getTo();
+  if (isPlaceable(def))
+    return getDevice(def);
+  return DeviceAttr::cpu(value.getContext());
+}
+
+DeviceAttr mlir::tide::getUseDevice(Operation *user, unsigned operandIndex) {
+  if (isa<TransferOp>(user))
+    return {};
+  if (isPlaceable(user))
+    return getDevice(user);
+  if (isa<func::ReturnOp>(user))
+    if (Operation *func = user->getParentOp())
+      return getResultResidence(func, operandIndex);
+  return DeviceAttr::cpu(user->getContext());
+}
+
+//===----------------------------------------------------------------------===//
+// Cost model
+//===----------------------------------------------------------------------===//
+
+static double numElements(Type type, int64_t dynamicDimSize) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasRank())
+    return 0;
+  double count = 1;
+  for (int64_t dim : shaped.getShape())
+    count *= ShapedType::isDynamic(dim) ? dynamicDimSize : dim;
+  return count;
+}
+
+double mlir::tide::estimateBytes(Type type, int64_t dynamicDimSize) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped)
+    return 0;
+  std::optional<DType> dtype = getDType(shaped.getElementType());
+  return numElements(type, dynamicDimSize) *
+         (dtype ? getDTypeBytes(*dtype) : 8);
+}
+
+namespace {
+struct Work {
+  double flops = 0;
+  double bytes = 0;
+  bool free = false;
+};
+} // namespace
+
+/// Arithmetic per element of elementwise ops (transcendentals are
+/// polynomial evaluations of roughly this many operations).
+static double flopsPerElement(Operation *op) {
+  return llvm::TypeSwitch<Operation *, double>(op)
+      .Case<ExpOp, LogOp, TanhOp, SigmoidOp, EluOp, SinOp, CosOp, ErfOp,
+            PowOp>([](Operation *) { return 10.0; })
+      .Case<SqrtOp, RsqrtOp, DivOp>([](Operation *) { return 4.0; })
+      .Case<SoftmaxOp, LogSoftmaxOp>([](Operation *) { return 16.0; })
+      .Default([](Operation *) { return 1.0; });
+}
+
+static Work estimateWork(Operation *op, int64_t dyn) {
+  Work work;
+  if (isa<ConstantOp, ReshapeOp>(op)) {
+    work.free = true;
+    return work;
+  }
+  for (Value operand : op->getOperands())
+    work.bytes += estimateBytes(operand.getType(), dyn);
+  for (Value result : op->getResults())
+    work.bytes += estimateBytes(result.getType(), dyn);
+  if (auto matmul = dyn_cast<MatmulOp>(op)) {
+    auto lhs = cast<ShapedType>(matmul.getLhs().getType());
+    double k = lhs.getShape().back();
+    if (ShapedType::isDynamic(lhs.getShape().back()))
+      k = dyn;
+    work.flops = 2 * k * numElements(matmul.getType(), dyn);
+    return work;
+  }
+  if (isa<TransposeOp, BroadcastToOp, ConcatOp, SliceOp>(op))
+    return work;
+  double elements = 0;
+  for (Value operand : op->getOperands())
+    elements = std::max(elements, numElements(operand.getType(), dyn));
+  for (Value result : op->getResults())
+    elements = std::max(elements, numElements(result.getType(), dyn));
+  work.flops = elements * flopsPerElement(op);
+  return work;
+}
+
+double mlir::tide::estimateComputeTime(Operation *op, const DeviceSpec &device,
+                                       int64_t dynamicDimSize) {
+  Work work = estimateWork(op, dynamicDimSize);
+  if (work.free)
+    return 0;
+  double peak = 0;
+  if (std::optional<DType> dtype = getKernelDType(op))
+    peak = device.peakFlops[static_cast<unsigned>(*dtype)];
+  if (peak <= 0) {
+    // Unknown rate for this dtype: assume the slowest rate the device lists.
+    for (double p : device.peakFlops)
+      if (p > 0 && (peak <= 0 || p < peak))
+        peak = p;
+  }
+  double arithmetic = peak > 0 ? work.flops / peak : 0;
+  double memory =
+      device.memoryBandwidth > 0 ? work.bytes / device.memoryBandwidth : 0;
+  return device.launchLatency + std::max(arithmetic, memory);
+}
+
+//===----------------------------------------------------------------------===//
+// The CPU/GPU problem of one function
+//===----------------------------------------------------------------------===//
+
+bool mlir::tide::hasKernelOn(Operation *op, const DeviceSpec &device) {
+  std::optional<DType> extra;
+  std::optional<DType> dtype = getKernelDType(op, &extra);
+  if (!dtype)
+    return false;
+  StringRef name = op->getName().stripDialect();
+  if (device.kernels.lookup(name, *dtype) == KernelKind::None)
+    return false;
+  return !extra || device.kernels.lookup(name, *extra) != KernelKind::None;
+}
+
+std::string mlir::tide::describeKernelDType(Operation *op) {
+  std::optional<DType> extra;
+  std::optional<DType> dtype = getKernelDType(op, &extra);
+  if (!dtype)
+    return "?";
+  std::string s = stringifyDType(*dtype).str();
+  if (extra && *extra != *dtype)
+    s += "->" + stringifyDType(*extra).str();
+  return s;
+}
+
+/// Follows transfers up to the value they copy.
+static Value rootValue(Value value) {
+  while (auto transfer = value.getDefiningOp<TransferOp>())
+    value = transfer.getInput();
+  return value;
+}
+
+PlacementGraph
+mlir::tide::buildPlacementGraph(FunctionOpInterface func, const Target &target,
+                                const PlacementGraphOptions &options) {
+  PlacementGraph graph;
+  PlacementProblem &problem = graph.problem;
+  DeviceAttr funcDefault = getDefaultDevice(func);
+  graph.gpu = funcDefault && funcDefault.isGPU() ? target.getDevice(funcDefault)
+                                                 : nullptr;
+  if (!graph.gpu)
+    graph.gpu = target.getFirstGPU();
+
+  auto addNode = [&](double cpu, double gpu,
+                     std::optional<bool> fixed) -> unsigned {
+    problem.nodes.push_back({cpu, gpu});
+    graph.opsOf.emplace_back();
+    graph.fixedSide.push_back(fixed);
+    return problem.nodes.size() - 1;
+  };
+  // Boundary nodes, created on demand.
+  std::optional<unsigned> hostNode, deviceNode;
+  auto fixedNode = [&](bool onGPU) -> unsigned {
+    std::optional<unsigned> &slot = onGPU ? deviceNode : hostNode;
+    if (!slot)
+      slot = onGPU ? addNode(kForbidden, 0, true) : addNode(0, kForbidden, false);
+    return *slot;
+  };
+
+  // One node per placeable op, or per colocation group.
+  llvm::StringMap<unsigned> groupNode;
+  func->walk([&](Operation *op) {
+    if (!isPlaceable(op))
+      return;
+    unsigned node;
+    StringRef group = getColocationGroup(op);
+    auto it = group.empty() ? groupNode.end() : groupNode.find(group);
+    if (it != groupNode.end()) {
+      node = it->second;
+    } else {
+      node = addNode(0, 0, std::nullopt);
+      if (!group.empty())
+        groupNode[group] = node;
+    }
+    graph.nodeOf[op] = node;
+    graph.opsOf[node].push_back(op);
+    PlacementProblem::Node &costs = problem.nodes[node];
+    const DeviceSpec &cpu = target.getCPU();
+    costs.cpuCost += hasKernelOn(op, cpu)
+                         ? estimateComputeTime(op, cpu, options.dynamicDimSize)
+                         : kForbidden;
+    costs.gpuCost +=
+        graph.gpu && hasKernelOn(op, *graph.gpu)
+            ? estimateComputeTime(op, *graph.gpu, options.dynamicDimSize)
+            : kForbidden;
+    if (options.honourPins) {
+      if (DeviceAttr pin = getDevice(op)) {
+        if (pin.isCPU())
+          costs.gpuCost = kForbidden;
+        else
+          costs.cpuCost = kForbidden;
+      }
+    }
+  });
+  for (PlacementProblem::Node &node : problem.nodes) {
+    node.cpuCost = std::min(node.cpuCost, kForbidden);
+    node.gpuCost = std::min(node.gpuCost, kForbidden);
+  }
+
+  // The node that produces `root`, and the node of a use.
+  auto producerNode = [&](Value root) -> unsigned {
+    if (Operation *def = root.getDefiningOp())
+      if (isPlaceable(def))
+        return graph.nodeOf.lookup(def);
+    DeviceAttr device = getValueDevice(root);
+    return fixedNode(device && device.isGPU());
+  };
+  std::function<void(Value, std::vector<unsigned> &)> collectUses =
+      [&](Value value, std::vector<unsigned> &consumers) {
+        for (OpOperand &use : value.getUses()) {
+          Operation *user = use.getOwner();
+          if (auto transfer = dyn_cast<TransferOp>(user)) {
+            collectUses(transfer.getResult(), consumers);
+            continue;
+          }
+          if (isPlaceable(user) && graph.nodeOf.count(user)) {
+            consumers.push_back(graph.nodeOf.lookup(user));
+            continue;
+          }
+          DeviceAttr device = getUseDevice(user, use.getOperandNumber());
+          consumers.push_back(fixedNode(device && device.isGPU()));
+        }
+      };
+
+  llvm::DenseSet<Value> seen;
+  auto addValue = [&](Value root) {
+    if (!isa<ShapedType>(root.getType()) || !seen.insert(root).second)
+      return;
+    PlacementProblem::ValueEdge edge;
+    edge.producer = producerNode(root);
+    collectUses(root, edge.consumers);
+    llvm::sort(edge.consumers);
+    edge.consumers.erase(
+        std::unique(edge.consumers.begin(), edge.consumers.end()),
+        edge.consumers.end());
+    llvm::erase(edge.consumers, edge.producer);
+    if (edge.consumers.empty())
+      return;
+    double bytes = estimateBytes(root.getType(), options.dynamicDimSize);
+    if (graph.gpu) {
+      edge.hostToDevice =
+          target.copyTime(graph.gpu->name(), bytes, true, options.copyMode);
+      edge.deviceToHost =
+          target.copyTime(graph.gpu->name(), bytes, false, options.copyMode);
+    } else {
+      edge.hostToDevice = edge.deviceToHost = kForbidden;
+    }
+    problem.values.push_back(std::move(edge));
+  };
+  func->walk([&](Operation *op) {
+    if (!isPlaceable(op))
+      return;
+    for (Value operand : op->getOperands())
+      addValue(rootValue(operand));
+    for (Value result : op->getResults())
+      addValue(result);
+  });
+  return graph;
+}

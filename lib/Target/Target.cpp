@@ -1,0 +1,681 @@
+//===- Target.cpp - Devices, kernel registry, target files ---------------===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tide/Target/Target.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Regex.h"
+
+#include <algorithm>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::tide;
+
+//===----------------------------------------------------------------------===//
+// Small enums
+//===----------------------------------------------------------------------===//
+
+StringRef mlir::tide::stringifyKernelKind(KernelKind kind) {
+  switch (kind) {
+  case KernelKind::None:
+    return "none";
+  case KernelKind::Codegen:
+    return "codegen";
+  case KernelKind::Library:
+    return "library";
+  }
+  return "?";
+}
+
+static const char *const kDTypeNames[kNumDTypes] = {
+    "i1", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"};
+
+StringRef mlir::tide::stringifyDType(DType dtype) {
+  return kDTypeNames[static_cast<unsigned>(dtype)];
+}
+
+std::optional<DType> mlir::tide::parseDType(StringRef name) {
+  for (unsigned i = 0; i < kNumDTypes; ++i)
+    if (name == kDTypeNames[i])
+      return static_cast<DType>(i);
+  return std::nullopt;
+}
+
+std::optional<DType> mlir::tide::getDType(Type type) {
+  if (type.isInteger(1))
+    return DType::I1;
+  if (type.isInteger(8))
+    return DType::I8;
+  if (type.isInteger(16))
+    return DType::I16;
+  if (type.isInteger(32))
+    return DType::I32;
+  if (type.isInteger(64))
+    return DType::I64;
+  if (type.isF16())
+    return DType::F16;
+  if (type.isBF16())
+    return DType::BF16;
+  if (type.isF32())
+    return DType::F32;
+  if (type.isF64())
+    return DType::F64;
+  return std::nullopt;
+}
+
+unsigned mlir::tide::getDTypeBytes(DType dtype) {
+  static const unsigned bytes[kNumDTypes] = {1, 1, 2, 4, 8, 2, 2, 4, 8};
+  return bytes[static_cast<unsigned>(dtype)];
+}
+
+//===----------------------------------------------------------------------===//
+// KernelTable, DeviceSpec, Target
+//===----------------------------------------------------------------------===//
+
+KernelKind KernelTable::lookup(StringRef op, DType dtype) const {
+  auto it = table.find(op);
+  if (it == table.end())
+    return KernelKind::None;
+  return it->second[static_cast<unsigned>(dtype)];
+}
+
+void KernelTable::set(StringRef op, DType dtype, KernelKind kind) {
+  auto [it, inserted] = table.try_emplace(op);
+  if (inserted)
+    it->second.fill(KernelKind::None);
+  it->second[static_cast<unsigned>(dtype)] = kind;
+}
+
+std::vector<std::string> KernelTable::ops() const {
+  std::vector<std::string> names;
+  for (const auto &entry : table)
+    names.push_back(entry.getKey().str());
+  llvm::sort(names);
+  return names;
+}
+
+std::string DeviceSpec::name() const {
+  return kind == DeviceKind::CPU ? "cpu" : "cuda:" + std::to_string(ordinal);
+}
+
+DeviceAttr DeviceSpec::getAttr(MLIRContext *ctx) const {
+  return DeviceAttr::get(ctx, kind, ordinal);
+}
+
+const DeviceSpec *Target::getDevice(DeviceAttr device) const {
+  if (!device)
+    return nullptr;
+  for (const DeviceSpec &spec : devices)
+    if (spec.kind == device.getKind() && spec.ordinal == device.getOrdinal())
+      return &spec;
+  return nullptr;
+}
+
+const DeviceSpec *Target::getDevice(StringRef name) const {
+  for (const DeviceSpec &spec : devices)
+    if (spec.name() == name)
+      return &spec;
+  return nullptr;
+}
+
+const DeviceSpec *Target::getFirstGPU() const {
+  for (const DeviceSpec &spec : devices)
+    if (spec.isGPU())
+      return &spec;
+  return nullptr;
+}
+
+const LinkSpec *Target::getLink(StringRef device) const {
+  for (const LinkSpec &link : links)
+    if (link.device == device)
+      return &link;
+  return nullptr;
+}
+
+KernelKind Target::lookup(DeviceAttr device, StringRef op, DType dtype) const {
+  const DeviceSpec *spec = getDevice(device);
+  return spec ? spec->kernels.lookup(op, dtype) : KernelKind::None;
+}
+
+double Target::copyTime(StringRef gpu, double bytes, bool hostToDevice,
+                        CopyMode mode) const {
+  const LinkSpec *link = getLink(gpu);
+  if (!link)
+    return std::numeric_limits<double>::infinity();
+  double bandwidth =
+      hostToDevice
+          ? (mode == CopyMode::Pinned ? link->h2dPinned : link->h2dPageable)
+          : (mode == CopyMode::Pinned ? link->d2hPinned : link->d2hPageable);
+  return link->latency + bytes / bandwidth;
+}
+
+void Target::printKernelTable(llvm::raw_ostream &os) const {
+  os << "target " << name << " (" << source << ")";
+  if (!description.empty())
+    os << ": " << description;
+  os << "\n\ndevices:\n";
+  for (const DeviceSpec &dev : devices) {
+    os << llvm::formatv("  {0,-8} {1}{2}\n", dev.name(),
+                        dev.chip.empty() ? "" : dev.chip + ", ",
+                        dev.description);
+    os << llvm::formatv("           bandwidth {0:f0} GB/s, launch {1:f1} us, "
+                        "peak GFLOP/s:",
+                        dev.memoryBandwidth / 1e9, dev.launchLatency * 1e6);
+    for (unsigned i = 0; i < kNumDTypes; ++i)
+      if (dev.peakFlops[i] > 0)
+        os << " " << kDTypeNames[i] << "="
+           << llvm::formatv("{0:f0}", dev.peakFlops[i] / 1e9);
+    os << "\n";
+  }
+  if (!links.empty()) {
+    os << "\nlinks (GB/s: host->device pinned/pageable, device->host "
+          "pinned/pageable; latency):\n";
+    for (const LinkSpec &link : links)
+      os << llvm::formatv("  cpu <-> {0}: {1:f1}/{2:f1}, {3:f1}/{4:f1}; {5:f1} "
+                          "us\n",
+                          link.device, link.h2dPinned / 1e9,
+                          link.h2dPageable / 1e9, link.d2hPinned / 1e9,
+                          link.d2hPageable / 1e9, link.latency * 1e6);
+  }
+  os << "\nkernels (C = codegen, L = library, . = none, blank = the op has no "
+        "such form):\n";
+  os << llvm::formatv("  {0,-13}", "op");
+  for (const DeviceSpec &dev : devices)
+    os << llvm::formatv(" | {0,-45}", dev.name());
+  os << "\n  " << std::string(13, ' ');
+  for (size_t d = 0; d < devices.size(); ++d) {
+    os << " | ";
+    for (unsigned i = 0; i < kNumDTypes; ++i)
+      os << llvm::formatv("{0,-5}", kDTypeNames[i]);
+  }
+  os << "\n";
+  for (const std::string &op : getKnownOps()) {
+    std::vector<DType> accepted = getAcceptedDTypes(op);
+    os << llvm::formatv("  {0,-13}", op);
+    for (const DeviceSpec &dev : devices) {
+      os << " | ";
+      for (unsigned i = 0; i < kNumDTypes; ++i) {
+        auto dtype = static_cast<DType>(i);
+        char c = ' ';
+        if (llvm::is_contained(accepted, dtype)) {
+          KernelKind kind = dev.kernels.lookup(op, dtype);
+          c = kind == KernelKind::Codegen   ? 'C'
+              : kind == KernelKind::Library ? 'L'
+                                            : '.';
+        }
+        os << c << "    ";
+      }
+    }
+    os << "\n";
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Target files
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Strict reader of one target file: every error names the file and the key.
+class TargetParser {
+public:
+  TargetParser(StringRef source) : source(source.str()) {}
+
+  llvm::Expected<Target> parse(StringRef text);
+
+private:
+  llvm::Error error(const llvm::Twine &path, const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   source + ": " + path + ": " + message);
+  }
+  llvm::Error checkKeys(const llvm::json::Object &object,
+                        const std::string &path,
+                        llvm::ArrayRef<StringRef> allowed);
+  llvm::Expected<double> getNumber(const llvm::json::Object &object,
+                                   const std::string &path, StringRef key,
+                                   bool required, double fallback,
+                                   bool positive);
+  llvm::Expected<std::string> getString(const llvm::json::Object &object,
+                                        const std::string &path, StringRef key,
+                                        bool required);
+  llvm::Error parseDevice(const llvm::json::Value &value,
+                          const std::string &path, DeviceSpec &device);
+  llvm::Error parseKernels(const llvm::json::Object &object,
+                           const std::string &path, DeviceSpec &device);
+  llvm::Error applyRules(const llvm::json::Value *rules,
+                         const std::string &path, DeviceSpec &device,
+                         bool allow);
+  llvm::Error parseLink(const llvm::json::Value &value,
+                        const std::string &path, LinkSpec &link);
+
+  std::string source;
+};
+} // namespace
+
+llvm::Error TargetParser::checkKeys(const llvm::json::Object &object,
+                                   const std::string &path,
+                                   llvm::ArrayRef<StringRef> allowed) {
+  for (const auto &entry : object) {
+    StringRef key = entry.first;
+    if (!llvm::is_contained(allowed, key)) {
+      std::string list;
+      llvm::raw_string_ostream os(list);
+      llvm::interleave(allowed, os, ", ");
+      return error(path.empty() ? key.str() : path + "." + key.str(),
+                   "unknown key; expected one of: " + list);
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<double>
+TargetParser::getNumber(const llvm::json::Object &object,
+                        const std::string &path, StringRef key, bool required,
+                        double fallback, bool positive) {
+  const llvm::json::Value *value = object.get(key);
+  std::string where = path + "." + key.str();
+  if (!value) {
+    if (required)
+      return error(where, "missing (a number is required)");
+    return fallback;
+  }
+  std::optional<double> number = value->getAsNumber();
+  if (!number)
+    return error(where, "must be a number");
+  if (*number < 0 || (positive && *number == 0) || !std::isfinite(*number))
+    return error(where, positive ? "must be a positive number"
+                                 : "must be a non-negative number");
+  return *number;
+}
+
+llvm::Expected<std::string>
+TargetParser::getString(const llvm::json::Object &object,
+                        const std::string &path, StringRef key, bool required) {
+  const llvm::json::Value *value = object.get(key);
+  std::string where = path.empty() ? key.str() : path + "." + key.str();
+  if (!value) {
+    if (required)
+      return error(where, "missing (a string is required)");
+    return std::string();
+  }
+  std::optional<StringRef> text = value->getAsString();
+  if (!text)
+    return error(where, "must be a string");
+  return text->str();
+}
+
+llvm::Error TargetParser::applyRules(const llvm::json::Value *rules,
+                                     const std::string &path,
+                                     DeviceSpec &device, bool allow) {
+  if (!rules)
+    return llvm::Error::success();
+  const llvm::json::Array *array = rules->getAsArray();
+  if (!array)
+    return error(path, "must be an array of {\"ops\": [...], \"dtypes\": "
+                       "[...]} rules");
+  for (auto [i, rule] : llvm::enumerate(*array)) {
+    std::string rulePath = path + "[" + std::to_string(i) + "]";
+    const llvm::json::Object *object = rule.getAsObject();
+    if (!object)
+      return error(rulePath, "must be an object");
+    if (auto err = checkKeys(*object, rulePath, {"ops", "dtypes"}))
+      return err;
+    const llvm::json::Array *ops = object->getArray("ops");
+    if (!ops)
+      return error(rulePath + ".ops",
+                   "missing or not an array (op names or groups such as "
+                   "\"@all\", \"@elementwise\", \"@reductions\")");
+    // Ops, each remembered with whether it was named explicitly.
+    std::vector<std::pair<std::string, bool>> names;
+    for (auto [j, op] : llvm::enumerate(*ops)) {
+      std::string opPath = rulePath + ".ops[" + std::to_string(j) + "]";
+      std::optional<StringRef> name = op.getAsString();
+      if (!name)
+        return error(opPath, "must be a string");
+      if (name->starts_with("@")) {
+        std::vector<std::string> expanded;
+        if (!expandOpGroup(*name, expanded))
+          return error(opPath, "unknown op group '" + *name +
+                                   "'; groups are @all, @elementwise, "
+                                   "@matmul, @reductions, @shape, "
+                                   "@composite, @constant");
+        for (std::string &e : expanded)
+          names.emplace_back(std::move(e), false);
+        continue;
+      }
+      if (getAcceptedDTypes(*name).empty())
+        return error(opPath, "unknown op '" + *name +
+                                 "' (write op names without the 'tide.' "
+                                 "prefix, e.g. \"reduce_mean\")");
+      names.emplace_back(name->str(), true);
+    }
+    std::vector<DType> dtypes;
+    bool explicitDTypes = false;
+    if (const llvm::json::Value *list = object->get("dtypes")) {
+      const llvm::json::Array *array = list->getAsArray();
+      if (!array)
+        return error(rulePath + ".dtypes", "must be an array of dtype names");
+      explicitDTypes = true;
+      for (auto [j, dt] : llvm::enumerate(*array)) {
+        std::optional<StringRef> name = dt.getAsString();
+        std::optional<DType> dtype = name ? parseDType(*name) : std::nullopt;
+        if (!dtype)
+          return error(rulePath + ".dtypes[" + std::to_string(j) + "]",
+                       "unknown dtype; expected one of i1, i8, i16, i32, "
+                       "i64, f16, bf16, f32, f64");
+        dtypes.push_back(*dtype);
+      }
+    } else {
+      for (unsigned k = 0; k < kNumDTypes; ++k)
+        dtypes.push_back(static_cast<DType>(k));
+    }
+    for (auto &[op, named] : names) {
+      std::vector<DType> accepted = getAcceptedDTypes(op);
+      for (DType dtype : dtypes) {
+        if (!llvm::is_contained(accepted, dtype)) {
+          if (named && explicitDTypes)
+            return error(rulePath, "op '" + op + "' has no " +
+                                       stringifyDType(dtype) +
+                                       " form (the dialect rejects it)");
+          continue;
+        }
+        if (!allow) {
+          device.kernels.set(op, dtype, KernelKind::None);
+          continue;
+        }
+        KernelKind native = getNativeKernel(device.kind, op, dtype);
+        if (native == KernelKind::None) {
+          if (!named)
+            continue; // A group only grants what can exist.
+          return error(rulePath,
+                       "claims a kernel Tide cannot generate: '" + op +
+                           "' on " + stringifyDType(dtype) + " for " +
+                           device.name() + " (Tide's " +
+                           (device.isGPU() ? "GPU" : "CPU") +
+                           " lowering has no such kernel)");
+        }
+        device.kernels.set(op, dtype, native);
+      }
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error TargetParser::parseKernels(const llvm::json::Object &object,
+                                       const std::string &path,
+                                       DeviceSpec &device) {
+  if (auto err = checkKeys(object, path, {"base", "allow", "deny"}))
+    return err;
+  auto base = getString(object, path, "base", /*required=*/false);
+  if (!base)
+    return base.takeError();
+  if (base->empty())
+    *base = "native";
+  if (*base != "native" && *base != "none")
+    return error(path + ".base", "must be \"native\" (every kernel Tide can "
+                                 "generate) or \"none\"");
+  if (*base == "native")
+    for (const std::string &op : getKnownOps())
+      for (DType dtype : getAcceptedDTypes(op))
+        device.kernels.set(op, dtype, getNativeKernel(device.kind, op, dtype));
+  if (auto err = applyRules(object.get("allow"), path + ".allow", device,
+                            /*allow=*/true))
+    return err;
+  return applyRules(object.get("deny"), path + ".deny", device,
+                    /*allow=*/false);
+}
+
+llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
+                                      const std::string &path,
+                                      DeviceSpec &device) {
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return error(path, "must be an object");
+  if (auto err = checkKeys(*object, path,
+                           {"id", "chip", "description", "peak_gflops",
+                            "bandwidth_gbps", "launch_us", "kernels"}))
+    return err;
+  auto id = getString(*object, path, "id", /*required=*/true);
+  if (!id)
+    return id.takeError();
+  if (*id == "cpu") {
+    device.kind = DeviceKind::CPU;
+  } else {
+    StringRef rest = *id;
+    unsigned ordinal;
+    if (!rest.consume_front("cuda:") || rest.getAsInteger(10, ordinal) ||
+        ordinal >= 64)
+      return error(path + ".id", "'" + *id +
+                                     "' is not a device; expected \"cpu\" or "
+                                     "\"cuda:N\" with 0 <= N < 64");
+    device.kind = DeviceKind::CUDA;
+    device.ordinal = ordinal;
+  }
+  auto chip = getString(*object, path, "chip", device.isGPU());
+  if (!chip)
+    return chip.takeError();
+  if (device.isGPU()) {
+    llvm::Regex smRegex("^sm_([0-9]+)a?$");
+    llvm::SmallVector<StringRef> groups;
+    unsigned sm = 0;
+    if (!smRegex.match(*chip, &groups) || groups[1].getAsInteger(10, sm) ||
+        sm < 50 || sm > 120)
+      return error(path + ".chip",
+                   "'" + *chip +
+                       "' is not a CUDA architecture Tide can target; expected "
+                       "sm_50 .. sm_120 (e.g. \"sm_90\")");
+  } else if (!chip->empty()) {
+    return error(path + ".chip", "only GPU devices have a chip");
+  }
+  device.chip = *chip;
+  auto description = getString(*object, path, "description", false);
+  if (!description)
+    return description.takeError();
+  device.description = *description;
+
+  auto bandwidth = getNumber(*object, path, "bandwidth_gbps", true, 0, true);
+  if (!bandwidth)
+    return bandwidth.takeError();
+  device.memoryBandwidth = *bandwidth * 1e9;
+  auto launch = getNumber(*object, path, "launch_us", true, 0, false);
+  if (!launch)
+    return launch.takeError();
+  device.launchLatency = *launch * 1e-6;
+
+  const llvm::json::Value *peak = object->get("peak_gflops");
+  if (!peak)
+    return error(path + ".peak_gflops",
+                 "missing (an object of dtype -> GFLOP/s, e.g. {\"f32\": "
+                 "51000})");
+  const llvm::json::Object *peakObject = peak->getAsObject();
+  if (!peakObject)
+    return error(path + ".peak_gflops", "must be an object of dtype -> "
+                                        "GFLOP/s");
+  for (const auto &entry : *peakObject) {
+    std::string where = path + ".peak_gflops." + entry.first.str();
+    std::optional<DType> dtype = parseDType(entry.first);
+    if (!dtype)
+      return error(where, "unknown dtype; expected one of i1, i8, i16, i32, "
+                          "i64, f16, bf16, f32, f64");
+    auto number = getNumber(*peakObject, path + ".peak_gflops", entry.first,
+                            true, 0, true);
+    if (!number)
+      return number.takeError();
+    device.peakFlops[static_cast<unsigned>(*dtype)] = *number * 1e9;
+  }
+
+  if (const llvm::json::Value *kernels = object->get("kernels")) {
+    const llvm::json::Object *kernelObject = kernels->getAsObject();
+    if (!kernelObject)
+      return error(path + ".kernels", "must be an object with \"base\", "
+                                      "\"allow\" and \"deny\"");
+    return parseKernels(*kernelObject, path + ".kernels", device);
+  }
+  llvm::json::Object nativeAll;
+  return parseKernels(nativeAll, path + ".kernels", device);
+}
+
+llvm::Error TargetParser::parseLink(const llvm::json::Value &value,
+                                    const std::string &path, LinkSpec &link) {
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return error(path, "must be an object");
+  if (auto err = checkKeys(*object, path,
+                           {"device", "h2d_pinned_gbps", "h2d_pageable_gbps",
+                            "d2h_pinned_gbps", "d2h_pageable_gbps",
+                            "latency_us"}))
+    return err;
+  auto device = getString(*object, path, "device", true);
+  if (!device)
+    return device.takeError();
+  link.device = *device;
+  struct Field {
+    StringRef key;
+    double *out;
+    double scale;
+    bool positive;
+  } fields[] = {{"h2d_pinned_gbps", &link.h2dPinned, 1e9, true},
+                {"h2d_pageable_gbps", &link.h2dPageable, 1e9, true},
+                {"d2h_pinned_gbps", &link.d2hPinned, 1e9, true},
+                {"d2h_pageable_gbps", &link.d2hPageable, 1e9, true},
+                {"latency_us", &link.latency, 1e-6, false}};
+  for (Field &field : fields) {
+    auto number = getNumber(*object, path, field.key, true, 0, field.positive);
+    if (!number)
+      return number.takeError();
+    *field.out = *number * field.scale;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<Target> TargetParser::parse(StringRef text) {
+  llvm::Expected<llvm::json::Value> root = llvm::json::parse(text);
+  if (!root)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   source + ": invalid JSON: " +
+                                       llvm::toString(root.takeError()));
+  const llvm::json::Object *object = root->getAsObject();
+  if (!object)
+    return error("(top level)", "must be a JSON object");
+  if (auto err =
+          checkKeys(*object, "", {"name", "description", "devices", "links"}))
+    return std::move(err);
+  Target target;
+  target.source = source;
+  auto name = getString(*object, "", "name", true);
+  if (!name)
+    return name.takeError();
+  target.name = *name;
+  auto description = getString(*object, "", "description", false);
+  if (!description)
+    return description.takeError();
+  target.description = *description;
+
+  const llvm::json::Array *devices = object->getArray("devices");
+  if (!devices || devices->empty())
+    return error("devices", "missing or empty; list the CPU first, then any "
+                            "GPUs");
+  llvm::StringSet<> seen;
+  for (auto [i, value] : llvm::enumerate(*devices)) {
+    std::string path = "devices[" + std::to_string(i) + "]";
+    DeviceSpec device;
+    if (auto err = parseDevice(value, path, device))
+      return std::move(err);
+    if (i == 0 && device.isGPU())
+      return error(path + ".id", "the first device must be the host \"cpu\"");
+    if (i > 0 && !device.isGPU())
+      return error(path + ".id", "only one \"cpu\" device is allowed");
+    if (!seen.insert(device.name()).second)
+      return error(path + ".id", "device '" + device.name() +
+                                     "' is listed twice");
+    target.devices.push_back(std::move(device));
+  }
+
+  if (const llvm::json::Value *links = object->get("links")) {
+    const llvm::json::Array *array = links->getAsArray();
+    if (!array)
+      return error("links", "must be an array");
+    for (auto [i, value] : llvm::enumerate(*array)) {
+      std::string path = "links[" + std::to_string(i) + "]";
+      LinkSpec link;
+      if (auto err = parseLink(value, path, link))
+        return std::move(err);
+      const DeviceSpec *device = target.getDevice(link.device);
+      if (!device || !device->isGPU())
+        return error(path + ".device", "'" + link.device +
+                                           "' is not a GPU of this target");
+      if (target.getLink(link.device))
+        return error(path + ".device", "a second link for '" + link.device +
+                                           "'");
+      target.links.push_back(std::move(link));
+    }
+  }
+  for (const DeviceSpec &device : target.devices)
+    if (device.isGPU() && !target.getLink(device.name()))
+      return error("links", "no link figures for '" + device.name() +
+                                "' (host<->device copy bandwidth is needed "
+                                "to place ops)");
+  return target;
+}
+
+llvm::Expected<Target> mlir::tide::parseTarget(StringRef json,
+                                               StringRef source) {
+  return TargetParser(source).parse(json);
+}
+
+//===----------------------------------------------------------------------===//
+// Built-in targets (the JSON files of targets/, compiled in)
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct BuiltinTarget {
+  const char *name;
+  const char *json;
+};
+} // namespace
+
+#include "BuiltinTargets.inc"
+
+std::vector<std::string> mlir::tide::getBuiltinTargetNames() {
+  std::vector<std::string> names;
+  for (const BuiltinTarget &target : kBuiltinTargets)
+    names.push_back(target.name);
+  return names;
+}
+
+llvm::Expected<Target> mlir::tide::loadTarget(StringRef nameOrPath) {
+  for (const BuiltinTarget &builtin : kBuiltinTargets) {
+    if (nameOrPath != builtin.name)
+      continue;
+    auto target = parseTarget(builtin.json,
+                              std::string("built-in target '") + builtin.name +
+                                  "'");
+    if (target)
+      target->source = "built-in";
+    return target;
+  }
+  if (!nameOrPath.contains('/') && !nameOrPath.ends_with(".json")) {
+    std::string names;
+    llvm::raw_string_ostream os(names);
+    llvm::interleave(getBuiltinTargetNames(), os, ", ");
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "unknown target '" + nameOrPath.str() + "'; built-in targets are " +
+            names + ", or give the path of a .json target file");
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(nameOrPath);
+  if (!buffer)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot read target file '" +
+                                       nameOrPath.str() +
+                                       "': " + buffer.getError().message());
+  return parseTarget((*buffer)->getBuffer(), nameOrPath);
+}

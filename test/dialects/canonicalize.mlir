@@ -1,0 +1,498 @@
+// RUN: tide-opt %s -canonicalize | FileCheck %s
+
+// Folders and canonicalization patterns of the tide dialect. Cases whose name
+// starts with negative_ must NOT be rewritten.
+
+//===----------------------------------------------------------------------===//
+// cast
+//===----------------------------------------------------------------------===//
+
+// A cast to the type the value already has is a no-op.
+// CHECK-LABEL: func.func @cast_same_type(
+// CHECK-SAME: %[[X:.*]]: tensor<4x?xf32>)
+// CHECK-NEXT: return %[[X]] : tensor<4x?xf32>
+func.func @cast_same_type(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
+  %0 = tide.cast %x : tensor<4x?xf32> to tensor<4x?xf32>
+  return %0 : tensor<4x?xf32>
+}
+
+// f32 -> f64 -> f32 stays: Tide never hides a precision change.
+// CHECK-LABEL: func.func @negative_cast_round_trip(
+// CHECK-SAME: %[[X:.*]]: tensor<4xf32>)
+// CHECK-NEXT: %[[D:.*]] = tide.cast %[[X]] : tensor<4xf32> to tensor<4xf64>
+// CHECK-NEXT: %[[F:.*]] = tide.cast %[[D]] : tensor<4xf64> to tensor<4xf32>
+// CHECK-NEXT: return %[[F]] : tensor<4xf32>
+func.func @negative_cast_round_trip(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tide.cast %x : tensor<4xf32> to tensor<4xf64>
+  %1 = tide.cast %0 : tensor<4xf64> to tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// transpose
+//===----------------------------------------------------------------------===//
+
+// Two transposes compose into one whose perm is inner[outer[i]]; the perms
+// are chosen so that the other composition order ([2, 1, 0]) would differ.
+// CHECK-LABEL: func.func @transpose_compose(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK-NEXT: %[[T:.*]] = tide.transpose %[[X]] perm = [0, 2, 1] : tensor<2x3x4xf32>
+// CHECK-NEXT: return %[[T]] : tensor<2x4x3xf32>
+func.func @transpose_compose(%x: tensor<2x3x4xf32>) -> tensor<2x4x3xf32> {
+  %0 = tide.transpose %x perm = [1, 0, 2] : tensor<2x3x4xf32>
+  %1 = tide.transpose %0 perm = [1, 2, 0] : tensor<3x2x4xf32>
+  return %1 : tensor<2x4x3xf32>
+}
+
+// Composing two rotations of a rank-3 tensor gives the other rotation.
+// CHECK-LABEL: func.func @transpose_compose_rotations(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3x?xi32>)
+// CHECK-NEXT: %[[T:.*]] = tide.transpose %[[X]] perm = [2, 0, 1] : tensor<2x3x?xi32>
+// CHECK-NEXT: return %[[T]] : tensor<?x2x3xi32>
+func.func @transpose_compose_rotations(%x: tensor<2x3x?xi32>)
+    -> tensor<?x2x3xi32> {
+  %0 = tide.transpose %x perm = [1, 2, 0] : tensor<2x3x?xi32>
+  %1 = tide.transpose %0 perm = [1, 2, 0] : tensor<3x?x2xi32>
+  return %1 : tensor<?x2x3xi32>
+}
+
+// The identity permutation folds away.
+// CHECK-LABEL: func.func @transpose_identity(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>)
+// CHECK-NEXT: return %[[X]] : tensor<2x3xf32>
+func.func @transpose_identity(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = tide.transpose %x perm = [0, 1] : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// A transpose followed by its inverse disappears entirely.
+// CHECK-LABEL: func.func @transpose_cancel(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3x4xf16>)
+// CHECK-NEXT: return %[[X]] : tensor<2x3x4xf16>
+func.func @transpose_cancel(%x: tensor<2x3x4xf16>) -> tensor<2x3x4xf16> {
+  %0 = tide.transpose %x perm = [1, 2, 0] : tensor<2x3x4xf16>
+  %1 = tide.transpose %0 perm = [2, 0, 1] : tensor<3x4x2xf16>
+  return %1 : tensor<2x3x4xf16>
+}
+
+//===----------------------------------------------------------------------===//
+// reshape
+//===----------------------------------------------------------------------===//
+
+// reshape of reshape becomes one reshape of the original value.
+// CHECK-LABEL: func.func @reshape_compose(
+// CHECK-SAME: %[[X:.*]]: tensor<?x4xf32>)
+// CHECK-NEXT: %[[R:.*]] = tide.reshape %[[X]] : tensor<?x4xf32> to tensor<2x?xf32>
+// CHECK-NEXT: return %[[R]] : tensor<2x?xf32>
+func.func @reshape_compose(%x: tensor<?x4xf32>) -> tensor<2x?xf32> {
+  %0 = tide.reshape %x : tensor<?x4xf32> to tensor<?xf32>
+  %1 = tide.reshape %0 : tensor<?xf32> to tensor<2x?xf32>
+  return %1 : tensor<2x?xf32>
+}
+
+// A reshape to the same type folds.
+// CHECK-LABEL: func.func @reshape_same_type(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3xbf16>)
+// CHECK-NEXT: return %[[X]] : tensor<2x3xbf16>
+func.func @reshape_same_type(%x: tensor<2x3xbf16>) -> tensor<2x3xbf16> {
+  %0 = tide.reshape %x : tensor<2x3xbf16> to tensor<2x3xbf16>
+  return %0 : tensor<2x3xbf16>
+}
+
+// A reshape pair back to the original type composes, then folds away.
+// CHECK-LABEL: func.func @reshape_pair_cancels(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>)
+// CHECK-NEXT: return %[[X]] : tensor<2x3xf32>
+func.func @reshape_pair_cancels(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = tide.reshape %x : tensor<2x3xf32> to tensor<6xf32>
+  %1 = tide.reshape %0 : tensor<6xf32> to tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
+
+// reshape of a constant is a constant of the new shape (same elements, row-major).
+// CHECK-LABEL: func.func @reshape_constant(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<{{\[}}[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi64>
+// CHECK-NEXT: return %[[C]] : tensor<2x3xi64>
+func.func @reshape_constant() -> tensor<2x3xi64> {
+  %c = tide.constant dense<[1, 2, 3, 4, 5, 6]> : tensor<6xi64>
+  %0 = tide.reshape %c : tensor<6xi64> to tensor<2x3xi64>
+  return %0 : tensor<2x3xi64>
+}
+
+//===----------------------------------------------------------------------===//
+// broadcast_to, concat, transfer
+//===----------------------------------------------------------------------===//
+
+// broadcast_to the operand's own type folds.
+// CHECK-LABEL: func.func @broadcast_to_same_type(
+// CHECK-SAME: %[[X:.*]]: tensor<?x3xf32>)
+// CHECK-NEXT: return %[[X]] : tensor<?x3xf32>
+func.func @broadcast_to_same_type(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %0 = tide.broadcast_to %x : tensor<?x3xf32> to tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// broadcast_to of a splat constant is a bigger splat constant.
+// CHECK-LABEL: func.func @broadcast_to_splat(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<2.000000e+00> : tensor<4x3xf32>
+// CHECK-NEXT: return %[[C]] : tensor<4x3xf32>
+func.func @broadcast_to_splat() -> tensor<4x3xf32> {
+  %c = tide.constant dense<2.0> : tensor<3xf32>
+  %0 = tide.broadcast_to %c : tensor<3xf32> to tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// concat of a single input is that input.
+// CHECK-LABEL: func.func @concat_single_input(
+// CHECK-SAME: %[[X:.*]]: tensor<4x?xi8>)
+// CHECK-NEXT: return %[[X]] : tensor<4x?xi8>
+func.func @concat_single_input(%x: tensor<4x?xi8>) -> tensor<4x?xi8> {
+  %0 = tide.concat %x axis = 1 : tensor<4x?xi8>
+  return %0 : tensor<4x?xi8>
+}
+
+// A transfer to the device that produced the value is a no-op.
+// CHECK-LABEL: func.func @transfer_same_device(
+// CHECK-SAME: %[[X:.*]]: tensor<4xf32>)
+// CHECK-NEXT: %[[E:.*]] = tide.exp %[[X]] {tide.device = #tide.device<cuda:0>} : tensor<4xf32>
+// CHECK-NEXT: return %[[E]] : tensor<4xf32>
+func.func @transfer_same_device(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tide.exp %x {tide.device = #tide.device<cuda:0>} : tensor<4xf32>
+  %1 = tide.transfer %0 : tensor<4xf32> to #tide.device<cuda:0>
+  return %1 : tensor<4xf32>
+}
+
+// A transfer's result lives on its destination (cuda:0), whatever device runs
+// the copy: copying it back to the cpu is not a no-op.
+// CHECK-LABEL: func.func @negative_transfer_back(
+// CHECK-SAME: %[[X:.*]]: tensor<4xf32>)
+// CHECK-NEXT: %[[G:.*]] = tide.transfer %[[X]] {tide.device = #tide.device<cpu>} : tensor<4xf32> to #tide.device<cuda:0>
+// CHECK-NEXT: %[[H:.*]] = tide.transfer %[[G]] : tensor<4xf32> to #tide.device<cpu>
+// CHECK-NEXT: return %[[H]] : tensor<4xf32>
+func.func @negative_transfer_back(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tide.transfer %x {tide.device = #tide.device<cpu>}
+      : tensor<4xf32> to #tide.device<cuda:0>
+  %1 = tide.transfer %0 : tensor<4xf32> to #tide.device<cpu>
+  return %1 : tensor<4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Constant folding of elementwise ops
+//===----------------------------------------------------------------------===//
+
+// neg on f32 (0.0 becomes -0.0).
+// CHECK-LABEL: func.func @fold_neg(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[-1.000000e+00, 2.500000e+00, -0.000000e+00, -4.000000e+00]> : tensor<4xf32>
+// CHECK-NEXT: return %[[C]] : tensor<4xf32>
+func.func @fold_neg() -> tensor<4xf32> {
+  %c = tide.constant dense<[1.0, -2.5, 0.0, 4.0]> : tensor<4xf32>
+  %0 = tide.neg %c : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// neg on integers.
+// CHECK-LABEL: func.func @fold_neg_int(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[-5, 0, 9]> : tensor<3xi16>
+// CHECK-NEXT: return %[[C]] : tensor<3xi16>
+func.func @fold_neg_int() -> tensor<3xi16> {
+  %c = tide.constant dense<[5, 0, -9]> : tensor<3xi16>
+  %0 = tide.neg %c : tensor<3xi16>
+  return %0 : tensor<3xi16>
+}
+
+// abs on integers.
+// CHECK-LABEL: func.func @fold_abs_int(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[3, 0, 7]> : tensor<3xi32>
+// CHECK-NEXT: return %[[C]] : tensor<3xi32>
+func.func @fold_abs_int() -> tensor<3xi32> {
+  %c = tide.constant dense<[-3, 0, 7]> : tensor<3xi32>
+  %0 = tide.abs %c : tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+
+// abs on f64.
+// CHECK-LABEL: func.func @fold_abs_float(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[1.500000e+00, 2.000000e+00]> : tensor<2xf64>
+// CHECK-NEXT: return %[[C]] : tensor<2xf64>
+func.func @fold_abs_float() -> tensor<2xf64> {
+  %c = tide.constant dense<[-1.5, 2.0]> : tensor<2xf64>
+  %0 = tide.abs %c : tensor<2xf64>
+  return %0 : tensor<2xf64>
+}
+
+// exp on f32, rounded to f32 (e = 2.71828175 in f32).
+// CHECK-LABEL: func.func @fold_exp(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[1.000000e+00, 2.71828175]> : tensor<2xf32>
+// CHECK-NEXT: return %[[C]] : tensor<2xf32>
+func.func @fold_exp() -> tensor<2xf32> {
+  %c = tide.constant dense<[0.0, 1.0]> : tensor<2xf32>
+  %0 = tide.exp %c : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// exp on f16 rounds to f16 (e = 2.71875 in f16).
+// CHECK-LABEL: func.func @fold_exp_f16(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[1.000000e+00, 2.718750e+00]> : tensor<2xf16>
+// CHECK-NEXT: return %[[C]] : tensor<2xf16>
+func.func @fold_exp_f16() -> tensor<2xf16> {
+  %c = tide.constant dense<[0.0, 1.0]> : tensor<2xf16>
+  %0 = tide.exp %c : tensor<2xf16>
+  return %0 : tensor<2xf16>
+}
+
+// sqrt on f32 (exact squares).
+// CHECK-LABEL: func.func @fold_sqrt(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[2.000000e+00, 1.500000e+00, 0.000000e+00]> : tensor<3xf32>
+// CHECK-NEXT: return %[[C]] : tensor<3xf32>
+func.func @fold_sqrt() -> tensor<3xf32> {
+  %c = tide.constant dense<[4.0, 2.25, 0.0]> : tensor<3xf32>
+  %0 = tide.sqrt %c : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// relu on f32: negatives (and -0.0) become +0.0.
+// CHECK-LABEL: func.func @fold_relu(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[0.000000e+00, 0.000000e+00, 2.500000e+00]> : tensor<3xf32>
+// CHECK-NEXT: return %[[C]] : tensor<3xf32>
+func.func @fold_relu() -> tensor<3xf32> {
+  %c = tide.constant dense<[-1.5, -0.0, 2.5]> : tensor<3xf32>
+  %0 = tide.relu %c : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// relu on integers.
+// CHECK-LABEL: func.func @fold_relu_int(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[0, 0, 4]> : tensor<3xi8>
+// CHECK-NEXT: return %[[C]] : tensor<3xi8>
+func.func @fold_relu_int() -> tensor<3xi8> {
+  %c = tide.constant dense<[-128, 0, 4]> : tensor<3xi8>
+  %0 = tide.relu %c : tensor<3xi8>
+  return %0 : tensor<3xi8>
+}
+
+// floor rounds toward -inf.
+// CHECK-LABEL: func.func @fold_floor(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[-2.000000e+00, 1.000000e+00, 2.000000e+00]> : tensor<3xf32>
+// CHECK-NEXT: return %[[C]] : tensor<3xf32>
+func.func @fold_floor() -> tensor<3xf32> {
+  %c = tide.constant dense<[-1.5, 1.5, 2.0]> : tensor<3xf32>
+  %0 = tide.floor %c : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// ceil rounds toward +inf.
+// CHECK-LABEL: func.func @fold_ceil(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[-1.000000e+00, 2.000000e+00, 2.000000e+00]> : tensor<3xf32>
+// CHECK-NEXT: return %[[C]] : tensor<3xf32>
+func.func @fold_ceil() -> tensor<3xf32> {
+  %c = tide.constant dense<[-1.5, 1.5, 2.0]> : tensor<3xf32>
+  %0 = tide.ceil %c : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// not on i1 is logical negation.
+// CHECK-LABEL: func.func @fold_not_i1(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[false, true]> : tensor<2xi1>
+// CHECK-NEXT: return %[[C]] : tensor<2xi1>
+func.func @fold_not_i1() -> tensor<2xi1> {
+  %c = tide.constant dense<[true, false]> : tensor<2xi1>
+  %0 = tide.not %c : tensor<2xi1>
+  return %0 : tensor<2xi1>
+}
+
+// not on i32 is bitwise: ~x == -x - 1.
+// CHECK-LABEL: func.func @fold_not_i32(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[-6, 5, -1]> : tensor<3xi32>
+// CHECK-NEXT: return %[[C]] : tensor<3xi32>
+func.func @fold_not_i32() -> tensor<3xi32> {
+  %c = tide.constant dense<[5, -6, 0]> : tensor<3xi32>
+  %0 = tide.not %c : tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+
+// add on f32.
+// CHECK-LABEL: func.func @fold_add(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[1.750000e+00, -2.000000e+00]> : tensor<2xf32>
+// CHECK-NEXT: return %[[C]] : tensor<2xf32>
+func.func @fold_add() -> tensor<2xf32> {
+  %a = tide.constant dense<[1.5, 2.0]> : tensor<2xf32>
+  %b = tide.constant dense<[0.25, -4.0]> : tensor<2xf32>
+  %0 = tide.add %a, %b : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// add on integers, with a splat operand.
+// CHECK-LABEL: func.func @fold_add_int(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[11, 8, 10]> : tensor<3xi64>
+// CHECK-NEXT: return %[[C]] : tensor<3xi64>
+func.func @fold_add_int() -> tensor<3xi64> {
+  %a = tide.constant dense<[1, -2, 0]> : tensor<3xi64>
+  %b = tide.constant dense<10> : tensor<3xi64>
+  %0 = tide.add %a, %b : tensor<3xi64>
+  return %0 : tensor<3xi64>
+}
+
+// sub on f32.
+// CHECK-LABEL: func.func @fold_sub(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[1.250000e+00, 6.000000e+00]> : tensor<2xf32>
+// CHECK-NEXT: return %[[C]] : tensor<2xf32>
+func.func @fold_sub() -> tensor<2xf32> {
+  %a = tide.constant dense<[1.5, 2.0]> : tensor<2xf32>
+  %b = tide.constant dense<[0.25, -4.0]> : tensor<2xf32>
+  %0 = tide.sub %a, %b : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// mul on f32.
+// CHECK-LABEL: func.func @fold_mul(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[3.750000e-01, -8.000000e+00]> : tensor<2xf32>
+// CHECK-NEXT: return %[[C]] : tensor<2xf32>
+func.func @fold_mul() -> tensor<2xf32> {
+  %a = tide.constant dense<[1.5, 2.0]> : tensor<2xf32>
+  %b = tide.constant dense<[0.25, -4.0]> : tensor<2xf32>
+  %0 = tide.mul %a, %b : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// div on f32.
+// CHECK-LABEL: func.func @fold_div(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[6.000000e+00, -5.000000e-01]> : tensor<2xf32>
+// CHECK-NEXT: return %[[C]] : tensor<2xf32>
+func.func @fold_div() -> tensor<2xf32> {
+  %a = tide.constant dense<[1.5, 2.0]> : tensor<2xf32>
+  %b = tide.constant dense<[0.25, -4.0]> : tensor<2xf32>
+  %0 = tide.div %a, %b : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// Integer div truncates toward zero (-7 / 2 == -3).
+// CHECK-LABEL: func.func @fold_div_int(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[3, -3, -3, 3]> : tensor<4xi32>
+// CHECK-NEXT: return %[[C]] : tensor<4xi32>
+func.func @fold_div_int() -> tensor<4xi32> {
+  %a = tide.constant dense<[7, -7, 7, -7]> : tensor<4xi32>
+  %b = tide.constant dense<[2, 2, -2, -2]> : tensor<4xi32>
+  %0 = tide.div %a, %b : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// Integer division by zero is left for run time.
+// CHECK-LABEL: func.func @negative_div_int_by_zero(
+// CHECK-DAG: %[[A:.*]] = tide.constant dense<[7, -7]> : tensor<2xi32>
+// CHECK-DAG: %[[B:.*]] = tide.constant dense<[2, 0]> : tensor<2xi32>
+// CHECK: %[[D:.*]] = tide.div %[[A]], %[[B]] : tensor<2xi32>
+// CHECK-NEXT: return %[[D]] : tensor<2xi32>
+func.func @negative_div_int_by_zero() -> tensor<2xi32> {
+  %a = tide.constant dense<[7, -7]> : tensor<2xi32>
+  %b = tide.constant dense<[2, 0]> : tensor<2xi32>
+  %0 = tide.div %a, %b : tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// INT_MIN / -1 overflows and is left for run time as well.
+// CHECK-LABEL: func.func @negative_div_int_overflow(
+// CHECK: %[[D:.*]] = tide.div
+// CHECK-NEXT: return %[[D]] : tensor<1xi8>
+func.func @negative_div_int_overflow() -> tensor<1xi8> {
+  %a = tide.constant dense<-128> : tensor<1xi8>
+  %b = tide.constant dense<-1> : tensor<1xi8>
+  %0 = tide.div %a, %b : tensor<1xi8>
+  return %0 : tensor<1xi8>
+}
+
+// maximum on f32 and on (signed) integers.
+// CHECK-LABEL: func.func @fold_maximum(
+// CHECK-DAG: %[[F:.*]] = tide.constant dense<[1.500000e+00, 3.000000e+00]> : tensor<2xf32>
+// CHECK-DAG: %[[I:.*]] = tide.constant dense<[5, -1]> : tensor<2xi8>
+// CHECK-NOT: tide.maximum
+// CHECK: return %[[F]], %[[I]] : tensor<2xf32>, tensor<2xi8>
+func.func @fold_maximum() -> (tensor<2xf32>, tensor<2xi8>) {
+  %a = tide.constant dense<[1.5, -2.0]> : tensor<2xf32>
+  %b = tide.constant dense<[0.5, 3.0]> : tensor<2xf32>
+  %0 = tide.maximum %a, %b : tensor<2xf32>
+  %c = tide.constant dense<[5, -128]> : tensor<2xi8>
+  %d = tide.constant dense<[-3, -1]> : tensor<2xi8>
+  %1 = tide.maximum %c, %d : tensor<2xi8>
+  return %0, %1 : tensor<2xf32>, tensor<2xi8>
+}
+
+// minimum on f32 and on (signed) integers.
+// CHECK-LABEL: func.func @fold_minimum(
+// CHECK-DAG: %[[F:.*]] = tide.constant dense<[5.000000e-01, -2.000000e+00]> : tensor<2xf32>
+// CHECK-DAG: %[[I:.*]] = tide.constant dense<[-3, -128]> : tensor<2xi8>
+// CHECK-NOT: tide.minimum
+// CHECK: return %[[F]], %[[I]] : tensor<2xf32>, tensor<2xi8>
+func.func @fold_minimum() -> (tensor<2xf32>, tensor<2xi8>) {
+  %a = tide.constant dense<[1.5, -2.0]> : tensor<2xf32>
+  %b = tide.constant dense<[0.5, 3.0]> : tensor<2xf32>
+  %0 = tide.minimum %a, %b : tensor<2xf32>
+  %c = tide.constant dense<[5, -128]> : tensor<2xi8>
+  %d = tide.constant dense<[-3, -1]> : tensor<2xi8>
+  %1 = tide.minimum %c, %d : tensor<2xi8>
+  return %0, %1 : tensor<2xf32>, tensor<2xi8>
+}
+
+// and / or on i1 are logical.
+// CHECK-LABEL: func.func @fold_and_or_i1(
+// CHECK-DAG: %[[AND:.*]] = tide.constant dense<[true, false, false, false]> : tensor<4xi1>
+// CHECK-DAG: %[[OR:.*]] = tide.constant dense<[true, true, true, false]> : tensor<4xi1>
+// CHECK-NOT: tide.and
+// CHECK-NOT: tide.or
+// CHECK: return %[[AND]], %[[OR]] : tensor<4xi1>, tensor<4xi1>
+func.func @fold_and_or_i1() -> (tensor<4xi1>, tensor<4xi1>) {
+  %a = tide.constant dense<[true, true, false, false]> : tensor<4xi1>
+  %b = tide.constant dense<[true, false, true, false]> : tensor<4xi1>
+  %0 = tide.and %a, %b : tensor<4xi1>
+  %1 = tide.or %a, %b : tensor<4xi1>
+  return %0, %1 : tensor<4xi1>, tensor<4xi1>
+}
+
+// and / or on i32 are bitwise (12 & 10 == 8, 12 | 10 == 14).
+// CHECK-LABEL: func.func @fold_and_or_i32(
+// CHECK-DAG: %[[AND:.*]] = tide.constant dense<[8, 6]> : tensor<2xi32>
+// CHECK-DAG: %[[OR:.*]] = tide.constant dense<[14, -1]> : tensor<2xi32>
+// CHECK-NOT: tide.and
+// CHECK-NOT: tide.or
+// CHECK: return %[[AND]], %[[OR]] : tensor<2xi32>, tensor<2xi32>
+func.func @fold_and_or_i32() -> (tensor<2xi32>, tensor<2xi32>) {
+  %a = tide.constant dense<[12, -1]> : tensor<2xi32>
+  %b = tide.constant dense<[10, 6]> : tensor<2xi32>
+  %0 = tide.and %a, %b : tensor<2xi32>
+  %1 = tide.or %a, %b : tensor<2xi32>
+  return %0, %1 : tensor<2xi32>, tensor<2xi32>
+}
+
+// Constants that broadcast against each other are not folded.
+// CHECK-LABEL: func.func @negative_add_broadcast(
+// CHECK-DAG: %[[A:.*]] = tide.constant dense<{{\[}}[1.000000e+00], [2.000000e+00]]> : tensor<2x1xf32>
+// CHECK-DAG: %[[B:.*]] = tide.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<3xf32>
+// CHECK: %[[S:.*]] = tide.add %[[A]], %[[B]] : tensor<2x1xf32>, tensor<3xf32>
+// CHECK-NEXT: return %[[S]] : tensor<2x3xf32>
+func.func @negative_add_broadcast() -> tensor<2x3xf32> {
+  %a = tide.constant dense<[[1.0], [2.0]]> : tensor<2x1xf32>
+  %b = tide.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %0 = tide.add %a, %b : tensor<2x1xf32>, tensor<3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// A large splat is cheap to fold, whatever its element count.
+// CHECK-LABEL: func.func @fold_large_splat(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<-3> : tensor<100000xi32>
+// CHECK-NEXT: return %[[C]] : tensor<100000xi32>
+func.func @fold_large_splat() -> tensor<100000xi32> {
+  %c = tide.constant dense<3> : tensor<100000xi32>
+  %0 = tide.neg %c : tensor<100000xi32>
+  return %0 : tensor<100000xi32>
+}
+
+// A non-splat constant of more than 4096 elements (4097 bytes 0, 1, ..., 250,
+// 0, 1, ...) is not folded: folding would bloat the IR.
+// CHECK-LABEL: func.func @negative_fold_large_constant(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<"0x{{[0-9A-F]+}}"> : tensor<4097xi8>
+// CHECK-NEXT: %[[N:.*]] = tide.neg %[[C]] : tensor<4097xi8>
+// CHECK-NEXT: return %[[N]] : tensor<4097xi8>
+func.func @negative_fold_large_constant() -> tensor<4097xi8> {
+  %c = tide.constant dense<"0x000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FA000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FA000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FA000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FA000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FA000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FA000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FA000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FA000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FA000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FA000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FA000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FA000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FA000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FA000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FA000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBFC0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FA000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F50"> : tensor<4097xi8>
+  %0 = tide.neg %c : tensor<4097xi8>
+  return %0 : tensor<4097xi8>
+}

@@ -1,0 +1,697 @@
+// RUN: tide-opt %s -split-input-file -verify-diagnostics
+
+// One case per user-facing error of the tide dialect. Errors from type
+// inference are reported by the parser for the custom form (at the op) and by
+// the verifier for the generic form.
+
+//===----------------------------------------------------------------------===//
+// Mixed element types: never promoted, the fix is an explicit tide.cast
+//===----------------------------------------------------------------------===//
+
+// Binary elementwise op with f32 and f64 operands.
+func.func @add_mixed_types(%a: tensor<4xf32>, %b: tensor<4xf64>) {
+  // expected-error @+1 {{'tide.add' operands have different element types ('f32' and 'f64'); Tide never converts implicitly: insert 'tide.cast' on one operand}}
+  %0 = tide.add %a, %b : tensor<4xf32>, tensor<4xf64>
+  return
+}
+
+// -----
+
+// cmp with float and integer operands.
+func.func @cmp_mixed_types(%a: tensor<4xf32>, %b: tensor<4xi32>) {
+  // expected-error @+1 {{'tide.cmp' operands have different element types ('f32' and 'i32'); Tide never converts implicitly: insert 'tide.cast'}}
+  %0 = tide.cmp eq, %a, %b : tensor<4xf32>, tensor<4xi32>
+  return
+}
+
+// -----
+
+// select whose two value operands differ in element type.
+func.func @select_mixed_types(%m: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xf64>) {
+  // expected-error @+1 {{'tide.select' operands have different element types ('f32' and 'f64'); Tide never converts implicitly: insert 'tide.cast'}}
+  %0 = tide.select %m, %a, %b : tensor<4xi1>, tensor<4xf32>, tensor<4xf64>
+  return
+}
+
+// -----
+
+// matmul with f32 and f16 operands.
+func.func @matmul_mixed_types(%a: tensor<4x5xf32>, %b: tensor<5x3xf16>) {
+  // expected-error @+1 {{'tide.matmul' operands have different element types ('f32' and 'f16'); Tide never converts implicitly: insert 'tide.cast'}}
+  %0 = tide.matmul %a, %b : tensor<4x5xf32>, tensor<5x3xf16>
+  return
+}
+
+// -----
+
+// concat of f32 and f64 inputs.
+func.func @concat_mixed_types(%a: tensor<4x5xf32>, %b: tensor<4x5xf64>) {
+  // expected-error @+1 {{'tide.concat' operands have different element types ('f32' and 'f64'); Tide never converts implicitly: insert 'tide.cast'}}
+  %0 = tide.concat %a, %b axis = 0 : tensor<4x5xf32>, tensor<4x5xf64>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Element kinds
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// Float-only unary op (verifier) on an integer tensor.
+func.func @exp_on_integer(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'tide.exp' expects a floating-point element type (f16, bf16, f32 or f64) but got 'i32'; convert the operand with 'tide.cast' to a floating-point type first}}
+  %0 = tide.exp %a : tensor<4xi32>
+  return
+}
+
+// -----
+
+// elu is float-only too (its own verifier).
+func.func @elu_on_integer(%a: tensor<4xi8>) {
+  // expected-error @+1 {{'tide.elu' expects a floating-point element type (f16, bf16, f32 or f64) but got 'i8'}}
+  %0 = tide.elu %a alpha = 0.5 : tensor<4xi8>
+  return
+}
+
+// -----
+
+// Float-only binary op (type inference) on an integer tensor.
+func.func @pow_on_integer(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'tide.pow' expects a floating-point element type (f16, bf16, f32 or f64) but got 'i32'; convert the operand with 'tide.cast' to a floating-point type first}}
+  %0 = tide.pow %a, %a : tensor<4xi32>
+  return
+}
+
+// -----
+
+// Integer-only unary op on a float tensor.
+func.func @not_on_float(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tide.not' expects an integer or boolean element type (i1, i8, i16, i32 or i64) but got 'f32'; compare with 'tide.cmp' or convert with 'tide.cast' first}}
+  %0 = tide.not %a : tensor<4xf32>
+  return
+}
+
+// -----
+
+// Integer-only binary op on a float tensor.
+func.func @and_on_float(%a: tensor<4xbf16>) {
+  // expected-error @+1 {{'tide.and' expects an integer or boolean element type (i1, i8, i16, i32 or i64) but got 'bf16'; compare with 'tide.cmp' or convert with 'tide.cast' first}}
+  %0 = tide.and %a, %a : tensor<4xbf16>
+  return
+}
+
+// -----
+
+// Numeric unary op on i1: booleans are not numbers.
+func.func @neg_on_i1(%a: tensor<4xi1>) {
+  // expected-error @+1 {{'tide.neg' expects a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
+  %0 = tide.neg %a : tensor<4xi1>
+  return
+}
+
+// -----
+
+// Numeric binary op on i1.
+func.func @add_on_i1(%a: tensor<4xi1>) {
+  // expected-error @+1 {{'tide.add' expects a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
+  %0 = tide.add %a, %a : tensor<4xi1>
+  return
+}
+
+// -----
+
+// matmul on i1.
+func.func @matmul_on_i1(%a: tensor<4x4xi1>) {
+  // expected-error @+1 {{'tide.matmul' expects a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
+  %0 = tide.matmul %a, %a : tensor<4x4xi1>
+  return
+}
+
+// -----
+
+// Numeric reduction on i1.
+func.func @reduce_sum_on_i1(%a: tensor<4x5xi1>) {
+  // expected-error @+1 {{'tide.reduce_sum' expects a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
+  %0 = tide.reduce_sum %a axes = [0] : tensor<4x5xi1>
+  return
+}
+
+// -----
+
+// Float-only reduction on integers.
+func.func @reduce_mean_on_integer(%a: tensor<4x5xi64>) {
+  // expected-error @+1 {{'tide.reduce_mean' expects a floating-point element type (f16, bf16, f32 or f64) but got 'i64'}}
+  %0 = tide.reduce_mean %a axes = [0] : tensor<4x5xi64>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Broadcasting
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// Trailing dimensions 3 and 4 neither match nor are 1.
+func.func @add_no_broadcast(%a: tensor<4x3xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{'tide.add' operand shapes [4, 3] and [4] do not broadcast: trailing dimensions must be equal or 1; reshape or broadcast_to one operand}}
+  %0 = tide.add %a, %b : tensor<4x3xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+// The condition of a select does not broadcast against the values.
+func.func @select_no_broadcast(%m: tensor<3xi1>, %a: tensor<4xf32>) {
+  // expected-error @+1 {{'tide.select' operand shapes [3], [4] and [4] do not broadcast}}
+  %0 = tide.select %m, %a, %a : tensor<3xi1>, tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+// Broadcasting ops need ranked operands.
+func.func @add_unranked(%a: tensor<*xf32>) {
+  // expected-error @+1 {{'tide.add' expects ranked tensor operands}}
+  %0 = tide.add %a, %a : tensor<*xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// A vector operand: matmul needs rank >= 2.
+func.func @matmul_rank1(%a: tensor<4xf32>, %b: tensor<4x3xf32>) {
+  // expected-error @+1 {{'tide.matmul' operands must have rank >= 2, got ranks 1 and 2; reshape a vector to [1, n] or [n, 1]}}
+  %0 = tide.matmul %a, %b : tensor<4xf32>, tensor<4x3xf32>
+  return
+}
+
+// -----
+
+// K of lhs (5) differs from K of rhs (4).
+func.func @matmul_k_mismatch(%a: tensor<4x5xf32>, %b: tensor<4x3xf32>) {
+  // expected-error @+1 {{'tide.matmul' contraction sizes differ: lhs [4, 5] has K = 5 but rhs [4, 3] has K = 4}}
+  %0 = tide.matmul %a, %b : tensor<4x5xf32>, tensor<4x3xf32>
+  return
+}
+
+// -----
+
+// Batch dimensions 2 and 3 do not broadcast.
+func.func @matmul_batch_mismatch(%a: tensor<2x4x5xf32>, %b: tensor<3x5x3xf32>) {
+  // expected-error @+1 {{'tide.matmul' batch dimensions [2] and [3] do not broadcast}}
+  %0 = tide.matmul %a, %b : tensor<2x4x5xf32>, tensor<3x5x3xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// A reduction must name at least one axis.
+func.func @reduce_empty_axes(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.reduce_sum' needs at least one axis in 'axes'}}
+  %0 = tide.reduce_sum %a axes = [] : tensor<4x5xf32>
+  return
+}
+
+// -----
+
+// Axis 2 of a rank-2 tensor.
+func.func @reduce_axis_too_large(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.reduce_prod' axis 2 is out of range for a rank-2 tensor; valid axes are [-2, 2)}}
+  %0 = tide.reduce_prod %a axes = [2] : tensor<4x5xf32>
+  return
+}
+
+// -----
+
+// Axis -3 of a rank-2 tensor (negative axes are bounded too).
+func.func @reduce_axis_too_small(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.reduce_max' axis -3 is out of range for a rank-2 tensor; valid axes are [-2, 2)}}
+  %0 = tide.reduce_max %a axes = [-3] : tensor<4x5xf32>
+  return
+}
+
+// -----
+
+// Axes 1 and -1 name the same dimension.
+func.func @reduce_repeated_axis(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.reduce_min' axis -1 is listed more than once}}
+  %0 = tide.reduce_min %a axes = [1, -1] : tensor<4x5xf32>
+  return
+}
+
+// -----
+
+// argmax reduces exactly one axis.
+func.func @argmax_two_axes(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.argmax' reduces exactly one axis, got 2}}
+  %0 = tide.argmax %a axes = [0, 1] : tensor<4x5xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// A perm with a repeated entry.
+func.func @transpose_repeated(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.transpose' perm [0, 0] is not a permutation of [0, 2)}}
+  %0 = tide.transpose %a perm = [0, 0] : tensor<4x5xf32>
+  return
+}
+
+// -----
+
+// A perm with an entry out of range.
+func.func @transpose_out_of_range(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.transpose' perm [1, 2] is not a permutation of [0, 2)}}
+  %0 = tide.transpose %a perm = [1, 2] : tensor<4x5xf32>
+  return
+}
+
+// -----
+
+// A perm of the wrong length.
+func.func @transpose_wrong_length(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.transpose' perm has 3 entries but the input has rank 2}}
+  %0 = tide.transpose %a perm = [0, 1, 2] : tensor<4x5xf32>
+  return
+}
+
+// -----
+
+// 20 elements cannot become 21.
+func.func @reshape_count(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.reshape' op cannot reshape 20 elements [4, 5] into 21 elements [3, 7]}}
+  %0 = tide.reshape %a : tensor<4x5xf32> to tensor<3x7xf32>
+  return
+}
+
+// -----
+
+// reshape never changes the element type.
+func.func @reshape_element_type(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.reshape' op cannot change the element type ('f32' to 'f64'); use 'tide.cast'}}
+  %0 = tide.reshape %a : tensor<4x5xf32> to tensor<20xf64>
+  return
+}
+
+// -----
+
+// broadcast_to cannot drop dimensions.
+func.func @broadcast_to_lower_rank(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.broadcast_to' op cannot broadcast rank 2 to the lower rank 1}}
+  %0 = tide.broadcast_to %a : tensor<4x5xf32> to tensor<5xf32>
+  return
+}
+
+// -----
+
+// Dimension 1 is 5: neither 1 nor the target 6.
+func.func @broadcast_to_incompatible(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.broadcast_to' op cannot broadcast [4, 5] to [2, 4, 6]: dimension 1 is 5, which is neither 1 nor 6}}
+  %0 = tide.broadcast_to %a : tensor<4x5xf32> to tensor<2x4x6xf32>
+  return
+}
+
+// -----
+
+// broadcast_to never changes the element type.
+func.func @broadcast_to_element_type(%a: tensor<5xf32>) {
+  // expected-error @+1 {{'tide.broadcast_to' op cannot change the element type ('f32' to 'i32'); use 'tide.cast'}}
+  %0 = tide.broadcast_to %a : tensor<5xf32> to tensor<4x5xi32>
+  return
+}
+
+// -----
+
+// concat inputs of different ranks.
+func.func @concat_rank_mismatch(%a: tensor<4x5xf32>, %b: tensor<5xf32>) {
+  // expected-error @+1 {{'tide.concat' inputs must have the same rank, got 2 and 1}}
+  %0 = tide.concat %a, %b axis = 0 : tensor<4x5xf32>, tensor<5xf32>
+  return
+}
+
+// -----
+
+// concat inputs that differ off the concatenation axis.
+func.func @concat_dim_mismatch(%a: tensor<4x5xf32>, %b: tensor<4x6xf32>) {
+  // expected-error @+1 {{'tide.concat' inputs [4, 5] and [4, 6] differ in dimension 1, which is not the concatenation axis 0}}
+  %0 = tide.concat %a, %b axis = 0 : tensor<4x5xf32>, tensor<4x6xf32>
+  return
+}
+
+// -----
+
+// concat axis out of range.
+func.func @concat_bad_axis(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.concat' axis -3 is out of range for a rank-2 tensor; valid axes are [-2, 2)}}
+  %0 = tide.concat %a, %a axis = -3 : tensor<4x5xf32>, tensor<4x5xf32>
+  return
+}
+
+// -----
+
+// Rank-0 tensors have no axis to join along.
+func.func @concat_rank0(%a: tensor<f32>) {
+  // expected-error @+1 {{'tide.concat' cannot join rank-0 tensors}}
+  %0 = tide.concat %a, %a axis = 0 : tensor<f32>, tensor<f32>
+  return
+}
+
+// -----
+
+// concat of nothing (only expressible in the generic form).
+func.func @concat_no_inputs() {
+  // expected-error @+2 {{'tide.concat' needs at least one input}}
+  // expected-error @+1 {{'tide.concat' op failed to infer returned types}}
+  %0 = "tide.concat"() <{axis = 0 : i64}> : () -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// start has one entry for a rank-2 input.
+func.func @slice_wrong_lengths(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.slice' start, limit and strides need one entry per dimension (rank 2), got 1, 2 and 2}}
+  %0 = tide.slice %a start = [0] limit = [1, 1] strides = [1, 1] : tensor<4x5xf32>
+  return
+}
+
+// -----
+
+// A zero stride.
+func.func @slice_zero_stride(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.slice' stride 0 in dimension 1 must be positive}}
+  %0 = tide.slice %a start = [0, 0] limit = [1, 1] strides = [1, 0] : tensor<4x5xf32>
+  return
+}
+
+// -----
+
+// A negative stride.
+func.func @slice_negative_stride(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.slice' stride -1 in dimension 0 must be positive}}
+  %0 = tide.slice %a start = [3, 0] limit = [4, 1] strides = [-1, 1] : tensor<4x5xf32>
+  return
+}
+
+// -----
+
+// start above limit.
+func.func @slice_start_above_limit(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.slice' needs 0 <= start <= limit in dimension 0, got start 2 and limit 1}}
+  %0 = tide.slice %a start = [2, 0] limit = [1, 1] strides = [1, 1] : tensor<4x5xf32>
+  return
+}
+
+// -----
+
+// A negative start.
+func.func @slice_negative_start(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.slice' needs 0 <= start <= limit in dimension 1, got start -1 and limit 1}}
+  %0 = tide.slice %a start = [0, -1] limit = [1, 1] strides = [1, 1] : tensor<4x5xf32>
+  return
+}
+
+// -----
+
+// limit beyond the size of the dimension.
+func.func @slice_limit_beyond_size(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.slice' limit 6 exceeds the size 5 of dimension 1}}
+  %0 = tide.slice %a start = [0, 0] limit = [1, 6] strides = [1, 1] : tensor<4x5xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax, cast, constant, transfer
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// softmax is float-only.
+func.func @softmax_on_integer(%a: tensor<4x5xi32>) {
+  // expected-error @+1 {{'tide.softmax' expects a floating-point element type (f16, bf16, f32 or f64) but got 'i32'}}
+  %0 = tide.softmax %a axis = 1 : tensor<4x5xi32>
+  return
+}
+
+// -----
+
+// log_softmax axis out of range.
+func.func @log_softmax_bad_axis(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.log_softmax' axis 2 is out of range for a rank-2 tensor; valid axes are [-2, 2)}}
+  %0 = tide.log_softmax %a axis = 2 : tensor<4x5xf32>
+  return
+}
+
+// -----
+
+// cast that changes the rank.
+func.func @cast_changes_rank(%a: tensor<4x5xf32>) {
+  // expected-error @+1 {{'tide.cast' op changes the shape from [4, 5] to [20]; 'tide.cast' only converts element types (use 'tide.reshape' to change the shape)}}
+  %0 = tide.cast %a : tensor<4x5xf32> to tensor<20xf64>
+  return
+}
+
+// -----
+
+// cast that changes a dimension size.
+func.func @cast_changes_dim(%a: tensor<4x?xf32>) {
+  // expected-error @+1 {{'tide.cast' op changes the shape from [4, ?] to [5, ?]; 'tide.cast' only converts element types}}
+  %0 = tide.cast %a : tensor<4x?xf32> to tensor<5x?xf16>
+  return
+}
+
+// -----
+
+// The value attribute and the result of a constant disagree (generic form).
+func.func @constant_type_mismatch() {
+  // expected-error @+1 {{'tide.constant' op value type 'tensor<4xf32>' does not match result type 'tensor<4xf64>'}}
+  %0 = "tide.constant"() <{value = dense<1.0> : tensor<4xf32>}> : () -> tensor<4xf64>
+  return
+}
+
+// -----
+
+// A constant needs an elements attribute, not a scalar.
+func.func @constant_scalar() {
+  // expected-error @+1 {{expected a dense elements attribute such as dense<1.0> : tensor<4xf32>}}
+  %0 = tide.constant 1.0 : f32
+  return
+}
+
+// -----
+
+// transfer's destination must be a device attribute, not a string.
+func.func @transfer_to_string(%a: tensor<4xf32>) {
+  // expected-error @+1 {{expected a device such as #tide.device<cuda:0>, got "cuda:0"}}
+  %0 = tide.transfer %a : tensor<4xf32> to "cuda:0"
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Device attribute syntax
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// "gpu" is not a device kind.
+func.func @device_unknown_kind(%a: tensor<4xf32>) {
+  // expected-error @+1 {{unknown device 'gpu'; expected 'cpu' or 'cuda:N' (e.g. cuda:0)}}
+  %0 = tide.exp %a {tide.device = #tide.device<gpu>} : tensor<4xf32>
+  return
+}
+
+// -----
+
+// A CUDA device without an ordinal.
+func.func @device_missing_ordinal(%a: tensor<4xf32>) {
+  // expected-error @+1 {{a CUDA device needs an ordinal: 'cuda:N'}}
+  %0 = tide.exp %a {tide.device = #tide.device<cuda>} : tensor<4xf32>
+  return
+}
+
+// -----
+
+// Ordinal 64 is one past the last CUDA device.
+func.func @device_ordinal_too_large(%a: tensor<4xf32>) {
+  // expected-error @+1 {{CUDA device ordinal 64 is out of range [0, 64)}}
+  %0 = tide.exp %a {tide.device = #tide.device<cuda:64>} : tensor<4xf32>
+  return
+}
+
+// -----
+
+// Negative ordinals are out of range as well.
+func.func @device_ordinal_negative(%a: tensor<4xf32>) {
+  // expected-error @+1 {{CUDA device ordinal -1 is out of range [0, 64)}}
+  %0 = tide.exp %a {tide.device = #tide.device<cuda:-1>} : tensor<4xf32>
+  return
+}
+
+// -----
+
+// The device must start with a keyword.
+func.func @device_not_a_keyword(%a: tensor<4xf32>) {
+  // expected-error @+1 {{expected a device: 'cpu' or 'cuda:N'}}
+  %0 = tide.exp %a {tide.device = #tide.device<0>} : tensor<4xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Placement attributes on ops, functions and modules
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// tide.device with a string instead of a device.
+func.func @device_not_a_device(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tide.device' must be a device attribute such as #tide.device<cpu> or #tide.device<cuda:0>}}
+  %0 = tide.exp %a {tide.device = "cuda:0"} : tensor<4xf32>
+  return
+}
+
+// -----
+
+// tide.default_device with an integer instead of a device.
+// expected-error @+1 {{'tide.default_device' must be a device attribute such as #tide.device<cpu> or #tide.device<cuda:0>}}
+func.func @default_device_not_a_device() attributes {tide.default_device = 0 : i32} {
+  return
+}
+
+// -----
+
+// A misspelled tide.* attribute is rejected, not ignored.
+func.func @unknown_op_attribute(%a: tensor<4xf32>) {
+  // expected-error @+1 {{unknown Tide attribute 'tide.devices'; known: tide.device, tide.default_device, tide.colocate, tide.reason}}
+  %0 = tide.exp %a {tide.devices = #tide.device<cpu>} : tensor<4xf32>
+  return
+}
+
+// -----
+
+// tide.reason must be a string.
+func.func @reason_not_a_string(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tide.reason' must be a string}}
+  %0 = tide.exp %a {tide.reason = 1 : i32} : tensor<4xf32>
+  return
+}
+
+// -----
+
+// tide.colocate must be a string.
+func.func @colocate_not_a_string(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tide.colocate' must be a string}}
+  %0 = tide.exp %a {tide.colocate = #tide.device<cpu>} : tensor<4xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Function boundary attributes
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// tide.resident on an argument with a string instead of a device.
+// expected-error @+1 {{'tide.resident' on a function argument must be a device attribute such as #tide.device<cuda:0>}}
+func.func @resident_arg_not_a_device(%a: tensor<4xf32> {tide.resident = "cuda:0"}) {
+  return
+}
+
+// -----
+
+// tide.resident on a result with an integer instead of a device.
+// expected-error @+1 {{'tide.resident' on a function result must be a device attribute such as #tide.device<cuda:0>}}
+func.func @resident_result_not_a_device(%a: tensor<4xf32>) -> (tensor<4xf32> {tide.resident = 1 : i32}) {
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+// An unknown tide.* argument attribute.
+// expected-error @+1 {{unknown Tide function argument attribute 'tide.foo'; known: tide.resident, tide.donate}}
+func.func @unknown_arg_attribute(%a: tensor<4xf32> {tide.foo}) {
+  return
+}
+
+// -----
+
+// tide.donate only applies to arguments.
+// expected-error @+1 {{unknown Tide function result attribute 'tide.donate'; known: tide.resident}}
+func.func @donate_on_result(%a: tensor<4xf32>) -> (tensor<4xf32> {tide.donate}) {
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+// tide.donate is a unit attribute.
+// expected-error @+1 {{'tide.donate' takes no value}}
+func.func @donate_with_value(%a: tensor<4xf32> {tide.donate = true}) {
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Generic form: the declared result type must be the inferred one
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// add of two f32 tensors declared to produce f64.
+func.func @generic_wrong_result_element(%a: tensor<4xf32>) {
+  // expected-error @+2 {{'tide.add' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<4xf64>'}}
+  // expected-error @+1 {{'tide.add' op failed to infer returned types}}
+  %0 = "tide.add"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf64>
+  return
+}
+
+// -----
+
+// reduce_sum with keepdims declared without the kept dimension.
+func.func @generic_wrong_result_shape(%a: tensor<4x5xf32>) {
+  // expected-error @+2 {{'tide.reduce_sum' op inferred type(s) 'tensor<4x1xf32>' are incompatible with return type(s) of operation 'tensor<4xf32>'}}
+  // expected-error @+1 {{'tide.reduce_sum' op failed to infer returned types}}
+  %0 = "tide.reduce_sum"(%a) <{axes = array<i64: 1>, keepdims}> : (tensor<4x5xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// Inference errors surface through the verifier in the generic form too.
+func.func @generic_matmul_k_mismatch(%a: tensor<4x5xf32>, %b: tensor<4x3xf32>) {
+  // expected-error @+2 {{'tide.matmul' contraction sizes differ: lhs [4, 5] has K = 5 but rhs [4, 3] has K = 4}}
+  // expected-error @+1 {{'tide.matmul' op failed to infer returned types}}
+  %0 = "tide.matmul"(%a, %b) : (tensor<4x5xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Unranked operands in the custom form: a diagnostic, never a crash
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// matmul needs ranked operands; this must be an error, not a crash.
+func.func @matmul_unranked(%a: tensor<*xf32>) {
+  // expected-error @+1 {{'tide.matmul' expects ranked tensor operands}}
+  %0 = tide.matmul %a, %a : tensor<*xf32>
+  return
+}
+
+// -----
+
+// concat needs ranked inputs; this must be an error, not a crash.
+func.func @concat_unranked(%a: tensor<*xf32>) {
+  // expected-error @+1 {{'tide.concat' expects ranked tensor operands}}
+  %0 = tide.concat %a, %a axis = 0 : tensor<*xf32>, tensor<*xf32>
+  return
+}
