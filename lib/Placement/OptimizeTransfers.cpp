@@ -46,6 +46,8 @@ struct OptimizeTransfersPass
     // 2. One copy per (value, destination), placed right after the value is
     //    defined so it dominates every use.
     llvm::DenseMap<std::pair<Value, Attribute>, TransferOp> kept;
+    // Copies of block arguments go to the block's start, in program order.
+    llvm::DenseMap<Block *, Operation *> lastArgCopy;
     for (TransferOp op : transfers) {
       if (op.getResult().use_empty())
         continue;
@@ -55,10 +57,15 @@ struct OptimizeTransfersPass
         Value source = op.getInput();
         if (Operation *def = source.getDefiningOp())
           op->moveAfter(def);
-        else if (Operation *front =
-                     &cast<BlockArgument>(source).getOwner()->front();
-                 front != op)
-          op->moveBefore(front);
+        else {
+          Block *block = cast<BlockArgument>(source).getOwner();
+          Operation *&last = lastArgCopy[block];
+          if (last)
+            op->moveAfter(last);
+          else if (&block->front() != op)
+            op->moveBefore(&block->front());
+          last = op;
+        }
         kept[key] = op;
         continue;
       }

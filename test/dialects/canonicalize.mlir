@@ -32,8 +32,7 @@ func.func @negative_cast_round_trip(%x: tensor<4xf32>) -> tensor<4xf32> {
 // transpose
 //===----------------------------------------------------------------------===//
 
-// Two transposes compose into one whose perm is inner[outer[i]]; the perms
-// are chosen so that the other composition order ([2, 1, 0]) would differ.
+// Transposes compose to perm inner[outer[i]] (the wrong order would give [2, 1, 0]).
 // CHECK-LABEL: func.func @transpose_compose(
 // CHECK-SAME: %[[X:.*]]: tensor<2x3x4xf32>)
 // CHECK-NEXT: %[[T:.*]] = tide.transpose %[[X]] perm = [0, 2, 1] : tensor<2x3x4xf32>
@@ -109,7 +108,7 @@ func.func @reshape_pair_cancels(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   return %1 : tensor<2x3xf32>
 }
 
-// reshape of a constant is a constant of the new shape (same elements, row-major).
+// reshape of a constant is a constant of the new shape (row-major).
 // CHECK-LABEL: func.func @reshape_constant(
 // CHECK-NEXT: %[[C:.*]] = tide.constant dense<{{\[}}[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi64>
 // CHECK-NEXT: return %[[C]] : tensor<2x3xi64>
@@ -162,8 +161,7 @@ func.func @transfer_same_device(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %1 : tensor<4xf32>
 }
 
-// A transfer's result lives on its destination (cuda:0), whatever device runs
-// the copy: copying it back to the cpu is not a no-op.
+// A transfer's result lives on its destination (cuda:0), so copying it back to cpu stays.
 // CHECK-LABEL: func.func @negative_transfer_back(
 // CHECK-SAME: %[[X:.*]]: tensor<4xf32>)
 // CHECK-NEXT: %[[G:.*]] = tide.transfer %[[X]] {tide.device = #tide.device<cpu>} : tensor<4xf32> to #tide.device<cuda:0>
@@ -485,8 +483,7 @@ func.func @fold_large_splat() -> tensor<100000xi32> {
   return %0 : tensor<100000xi32>
 }
 
-// A non-splat constant of more than 4096 elements (4097 bytes 0, 1, ..., 250,
-// 0, 1, ...) is not folded: folding would bloat the IR.
+// A non-splat constant of more than 4096 elements (4097 x i8) is not folded.
 // CHECK-LABEL: func.func @negative_fold_large_constant(
 // CHECK-NEXT: %[[C:.*]] = tide.constant dense<"0x{{[0-9A-F]+}}"> : tensor<4097xi8>
 // CHECK-NEXT: %[[N:.*]] = tide.neg %[[C]] : tensor<4097xi8>

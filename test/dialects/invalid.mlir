@@ -596,6 +596,15 @@ func.func @colocate_not_a_string(%a: tensor<4xf32>) {
   return
 }
 
+// -----
+
+// tide.decomposed (set by tide-decompose) must be a string.
+func.func @decomposed_not_a_string(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tide.decomposed' must be a string}}
+  %0 = tide.exp %a {tide.decomposed} : tensor<4xf32>
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // Function boundary attributes
 //===----------------------------------------------------------------------===//

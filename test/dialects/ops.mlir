@@ -114,8 +114,7 @@ func.func @unary_integer(%i: tensor<?xi32>, %b: tensor<3xi1>, %c: tensor<3xi8>)
   return %2, %3, %4 : tensor<?xi32>, tensor<3xi1>, tensor<3xi8>
 }
 
-// elu with an explicit alpha, without one (default 1.0), and with alpha = 1.0
-// written out (the default is elided when printed).
+// elu with alpha, without alpha (default 1.0), and with alpha = 1.0 spelled out (printed elided).
 // CHECK-LABEL: func.func @elu(
 // CHECK-SAME: %[[X:.*]]: tensor<256x256xf32>, %[[Y:.*]]: tensor<?x?xf64>)
 // CHECK: %[[A:.*]] = tide.elu %[[X]] alpha = 5.000000e-01 : tensor<256x256xf32>
@@ -178,8 +177,7 @@ func.func @binary_integer(%s: tensor<5xi16>, %l: tensor<5xi64>, %b: tensor<5xi1>
   return %0, %2, %3 : tensor<5xi16>, tensor<5xi1>, tensor<5xi64>
 }
 
-// NumPy broadcasting of static shapes: a bias over the rows, and an outer
-// broadcast of [4, 1] against [1, 3]; the inferred result is [4, 3].
+// Static NumPy broadcasting: row bias, [4, 1] x [1, 3], and the smaller operand on the left.
 // CHECK-LABEL: func.func @binary_broadcast_static(
 // CHECK-SAME: %[[M:.*]]: tensor<4x3xf64>, %[[V:.*]]: tensor<3xf64>, %[[C:.*]]: tensor<4x1xf64>, %[[R:.*]]: tensor<1x3xf64>)
 // CHECK: %[[A:.*]] = tide.add %[[M]], %[[V]] : tensor<4x3xf64>, tensor<3xf64>
@@ -195,8 +193,7 @@ func.func @binary_broadcast_static(%m: tensor<4x3xf64>, %v: tensor<3xf64>,
   return %0, %1, %2 : tensor<4x3xf64>, tensor<4x3xf64>, tensor<4x3xf64>
 }
 
-// Broadcasting with `?`: ? against a static size takes the static size, ?
-// against 1 or ? stays ?, and ? x 1 against 1 x 5 gives ? x 5.
+// Broadcasting with `?`: ? vs N gives N, ? vs 1 or ? stays ?, ?x1 vs 1x5 gives ?x5.
 // CHECK-LABEL: func.func @binary_broadcast_dynamic(
 // CHECK-SAME: %[[A:.*]]: tensor<?x3xf32>, %[[B:.*]]: tensor<3xf32>, %[[C:.*]]: tensor<?xf32>, %[[D:.*]]: tensor<4xf32>, %[[E:.*]]: tensor<1xf32>, %[[F:.*]]: tensor<?x1xf32>, %[[G:.*]]: tensor<1x5xf32>)
 // CHECK: %[[R0:.*]] = tide.add %[[A]], %[[B]] : tensor<?x3xf32>, tensor<3xf32>
@@ -225,8 +222,7 @@ func.func @binary_broadcast_dynamic(%a: tensor<?x3xf32>, %b: tensor<3xf32>,
 // GENERIC: "tide.sub"(%{{.*}}, %{{.*}}) : (tensor<?xf32>, tensor<4xf32>) -> tensor<4xf32>
 // GENERIC: "tide.maximum"(%{{.*}}, %{{.*}}) : (tensor<?x1xf32>, tensor<1x5xf32>) -> tensor<?x5xf32>
 
-// cmp with each predicate; the result is i1 of the broadcast shape, for float,
-// integer and i1 operands.
+// cmp with each predicate on float, integer and i1 operands; result is i1 of the broadcast shape.
 // CHECK-LABEL: func.func @cmp_predicates(
 // CHECK-SAME: %[[X:.*]]: tensor<4x?xf32>, %[[Y:.*]]: tensor<?xf32>, %[[I:.*]]: tensor<2x1xi16>, %[[J:.*]]: tensor<3xi16>, %[[B:.*]]: tensor<3xi1>)
 // CHECK: %[[EQ:.*]] = tide.cmp eq, %[[X]], %[[Y]] : tensor<4x?xf32>, tensor<?xf32>
@@ -324,8 +320,7 @@ func.func @matmul_2d(%a: tensor<256x784xf32>, %b: tensor<784x256xf32>)
   return %0 : tensor<256x256xf32>
 }
 
-// Batched matmul with equal batch dims, on integers (i8) and with equal
-// operand types (type written once).
+// Batched matmul with equal batch dims, on i8 and on f64 with one type written once.
 // CHECK-LABEL: func.func @matmul_batched(
 // CHECK-SAME: %[[A:.*]]: tensor<8x4x5xi8>, %[[B:.*]]: tensor<8x5x6xi8>, %[[S:.*]]: tensor<2x3x3xf64>)
 // CHECK: %[[C:.*]] = tide.matmul %[[A]], %[[B]] : tensor<8x4x5xi8>, tensor<8x5x6xi8>
@@ -339,8 +334,7 @@ func.func @matmul_batched(%a: tensor<8x4x5xi8>, %b: tensor<8x5x6xi8>,
   return %0, %1 : tensor<8x4x6xi8>, tensor<2x3x3xf64>
 }
 
-// Batch dims broadcast like NumPy: a 2-D rhs against a 4-D lhs, and [2, 1]
-// against [3] batch dims.
+// Batch dims broadcast like NumPy: 2-D rhs against 4-D lhs, and batch [2, 1] against [3].
 // CHECK-LABEL: func.func @matmul_broadcast_batch(
 // CHECK-SAME: %[[P:.*]]: tensor<8x?x4x5xf32>, %[[Q:.*]]: tensor<5x6xf32>, %[[R:.*]]: tensor<2x1x4x5xf16>, %[[S:.*]]: tensor<3x5x7xf16>)
 // CHECK: %[[C:.*]] = tide.matmul %[[P]], %[[Q]] : tensor<8x?x4x5xf32>, tensor<5x6xf32>
@@ -355,8 +349,7 @@ func.func @matmul_broadcast_batch(%p: tensor<8x?x4x5xf32>, %q: tensor<5x6xf32>,
   return %0, %1 : tensor<8x?x4x6xf32>, tensor<2x3x4x7xf16>
 }
 
-// Dynamic M, K and N: a dynamic K is accepted against a static one, and M and
-// N carry over as `?`.
+// Dynamic M, K and N: ? K matches a static K; ? M and N carry over to the result.
 // CHECK-LABEL: func.func @matmul_dynamic(
 // CHECK-SAME: %[[A:.*]]: tensor<?x?xi64>, %[[B:.*]]: tensor<7x?xi64>, %[[C:.*]]: tensor<?x3x7xi64>)
 // CHECK: %[[X:.*]] = tide.matmul %[[A]], %[[B]] : tensor<?x?xi64>, tensor<7x?xi64>
@@ -377,8 +370,7 @@ func.func @matmul_dynamic(%a: tensor<?x?xi64>, %b: tensor<7x?xi64>,
 // Reductions
 //===----------------------------------------------------------------------===//
 
-// Every reduction with one axis, several axes, negative axes and keepdims;
-// argmax/argmin produce i64 indices.
+// Every reduction with one/several/negative axes and keepdims; argmax/argmin give i64.
 // CHECK-LABEL: func.func @reductions(
 // CHECK-SAME: %[[X:.*]]: tensor<256x?x10xf32>, %[[I:.*]]: tensor<4x6xi32>)
 // CHECK: %[[SUM:.*]] = tide.reduce_sum %[[X]] axes = [1] : tensor<256x?x10xf32>
@@ -477,8 +469,7 @@ func.func @broadcast_to(%x: tensor<3xf32>, %y: tensor<1x?xi64>)
   return %0, %1, %2 : tensor<4x3xf32>, tensor<2x5x7xi64>, tensor<?x3xf32>
 }
 
-// concat: the axis size adds up; a `?` on the axis makes the result `?`; a
-// `?` off the axis takes the static size of another input; negative axis.
+// concat: axis sizes add up, ? on the axis gives ?, ? off the axis is refined, negative axis.
 // CHECK-LABEL: func.func @concat(
 // CHECK-SAME: %[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<4x3xf32>, %[[C:.*]]: tensor<?x3xf32>, %[[D:.*]]: tensor<2x?xf32>, %[[E:.*]]: tensor<5xi8>)
 // CHECK: %[[R0:.*]] = tide.concat %[[A]], %[[B]] axis = 0 : tensor<2x3xf32>, tensor<4x3xf32>
@@ -501,8 +492,7 @@ func.func @concat(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>, %c: tensor<?x3xf32>,
       tensor<2x?xf32>, tensor<2x?xf32>, tensor<5xi8>
 }
 
-// slice: unit and non-unit strides (sizes round up), an empty slice, and a
-// dynamic dimension (the limit is then checked at run time).
+// slice: unit and non-unit strides (sizes round up), an empty slice, a dynamic dimension.
 // CHECK-LABEL: func.func @slice(
 // CHECK-SAME: %[[X:.*]]: tensor<4x5xf32>, %[[Y:.*]]: tensor<?x8xi32>)
 // CHECK: %[[A:.*]] = tide.slice %[[X]] start = [0, 1] limit = [2, 3] strides = [1, 1] : tensor<4x5xf32>
@@ -550,8 +540,7 @@ func.func @softmax(%x: tensor<256x10xf32>, %h: tensor<?x?xf16>)
 // Device attributes
 //===----------------------------------------------------------------------===//
 
-// tide.device on ops (cpu and several CUDA ordinals, the highest being 63),
-// with tide.colocate and tide.reason, and tide.default_device on a function.
+// tide.device (cpu, cuda:0/7/63), colocate, reason, decomposed on ops; default_device on a func.
 // CHECK-LABEL: func.func @device_on_ops(
 // CHECK-SAME: %[[X:.*]]: tensor<4xf32>)
 // CHECK-SAME: attributes {tide.default_device = #tide.device<cuda:0>}
@@ -559,8 +548,9 @@ func.func @softmax(%x: tensor<256x10xf32>, %h: tensor<?x?xf16>)
 // CHECK: %[[A:.*]] = tide.add %[[X]], %[[C]] {tide.colocate = "layer1", tide.device = #tide.device<cuda:0>} : tensor<4xf32>
 // CHECK: %[[E:.*]] = tide.exp %[[A]] {tide.colocate = "layer1", tide.device = #tide.device<cuda:7>, tide.reason = "pinned by hand"} : tensor<4xf32>
 // CHECK: %[[T:.*]] = tide.transfer %[[E]] {tide.device = #tide.device<cuda:63>} : tensor<4xf32> to #tide.device<cpu>
-// CHECK: return %[[T]] : tensor<4xf32>
-func.func @device_on_ops(%x: tensor<4xf32>) -> tensor<4xf32>
+// CHECK: %[[M:.*]] = tide.reduce_max %[[T]] axes = [0] {tide.decomposed = "softmax"} : tensor<4xf32>
+// CHECK: return %[[T]], %[[M]] : tensor<4xf32>, tensor<f32>
+func.func @device_on_ops(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32>)
     attributes {tide.default_device = #tide.device<cuda:0>} {
   %c = tide.constant {tide.device = #tide.device<cpu>} dense<1.0> : tensor<4xf32>
   %0 = tide.add %x, %c {tide.device = #tide.device<cuda:0>,
@@ -569,15 +559,15 @@ func.func @device_on_ops(%x: tensor<4xf32>) -> tensor<4xf32>
                     tide.reason = "pinned by hand"} : tensor<4xf32>
   %2 = tide.transfer %1 {tide.device = #tide.device<cuda:63>}
       : tensor<4xf32> to #tide.device<cpu>
-  return %2 : tensor<4xf32>
+  %3 = tide.reduce_max %2 axes = [0] {tide.decomposed = "softmax"} : tensor<4xf32>
+  return %2, %3 : tensor<4xf32>, tensor<f32>
 }
 
 // GENERIC-LABEL: sym_name = "device_on_ops"
 // GENERIC: "tide.constant"() <{value = dense<1.000000e+00> : tensor<4xf32>}> {tide.device = #tide.device<cpu>} : () -> tensor<4xf32>
 // GENERIC: "tide.exp"(%{{.*}}) {tide.colocate = "layer1", tide.device = #tide.device<cuda:7>, tide.reason = "pinned by hand"} : (tensor<4xf32>) -> tensor<4xf32>
 
-// tide.resident on arguments and results, tide.donate on an argument, inside
-// a module that carries tide.default_device.
+// tide.resident on args/results and tide.donate on an arg, in a module with tide.default_device.
 // CHECK-LABEL: module @placed attributes {tide.default_device = #tide.device<cpu>}
 // CHECK: func.func @boundary(
 // CHECK-SAME: %[[X:.*]]: tensor<?x3xf32> {tide.donate, tide.resident = #tide.device<cuda:1>},

@@ -64,7 +64,7 @@ Attribute DeviceAttr::parse(AsmParser &parser, Type) {
     kind = DeviceKind::CPU;
   } else if (keyword == "cuda") {
     kind = DeviceKind::CUDA;
-    if (parser.parseColon()) {
+    if (parser.parseOptionalColon()) {
       parser.emitError(kindLoc, "a CUDA device needs an ordinal: 'cuda:N'");
       return {};
     }
@@ -113,6 +113,7 @@ std::string DeviceAttr::str() const {
 DeviceAttr mlir::tide::parseDeviceString(MLIRContext *ctx, StringRef text,
                                          std::string &error) {
   text = text.trim();
+  StringRef original = text;
   if (text == "cpu")
     return DeviceAttr::cpu(ctx);
   if (text == "cuda")
@@ -121,7 +122,7 @@ DeviceAttr mlir::tide::parseDeviceString(MLIRContext *ctx, StringRef text,
   if (text.consume_front("cuda:") && !text.getAsInteger(10, ordinal) &&
       ordinal < kMaxCudaOrdinal)
     return DeviceAttr::cuda(ctx, ordinal);
-  error = "unknown device '" + text.str() +
+  error = "unknown device '" + original.str() +
           "'; expected 'cpu' or 'cuda:N' with 0 <= N < 64";
   return {};
 }

@@ -70,8 +70,8 @@ static StringRef fixFor(ElementKind kind, Type got) {
 static InFlightDiagnostic emitKindError(Location loc, StringRef name,
                                         ElementKind kind, Type got) {
   return emitError(loc) << "'tide." << name << "' expects "
-                        << describeElementKind(kind) << " but got '" << got
-                        << "'" << fixFor(kind, got);
+                        << describeElementKind(kind) << " but got " << got
+                        << fixFor(kind, got);
 }
 
 LogicalResult mlir::tide::verifyElementKind(Operation *op, Type tensorType,
@@ -87,9 +87,9 @@ LogicalResult mlir::tide::verifyElementKind(Operation *op, Type tensorType,
 static LogicalResult emitMixedTypes(std::optional<Location> loc,
                                     StringRef name, Type a, Type b) {
   return emitOptionalError(
-      loc, "'tide.", name, "' operands have different element types ('", a,
-      "' and '", b,
-      "'); Tide never converts implicitly: insert 'tide.cast' on one operand");
+      loc, "'tide.", name, "' operands have different element types (", a,
+      " and ", b,
+      "); Tide never converts implicitly: insert 'tide.cast' on one operand");
 }
 
 static std::string shapeString(ArrayRef<int64_t> shape) {
@@ -110,6 +110,18 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
 // Inference helpers
 //===----------------------------------------------------------------------===//
 
+/// The ranked tensor type of `value`, or an error at `loc` (the custom
+/// parser infers result types before ODS checks operand types).
+static RankedTensorType rankedOrError(std::optional<Location> loc,
+                                      StringRef name, Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type)
+    (void)emitOptionalError(loc, "'tide.", name,
+                            "' expects ranked tensor operands, got ",
+                            value.getType());
+  return type;
+}
+
 LogicalResult mlir::tide::inferBroadcastResult(
     MLIRContext *ctx, std::optional<Location> loc, StringRef name,
     ValueRange operands, ElementKind kind, bool boolResult,
@@ -117,10 +129,9 @@ LogicalResult mlir::tide::inferBroadcastResult(
   Type element;
   SmallVector<int64_t> shape;
   for (auto [i, operand] : llvm::enumerate(operands)) {
-    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    auto type = rankedOrError(loc, name, operand);
     if (!type)
-      return emitOptionalError(loc, "'tide.", name,
-                               "' expects ranked tensor operands");
+      return failure();
     if (i == 0) {
       element = type.getElementType();
       shape.assign(type.getShape().begin(), type.getShape().end());
@@ -178,7 +189,9 @@ LogicalResult mlir::tide::inferReductionResult(
     MLIRContext *ctx, std::optional<Location> loc, StringRef name, Value input,
     ArrayRef<int64_t> axes, bool keepdims, ElementKind kind, bool indexResult,
     SmallVectorImpl<Type> &types) {
-  auto type = cast<RankedTensorType>(input.getType());
+  auto type = rankedOrError(loc, name, input);
+  if (!type)
+    return failure();
   int64_t rank = type.getRank();
   if (!isElementKind(type.getElementType(), kind)) {
     if (loc)
@@ -514,9 +527,11 @@ LogicalResult SelectOp::inferReturnTypes(MLIRContext *ctx,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
-  auto condType = cast<RankedTensorType>(adaptor.getCond().getType());
-  auto trueType = cast<RankedTensorType>(adaptor.getOnTrue().getType());
-  auto falseType = cast<RankedTensorType>(adaptor.getOnFalse().getType());
+  auto condType = rankedOrError(loc, "select", adaptor.getCond());
+  auto trueType = rankedOrError(loc, "select", adaptor.getOnTrue());
+  auto falseType = rankedOrError(loc, "select", adaptor.getOnFalse());
+  if (!condType || !trueType || !falseType)
+    return failure();
   if (trueType.getElementType() != falseType.getElementType())
     return emitMixedTypes(loc, "select", trueType.getElementType(),
                           falseType.getElementType());
@@ -558,10 +573,17 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
 }
 
 OpFoldResult TransferOp::fold(FoldAdaptor) {
-  // A transfer to the device the value was produced on is a no-op.
-  if (Operation *producer = getInput().getDefiningOp())
-    if (getDevice(producer) == getTo())
-      return getInput();
+  // A transfer to the device the value already lives on is a no-op. A value
+  // made by a transfer lives at its destination, one made by a placed op on
+  // that op's device.
+  Operation *producer = getInput().getDefiningOp();
+  if (!producer)
+    return {};
+  DeviceAttr source = isa<TransferOp>(producer)
+                          ? cast<TransferOp>(producer).getTo()
+                          : getDevice(producer);
+  if (source == getTo())
+    return getInput();
   return {};
 }
 
@@ -573,8 +595,10 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *ctx,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
-  auto lhs = cast<RankedTensorType>(adaptor.getLhs().getType());
-  auto rhs = cast<RankedTensorType>(adaptor.getRhs().getType());
+  auto lhs = rankedOrError(loc, "matmul", adaptor.getLhs());
+  auto rhs = rankedOrError(loc, "matmul", adaptor.getRhs());
+  if (!lhs || !rhs)
+    return failure();
   if (lhs.getElementType() != rhs.getElementType())
     return emitMixedTypes(loc, "matmul", lhs.getElementType(),
                           rhs.getElementType());
@@ -688,7 +712,9 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
-  auto type = cast<RankedTensorType>(adaptor.getInput().getType());
+  auto type = rankedOrError(loc, "transpose", adaptor.getInput());
+  if (!type)
+    return failure();
   ArrayRef<int64_t> perm = adaptor.getPerm();
   int64_t rank = type.getRank();
   if (static_cast<int64_t>(perm.size()) != rank)
@@ -768,6 +794,9 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
   ValueRange inputs = adaptor.getInputs();
   if (inputs.empty())
     return emitOptionalError(loc, "'tide.concat' needs at least one input");
+  for (Value input : inputs)
+    if (!rankedOrError(loc, "concat", input))
+      return failure();
   auto first = cast<RankedTensorType>(inputs.front().getType());
   int64_t rank = first.getRank();
   int64_t axis = adaptor.getAxis();
@@ -822,7 +851,9 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                                         std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
-  auto type = cast<RankedTensorType>(adaptor.getInput().getType());
+  auto type = rankedOrError(loc, "slice", adaptor.getInput());
+  if (!type)
+    return failure();
   ArrayRef<int64_t> start = adaptor.getStart(), limit = adaptor.getLimit(),
                     strides = adaptor.getStrides();
   int64_t rank = type.getRank();
