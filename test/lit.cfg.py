@@ -16,6 +16,7 @@ config.test_exec_root = os.path.join(config.tide_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tide_src", config.tide_src_root))
+config.substitutions.append(("%tide_obj", config.tide_obj_root))
 config.substitutions.append(("%examples", os.path.join(config.tide_src_root, "examples")))
 config.substitutions.append(("%targets", os.path.join(config.tide_src_root, "targets")))
 
