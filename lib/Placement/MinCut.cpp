@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <queue>
 
 using namespace mlir::tide;
 
@@ -33,25 +32,25 @@ double mlir::tide::evaluatePlacement(const PlacementProblem &problem,
 }
 
 namespace {
-/// Dinic's maximum flow on double capacities.
+/// Dinic's maximum flow on double capacities. Edges are added first, then
+/// laid out contiguously per node (CSR) before the flow runs: one allocation
+/// for the whole graph however many nodes it has.
 class MaxFlow {
 public:
-  explicit MaxFlow(size_t numNodes) : adjacency(numNodes) {}
+  explicit MaxFlow(size_t numNodes) : numNodes(numNodes) {}
 
-  void addEdge(size_t from, size_t to, double capacity) {
+  void addEdge(uint32_t from, uint32_t to, double capacity) {
     if (capacity <= 0)
       return;
-    adjacency[from].push_back(edges.size());
-    edges.push_back({to, capacity});
-    adjacency[to].push_back(edges.size());
-    edges.push_back({from, 0});
+    pending.push_back({from, to, capacity});
   }
 
-  double run(size_t source, size_t sink) {
+  double run(uint32_t source, uint32_t sink) {
+    layout();
     double flow = 0;
     while (buildLevels(source, sink)) {
-      next.assign(adjacency.size(), 0);
-      while (double pushed = push(source, sink, kForbidden * 4))
+      std::copy(first.begin(), first.end() - 1, next.begin());
+      while (double pushed = push(source, sink))
         flow += pushed;
     }
     return flow;
@@ -59,17 +58,17 @@ public:
 
   /// Nodes reachable from `source` in the residual graph (the source side of
   /// a minimum cut).
-  std::vector<bool> sourceSide(size_t source) const {
-    std::vector<bool> seen(adjacency.size(), false);
-    std::vector<size_t> stack = {source};
+  std::vector<bool> sourceSide(uint32_t source) const {
+    std::vector<bool> seen(numNodes, false);
+    std::vector<uint32_t> stack = {source};
     seen[source] = true;
     while (!stack.empty()) {
-      size_t node = stack.back();
+      uint32_t node = stack.back();
       stack.pop_back();
-      for (size_t e : adjacency[node]) {
-        if (edges[e].capacity > kEpsilon && !seen[edges[e].to]) {
-          seen[edges[e].to] = true;
-          stack.push_back(edges[e].to);
+      for (uint32_t e = first[node]; e < first[node + 1]; ++e) {
+        if (capacity[e] > kEpsilon && !seen[to[e]]) {
+          seen[to[e]] = true;
+          stack.push_back(to[e]);
         }
       }
     }
@@ -77,73 +76,99 @@ public:
   }
 
 private:
-  struct Edge {
-    size_t to;
+  struct Pending {
+    uint32_t from, to;
     double capacity;
   };
   static constexpr double kEpsilon = 1e-18;
 
-  bool buildLevels(size_t source, size_t sink) {
-    level.assign(adjacency.size(), -1);
-    std::queue<size_t> queue;
+  /// Every edge and its reverse, grouped by tail node.
+  void layout() {
+    first.assign(numNodes + 1, 0);
+    for (const Pending &p : pending) {
+      ++first[p.from + 1];
+      ++first[p.to + 1];
+    }
+    for (size_t i = 0; i < numNodes; ++i)
+      first[i + 1] += first[i];
+    size_t numEdges = first[numNodes];
+    to.resize(numEdges);
+    capacity.resize(numEdges);
+    reverse.resize(numEdges);
+    std::vector<uint32_t> fill(first.begin(), first.end() - 1);
+    for (const Pending &p : pending) {
+      uint32_t forward = fill[p.from]++, backward = fill[p.to]++;
+      to[forward] = p.to;
+      capacity[forward] = p.capacity;
+      reverse[forward] = backward;
+      to[backward] = p.from;
+      capacity[backward] = 0;
+      reverse[backward] = forward;
+    }
+    pending.clear();
+    pending.shrink_to_fit();
+    level.resize(numNodes);
+    next.resize(numNodes);
+  }
+
+  bool buildLevels(uint32_t source, uint32_t sink) {
+    std::fill(level.begin(), level.end(), -1);
+    std::vector<uint32_t> queue = {source};
     level[source] = 0;
-    queue.push(source);
-    while (!queue.empty()) {
-      size_t node = queue.front();
-      queue.pop();
-      for (size_t e : adjacency[node]) {
-        if (edges[e].capacity > kEpsilon && level[edges[e].to] < 0) {
-          level[edges[e].to] = level[node] + 1;
-          queue.push(edges[e].to);
+    for (size_t head = 0; head < queue.size(); ++head) {
+      uint32_t node = queue[head];
+      for (uint32_t e = first[node]; e < first[node + 1]; ++e) {
+        if (capacity[e] > kEpsilon && level[to[e]] < 0) {
+          level[to[e]] = level[node] + 1;
+          queue.push_back(to[e]);
         }
       }
     }
     return level[sink] >= 0;
   }
 
-  /// Iterative blocking-flow step: one augmenting path in the level graph.
-  double push(size_t source, size_t sink, double limit) {
-    std::vector<size_t> path; // edge indices
-    size_t node = source;
+  /// One augmenting path in the level graph (iterative depth-first search).
+  double push(uint32_t source, uint32_t sink) {
+    path.clear();
+    uint32_t node = source;
     while (true) {
       if (node == sink) {
-        double amount = limit;
-        for (size_t e : path)
-          amount = std::min(amount, edges[e].capacity);
-        for (size_t e : path) {
-          edges[e].capacity -= amount;
-          edges[e ^ 1].capacity += amount;
+        double amount = kForbidden * 4;
+        for (uint32_t e : path)
+          amount = std::min(amount, capacity[e]);
+        for (uint32_t e : path) {
+          capacity[e] -= amount;
+          capacity[reverse[e]] += amount;
         }
         return amount;
       }
       bool advanced = false;
-      for (size_t &i = next[node]; i < adjacency[node].size(); ++i) {
-        size_t e = adjacency[node][i];
-        if (edges[e].capacity > kEpsilon &&
-            level[edges[e].to] == level[node] + 1) {
+      for (uint32_t &e = next[node]; e < first[node + 1]; ++e) {
+        if (capacity[e] > kEpsilon && level[to[e]] == level[node] + 1) {
           path.push_back(e);
-          node = edges[e].to;
+          node = to[e];
           advanced = true;
           break;
         }
       }
       if (advanced)
         continue;
-      // Dead end: retreat and never try this node again in this phase.
+      // Dead end: never enter this node again in this phase, and retreat.
       level[node] = -1;
       if (path.empty())
         return 0;
-      size_t e = path.back();
+      uint32_t e = path.back();
       path.pop_back();
-      node = edges[e ^ 1].to;
+      node = to[reverse[e]];
       ++next[node];
     }
   }
 
-  std::vector<std::vector<size_t>> adjacency;
-  std::vector<Edge> edges;
-  std::vector<int64_t> level;
-  std::vector<size_t> next;
+  size_t numNodes;
+  std::vector<Pending> pending;
+  std::vector<uint32_t> first, to, reverse, next, path;
+  std::vector<double> capacity;
+  std::vector<int32_t> level;
 };
 } // namespace
 

@@ -27,7 +27,9 @@ namespace {
 std::string usUnits(double seconds) {
   if (seconds >= kForbidden / 2)
     return "n/a";
-  return llvm::formatv("{0:f1}us", seconds * 1e6).str();
+  char buffer[32];
+  snprintf(buffer, sizeof(buffer), "%.1fus", seconds * 1e6);
+  return buffer;
 }
 
 /// Prefixes the reason with the decomposition that created the op.
@@ -279,6 +281,7 @@ struct Placer {
     PlacementSolution solution = solveMinCut(graph.problem);
     MLIRContext *ctx = func->getContext();
     const DeviceSpec &cpu = target.getCPU();
+    std::string gpuName = graph.gpu ? graph.gpu->name() : "";
     for (auto [node, ops] : llvm::enumerate(graph.opsOf)) {
       bool onGPU = solution.onGPU[node];
       for (Operation *op : ops) {
@@ -291,23 +294,19 @@ struct Placer {
           device = onGPU ? graph.gpu->getAttr(ctx) : cpu.getAttr(ctx);
           bool gpuKernel = graph.gpu && hasKernelOn(op, *graph.gpu);
           if (!onGPU && !gpuKernel && graph.gpu) {
-            reason = llvm::formatv("no-kernel({0}, {1})", graph.gpu->name(),
-                                   describeKernelDType(op));
+            reason = "no-kernel(" + gpuName + ", " + describeKernelDType(op) +
+                     ")";
           } else {
+            // The op's own figures; the node's when it is a colocation group.
+            const PlacementProblem::Node &costs = graph.problem.nodes[node];
             double copy = 0;
-            if (graph.gpu)
-              for (Value operand : op->getOperands())
-                copy += target.copyTime(
-                    graph.gpu->name(),
-                    estimateBytes(operand.getType(), dynamicDimSize),
-                    /*hostToDevice=*/!onGPU, copyMode);
-            reason = llvm::formatv(
-                "cost(cpu={0}, gpu={1}, copy={2})",
-                usUnits(estimateComputeTime(op, cpu, dynamicDimSize)),
-                gpuKernel ? usUnits(estimateComputeTime(op, *graph.gpu,
-                                                        dynamicDimSize))
-                          : "n/a",
-                usUnits(copy));
+            for (Value operand : op->getOperands())
+              copy += target.copyTime(
+                  gpuName, estimateBytes(operand.getType(), dynamicDimSize),
+                  /*hostToDevice=*/!onGPU, copyMode);
+            reason = "cost(cpu=" + usUnits(costs.cpuCost) +
+                     ", gpu=" + usUnits(costs.gpuCost) +
+                     ", copy=" + usUnits(copy) + ")";
           }
           StringRef group = getColocationGroup(op);
           if (!group.empty())
