@@ -11,6 +11,15 @@ function(tide_add_library name)
     add_dependencies(${name} ${ARG_DEPENDS})
   endif()
   target_link_libraries(${name} PUBLIC ${ARG_LINK_LIBS} MLIR LLVM)
+  target_include_directories(${name} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/dialects>
+    $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/dialects>
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+    $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
+    $<INSTALL_INTERFACE:include>)
+  add_library(Tide::${name} ALIAS ${name})
+  install(TARGETS ${name} EXPORT TideTargets
+    ARCHIVE DESTINATION lib LIBRARY DESTINATION lib RUNTIME DESTINATION bin)
   set_property(GLOBAL APPEND PROPERTY TIDE_LIBS ${name})
 endfunction()
 

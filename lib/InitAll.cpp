@@ -28,9 +28,13 @@ void mlir::tide::registerAllExtensions(DialectRegistry &registry) {
   func::registerInlinerExtension(registry);
 }
 
-void mlir::tide::registerAllPasses() {
+void mlir::tide::registerTidePasses() {
   registerTidePlacementPasses();
   registerPipelines();
+}
+
+void mlir::tide::registerAllPasses() {
+  registerTidePasses();
   // Upstream cleanups that Tide's pipelines and tests use.
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();

@@ -26,8 +26,13 @@ void registerAllDialects(DialectRegistry &registry);
 /// Registers the dialect extensions and interfaces Tide's pipelines need.
 void registerAllExtensions(DialectRegistry &registry);
 
-/// Registers Tide's passes and pipelines with the global pass registry (for
-/// command-line tools). Safe to call more than once.
+/// Registers Tide's own passes and pipelines with the global pass registry.
+/// Safe to call more than once.
+void registerTidePasses();
+
+/// Registers Tide's passes and pipelines plus the upstream passes Tide's
+/// tools use (canonicalize, cse, inline, symbol-dce). Safe to call more than
+/// once.
 void registerAllPasses();
 
 } // namespace mlir::tide
