@@ -52,8 +52,12 @@ std::optional<Target> loadTargetOrError(Operation *anchor, StringRef name) {
 
 /// The fixes a user can apply to an op that cannot run where it must.
 std::string fixesFor(Operation *op, PlacementPolicy policy) {
-  std::string fixes = "fixes: pin it to a device that has the kernel "
-                      "(tide.device = #tide.device<cpu>)";
+  std::string fixes = "fixes: ";
+  if (policy == PlacementPolicy::RequireGPU)
+    fixes += "choose a target whose GPU kernel table has it";
+  else
+    fixes += "pin it to a device that has the kernel (e.g. tide.device = "
+             "#tide.device<cpu>)";
   StringRef name = op->getName().stripDialect();
   if (name == "reduce_mean" || name == "softmax" || name == "log_softmax")
     fixes += ", run tide-decompose (it rewrites '" + name.str() +
@@ -62,8 +66,8 @@ std::string fixesFor(Operation *op, PlacementPolicy policy) {
   if (dtype && *dtype == DType::F64)
     fixes += ", convert to f32 with 'tide.cast' (an explicit precision "
              "change) or run tide-decompose{demote-f64=true}";
-  if (policy != PlacementPolicy::Soft && policy != PlacementPolicy::Cost)
-    fixes += ", or use policy=soft to let it fall back";
+  if (policy == PlacementPolicy::Strict || policy == PlacementPolicy::RequireGPU)
+    fixes += ", or use policy=soft to let it fall back to the CPU";
   else
     fixes += ", or choose a target whose kernel table has it";
   return fixes;
