@@ -6,38 +6,42 @@
 
 #include "tide/InitAll.h"
 
+#include "tide/Compiler/Passes.h"
+#include "tide/Conversion/Passes.h"
 #include "tide/IR/TideDialect.h"
 #include "tide/Pipelines/Pipelines.h"
 #include "tide/Placement/Passes.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/Transforms/Passes.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 using namespace mlir;
 
 void mlir::tide::registerAllDialects(DialectRegistry &registry) {
-  registry.insert<tide::TideDialect, func::FuncDialect, arith::ArithDialect,
-                  tensor::TensorDialect>();
+  registry.insert<tide::TideDialect>();
+  // Tide's lowerings produce linalg, tensor, bufferization, memref, scf, cf,
+  // vector, math, arith, func, gpu, nvvm and llvm: register them all.
+  mlir::registerAllDialects(registry);
 }
 
 void mlir::tide::registerAllExtensions(DialectRegistry &registry) {
-  func::registerInlinerExtension(registry);
+  // Bufferization models, inliner and convert-to-LLVM interfaces, and the
+  // LLVM IR translations the compiler drivers need.
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
 }
 
 void mlir::tide::registerTidePasses() {
   registerTidePlacementPasses();
+  registerTideConversionPasses();
+  registerTideCompilerPasses();
   registerPipelines();
 }
 
 void mlir::tide::registerAllPasses() {
   registerTidePasses();
-  // Upstream cleanups that Tide's pipelines and tests use.
-  mlir::registerCanonicalizerPass();
-  mlir::registerCSEPass();
-  mlir::registerInlinerPass();
-  mlir::registerSymbolDCEPass();
+  mlir::registerAllPasses();
 }

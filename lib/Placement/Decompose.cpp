@@ -45,7 +45,7 @@ struct Emitter {
 };
 
 /// reduce_mean -> reduce_sum / count. Fails for dynamic reduced dimensions.
-LogicalResult decomposeMean(ReduceMeanOp op, OpBuilder &b) {
+FailureOr<Value> decomposeMean(ReduceMeanOp op, OpBuilder &b) {
   auto type = op.getInput().getType();
   double count = 1;
   for (int64_t axis : op.getNormalizedAxes()) {
@@ -60,13 +60,12 @@ LogicalResult decomposeMean(ReduceMeanOp op, OpBuilder &b) {
   auto countAttr = DenseElementsAttr::get(
       scalarType, b.getFloatAttr(type.getElementType(), count));
   Value n = e.make<ConstantOp>(scalarType, countAttr);
-  op.replaceAllUsesWith(e.make<DivOp>(sum, n));
-  return success();
+  return e.make<DivOp>(sum, n);
 }
 
 /// softmax / log_softmax -> max-subtracted exponentials and a sum.
 template <typename OpTy>
-LogicalResult decomposeSoftmax(OpTy op, OpBuilder &b, bool log) {
+FailureOr<Value> decomposeSoftmax(OpTy op, OpBuilder &b, bool log) {
   int64_t rank = op.getInput().getType().getRank();
   int64_t axis = static_cast<int64_t>(op.getAxis());
   if (axis < 0)
@@ -78,11 +77,24 @@ LogicalResult decomposeSoftmax(OpTy op, OpBuilder &b, bool log) {
   Value shifted = e.make<SubOp>(op.getInput(), max);
   Value exp = e.make<ExpOp>(shifted);
   Value sum = e.make<ReduceSumOp>(exp, axes, keep);
-  Value result = log ? e.make<SubOp>(shifted, e.make<LogOp>(sum))
-                     : e.make<DivOp>(exp, sum);
-  op.getResult().replaceAllUsesWith(result);
-  return success();
+  return log ? e.make<SubOp>(shifted, e.make<LogOp>(sum))
+             : e.make<DivOp>(exp, sum);
 }
+
+/// softmax / log_softmax -> primitives, as a pattern for other passes.
+template <typename OpTy>
+struct DecomposeSoftmaxPattern : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<Value> result = decomposeSoftmax(
+        op, rewriter, std::is_same_v<OpTy, LogSoftmaxOp>);
+    if (failed(result))
+      return failure();
+    rewriter.replaceOp(op, *result);
+    return success();
+  }
+};
 
 /// The primitives each composite becomes.
 ArrayRef<StringRef> primitivesOf(StringRef name) {
@@ -149,16 +161,17 @@ struct DecomposePass : public tide::impl::DecomposePassBase<DecomposePass> {
           continue;
       }
       b.setInsertionPoint(op);
-      LogicalResult done = failure();
+      FailureOr<Value> done = failure();
       if (auto mean = dyn_cast<ReduceMeanOp>(op))
         done = decomposeMean(mean, b);
       else if (auto softmax = dyn_cast<SoftmaxOp>(op))
         done = decomposeSoftmax(softmax, b, /*log=*/false);
       else if (auto logSoftmax = dyn_cast<LogSoftmaxOp>(op))
         done = decomposeSoftmax(logSoftmax, b, /*log=*/true);
-      if (succeeded(done))
+      if (succeeded(done)) {
+        op->getResult(0).replaceAllUsesWith(*done);
         op->erase();
-      else
+      } else
         op->emitRemark() << "not decomposed: a reduced dimension is dynamic";
     }
     if (demoteF64)
@@ -223,3 +236,8 @@ struct DecomposePass : public tide::impl::DecomposePassBase<DecomposePass> {
 };
 
 } // namespace
+
+void mlir::tide::populateDecompositionPatterns(RewritePatternSet &patterns) {
+  patterns.add<DecomposeSoftmaxPattern<SoftmaxOp>,
+               DecomposeSoftmaxPattern<LogSoftmaxOp>>(patterns.getContext());
+}

@@ -64,7 +64,22 @@ struct PlacementPipelineOptions
 void buildPlacementPipeline(OpPassManager &pm,
                             const PlacementPipelineOptions &options);
 
-/// Registers `tide-place-pipeline` with the global registry.
+struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
+  PassOptions::Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("Fuse chains of elementwise ops into one loop nest"),
+      llvm::cl::init(true)};
+};
+
+/// Placed tensor-level IR -> LLVM dialect for the CPU: tide-export-abi,
+/// convert-tide-to-linalg, elementwise fusion, one-shot bufferization (the
+/// function ABI takes and returns identity-layout memrefs; results are
+/// allocated with malloc and owned by the caller), buffer deallocation,
+/// loops, and the LLVM conversions (math through LLVM intrinsics and libm).
+void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
+
+/// Registers `tide-place-pipeline` and `tide-cpu-pipeline` with the global
+/// registry.
 void registerPipelines();
 
 } // namespace mlir::tide

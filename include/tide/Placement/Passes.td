@@ -105,6 +105,7 @@ def VerifyPlacementPass : Pass<"tide-verify-placement", "mlir::ModuleOp"> {
     Option<"policy", "policy", "std::string", /*default=*/"\"soft\"",
            "soft | strict | require-gpu | cost">,
   ];
+  let dependentDialects = ["mlir::tide::TideDialect"];
 }
 
 def InsertTransfersPass : Pass<"tide-insert-transfers", "mlir::func::FuncOp"> {
@@ -128,6 +129,7 @@ def OptimizeTransfersPass : Pass<"tide-optimize-transfers", "mlir::func::FuncOp"
     value already lives on; replaces a round trip (x moved to B and back to
     A, where it came from) by x itself.
   }];
+  let dependentDialects = ["mlir::tide::TideDialect"];
 }
 
 def PlacementReportPass : Pass<"tide-placement-report", "mlir::ModuleOp"> {
@@ -149,6 +151,7 @@ def PlacementReportPass : Pass<"tide-placement-report", "mlir::ModuleOp"> {
     Option<"dynamicDimSize", "dynamic-dim-size", "int64_t", /*default=*/"32",
            "Size assumed for dynamic dimensions in cost estimates">,
   ];
+  let dependentDialects = ["mlir::tide::TideDialect"];
 }
 
 def ListKernelsPass : Pass<"tide-list-kernels", "mlir::ModuleOp"> {
@@ -161,6 +164,7 @@ def ListKernelsPass : Pass<"tide-list-kernels", "mlir::ModuleOp"> {
     /dev/null` prints the built-in H200 table.
   }];
   let options = [TargetOption];
+  let dependentDialects = ["mlir::tide::TideDialect"];
 }
 
 #endif // TIDE_PLACEMENT_PASSES_TD

@@ -1,0 +1,28 @@
+//===- Passes.h - Tide compiler-driver passes -------------------*- C++ -*-===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIDE_COMPILER_PASSES_H
+#define TIDE_COMPILER_PASSES_H
+
+#include "tide/IR/TideDialect.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::tide {
+
+#define GEN_PASS_DECL
+#include "tide/Compiler/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "tide/Compiler/Passes.h.inc"
+
+} // namespace mlir::tide
+
+#endif // TIDE_COMPILER_PASSES_H

@@ -1,0 +1,49 @@
+//===- Passes.td - Tide compiler-driver passes -------------*- tablegen -*-===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIDE_COMPILER_PASSES_TD
+#define TIDE_COMPILER_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ExportABIPass : Pass<"tide-export-abi", "mlir::ModuleOp"> {
+  let summary = "Describe the module's public functions for a generic runner";
+  let description = [{
+    Runs on tensor-level IR, before bufferization. Marks every public
+    function `llvm.emit_c_interface` (so `_mlir_ciface_<name>` takes pointers
+    to memref descriptors: results first, then arguments) and adds the
+    null-terminated global `tide_module_metadata`, one line per item:
+
+    ```
+    tide-module 1
+    func <name> <num-args> <num-results>
+    arg <i> <dtype> <d0>x<d1>... (? for dynamic, "scalar" for rank 0) <device>
+    result <i> <dtype> <dims> <device>
+    ```
+
+    A compiled module thus describes itself: `tide-run` reads it to check
+    inputs and call any function, with no LLVM or MLIR at run time. Function
+    signatures must be ranked tensors of Tide's element types.
+  }];
+  let dependentDialects = ["mlir::tide::TideDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
+def ElideArgumentClonesPass
+    : Pass<"tide-elide-argument-clones", "mlir::func::FuncOp"> {
+  let summary = "Return function arguments without copying them";
+  let description = [{
+    Ownership-based buffer deallocation clones a function argument that is
+    returned, since the function does not own it. Tide's ABI lets results
+    alias arguments instead (the runner checks before freeing), so a clone of
+    an argument used only by `func.return` is replaced by the argument: the
+    identity function compiles to no copy. Runs after
+    `buffer-deallocation-pipeline`.
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+}
+
+#endif // TIDE_COMPILER_PASSES_TD

@@ -1,0 +1,716 @@
+//===- TideToLinalg.cpp - tide ops to linalg, tensor and arith -----------===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every tide op becomes upstream tensor-level IR: elementwise ops (with NumPy
+// broadcasting through indexing maps) and reductions become linalg.generic,
+// matmul linalg.matmul / linalg.generic, transpose linalg.transpose, concat
+// tensor.concat, slice tensor.extract_slice, reshape tensor.reshape, constants
+// arith.constant. Composites are decomposed first. A size-1 dimension
+// broadcasts statically; a dynamic dimension is assumed to match the other
+// operand (it is not broadcast at run time).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tide/Conversion/Passes.h"
+
+#include "tide/IR/TideOps.h"
+#include "tide/Placement/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::tide {
+#define GEN_PASS_DEF_CONVERTTIDETOLINALGPASS
+#include "tide/Conversion/Passes.h.inc"
+} // namespace mlir::tide
+
+using namespace mlir;
+using namespace mlir::tide;
+
+namespace {
+
+using BodyFn =
+    function_ref<Value(OpBuilder &, Location, ValueRange /*scalars*/)>;
+
+/// The dynamic sizes of `resultType`, read from operands aligned to it by
+/// NumPy's trailing-dimension rule.
+SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc,
+                                RankedTensorType resultType,
+                                ValueRange operands) {
+  SmallVector<Value> sizes;
+  int64_t rank = resultType.getRank();
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!resultType.isDynamicDim(d))
+      continue;
+    Value size;
+    for (Value operand : operands) {
+      auto type = cast<RankedTensorType>(operand.getType());
+      int64_t i = d - (rank - type.getRank());
+      if (i >= 0 && type.isDynamicDim(i)) {
+        size = tensor::DimOp::create(b, loc, operand, i);
+        break;
+      }
+    }
+    sizes.push_back(size);
+  }
+  return sizes;
+}
+
+/// Indexing map reading `type` inside a loop nest over `resultType`.
+AffineMap broadcastMap(MLIRContext *ctx, RankedTensorType type,
+                       RankedTensorType resultType) {
+  int64_t rank = resultType.getRank(), offset = rank - type.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    int64_t d = i + offset;
+    if (type.getDimSize(i) == 1 && resultType.getDimSize(d) != 1)
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+    else
+      exprs.push_back(getAffineDimExpr(d, ctx));
+  }
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+/// A linalg.generic computing `body` elementwise over broadcast operands.
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       ValueRange operands, BodyFn body) {
+  MLIRContext *ctx = b.getContext();
+  Value init = tensor::EmptyOp::create(
+      b, loc, resultType.getShape(), resultType.getElementType(),
+      dynamicSizes(b, loc, resultType, operands));
+  SmallVector<AffineMap> maps;
+  for (Value operand : operands)
+    maps.push_back(
+        broadcastMap(ctx, cast<RankedTensorType>(operand.getType()), resultType));
+  maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, operands, init, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value v = body(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, v);
+      });
+  return generic.getResult(0);
+}
+
+bool isFloat(Type t) { return isa<FloatType>(t); }
+
+Value constantOf(OpBuilder &b, Location loc, Type type, double value) {
+  if (auto ft = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, value));
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+/// Scalar code of each elementwise op.
+Value scalarUnary(Operation *op, OpBuilder &b, Location loc, Value x) {
+  Type t = x.getType();
+  bool f = isFloat(t);
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case([&](NegOp) -> Value {
+        if (f)
+          return arith::NegFOp::create(b, loc, x);
+        return arith::SubIOp::create(b, loc, constantOf(b, loc, t, 0), x);
+      })
+      .Case([&](AbsOp) -> Value {
+        if (f)
+          return math::AbsFOp::create(b, loc, x);
+        return math::AbsIOp::create(b, loc, x);
+      })
+      .Case([&](ExpOp) -> Value { return math::ExpOp::create(b, loc, x); })
+      .Case([&](LogOp) -> Value { return math::LogOp::create(b, loc, x); })
+      .Case([&](SqrtOp) -> Value { return math::SqrtOp::create(b, loc, x); })
+      .Case([&](RsqrtOp) -> Value { return math::RsqrtOp::create(b, loc, x); })
+      .Case([&](TanhOp) -> Value { return math::TanhOp::create(b, loc, x); })
+      .Case([&](SigmoidOp) -> Value {
+        Value one = constantOf(b, loc, t, 1);
+        Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+        return arith::DivFOp::create(b, loc, one,
+                                     arith::AddFOp::create(b, loc, one, e));
+      })
+      .Case([&](ReluOp) -> Value {
+        Value zero = constantOf(b, loc, t, 0);
+        if (f)
+          return arith::MaximumFOp::create(b, loc, x, zero);
+        return arith::MaxSIOp::create(b, loc, x, zero);
+      })
+      .Case([&](EluOp elu) -> Value {
+        Value zero = constantOf(b, loc, t, 0);
+        Value alpha = constantOf(b, loc, t, elu.getAlpha().convertToDouble());
+        Value neg = arith::MulFOp::create(b, loc, alpha,
+                                          math::ExpM1Op::create(b, loc, x));
+        Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                               x, zero);
+        return arith::SelectOp::create(b, loc, positive, x, neg);
+      })
+      .Case([&](FloorOp) -> Value { return math::FloorOp::create(b, loc, x); })
+      .Case([&](CeilOp) -> Value { return math::CeilOp::create(b, loc, x); })
+      .Case([&](SinOp) -> Value { return math::SinOp::create(b, loc, x); })
+      .Case([&](CosOp) -> Value { return math::CosOp::create(b, loc, x); })
+      .Case([&](ErfOp) -> Value { return math::ErfOp::create(b, loc, x); })
+      .Case([&](NotOp) -> Value {
+        Value ones = arith::ConstantOp::create(
+            b, loc, b.getIntegerAttr(t, APInt::getAllOnes(t.getIntOrFloatBitWidth())));
+        return arith::XOrIOp::create(b, loc, x, ones);
+      })
+      .Default([](Operation *) -> Value { return {}; });
+}
+
+Value scalarBinary(Operation *op, OpBuilder &b, Location loc, Value x,
+                   Value y) {
+  bool f = isFloat(x.getType());
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case([&](AddOp) -> Value {
+        return f ? arith::AddFOp::create(b, loc, x, y).getResult()
+                 : arith::AddIOp::create(b, loc, x, y).getResult();
+      })
+      .Case([&](SubOp) -> Value {
+        return f ? arith::SubFOp::create(b, loc, x, y).getResult()
+                 : arith::SubIOp::create(b, loc, x, y).getResult();
+      })
+      .Case([&](MulOp) -> Value {
+        return f ? arith::MulFOp::create(b, loc, x, y).getResult()
+                 : arith::MulIOp::create(b, loc, x, y).getResult();
+      })
+      .Case([&](DivOp) -> Value {
+        return f ? arith::DivFOp::create(b, loc, x, y).getResult()
+                 : arith::DivSIOp::create(b, loc, x, y).getResult();
+      })
+      .Case([&](PowOp) -> Value { return math::PowFOp::create(b, loc, x, y); })
+      .Case([&](MaximumOp) -> Value {
+        return f ? arith::MaximumFOp::create(b, loc, x, y).getResult()
+                 : arith::MaxSIOp::create(b, loc, x, y).getResult();
+      })
+      .Case([&](MinimumOp) -> Value {
+        return f ? arith::MinimumFOp::create(b, loc, x, y).getResult()
+                 : arith::MinSIOp::create(b, loc, x, y).getResult();
+      })
+      .Case([&](AndOp) -> Value { return arith::AndIOp::create(b, loc, x, y); })
+      .Case([&](OrOp) -> Value { return arith::OrIOp::create(b, loc, x, y); })
+      .Case([&](CmpOp cmp) -> Value {
+        if (f) {
+          arith::CmpFPredicate p;
+          switch (cmp.getPredicate()) {
+          case CmpPredicate::eq: p = arith::CmpFPredicate::OEQ; break;
+          case CmpPredicate::ne: p = arith::CmpFPredicate::UNE; break;
+          case CmpPredicate::lt: p = arith::CmpFPredicate::OLT; break;
+          case CmpPredicate::le: p = arith::CmpFPredicate::OLE; break;
+          case CmpPredicate::gt: p = arith::CmpFPredicate::OGT; break;
+          case CmpPredicate::ge: p = arith::CmpFPredicate::OGE; break;
+          }
+          return arith::CmpFOp::create(b, loc, p, x, y);
+        }
+        arith::CmpIPredicate p;
+        switch (cmp.getPredicate()) {
+        case CmpPredicate::eq: p = arith::CmpIPredicate::eq; break;
+        case CmpPredicate::ne: p = arith::CmpIPredicate::ne; break;
+        case CmpPredicate::lt: p = arith::CmpIPredicate::slt; break;
+        case CmpPredicate::le: p = arith::CmpIPredicate::sle; break;
+        case CmpPredicate::gt: p = arith::CmpIPredicate::sgt; break;
+        case CmpPredicate::ge: p = arith::CmpIPredicate::sge; break;
+        }
+        return arith::CmpIOp::create(b, loc, p, x, y);
+      })
+      .Default([](Operation *) -> Value { return {}; });
+}
+
+/// Element type conversion with NumPy's semantics (bool is 0/1; to bool is
+/// != 0; float to int truncates toward zero).
+Value scalarCast(OpBuilder &b, Location loc, Value x, Type to) {
+  Type from = x.getType();
+  if (from == to)
+    return x;
+  bool fromF = isFloat(from), toF = isFloat(to);
+  if (to.isInteger(1)) {
+    Value zero = constantOf(b, loc, from, 0);
+    if (fromF)
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x, zero);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
+  }
+  if (fromF && toF) {
+    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+      return arith::ExtFOp::create(b, loc, to, x);
+    if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
+      return arith::TruncFOp::create(b, loc, to, x);
+    // f16 <-> bf16: through f32.
+    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+    return arith::TruncFOp::create(b, loc, to, wide);
+  }
+  if (!fromF && toF) {
+    if (from.isInteger(1))
+      return arith::UIToFPOp::create(b, loc, to, x);
+    return arith::SIToFPOp::create(b, loc, to, x);
+  }
+  if (fromF && !toF)
+    return arith::FPToSIOp::create(b, loc, to, x);
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (fw < tw)
+    return from.isInteger(1) ? arith::ExtUIOp::create(b, loc, to, x).getResult()
+                             : arith::ExtSIOp::create(b, loc, to, x).getResult();
+  return arith::TruncIOp::create(b, loc, to, x);
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+struct LowerElementwise : RewritePattern {
+  LowerElementwise(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp,
+             ReluOp, EluOp, FloorOp, CeilOp, SinOp, CosOp, ErfOp, NotOp, AddOp,
+             SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, AndOp, OrOp,
+             CmpOp, SelectOp, CastOp, BroadcastToOp>(op))
+      return failure();
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    Location loc = op->getLoc();
+    Value result = buildElementwise(
+        rewriter, loc, resultType, op->getOperands(),
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          if (isa<SelectOp>(op))
+            return arith::SelectOp::create(b, l, args[0], args[1], args[2]);
+          if (isa<CastOp>(op))
+            return scalarCast(b, l, args[0], resultType.getElementType());
+          if (isa<BroadcastToOp>(op))
+            return args[0];
+          if (args.size() == 1)
+            return scalarUnary(op, b, l, args[0]);
+          return scalarBinary(op, b, l, args[0], args[1]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct LowerConstant : OpRewritePattern<ConstantOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConstantOp op,
+                                PatternRewriter &rewriter) const override {
+    auto value = dyn_cast<TypedAttr>(op.getValue());
+    if (!value)
+      return rewriter.notifyMatchFailure(op, "not a typed attribute");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
+    return success();
+  }
+};
+
+/// Identity value of a reduction in `type`.
+Value reductionInit(OpBuilder &b, Location loc, Operation *op, Type type) {
+  bool f = isFloat(type);
+  auto negInf = [&]() -> Value {
+    if (f)
+      return arith::ConstantOp::create(
+          b, loc, b.getFloatAttr(type, APFloat::getInf(
+                                           cast<FloatType>(type).getFloatSemantics(),
+                                           /*Negative=*/true)));
+    return arith::ConstantOp::create(
+        b, loc, b.getIntegerAttr(type, APInt::getSignedMinValue(
+                                           type.getIntOrFloatBitWidth())));
+  };
+  auto posInf = [&]() -> Value {
+    if (f)
+      return arith::ConstantOp::create(
+          b, loc, b.getFloatAttr(type, APFloat::getInf(
+                                           cast<FloatType>(type).getFloatSemantics(),
+                                           /*Negative=*/false)));
+    return arith::ConstantOp::create(
+        b, loc, b.getIntegerAttr(type, APInt::getSignedMaxValue(
+                                           type.getIntOrFloatBitWidth())));
+  };
+  if (isa<ReduceMaxOp, ArgmaxOp>(op))
+    return negInf();
+  if (isa<ReduceMinOp, ArgminOp>(op))
+    return posInf();
+  if (isa<ReduceProdOp>(op))
+    return constantOf(b, loc, type, 1);
+  return constantOf(b, loc, type, 0);
+}
+
+/// Reductions and arg-reductions: one linalg.generic with reduction loops.
+template <typename OpTy>
+struct LowerReduction : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value input = op.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type element = inType.getElementType();
+    int64_t rank = inType.getRank();
+    SmallVector<int64_t> axes = op.getNormalizedAxes();
+    bool keep = op.getKeepdims();
+    constexpr bool isArg = std::is_same_v<OpTy, ArgmaxOp> ||
+                           std::is_same_v<OpTy, ArgminOp>;
+
+    // Loop d iterates input dim d; the output map drops reduced dims (or pins
+    // them to 0 with keepdims).
+    SmallVector<AffineExpr> outExprs;
+    SmallVector<utils::IteratorType> iterators;
+    SmallVector<Value> outDynSizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      bool reduced = llvm::is_contained(axes, d);
+      iterators.push_back(reduced ? utils::IteratorType::reduction
+                                  : utils::IteratorType::parallel);
+      if (reduced) {
+        if (keep)
+          outExprs.push_back(getAffineConstantExpr(0, ctx));
+        continue;
+      }
+      outExprs.push_back(getAffineDimExpr(d, ctx));
+      if (inType.isDynamicDim(d))
+        outDynSizes.push_back(tensor::DimOp::create(rewriter, loc, input, d));
+    }
+    AffineMap inMap = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap outMap = AffineMap::get(rank, 0, outExprs, ctx);
+
+    auto valueType = resultType.clone(element);
+    Value valueInit = linalg::FillOp::create(
+                          rewriter, loc,
+                          reductionInit(rewriter, loc, op, element),
+                          tensor::EmptyOp::create(rewriter, loc,
+                                                  valueType.getShape(), element,
+                                                  outDynSizes)
+                              .getResult())
+                          .getResult(0);
+    if constexpr (isArg) {
+      Type i64 = rewriter.getI64Type();
+      Value indexInit =
+          linalg::FillOp::create(
+              rewriter, loc, constantOf(rewriter, loc, i64, 0),
+              tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), i64,
+                                      outDynSizes)
+                  .getResult())
+              .getResult(0);
+      int64_t axis = axes.front();
+      bool isMax = std::is_same_v<OpTy, ArgmaxOp>;
+      auto generic = linalg::GenericOp::create(
+          rewriter, loc, TypeRange{valueType, resultType}, ValueRange{input},
+          ValueRange{valueInit, indexInit},
+          ArrayRef<AffineMap>{inMap, outMap, outMap}, iterators,
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value x = args[0], best = args[1], bestIdx = args[2];
+            Value idx = arith::IndexCastOp::create(
+                b, l, i64, linalg::IndexOp::create(b, l, axis));
+            Value better;
+            if (isFloat(element))
+              better = arith::CmpFOp::create(
+                  b, l, isMax ? arith::CmpFPredicate::OGT
+                              : arith::CmpFPredicate::OLT,
+                  x, best);
+            else
+              better = arith::CmpIOp::create(
+                  b, l, isMax ? arith::CmpIPredicate::sgt
+                              : arith::CmpIPredicate::slt,
+                  x, best);
+            // The first element always wins, so all-equal rows give 0 and
+            // -inf/+inf inputs are handled.
+            Value first = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::eq, idx,
+                constantOf(b, l, i64, 0));
+            better = arith::OrIOp::create(b, l, better, first);
+            linalg::YieldOp::create(
+                b, l,
+                ValueRange{arith::SelectOp::create(b, l, better, x, best),
+                           arith::SelectOp::create(b, l, better, idx, bestIdx)});
+          });
+      rewriter.replaceOp(op, generic.getResult(1));
+      return success();
+    } else {
+      auto generic = linalg::GenericOp::create(
+          rewriter, loc, TypeRange{valueType}, ValueRange{input},
+          ValueRange{valueInit}, ArrayRef<AffineMap>{inMap, outMap}, iterators,
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value x = args[0], acc = args[1];
+            bool f = isFloat(element);
+            Value r;
+            if (isa<ReduceMaxOp>(op))
+              r = f ? arith::MaximumFOp::create(b, l, x, acc).getResult()
+                    : arith::MaxSIOp::create(b, l, x, acc).getResult();
+            else if (isa<ReduceMinOp>(op))
+              r = f ? arith::MinimumFOp::create(b, l, x, acc).getResult()
+                    : arith::MinSIOp::create(b, l, x, acc).getResult();
+            else if (isa<ReduceProdOp>(op))
+              r = f ? arith::MulFOp::create(b, l, x, acc).getResult()
+                    : arith::MulIOp::create(b, l, x, acc).getResult();
+            else
+              r = f ? arith::AddFOp::create(b, l, x, acc).getResult()
+                    : arith::AddIOp::create(b, l, x, acc).getResult();
+            linalg::YieldOp::create(b, l, r);
+          });
+      Value result = generic.getResult(0);
+      if (isa<ReduceMeanOp>(op)) {
+        // Divide by the number of reduced elements (known at run time).
+        Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
+        for (int64_t axis : axes)
+          count = arith::MulIOp::create(
+              rewriter, loc, count,
+              tensor::DimOp::create(rewriter, loc, input, axis));
+        Value countF = arith::UIToFPOp::create(
+            rewriter, loc, element,
+            arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
+                                         count));
+        result = buildElementwise(
+            rewriter, loc, resultType, ValueRange{result},
+            [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+              return arith::DivFOp::create(b, l, args[0], countF);
+            });
+      }
+      rewriter.replaceOp(op, result);
+      return success();
+    }
+  }
+};
+
+struct LowerMatmul : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto lhsType = op.getLhs().getType(), rhsType = op.getRhs().getType();
+    auto resultType = op.getType();
+    Type element = resultType.getElementType();
+    int64_t rank = resultType.getRank();
+    // Dynamic sizes: M from lhs, N from rhs, batch dims from whichever
+    // operand has them.
+    SmallVector<Value> dyn;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!resultType.isDynamicDim(d))
+        continue;
+      Value size;
+      if (d == rank - 2)
+        size = tensor::DimOp::create(rewriter, loc, op.getLhs(),
+                                     lhsType.getRank() - 2);
+      else if (d == rank - 1)
+        size = tensor::DimOp::create(rewriter, loc, op.getRhs(),
+                                     rhsType.getRank() - 1);
+      else
+        for (Value operand : {op.getLhs(), op.getRhs()}) {
+          auto t = cast<RankedTensorType>(operand.getType());
+          int64_t i = d - (rank - t.getRank());
+          if (i >= 0 && i < t.getRank() - 2 && t.isDynamicDim(i)) {
+            size = tensor::DimOp::create(rewriter, loc, operand, i);
+            break;
+          }
+        }
+      dyn.push_back(size);
+    }
+    Value zero = constantOf(rewriter, loc, element, 0);
+    Value init = linalg::FillOp::create(
+                     rewriter, loc, zero,
+                     tensor::EmptyOp::create(rewriter, loc,
+                                             resultType.getShape(), element, dyn)
+                         .getResult())
+                     .getResult(0);
+    if (rank == 2) {
+      rewriter.replaceOpWithNewOp<linalg::MatmulOp>(
+          op, TypeRange{resultType}, ValueRange{op.getLhs(), op.getRhs()},
+          ValueRange{init});
+      return success();
+    }
+    // Batched: loops (batch..., m, n, k).
+    int64_t loops = rank + 1, m = rank - 2, n = rank - 1, k = rank;
+    auto operandMap = [&](RankedTensorType t, int64_t row, int64_t col) {
+      SmallVector<AffineExpr> exprs;
+      int64_t batchRank = t.getRank() - 2, offset = (rank - 2) - batchRank;
+      for (int64_t i = 0; i < batchRank; ++i) {
+        int64_t d = i + offset;
+        if (t.getDimSize(i) == 1 && resultType.getDimSize(d) != 1)
+          exprs.push_back(getAffineConstantExpr(0, ctx));
+        else
+          exprs.push_back(getAffineDimExpr(d, ctx));
+      }
+      exprs.push_back(getAffineDimExpr(row, ctx));
+      exprs.push_back(getAffineDimExpr(col, ctx));
+      return AffineMap::get(loops, 0, exprs, ctx);
+    };
+    SmallVector<AffineExpr> outExprs;
+    for (int64_t d = 0; d < rank; ++d)
+      outExprs.push_back(getAffineDimExpr(d, ctx));
+    SmallVector<utils::IteratorType> iterators(loops,
+                                               utils::IteratorType::parallel);
+    iterators.back() = utils::IteratorType::reduction;
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType},
+        ValueRange{op.getLhs(), op.getRhs()}, ValueRange{init},
+        ArrayRef<AffineMap>{operandMap(lhsType, m, k),
+                            operandMap(rhsType, k, n),
+                            AffineMap::get(loops, 0, outExprs, ctx)},
+        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value r;
+          if (isFloat(element))
+            r = arith::AddFOp::create(
+                b, l, args[2], arith::MulFOp::create(b, l, args[0], args[1]));
+          else
+            r = arith::AddIOp::create(
+                b, l, args[2], arith::MulIOp::create(b, l, args[0], args[1]));
+          linalg::YieldOp::create(b, l, r);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct LowerTranspose : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = op.getType();
+    SmallVector<Value> dyn;
+    for (auto [i, p] : llvm::enumerate(op.getPerm()))
+      if (resultType.isDynamicDim(i))
+        dyn.push_back(tensor::DimOp::create(rewriter, loc, op.getInput(), p));
+    Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                         resultType.getElementType(), dyn);
+    rewriter.replaceOpWithNewOp<linalg::TransposeOp>(op, op.getInput(), init,
+                                                     op.getPerm());
+    return success();
+  }
+};
+
+struct LowerConcat : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += op.getType().getRank();
+    rewriter.replaceOpWithNewOp<tensor::ConcatOp>(op, op.getType(), axis,
+                                                  op.getInputs());
+    return success();
+  }
+};
+
+struct LowerSlice : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<int64_t> sizes(op.getType().getShape());
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, op.getType(), op.getInput(), ValueRange{}, ValueRange{},
+        ValueRange{}, rewriter.getDenseI64ArrayAttr(op.getStart()),
+        rewriter.getDenseI64ArrayAttr(sizes),
+        rewriter.getDenseI64ArrayAttr(op.getStrides()));
+    return success();
+  }
+};
+
+struct LowerReshape : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = op.getType();
+    auto inType = op.getInput().getType();
+    int64_t dynamicCount = resultType.getNumDynamicDims();
+    if (dynamicCount > 1)
+      return op.emitOpError("cannot lower: more than one dynamic result "
+                            "dimension; make all but one static");
+    // The one dynamic dimension is the element count over the static ones.
+    Value dynSize;
+    if (dynamicCount == 1) {
+      Value total = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      for (int64_t d = 0; d < inType.getRank(); ++d)
+        total = arith::MulIOp::create(
+            rewriter, loc, total,
+            tensor::DimOp::create(rewriter, loc, op.getInput(), d));
+      int64_t known = 1;
+      for (int64_t d : resultType.getShape())
+        if (!ShapedType::isDynamic(d))
+          known *= d;
+      dynSize = arith::DivUIOp::create(
+          rewriter, loc, total,
+          arith::ConstantIndexOp::create(rewriter, loc, known));
+    }
+    SmallVector<Value> dims;
+    for (int64_t d : resultType.getShape())
+      dims.push_back(ShapedType::isDynamic(d)
+                         ? dynSize
+                         : arith::ConstantIndexOp::create(rewriter, loc, d)
+                               .getResult());
+    Value shape = tensor::FromElementsOp::create(
+        rewriter, loc,
+        RankedTensorType::get({resultType.getRank()}, rewriter.getIndexType()),
+        dims);
+    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, resultType,
+                                                   op.getInput(), shape);
+    return success();
+  }
+};
+
+/// On the CPU path a transfer is a no-op; transfers to a GPU need the GPU
+/// lowering, which this pipeline does not have.
+struct LowerTransfer : OpRewritePattern<TransferOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransferOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, op.getInput());
+    return success();
+  }
+};
+
+struct ConvertTideToLinalgPass
+    : public tide::impl::ConvertTideToLinalgPassBase<ConvertTideToLinalgPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    Operation *root = getOperation();
+    // Ops placed on a GPU cannot be compiled for the CPU.
+    bool ok = true;
+    root->walk([&](Operation *op) {
+      if (!isa<TideDialect>(op->getDialect()))
+        return;
+      DeviceAttr device = isa<TransferOp>(op) ? cast<TransferOp>(op).getTo()
+                                               : getDevice(op);
+      if (device && device.isGPU()) {
+        op->emitError() << "'" << op->getName() << "' is placed on "
+                        << device.str()
+                        << ", but this build lowers tide ops for the CPU "
+                           "only; place with target=cpu or pin it to cpu";
+        ok = false;
+      }
+    });
+    if (!ok)
+      return signalPassFailure();
+
+    RewritePatternSet patterns(&getContext());
+    populateTideToLinalgPatterns(patterns);
+    ConversionTarget target(getContext());
+    target.addIllegalDialect<TideDialect>();
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                           math::MathDialect, tensor::TensorDialect,
+                           func::FuncDialect>();
+    if (failed(applyPartialConversion(root, target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::tide::populateTideToLinalgPatterns(RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  populateDecompositionPatterns(patterns);
+  patterns.add<LowerElementwise, LowerConstant, LowerMatmul, LowerTranspose,
+               LowerConcat, LowerSlice, LowerReshape, LowerTransfer,
+               LowerReduction<ReduceSumOp>, LowerReduction<ReduceMeanOp>,
+               LowerReduction<ReduceMaxOp>, LowerReduction<ReduceMinOp>,
+               LowerReduction<ReduceProdOp>, LowerReduction<ArgmaxOp>,
+               LowerReduction<ArgminOp>>(ctx);
+}

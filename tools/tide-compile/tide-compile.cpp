@@ -1,0 +1,120 @@
+//===- tide-compile.cpp - .mlir -> shared library (+ C header) -----------===//
+//
+// Part of the Tide project.
+//
+//   tide-compile FILE.mlir --target=T [--policy=P] -o OUT.so [--header=OUT.h]
+//
+//===----------------------------------------------------------------------===//
+
+#include "tide/Compiler/Compile.h"
+#include "tide/InitAll.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Support/FileUtilities.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
+                                      cl::Required);
+static cl::opt<std::string> outputFile("o", cl::desc("Output shared library"),
+                                       cl::value_desc("file.so"),
+                                       cl::Required);
+static cl::opt<std::string>
+    target("target", cl::desc("Built-in target or JSON target file"),
+           cl::init("cpu"));
+static cl::opt<std::string>
+    policy("policy", cl::desc("soft | strict | require-gpu | cost"),
+           cl::init("soft"));
+static cl::opt<std::string>
+    header("header", cl::desc("C header to write (default: OUT with .h)"));
+static cl::opt<std::string>
+    cpu("cpu", cl::desc("CPU to generate code for (native, x86-64-v3, ...)"),
+        cl::init("native"));
+static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level"),
+                                  cl::init(3), cl::Prefix);
+static cl::opt<bool> noRemarks("no-remarks",
+                               cl::desc("Do not print placement remarks"));
+static cl::opt<bool> emitLLVMDialect(
+    "emit-llvm-dialect",
+    cl::desc("Print the lowered module (LLVM dialect) instead of linking"));
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "tide-compile: place, lower and compile a Tide program into a shared "
+      "library that describes itself (run it with tide-run)\n");
+  if (optLevel > 3) {
+    llvm::errs() << "tide-compile: -O" << optLevel << " is not a level; use "
+                 << "-O0 .. -O3\n";
+    return 1;
+  }
+
+  DialectRegistry registry;
+  tide::registerAllDialects(registry);
+  tide::registerAllExtensions(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string error;
+  auto file = openInputFile(inputFile, &error);
+  if (!file) {
+    llvm::errs() << "tide-compile: " << error << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  tide::CompileOptions options;
+  options.target = target;
+  options.policy = policy;
+  options.cpu = cpu;
+  options.optLevel = optLevel;
+  options.remarks = !noRemarks;
+  if (failed(tide::lowerToLLVMDialect(*module, options)))
+    return 1;
+  if (emitLLVMDialect) {
+    module->print(llvm::outs());
+    return 0;
+  }
+  if (failed(tide::emitSharedLibrary(*module, options, outputFile, error))) {
+    llvm::errs() << "tide-compile: " << error << "\n";
+    return 1;
+  }
+  std::string headerPath = header;
+  if (headerPath.empty()) {
+    llvm::SmallString<128> path(outputFile);
+    llvm::sys::path::replace_extension(path, ".h");
+    headerPath = path.str().str();
+  }
+  std::string guard = "TIDE_" + llvm::sys::path::stem(headerPath).upper() +
+                      "_H";
+  for (char &c : guard)
+    if (!isalnum(static_cast<unsigned char>(c)))
+      c = '_';
+  std::error_code ec;
+  llvm::ToolOutputFile out(headerPath, ec, llvm::sys::fs::OF_Text);
+  if (ec) {
+    llvm::errs() << "tide-compile: cannot write " << headerPath << ": "
+                 << ec.message() << "\n";
+    return 1;
+  }
+  out.os() << tide::generateHeader(tide::getModuleMetadata(*module), guard);
+  out.keep();
+  return 0;
+}
