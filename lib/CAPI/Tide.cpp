@@ -76,6 +76,11 @@ MlirLogicalResult tideRunPlacementPipeline(MlirModule cModule,
            unwrap(cOptions).str() + "': " + errors);
     return wrap(failure());
   }
+  std::string invalid;
+  if (failed(tide::validatePlacementPipelineOptions(options, invalid))) {
+    report("error: " + invalid);
+    return wrap(failure());
+  }
   PassManager pm(ctx, ModuleOp::getOperationName());
   tide::buildPlacementPipeline(pm, options);
   return wrap(pm.run(module));

@@ -240,7 +240,28 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
     return failure();
   }
   SmallVector<StringRef> args = {linker, "-shared", "-o", outputPath,
-                                 objectPath, "-lm"};
+                                 objectPath};
+  // Modules that call the runtime's library kernels link it and the BLAS.
+  bool usesRuntime = false;
+  for (llvm::Function &f : *llvmModule)
+    usesRuntime |= f.isDeclaration() && f.getName().starts_with("_mlir_ciface_tide_rt_");
+  std::string runtime = options.runtimeLibrary;
+  if (usesRuntime) {
+    if (runtime.empty()) {
+      SmallString<256> self(llvm::sys::fs::getMainExecutable(
+          nullptr, reinterpret_cast<void *>(&findLinker)));
+      llvm::sys::path::remove_filename(self);
+      llvm::sys::path::append(self, "..", "lib", "libTideCpuRuntime.a");
+      runtime = self.str().str();
+    }
+    if (!llvm::sys::fs::exists(runtime)) {
+      error = "Tide's runtime library is missing: " + runtime;
+      return failure();
+    }
+    args.push_back(runtime);
+    args.push_back("-lopenblas");
+  }
+  args.push_back("-lm");
   if (options.vectorMath)
     args.push_back("-lmvec");
   std::string message;

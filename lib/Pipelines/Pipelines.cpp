@@ -19,10 +19,35 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringExtras.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace mlir::tide;
+
+LogicalResult mlir::tide::validatePlacementPipelineOptions(
+    const PlacementPipelineOptions &options, std::string &error) {
+  auto oneOf = [&](StringRef name, StringRef value,
+                   ArrayRef<StringRef> allowed) {
+    if (llvm::is_contained(allowed, value))
+      return true;
+    error = ("invalid '" + name + "' option '" + value + "'; expected " +
+             llvm::join(allowed.drop_back(), ", ") + " or " + allowed.back())
+                .str();
+    return false;
+  };
+  if (!oneOf("policy", options.policy, {"soft", "strict", "require-gpu", "cost"}) ||
+      !oneOf("decompose", options.decompose, {"auto", "always", "never"}) ||
+      !oneOf("report", options.report, {"none", "text", "json", "dot"}))
+    return failure();
+  if (options.dynamicDimSize <= 0) {
+    error = "invalid 'dynamic-dim-size' option " +
+            std::to_string(static_cast<int64_t>(options.dynamicDimSize)) +
+            "; it must be positive";
+    return failure();
+  }
+  return success();
+}
 
 void mlir::tide::buildPlacementPipeline(
     OpPassManager &pm, const PlacementPipelineOptions &options) {
@@ -73,6 +98,8 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addNestedPass<func::FuncOp>(createElideArgumentClonesPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
+  if (options.blas)
+    pm.addPass(createMatmulToLibraryPass());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
@@ -98,9 +125,24 @@ void mlir::tide::registerPipelines() {
       "tide-cpu-pipeline",
       "Lower placed tensor-level IR to the LLVM dialect for the CPU",
       buildCpuPipeline);
-  PassPipelineRegistration<PlacementPipelineOptions>(
+  // Registered by hand so that bad option values are reported in the
+  // pipeline's own terms before any pass runs.
+  registerPassPipeline(
       "tide-place-pipeline",
       "Decompose, place every tide op on a device, insert and optimize "
       "transfers (and optionally print a report)",
-      buildPlacementPipeline);
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        PlacementPipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        std::string error;
+        if (failed(validatePlacementPipelineOptions(options, error)))
+          return errorHandler(error);
+        buildPlacementPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> handler) {
+        handler(PlacementPipelineOptions());
+      });
 }

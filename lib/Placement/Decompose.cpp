@@ -31,11 +31,15 @@ struct Emitter {
   OpBuilder &b;
   Operation *origin;
   StringRef originName;
+  /// Whether new ops inherit the origin's pin and colocation group.
+  bool inherit = true;
 
   template <typename OpTy, typename... Args>
   Value make(Args &&...args) {
     auto op = OpTy::create(b, origin->getLoc(), std::forward<Args>(args)...);
     op->setAttr(kDecomposedAttr, b.getStringAttr(originName));
+    if (!inherit)
+      return op.getResult();
     if (DeviceAttr pin = getDevice(origin))
       setDevice(op, pin);
     if (StringRef group = getColocationGroup(origin); !group.empty())
@@ -53,6 +57,14 @@ FailureOr<Value> decomposeMean(ReduceMeanOp op, OpBuilder &b) {
       return failure();
     count *= type.getDimSize(axis);
   }
+  // The count must be exact in the element type (f16 tops out at 65504, bf16
+  // rounds above 256): otherwise the rewrite would change the result.
+  APFloat countValue(count);
+  bool lost = false;
+  countValue.convert(cast<FloatType>(type.getElementType()).getFloatSemantics(),
+                     APFloat::rmNearestTiesToEven, &lost);
+  if (lost || countValue.isInfinity())
+    return failure();
   Emitter e{b, op, "reduce_mean"};
   Value sum = e.make<ReduceSumOp>(op.getInput(), op.getAxesAttr(),
                                   op.getKeepdimsAttr());
@@ -172,7 +184,9 @@ struct DecomposePass : public tide::impl::DecomposePassBase<DecomposePass> {
         op->getResult(0).replaceAllUsesWith(*done);
         op->erase();
       } else
-        op->emitRemark() << "not decomposed: a reduced dimension is dynamic";
+        op->emitRemark() << "not decomposed: a reduced dimension is dynamic, "
+                            "or the element count is not exact in "
+                         << describeKernelDType(op);
     }
     if (demoteF64)
       demote(module, *loaded);
@@ -204,7 +218,9 @@ struct DecomposePass : public tide::impl::DecomposePassBase<DecomposePass> {
           device->kernels.lookup(name, DType::F32) == KernelKind::None)
         continue;
       b.setInsertionPoint(op);
-      Emitter e{b, op, "demote-f64"};
+      // The casts go wherever they have kernels (placement decides); only
+      // the narrowed op keeps the pin and the group.
+      Emitter e{b, op, "demote-f64", /*inherit=*/false};
       SmallVector<Value> operands;
       for (Value operand : op->getOperands()) {
         Type narrow = demoteType(operand.getType());

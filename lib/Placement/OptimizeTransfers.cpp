@@ -48,6 +48,7 @@ struct OptimizeTransfersPass
     llvm::DenseMap<std::pair<Value, Attribute>, TransferOp> kept;
     // Copies of block arguments go to the block's start, in program order.
     llvm::DenseMap<Block *, Operation *> lastArgCopy;
+    llvm::DenseMap<Operation *, Operation *> lastCopyOf;
     for (TransferOp op : transfers) {
       if (op.getResult().use_empty())
         continue;
@@ -55,9 +56,13 @@ struct OptimizeTransfersPass
       auto it = kept.find(key);
       if (it == kept.end()) {
         Value source = op.getInput();
-        if (Operation *def = source.getDefiningOp())
-          op->moveAfter(def);
-        else {
+        if (Operation *def = source.getDefiningOp()) {
+          // After the def and after earlier copies of the same value, so
+          // copies keep their program order.
+          Operation *&last = lastCopyOf[def];
+          op->moveAfter(last ? last : def);
+          last = op;
+        } else {
           Block *block = cast<BlockArgument>(source).getOwner();
           Operation *&last = lastArgCopy[block];
           if (last)

@@ -135,6 +135,28 @@ struct Placer {
     return success(ok);
   }
 
+  /// The device a colocation group is pinned to (null if none). Conflicting
+  /// pins are reported (one error per conflicting member) and fail.
+  FailureOr<DeviceAttr> groupPin(StringRef group, ArrayRef<Operation *> unit) {
+    DeviceAttr pinned;
+    bool conflict = false;
+    for (Operation *op : unit) {
+      DeviceAttr pin = getDevice(op);
+      if (pin && pinned && pin != pinned) {
+        op->emitError() << "colocation group '" << group
+                        << "' is pinned to both " << pinned.str() << " and "
+                        << pin.str() << "; pin its members to one device";
+        ++violations;
+        conflict = true;
+      }
+      if (pin && !pinned)
+        pinned = pin;
+    }
+    if (conflict)
+      return failure();
+    return pinned;
+  }
+
   /// soft / strict / require-gpu: each op (or colocation group) on its
   /// preferred device if it has a kernel there, else by the policy.
   void placeByRules(FunctionOpInterface func) {
@@ -156,27 +178,22 @@ struct Placer {
     MLIRContext *ctx = func->getContext();
     for (SmallVector<Operation *> &unit : units) {
       StringRef group = getColocationGroup(unit.front());
-      DeviceAttr groupPin;
-      bool conflict = false;
+      DeviceAttr groupPinned;
       if (!group.empty()) {
-        for (Operation *op : unit) {
-          DeviceAttr pin = getDevice(op);
-          if (pin && groupPin && pin != groupPin) {
-            op->emitError() << "colocation group '" << group
-                            << "' is pinned to both " << groupPin.str()
-                            << " and " << pin.str()
-                            << "; pin its members to one device";
-            ++violations;
-            conflict = true;
-          }
-          if (pin && !groupPin)
-            groupPin = pin;
-        }
+        FailureOr<DeviceAttr> pin = groupPin(group, unit);
+        if (failed(pin))
+          continue;
+        groupPinned = *pin;
       }
-      if (conflict)
-        continue;
-      auto [want, reason] = preferred(unit.front(), groupPin, group);
-      bool explicitPin = reason == "pinned" || !!groupPin;
+      // A group's members share one decision; its reason says so.
+      auto [want, reason] =
+          group.empty() ? preferred(unit.front(), {}, group)
+                        : preferred(unit.front(), groupPinned, group);
+      if (!group.empty() && groupPinned)
+        reason = ("colocated(" + group + ")").str();
+      else if (!group.empty())
+        reason = ("colocated(" + group + "); " + reason).str();
+      bool explicitPin = !!getDevice(unit.front()) || !!groupPinned;
       const DeviceSpec *wantSpec = target.getDevice(want);
       Operation *blocker = nullptr;
       for (Operation *op : unit)
@@ -236,7 +253,7 @@ struct Placer {
                               target.name));
           continue;
         }
-        reason = why;
+        reason = group.empty() ? why : ("colocated(" + group + "); " + why).str();
         if (remarks)
           for (Operation *op : unit)
             op->emitRemark() << "placed on " << chosen.str() << ": target '"
@@ -253,8 +270,12 @@ struct Placer {
         continue;
       }
       for (Operation *op : unit) {
+        // An op's own pin to the chosen device is its reason.
+        std::string own = reason;
+        if (getDevice(op) && getDevice(op) == chosen && group.empty())
+          own = "pinned";
         setDevice(op, chosen);
-        setPlacementReason(op, withOrigin(op, reason));
+        setPlacementReason(op, withOrigin(op, own));
       }
     }
   }
@@ -264,6 +285,19 @@ struct Placer {
     PlacementGraphOptions options;
     options.dynamicDimSize = dynamicDimSize;
     options.copyMode = copyMode;
+    // Conflicting pins inside colocation groups are reported as such.
+    {
+      llvm::StringMap<SmallVector<Operation *>> groups;
+      func->walk([&](Operation *op) {
+        if (isPlaceable(op) && !getColocationGroup(op).empty())
+          groups[getColocationGroup(op)].push_back(op);
+      });
+      bool conflict = false;
+      for (auto &entry : groups)
+        conflict |= failed(groupPin(entry.getKey(), entry.getValue()));
+      if (conflict)
+        return;
+    }
     PlacementGraph graph = buildPlacementGraph(func, target, options);
     // Ops that can run nowhere are reported before solving.
     bool impossible = false;
@@ -288,6 +322,11 @@ struct Placer {
     std::string gpuName = graph.gpu ? graph.gpu->name() : "";
     for (auto [node, ops] : llvm::enumerate(graph.opsOf)) {
       bool onGPU = solution.onGPU[node];
+      // A node's GPU: a member's pin to a specific GPU, else the default one.
+      DeviceAttr nodeGPU = graph.gpu ? graph.gpu->getAttr(ctx) : DeviceAttr();
+      for (Operation *op : ops)
+        if (DeviceAttr pin = getDevice(op); pin && pin.isGPU())
+          nodeGPU = pin;
       for (Operation *op : ops) {
         std::string reason;
         DeviceAttr device;
@@ -295,7 +334,7 @@ struct Placer {
           device = pin;
           reason = "pinned";
         } else {
-          device = onGPU ? graph.gpu->getAttr(ctx) : cpu.getAttr(ctx);
+          device = onGPU ? nodeGPU : cpu.getAttr(ctx);
           bool gpuKernel = graph.gpu && hasKernelOn(op, *graph.gpu);
           if (!onGPU && !gpuKernel && graph.gpu) {
             reason = "no-kernel(" + gpuName + ", " + describeKernelDType(op) +
@@ -343,7 +382,8 @@ struct PlaceDevicesPass
     }
     if (dynamicDimSize <= 0) {
       module.emitError() << "invalid 'dynamic-dim-size' option "
-                         << dynamicDimSize << "; it must be positive";
+                         << static_cast<int64_t>(dynamicDimSize)
+                         << "; it must be positive";
       return signalPassFailure();
     }
     std::optional<Target> loaded = loadTargetOrError(module, target);

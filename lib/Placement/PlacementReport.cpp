@@ -12,6 +12,7 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -33,7 +34,7 @@ static std::string locationString(Operation *op) {
   std::string s;
   llvm::raw_string_ostream os(s);
   if (auto file = dyn_cast<FileLineColLoc>(op->getLoc()))
-    os << file.getFilename().getValue().rsplit('/').second.str() << ":"
+    os << llvm::sys::path::filename(file.getFilename().getValue()) << ":"
        << file.getLine();
   else
     op->getLoc().print(os);
@@ -183,7 +184,9 @@ void mlir::tide::printPlacementText(const PlacementSummary &summary,
          << ", all-cpu " << formatTime(func.allCPUCost) << ", all-gpu "
          << formatTime(func.allGPUCost);
       if (func.opsWithoutGPUKernel)
-        os << " (" << func.opsWithoutGPUKernel << " ops have no GPU kernel)";
+        os << " (" << func.opsWithoutGPUKernel
+           << (func.opsWithoutGPUKernel == 1 ? " op has" : " ops have")
+           << " no GPU kernel)";
       os << "\n";
     }
   }
@@ -257,6 +260,7 @@ void mlir::tide::printPlacementDot(const PlacementSummary &summary,
        << formatBytes(func.transferBytes, func.dynamicTransferBytes)
        << " per call\";\n";
     llvm::DenseMap<Operation *, std::string> ids;
+    SmallVector<Operation *> order; // ops in the order they were named
     auto idOf = [&](Operation *op) -> std::string {
       auto it = ids.find(op);
       if (it != ids.end())
@@ -264,6 +268,7 @@ void mlir::tide::printPlacementDot(const PlacementSummary &summary,
       std::string id = "f" + std::to_string(f) + "_" +
                        std::to_string(ids.size());
       ids[op] = id;
+      order.push_back(op);
       return id;
     };
     for (const PlacedOp &op : func.ops) {
@@ -281,14 +286,13 @@ void mlir::tide::printPlacementDot(const PlacementSummary &summary,
          << "\\n" << formatBytes(t.bytes, t.dynamic)
          << "\", shape=ellipse, fillcolor=salmon];\n";
     // Data edges between the ops shown; edges through transfers in red.
-    for (const auto &entry : ids) {
-      Operation *op = entry.first;
+    for (Operation *op : order) {
       for (Value operand : op->getOperands()) {
         Operation *def = operand.getDefiningOp();
         if (!def || !ids.count(def))
           continue;
         bool copy = isa<TransferOp>(def) || isa<TransferOp>(op);
-        os << "    " << ids[def] << " -> " << entry.second
+        os << "    " << ids[def] << " -> " << ids[op]
            << (copy ? " [color=red, penwidth=2]" : "") << ";\n";
       }
     }
@@ -314,6 +318,12 @@ struct PlacementReportPass
     if (format != "text" && format != "json" && format != "dot") {
       module.emitError() << "invalid 'format' option '" << format
                          << "'; expected text, json or dot";
+      return signalPassFailure();
+    }
+    if (dynamicDimSize <= 0) {
+      module.emitError() << "invalid 'dynamic-dim-size' option "
+                         << static_cast<int64_t>(dynamicDimSize)
+                         << "; it must be positive";
       return signalPassFailure();
     }
     llvm::Expected<Target> loaded = loadTarget(target);

@@ -34,6 +34,9 @@ struct CompileOptions {
   bool vectorMath = true;
   /// Print placement remarks.
   bool remarks = true;
+  /// Tide's host runtime archive (libTideCpuRuntime.a), linked into modules
+  /// that call it; empty: <dir of this executable>/../lib/.
+  std::string runtimeLibrary;
 };
 
 /// Runs placement and the CPU pipeline: `module` ends in the LLVM dialect.

@@ -46,4 +46,18 @@ def ElideArgumentClonesPass
   let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
 }
 
+def MatmulToLibraryPass : Pass<"tide-matmul-to-library", "mlir::ModuleOp"> {
+  let summary = "Run f32/f64 2-D matmuls through the host BLAS";
+  let description = [{
+    Replaces every buffer-level `linalg.matmul` on f32 or f64 memrefs with a
+    call to Tide's runtime (`tide_rt_gemm_f32` / `tide_rt_gemm_f64`, declared
+    in `include/tide/Runtime/RuntimeSymbols.h`), which calls OpenBLAS: the
+    "library" kernel of the CPU's kernel table. Runs after bufferization;
+    other element types stay generated loops.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
 #endif // TIDE_COMPILER_PASSES_TD

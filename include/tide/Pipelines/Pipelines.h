@@ -58,6 +58,11 @@ struct PlacementPipelineOptions
       llvm::cl::init("-")};
 };
 
+/// Checks option values; on failure `error` names the option and the
+/// accepted values.
+LogicalResult validatePlacementPipelineOptions(
+    const PlacementPipelineOptions &options, std::string &error);
+
 /// decompose -> place-devices -> insert-transfers -> optimize-transfers
 /// [-> placement-report]. Invalid option values make the first pass that
 /// reads them fail with a diagnostic naming the option.
@@ -68,6 +73,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   PassOptions::Option<bool> fuse{
       *this, "fuse",
       llvm::cl::desc("Fuse chains of elementwise ops into one loop nest"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> blas{
+      *this, "blas",
+      llvm::cl::desc("Run f32/f64 2-D matmuls through the host BLAS "
+                     "(OpenBLAS), the CPU's library GEMM kernel"),
       llvm::cl::init(true)};
 };
 

@@ -1,0 +1,44 @@
+/*===- RuntimeSymbols.h - C symbols of Tide's runtime --------------*- C -*-===*\
+|*                                                                            *|
+|* Part of the Tide project.                                                  *|
+|*                                                                            *|
+|* The one list of the functions compiled modules call, shared by the         *|
+|* lowering (which emits calls by these names) and the runtime (which         *|
+|* defines them), so the two cannot drift. Plain C: no LLVM or MLIR.          *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef TIDE_RUNTIME_RUNTIMESYMBOLS_H
+#define TIDE_RUNTIME_RUNTIMESYMBOLS_H
+
+#include <stdint.h>
+
+/* Names as the lowering emits them (func.call targets with
+ * llvm.emit_c_interface, so the C symbols carry the _mlir_ciface_ prefix). */
+#define TIDE_RT_GEMM_F32 "tide_rt_gemm_f32"
+#define TIDE_RT_GEMM_F64 "tide_rt_gemm_f64"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A 2-D strided memref descriptor as MLIR passes it. */
+typedef struct {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes[2];
+  int64_t strides[2];
+} TideMemRef2D;
+
+/* C += A * B for row-major (unit inner stride) A[M,K], B[K,N], C[M,N], on the
+ * host, through the system BLAS (OpenBLAS). */
+void _mlir_ciface_tide_rt_gemm_f32(TideMemRef2D *a, TideMemRef2D *b,
+                                   TideMemRef2D *c);
+void _mlir_ciface_tide_rt_gemm_f64(TideMemRef2D *a, TideMemRef2D *b,
+                                   TideMemRef2D *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TIDE_RUNTIME_RUNTIMESYMBOLS_H */

@@ -1,0 +1,263 @@
+// Tests of tide-decompose: composites (reduce_mean, softmax, log_softmax)
+// become primitives where that enables a better placement (mode=auto), always
+// or never; with demote-f64, f64 ops whose device has only an f32 kernel are
+// computed in f32 between casts, with a warning. The inputs are the parts of
+// this file after the `//---` markers.
+
+// RUN: rm -rf %t && split-file %s %t
+
+// auto on tensorflow-0.7 (no GPU reduce_mean, no GPU f64 reductions).
+// RUN: tide-opt %t/composites.mlir -verify-diagnostics --tide-decompose=target=tensorflow-0.7 \
+// RUN:   | FileCheck %t/composites.mlir --check-prefix=TF
+// auto on h200: the GPU has every composite, so nothing changes (no op is marked).
+// RUN: tide-opt %t/composites.mlir --tide-decompose=target=h200 \
+// RUN:   | FileCheck %t/composites.mlir --check-prefix=H200 --implicit-check-not=tide.decomposed
+// always: every composite with static reduced dimensions is rewritten.
+// RUN: tide-opt %t/composites.mlir -verify-diagnostics --tide-decompose="target=h200 mode=always" \
+// RUN:   | FileCheck %t/composites.mlir --check-prefix=ALWAYS
+// never: nothing is rewritten, even where auto would, and there is no remark.
+// RUN: tide-opt %t/composites.mlir --tide-decompose="target=tensorflow-0.7 mode=never" 2>&1 \
+// RUN:   | FileCheck %t/composites.mlir --check-prefix=NEVER \
+// RUN:       --implicit-check-not=tide.decomposed --implicit-check-not=remark:
+
+// Counts that the element type cannot hold exactly (f16 above 65504).
+// RUN: tide-opt %t/f16.mlir --tide-decompose=target=tensorflow-0.7 2>&1 | FileCheck %t/f16.mlir
+
+// demote-f64 on theano-0.7 (GPU kernels for f32 only).
+// RUN: tide-opt %examples/exp_f64.mlir --tide-decompose="target=theano-0.7 demote-f64=true" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=DEMOTE-EXP
+// RUN: tide-opt %t/demote.mlir -verify-diagnostics --tide-decompose="target=theano-0.7 demote-f64=true" \
+// RUN:   | FileCheck %t/demote.mlir --check-prefix=DEMOTE
+// Precision never changes without demote-f64, nor where the GPU has f64 (h200).
+// RUN: tide-opt %t/demote.mlir --tide-decompose="target=theano-0.7" 2>&1 \
+// RUN:   | FileCheck %t/demote.mlir --check-prefix=NO-DEMOTE \
+// RUN:       --implicit-check-not=warning: --implicit-check-not=tide.cast --implicit-check-not=tide.decomposed
+// RUN: tide-opt %t/demote.mlir --tide-decompose="target=h200 demote-f64=true" 2>&1 \
+// RUN:   | FileCheck %t/demote.mlir --check-prefix=NO-DEMOTE \
+// RUN:       --implicit-check-not=warning: --implicit-check-not=tide.cast --implicit-check-not=tide.decomposed
+
+// Bad option values.
+// RUN: not tide-opt %examples/mlp_f32.mlir --tide-decompose=mode=sometimes 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BAD-MODE
+// RUN: not tide-opt %examples/mlp_f32.mlir --tide-decompose=target=tensorflow-2.0 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BAD-TARGET
+
+// The exp of the Theano report, demoted: exp runs in f32 between two casts,
+// and the precision change is a warning at the op.
+// DEMOTE-EXP: exp_f64.mlir:5:8: warning: computing 'tide.exp' in f32 instead of f64 (demote-f64): cuda:0 has no f64 kernel for exp; results lose precision
+// DEMOTE-EXP-LABEL: func.func @exp(
+// DEMOTE-EXP-SAME: %[[X:.*]]: tensor<230400xf64>) -> tensor<230400xf64>
+// DEMOTE-EXP: %[[N:.*]] = tide.cast %[[X]] {tide.decomposed = "demote-f64"} : tensor<230400xf64> to tensor<230400xf32>
+// DEMOTE-EXP: %[[E:.*]] = tide.exp %[[N]] {tide.decomposed = "demote-f64"} : tensor<230400xf32>
+// DEMOTE-EXP: %[[W:.*]] = tide.cast %[[E]] {tide.decomposed = "demote-f64"} : tensor<230400xf32> to tensor<230400xf64>
+// DEMOTE-EXP: return %[[W]] : tensor<230400xf64>
+
+// BAD-MODE: error: invalid 'mode' option 'sometimes'; expected auto, always or never
+// BAD-TARGET: error: invalid 'target' option: unknown target 'tensorflow-2.0'; built-in targets are cpu, h200, rtx3090, tensorflow-0.7, theano-0.7, or give the path of a .json target file
+
+//--- composites.mlir
+
+// tensorflow-0.7 has no GPU reduce_mean but has reduce_sum, div and constant:
+// the mean becomes sum / count, each op marked with its origin.
+// TF-LABEL: func.func @mean_f32(
+// TF-SAME: %[[X:.*]]: tensor<256xf32>)
+// TF: %[[S:.*]] = tide.reduce_sum %[[X]] axes = [0] {tide.decomposed = "reduce_mean"} : tensor<256xf32>
+// TF: %[[N:.*]] = tide.constant {tide.decomposed = "reduce_mean"} dense<2.560000e+02> : tensor<f32>
+// TF: %[[M:.*]] = tide.div %[[S]], %[[N]] {tide.decomposed = "reduce_mean"} : tensor<f32>
+// TF-NOT: tide.reduce_mean
+// TF: return %[[M]] : tensor<f32>
+// H200-LABEL: func.func @mean_f32(
+// H200: tide.reduce_mean
+// ALWAYS-LABEL: func.func @mean_f32(
+// ALWAYS: tide.reduce_sum {{.*}}{tide.decomposed = "reduce_mean"}
+// NEVER-LABEL: func.func @mean_f32(
+// NEVER: tide.reduce_mean %{{.*}} axes = [0] : tensor<256xf32>
+func.func @mean_f32(%x: tensor<256xf32>) -> tensor<f32> {
+  %m = tide.reduce_mean %x axes = [0] : tensor<256xf32>
+  return %m : tensor<f32>
+}
+
+// Several axes (one negative): the count is the product of the reduced sizes (4 * 16).
+// TF-LABEL: func.func @mean_several_axes(
+// TF-SAME: %[[X:.*]]: tensor<4x8x16xf32>)
+// TF: %[[S:.*]] = tide.reduce_sum %[[X]] axes = [0, -1] {tide.decomposed = "reduce_mean"} : tensor<4x8x16xf32>
+// TF: %[[N:.*]] = tide.constant {tide.decomposed = "reduce_mean"} dense<6.400000e+01> : tensor<f32>
+// TF: %[[M:.*]] = tide.div %[[S]], %[[N]] {tide.decomposed = "reduce_mean"} : tensor<8xf32>, tensor<f32>
+// TF: return %[[M]]
+func.func @mean_several_axes(%x: tensor<4x8x16xf32>) -> tensor<8xf32> {
+  %m = tide.reduce_mean %x axes = [0, -1] : tensor<4x8x16xf32>
+  return %m : tensor<8xf32>
+}
+
+// keepdims is kept on the sum, so the division keeps the rank.
+// TF-LABEL: func.func @mean_keepdims(
+// TF: %[[S:.*]] = tide.reduce_sum %{{.*}} axes = [1] keepdims {tide.decomposed = "reduce_mean"} : tensor<4x8xf32>
+// TF: %[[N:.*]] = tide.constant {tide.decomposed = "reduce_mean"} dense<8.000000e+00> : tensor<f32>
+// TF: tide.div %[[S]], %[[N]] {tide.decomposed = "reduce_mean"} : tensor<4x1xf32>, tensor<f32>
+func.func @mean_keepdims(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
+  %m = tide.reduce_mean %x axes = [1] keepdims : tensor<4x8xf32>
+  return %m : tensor<4x1xf32>
+}
+
+// A pinned mean (and its colocation group) is decomposed into primitives that inherit both.
+// TF-LABEL: func.func @mean_pinned_gpu(
+// TF: tide.reduce_sum {{.*}} {tide.colocate = "loss", tide.decomposed = "reduce_mean", tide.device = #tide.device<cuda:0>}
+// TF: tide.constant {tide.colocate = "loss", tide.decomposed = "reduce_mean", tide.device = #tide.device<cuda:0>}
+// TF: tide.div {{.*}} {tide.colocate = "loss", tide.decomposed = "reduce_mean", tide.device = #tide.device<cuda:0>}
+func.func @mean_pinned_gpu(%x: tensor<256xf32>) -> tensor<f32> {
+  %m = tide.reduce_mean %x axes = [0] {tide.device = #tide.device<cuda:0>, tide.colocate = "loss"} : tensor<256xf32>
+  return %m : tensor<f32>
+}
+
+// Pinned to the CPU, which has reduce_mean: auto leaves it alone.
+// TF-LABEL: func.func @negative_mean_pinned_cpu(
+// TF: tide.reduce_mean %{{.*}} axes = [0] {tide.device = #tide.device<cpu>}
+// TF-NOT: tide.decomposed
+// TF: return
+// ALWAYS-LABEL: func.func @negative_mean_pinned_cpu(
+// ALWAYS: tide.reduce_sum {{.*}}{tide.decomposed = "reduce_mean", tide.device = #tide.device<cpu>}
+func.func @negative_mean_pinned_cpu(%x: tensor<256xf32>) -> tensor<f32> {
+  %m = tide.reduce_mean %x axes = [0] {tide.device = #tide.device<cpu>} : tensor<256xf32>
+  return %m : tensor<f32>
+}
+
+// The function's default device (cpu) is the preferred one: auto leaves it alone.
+// TF-LABEL: func.func @negative_mean_default_cpu(
+// TF: tide.reduce_mean
+// TF-NOT: tide.decomposed
+// TF: return
+func.func @negative_mean_default_cpu(%x: tensor<256xf32>) -> tensor<f32>
+    attributes {tide.default_device = #tide.device<cpu>} {
+  %m = tide.reduce_mean %x axes = [0] : tensor<256xf32>
+  return %m : tensor<f32>
+}
+
+// f64: the GPU lacks reduce_sum f64 too, so decomposing would not help.
+// TF-LABEL: func.func @negative_mean_f64(
+// TF: tide.reduce_mean %{{.*}} axes = [0] : tensor<256xf64>
+// TF-NOT: tide.decomposed
+// TF: return
+func.func @negative_mean_f64(%x: tensor<256xf64>) -> tensor<f64> {
+  %m = tide.reduce_mean %x axes = [0] : tensor<256xf64>
+  return %m : tensor<f64>
+}
+
+// softmax has a GPU kernel on tensorflow-0.7: auto keeps it; always rewrites it.
+// TF-LABEL: func.func @softmax(
+// TF: tide.softmax
+// TF-NOT: tide.decomposed
+// TF: return
+// ALWAYS-LABEL: func.func @softmax(
+// ALWAYS-SAME: %[[X:.*]]: tensor<4x8xf32>)
+// ALWAYS: %[[MAX:.*]] = tide.reduce_max %[[X]] axes = [1] keepdims {tide.decomposed = "softmax"} : tensor<4x8xf32>
+// ALWAYS: %[[SUB:.*]] = tide.sub %[[X]], %[[MAX]] {tide.decomposed = "softmax"} : tensor<4x8xf32>, tensor<4x1xf32>
+// ALWAYS: %[[EXP:.*]] = tide.exp %[[SUB]] {tide.decomposed = "softmax"} : tensor<4x8xf32>
+// ALWAYS: %[[SUM:.*]] = tide.reduce_sum %[[EXP]] axes = [1] keepdims {tide.decomposed = "softmax"} : tensor<4x8xf32>
+// ALWAYS: %[[DIV:.*]] = tide.div %[[EXP]], %[[SUM]] {tide.decomposed = "softmax"} : tensor<4x8xf32>, tensor<4x1xf32>
+// ALWAYS-NOT: tide.softmax
+// ALWAYS: return %[[DIV]]
+func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %s = tide.softmax %x axis = -1 : tensor<4x8xf32>
+  return %s : tensor<4x8xf32>
+}
+
+// log_softmax = (x - max) - log(sum(exp(x - max))).
+// ALWAYS-LABEL: func.func @log_softmax(
+// ALWAYS-SAME: %[[X:.*]]: tensor<4x8xf32>)
+// ALWAYS: %[[MAX:.*]] = tide.reduce_max %[[X]] axes = [0] keepdims {tide.decomposed = "log_softmax"} : tensor<4x8xf32>
+// ALWAYS: %[[SUB:.*]] = tide.sub %[[X]], %[[MAX]] {tide.decomposed = "log_softmax"}
+// ALWAYS: %[[EXP:.*]] = tide.exp %[[SUB]] {tide.decomposed = "log_softmax"}
+// ALWAYS: %[[SUM:.*]] = tide.reduce_sum %[[EXP]] axes = [0] keepdims {tide.decomposed = "log_softmax"}
+// ALWAYS: %[[LOG:.*]] = tide.log %[[SUM]] {tide.decomposed = "log_softmax"} : tensor<1x8xf32>
+// ALWAYS: %[[RES:.*]] = tide.sub %[[SUB]], %[[LOG]] {tide.decomposed = "log_softmax"} : tensor<4x8xf32>, tensor<1x8xf32>
+// ALWAYS: return %[[RES]]
+// NEVER-LABEL: func.func @log_softmax(
+// NEVER: tide.log_softmax
+func.func @log_softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %s = tide.log_softmax %x axis = 0 : tensor<4x8xf32>
+  return %s : tensor<4x8xf32>
+}
+
+// A dynamic reduced dimension has no static count: the mean stays, with a
+// remark; a dynamic dimension that is not reduced is fine.
+// TF-LABEL: func.func @mean_dynamic(
+// TF: tide.reduce_sum %{{.*}} axes = [0] {tide.decomposed = "reduce_mean"} : tensor<4x?xf32>
+// TF: tide.constant {tide.decomposed = "reduce_mean"} dense<4.000000e+00> : tensor<f32>
+// TF: tide.div %{{.*}}, %{{.*}} {tide.decomposed = "reduce_mean"} : tensor<?xf32>, tensor<f32>
+// TF: tide.reduce_mean %{{.*}} axes = [1] : tensor<4x?xf32>
+func.func @mean_dynamic(%x: tensor<4x?xf32>) -> (tensor<?xf32>, tensor<4xf32>) {
+  %m = tide.reduce_mean %x axes = [0] : tensor<4x?xf32>
+  // expected-remark @+1 {{not decomposed: a reduced dimension is dynamic}}
+  %n = tide.reduce_mean %x axes = [1] : tensor<4x?xf32>
+  return %m, %n : tensor<?xf32>, tensor<4xf32>
+}
+
+//--- f16.mlir
+
+// The mean of 100000 f16 values: 100000 is not an f16 (the largest finite one
+// is 65504), so a count constant of that type would be +inf and the "mean"
+// 0 or NaN. The mean must not be divided by an infinite count.
+// CHECK-LABEL: func.func @mean_f16_large_count(
+// CHECK-NOT: dense<0x7C00>
+// CHECK-NOT: dense<0x{{[0-9A-F]+}}> : tensor<f16>
+// CHECK: return
+func.func @mean_f16_large_count(%x: tensor<100000xf16>) -> tensor<f16> {
+  %m = tide.reduce_mean %x axes = [0] : tensor<100000xf16>
+  return %m : tensor<f16>
+}
+
+// A count f16 holds exactly is fine.
+// CHECK-LABEL: func.func @mean_f16_small_count(
+// CHECK: tide.constant {tide.decomposed = "reduce_mean"} dense<1.024000e+03> : tensor<f16>
+func.func @mean_f16_small_count(%x: tensor<1024xf16>) -> tensor<f16> {
+  %m = tide.reduce_mean %x axes = [0] : tensor<1024xf16>
+  return %m : tensor<f16>
+}
+
+//--- demote.mlir
+
+// A binary f64 op: both operands are narrowed, the result widened back.
+// DEMOTE-LABEL: func.func @add_f64(
+// DEMOTE-SAME: %[[X:.*]]: tensor<16xf64>, %[[Y:.*]]: tensor<16xf64>)
+// DEMOTE: %[[NX:.*]] = tide.cast %[[X]] {{.*}}: tensor<16xf64> to tensor<16xf32>
+// DEMOTE: %[[NY:.*]] = tide.cast %[[Y]] {{.*}}: tensor<16xf64> to tensor<16xf32>
+// DEMOTE: %[[A:.*]] = tide.add %[[NX]], %[[NY]] {tide.decomposed = "demote-f64"} : tensor<16xf32>
+// DEMOTE: %[[W:.*]] = tide.cast %[[A]] {{.*}}: tensor<16xf32> to tensor<16xf64>
+// DEMOTE: return %[[W]] : tensor<16xf64>
+// NO-DEMOTE-LABEL: func.func @add_f64(
+// NO-DEMOTE: tide.add %{{.*}}, %{{.*}} : tensor<16xf64>
+func.func @add_f64(%x: tensor<16xf64>, %y: tensor<16xf64>) -> tensor<16xf64> {
+  // expected-warning @+1 {{computing 'tide.add' in f32 instead of f64 (demote-f64): cuda:0 has no f64 kernel for add; results lose precision}}
+  %0 = tide.add %x, %y : tensor<16xf64>
+  return %0 : tensor<16xf64>
+}
+
+// A pinned op keeps its pin when demoted.
+// DEMOTE-LABEL: func.func @exp_pinned_gpu(
+// DEMOTE: tide.exp %{{.*}} {tide.decomposed = "demote-f64", tide.device = #tide.device<cuda:0>} : tensor<16xf32>
+func.func @exp_pinned_gpu(%x: tensor<16xf64>) -> tensor<16xf64> {
+  // expected-warning @+1 {{computing 'tide.exp' in f32 instead of f64 (demote-f64): cuda:0 has no f64 kernel for exp; results lose precision}}
+  %0 = tide.exp %x {tide.device = #tide.device<cuda:0>} : tensor<16xf64>
+  return %0 : tensor<16xf64>
+}
+
+// Preferred device is the CPU (a pin), which has f64: no demotion.
+// DEMOTE-LABEL: func.func @negative_pinned_cpu(
+// DEMOTE-NOT: tide.cast
+// DEMOTE: tide.exp %{{.*}} {tide.device = #tide.device<cpu>} : tensor<16xf64>
+func.func @negative_pinned_cpu(%x: tensor<16xf64>) -> tensor<16xf64> {
+  %0 = tide.exp %x {tide.device = #tide.device<cpu>} : tensor<16xf64>
+  return %0 : tensor<16xf64>
+}
+
+// f32 ops and f64 constants are never touched.
+// DEMOTE-LABEL: func.func @negative_f32_and_constant(
+// DEMOTE-NOT: tide.cast
+// DEMOTE: tide.exp %{{.*}} : tensor<16xf32>
+// DEMOTE: tide.constant dense<1.000000e+00> : tensor<16xf64>
+// DEMOTE: return
+func.func @negative_f32_and_constant(%x: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf64>) {
+  %0 = tide.exp %x : tensor<16xf32>
+  %c = tide.constant dense<1.0> : tensor<16xf64>
+  return %0, %c : tensor<16xf32>, tensor<16xf64>
+}

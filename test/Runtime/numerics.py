@@ -1,0 +1,1421 @@
+#!/usr/bin/env python3
+"""End-to-end numerics tests for Tide.
+
+For every op of the `tide` dialect and every element type it accepts, this
+script writes small functions, compiles them with tide-compile (many functions
+per module, one module per element type or op group), runs every function with
+tide-run on inputs written by NumPy, and compares each result with a NumPy
+reference computed here, independently of Tide. It also runs the seed examples,
+an f64 no-demotion check, and tide-run's error handling for bad input.
+
+Usage: numerics.py --tide-bin BUILD/bin --tmp DIR [-j N] [-k REGEX] [-v]
+
+Prints one line per failing check and ends with `N passed, M failed`; exits 1
+when M > 0. Needs Python 3 and NumPy only.
+"""
+
+import argparse
+import concurrent.futures
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import zlib
+
+import numpy as np
+
+# ---------------------------------------------------------------------------
+# Element types
+# ---------------------------------------------------------------------------
+
+INTS = ["i8", "i16", "i32", "i64"]
+FLOATS = ["f16", "bf16", "f32", "f64"]
+NUMERIC = INTS + FLOATS          # every type but i1
+INTEGER = ["i1"] + INTS          # and / or / not
+ALL = ["i1"] + NUMERIC           # any-type ops
+
+# How tide-run stores each type in a .npy (bf16 as raw uint16 bits).
+STORAGE = {
+    "i1": np.dtype(np.bool_), "i8": np.dtype(np.int8),
+    "i16": np.dtype("<i2"), "i32": np.dtype("<i4"), "i64": np.dtype("<i8"),
+    "f16": np.dtype("<f2"), "bf16": np.dtype("<u2"),
+    "f32": np.dtype("<f4"), "f64": np.dtype("<f8"),
+}
+INT_RANGE = {t: (int(np.iinfo(STORAGE[t]).min), int(np.iinfo(STORAGE[t]).max))
+             for t in INTS}
+
+# ---------------------------------------------------------------------------
+# Tolerances: (rtol, atol) per element type and class of check. A float result
+# passes when |got - ref| <= atol + rtol * |ref| (NaN matches NaN, inf must be
+# equal). Integer and bool results, casts and data movement are always exact.
+#
+#   ieee       correctly rounded ops: add sub mul div sqrt neg abs relu
+#              maximum minimum floor ceil (f64: bit-exact, proving f64 math
+#              really happens in f64)
+#   exp        exp (f64 at 1e-15 against a long double reference)
+#   transc     other transcendental / multi-step elementwise: log rsqrt tanh
+#              sigmoid sin cos erf pow elu (f16 allows 2e-3: sigmoid and elu
+#              round after each of up to three f16 steps)
+#   reduce     sums, means, products over <= 60 elements (accumulation order
+#              is free; f16/bf16 inputs are chosen so the result is exact)
+#   composite  matmul, softmax, log_softmax, the MLP example
+# ---------------------------------------------------------------------------
+TOLERANCES = {
+    #        ieee            exp              transc           reduce           composite
+    "f64":  {"ieee": (0.0, 0.0), "exp": (1e-15, 1e-300), "transc": (1e-13, 1e-300),
+             "reduce": (1e-14, 1e-300), "composite": (1e-12, 1e-14)},
+    "f32":  {"ieee": (1e-6, 1e-38), "exp": (2e-6, 1e-38), "transc": (2e-6, 1e-38),
+             "reduce": (2e-6, 1e-38), "composite": (1e-5, 1e-6)},
+    "f16":  {"ieee": (1e-3, 6e-5), "exp": (1e-3, 6e-5), "transc": (2e-3, 6e-5),
+             "reduce": (1e-3, 6e-5), "composite": (5e-3, 5e-3)},
+    "bf16": {"ieee": (1e-2, 1e-38), "exp": (1e-2, 1e-38), "transc": (1e-2, 1e-38),
+             "reduce": (1e-2, 1e-38), "composite": (3e-2, 3e-2)},
+}
+
+# ---------------------------------------------------------------------------
+# bf16 <-> float32 (NumPy has no bfloat16)
+# ---------------------------------------------------------------------------
+
+
+def f32_to_bf16_bits(x):
+    """float32 -> bf16 bit patterns, rounding to nearest even."""
+    x = np.ascontiguousarray(np.asarray(x, dtype=np.float32))
+    bits = x.view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    out = (rounded & 0xFFFF).astype(np.uint16)
+    nan = np.isnan(x)
+    out[nan] = ((bits[nan] >> 16) & 0x8000).astype(np.uint16) | 0x7FC0
+    return out
+
+
+def bf16_bits_to_f32(u):
+    u = np.ascontiguousarray(np.asarray(u, dtype=np.uint16))
+    return (u.astype(np.uint32) << 16).view(np.float32)
+
+
+def quantize(x, t):
+    """Round float64 values to type t; returns float64 holding exact values."""
+    x = np.asarray(x, dtype=np.float64)
+    if t == "f64":
+        return x.copy()
+    if t == "f32":
+        return x.astype(np.float32).astype(np.float64)
+    if t == "f16":
+        return x.astype(np.float16).astype(np.float64)
+    if t == "bf16":
+        return bf16_bits_to_f32(f32_to_bf16_bits(x.astype(np.float32))).astype(np.float64)
+    raise ValueError(t)
+
+
+def encode(x, t):
+    """Logical values (bool / int64 / float64) -> the array tide-run reads."""
+    x = np.asarray(x)
+    if t == "bf16":
+        return f32_to_bf16_bits(np.asarray(x, dtype=np.float64).astype(np.float32))
+    if t == "i1":
+        return np.ascontiguousarray(x != 0)
+    return np.ascontiguousarray(x.astype(STORAGE[t]))
+
+
+def decode(a, t):
+    """The array tide-run wrote -> logical values."""
+    if t == "bf16":
+        return bf16_bits_to_f32(a).astype(np.longdouble)
+    if t in FLOATS:
+        return a.astype(np.longdouble)
+    if t == "i1":
+        return a.astype(np.bool_)
+    return a.astype(np.int64)
+
+
+# ---------------------------------------------------------------------------
+# MLIR text helpers
+# ---------------------------------------------------------------------------
+
+
+def T(shape, t):
+    """tensor type: shape entries are ints or None (dynamic)."""
+    if len(shape) == 0:
+        return "tensor<%s>" % t
+    return "tensor<%sx%s>" % ("x".join("?" if d is None else str(d) for d in shape), t)
+
+
+def literal(v, t):
+    if t == "i1":
+        return "true" if v else "false"
+    if t in INTS:
+        return str(int(v))
+    return repr(float(v))
+
+
+def dense(values, t):
+    a = np.asarray(values)
+    if a.ndim == 0:
+        return literal(a.item(), t)
+    return "[" + ", ".join(dense(x, t) for x in a) + "]"
+
+
+class Func:
+    """A function under construction, with its results' NumPy references and
+    the input sets to run it on."""
+
+    def __init__(self, name, args):
+        # args: list of (shape, type)
+        self.name = name
+        self.args = args
+        self.argnames = ["%%a%d" % i for i in range(len(args))]
+        self.lines = []
+        self.n = 0
+        self.results = []   # (ssa, mlir type, label, ref fn, type, class)
+        self.runs = []      # (label, [logical arrays])
+
+    def arg(self, i):
+        return self.argnames[i]
+
+    def op(self, text):
+        v = "%%v%d" % self.n
+        self.n += 1
+        self.lines.append("  %s = %s" % (v, text))
+        return v
+
+    def ret(self, v, shape, t, label, ref, cls="exact"):
+        """Return value v (MLIR type T(shape, t)); ref(inputs) -> expected."""
+        self.results.append((v, T(shape, t), label, ref, t, cls))
+
+    def run(self, label, inputs):
+        self.runs.append((label, inputs))
+
+    def text(self):
+        args = ", ".join("%s: %s" % (n, T(s, t))
+                         for n, (s, t) in zip(self.argnames, self.args))
+        rtypes = ", ".join(r[1] for r in self.results)
+        body = "\n".join(self.lines)
+        return ("func.func @%s(%s) -> (%s) {\n%s\n  return %s : %s\n}\n"
+                % (self.name, args, rtypes, body,
+                   ", ".join(r[0] for r in self.results), rtypes))
+
+
+def rng_for(name):
+    return np.random.default_rng(zlib.crc32(name.encode()))
+
+
+def ref_precision(t, cls):
+    """NumPy type the reference is computed in: f64 transcendental and
+    accumulating references use long double; f64 IEEE ops use float64 (bit
+    exact); narrower types use float64."""
+    if t == "f64" and cls in ("exp", "transc", "reduce"):
+        return np.longdouble
+    return np.float64
+
+
+def lift(x, t, cls):
+    """Logical input -> the precision its reference is computed in."""
+    x = np.asarray(x)
+    if x.dtype.kind == "f":
+        return x.astype(ref_precision(t, cls))
+    return x
+
+
+# ---------------------------------------------------------------------------
+# Input generators (return logical arrays: bool, int64 or float64)
+# ---------------------------------------------------------------------------
+
+
+def gen_float(rng, shape, lo, hi, t):
+    return quantize(rng.uniform(lo, hi, size=shape), t)
+
+
+def gen_halves(rng, shape, lo, hi):
+    return rng.integers(int(lo * 2), int(hi * 2) + 1, size=shape) / 2.0
+
+
+def gen_int(rng, shape, lo, hi):
+    return rng.integers(lo, hi + 1, size=shape, dtype=np.int64)
+
+
+def gen_bool(rng, shape):
+    return rng.integers(0, 2, size=shape).astype(np.bool_)
+
+
+def gen_pool(rng, shape, pool):
+    """Values drawn from a small pool (ties for argmax/argmin, equality)."""
+    pool = np.asarray(pool)
+    return pool[rng.integers(0, len(pool), size=shape)]
+
+
+def gen_any(rng, shape, t, lo=-10, hi=10):
+    """Generic values of type t (within [lo, hi] for numbers)."""
+    if t == "i1":
+        return gen_bool(rng, shape)
+    if t in INTS:
+        return gen_int(rng, shape, lo, hi)
+    return gen_float(rng, shape, lo, hi, t)
+
+
+def full_range_ints(rng, shape, t):
+    lo, hi = INT_RANGE[t]
+    x = rng.integers(lo, hi, size=shape, dtype=np.int64, endpoint=True)
+    flat = x.reshape(-1)
+    extremes = [lo, hi, 0, -1, 1]
+    for i, v in enumerate(extremes[: flat.size]):
+        flat[(i * 7) % flat.size] = v
+    return x
+
+
+# Safe ranges for elementwise integer arithmetic (products do not overflow).
+ARITH_INT = {"i8": 11, "i16": 180, "i32": 46000, "i64": 3_000_000_000}
+
+# ---------------------------------------------------------------------------
+# Op semantics for references
+# ---------------------------------------------------------------------------
+
+
+def trunc_div(a, b):
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    q = np.abs(a) // np.abs(b)
+    return np.where((a < 0) != (b < 0), -q, q)
+
+
+def np_erf(x):
+    return np.vectorize(math.erf, otypes=[np.float64])(np.asarray(x, dtype=np.float64))
+
+
+def relu(x):
+    return np.maximum(x, 0)
+
+
+def elu(alpha):
+    return lambda x: np.where(x > 0, x, alpha * np.expm1(x))
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def softmax(x, axis):
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def log_softmax(x, axis):
+    s = x - np.max(x, axis=axis, keepdims=True)
+    return s - np.log(np.sum(np.exp(s), axis=axis, keepdims=True))
+
+
+def wrap_check(ref, t):
+    """Integer reference must fit in t (else the test data is wrong)."""
+    if t in INTS:
+        lo, hi = INT_RANGE[t]
+        r = np.asarray(ref)
+        if r.size and (r.min() < lo or r.max() > hi):
+            raise AssertionError("test data overflows %s" % t)
+    return ref
+
+
+# ---------------------------------------------------------------------------
+# Per-type function generators
+# ---------------------------------------------------------------------------
+
+FLOAT_UNARY = [
+    # name, mlir op text (x -> text), reference, class, input domain
+    ("neg", "tide.neg", lambda x: -x, "ieee", (-5, 5)),
+    ("abs", "tide.abs", np.abs, "ieee", (-5, 5)),
+    ("relu", "tide.relu", relu, "ieee", (-5, 5)),
+    ("floor", "tide.floor", np.floor, "ieee", (-4, 4)),
+    ("ceil", "tide.ceil", np.ceil, "ieee", (-4, 4)),
+    ("sqrt", "tide.sqrt", np.sqrt, "ieee", (0, 20)),
+    ("exp", "tide.exp", np.exp, "exp", (-5, 5)),
+    ("log", "tide.log", np.log, "transc", (0.05, 20)),
+    ("rsqrt", "tide.rsqrt", lambda x: 1 / np.sqrt(x), "transc", (0.05, 20)),
+    ("tanh", "tide.tanh", np.tanh, "transc", (-3, 3)),
+    ("sigmoid", "tide.sigmoid", sigmoid, "transc", (-6, 6)),
+    ("sin", "tide.sin", np.sin, "transc", (-4, 4)),
+    ("cos", "tide.cos", np.cos, "transc", (-4, 4)),
+    ("erf", "tide.erf", np_erf, "transc", (-2.5, 2.5)),
+    ("elu", "tide.elu", elu(1.0), "transc", (-3, 3)),
+    ("elu_alpha", "tide.elu", elu(0.5), "transc", (-3, 3)),
+]
+
+
+def gen_unary_float(t):
+    funcs = []
+    for part, ops in (("a", FLOAT_UNARY[:8]), ("b", FLOAT_UNARY[8:])):
+        f = Func("unary_%s_%s" % (part, t), [((None, 7), t)] * len(ops))
+        for i, (name, mn, ref, cls, _) in enumerate(ops):
+            extra = " alpha = 0.5" if name == "elu_alpha" else ""
+            v = f.op("%s %s%s : %s" % (mn, f.arg(i), extra, T((None, 7), t)))
+            f.ret(v, (None, 7), t, name,
+                  (lambda i, ref, cls: lambda ins: ref(lift(ins[i], t, cls)))(i, ref, cls), cls)
+        for rows in (5, 2):
+            rng = rng_for(f.name + str(rows))
+            ins = []
+            for name, _, _, _, (lo, hi) in ops:
+                x = gen_float(rng, (rows, 7), lo, hi, t)
+                if name in ("floor", "ceil"):  # exact integers and halves too
+                    x.reshape(-1)[:4] = [-2.0, -0.5, 0.5, 3.0][:4]
+                if name == "sqrt":
+                    x.reshape(-1)[0] = 0.0
+                ins.append(x)
+            f.run("%dx7" % rows, ins)
+        funcs.append(f)
+    # rank-0 and a static shape
+    f = Func("unary_scalar_%s" % t, [((), t), ((2, 3), t)])
+    v = f.op("tide.exp %s : %s" % (f.arg(0), T((), t)))
+    f.ret(v, (), t, "exp(rank0)", lambda ins: np.exp(lift(ins[0], t, "exp")), "exp")
+    v = f.op("tide.neg %s : %s" % (f.arg(0), T((), t)))
+    f.ret(v, (), t, "neg(rank0)", lambda ins: -lift(ins[0], t, "ieee"), "ieee")
+    v = f.op("tide.tanh %s : %s" % (f.arg(1), T((2, 3), t)))
+    f.ret(v, (2, 3), t, "tanh(2x3)", lambda ins: np.tanh(lift(ins[1], t, "transc")), "transc")
+    rng = rng_for(f.name)
+    f.run("", [gen_float(rng, (), -2, 2, t), gen_float(rng, (2, 3), -2, 2, t)])
+    funcs.append(f)
+    return funcs
+
+
+def gen_unary_int(t):
+    s = (None, 6)
+    f = Func("unary_%s" % t, [(s, t), (s, t)])
+    if t != "i1":
+        for name, ref in (("neg", lambda x: -x), ("abs", np.abs), ("relu", relu)):
+            v = f.op("tide.%s %s : %s" % (name, f.arg(0), T(s, t)))
+            f.ret(v, s, t, name, (lambda ref: lambda ins: ref(ins[0]))(ref))
+    v = f.op("tide.not %s : %s" % (f.arg(1), T(s, t)))
+    f.ret(v, s, t, "not", lambda ins: np.logical_not(ins[1]) if t == "i1" else ~ins[1])
+    for rows in (4, 1):
+        rng = rng_for(f.name + str(rows))
+        if t == "i1":
+            x = gen_bool(rng, (rows, 6))
+            y = gen_bool(rng, (rows, 6))
+        else:
+            lo, hi = INT_RANGE[t]
+            x = gen_int(rng, (rows, 6), lo + 1, hi)      # no INT_MIN (neg/abs wrap)
+            x.reshape(-1)[:3] = [hi, lo + 1, 0]
+            y = full_range_ints(rng, (rows, 6), t)
+        f.run("%dx6" % rows, [x, y])
+    return [f]
+
+
+def binary_ops_for(t):
+    """(name, reference, class) of the binary ops that accept t."""
+    ops = []
+    if t in NUMERIC:
+        cls = "ieee" if t in FLOATS else "exact"
+        ops += [("add", lambda a, b: a + b, cls), ("sub", lambda a, b: a - b, cls),
+                ("mul", lambda a, b: a * b, cls),
+                ("div", (lambda a, b: a / b) if t in FLOATS else trunc_div, cls),
+                ("maximum", np.maximum, cls), ("minimum", np.minimum, cls)]
+    if t in INTEGER:
+        if t == "i1":
+            ops += [("and", np.logical_and, "exact"), ("or", np.logical_or, "exact")]
+        else:
+            ops += [("and", np.bitwise_and, "exact"), ("or", np.bitwise_or, "exact")]
+    return ops
+
+
+def gen_binary(t):
+    s = (None, 5)
+    ops = binary_ops_for(t)
+    is_float = t in FLOATS
+    nargs = 4 if is_float else 2
+    f = Func("binary_%s" % t, [(s, t)] * nargs)
+    for name, ref, cls in ops:
+        v = f.op("tide.%s %s, %s : %s" % (name, f.arg(0), f.arg(1), T(s, t)))
+        f.ret(v, s, t, name,
+              (lambda ref, cls: lambda ins: wrap_check(ref(lift(ins[0], t, cls), lift(ins[1], t, cls)), t))(ref, cls), cls)
+    if is_float:
+        v = f.op("tide.pow %s, %s : %s" % (f.arg(2), f.arg(3), T(s, t)))
+        f.ret(v, s, t, "pow",
+              lambda ins: np.power(lift(ins[2], t, "transc"), lift(ins[3], t, "transc")), "transc")
+    for rows in (4, 2):
+        rng = rng_for(f.name + str(rows))
+        shape = (rows, 5)
+        if t == "i1":
+            a, b = gen_bool(rng, shape), gen_bool(rng, shape)
+            ins = [a, b]
+        elif t in INTS:
+            m = ARITH_INT[t]
+            a = gen_int(rng, shape, -m, m)
+            b = gen_int(rng, shape, -m, m)
+            b[b == 0] = 3
+            a.reshape(-1)[:4] = [-7, 7, -8, 0]     # truncation toward zero
+            b.reshape(-1)[:4] = [2, -2, -3, 5]
+            ins = [a, b]
+        else:
+            a = gen_float(rng, shape, -10, 10, t)
+            b = gen_float(rng, shape, 0.5, 4, t) * np.where(gen_bool(rng, shape), 1, -1)
+            p = gen_float(rng, shape, 0.5, 3, t)
+            q = gen_float(rng, shape, -2, 2, t)
+            ins = [a, b, p, q]
+        f.run("%dx5" % rows, ins)
+    funcs = [f]
+    if t in INTS:
+        # maximum / minimum / and / or over the full range, extremes included.
+        g = Func("binary_full_%s" % t, [((3, 4), t)] * 2)
+        for name, ref in (("maximum", np.maximum), ("minimum", np.minimum),
+                          ("and", np.bitwise_and), ("or", np.bitwise_or)):
+            v = g.op("tide.%s %s, %s : %s" % (name, g.arg(0), g.arg(1), T((3, 4), t)))
+            g.ret(v, (3, 4), t, name + "(full range)",
+                  (lambda ref: lambda ins: ref(ins[0], ins[1]))(ref))
+        rng = rng_for(g.name)
+        g.run("", [full_range_ints(rng, (3, 4), t), full_range_ints(rng, (3, 4), t)[::-1].copy()])
+        funcs.append(g)
+    return funcs
+
+
+def gen_broadcast(t):
+    # m:4x3 v:3 c:4x1 r:1x3 s:rank0 w:4 d:?x3 e:?x1 g:1x5 pos:4x1
+    args = [((4, 3), t), ((3,), t), ((4, 1), t), ((1, 3), t), ((), t), ((4,), t),
+            ((None, 3), t), ((None, 1), t), ((1, 5), t), ((4, 1), t)]
+    f = Func("bcast_%s" % t, args)
+    if t == "i1":
+        pattern = [("and", 0, 1, (4, 3)), ("or", 1, 0, (4, 3)), ("and", 2, 3, (4, 3)),
+                   ("or", 4, 5, (4,)), ("and", 5, 4, (4,)), ("or", 6, 1, (None, 3)),
+                   ("and", 7, 8, (None, 5))]
+    else:
+        pattern = [("add", 0, 1, (4, 3)), ("sub", 1, 0, (4, 3)), ("mul", 2, 3, (4, 3)),
+                   ("maximum", 4, 5, (4,)), ("minimum", 5, 4, (4,)), ("add", 6, 1, (None, 3)),
+                   ("sub", 7, 8, (None, 5)), ("mul", 0, 4, (4, 3)), ("div", 0, 1, (4, 3)),
+                   ("sub", 4, 0, (4, 3))]
+        if t in INTS:
+            pattern += [("and", 0, 1, (4, 3)), ("or", 2, 3, (4, 3))]
+        if t in FLOATS:
+            pattern += [("pow", 9, 3, (4, 3))]
+    refs = dict((n, (r, c)) for n, r, c in binary_ops_for(t))
+    refs["pow"] = (np.power, "transc")
+    for name, i, j, shape in pattern:
+        ref, cls = refs[name]
+        v = f.op("tide.%s %s, %s : %s, %s" % (name, f.arg(i), f.arg(j),
+                                              T(args[i][0], t), T(args[j][0], t)))
+        label = "%s(%s, %s)" % (name, T(args[i][0], t), T(args[j][0], t))
+        f.ret(v, shape, t, label,
+              (lambda ref, cls, i, j: lambda ins: wrap_check(np.asarray(ref(lift(ins[i], t, cls), lift(ins[j], t, cls))), t))(ref, cls, i, j),
+              cls)
+    for drows, erows in ((2, 3), (5, 1)):
+        rng = rng_for(f.name + str(drows))
+        ins = []
+        for k, (shape, _) in enumerate(args):
+            shape = tuple(drows if (k == 6 and d is None) else erows if d is None else d
+                          for d in shape)
+            if t in INTS:
+                m = ARITH_INT[t]
+                x = gen_int(rng, shape, -m, m)
+                if k == 1:
+                    x[x == 0] = 5              # divisor
+            elif t == "i1":
+                x = gen_bool(rng, shape)
+            else:
+                lo, hi = (0.5, 3) if k == 9 else (-2, 2) if k == 3 else (-10, 10)
+                x = gen_float(rng, shape, lo, hi, t)
+                if k == 1:
+                    x = np.where(np.abs(x) < 0.5, 1.5, x)
+            ins.append(x)
+        f.run("?=%d,%d" % (drows, erows), ins)
+    return [f]
+
+
+CMP = [("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal),
+       ("gt", np.greater), ("ge", np.greater_equal)]
+
+
+def gen_cmp(t):
+    s = (None, 6)
+    args = [(s, t), (s, t), ((2, 1), t), ((3,), t), ((), t)]
+    f = Func("cmp_%s" % t, args)
+    for name, ref in CMP:
+        v = f.op("tide.cmp %s, %s, %s : %s" % (name, f.arg(0), f.arg(1), T(s, t)))
+        f.ret(v, s, "i1", "cmp %s" % name, (lambda ref: lambda ins: ref(ins[0], ins[1]))(ref))
+    v = f.op("tide.cmp lt, %s, %s : %s, %s" % (f.arg(2), f.arg(3), T((2, 1), t), T((3,), t)))
+    f.ret(v, (2, 3), "i1", "cmp lt (2x1 vs 3)", lambda ins: np.less(ins[2], ins[3]))
+    v = f.op("tide.cmp ge, %s, %s : %s, %s" % (f.arg(0), f.arg(4), T(s, t), T((), t)))
+    f.ret(v, s, "i1", "cmp ge (?x6 vs rank0)", lambda ins: np.greater_equal(ins[0], ins[4]))
+    for rows in (4, 2):
+        rng = rng_for(f.name + str(rows))
+        if t == "i1":
+            pool = [False, True]
+        elif t in INTS:
+            lo, hi = INT_RANGE[t]
+            pool = [lo, lo + 1, -1, 0, 1, hi - 1, hi] + list(gen_int(rng, (3,), lo, hi))
+        else:
+            pool = [-0.0, 0.0, 1.0, -1.5] + list(gen_float(rng, (4,), -100, 100, t))
+        ins = [gen_pool(rng, (rows, 6), pool), gen_pool(rng, (rows, 6), pool),
+               gen_pool(rng, (2, 1), pool), gen_pool(rng, (3,), pool), gen_pool(rng, (), pool)]
+        if t == "i1":  # all four combinations, in both operand orders
+            ins[0].reshape(-1)[:4] = [False, False, True, True]
+            ins[1].reshape(-1)[:4] = [False, True, False, True]
+        f.run("%dx6" % rows, ins)
+    return [f]
+
+
+def gen_select(t):
+    args = [((4, 3), "i1"), ((4, 3), t), ((4, 3), t), ((None, 1), "i1"), ((3,), t),
+            ((1,), t), ((), "i1")]
+    f = Func("select_%s" % t, args)
+    v = f.op("tide.select %s, %s, %s : %s, %s, %s" % (f.arg(0), f.arg(1), f.arg(2),
+                                                      T((4, 3), "i1"), T((4, 3), t), T((4, 3), t)))
+    f.ret(v, (4, 3), t, "select(4x3)", lambda ins: np.where(ins[0], ins[1], ins[2]))
+    v = f.op("tide.select %s, %s, %s : %s, %s, %s" % (f.arg(3), f.arg(4), f.arg(5),
+                                                      T((None, 1), "i1"), T((3,), t), T((1,), t)))
+    f.ret(v, (None, 3), t, "select(?x1, 3, 1)", lambda ins: np.where(ins[3], ins[4], ins[5]))
+    v = f.op("tide.select %s, %s, %s : %s, %s, %s" % (f.arg(6), f.arg(1), f.arg(2),
+                                                      T((), "i1"), T((4, 3), t), T((4, 3), t)))
+    f.ret(v, (4, 3), t, "select(rank0 cond)", lambda ins: np.where(ins[6], ins[1], ins[2]))
+    for n, c in ((2, True), (4, False)):
+        rng = rng_for(f.name + str(n))
+        ins = [gen_bool(rng, (4, 3)), gen_any(rng, (4, 3), t), gen_any(rng, (4, 3), t),
+               gen_bool(rng, (n, 1)), gen_any(rng, (3,), t), gen_any(rng, (1,), t),
+               np.array(c)]
+        f.run("?=%d" % n, ins)
+    return [f]
+
+
+def gen_reduce(t):
+    x_s, y_s, z_s = (3, 4, 5), (None, 5), (2, 3, 2)
+    f = Func("reduce_%s" % t, [(x_s, t), (y_s, t), (z_s, t)])
+    cls = "exact" if t in INTS else "reduce"
+
+    def red(op, arg, shape, axes, keep, label, ref, rcls=None, rtype=None):
+        kd = " keepdims" if keep else ""
+        v = f.op("tide.%s %s axes = [%s]%s : %s" % (op, f.arg(arg), ", ".join(map(str, axes)),
+                                                    kd, T(shape, t)))
+        # result shape
+        rank = len(shape)
+        norm = [a % rank for a in axes]
+        rs = tuple(1 if (d in norm) else shape[d] for d in range(rank) if keep or d not in norm)
+        c = rcls or cls
+        f.ret(v, rs, rtype or t, "%s axes=%s%s on %s" % (op, axes, kd, T(shape, t)),
+              lambda ins: wrap_check(ref(lift(ins[arg], t, c), tuple(axes), keep), t), c)
+
+    npsum = lambda x, ax, k: np.sum(x, axis=ax, keepdims=k)
+    npmax = lambda x, ax, k: np.max(x, axis=ax, keepdims=k)
+    npmin = lambda x, ax, k: np.min(x, axis=ax, keepdims=k)
+    npprod = lambda x, ax, k: np.prod(x, axis=ax, keepdims=k)
+    npmean = lambda x, ax, k: np.mean(x, axis=ax, keepdims=k)
+
+    def argref(fn):
+        return lambda x, ax, k: (np.expand_dims(fn(x, axis=ax[0]), ax[0]) if k
+                                 else fn(x, axis=ax[0])).astype(np.int64)
+
+    red("reduce_sum", 0, x_s, [1], False, "", npsum)
+    red("reduce_sum", 0, x_s, [0, 2], True, "", npsum)
+    red("reduce_sum", 0, x_s, [-1], False, "", npsum)
+    red("reduce_sum", 0, x_s, [0, 1, 2], False, "", npsum)
+    red("reduce_max", 0, x_s, [0], False, "", npmax)
+    red("reduce_max", 0, x_s, [-1], True, "", npmax)
+    red("reduce_min", 0, x_s, [1, 2], False, "", npmin)
+    red("reduce_min", 0, x_s, [-3], False, "", npmin)
+    red("reduce_prod", 2, z_s, [0], False, "", npprod)
+    red("reduce_prod", 2, z_s, [-1], True, "", npprod)
+    red("reduce_prod", 2, z_s, [0, 2], False, "", npprod)
+    red("argmax", 0, x_s, [0], False, "", argref(np.argmax), "exact", "i64")
+    red("argmax", 0, x_s, [-1], True, "", argref(np.argmax), "exact", "i64")
+    red("argmin", 0, x_s, [1], False, "", argref(np.argmin), "exact", "i64")
+    red("argmin", 0, x_s, [-2], True, "", argref(np.argmin), "exact", "i64")
+    red("reduce_sum", 1, y_s, [0], False, "", npsum)
+    red("reduce_max", 1, y_s, [1], False, "", npmax)
+    red("reduce_min", 1, y_s, [0], True, "", npmin)
+    red("argmax", 1, y_s, [0], False, "", argref(np.argmax), "exact", "i64")
+    red("argmin", 1, y_s, [-1], False, "", argref(np.argmin), "exact", "i64")
+    if t in FLOATS:
+        red("reduce_mean", 0, x_s, [1], False, "", npmean)
+        red("reduce_mean", 0, x_s, [0, 2], True, "", npmean)
+        red("reduce_mean", 1, y_s, [0], False, "", npmean)     # dynamic reduced dim
+        red("reduce_mean", 1, y_s, [-1], True, "", npmean)
+    for rows in (3, 1):
+        rng = rng_for(f.name + str(rows))
+        if t in INTS:
+            m = {"i8": 2, "i16": 500, "i32": 30_000_000, "i64": 10 ** 17}[t]
+            pool = gen_int(rng, (6,), -m, m)
+            zpool = [-2, -1, 1, 2]
+        elif t in ("f16", "bf16"):
+            pool = gen_halves(rng, (6,), -2, 2)                # exact sums
+            zpool = [-2.0, -1.0, -0.5, 0.5, 1.0, 2.0]          # exact products
+        else:
+            pool = gen_float(rng, (6,), 0.25, 2, t)            # no cancellation
+            zpool = list(gen_float(rng, (5,), 0.5, 2, t)) + [-1.0]
+        ins = [gen_pool(rng, x_s, pool), gen_pool(rng, (rows, 5), pool), gen_pool(rng, z_s, zpool)]
+        f.run("?=%d" % rows, ins)
+    return [f]
+
+
+def gen_matmul(t):
+    args = [((3, 4), t), ((4, 5), t), ((2, 3, 4), t), ((2, 4, 5), t), ((2, 1, 3, 4), t),
+            ((3, 4, 5), t), ((None, 4), t), ((4, None), t)]
+    f = Func("matmul_%s" % t, args)
+    cls = "exact" if t in INTS or t in ("f16", "bf16") else "composite"
+    for i, j, shape in ((0, 1, (3, 5)), (2, 3, (2, 3, 5)), (4, 5, (2, 3, 3, 5)),
+                        (2, 1, (2, 3, 5)), (0, 3, (2, 3, 5)), (6, 7, (None, None))):
+        v = f.op("tide.matmul %s, %s : %s, %s" % (f.arg(i), f.arg(j), T(args[i][0], t),
+                                                  T(args[j][0], t)))
+        f.ret(v, shape, t, "matmul(%s, %s)" % (T(args[i][0], t), T(args[j][0], t)),
+              (lambda i, j: lambda ins: wrap_check(np.matmul(lift(ins[i], t, cls), lift(ins[j], t, cls)), t))(i, j),
+              cls)
+    for m, n in ((2, 3), (5, 1)):
+        rng = rng_for(f.name + str(m))
+        ins = []
+        for k, (shape, _) in enumerate(args):
+            shape = tuple((m if k == 6 else n) if d is None else d for d in shape)
+            if t in INTS:
+                lim = {"i8": 3, "i16": 50, "i32": 1000, "i64": 1_000_000}[t]
+                ins.append(gen_int(rng, shape, -lim, lim))
+            elif t in ("f16", "bf16"):
+                ins.append(gen_halves(rng, shape, -2, 2))         # exact products/sums
+            else:
+                ins.append(gen_float(rng, shape, -1, 1, t))
+        f.run("M=%d,N=%d" % (m, n), ins)
+    return [f]
+
+
+def gen_movement(t):
+    # x:2x3 d:?x4 y:2x?x4 u:3 w:1x? b:4x3 c:?x3 p:4x5 q:?x8
+    args = [((2, 3), t), ((None, 4), t), ((2, None, 4), t), ((3,), t), ((1, None), t),
+            ((4, 3), t), ((None, 3), t), ((4, 5), t), ((None, 8), t)]
+    f = Func("movement_%s" % t, args)
+    A = lambda i: f.arg(i)
+    ty = lambda i: T(args[i][0], t)
+    v = f.op("tide.reshape %s : %s to %s" % (A(0), ty(0), T((6,), t)))
+    f.ret(v, (6,), t, "reshape 2x3->6", lambda ins: ins[0].reshape(6))
+    v2 = f.op("tide.reshape %s : %s to %s" % (v, T((6,), t), T((None, 2), t)))
+    f.ret(v2, (None, 2), t, "reshape 6->?x2", lambda ins: ins[0].reshape(-1, 2))
+    v = f.op("tide.reshape %s : %s to %s" % (A(1), ty(1), T((None,), t)))
+    f.ret(v, (None,), t, "reshape ?x4->?", lambda ins: ins[1].reshape(-1))
+    v = f.op("tide.reshape %s : %s to %s" % (A(0), ty(0), T((1, 6, 1), t)))
+    f.ret(v, (1, 6, 1), t, "reshape 2x3->1x6x1", lambda ins: ins[0].reshape(1, 6, 1))
+    v = f.op("tide.transpose %s perm = [1, 0] : %s" % (A(0), ty(0)))
+    f.ret(v, (3, 2), t, "transpose [1,0]", lambda ins: ins[0].T)
+    v = f.op("tide.transpose %s perm = [2, 0, 1] : %s" % (A(2), ty(2)))
+    f.ret(v, (4, 2, None), t, "transpose [2,0,1] of 2x?x4", lambda ins: ins[2].transpose(2, 0, 1))
+    v = f.op("tide.broadcast_to %s : %s to %s" % (A(3), ty(3), T((4, 3), t)))
+    f.ret(v, (4, 3), t, "broadcast_to 3->4x3", lambda ins: np.broadcast_to(ins[3], (4, 3)))
+    v = f.op("tide.broadcast_to %s : %s to %s" % (A(4), ty(4), T((2, 5, 7), t)))
+    f.ret(v, (2, 5, 7), t, "broadcast_to 1x?->2x5x7", lambda ins: np.broadcast_to(ins[4], (2, 5, 7)))
+    v = f.op("tide.concat %s, %s axis = 0 : %s, %s" % (A(0), A(5), ty(0), ty(5)))
+    f.ret(v, (6, 3), t, "concat axis 0", lambda ins: np.concatenate([ins[0], ins[5]], 0))
+    v = f.op("tide.concat %s, %s, %s axis = 0 : %s, %s, %s" % (A(0), A(6), A(5), ty(0), ty(6), ty(5)))
+    f.ret(v, (None, 3), t, "concat 3 inputs with ?", lambda ins: np.concatenate([ins[0], ins[6], ins[5]], 0))
+    v = f.op("tide.concat %s, %s axis = -1 : %s, %s" % (A(0), A(0), ty(0), ty(0)))
+    f.ret(v, (2, 6), t, "concat axis -1", lambda ins: np.concatenate([ins[0], ins[0]], -1))
+    v = f.op("tide.concat %s axis = 0 : %s" % (A(3), ty(3)))
+    f.ret(v, (3,), t, "concat single input", lambda ins: ins[3])
+    for start, limit, strides, shape in (([0, 1], [2, 3], [1, 1], (2, 2)),
+                                         ([0, 0], [4, 5], [3, 2], (2, 3)),
+                                         ([1, 2], [4, 5], [2, 1], (2, 3)),
+                                         ([2, 5], [2, 5], [1, 1], (0, 0))):
+        v = f.op("tide.slice %s start = %s limit = %s strides = %s : %s"
+                 % (A(7), start, limit, strides, ty(7)))
+        f.ret(v, shape, t, "slice %s:%s:%s" % (start, limit, strides),
+              (lambda s, l, st: lambda ins: ins[7][s[0]:l[0]:st[0], s[1]:l[1]:st[1]])(start, limit, strides))
+    v = f.op("tide.slice %s start = [1, 0] limit = [10, 8] strides = [4, 1] : %s" % (A(8), ty(8)))
+    f.ret(v, (3, 8), t, "slice of ?x8 [1:10:4]", lambda ins: ins[8][1:10:4])
+    v = f.op("tide.transfer %s : %s to #tide.device<cpu>" % (A(0), ty(0)))
+    f.ret(v, (2, 3), t, "transfer to cpu", lambda ins: ins[0])
+    for k, (dr, yr, cr, qr) in enumerate(((3, 3, 1, 10), (1, 1, 5, 12))):
+        rng = rng_for(f.name + str(k))
+        shapes = [(2, 3), (dr, 4), (2, yr, 4), (3,), (1, 7), (4, 3), (cr, 3), (4, 5), (qr, 8)]
+        if t in INTS:
+            ins = [full_range_ints(rng, s, t) for s in shapes]
+        else:
+            ins = [gen_any(rng, s, t, -100, 100) for s in shapes]
+        f.run("run%d" % k, ins)
+    return [f]
+
+
+def gen_softmax(t):
+    args = [((3, 5), t), ((None, None), t), ((2, 3, 4), t)]
+    f = Func("softmax_%s" % t, args)
+    for op, i, axis, ref in (("softmax", 0, 1, softmax), ("log_softmax", 0, -1, log_softmax),
+                             ("softmax", 0, 0, softmax), ("softmax", 1, 0, softmax),
+                             ("log_softmax", 1, 1, log_softmax), ("softmax", 2, 1, softmax),
+                             ("log_softmax", 2, -3, log_softmax)):
+        v = f.op("tide.%s %s axis = %d : %s" % (op, f.arg(i), axis, T(args[i][0], t)))
+        f.ret(v, args[i][0], t, "%s axis=%d on %s" % (op, axis, T(args[i][0], t)),
+              (lambda i, axis, ref: lambda ins: ref(lift(ins[i], t, "transc"), axis))(i, axis, ref),
+              "composite")
+    for r, c in ((4, 3), (2, 6)):
+        rng = rng_for(f.name + str(r))
+        lim = 3 if t in ("f16", "bf16") else 5
+        f.run("?=%dx%d" % (r, c), [gen_float(rng, (3, 5), -lim, lim, t),
+                                   gen_float(rng, (r, c), -lim, lim, t),
+                                   gen_float(rng, (2, 3, 4), -lim, lim, t)])
+    return [f]
+
+
+def gen_constant(t):
+    f = Func("constant_%s" % t, [((4,), t)])
+    if t == "i1":
+        vals = np.array([[True, False], [False, True]])
+        splat, scalar, c4 = True, False, np.array([True, False, True, False])
+    elif t in INTS:
+        lo, hi = INT_RANGE[t]
+        vals = np.array([[lo, hi], [-7, 0]])
+        splat, scalar, c4 = -3, hi, np.array([1, -2, 3, -4])
+    else:
+        vals = np.array([[1.5, -2.25], [0.125, 100.0]])
+        splat, scalar, c4 = -0.75, 3.0, np.array([0.5, -1.0, 2.0, 4.0])
+    v = f.op("tide.constant dense<%s> : %s" % (dense(vals, t), T((2, 2), t)))
+    f.ret(v, (2, 2), t, "constant 2x2", lambda ins: vals)
+    v = f.op("tide.constant dense<%s> : %s" % (literal(splat, t), T((3,), t)))
+    f.ret(v, (3,), t, "constant splat", lambda ins: np.full((3,), splat))
+    v = f.op("tide.constant dense<%s> : %s" % (literal(scalar, t), T((), t)))
+    f.ret(v, (), t, "constant rank0", lambda ins: np.array(scalar))
+    c = f.op("tide.constant dense<%s> : %s" % (dense(c4, t), T((4,), t)))
+    if t == "i1":
+        v = f.op("tide.or %s, %s : %s" % (f.arg(0), c, T((4,), t)))
+        f.ret(v, (4,), t, "or(x, constant)", lambda ins: np.logical_or(ins[0], c4))
+        v = f.op("tide.not %s : %s" % (c, T((4,), t)))
+        f.ret(v, (4,), t, "not(constant) (foldable)", lambda ins: np.logical_not(c4))
+    else:
+        cls = "exact" if t in INTS else "ieee"
+        v = f.op("tide.add %s, %s : %s" % (f.arg(0), c, T((4,), t)))
+        f.ret(v, (4,), t, "add(x, constant)", lambda ins: ins[0] + c4, cls)
+        a = f.op("tide.mul %s, %s : %s" % (c, c, T((4,), t)))
+        v = f.op("tide.neg %s : %s" % (a, T((4,), t)))
+        f.ret(v, (4,), t, "neg(mul(c, c)) (foldable)", lambda ins: -(c4 * c4), cls)
+        v = f.op("tide.div %s, %s : %s" % (c, c, T((4,), t)))
+        f.ret(v, (4,), t, "div(c, c) (foldable)", lambda ins: np.ones(4), cls)
+    rng = rng_for(f.name)
+    f.run("", [gen_any(rng, (4,), t)])
+    return [f]
+
+
+def gen_special(t):
+    """NaN / inf / signed zero through the NaN-propagating ops."""
+    s = (6,)
+    f = Func("special_%s" % t, [(s, t), (s, t)])
+    x = np.array([np.nan, np.inf, -np.inf, 1.0, -0.0, 2.0])
+    y = np.array([1.0, np.nan, 3.0, -np.inf, 0.0, 2.0])
+    for name, ref in (("maximum", np.maximum), ("minimum", np.minimum),
+                      ("add", lambda a, b: a + b)):
+        v = f.op("tide.%s %s, %s : %s" % (name, f.arg(0), f.arg(1), T(s, t)))
+        f.ret(v, s, t, name + " with nan/inf", (lambda ref: lambda ins: ref(ins[0], ins[1]))(ref), "ieee")
+    for name, ref in CMP:
+        v = f.op("tide.cmp %s, %s, %s : %s" % (name, f.arg(0), f.arg(1), T(s, t)))
+        f.ret(v, s, "i1", "cmp %s with nan/inf" % name, (lambda ref: lambda ins: ref(ins[0], ins[1]))(ref))
+    for name, ref in (("relu", relu), ("abs", np.abs), ("neg", lambda a: -a)):
+        v = f.op("tide.%s %s : %s" % (name, f.arg(0), T(s, t)))
+        f.ret(v, s, t, name + " with nan/inf", (lambda ref: lambda ins: ref(ins[0]))(ref), "ieee")
+    v = f.op("tide.exp %s : %s" % (f.arg(0), T(s, t)))
+    f.ret(v, s, t, "exp with nan/inf", lambda ins: np.exp(ins[0]), "exp")
+    v = f.op("tide.reduce_max %s axes = [0] : %s" % (f.arg(0), T(s, t)))
+    f.ret(v, (), t, "reduce_max with nan", lambda ins: np.max(ins[0]), "ieee")
+    f.run("", [x, y])
+    return [f]
+
+
+def gen_dtype_module(t):
+    funcs = []
+    if t in FLOATS:
+        funcs += gen_unary_float(t)
+    if t in INTEGER:
+        funcs += gen_unary_int(t)
+    funcs += gen_binary(t) + gen_broadcast(t) + gen_cmp(t) + gen_select(t)
+    if t in NUMERIC:
+        funcs += gen_reduce(t) + gen_matmul(t)
+    funcs += gen_movement(t) + gen_constant(t)
+    if t in FLOATS:
+        funcs += gen_softmax(t) + gen_special(t)
+    return funcs
+
+
+def cast_ref(x, src, dst):
+    x = np.asarray(x)
+    if dst == "i1":
+        return x != 0
+    if src == "i1":
+        x = x.astype(np.int64)
+    if dst in INTS:
+        r = np.trunc(x).astype(np.int64) if src in FLOATS else x.astype(np.int64)
+        return wrap_check(r, dst)
+    if dst == "f64":
+        return x.astype(np.float64)
+    if dst == "f32":
+        return x.astype(np.float64).astype(np.float32).astype(np.float64)
+    if dst == "f16":
+        return x.astype(np.float64).astype(np.float16).astype(np.float64)
+    return quantize(x.astype(np.float64).astype(np.float32), "bf16")
+
+
+def gen_cast():
+    funcs = []
+    for src in ALL:
+        s = (None,)
+        f = Func("cast_from_%s" % src, [(s, src)])
+        for dst in ALL:
+            v = f.op("tide.cast %s : %s to %s" % (f.arg(0), T(s, src), T(s, dst)))
+            f.ret(v, s, dst, "cast %s -> %s" % (src, dst),
+                  (lambda src, dst: lambda ins: cast_ref(ins[0], src, dst))(src, dst))
+        if src == "i1":
+            x = np.array([True, False, True, True, False, False, True])
+        elif src in INTS:
+            x = np.array([-100, -57, -3, -1, 0, 1, 2, 42, 99, 126, 127, -128])
+        else:
+            x = quantize([-100.75, -57.3, -3.5, -1.0, -0.5, -0.0, 0.0, 0.25, 0.7, 1.0,
+                          2.5, 3.999, 42.1, 99.5, 126.9, 3.14159265358979, -0.001], src)
+        f.run("n=%d" % len(x), [x])
+        f.run("n=3", [x[:3].copy()])
+        funcs.append(f)
+    return funcs
+
+
+def gen_precision():
+    """f64 stays f64 end to end; no silent demotion, no folded round trip."""
+    funcs = []
+    for t in ("f64", "f32"):
+        f = Func("chain_%s" % t, [((None,), t)])
+        sq = f.op("tide.mul %s, %s : %s" % (f.arg(0), f.arg(0), T((None,), t)))
+        c = f.op("tide.constant dense<1.0e-10> : %s" % T((), t))
+        v = f.op("tide.add %s, %s : %s, %s" % (sq, c, T((None,), t), T((), t)))
+        np_t = np.float64 if t == "f64" else np.float32
+        f.ret(v, (None,), t, "x*x + 1e-10 in %s" % t,
+              (lambda np_t: lambda ins: (ins[0].astype(np_t) * ins[0].astype(np_t)
+                                         + np_t(1e-10)).astype(np.float64))(np_t), "ieee")
+        funcs.append(f)
+    f = Func("roundtrip_f64", [((5,), "f64")])
+    a = f.op("tide.cast %s : %s to %s" % (f.arg(0), T((5,), "f64"), T((5,), "f32")))
+    v = f.op("tide.cast %s : %s to %s" % (a, T((5,), "f32"), T((5,), "f64")))
+    f.ret(v, (5,), "f64", "cast f64->f32->f64 keeps the f32 rounding",
+          lambda ins: ins[0].astype(np.float32).astype(np.float64))
+    v = f.op("tide.reduce_sum %s axes = [0] : %s" % (f.arg(0), T((5,), "f64")))
+    f.ret(v, (), "f64", "reduce_sum f64 keeps 1e-12 terms",
+          lambda ins: np.sum(ins[0].astype(np.longdouble)), "reduce")
+    f.run("", [np.array([1.0, 1e-12, 1e-12, 1.0 + 2 ** -40, math.pi])])
+    funcs.append(f)
+    return funcs
+
+
+# ---------------------------------------------------------------------------
+# Running
+# ---------------------------------------------------------------------------
+
+
+class Suite:
+    def __init__(self, args):
+        self.bin = os.path.abspath(args.tide_bin)
+        self.tmp = os.path.abspath(args.tmp)
+        self.verbose = args.verbose
+        self.filter = re.compile(args.filter) if args.filter else None
+        self.lock = threading.Lock()
+        self.passed = 0
+        self.failed = 0
+        self.compiles = 0
+        self.runs = 0
+
+    # -- bookkeeping --
+    def record(self, name, ok, detail=""):
+        with self.lock:
+            if ok:
+                self.passed += 1
+                if self.verbose:
+                    print("PASS %s" % name, flush=True)
+            else:
+                self.failed += 1
+                print("FAIL %s: %s" % (name, detail), flush=True)
+
+    def tool(self, name):
+        path = os.path.join(self.bin, name)
+        for _ in range(120):          # the build may briefly replace the binary
+            if os.access(path, os.X_OK):
+                return path
+            time.sleep(0.5)
+        return path
+
+    def compile(self, mlir_path, so_path):
+        with self.lock:
+            self.compiles += 1
+        try:
+            p = subprocess.run([self.tool("tide-compile"), mlir_path, "-o", so_path,
+                                "--target=cpu", "--no-remarks"],
+                               capture_output=True, text=True, timeout=300)
+        except subprocess.TimeoutExpired:
+            return False, "tide-compile timed out"
+        if p.returncode != 0:
+            why = ("crashed with signal %d" % -p.returncode if p.returncode < 0
+                   else "exit %d" % p.returncode)
+            return False, "tide-compile %s failed (%s): %s" % (
+                os.path.basename(mlir_path), why, first_error(p.stderr))
+        return True, ""
+
+    def tide_run(self, so, entry, inputs, outputs, extra=()):
+        with self.lock:
+            self.runs += 1
+        cmd = [self.tool("tide-run"), so]
+        if entry:
+            cmd.append("--entry=" + entry)
+        cmd += ["--input=" + i for i in inputs] + ["--output=" + o for o in outputs]
+        cmd += list(extra)
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        except subprocess.TimeoutExpired:
+            return subprocess.CompletedProcess(cmd, -999, "", "timed out")
+
+    def load_check(self, so):
+        p = self.tide_run(so, None, [], [], ["--list"])
+        if p.returncode != 0:
+            return False, "tide-run cannot load it: %s" % first_error(p.stderr)
+        return True, ""
+
+    # -- a module of generated functions --
+    def run_module(self, name, funcs):
+        if self.filter:
+            funcs = [f for f in funcs if self.filter.search(f.name)]
+        if not funcs:
+            return
+        d = os.path.join(self.tmp, name)
+        os.makedirs(d, exist_ok=True)
+        mlir = os.path.join(d, name + ".mlir")
+        so = os.path.join(d, name + ".so")
+        with open(mlir, "w") as fh:
+            fh.write("// Generated by numerics.py\n" + "\n".join(f.text() for f in funcs))
+        ok, err = self.compile(mlir, so)
+        if ok:
+            ok, err = self.load_check(so)
+        if ok:
+            for f in funcs:
+                self.run_func(so, f, d)
+            return
+        # Isolate: one module per function, so one bad op costs only its function.
+        for f in funcs:
+            fm = os.path.join(d, f.name + ".mlir")
+            fso = os.path.join(d, f.name + ".so")
+            with open(fm, "w") as fh:
+                fh.write(f.text())
+            ok, ferr = self.compile(fm, fso)
+            if ok:
+                ok, ferr = self.load_check(fso)
+            if ok:
+                self.run_func(fso, f, d)
+            else:
+                for run_label, _ in f.runs:
+                    for r in f.results:
+                        self.record(case_name(f, run_label, r[2]), False, ferr)
+
+    def run_func(self, so, f, d):
+        for k, (run_label, inputs) in enumerate(f.runs):
+            stem = os.path.join(d, "%s.r%d" % (f.name, k))
+            in_paths = []
+            for i, (x, (_, t)) in enumerate(zip(inputs, f.args)):
+                path = "%s.in%d.npy" % (stem, i)
+                np.save(path, encode(x, t))
+                in_paths.append(path)
+            out_paths = ["%s.out%d.npy" % (stem, i) for i in range(len(f.results))]
+            p = self.tide_run(so, f.name, in_paths, out_paths)
+            if p.returncode != 0:
+                why = first_error(p.stderr) or "exit %d" % p.returncode
+                if p.returncode < 0:
+                    why = "crashed with signal %d %s" % (-p.returncode, why)
+                for r in f.results:
+                    self.record(case_name(f, run_label, r[2]), False, "tide-run: " + why)
+                continue
+            for (ssa, mtype, label, ref, t, cls), path in zip(f.results, out_paths):
+                name = case_name(f, run_label, label)
+                try:
+                    expected = ref(inputs)
+                except Exception as e:  # a bug in this script
+                    self.record(name, False, "reference failed: %r" % e)
+                    continue
+                try:
+                    got = np.load(path)
+                except Exception as e:
+                    self.record(name, False, "cannot read the output: %s" % e)
+                    continue
+                ok, detail = compare(got, expected, t, cls)
+                if not ok:
+                    detail += " [%s]" % describe_inputs(inputs, f.args)
+                self.record(name, ok, detail)
+
+
+def case_name(f, run_label, label):
+    return "%s%s: %s" % (f.name, "[%s]" % run_label if run_label else "", label)
+
+
+def first_error(stderr):
+    lines = [l for l in stderr.splitlines() if l.strip()]
+    for l in lines:
+        if "error" in l.lower():
+            return l.strip()[:400]
+    return (lines[0].strip()[:400] if lines else "")
+
+
+def describe_inputs(inputs, args):
+    parts = []
+    for x, (_, t) in zip(inputs, args):
+        x = np.asarray(x)
+        if x.size <= 8:
+            parts.append("%s%s=%s" % (t, list(x.shape), np.array2string(x.reshape(-1), separator=",", precision=17)))
+        else:
+            parts.append("%s%s" % (t, list(x.shape)))
+    return "inputs: " + "; ".join(parts)
+
+
+def compare(got, expected, t, cls):
+    """Checks storage type, shape and values. Returns (ok, detail)."""
+    if got.dtype != STORAGE[t]:
+        return False, "result dtype %s, expected %s (%s)" % (got.dtype.str, STORAGE[t].str, t)
+    expected = np.asarray(expected)
+    if tuple(got.shape) != tuple(expected.shape):
+        return False, "result shape %s, expected %s" % (tuple(got.shape), tuple(expected.shape))
+    g = decode(got, t)
+    if t not in FLOATS:
+        e = expected.astype(g.dtype)
+        bad = g != e
+        if not bad.any():
+            return True, ""
+        return False, mismatch(g, e, bad, "exact")
+    e = expected.astype(np.longdouble)
+    if cls == "exact":
+        rtol, atol = 0.0, 0.0
+    else:
+        rtol, atol = TOLERANCES[t][cls]
+    both_nan = np.isnan(g) & np.isnan(e)
+    inf = np.isinf(e) | np.isinf(g)
+    with np.errstate(invalid="ignore"):
+        err = np.abs(g - e)
+        ok = (err <= atol + rtol * np.abs(e)) & ~inf
+    ok |= both_nan
+    ok |= inf & (g == e)
+    if rtol == 0.0 and atol == 0.0:
+        # exact: also compare the sign of zeros? NumPy and IEEE agree on values
+        pass
+    bad = ~ok
+    if not bad.any():
+        return True, ""
+    return False, mismatch(g, e, bad, "rtol=%g atol=%g" % (rtol, atol))
+
+
+def mismatch(g, e, bad, tol):
+    idx = np.argwhere(bad)
+    first = tuple(int(i) for i in idx[0]) if g.ndim else ()
+    gv, ev = g[first] if g.ndim else g[()], e[first] if e.ndim else e[()]
+    detail = "%d of %d elements differ (%s); first at %s: got %r expected %r" % (
+        int(bad.sum()), bad.size, tol, list(first), fmt(gv), fmt(ev))
+    if g.dtype.kind == "f":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            err = np.abs(g - e)[bad]
+            rel = (err / np.abs(e[bad]))
+        err, rel = err[np.isfinite(err)], rel[np.isfinite(rel)]
+        if err.size:
+            detail += "; max abs err %.3g, max rel err %.3g" % (float(err.max()),
+                                                                 float(rel.max()) if rel.size else float("nan"))
+    return detail
+
+
+def fmt(v):
+    if isinstance(v, (np.floating, float)):
+        return float(v)
+    if isinstance(v, (np.bool_, bool)):
+        return bool(v)
+    return int(v)
+
+
+# ---------------------------------------------------------------------------
+# Seed examples
+# ---------------------------------------------------------------------------
+
+
+def run_example_exp(s, src, t):
+    name = "example %s" % os.path.basename(src)
+    d = os.path.join(s.tmp, "ex_exp_" + t)
+    os.makedirs(d, exist_ok=True)
+    so = os.path.join(d, "exp.so")
+    ok, err = s.compile(src, so)
+    if not ok:
+        return s.record(name, False, err)
+    rng = rng_for(name)
+    x = gen_float(rng, (230400,), -20, 20, t)
+    x[:4] = [0.0, 1.0, -1.0, 700.0 if t == "f64" else 80.0]
+    np.save(os.path.join(d, "x.npy"), encode(x, t))
+    p = s.tide_run(so, "exp", [os.path.join(d, "x.npy")], [os.path.join(d, "y.npy")])
+    if p.returncode != 0:
+        return s.record(name, False, "tide-run: " + first_error(p.stderr))
+    ref = np.exp(x.astype(np.longdouble)) if t == "f64" else np.exp(x)
+    ok, detail = compare(np.load(os.path.join(d, "y.npy")), ref, t, "exp")
+    s.record(name + " vs np.exp (%s)" % t, ok, detail)
+
+
+def mlp_reference(ins):
+    x, labels, w1, b1, w2, b2, w3, b3 = [np.asarray(a, dtype=np.float64) for a in ins]
+    e = elu(1.0)
+    h1 = e(x @ w1 + b1)
+    h2 = e(h1 @ w2 + b2)
+    logits = h2 @ w3 + b3
+    probs = softmax(logits, 1)
+    loss = np.mean(-np.sum(labels * log_softmax(logits, 1), axis=1))
+    return probs, np.array(loss)
+
+
+def run_example_mlp(s, src, t):
+    name = "example %s" % os.path.basename(src)
+    d = os.path.join(s.tmp, "ex_mlp_" + t)
+    os.makedirs(d, exist_ok=True)
+    so = os.path.join(d, "mlp.so")
+    ok, err = s.compile(src, so)
+    if not ok:
+        s.record(name + " probs", False, err)
+        return s.record(name + " loss", False, err)
+    rng = rng_for(name)
+    x = rng.uniform(0, 1, (256, 784))
+    labels = np.eye(10)[rng.integers(0, 10, 256)]
+    shapes = [(784, 256), (256,), (256, 256), (256,), (256, 10), (10,)]
+    params = [rng.normal(0, 0.05, sh) for sh in shapes]
+    ins = [quantize(a, t) for a in [x, labels] + params]
+    paths = []
+    for i, a in enumerate(ins):
+        paths.append(os.path.join(d, "in%d.npy" % i))
+        np.save(paths[-1], encode(a, t))
+    outs = [os.path.join(d, "probs.npy"), os.path.join(d, "loss.npy")]
+    p = s.tide_run(so, "mlp", paths, outs)
+    if p.returncode != 0:
+        s.record(name + " probs", False, "tide-run: " + first_error(p.stderr))
+        return s.record(name + " loss", False, "tide-run: " + first_error(p.stderr))
+    probs, loss = mlp_reference(ins)
+    for label, path, ref in (("probs", outs[0], probs), ("loss", outs[1], loss)):
+        ok, detail = compare(np.load(path), ref, t, "composite")
+        s.record("%s %s (%s)" % (name, label, t), ok, detail)
+    got = np.load(outs[0]).astype(np.float64)
+    s.record("%s probs rows sum to 1 (%s)" % (name, t),
+             np.allclose(got.sum(axis=1), 1, rtol=0, atol=TOLERANCES[t]["composite"][0] * 10),
+             "row sums %s" % got.sum(axis=1)[:4])
+
+
+def run_example_identity(s, src):
+    name = "example identity.mlir"
+    d = os.path.join(s.tmp, "ex_identity")
+    os.makedirs(d, exist_ok=True)
+    so = os.path.join(d, "identity.so")
+    ok, err = s.compile(src, so)             # compiled once, run for every batch
+    for b in (1, 2, 4, 8, 16, 32):
+        case = "%s batch %d" % (name, b)
+        if not ok:
+            s.record(case, False, err)
+            continue
+        rng = rng_for(case)
+        x = rng.standard_normal((b, 3, 448, 448), dtype=np.float32)
+        xi, yo = os.path.join(d, "x%d.npy" % b), os.path.join(d, "y%d.npy" % b)
+        np.save(xi, x)
+        p = s.tide_run(so, "identity", [xi], [yo])
+        if p.returncode != 0:
+            s.record(case, False, "tide-run: " + first_error(p.stderr))
+        else:
+            y = np.load(yo)
+            same = y.dtype == x.dtype and y.shape == x.shape and \
+                np.array_equal(y.view(np.uint32), x.view(np.uint32))
+            s.record(case, same, "result differs from the input (dtype %s shape %s)" % (y.dtype, y.shape))
+        for path in (xi, yo):
+            if os.path.exists(path):
+                os.remove(path)
+
+
+# ---------------------------------------------------------------------------
+# Bad input at run time, and compiler robustness
+# ---------------------------------------------------------------------------
+
+BAD_MODULE = """
+func.func @f(%x: tensor<2x3xf32>, %y: tensor<?xi32>) -> (tensor<2x3xf32>, tensor<?xi32>) {
+  %0 = tide.neg %x : tensor<2x3xf32>
+  %1 = tide.neg %y : tensor<?xi32>
+  return %0, %1 : tensor<2x3xf32>, tensor<?xi32>
+}
+func.func @g(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = tide.abs %x : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+"""
+
+
+def run_bad_inputs(s):
+    d = os.path.join(s.tmp, "bad")
+    os.makedirs(d, exist_ok=True)
+    mlir, so = os.path.join(d, "bad.mlir"), os.path.join(d, "bad.so")
+    with open(mlir, "w") as fh:
+        fh.write(BAD_MODULE)
+    ok, err = s.compile(mlir, so)
+    P = lambda n: os.path.join(d, n)
+    good_x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    good_y = np.arange(4, dtype=np.int32)
+    np.save(P("x.npy"), good_x)
+    np.save(P("y.npy"), good_y)
+    np.save(P("x_f64.npy"), good_x.astype(np.float64))
+    np.save(P("x_rank1.npy"), good_x.reshape(6))
+    np.save(P("x_2x4.npy"), np.zeros((2, 4), np.float32))
+    np.save(P("x_c64.npy"), good_x.astype(np.complex64))
+    np.save(P("x_fortran.npy"), np.asfortranarray(np.arange(6, dtype=np.float32).reshape(3, 2).T))
+    with open(P("corrupt.npy"), "wb") as fh:
+        fh.write(rng_for("corrupt").integers(0, 256, 200, dtype=np.uint8).tobytes())
+    raw = open(P("x.npy"), "rb").read()
+    with open(P("trunc_data.npy"), "wb") as fh:
+        fh.write(raw[:-5])
+    with open(P("trunc_header.npy"), "wb") as fh:
+        fh.write(raw[:9])
+    X, Y = P("x.npy"), P("y.npy")
+    o1, o2, o3 = P("o1.npy"), P("o2.npy"), P("o3.npy")
+    cases = [
+        ("wrong dtype of an input", "f", [P("x_f64.npy"), Y], [o1, o2], [],
+         "input 0 of @f has dtype f64 but the function expects f32[2x3]"),
+        ("wrong rank", "f", [P("x_rank1.npy"), Y], [o1, o2], [],
+         "input 0 of @f has rank 1 (shape [6]) but the function expects f32[2x3]"),
+        ("wrong static dim size", "f", [P("x_2x4.npy"), Y], [o1, o2], [],
+         "input 0 of @f has shape [2x4] but the function expects f32[2x3]"),
+        ("missing .npy", "f", [P("nonexistent.npy"), Y], [o1, o2], [],
+         "cannot open '%s'" % P("nonexistent.npy")),
+        ("corrupt .npy (random bytes)", "f", [P("corrupt.npy"), Y], [o1, o2], [],
+         "is not a .npy file (bad magic)"),
+        ("truncated .npy (data)", "f", [P("trunc_data.npy"), Y], [o1, o2], [],
+         "is truncated: expected 24 bytes of data"),
+        ("truncated .npy (header)", "f", [P("trunc_header.npy"), Y], [o1, o2], [],
+         "is truncated"),
+        ("unsupported dtype (complex64)", "f", [P("x_c64.npy"), Y], [o1, o2], [],
+         "which Tide does not support"),
+        ("Fortran-ordered .npy", "f", [P("x_fortran.npy"), Y], [o1, o2], [],
+         "is in Fortran order"),
+        ("function that does not exist", "nosuch", [X, Y], [o1, o2], [],
+         "no function named 'nosuch' in the module (functions: @f @g)"),
+        ("no --entry with two functions", None, [X, Y], [o1, o2], [],
+         "the module has 2 functions; choose one with --entry"),
+        ("too few inputs", "f", [X], [o1, o2], [], "@f takes 2 input(s) but 1 were given"),
+        ("too many inputs", "f", [X, Y, Y], [o1, o2], [], "@f takes 2 input(s) but 3 were given"),
+        ("too few outputs", "f", [X, Y], [o1], [],
+         "@f has 2 result(s) but 1 --output file(s) were given"),
+        ("too many outputs", "f", [X, Y], [o1, o2, o3], [],
+         "@f has 2 result(s) but 3 --output file(s) were given"),
+        ("unknown option", "f", [X, Y], [o1, o2], ["--bogus"], "unknown option '--bogus'"),
+        ("missing module", "f", [X, Y], [o1, o2], None, "cannot read '%s'" % P("missing.so")),
+    ]
+    for label, entry, ins, outs, extra, phrase in cases:
+        name = "bad input: %s" % label
+        if not ok:
+            s.record(name, False, err)
+            continue
+        for o in (o1, o2, o3):
+            if os.path.exists(o):
+                os.remove(o)
+        module = so if extra is not None else P("missing.so")
+        p = s.tide_run(module, entry, ins, outs, extra or [])
+        problems = []
+        if p.returncode == 0:
+            problems.append("exit status 0")
+        elif p.returncode < 0:
+            problems.append("crashed with signal %d" % -p.returncode)
+        if "tide-run: error:" not in p.stderr:
+            problems.append("no 'tide-run: error:' on stderr")
+        if phrase not in p.stderr:
+            problems.append("stderr lacks %r" % phrase)
+        if any(os.path.exists(o) for o in outs):
+            problems.append("an output file was written")
+        s.record(name, not problems, "; ".join(problems) + "; stderr: %r" % p.stderr.strip()[:300])
+    # The good call works (so the failures above are about the input).
+    if ok:
+        p = s.tide_run(so, "f", [X, Y], [o1, o2])
+        good = p.returncode == 0 and np.array_equal(np.load(o1), -good_x) and \
+            np.array_equal(np.load(o2), -good_y)
+        s.record("bad input: control run with good inputs", good, p.stderr.strip()[:300])
+
+
+ROBUSTNESS = [
+    # (label, module text): tide-compile must reject or compile it, never crash.
+    ("broadcast_to a dynamic dim the input does not determine", """
+func.func @bt(%x: tensor<3xf32>) -> tensor<?x3xf32> {
+  %0 = tide.broadcast_to %x : tensor<3xf32> to tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+"""),
+]
+
+
+def run_robustness(s):
+    d = os.path.join(s.tmp, "robust")
+    os.makedirs(d, exist_ok=True)
+    for k, (label, text) in enumerate(ROBUSTNESS):
+        mlir, so = os.path.join(d, "r%d.mlir" % k), os.path.join(d, "r%d.so" % k)
+        with open(mlir, "w") as fh:
+            fh.write(text)
+        p = subprocess.run([s.tool("tide-compile"), mlir, "-o", so, "--target=cpu", "--no-remarks"],
+                           capture_output=True, text=True, timeout=300)
+        with s.lock:
+            s.compiles += 1
+        ok = p.returncode == 0 or (p.returncode > 0 and "error" in p.stderr
+                                   and "Stack dump" not in p.stderr)
+        s.record("compiler robustness: %s" % label, ok,
+                 "tide-compile exit %d%s: %s" % (p.returncode,
+                                                  " (signal %d)" % -p.returncode if p.returncode < 0 else "",
+                                                  first_error(p.stderr) or p.stderr.strip()[:200]))
+
+
+def run_precision_extra(s):
+    """chain_f64 must not equal the same chain computed in f32."""
+    d = os.path.join(s.tmp, "precision")
+    funcs = gen_precision()
+    xs = 1.0 + np.arange(1, 33) * 1e-9
+    for f in funcs[:2]:
+        f.run("", [xs])
+    s.run_module("precision", funcs)
+    name = "f64 no-demotion: chain_f64 differs from chain_f32"
+    try:
+        y64 = np.load(os.path.join(d, "chain_f64.r0.out0.npy"))
+        y32 = np.load(os.path.join(d, "chain_f32.r0.out0.npy"))
+    except Exception as e:
+        return s.record(name, False, "no results: %s" % e)
+    diff = y64 - xs * xs
+    ok = (y64.dtype == np.float64 and y32.dtype == np.float32 and
+          np.all(y64 != y32.astype(np.float64)) and np.all(np.abs(diff - 1e-10) < 1e-12))
+    s.record(name, ok, "y64 - x*x = %s (expected 1e-10 each); y32 = %s" % (diff[:3], y32[:3]))
+
+
+# ---------------------------------------------------------------------------
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tide-bin", required=True, help="folder with tide-compile and tide-run")
+    ap.add_argument("--tmp", required=True, help="scratch folder (emptied first)")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("-k", "--filter", help="only generated functions whose name matches")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print passing checks too")
+    ap.add_argument("--skip-examples", action="store_true")
+    args = ap.parse_args()
+
+    start = time.time()
+    if os.path.isdir(args.tmp):
+        shutil.rmtree(args.tmp)
+    os.makedirs(args.tmp)
+    s = Suite(args)
+    examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
+    examples = os.path.normpath(examples)
+
+    tasks = []
+    if not args.skip_examples and not args.filter:
+        tasks += [
+            lambda: run_example_identity(s, os.path.join(examples, "identity.mlir")),
+            lambda: run_example_mlp(s, os.path.join(examples, "mlp_f64.mlir"), "f64"),
+            lambda: run_example_mlp(s, os.path.join(examples, "mlp_f32.mlir"), "f32"),
+            lambda: run_example_exp(s, os.path.join(examples, "exp_f64.mlir"), "f64"),
+            lambda: run_example_exp(s, os.path.join(examples, "exp_f32.mlir"), "f32"),
+        ]
+    for t in ["f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8", "i1"]:
+        tasks.append((lambda t: lambda: s.run_module("ops_" + t, gen_dtype_module(t)))(t))
+    tasks.append(lambda: s.run_module("cast", gen_cast()))
+    if not args.filter:
+        tasks += [lambda: run_precision_extra(s), lambda: run_bad_inputs(s),
+                  lambda: run_robustness(s)]
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = [pool.submit(t) for t in tasks]
+        for fut in futures:
+            try:
+                fut.result()
+            except Exception as e:  # a bug in this script: count it, keep going
+                import traceback
+                traceback.print_exc()
+                s.record("internal error", False, repr(e))
+
+    elapsed = time.time() - start
+    print("(%d compiles, %d tide-run calls, %.1f s)" % (s.compiles, s.runs, elapsed))
+    print("%d passed, %d failed" % (s.passed, s.failed))
+    return 1 if s.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

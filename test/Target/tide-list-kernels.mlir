@@ -1,0 +1,90 @@
+// Tests of tide-list-kernels: a target's devices, cost figures, links and
+// kernel table (C = generated code, L = library, . = none, blank = the op has
+// no such dtype). FileCheck collapses runs of spaces, so the table rows are
+// written with single spaces.
+
+// RUN: tide-opt %s -o /dev/null --tide-list-kernels=target=h200 | FileCheck %s --check-prefix=H200
+// RUN: tide-opt %s -o /dev/null --tide-list-kernels=target=theano-0.7 | FileCheck %s --check-prefix=THEANO
+// RUN: tide-opt %s -o /dev/null --tide-list-kernels=target=tensorflow-0.7 | FileCheck %s --check-prefix=TF
+// RUN: tide-opt %s -o /dev/null --tide-list-kernels=target=rtx3090 | FileCheck %s --check-prefix=RTX
+// RUN: tide-opt %s -o /dev/null --tide-list-kernels=target=cpu | FileCheck %s --check-prefix=CPU
+// The default target is h200; /dev/null is a valid (empty) input.
+// RUN: tide-opt /dev/null -o /dev/null --tide-list-kernels | FileCheck %s --check-prefix=H200
+// A target file is read like a built-in one, and its path is shown.
+// RUN: tide-opt %s -o /dev/null --tide-list-kernels=target=%targets/h200.json | FileCheck %s --check-prefix=H200-FILE
+// The IR is printed unchanged.
+// RUN: tide-opt %s --tide-list-kernels=target=cpu | FileCheck %s --check-prefix=IR
+// RUN: not tide-opt %s -o /dev/null --tide-list-kernels=target=a100 2>&1 | FileCheck %s --check-prefix=BAD-TARGET
+
+// H200: target h200 (built-in): NVIDIA H200 (sm_90, full-rate FP64)
+// H200: devices:
+// H200-NEXT: cpu x86-64 host, AVX2, 16 cores
+// H200-NEXT: bandwidth 60 GB/s, launch 0.2 us, peak GFLOP/s: i8=800 i16=800 i32=400 i64=200 f16=400 bf16=400 f32=800 f64=400
+// H200-NEXT: cuda:0 sm_90, NVIDIA H200, 141 GB HBM3e
+// H200-NEXT: bandwidth 4250 GB/s, launch 7.3 us, peak GFLOP/s: i8=60000 i16=30000 i32=30000 i64=15000 f16=833000 bf16=833000 f32=51000 f64=56000
+// H200: links (GB/s: host->device pinned/pageable, device->host pinned/pageable; latency):
+// H200-NEXT: cpu <-> cuda:0: 52.0/12.0, 52.0/7.0; 10.0 us
+// H200: kernels (C = codegen, L = library, . = none, blank = the op has no such form):
+// H200-NEXT: op | cpu | cuda:0
+// H200-NEXT: | i1 i8 i16 i32 i64 f16 bf16 f32 f64 | i1 i8 i16 i32 i64 f16 bf16 f32 f64
+// Logical ops: integer dtypes only.
+// H200: {{^}} and | C C C C C | C C C C C{{ *$}}
+// Elementwise float op: f16 to f64 everywhere, f64 included on the H200.
+// H200: {{^}} exp | C C C C | C C C C{{ *$}}
+// matmul: BLAS (L) for f32/f64 on the CPU; cuBLAS (L) for floats on the GPU, no integer GEMM there.
+// H200: {{^}} matmul | C C C C C C L L | . . . . L L L L{{ *$}}
+// H200: {{^}} reduce_mean | C C C C | C C C C{{ *$}}
+// H200: {{^}} transpose | C C C C C C C C C | C C C C C C C C C{{ *$}}
+// The table has no row for tide.transfer (it is not placed).
+// H200-NOT: transfer |
+
+// THEANO: target theano-0.7 (built-in): Theano 0.7's old CUDA backend: GPU kernels for float32 only
+// THEANO: cuda:0 sm_52, GeForce GTX TITAN X (float32-only kernel table)
+// THEANO-NEXT: bandwidth 336 GB/s, launch 5.0 us, peak GFLOP/s: f32=6600 f64=206
+// THEANO: cpu <-> cuda:0: 12.0/6.0, 12.0/4.0; 10.0 us
+// Integer-only ops have no GPU kernel at all.
+// THEANO: {{^}} and | C C C C C | . . . . .{{ *$}}
+// f32 only on the GPU: a cast needs both of its dtypes.
+// THEANO: {{^}} cast | C C C C C C C C C | . . . . . . . C .{{ *$}}
+// exp: no f64 kernel on Theano's cuda:0 (the exp f64 of the user report).
+// THEANO: {{^}} exp | C C C C | . . C .{{ *$}}
+// THEANO: {{^}} matmul | C C C C C C L L | . . . . . . L .{{ *$}}
+// THEANO: {{^}} reduce_mean | C C C C | . . C .{{ *$}}
+
+// TF: target tensorflow-0.7 (built-in): TensorFlow 0.7's GPU kernel table
+// exp f64 is fine on the GPU; matmul and reductions are not in f64, and Mean not at all.
+// TF: {{^}} exp | C C C C | C C C C{{ *$}}
+// TF: {{^}} matmul | C C C C C C L L | . . . . L L L .{{ *$}}
+// TF: {{^}} reduce_max | C C C C C C C C | C C C C C C C .{{ *$}}
+// TF: {{^}} reduce_mean | C C C C | . . . .{{ *$}}
+// TF: {{^}} reduce_sum | C C C C C C C C | C C C C C C C .{{ *$}}
+// Composites are not reductions: softmax keeps its f64 GPU kernel.
+// TF: {{^}} softmax | C C C C | C C C C{{ *$}}
+
+// RTX: target rtx3090 (built-in): NVIDIA GeForce RTX 3090 (sm_86; FP64 at 1/64 of FP32)
+// RTX: cuda:0 sm_86, NVIDIA GeForce RTX 3090, 24 GB GDDR6X
+// RTX-NEXT: bandwidth 936 GB/s, launch 5.0 us, peak GFLOP/s: i8=35600 i16=17800 i32=17800 i64=4450 f16=71000 bf16=71000 f32=35600 f64=556
+// RTX: cpu <-> cuda:0: 24.0/10.0, 24.0/6.0; 10.0 us
+
+// A CPU-only target: one device, one column, no links.
+// CPU: target cpu (built-in): The host CPU alone (no GPU)
+// CPU: devices:
+// CPU-NEXT: cpu x86-64 host, AVX2, 16 cores
+// CPU-NOT: cuda
+// CPU-NOT: links
+// CPU: kernels (C = codegen
+// CPU-NEXT: op | cpu{{ *$}}
+// CPU: {{^}} matmul | C C C C C C L L{{ *$}}
+
+// H200-FILE: target h200 ({{.*}}targets/h200.json): NVIDIA H200
+// H200-FILE: {{^}} matmul | C C C C C C L L | . . . . L L L L{{ *$}}
+
+// IR-LABEL: func.func @unchanged(
+// IR-NEXT: tide.exp %{{.*}} : tensor<4xf32>{{$}}
+
+// BAD-TARGET: error: invalid 'target' option: unknown target 'a100'; built-in targets are cpu, h200, rtx3090, tensorflow-0.7, theano-0.7, or give the path of a .json target file
+
+func.func @unchanged(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tide.exp %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
