@@ -17,6 +17,11 @@ function(tide_add_library name)
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
     $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
     $<INSTALL_INTERFACE:include>)
+  # Consumers in the same build (add_subdirectory) need MLIR's headers too;
+  # installed consumers get them from TideConfig.cmake.
+  foreach(dir ${MLIR_INCLUDE_DIRS} ${LLVM_INCLUDE_DIRS})
+    target_include_directories(${name} SYSTEM PUBLIC $<BUILD_INTERFACE:${dir}>)
+  endforeach()
   add_library(Tide::${name} ALIAS ${name})
   install(TARGETS ${name} EXPORT TideTargets
     ARCHIVE DESTINATION lib LIBRARY DESTINATION lib RUNTIME DESTINATION bin)
