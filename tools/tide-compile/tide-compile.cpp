@@ -66,6 +66,8 @@ int main(int argc, char **argv) {
   tide::registerAllExtensions(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Messages point at the user's source; no IR dumps.
+  context.printOpOnDiagnostic(false);
 
   std::string error;
   auto file = openInputFile(inputFile, &error);

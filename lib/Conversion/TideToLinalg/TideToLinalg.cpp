@@ -680,10 +680,15 @@ struct ConvertTideToLinalgPass
       DeviceAttr device = isa<TransferOp>(op) ? cast<TransferOp>(op).getTo()
                                                : getDevice(op);
       if (device && device.isGPU()) {
-        op->emitError() << "'" << op->getName() << "' is placed on "
-                        << device.str()
-                        << ", but this build lowers tide ops for the CPU "
-                           "only; place with target=cpu or pin it to cpu";
+        if (isa<TransferOp>(op))
+          op->emitError() << "a copy to " << device.str()
+                          << " needs the GPU lowering, which Tide does not "
+                             "have yet; place with target=cpu";
+        else
+          op->emitError() << "'" << op->getName() << "' is placed on "
+                          << device.str()
+                          << ", but Tide lowers tide ops for the CPU only so "
+                             "far; place with target=cpu or pin it to cpu";
         ok = false;
       }
     });
