@@ -145,12 +145,9 @@ struct DecomposePass : public tide::impl::DecomposePassBase<DecomposePass> {
                          << "'; expected auto, always or never";
       return signalPassFailure();
     }
-    llvm::Expected<Target> loaded = loadTarget(target);
-    if (!loaded) {
-      module.emitError() << "invalid 'target' option: "
-                         << llvm::toString(loaded.takeError());
+    std::optional<Target> loaded = loadTargetOrEmitError(module, target);
+    if (!loaded)
       return signalPassFailure();
-    }
     SmallVector<Operation *> ops;
     module->walk([&](Operation *op) {
       if (isPlaceable(op))

@@ -39,17 +39,6 @@ std::string withOrigin(Operation *op, StringRef reason) {
   return reason.str();
 }
 
-/// Loads the target named by a pass option, reporting errors on `anchor`.
-std::optional<Target> loadTargetOrError(Operation *anchor, StringRef name) {
-  llvm::Expected<Target> target = loadTarget(name);
-  if (!target) {
-    anchor->emitError() << "invalid 'target' option: "
-                        << llvm::toString(target.takeError());
-    return std::nullopt;
-  }
-  return std::move(*target);
-}
-
 /// The fixes a user can apply to an op that cannot run where it must.
 std::string fixesFor(Operation *op, PlacementPolicy policy) {
   std::string fixes = "fixes: ";
@@ -369,24 +358,17 @@ struct PlaceDevicesPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::optional<PlacementPolicy> parsedPolicy =
-        parsePlacementPolicy(policy);
-    if (!parsedPolicy) {
-      module.emitError() << "invalid 'policy' option '" << policy
-                         << "'; expected soft, strict, require-gpu or cost";
+        parsePolicyOrEmitError(module, policy);
+    if (!parsedPolicy)
       return signalPassFailure();
-    }
     if (copyMode != "pinned" && copyMode != "pageable") {
       module.emitError() << "invalid 'copy-mode' option '" << copyMode
                          << "'; expected pinned or pageable";
       return signalPassFailure();
     }
-    if (dynamicDimSize <= 0) {
-      module.emitError() << "invalid 'dynamic-dim-size' option "
-                         << static_cast<int64_t>(dynamicDimSize)
-                         << "; it must be positive";
+    if (failed(checkDynamicDimSize(module, dynamicDimSize)))
       return signalPassFailure();
-    }
-    std::optional<Target> loaded = loadTargetOrError(module, target);
+    std::optional<Target> loaded = loadTargetOrEmitError(module, target);
     if (!loaded)
       return signalPassFailure();
     Placer placer{*loaded,
@@ -416,13 +398,10 @@ struct VerifyPlacementPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::optional<PlacementPolicy> parsedPolicy =
-        parsePlacementPolicy(policy);
-    if (!parsedPolicy) {
-      module.emitError() << "invalid 'policy' option '" << policy
-                         << "'; expected soft, strict, require-gpu or cost";
+        parsePolicyOrEmitError(module, policy);
+    if (!parsedPolicy)
       return signalPassFailure();
-    }
-    std::optional<Target> loaded = loadTargetOrError(module, target);
+    std::optional<Target> loaded = loadTargetOrEmitError(module, target);
     if (!loaded)
       return signalPassFailure();
     bool ok = true;

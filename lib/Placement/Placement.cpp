@@ -27,6 +27,34 @@ mlir::tide::parsePlacementPolicy(StringRef name) {
       .Default(std::nullopt);
 }
 
+std::optional<Target> mlir::tide::loadTargetOrEmitError(Operation *anchor,
+                                                       StringRef name) {
+  llvm::Expected<Target> target = loadTarget(name);
+  if (!target) {
+    anchor->emitError() << "invalid 'target' option: "
+                        << llvm::toString(target.takeError());
+    return std::nullopt;
+  }
+  return std::move(*target);
+}
+
+std::optional<PlacementPolicy>
+mlir::tide::parsePolicyOrEmitError(Operation *anchor, StringRef name) {
+  std::optional<PlacementPolicy> policy = parsePlacementPolicy(name);
+  if (!policy)
+    anchor->emitError() << "invalid 'policy' option '" << name
+                        << "'; expected soft, strict, require-gpu or cost";
+  return policy;
+}
+
+LogicalResult mlir::tide::checkDynamicDimSize(Operation *anchor,
+                                              int64_t size) {
+  if (size > 0)
+    return success();
+  return anchor->emitError() << "invalid 'dynamic-dim-size' option " << size
+                             << "; it must be positive";
+}
+
 bool mlir::tide::isPlaceable(Operation *op) {
   return isa<TideDialect>(op->getDialect()) && !isa<TransferOp>(op);
 }

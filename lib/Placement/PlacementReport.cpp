@@ -320,18 +320,11 @@ struct PlacementReportPass
                          << "'; expected text, json or dot";
       return signalPassFailure();
     }
-    if (dynamicDimSize <= 0) {
-      module.emitError() << "invalid 'dynamic-dim-size' option "
-                         << static_cast<int64_t>(dynamicDimSize)
-                         << "; it must be positive";
+    if (failed(checkDynamicDimSize(module, dynamicDimSize)))
       return signalPassFailure();
-    }
-    llvm::Expected<Target> loaded = loadTarget(target);
-    if (!loaded) {
-      module.emitError() << "invalid 'target' option: "
-                         << llvm::toString(loaded.takeError());
+    std::optional<Target> loaded = loadTargetOrEmitError(module, target);
+    if (!loaded)
       return signalPassFailure();
-    }
     PlacementSummary summary =
         collectPlacement(module, &*loaded, dynamicDimSize);
     std::string errorMessage;
@@ -357,12 +350,10 @@ struct ListKernelsPass : public tide::impl::ListKernelsPassBase<ListKernelsPass>
 
   void runOnOperation() override {
     markAllAnalysesPreserved();
-    llvm::Expected<Target> loaded = loadTarget(target);
-    if (!loaded) {
-      getOperation().emitError() << "invalid 'target' option: "
-                                 << llvm::toString(loaded.takeError());
+    std::optional<Target> loaded =
+        loadTargetOrEmitError(getOperation(), target);
+    if (!loaded)
       return signalPassFailure();
-    }
     loaded->printKernelTable(llvm::outs());
   }
 };

@@ -32,6 +32,19 @@ namespace mlir::tide {
 enum class PlacementPolicy { Soft, Strict, RequireGPU, Cost };
 std::optional<PlacementPolicy> parsePlacementPolicy(llvm::StringRef name);
 
+//===----------------------------------------------------------------------===//
+// Pass option helpers: each reports a bad value on `anchor`, naming the option.
+//===----------------------------------------------------------------------===//
+
+/// Loads the target named by a `target` option.
+std::optional<Target> loadTargetOrEmitError(Operation *anchor,
+                                            llvm::StringRef name);
+/// Parses a `policy` option.
+std::optional<PlacementPolicy> parsePolicyOrEmitError(Operation *anchor,
+                                                      llvm::StringRef name);
+/// Checks a `dynamic-dim-size` option.
+LogicalResult checkDynamicDimSize(Operation *anchor, int64_t size);
+
 /// True for tide ops that placement assigns a device (all but transfer).
 bool isPlaceable(Operation *op);
 
