@@ -17,6 +17,7 @@ config.test_exec_root = os.path.join(config.tide_obj_root, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tide_src", config.tide_src_root))
 config.substitutions.append(("%tide_obj", config.tide_obj_root))
+config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%examples", os.path.join(config.tide_src_root, "examples")))
 config.substitutions.append(("%targets", os.path.join(config.tide_src_root, "targets")))
 
@@ -27,7 +28,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.tide_tools_dir, config.llvm_tools_dir]
-tools = ["tide-opt", "TideUnitTests", "tide-capi-test"]
+tools = ["tide-opt", "tide-compile", "tide-run", "TideUnitTests", "tide-capi-test"]
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(("%cc", config.c_compiler))

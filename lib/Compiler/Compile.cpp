@@ -7,6 +7,7 @@
 #include "tide/Compiler/Compile.h"
 
 #include "tide/Pipelines/Pipelines.h"
+#include "tide/Runtime/RuntimeSymbols.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Pass/PassManager.h"
@@ -175,6 +176,15 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
   }
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(triple);
+  // Only the C interface and the metadata are exported. The functions behind
+  // the wrappers are renamed and made internal, so a user function named
+  // like a C library function (`exp`) neither exports nor captures that name.
+  for (llvm::Function &f : *llvmModule) {
+    if (f.isDeclaration() || f.getName().starts_with("_mlir_ciface_"))
+      continue;
+    f.setName("__tide_impl_" + f.getName());
+    f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  }
 
   // Optimize (O3 by default) with glibc's vector math library available to
   // the loop vectorizer.
@@ -241,10 +251,15 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
   }
   SmallVector<StringRef> args = {linker, "-shared", "-o", outputPath,
                                  objectPath};
-  // Modules that call the runtime's library kernels link it and the BLAS.
-  bool usesRuntime = false;
-  for (llvm::Function &f : *llvmModule)
-    usesRuntime |= f.isDeclaration() && f.getName().starts_with("_mlir_ciface_tide_rt_");
+  // Modules that call the runtime link it; GEMM calls also need the BLAS.
+  bool usesRuntime = false, usesBlas = false;
+  for (llvm::Function &f : *llvmModule) {
+    if (!f.isDeclaration())
+      continue;
+    bool gemm = f.getName().starts_with("_mlir_ciface_tide_rt_gemm");
+    usesBlas |= gemm;
+    usesRuntime |= gemm || f.getName() == TIDE_RT_MEMREF_COPY;
+  }
   std::string runtime = options.runtimeLibrary;
   if (usesRuntime) {
     if (runtime.empty()) {
@@ -259,8 +274,13 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
       return failure();
     }
     args.push_back(runtime);
-    args.push_back("-lopenblas");
+    if (usesBlas)
+      args.push_back("-lopenblas");
   }
+  // Soft-float conversions for bf16/f16 (__truncsfbf2, ...): an archive, so
+  // only what the module needs is linked in.
+  if (llvm::sys::fs::exists(TIDE_COMPILER_RT_BUILTINS))
+    args.push_back(TIDE_COMPILER_RT_BUILTINS);
   args.push_back("-lm");
   if (options.vectorMath)
     args.push_back("-lmvec");

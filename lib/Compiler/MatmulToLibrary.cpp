@@ -20,6 +20,27 @@ using namespace mlir;
 using namespace mlir::tide;
 
 namespace {
+/// True when BLAS computes exactly this op: buffers, the default C += A * B
+/// maps, one element type (f32 or f64) for all operands, unit inner strides.
+bool isBlasGemm(linalg::MatmulOp op) {
+  if (!op.hasPureBufferSemantics() || op.hasUserDefinedMaps())
+    return false;
+  Type element;
+  for (Value v : op->getOperands()) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type || type.getRank() != 2)
+      return false;
+    if (element && type.getElementType() != element)
+      return false;
+    element = type.getElementType();
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) || strides[1] != 1)
+      return false;
+  }
+  return element.isF32() || element.isF64();
+}
+
 struct MatmulToLibraryPass
     : public tide::impl::MatmulToLibraryPassBase<MatmulToLibraryPass> {
   using Base::Base;
@@ -28,10 +49,7 @@ struct MatmulToLibraryPass
     ModuleOp module = getOperation();
     SmallVector<linalg::MatmulOp> matmuls;
     module.walk([&](linalg::MatmulOp op) {
-      if (!op.hasPureBufferSemantics())
-        return;
-      auto c = dyn_cast<MemRefType>(op.getDpsInitOperand(0)->get().getType());
-      if (c && (c.getElementType().isF32() || c.getElementType().isF64()))
+      if (isBlasGemm(op))
         matmuls.push_back(op);
     });
     if (matmuls.empty())

@@ -101,6 +101,8 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
   if (options.blas)
     pm.addPass(createMatmulToLibraryPass());
   pm.addPass(createConvertLinalgToLoopsPass());
+  // Before lower-affine: expanding strided metadata creates affine.apply.
+  pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
@@ -110,7 +112,6 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(math::createMathExtendToSupportedTypes());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());

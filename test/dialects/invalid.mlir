@@ -704,3 +704,12 @@ func.func @concat_unranked(%a: tensor<*xf32>) {
   %0 = tide.concat %a, %a axis = 0 : tensor<*xf32>, tensor<*xf32>
   return
 }
+
+// -----
+
+// A dynamic result dimension must be determined by a dynamic input dimension.
+func.func @broadcast_to_undetermined_dynamic(%x: tensor<3xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{'tide.broadcast_to' op result dimension 0 is dynamic but the input does not determine it; give its size statically}}
+  %0 = tide.broadcast_to %x : tensor<3xf32> to tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}

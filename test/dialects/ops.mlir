@@ -456,16 +456,16 @@ func.func @transpose(%x: tensor<2x3xf32>, %y: tensor<2x?x4xi1>)
 
 // broadcast_to: prepend dims, stretch 1s, and dynamic input or result dims.
 // CHECK-LABEL: func.func @broadcast_to(
-// CHECK-SAME: %[[X:.*]]: tensor<3xf32>, %[[Y:.*]]: tensor<1x?xi64>)
+// CHECK-SAME: %[[X:.*]]: tensor<3xf32>, %[[Y:.*]]: tensor<1x?xi64>, %[[Z:.*]]: tensor<?x1xf32>)
 // CHECK: %[[A:.*]] = tide.broadcast_to %[[X]] : tensor<3xf32> to tensor<4x3xf32>
 // CHECK: %[[B:.*]] = tide.broadcast_to %[[Y]] : tensor<1x?xi64> to tensor<2x5x7xi64>
-// CHECK: %[[C:.*]] = tide.broadcast_to %[[X]] : tensor<3xf32> to tensor<?x3xf32>
+// CHECK: %[[C:.*]] = tide.broadcast_to %[[Z]] : tensor<?x1xf32> to tensor<?x3xf32>
 // CHECK: return %[[A]], %[[B]], %[[C]]
-func.func @broadcast_to(%x: tensor<3xf32>, %y: tensor<1x?xi64>)
+func.func @broadcast_to(%x: tensor<3xf32>, %y: tensor<1x?xi64>, %z: tensor<?x1xf32>)
     -> (tensor<4x3xf32>, tensor<2x5x7xi64>, tensor<?x3xf32>) {
   %0 = tide.broadcast_to %x : tensor<3xf32> to tensor<4x3xf32>
   %1 = tide.broadcast_to %y : tensor<1x?xi64> to tensor<2x5x7xi64>
-  %2 = tide.broadcast_to %x : tensor<3xf32> to tensor<?x3xf32>
+  %2 = tide.broadcast_to %z : tensor<?x1xf32> to tensor<?x3xf32>
   return %0, %1, %2 : tensor<4x3xf32>, tensor<2x5x7xi64>, tensor<?x3xf32>
 }
 

@@ -63,10 +63,14 @@ std::string compile(const std::string &mlir, const std::string &target,
   std::string compiler = selfDir() + "/tide-compile";
   if (access(compiler.c_str(), X_OK) != 0)
     compiler = "tide-compile";
-  char dir[] = "/tmp/tide-run-XXXXXX";
-  if (!mkdtemp(dir))
-    fail("cannot create a temporary directory");
-  std::string out = std::string(dir) + "/module.so";
+  const char *tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") +
+                        "/tide-run-XXXXXX";
+  std::vector<char> dir(pattern.begin(), pattern.end());
+  dir.push_back('\0');
+  if (!mkdtemp(dir.data()))
+    fail("cannot create a temporary directory in " + pattern);
+  std::string out = std::string(dir.data()) + "/module.so";
   std::vector<std::string> args = {compiler, mlir, "-o", out,
                                    "--target=" + target, "--no-remarks"};
   if (!policy.empty())
@@ -163,7 +167,7 @@ int main(int argc, char **argv) {
       random = true;
       char *end;
       seed = std::strtoul(v, &end, 10);
-      if (*end || !*v)
+      if (*end || !*v || *v == '-')
         fail("--random takes a non-negative integer seed, got '" +
              std::string(v) + "'");
     } else if (const char *v = value("--repeat=")) {
@@ -193,6 +197,13 @@ int main(int argc, char **argv) {
 
   std::string error;
   std::unique_ptr<CompiledModule> module = CompiledModule::load(library, error);
+  if (library != file) {
+    // The temporary module stays mapped after loading: remove its files.
+    std::string dir = library.substr(0, library.rfind('/'));
+    std::remove(library.c_str());
+    std::remove((dir + "/module.h").c_str());
+    rmdir(dir.c_str());
+  }
   if (!module)
     fail(error);
   if (list) {

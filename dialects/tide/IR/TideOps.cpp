@@ -761,6 +761,15 @@ LogicalResult BroadcastToOp::verify() {
     return emitOpError("cannot broadcast rank ")
            << in.getRank() << " to the lower rank " << out.getRank();
   int64_t offset = out.getRank() - in.getRank();
+  // A dynamic result dimension needs a dynamic input dimension to take its
+  // size from at run time.
+  for (int64_t d = 0; d < out.getRank(); ++d) {
+    int64_t i = d - offset;
+    if (out.isDynamicDim(d) && (i < 0 || !in.isDynamicDim(i)))
+      return emitOpError("result dimension ")
+             << d << " is dynamic but the input does not determine it; "
+             << "give its size statically";
+  }
   for (int64_t i = 0; i < in.getRank(); ++i) {
     int64_t a = in.getDimSize(i), b = out.getDimSize(i + offset);
     if (a == 1 || ShapedType::isDynamic(a) || ShapedType::isDynamic(b) ||

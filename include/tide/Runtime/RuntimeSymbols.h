@@ -37,6 +37,19 @@ void _mlir_ciface_tide_rt_gemm_f32(TideMemRef2D *a, TideMemRef2D *b,
 void _mlir_ciface_tide_rt_gemm_f64(TideMemRef2D *a, TideMemRef2D *b,
                                    TideMemRef2D *c);
 
+/* An unranked memref as MLIR passes it: rank and a pointer to a ranked
+ * descriptor {allocated, aligned, offset, sizes[rank], strides[rank]}. */
+typedef struct {
+  int64_t rank;
+  void *descriptor;
+} TideUnrankedMemRef;
+
+/* Strided copy of any rank, called by MLIR's memref.copy lowering for
+ * non-contiguous layouts (MLIR's own C runner utils are not shipped). */
+#define TIDE_RT_MEMREF_COPY "memrefCopy"
+void memrefCopy(int64_t elementSize, TideUnrankedMemRef *src,
+                TideUnrankedMemRef *dst);
+
 #ifdef __cplusplus
 }
 #endif

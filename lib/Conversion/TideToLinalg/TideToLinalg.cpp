@@ -60,6 +60,18 @@ SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc,
         break;
       }
     }
+    // A result dimension left dynamic although an operand knows it (a cast
+    // to a less static type): take the operand's static size.
+    for (Value operand : operands) {
+      if (size)
+        break;
+      auto type = cast<RankedTensorType>(operand.getType());
+      int64_t i = d - (rank - type.getRank());
+      if (i >= 0 && !type.isDynamicDim(i) && type.getDimSize(i) != 1)
+        size = arith::ConstantIndexOp::create(b, loc, type.getDimSize(i));
+    }
+    if (!size)
+      size = arith::ConstantIndexOp::create(b, loc, 1);
     sizes.push_back(size);
   }
   return sizes;
@@ -210,14 +222,16 @@ Value scalarBinary(Operation *op, OpBuilder &b, Location loc, Value x,
           }
           return arith::CmpFOp::create(b, loc, p, x, y);
         }
+        // Integers compare as signed; booleans as false < true.
+        bool u = x.getType().isInteger(1);
         arith::CmpIPredicate p;
         switch (cmp.getPredicate()) {
         case CmpPredicate::eq: p = arith::CmpIPredicate::eq; break;
         case CmpPredicate::ne: p = arith::CmpIPredicate::ne; break;
-        case CmpPredicate::lt: p = arith::CmpIPredicate::slt; break;
-        case CmpPredicate::le: p = arith::CmpIPredicate::sle; break;
-        case CmpPredicate::gt: p = arith::CmpIPredicate::sgt; break;
-        case CmpPredicate::ge: p = arith::CmpIPredicate::sge; break;
+        case CmpPredicate::lt: p = u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt; break;
+        case CmpPredicate::le: p = u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle; break;
+        case CmpPredicate::gt: p = u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt; break;
+        case CmpPredicate::ge: p = u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge; break;
         }
         return arith::CmpIOp::create(b, loc, p, x, y);
       })
@@ -603,9 +617,15 @@ struct LowerSlice : OpRewritePattern<SliceOp> {
   LogicalResult matchAndRewrite(SliceOp op,
                                 PatternRewriter &rewriter) const override {
     SmallVector<int64_t> sizes(op.getType().getShape());
+    // An empty slice may start at the end of a dimension; tensor.extract_slice
+    // wants offsets inside it, and with size 0 any offset reads nothing.
+    SmallVector<int64_t> offsets(op.getStart());
+    for (auto [offset, size] : llvm::zip(offsets, sizes))
+      if (size == 0)
+        offset = 0;
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
         op, op.getType(), op.getInput(), ValueRange{}, ValueRange{},
-        ValueRange{}, rewriter.getDenseI64ArrayAttr(op.getStart()),
+        ValueRange{}, rewriter.getDenseI64ArrayAttr(offsets),
         rewriter.getDenseI64ArrayAttr(sizes),
         rewriter.getDenseI64ArrayAttr(op.getStrides()));
     return success();

@@ -1,4 +1,4 @@
-/*===- CpuRuntime.c - Host-side library kernels ----------------------------===*\
+/*===- Gemm.c - Host GEMM through CBLAS -----------------------------------===*\
 |* Part of the Tide project.                                                  *|
 |*                                                                            *|
 |* Linked into every compiled module that uses them (static, PIC); depends    *|

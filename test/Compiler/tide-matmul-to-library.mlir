@@ -1,0 +1,136 @@
+// Tests of tide-matmul-to-library: a buffer-level 2-D linalg.matmul on f32 or
+// f64 becomes a call to Tide's runtime GEMM (tide_rt_gemm_f32/f64), its
+// operands cast to one dynamically shaped, row-strided memref type; the
+// runtime function is declared once, private, with the C interface. Other
+// element types and tensor-level matmuls stay linalg. The inputs are the parts
+// of this file after the `//---` markers.
+
+// RUN: rm -rf %t && split-file %s %t
+// RUN: tide-opt %t/gemm.mlir --tide-matmul-to-library | FileCheck %t/gemm.mlir
+// Three matmuls, two element types: exactly two declarations.
+// RUN: tide-opt %t/gemm.mlir --tide-matmul-to-library \
+// RUN:   | grep -c "func.func private @tide_rt_gemm" | FileCheck %t/gemm.mlir --check-prefix=DECLS
+// RUN: tide-opt %t/untouched.mlir --tide-matmul-to-library | FileCheck %t/untouched.mlir
+// Known bugs (see the comments in that part): run last.
+// RUN: tide-opt %t/layouts.mlir --tide-matmul-to-library | FileCheck %t/layouts.mlir
+
+//--- gemm.mlir
+
+// DECLS: {{^}}2{{$}}
+
+// The declarations come first in the module, private, with the C interface.
+// CHECK-DAG: func.func private @tide_rt_gemm_f32(memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @tide_rt_gemm_f64(memref<?x?xf64, strided<[?, 1], offset: ?>>, memref<?x?xf64, strided<[?, 1], offset: ?>>, memref<?x?xf64, strided<[?, 1], offset: ?>>) attributes {llvm.emit_c_interface}
+
+// f32: A, B and C are cast, in that order, and passed to the f32 GEMM.
+// CHECK-LABEL: func.func @gemm_f32(
+// CHECK-SAME: %[[A:.*]]: memref<4x5xf32>, %[[B:.*]]: memref<5x6xf32>, %[[C:.*]]: memref<4x6xf32>)
+// CHECK: %[[CA:.*]] = memref.cast %[[A]] : memref<4x5xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+// CHECK: %[[CB:.*]] = memref.cast %[[B]] : memref<5x6xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+// CHECK: %[[CC:.*]] = memref.cast %[[C]] : memref<4x6xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+// CHECK: call @tide_rt_gemm_f32(%[[CA]], %[[CB]], %[[CC]])
+// CHECK-NOT: linalg.matmul
+// CHECK: return
+func.func @gemm_f32(%a: memref<4x5xf32>, %b: memref<5x6xf32>, %c: memref<4x6xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x5xf32>, memref<5x6xf32>) outs(%c : memref<4x6xf32>)
+  return
+}
+
+// Two f64 GEMMs (dynamic shapes) share one declaration; the second reads the
+// first's output.
+// CHECK-LABEL: func.func @two_gemms_f64(
+// CHECK-SAME: %[[A:.*]]: memref<?x?xf64>, %[[B:.*]]: memref<?x?xf64>, %[[C:.*]]: memref<?x?xf64>, %[[D:.*]]: memref<?x?xf64>)
+// CHECK: %[[CA:.*]] = memref.cast %[[A]] : memref<?x?xf64> to memref<?x?xf64, strided<[?, 1], offset: ?>>
+// CHECK: %[[CB:.*]] = memref.cast %[[B]]
+// CHECK: %[[CC:.*]] = memref.cast %[[C]]
+// CHECK: call @tide_rt_gemm_f64(%[[CA]], %[[CB]], %[[CC]])
+// CHECK: %[[CC2:.*]] = memref.cast %[[C]]
+// CHECK: %[[CB2:.*]] = memref.cast %[[B]]
+// CHECK: %[[CD:.*]] = memref.cast %[[D]]
+// CHECK: call @tide_rt_gemm_f64(%[[CC2]], %[[CB2]], %[[CD]])
+// CHECK-NOT: linalg.matmul
+// CHECK: return
+func.func @two_gemms_f64(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf64>, %d: memref<?x?xf64>) {
+  linalg.matmul ins(%a, %b : memref<?x?xf64>, memref<?x?xf64>) outs(%c : memref<?x?xf64>)
+  linalg.matmul ins(%c, %b : memref<?x?xf64>, memref<?x?xf64>) outs(%d : memref<?x?xf64>)
+  return
+}
+
+// A subview with unit inner stride (a row block) is passed as it is.
+// CHECK-LABEL: func.func @gemm_subview(
+// CHECK: %[[S:.*]] = memref.subview
+// CHECK: %[[CS:.*]] = memref.cast %[[S]] : memref<2x5xf32, strided<[5, 1], offset: 5>> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+// CHECK: call @tide_rt_gemm_f32(%[[CS]],
+func.func @gemm_subview(%a: memref<4x5xf32>, %b: memref<5x6xf32>, %c: memref<2x6xf32>) {
+  %s = memref.subview %a[1, 0] [2, 5] [1, 1] : memref<4x5xf32> to memref<2x5xf32, strided<[5, 1], offset: 5>>
+  linalg.matmul ins(%s, %b : memref<2x5xf32, strided<[5, 1], offset: 5>>, memref<5x6xf32>) outs(%c : memref<2x6xf32>)
+  return
+}
+
+//--- untouched.mlir
+
+// No f32/f64 buffer matmul in the module: nothing is declared.
+// CHECK-NOT: tide_rt_gemm
+
+// Integer matmuls stay generated loops.
+// CHECK-LABEL: func.func @negative_i32(
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x5xi32>, memref<5x6xi32>) outs(%{{.*}} : memref<4x6xi32>)
+func.func @negative_i32(%a: memref<4x5xi32>, %b: memref<5x6xi32>, %c: memref<4x6xi32>) {
+  linalg.matmul ins(%a, %b : memref<4x5xi32>, memref<5x6xi32>) outs(%c : memref<4x6xi32>)
+  return
+}
+
+// f16 has no library GEMM either.
+// CHECK-LABEL: func.func @negative_f16(
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x5xf16>, memref<5x6xf16>)
+func.func @negative_f16(%a: memref<4x5xf16>, %b: memref<5x6xf16>, %c: memref<4x6xf16>) {
+  linalg.matmul ins(%a, %b : memref<4x5xf16>, memref<5x6xf16>) outs(%c : memref<4x6xf16>)
+  return
+}
+
+// Before bufferization (tensor semantics) the pass does nothing.
+// CHECK-LABEL: func.func @negative_tensor(
+// CHECK: %[[R:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x5xf32>, tensor<5x6xf32>) outs(%{{.*}} : tensor<4x6xf32>) -> tensor<4x6xf32>
+// CHECK: return %[[R]]
+func.func @negative_tensor(%a: tensor<4x5xf32>, %b: tensor<5x6xf32>, %c: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<4x5xf32>, tensor<5x6xf32>) outs(%c : tensor<4x6xf32>) -> tensor<4x6xf32>
+  return %0 : tensor<4x6xf32>
+}
+
+//--- layouts.mlir
+
+// BUG: an operand whose innermost stride is not 1 (here a column-strided
+// view, as a `tide.slice` with strides [1, 2] bufferizes to) cannot be cast
+// to strided<[?, 1]>: the pass emits an invalid memref.cast and the module
+// fails to verify. The GEMM takes unit inner strides only, so the matmul must
+// stay linalg.matmul.
+// CHECK-LABEL: func.func @negative_non_unit_inner_stride(
+// CHECK-NOT: memref.cast
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x5xf32, strided<[10, 2]>>, memref<5x6xf32>)
+func.func @negative_non_unit_inner_stride(%a: memref<4x5xf32, strided<[10, 2]>>, %b: memref<5x6xf32>, %c: memref<4x6xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x5xf32, strided<[10, 2]>>, memref<5x6xf32>) outs(%c : memref<4x6xf32>)
+  return
+}
+
+// BUG: only the output's element type is checked: f16 inputs accumulating
+// into f32 produce an invalid memref.cast (f16 to f32). No GEMM fits; the
+// matmul must stay.
+// CHECK-LABEL: func.func @negative_mixed_element_types(
+// CHECK-NOT: memref.cast
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x5xf16>, memref<5x6xf16>) outs(%{{.*}} : memref<4x6xf32>)
+func.func @negative_mixed_element_types(%a: memref<4x5xf16>, %b: memref<5x6xf16>, %c: memref<4x6xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x5xf16>, memref<5x6xf16>) outs(%c : memref<4x6xf32>)
+  return
+}
+
+// BUG: a matmul with explicit indexing maps (here A transposed: A is KxM) is
+// replaced by the plain GEMM, which computes A * B instead of A^T * B:
+// silently wrong results. It must stay linalg.matmul (or pass the transpose).
+// CHECK-LABEL: func.func @negative_transposed_maps(
+// CHECK-NOT: call @tide_rt_gemm_f32
+// CHECK: linalg.matmul indexing_maps =
+func.func @negative_transposed_maps(%a: memref<5x4xf32>, %b: memref<5x6xf32>, %c: memref<4x6xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+    ins(%a, %b : memref<5x4xf32>, memref<5x6xf32>) outs(%c : memref<4x6xf32>)
+  return
+}

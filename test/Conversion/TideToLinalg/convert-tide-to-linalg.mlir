@@ -1,0 +1,863 @@
+// Tests of convert-tide-to-linalg: every tide op becomes tensor-level
+// linalg/tensor/arith/math IR. Elementwise ops are linalg.generic with NumPy
+// broadcasting in the indexing maps; reductions are linalg.generic with
+// reduction loops over a linalg.fill of the identity; matmul, transpose,
+// concat, slice, reshape and constants map onto their upstream ops;
+// composites are decomposed; transfers to the CPU vanish. Ops or copies on a
+// GPU are errors. The inputs are the parts of this file after the `//---`
+// markers; maps are printed inline (--mlir-print-local-scope).
+
+// RUN: rm -rf %t && split-file %s %t
+// RUN: tide-opt %t/lower.mlir --convert-tide-to-linalg --mlir-print-local-scope \
+// RUN:   | FileCheck %t/lower.mlir --implicit-check-not=tide.
+// RUN: tide-opt %t/errors.mlir --convert-tide-to-linalg --split-input-file -verify-diagnostics
+// Known bugs (see the comments in those parts): run last so that the checks
+// above still run while they are open.
+// RUN: tide-opt %t/dynamic-result.mlir --convert-tide-to-linalg --mlir-print-local-scope \
+// RUN:   | FileCheck %t/dynamic-result.mlir --implicit-check-not=tide.
+// RUN: not tide-opt %t/dynamic-result-errors.mlir --convert-tide-to-linalg 2>&1 \
+// RUN:   | FileCheck %t/dynamic-result-errors.mlir
+// RUN: tide-opt %t/empty-slice.mlir --convert-tide-to-linalg | FileCheck %t/empty-slice.mlir
+
+//--- lower.mlir
+
+//===----------------------------------------------------------------------===//
+// Unary elementwise
+//===----------------------------------------------------------------------===//
+
+// The basic shape of every elementwise lowering: an identity-mapped parallel
+// generic over a tensor.empty whose dynamic size is read from the input.
+// CHECK-LABEL: func.func @exp_dynamic(
+// CHECK-SAME: %[[X:.*]]: tensor<4x?xf32>) -> tensor<4x?xf32>
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: %[[D1:.*]] = tensor.dim %[[X]], %[[C1]] : tensor<4x?xf32>
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[D1]]) : tensor<4x?xf32>
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[X]] : tensor<4x?xf32>) outs(%[[INIT]] : tensor<4x?xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[IN]] : f32
+// CHECK-NEXT: linalg.yield %[[E]] : f32
+// CHECK-NEXT: } -> tensor<4x?xf32>
+// CHECK: return %[[R]] : tensor<4x?xf32>
+func.func @exp_dynamic(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
+  %0 = tide.exp %x : tensor<4x?xf32>
+  return %0 : tensor<4x?xf32>
+}
+
+// Each float unary op maps to its math (or arith) op: one generic per op.
+// CHECK-LABEL: func.func @unary_float_ops(
+// CHECK: arith.negf
+// CHECK: math.absf
+// CHECK: math.log
+// CHECK: math.sqrt
+// CHECK: math.rsqrt
+// CHECK: math.tanh
+// CHECK: math.floor
+// CHECK: math.ceil
+// CHECK: math.sin
+// CHECK: math.cos
+// CHECK: math.erf
+// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT: arith.maximumf %{{.*}}, %[[Z]] : f64
+// CHECK: return
+func.func @unary_float_ops(%x: tensor<8xf64>) -> tensor<8xf64> {
+  %0 = tide.neg %x : tensor<8xf64>
+  %1 = tide.abs %0 : tensor<8xf64>
+  %2 = tide.log %1 : tensor<8xf64>
+  %3 = tide.sqrt %2 : tensor<8xf64>
+  %4 = tide.rsqrt %3 : tensor<8xf64>
+  %5 = tide.tanh %4 : tensor<8xf64>
+  %6 = tide.floor %5 : tensor<8xf64>
+  %7 = tide.ceil %6 : tensor<8xf64>
+  %8 = tide.sin %7 : tensor<8xf64>
+  %9 = tide.cos %8 : tensor<8xf64>
+  %10 = tide.erf %9 : tensor<8xf64>
+  %11 = tide.relu %10 : tensor<8xf64>
+  return %11 : tensor<8xf64>
+}
+
+// sigmoid(x) = 1 / (1 + exp(-x)).
+// CHECK-LABEL: func.func @sigmoid(
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[NEG:.*]] = arith.negf %[[IN]] : f32
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[NEG]] : f32
+// CHECK-NEXT: %[[DEN:.*]] = arith.addf %[[ONE]], %[[E]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.divf %[[ONE]], %[[DEN]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+func.func @sigmoid(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %0 = tide.sigmoid %x : tensor<16xf32>
+  return %0 : tensor<16xf32>
+}
+
+// elu(x) = x > 0 ? x : alpha * expm1(x), with the op's alpha.
+// CHECK-LABEL: func.func @elu(
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[ALPHA:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT: %[[EM1:.*]] = math.expm1 %[[IN]] : f32
+// CHECK-NEXT: %[[NEG:.*]] = arith.mulf %[[ALPHA]], %[[EM1]] : f32
+// CHECK-NEXT: %[[POS:.*]] = arith.cmpf ogt, %[[IN]], %[[ZERO]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.select %[[POS]], %[[IN]], %[[NEG]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+func.func @elu(%x: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %0 = tide.elu %x alpha = 0.5 : tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
+}
+
+// Without alpha, elu uses 1.0.
+// CHECK-LABEL: func.func @elu_default_alpha(
+// CHECK: arith.constant 1.000000e+00 : f64
+// CHECK: math.expm1
+func.func @elu_default_alpha(%x: tensor<4xf64>) -> tensor<4xf64> {
+  %0 = tide.elu %x : tensor<4xf64>
+  return %0 : tensor<4xf64>
+}
+
+// not is xor with all ones: `true` on i1 (logical), -1 on i8 (bitwise).
+// CHECK-LABEL: func.func @not(
+// CHECK: ^bb0(%[[B:.*]]: i1, %{{.*}}: i1):
+// CHECK-NEXT: %[[T:.*]] = arith.constant true
+// CHECK-NEXT: %[[R:.*]] = arith.xori %[[B]], %[[T]] : i1
+// CHECK-NEXT: linalg.yield %[[R]] : i1
+// CHECK: ^bb0(%[[C:.*]]: i8, %{{.*}}: i8):
+// CHECK-NEXT: %[[M:.*]] = arith.constant -1 : i8
+// CHECK-NEXT: %[[S:.*]] = arith.xori %[[C]], %[[M]] : i8
+// CHECK-NEXT: linalg.yield %[[S]] : i8
+func.func @not(%b: tensor<3xi1>, %c: tensor<3xi8>) -> (tensor<3xi1>, tensor<3xi8>) {
+  %0 = tide.not %b : tensor<3xi1>
+  %1 = tide.not %c : tensor<3xi8>
+  return %0, %1 : tensor<3xi1>, tensor<3xi8>
+}
+
+// Integer neg is 0 - x, abs is math.absi, relu is max with 0.
+// CHECK-LABEL: func.func @unary_integer(
+// CHECK: ^bb0(%[[A:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: %[[N:.*]] = arith.subi %[[Z]], %[[A]] : i32
+// CHECK-NEXT: linalg.yield %[[N]] : i32
+// CHECK: ^bb0(%[[B:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT: %[[ABS:.*]] = math.absi %[[B]] : i32
+// CHECK-NEXT: linalg.yield %[[ABS]] : i32
+// CHECK: ^bb0(%[[C:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT: %[[Z2:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: %[[RELU:.*]] = arith.maxsi %[[C]], %[[Z2]] : i32
+// CHECK-NEXT: linalg.yield %[[RELU]] : i32
+func.func @unary_integer(%i: tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>) {
+  %0 = tide.neg %i : tensor<?xi32>
+  %1 = tide.abs %i : tensor<?xi32>
+  %2 = tide.relu %i : tensor<?xi32>
+  return %0, %1, %2 : tensor<?xi32>, tensor<?xi32>, tensor<?xi32>
+}
+
+//===----------------------------------------------------------------------===//
+// Binary elementwise and broadcasting
+//===----------------------------------------------------------------------===//
+
+// [4, 3] + [3]: the row vector is read with the trailing loop only.
+// CHECK-LABEL: func.func @add_row_broadcast(
+// CHECK-SAME: %[[M:.*]]: tensor<4x3xf32>, %[[V:.*]]: tensor<3xf32>)
+// CHECK: %[[INIT:.*]] = tensor.empty() : tensor<4x3xf32>
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[M]], %[[V]] : tensor<4x3xf32>, tensor<3xf32>) outs(%[[INIT]] : tensor<4x3xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[A]], %[[B]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK: return %[[R]]
+func.func @add_row_broadcast(%m: tensor<4x3xf32>, %v: tensor<3xf32>) -> tensor<4x3xf32> {
+  %0 = tide.add %m, %v : tensor<4x3xf32>, tensor<3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// [4, 1] * [4, 3]: the size-1 dimension is pinned to index 0.
+// CHECK-LABEL: func.func @mul_column_broadcast(
+// CHECK-SAME: %[[C:.*]]: tensor<4x1xf32>, %[[M:.*]]: tensor<4x3xf32>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[C]], %[[M]] : tensor<4x1xf32>, tensor<4x3xf32>)
+// CHECK: arith.mulf
+func.func @mul_column_broadcast(%c: tensor<4x1xf32>, %m: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %0 = tide.mul %c, %m : tensor<4x1xf32>, tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// [4, 1] - [1, 3] -> [4, 3]: both operands broadcast; the smaller-rank
+// operand on the left keeps the operand order of the subtraction.
+// CHECK-LABEL: func.func @sub_outer_broadcast(
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>]
+// CHECK: ^bb0(%[[A:.*]]: f64, %[[B:.*]]: f64, %{{.*}}: f64):
+// CHECK-NEXT: arith.subf %[[A]], %[[B]] : f64
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>]
+// CHECK: ^bb0(%[[V:.*]]: f64, %[[W:.*]]: f64, %{{.*}}: f64):
+// CHECK-NEXT: arith.subf %[[V]], %[[W]] : f64
+func.func @sub_outer_broadcast(%c: tensor<4x1xf64>, %r: tensor<1x3xf64>, %v: tensor<3xf64>)
+    -> (tensor<4x3xf64>, tensor<4x3xf64>) {
+  %0 = tide.sub %c, %r : tensor<4x1xf64>, tensor<1x3xf64>
+  %1 = tide.sub %v, %0 : tensor<3xf64>, tensor<4x3xf64>
+  return %0, %1 : tensor<4x3xf64>, tensor<4x3xf64>
+}
+
+// A dynamic result dimension takes its size from the operand that has it.
+// CHECK-LABEL: func.func @add_dynamic_broadcast(
+// CHECK-SAME: %[[A:.*]]: tensor<?x3xf32>, %[[B:.*]]: tensor<3xf32>)
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[D0:.*]] = tensor.dim %[[A]], %[[C0]] : tensor<?x3xf32>
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[D0]]) : tensor<?x3xf32>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>]
+// CHECK-SAME: outs(%[[INIT]] : tensor<?x3xf32>)
+func.func @add_dynamic_broadcast(%a: tensor<?x3xf32>, %b: tensor<3xf32>) -> tensor<?x3xf32> {
+  %0 = tide.add %a, %b : tensor<?x3xf32>, tensor<3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// ?x1 against 1x5: the dynamic size comes from the first operand, and each
+// size-1 dimension is pinned.
+// CHECK-LABEL: func.func @maximum_dynamic_outer(
+// CHECK-SAME: %[[F:.*]]: tensor<?x1xf32>, %[[G:.*]]: tensor<1x5xf32>)
+// CHECK: %[[D0:.*]] = tensor.dim %[[F]], %{{.*}} : tensor<?x1xf32>
+// CHECK: tensor.empty(%[[D0]]) : tensor<?x5xf32>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>]
+// CHECK: arith.maximumf
+func.func @maximum_dynamic_outer(%f: tensor<?x1xf32>, %g: tensor<1x5xf32>) -> tensor<?x5xf32> {
+  %0 = tide.maximum %f, %g : tensor<?x1xf32>, tensor<1x5xf32>
+  return %0 : tensor<?x5xf32>
+}
+
+// Float binary ops: arith float ops, pow through math.powf; maximum and
+// minimum propagate NaN (maximumf/minimumf).
+// CHECK-LABEL: func.func @binary_float_ops(
+// CHECK: arith.subf
+// CHECK: arith.divf
+// CHECK: math.powf
+// CHECK: arith.maximumf
+// CHECK: arith.minimumf
+func.func @binary_float_ops(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tide.sub %x, %y : tensor<4xf32>
+  %1 = tide.div %0, %y : tensor<4xf32>
+  %2 = tide.pow %1, %y : tensor<4xf32>
+  %3 = tide.maximum %2, %y : tensor<4xf32>
+  %4 = tide.minimum %3, %y : tensor<4xf32>
+  return %4 : tensor<4xf32>
+}
+
+// Integer binary ops: signed division, max and min; and/or are bitwise.
+// CHECK-LABEL: func.func @binary_integer_ops(
+// CHECK: arith.addi
+// CHECK: arith.subi
+// CHECK: arith.muli
+// CHECK: arith.divsi
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+// CHECK: arith.andi
+// CHECK: arith.ori
+// CHECK: ^bb0(%[[P:.*]]: i1, %[[Q:.*]]: i1, %{{.*}}: i1):
+// CHECK-NEXT: arith.andi %[[P]], %[[Q]] : i1
+func.func @binary_integer_ops(%x: tensor<5xi16>, %y: tensor<5xi16>, %b: tensor<5xi1>)
+    -> (tensor<5xi16>, tensor<5xi1>) {
+  %0 = tide.add %x, %y : tensor<5xi16>
+  %1 = tide.sub %0, %y : tensor<5xi16>
+  %2 = tide.mul %1, %y : tensor<5xi16>
+  %3 = tide.div %2, %y : tensor<5xi16>
+  %4 = tide.maximum %3, %y : tensor<5xi16>
+  %5 = tide.minimum %4, %y : tensor<5xi16>
+  %6 = tide.and %5, %y : tensor<5xi16>
+  %7 = tide.or %6, %y : tensor<5xi16>
+  %8 = tide.and %b, %b : tensor<5xi1>
+  return %7, %8 : tensor<5xi16>, tensor<5xi1>
+}
+
+//===----------------------------------------------------------------------===//
+// Comparison and select
+//===----------------------------------------------------------------------===//
+
+// Float predicates are ordered, except ne which is unordered (NaN != NaN);
+// the result is i1.
+// CHECK-LABEL: func.func @cmp_float(
+// CHECK: ^bb0(%{{.*}}: f32, %{{.*}}: f32, %{{.*}}: i1):
+// CHECK-NEXT: arith.cmpf oeq
+// CHECK: arith.cmpf une
+// CHECK: arith.cmpf olt
+// CHECK: arith.cmpf ole
+// CHECK: arith.cmpf ogt
+// CHECK: arith.cmpf oge
+// CHECK: return {{.*}} : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+func.func @cmp_float(%x: tensor<4xf32>, %y: tensor<4xf32>)
+    -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+  %0 = tide.cmp eq, %x, %y : tensor<4xf32>
+  %1 = tide.cmp ne, %x, %y : tensor<4xf32>
+  %2 = tide.cmp lt, %x, %y : tensor<4xf32>
+  %3 = tide.cmp le, %x, %y : tensor<4xf32>
+  %4 = tide.cmp gt, %x, %y : tensor<4xf32>
+  %5 = tide.cmp ge, %x, %y : tensor<4xf32>
+  return %0, %1, %2, %3, %4, %5
+      : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+}
+
+// Integer predicates are signed; broadcasting applies as for arithmetic.
+// CHECK-LABEL: func.func @cmp_integer(
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>]
+// CHECK-NEXT: ^bb0(%[[A:.*]]: i16, %[[B:.*]]: i16, %{{.*}}: i1):
+// CHECK-NEXT: arith.cmpi eq, %[[A]], %[[B]] : i16
+// CHECK: arith.cmpi ne
+// CHECK: arith.cmpi slt
+// CHECK: arith.cmpi sle
+// CHECK: arith.cmpi sgt
+// CHECK: arith.cmpi sge
+func.func @cmp_integer(%i: tensor<2x1xi16>, %j: tensor<3xi16>)
+    -> (tensor<2x3xi1>, tensor<2x3xi1>, tensor<2x3xi1>, tensor<2x3xi1>, tensor<2x3xi1>, tensor<2x3xi1>) {
+  %0 = tide.cmp eq, %i, %j : tensor<2x1xi16>, tensor<3xi16>
+  %1 = tide.cmp ne, %i, %j : tensor<2x1xi16>, tensor<3xi16>
+  %2 = tide.cmp lt, %i, %j : tensor<2x1xi16>, tensor<3xi16>
+  %3 = tide.cmp le, %i, %j : tensor<2x1xi16>, tensor<3xi16>
+  %4 = tide.cmp gt, %i, %j : tensor<2x1xi16>, tensor<3xi16>
+  %5 = tide.cmp ge, %i, %j : tensor<2x1xi16>, tensor<3xi16>
+  return %0, %1, %2, %3, %4, %5
+      : tensor<2x3xi1>, tensor<2x3xi1>, tensor<2x3xi1>, tensor<2x3xi1>, tensor<2x3xi1>, tensor<2x3xi1>
+}
+
+// select is arith.select over three broadcast operands.
+// CHECK-LABEL: func.func @select(
+// CHECK-SAME: %[[N:.*]]: tensor<?x1xi1>, %[[A:.*]]: tensor<3xbf16>, %[[B:.*]]: tensor<1xbf16>)
+// CHECK: %[[D:.*]] = tensor.dim %[[N]], %{{.*}} : tensor<?x1xi1>
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[D]]) : tensor<?x3xbf16>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[N]], %[[A]], %[[B]] : tensor<?x1xi1>, tensor<3xbf16>, tensor<1xbf16>) outs(%[[INIT]] : tensor<?x3xbf16>)
+// CHECK-NEXT: ^bb0(%[[C:.*]]: i1, %[[T:.*]]: bf16, %[[F:.*]]: bf16, %{{.*}}: bf16):
+// CHECK-NEXT: %[[R:.*]] = arith.select %[[C]], %[[T]], %[[F]] : bf16
+// CHECK-NEXT: linalg.yield %[[R]] : bf16
+func.func @select(%n: tensor<?x1xi1>, %a: tensor<3xbf16>, %b: tensor<1xbf16>) -> tensor<?x3xbf16> {
+  %0 = tide.select %n, %a, %b : tensor<?x1xi1>, tensor<3xbf16>, tensor<1xbf16>
+  return %0 : tensor<?x3xbf16>
+}
+
+//===----------------------------------------------------------------------===//
+// Cast and broadcast_to
+//===----------------------------------------------------------------------===//
+
+// Float widths: extf / truncf; f16 <-> bf16 goes through f32.
+// CHECK-LABEL: func.func @cast_float(
+// CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+// CHECK: %[[W:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK-NEXT: arith.truncf %[[W]] : f32 to bf16
+func.func @cast_float(%x: tensor<3xf32>, %d: tensor<3xf64>, %h: tensor<3xf16>)
+    -> (tensor<3xf64>, tensor<3xf32>, tensor<3xbf16>) {
+  %0 = tide.cast %x : tensor<3xf32> to tensor<3xf64>
+  %1 = tide.cast %d : tensor<3xf64> to tensor<3xf32>
+  %2 = tide.cast %h : tensor<3xf16> to tensor<3xbf16>
+  return %0, %1, %2 : tensor<3xf64>, tensor<3xf32>, tensor<3xbf16>
+}
+
+// Integer <-> float: signed, except i1 which is 0/1 (uitofp); float to
+// integer truncates toward zero (fptosi).
+// CHECK-LABEL: func.func @cast_int_float(
+// CHECK: arith.sitofp %{{.*}} : i32 to f32
+// CHECK: arith.uitofp %{{.*}} : i1 to f32
+// CHECK: arith.fptosi %{{.*}} : f32 to i32
+// CHECK: arith.fptosi %{{.*}} : bf16 to i8
+func.func @cast_int_float(%i: tensor<3xi32>, %b: tensor<3xi1>, %x: tensor<3xf32>, %h: tensor<3xbf16>)
+    -> (tensor<3xf32>, tensor<3xf32>, tensor<3xi32>, tensor<3xi8>) {
+  %0 = tide.cast %i : tensor<3xi32> to tensor<3xf32>
+  %1 = tide.cast %b : tensor<3xi1> to tensor<3xf32>
+  %2 = tide.cast %x : tensor<3xf32> to tensor<3xi32>
+  %3 = tide.cast %h : tensor<3xbf16> to tensor<3xi8>
+  return %0, %1, %2, %3 : tensor<3xf32>, tensor<3xf32>, tensor<3xi32>, tensor<3xi8>
+}
+
+// Integer widths: extsi, except i1 (extui, so true is 1); trunci to narrow.
+// CHECK-LABEL: func.func @cast_int_int(
+// CHECK: arith.extsi %{{.*}} : i32 to i64
+// CHECK: arith.extui %{{.*}} : i1 to i32
+// CHECK: arith.trunci %{{.*}} : i32 to i8
+func.func @cast_int_int(%i: tensor<3xi32>, %b: tensor<3xi1>)
+    -> (tensor<3xi64>, tensor<3xi32>, tensor<3xi8>) {
+  %0 = tide.cast %i : tensor<3xi32> to tensor<3xi64>
+  %1 = tide.cast %b : tensor<3xi1> to tensor<3xi32>
+  %2 = tide.cast %i : tensor<3xi32> to tensor<3xi8>
+  return %0, %1, %2 : tensor<3xi64>, tensor<3xi32>, tensor<3xi8>
+}
+
+// To i1 is `!= 0`: cmpf une (so NaN is true) or cmpi ne.
+// CHECK-LABEL: func.func @cast_to_bool(
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: i1):
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[R:.*]] = arith.cmpf une, %[[X]], %[[Z]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : i1
+// CHECK: ^bb0(%[[I:.*]]: i32, %{{.*}}: i1):
+// CHECK-NEXT: %[[ZI:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: %[[RI:.*]] = arith.cmpi ne, %[[I]], %[[ZI]] : i32
+// CHECK-NEXT: linalg.yield %[[RI]] : i1
+func.func @cast_to_bool(%x: tensor<3xf32>, %i: tensor<3xi32>) -> (tensor<3xi1>, tensor<3xi1>) {
+  %0 = tide.cast %x : tensor<3xf32> to tensor<3xi1>
+  %1 = tide.cast %i : tensor<3xi32> to tensor<3xi1>
+  return %0, %1 : tensor<3xi1>, tensor<3xi1>
+}
+
+// Refining a `?` to a static size: the result is static, nothing to measure.
+// CHECK-LABEL: func.func @cast_refine(
+// CHECK-SAME: %[[X:.*]]: tensor<?x3xf32>)
+// CHECK-NOT: tensor.dim
+// CHECK: tensor.empty() : tensor<2x3xf16>
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @cast_refine(%x: tensor<?x3xf32>) -> tensor<2x3xf16> {
+  %0 = tide.cast %x : tensor<?x3xf32> to tensor<2x3xf16>
+  return %0 : tensor<2x3xf16>
+}
+
+// broadcast_to is a copy through broadcasting maps (prepended dims are not
+// read; stretched size-1 dims are pinned to 0).
+// CHECK-LABEL: func.func @broadcast_to(
+// CHECK-SAME: %[[X:.*]]: tensor<3xf32>, %[[Y:.*]]: tensor<1x?xi64>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[X]] : tensor<3xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]] : f32
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[Y]] : tensor<1x?xi64>) outs(%{{.*}} : tensor<2x5x7xi64>)
+func.func @broadcast_to(%x: tensor<3xf32>, %y: tensor<1x?xi64>)
+    -> (tensor<4x3xf32>, tensor<2x5x7xi64>) {
+  %0 = tide.broadcast_to %x : tensor<3xf32> to tensor<4x3xf32>
+  %1 = tide.broadcast_to %y : tensor<1x?xi64> to tensor<2x5x7xi64>
+  return %0, %1 : tensor<4x3xf32>, tensor<2x5x7xi64>
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+// reduce_sum: a fill with 0, then a generic whose reduced loop is a
+// `reduction` iterator and whose output map drops that loop.
+// CHECK-LABEL: func.func @reduce_sum(
+// CHECK-SAME: %[[X:.*]]: tensor<4x?xf32>)
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<4xf32>) -> tensor<4xf32>
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME: ins(%[[X]] : tensor<4x?xf32>) outs(%[[INIT]] : tensor<4xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[IN]], %[[ACC]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK: return %[[R]] : tensor<4xf32>
+func.func @reduce_sum(%x: tensor<4x?xf32>) -> tensor<4xf32> {
+  %0 = tide.reduce_sum %x axes = [1] : tensor<4x?xf32>
+  return %0 : tensor<4xf32>
+}
+
+// reduce_max over the leading axis: the fill is -inf (0xFF800000 in f32), the
+// kept dynamic dimension sizes the init, and the combiner is maximumf.
+// CHECK-LABEL: func.func @reduce_max(
+// CHECK-SAME: %[[X:.*]]: tensor<4x?xf32>)
+// CHECK: %[[D:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<4x?xf32>
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[E:.*]] = tensor.empty(%[[D]]) : tensor<?xf32>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[NINF]] : f32) outs(%[[E]] : tensor<?xf32>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]}
+// CHECK-SAME: outs(%[[INIT]] : tensor<?xf32>)
+// CHECK: arith.maximumf
+func.func @reduce_max(%x: tensor<4x?xf32>) -> tensor<?xf32> {
+  %0 = tide.reduce_max %x axes = [0] : tensor<4x?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// reduce_min on f64 starts from +inf; on integers from the signed maximum.
+// CHECK-LABEL: func.func @reduce_min(
+// CHECK: arith.constant 0x7FF0000000000000 : f64
+// CHECK: arith.minimumf
+// CHECK: arith.constant 2147483647 : i32
+// CHECK: arith.minsi
+func.func @reduce_min(%x: tensor<8xf64>, %i: tensor<8xi32>) -> (tensor<f64>, tensor<i32>) {
+  %0 = tide.reduce_min %x axes = [0] : tensor<8xf64>
+  %1 = tide.reduce_min %i axes = [0] : tensor<8xi32>
+  return %0, %1 : tensor<f64>, tensor<i32>
+}
+
+// reduce_prod starts from 1; reducing every axis gives a rank-0 output map.
+// CHECK-LABEL: func.func @reduce_prod_all(
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<i32>
+// CHECK: linalg.fill ins(%[[ONE]] : i32) outs(%[[E]] : tensor<i32>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]}
+// CHECK: arith.muli
+func.func @reduce_prod_all(%i: tensor<4x6xi32>) -> tensor<i32> {
+  %0 = tide.reduce_prod %i axes = [0, -1] : tensor<4x6xi32>
+  return %0 : tensor<i32>
+}
+
+// keepdims: the reduced dimension stays, pinned to 0 in the output map.
+// CHECK-LABEL: func.func @reduce_sum_keepdims(
+// CHECK: tensor.empty() : tensor<4x1xf32>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]}
+func.func @reduce_sum_keepdims(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
+  %0 = tide.reduce_sum %x axes = [1] keepdims : tensor<4x8xf32>
+  return %0 : tensor<4x1xf32>
+}
+
+// reduce_mean is a sum divided by the element count, read at run time
+// (tensor.dim of the reduced axis, converted with uitofp).
+// CHECK-LABEL: func.func @reduce_mean(
+// CHECK-SAME: %[[X:.*]]: tensor<4x?xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]}
+// CHECK: arith.addf
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: %[[D:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<4x?xf32>
+// CHECK: %[[N:.*]] = arith.muli %[[C1]], %[[D]] : index
+// CHECK: %[[NI:.*]] = arith.index_castui %[[N]] : index to i64
+// CHECK: %[[NF:.*]] = arith.uitofp %[[NI]] : i64 to f32
+// CHECK: %[[R:.*]] = linalg.generic {{.*}}iterator_types = ["parallel"]} ins(%[[SUM]] : tensor<4xf32>)
+// CHECK-NEXT: ^bb0(%[[S:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[M:.*]] = arith.divf %[[S]], %[[NF]] : f32
+// CHECK-NEXT: linalg.yield %[[M]] : f32
+// CHECK: return %[[R]] : tensor<4xf32>
+func.func @reduce_mean(%x: tensor<4x?xf32>) -> tensor<4xf32> {
+  %0 = tide.reduce_mean %x axes = [-1] : tensor<4x?xf32>
+  return %0 : tensor<4xf32>
+}
+
+// Several axes (and keepdims): the count is the product of the reduced sizes.
+// CHECK-LABEL: func.func @reduce_mean_several_axes(
+// CHECK-SAME: %[[X:.*]]: tensor<2x?x10xf32>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (0, d1, 0)>], iterator_types = ["reduction", "parallel", "reduction"]}
+// CHECK: %[[D0:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<2x?x10xf32>
+// CHECK: %[[N0:.*]] = arith.muli %{{.*}}, %[[D0]] : index
+// CHECK: %[[D2:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<2x?x10xf32>
+// CHECK: %[[N:.*]] = arith.muli %[[N0]], %[[D2]] : index
+// CHECK: arith.index_castui %[[N]]
+// CHECK: arith.divf
+func.func @reduce_mean_several_axes(%x: tensor<2x?x10xf32>) -> tensor<1x?x1xf32> {
+  %0 = tide.reduce_mean %x axes = [0, 2] keepdims : tensor<2x?x10xf32>
+  return %0 : tensor<1x?x1xf32>
+}
+
+// argmax carries (value, index) in two outputs; the index is linalg.index
+// of the reduced loop, and an element wins if it is greater or the first.
+// Only the index output is returned.
+// CHECK-LABEL: func.func @argmax(
+// CHECK-SAME: %[[X:.*]]: tensor<4x?xf32>)
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[VINIT:.*]] = linalg.fill ins(%[[NINF]] : f32) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: %[[Z:.*]] = arith.constant 0 : i64
+// CHECK: %[[IINIT:.*]] = linalg.fill ins(%[[Z]] : i64) outs(%{{.*}} : tensor<4xi64>)
+// CHECK: %[[R:.*]]:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME: ins(%[[X]] : tensor<4x?xf32>) outs(%[[VINIT]], %[[IINIT]] : tensor<4xf32>, tensor<4xi64>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[BEST:.*]]: f32, %[[BESTI:.*]]: i64):
+// CHECK-NEXT: %[[IDX:.*]] = linalg.index 1 : index
+// CHECK-NEXT: %[[I:.*]] = arith.index_cast %[[IDX]] : index to i64
+// CHECK-NEXT: %[[GT:.*]] = arith.cmpf ogt, %[[IN]], %[[BEST]] : f32
+// CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[I]], %[[C0]] : i64
+// CHECK-NEXT: %[[WIN:.*]] = arith.ori %[[GT]], %[[FIRST]] : i1
+// CHECK-NEXT: %[[V:.*]] = arith.select %[[WIN]], %[[IN]], %[[BEST]] : f32
+// CHECK-NEXT: %[[VI:.*]] = arith.select %[[WIN]], %[[I]], %[[BESTI]] : i64
+// CHECK-NEXT: linalg.yield %[[V]], %[[VI]] : f32, i64
+// CHECK: return %[[R]]#1 : tensor<4xi64>
+func.func @argmax(%x: tensor<4x?xf32>) -> tensor<4xi64> {
+  %0 = tide.argmax %x axes = [1] : tensor<4x?xf32>
+  return %0 : tensor<4xi64>
+}
+
+// argmin on integers: +max init, slt, and keepdims in both output maps.
+// CHECK-LABEL: func.func @argmin_keepdims(
+// CHECK: arith.constant 2147483647 : i32
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (0, d1)>], iterator_types = ["reduction", "parallel"]}
+// CHECK: linalg.index 0 : index
+// CHECK: arith.cmpi slt
+func.func @argmin_keepdims(%i: tensor<4x6xi32>) -> tensor<1x6xi64> {
+  %0 = tide.argmin %i axes = [0] keepdims : tensor<4x6xi32>
+  return %0 : tensor<1x6xi64>
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul
+//===----------------------------------------------------------------------===//
+
+// 2-D matmul is linalg.matmul accumulating into a zero-filled result; a
+// dynamic M comes from the lhs.
+// CHECK-LABEL: func.func @matmul_2d(
+// CHECK-SAME: %[[A:.*]]: tensor<?x5xf32>, %[[B:.*]]: tensor<5x6xf32>)
+// CHECK: %[[M:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x5xf32>
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[E:.*]] = tensor.empty(%[[M]]) : tensor<?x6xf32>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<?x6xf32>) -> tensor<?x6xf32>
+// CHECK: %[[R:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<?x5xf32>, tensor<5x6xf32>) outs(%[[INIT]] : tensor<?x6xf32>) -> tensor<?x6xf32>
+// CHECK: return %[[R]]
+func.func @matmul_2d(%a: tensor<?x5xf32>, %b: tensor<5x6xf32>) -> tensor<?x6xf32> {
+  %0 = tide.matmul %a, %b : tensor<?x5xf32>, tensor<5x6xf32>
+  return %0 : tensor<?x6xf32>
+}
+
+// Dynamic M and N come from the lhs rows and the rhs columns; i64 fills with 0.
+// CHECK-LABEL: func.func @matmul_2d_dynamic(
+// CHECK-SAME: %[[A:.*]]: tensor<?x?xi64>, %[[B:.*]]: tensor<7x?xi64>)
+// CHECK: %[[M:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x?xi64>
+// CHECK: %[[N:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<7x?xi64>
+// CHECK: %[[Z:.*]] = arith.constant 0 : i64
+// CHECK: tensor.empty(%[[M]], %[[N]]) : tensor<?x?xi64>
+// CHECK: linalg.matmul ins(%[[A]], %[[B]] : tensor<?x?xi64>, tensor<7x?xi64>)
+func.func @matmul_2d_dynamic(%a: tensor<?x?xi64>, %b: tensor<7x?xi64>) -> tensor<?x?xi64> {
+  %0 = tide.matmul %a, %b : tensor<?x?xi64>, tensor<7x?xi64>
+  return %0 : tensor<?x?xi64>
+}
+
+// Batched matmul [8, 4, 5] x [5, 6]: a generic with loops (batch, m, n, k),
+// k the only reduction; the 2-D rhs is shared by every batch.
+// CHECK-LABEL: func.func @matmul_batched(
+// CHECK-SAME: %[[P:.*]]: tensor<8x4x5xf32>, %[[Q:.*]]: tensor<5x6xf32>)
+// CHECK-NOT: linalg.matmul
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<8x4x6xf32>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[P]], %[[Q]] : tensor<8x4x5xf32>, tensor<5x6xf32>) outs(%[[INIT]] : tensor<8x4x6xf32>)
+// CHECK-NEXT: ^bb0(%[[L:.*]]: f32, %[[R:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[MUL:.*]] = arith.mulf %[[L]], %[[R]] : f32
+// CHECK-NEXT: %[[ADD:.*]] = arith.addf %[[ACC]], %[[MUL]] : f32
+// CHECK-NEXT: linalg.yield %[[ADD]] : f32
+func.func @matmul_batched(%p: tensor<8x4x5xf32>, %q: tensor<5x6xf32>) -> tensor<8x4x6xf32> {
+  %0 = tide.matmul %p, %q : tensor<8x4x5xf32>, tensor<5x6xf32>
+  return %0 : tensor<8x4x6xf32>
+}
+
+// Broadcast batch dims: [2, 1] against [3] pins the size-1 lhs batch dim;
+// integers multiply-add with muli/addi.
+// CHECK-LABEL: func.func @matmul_batch_broadcast(
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, 0, d2, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d1, d4, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+// CHECK: arith.muli
+// CHECK: arith.addi
+func.func @matmul_batch_broadcast(%r: tensor<2x1x4x5xi8>, %s: tensor<3x5x7xi8>) -> tensor<2x3x4x7xi8> {
+  %0 = tide.matmul %r, %s : tensor<2x1x4x5xi8>, tensor<3x5x7xi8>
+  return %0 : tensor<2x3x4x7xi8>
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+// transpose is linalg.transpose; a dynamic result dim is read from the input
+// dim it comes from (result dim 2 = input dim 1).
+// CHECK-LABEL: func.func @transpose(
+// CHECK-SAME: %[[X:.*]]: tensor<2x?x4xf32>)
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: %[[D:.*]] = tensor.dim %[[X]], %[[C1]] : tensor<2x?x4xf32>
+// CHECK: %[[E:.*]] = tensor.empty(%[[D]]) : tensor<4x2x?xf32>
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[X]] : tensor<2x?x4xf32>) outs(%[[E]] : tensor<4x2x?xf32>) permutation = [2, 0, 1]
+// CHECK: return %[[T]]
+func.func @transpose(%x: tensor<2x?x4xf32>) -> tensor<4x2x?xf32> {
+  %0 = tide.transpose %x perm = [2, 0, 1] : tensor<2x?x4xf32>
+  return %0 : tensor<4x2x?xf32>
+}
+
+// concat is tensor.concat; a negative axis is normalized.
+// CHECK-LABEL: func.func @concat(
+// CHECK-SAME: %[[A:.*]]: tensor<2x3xf32>, %[[C:.*]]: tensor<?x3xf32>, %[[D:.*]]: tensor<2x?xf32>)
+// CHECK: %[[R0:.*]] = tensor.concat dim(0) %[[A]], %[[C]] : (tensor<2x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+// CHECK: %[[R1:.*]] = tensor.concat dim(1) %[[D]], %[[A]] : (tensor<2x?xf32>, tensor<2x3xf32>) -> tensor<2x?xf32>
+// CHECK: return %[[R0]], %[[R1]]
+func.func @concat(%a: tensor<2x3xf32>, %c: tensor<?x3xf32>, %d: tensor<2x?xf32>)
+    -> (tensor<?x3xf32>, tensor<2x?xf32>) {
+  %0 = tide.concat %a, %c axis = 0 : tensor<2x3xf32>, tensor<?x3xf32>
+  %1 = tide.concat %d, %a axis = -1 : tensor<2x?xf32>, tensor<2x3xf32>
+  return %0, %1 : tensor<?x3xf32>, tensor<2x?xf32>
+}
+
+// slice is tensor.extract_slice with static offsets, the result sizes and
+// the strides (also on a dynamically shaped input).
+// CHECK-LABEL: func.func @slice(
+// CHECK-SAME: %[[X:.*]]: tensor<4x5xf32>, %[[Y:.*]]: tensor<?x8xi32>)
+// CHECK: %[[S0:.*]] = tensor.extract_slice %[[X]][0, 0] [2, 3] [3, 2] : tensor<4x5xf32> to tensor<2x3xf32>
+// CHECK: %[[S1:.*]] = tensor.extract_slice %[[Y]][1, 0] [3, 8] [4, 1] : tensor<?x8xi32> to tensor<3x8xi32>
+// CHECK: return %[[S0]], %[[S1]]
+func.func @slice(%x: tensor<4x5xf32>, %y: tensor<?x8xi32>) -> (tensor<2x3xf32>, tensor<3x8xi32>) {
+  %0 = tide.slice %x start = [0, 0] limit = [4, 5] strides = [3, 2] : tensor<4x5xf32>
+  %1 = tide.slice %y start = [1, 0] limit = [10, 8] strides = [4, 1] : tensor<?x8xi32>
+  return %0, %1 : tensor<2x3xf32>, tensor<3x8xi32>
+}
+
+// Static reshape: tensor.reshape with a constant shape tensor.
+// CHECK-LABEL: func.func @reshape_static(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>)
+// CHECK: %[[C6:.*]] = arith.constant 6 : index
+// CHECK: %[[SHAPE:.*]] = tensor.from_elements %[[C6]] : tensor<1xindex>
+// CHECK: %[[R:.*]] = tensor.reshape %[[X]](%[[SHAPE]]) : (tensor<2x3xf32>, tensor<1xindex>) -> tensor<6xf32>
+// CHECK: return %[[R]]
+func.func @reshape_static(%x: tensor<2x3xf32>) -> tensor<6xf32> {
+  %0 = tide.reshape %x : tensor<2x3xf32> to tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+
+// One dynamic result dim: the input's element count over the product of
+// the static result dims (here 2).
+// CHECK-LABEL: func.func @reshape_one_dynamic(
+// CHECK-SAME: %[[X:.*]]: tensor<?x3xf32>)
+// CHECK: %[[D0:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x3xf32>
+// CHECK: %[[N0:.*]] = arith.muli %{{.*}}, %[[D0]] : index
+// CHECK: %[[D1:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x3xf32>
+// CHECK: %[[N:.*]] = arith.muli %[[N0]], %[[D1]] : index
+// CHECK: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: %[[DYN:.*]] = arith.divui %[[N]], %[[C2]] : index
+// CHECK: %[[C2B:.*]] = arith.constant 2 : index
+// CHECK: %[[SHAPE:.*]] = tensor.from_elements %[[DYN]], %[[C2B]] : tensor<2xindex>
+// CHECK: tensor.reshape %[[X]](%[[SHAPE]]) : (tensor<?x3xf32>, tensor<2xindex>) -> tensor<?x2xf32>
+func.func @reshape_one_dynamic(%x: tensor<?x3xf32>) -> tensor<?x2xf32> {
+  %0 = tide.reshape %x : tensor<?x3xf32> to tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Composites, constants, transfers
+//===----------------------------------------------------------------------===//
+
+// softmax is decomposed first: max (keepdims), x - max, exp, sum (keepdims),
+// divide; no softmax op survives.
+// CHECK-LABEL: func.func @softmax(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>)
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[MAX:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<2x3xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[SHIFT:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[MAX]] : tensor<2x3xf32>, tensor<2x1xf32>)
+// CHECK: arith.subf
+// CHECK: %[[EXP:.*]] = linalg.generic {{.*}} ins(%[[SHIFT]] : tensor<2x3xf32>)
+// CHECK: math.exp
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[EXP]] : tensor<2x3xf32>)
+// CHECK: arith.addf
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[EXP]], %[[SUM]] : tensor<2x3xf32>, tensor<2x1xf32>)
+// CHECK: arith.divf
+// CHECK: return %[[R]]
+func.func @softmax(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = tide.softmax %x axis = 1 : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// log_softmax: x - max - log(sum(exp(x - max))).
+// CHECK-LABEL: func.func @log_softmax(
+// CHECK: arith.maximumf
+// CHECK: arith.subf
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: math.log
+// CHECK: arith.subf
+// CHECK: return
+func.func @log_softmax(%x: tensor<256x10xf32>) -> tensor<256x10xf32> {
+  %0 = tide.log_softmax %x axis = -1 : tensor<256x10xf32>
+  return %0 : tensor<256x10xf32>
+}
+
+// Constants become arith.constant with the same dense value.
+// CHECK-LABEL: func.func @constant(
+// CHECK: %[[C:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK: %[[I:.*]] = arith.constant dense<{{\[}}[1, 2], [3, 4]]> : tensor<2x2xi32>
+// CHECK: return %[[C]], %[[I]]
+func.func @constant() -> (tensor<2xf32>, tensor<2x2xi32>) {
+  %0 = tide.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %1 = tide.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>
+  return %0, %1 : tensor<2xf32>, tensor<2x2xi32>
+}
+
+// A transfer to the CPU (and an op pinned to the CPU) is a no-op here: the
+// value flows through unchanged.
+// CHECK-LABEL: func.func @transfer_to_cpu(
+// CHECK-SAME: %[[X:.*]]: tensor<8xf32>)
+// CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<8xf32>
+// CHECK-NEXT: %[[R:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<8xf32>)
+// CHECK: math.exp
+// CHECK: return %[[R]], %[[X]] : tensor<8xf32>, tensor<8xf32>
+func.func @transfer_to_cpu(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %t = tide.transfer %x : tensor<8xf32> to #tide.device<cpu>
+  %0 = tide.exp %t {tide.device = #tide.device<cpu>} : tensor<8xf32>
+  %u = tide.transfer %x {tide.device = #tide.device<cpu>} : tensor<8xf32> to #tide.device<cpu>
+  return %0, %u : tensor<8xf32>, tensor<8xf32>
+}
+
+// A chain of ops with dynamic dims: each init is sized with tensor.dim of
+// the value it is computed from.
+// CHECK-LABEL: func.func @dynamic_chain(
+// CHECK-SAME: %[[X:.*]]: tensor<?x?xf32>, %[[Y:.*]]: tensor<?x?xf32>)
+// CHECK: %[[D0:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x?xf32>
+// CHECK: %[[D1:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x?xf32>
+// CHECK: %[[E0:.*]] = tensor.empty(%[[D0]], %[[D1]]) : tensor<?x?xf32>
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[Y]] : tensor<?x?xf32>, tensor<?x?xf32>) outs(%[[E0]] : tensor<?x?xf32>)
+// CHECK: %[[SD0:.*]] = tensor.dim %[[S]], %{{.*}} : tensor<?x?xf32>
+// CHECK: %[[SD1:.*]] = tensor.dim %[[S]], %{{.*}} : tensor<?x?xf32>
+// CHECK: %[[E1:.*]] = tensor.empty(%[[SD0]], %[[SD1]]) : tensor<?x?xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[S]] : tensor<?x?xf32>) outs(%[[E1]] : tensor<?x?xf32>)
+func.func @dynamic_chain(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %0 = tide.add %x, %y : tensor<?x?xf32>
+  %1 = tide.tanh %0 : tensor<?x?xf32>
+  return %1 : tensor<?x?xf32>
+}
+
+//--- errors.mlir
+
+// An op placed on a GPU cannot be lowered by this CPU-only conversion.
+func.func @negative_op_on_gpu(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @below {{'tide.exp' is placed on cuda:0, but Tide lowers tide ops for the CPU only so far; place with target=cpu or pin it to cpu}}
+  %0 = tide.exp %x {tide.device = #tide.device<cuda:0>} : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// A copy to a GPU has no CPU lowering either.
+func.func @negative_transfer_to_gpu(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @below {{a copy to cuda:0 needs the GPU lowering, which Tide does not have yet; place with target=cpu}}
+  %0 = tide.transfer %x : tensor<8xf32> to #tide.device<cuda:0>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// Every GPU op is reported, not just the first.
+func.func @negative_several_on_gpu(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @below {{'tide.neg' is placed on cuda:3}}
+  %0 = tide.neg %x {tide.device = #tide.device<cuda:3>} : tensor<8xf32>
+  // expected-error @below {{'tide.exp' is placed on cuda:3}}
+  %1 = tide.exp %0 {tide.device = #tide.device<cuda:3>} : tensor<8xf32>
+  return %1 : tensor<8xf32>
+}
+
+// -----
+
+// Two dynamic result dims leave the split of the elements undetermined.
+func.func @negative_reshape_two_dynamic(%x: tensor<8xf32>) -> tensor<?x?xf32> {
+  // expected-error @below {{'tide.reshape' op cannot lower: more than one dynamic result dimension; make all but one static}}
+  // expected-error @below {{failed to legalize operation 'tide.reshape'}}
+  %0 = tide.reshape %x : tensor<8xf32> to tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+//--- dynamic-result.mlir
+
+// BUG: a cast whose result has a `?` where the input is static (the verifier
+// accepts it) crashes the conversion: the init's dynamic size is looked up
+// only among dynamic operand dims and is null here. The size is known (2).
+// CHECK-LABEL: func.func @cast_static_to_dynamic(
+// CHECK: linalg.generic
+// CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK: return %{{.*}} : tensor<?x3xf64>
+func.func @cast_static_to_dynamic(%x: tensor<2x3xf32>) -> tensor<?x3xf64> {
+  %0 = tide.cast %x : tensor<2x3xf32> to tensor<?x3xf64>
+  return %0 : tensor<?x3xf64>
+}
+
+//--- dynamic-result-errors.mlir
+
+// BUG: broadcast_to a `?` that no operand has (the verifier accepts
+// tensor<3xf32> to tensor<?x3xf32>) crashes the conversion (null dynamic
+// size in tensor.empty). Nothing determines the size, so it must be an error.
+func.func @negative_broadcast_to_unknown_size(%x: tensor<3xf32>) -> tensor<?x3xf32> {
+  // CHECK: dynamic-result-errors.mlir:[[@LINE+1]]:8: error: {{.*}}dynamic
+  %0 = tide.broadcast_to %x : tensor<3xf32> to tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+//--- empty-slice.mlir
+
+// BUG: an empty slice that starts at the end of a dimension (start = limit =
+// size, accepted by the verifier) becomes a tensor.extract_slice with offset
+// 5 in a dimension of size 5, which fails to verify ("offset 1 is
+// out-of-bounds: 5 >= 5"). An empty result needs no data: it must lower to
+// valid IR producing a tensor<0x0xf32>.
+// CHECK-LABEL: func.func @slice_empty_at_end(
+// CHECK: return %{{.*}} : tensor<0x0xf32>
+func.func @slice_empty_at_end(%x: tensor<4x5xf32>) -> tensor<0x0xf32> {
+  %0 = tide.slice %x start = [2, 5] limit = [2, 5] strides = [1, 1] : tensor<4x5xf32>
+  return %0 : tensor<0x0xf32>
+}
