@@ -149,9 +149,6 @@ using P = void *;
 /// Calls `fn` with `args` (all pointers, as _mlir_ciface_ functions take).
 bool invoke(void *fn, std::vector<P> &a) {
   switch (a.size()) {
-#define TIDE_CASE(N, ...)                                                      \
-  case N:                                                                      \
-    reinterpret_cast<void (*)(__VA_ARGS__)>(fn)
   case 0:
     reinterpret_cast<void (*)()>(fn)();
     return true;
@@ -171,7 +168,6 @@ bool invoke(void *fn, std::vector<P> &a) {
   case 14: reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13]); return true;
   case 15: reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14]); return true;
   case 16: reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]); return true;
-#undef TIDE_CASE
   default:
     return false;
   }
