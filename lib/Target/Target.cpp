@@ -24,18 +24,6 @@ using namespace mlir::tide;
 // Small enums
 //===----------------------------------------------------------------------===//
 
-StringRef mlir::tide::stringifyKernelKind(KernelKind kind) {
-  switch (kind) {
-  case KernelKind::None:
-    return "none";
-  case KernelKind::Codegen:
-    return "codegen";
-  case KernelKind::Library:
-    return "library";
-  }
-  return "?";
-}
-
 static const char *const kDTypeNames[kNumDTypes] = {
     "i1", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"};
 
@@ -93,14 +81,6 @@ void KernelTable::set(StringRef op, DType dtype, KernelKind kind) {
   if (inserted)
     it->second.fill(KernelKind::None);
   it->second[static_cast<unsigned>(dtype)] = kind;
-}
-
-std::vector<std::string> KernelTable::ops() const {
-  std::vector<std::string> names;
-  for (const auto &entry : table)
-    names.push_back(entry.getKey().str());
-  llvm::sort(names);
-  return names;
 }
 
 std::string DeviceSpec::name() const {

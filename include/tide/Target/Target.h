@@ -30,7 +30,6 @@ namespace mlir::tide {
 
 /// How a device runs an (op, dtype) pair.
 enum class KernelKind { None, Codegen, Library };
-llvm::StringRef stringifyKernelKind(KernelKind kind);
 
 /// Element types Tide knows, in a fixed order.
 enum class DType { I1, I8, I16, I32, I64, F16, BF16, F32, F64 };
@@ -48,8 +47,6 @@ class KernelTable {
 public:
   KernelKind lookup(llvm::StringRef op, DType dtype) const;
   void set(llvm::StringRef op, DType dtype, KernelKind kind);
-  /// Op names with at least one entry, sorted.
-  std::vector<std::string> ops() const;
 
 private:
   llvm::StringMap<std::array<KernelKind, kNumDTypes>> table;
