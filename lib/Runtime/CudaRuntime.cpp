@@ -1,0 +1,493 @@
+//===- CudaRuntime.cpp - Tide's GPU runtime over the CUDA driver API -----===//
+//
+// Part of the Tide project.
+//
+// The driver is opened with dlopen at first use; every entry point is looked
+// up by its versioned name. Context setup is lazy too: compiled modules load
+// their GPU binaries from global constructors, before main.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tide/Runtime/CudaRuntime.h"
+
+#include <cuda.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// The driver, loaded lazily
+//===----------------------------------------------------------------------===//
+
+struct Driver {
+#define TIDE_CU_FN(name, symbol, ...) CUresult (*name)(__VA_ARGS__) = nullptr;
+#include "CudaDriverFunctions.def"
+#undef TIDE_CU_FN
+  void *handle = nullptr;
+  std::string unavailable; // why the GPU cannot be used ("" when it can)
+  CUcontext context = nullptr;
+  CUdevice device = 0;
+};
+
+std::mutex mutex;
+Driver *theDriver = nullptr;
+
+[[noreturn]] void fatal(const std::string &message) {
+  std::fprintf(stderr, "tide runtime: error: %s\n", message.c_str());
+  std::fflush(stderr);
+  std::exit(1);
+}
+
+std::string errorText(Driver &d, CUresult result) {
+  const char *name = nullptr, *text = nullptr;
+  if (d.cuGetErrorName)
+    d.cuGetErrorName(result, &name);
+  if (d.cuGetErrorString)
+    d.cuGetErrorString(result, &text);
+  return std::string(name ? name : "CUDA error " + std::to_string(result)) +
+         (text ? std::string(" (") + text + ")" : "");
+}
+
+Driver &driver() {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (theDriver)
+    return *theDriver;
+  theDriver = new Driver();
+  Driver &d = *theDriver;
+  d.handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!d.handle) {
+    d.unavailable = "no NVIDIA driver (libcuda.so.1) on this machine, so no "
+                    "GPU can be used";
+    return d;
+  }
+#define TIDE_CU_FN(name, symbol, ...)                                          \
+  d.name = reinterpret_cast<decltype(d.name)>(dlsym(d.handle, symbol));        \
+  if (!d.name && d.unavailable.empty())                                        \
+    d.unavailable = std::string("the NVIDIA driver lacks ") + symbol +         \
+                    " (too old for this runtime)";
+#include "CudaDriverFunctions.def"
+#undef TIDE_CU_FN
+  if (!d.unavailable.empty())
+    return d;
+  CUresult r = d.cuInit(0);
+  if (r != CUDA_SUCCESS) {
+    d.unavailable = "the NVIDIA driver found no usable GPU: " + errorText(d, r);
+    return d;
+  }
+  int count = 0;
+  if (d.cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) {
+    d.unavailable = "no CUDA device on this machine";
+    return d;
+  }
+  if ((r = d.cuDeviceGet(&d.device, 0)) != CUDA_SUCCESS ||
+      (r = d.cuDevicePrimaryCtxRetain(&d.context, d.device)) != CUDA_SUCCESS) {
+    d.unavailable = "cannot open CUDA device 0: " + errorText(d, r);
+    return d;
+  }
+  return d;
+}
+
+/// The driver with a current context, or a plain fatal error.
+Driver &ready(const char *op) {
+  Driver &d = driver();
+  if (!d.unavailable.empty())
+    fatal(std::string(op) + ": " + d.unavailable);
+  CUcontext current = nullptr;
+  d.cuCtxGetCurrent(&current);
+  if (current != d.context)
+    d.cuCtxSetCurrent(d.context);
+  return d;
+}
+
+void check(Driver &d, CUresult result, const std::string &op) {
+  if (result != CUDA_SUCCESS)
+    fatal(op + " failed: " + errorText(d, result));
+}
+
+//===----------------------------------------------------------------------===//
+// Profile (TIDE_PROFILE=1)
+//===----------------------------------------------------------------------===//
+
+struct ProfileEntry {
+  uint64_t calls = 0;
+  double seconds = 0;
+  double bytes = 0;
+};
+
+struct Profiler {
+  bool enabled = false;
+  std::map<std::string, ProfileEntry> entries;
+  Profiler() {
+    const char *env = std::getenv("TIDE_PROFILE");
+    enabled = env && *env && std::strcmp(env, "0") != 0;
+    if (enabled)
+      std::atexit([] { tide_rt_profile_report(); });
+  }
+};
+
+Profiler &profiler() {
+  static Profiler p;
+  return p;
+}
+
+/// Times `work` on `stream` with events when profiling is on.
+template <typename Fn>
+void timed(Driver &d, CUstream stream, const std::string &name, double bytes,
+           Fn work) {
+  Profiler &p = profiler();
+  if (!p.enabled) {
+    work();
+    return;
+  }
+  CUevent start, stop;
+  d.cuEventCreate(&start, CU_EVENT_DEFAULT);
+  d.cuEventCreate(&stop, CU_EVENT_DEFAULT);
+  d.cuEventRecord(start, stream);
+  work();
+  d.cuEventRecord(stop, stream);
+  d.cuEventSynchronize(stop);
+  float ms = 0;
+  d.cuEventElapsedTime(&ms, start, stop);
+  d.cuEventDestroy(start);
+  d.cuEventDestroy(stop);
+  std::lock_guard<std::mutex> lock(mutex);
+  ProfileEntry &e = p.entries[name];
+  e.calls++;
+  e.seconds += ms * 1e-3;
+  e.bytes += bytes;
+}
+
+//===----------------------------------------------------------------------===//
+// Caching allocator
+//===----------------------------------------------------------------------===//
+
+struct Allocator {
+  std::multimap<size_t, CUdeviceptr> free; // cached blocks by size
+  std::unordered_map<CUdeviceptr, size_t> live;
+  uint64_t inUse = 0, cached = 0;
+};
+
+Allocator &allocator() {
+  static Allocator a;
+  return a;
+}
+
+/// Sizes are rounded so that blocks are reused across similar requests.
+size_t roundSize(size_t bytes) {
+  if (bytes < (1u << 20))
+    return std::max<size_t>(512, (bytes + 511) & ~size_t(511));
+  size_t granule = 2u << 20;
+  return (bytes + granule - 1) / granule * granule;
+}
+
+//===----------------------------------------------------------------------===//
+// Pinned staging
+//===----------------------------------------------------------------------===//
+
+constexpr size_t kChunk = 8u << 20; // bytes per staging buffer
+constexpr int kBuffers = 2;
+
+struct Staging {
+  void *buffer[kBuffers] = {nullptr, nullptr};
+  CUevent done[kBuffers] = {nullptr, nullptr};
+};
+
+Staging &staging(Driver &d) {
+  static Staging s;
+  if (!s.buffer[0]) {
+    for (int i = 0; i < kBuffers; ++i) {
+      check(d, d.cuMemHostAlloc(&s.buffer[i], kChunk, 0),
+            "allocating pinned staging memory (cuMemHostAlloc)");
+      check(d, d.cuEventCreate(&s.done[i], CU_EVENT_DISABLE_TIMING),
+            "cuEventCreate");
+    }
+  }
+  return s;
+}
+
+bool isDevicePointer(Driver &d, const void *p) {
+  unsigned type = 0;
+  CUresult r = d.cuPointerGetAttribute(
+      &type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+      reinterpret_cast<CUdeviceptr>(p));
+  return r == CUDA_SUCCESS && type == CU_MEMORYTYPE_DEVICE;
+}
+
+bool isPinnedHost(Driver &d, const void *p) {
+  unsigned type = 0;
+  CUresult r = d.cuPointerGetAttribute(
+      &type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+      reinterpret_cast<CUdeviceptr>(p));
+  return r == CUDA_SUCCESS && type == CU_MEMORYTYPE_HOST;
+}
+
+/// Host (pageable) -> device through two pinned buffers: the CPU fills one
+/// while the copy engine drains the other.
+void stagedToDevice(Driver &d, CUdeviceptr dst, const char *src, size_t bytes,
+                    CUstream stream) {
+  Staging &s = staging(d);
+  size_t offset = 0;
+  for (int i = 0; offset < bytes; i = (i + 1) % kBuffers) {
+    size_t n = std::min(kChunk, bytes - offset);
+    check(d, d.cuEventSynchronize(s.done[i]), "host-to-device copy (wait)");
+    std::memcpy(s.buffer[i], src + offset, n);
+    check(d, d.cuMemcpyHtoDAsync(dst + offset, s.buffer[i], n, stream),
+          "host-to-device copy (cuMemcpyHtoDAsync)");
+    check(d, d.cuEventRecord(s.done[i], stream), "cuEventRecord");
+    offset += n;
+  }
+}
+
+/// Device -> host (pageable) through two pinned buffers.
+void stagedToHost(Driver &d, char *dst, CUdeviceptr src, size_t bytes,
+                  CUstream stream) {
+  Staging &s = staging(d);
+  size_t chunks = (bytes + kChunk - 1) / kChunk;
+  auto issue = [&](size_t c) {
+    size_t n = std::min(kChunk, bytes - c * kChunk);
+    int i = c % kBuffers;
+    check(d, d.cuMemcpyDtoHAsync(s.buffer[i], src + c * kChunk, n, stream),
+          "device-to-host copy (cuMemcpyDtoHAsync)");
+    check(d, d.cuEventRecord(s.done[i], stream), "cuEventRecord");
+  };
+  for (size_t c = 0; c < chunks && c < kBuffers; ++c)
+    issue(c);
+  for (size_t c = 0; c < chunks; ++c) {
+    int i = c % kBuffers;
+    size_t n = std::min(kChunk, bytes - c * kChunk);
+    check(d, d.cuEventSynchronize(s.done[i]), "device-to-host copy (wait)");
+    std::memcpy(dst + c * kChunk, s.buffer[i], n);
+    if (c + kBuffers < chunks)
+      issue(c + kBuffers);
+  }
+}
+
+std::unordered_map<CUfunction, std::string> &functionNames() {
+  static std::unordered_map<CUfunction, std::string> names;
+  return names;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The mgpu* ABI
+//===----------------------------------------------------------------------===//
+
+extern "C" void *mgpuModuleLoad(void *data, size_t) {
+  Driver &d = ready("loading a GPU module");
+  CUmodule module = nullptr;
+  check(d, d.cuModuleLoadData(&module, data),
+        "loading a GPU module (cuModuleLoadData)");
+  return module;
+}
+
+extern "C" void mgpuModuleUnload(void *module) {
+  Driver &d = driver();
+  if (d.unavailable.empty() && module)
+    d.cuModuleUnload(static_cast<CUmodule>(module));
+}
+
+extern "C" void *mgpuModuleGetFunction(void *module, const char *name) {
+  Driver &d = ready("looking up a kernel");
+  CUfunction function = nullptr;
+  check(d, d.cuModuleGetFunction(&function, static_cast<CUmodule>(module), name),
+        std::string("looking up kernel '") + name + "' (cuModuleGetFunction)");
+  std::lock_guard<std::mutex> lock(mutex);
+  functionNames()[function] = name;
+  return function;
+}
+
+extern "C" void *mgpuStreamCreate(void) {
+  Driver &d = ready("creating a stream");
+  CUstream stream = nullptr;
+  check(d, d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
+        "creating a stream (cuStreamCreate)");
+  return stream;
+}
+
+extern "C" void mgpuStreamSynchronize(void *stream) {
+  Driver &d = ready("synchronizing a stream");
+  check(d, d.cuStreamSynchronize(static_cast<CUstream>(stream)),
+        "waiting for the GPU (cuStreamSynchronize; an earlier kernel or copy "
+        "may have failed)");
+}
+
+extern "C" void mgpuStreamDestroy(void *stream) {
+  Driver &d = ready("destroying a stream");
+  check(d, d.cuStreamDestroy(static_cast<CUstream>(stream)),
+        "destroying a stream (cuStreamDestroy)");
+}
+
+extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
+                                 intptr_t gridY, intptr_t gridZ,
+                                 intptr_t blockX, intptr_t blockY,
+                                 intptr_t blockZ, int32_t sharedMemBytes,
+                                 void *stream, void **params, void **extra,
+                                 size_t) {
+  Driver &d = ready("launching a kernel");
+  auto f = static_cast<CUfunction>(function);
+  std::string name;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = functionNames().find(f);
+    name = it == functionNames().end() ? "?" : it->second;
+  }
+  timed(d, static_cast<CUstream>(stream), "kernel " + name, 0, [&] {
+    check(d,
+          d.cuLaunchKernel(f, gridX, gridY, gridZ, blockX, blockY, blockZ,
+                           sharedMemBytes, static_cast<CUstream>(stream),
+                           params, extra),
+          "launching kernel '" + name + "' (cuLaunchKernel, grid " +
+              std::to_string(gridX) + "x" + std::to_string(gridY) + "x" +
+              std::to_string(gridZ) + ", block " + std::to_string(blockX) +
+              "x" + std::to_string(blockY) + "x" + std::to_string(blockZ) +
+              ")");
+  });
+}
+
+extern "C" void *mgpuMemAlloc(uint64_t bytes, void *, bool isHostShared) {
+  Driver &d = ready("allocating device memory");
+  if (isHostShared)
+    fatal("allocating device memory: host-shared (managed) memory is not "
+          "supported by Tide's runtime");
+  size_t size = roundSize(bytes ? bytes : 1);
+  std::lock_guard<std::mutex> lock(mutex);
+  Allocator &a = allocator();
+  CUdeviceptr ptr = 0;
+  auto it = a.free.lower_bound(size);
+  // Reuse a cached block of this size class (no more than 2x larger).
+  if (it != a.free.end() && it->first <= 2 * size) {
+    size = it->first;
+    ptr = it->second;
+    a.free.erase(it);
+    a.cached -= size;
+  } else {
+    CUresult r = d.cuMemAlloc(&ptr, size);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY && !a.free.empty()) {
+      for (auto &block : a.free)
+        d.cuMemFree(block.second);
+      a.free.clear();
+      a.cached = 0;
+      r = d.cuMemAlloc(&ptr, size);
+    }
+    check(d, r,
+          "allocating " + std::to_string(bytes) +
+              " bytes of device memory (cuMemAlloc)");
+  }
+  a.live[ptr] = size;
+  a.inUse += size;
+  return reinterpret_cast<void *>(ptr);
+}
+
+extern "C" void mgpuMemFree(void *ptr, void *) {
+  if (!ptr)
+    return;
+  std::lock_guard<std::mutex> lock(mutex);
+  Allocator &a = allocator();
+  auto it = a.live.find(reinterpret_cast<CUdeviceptr>(ptr));
+  if (it == a.live.end())
+    fatal("freeing device memory that Tide's allocator did not allocate");
+  a.free.emplace(it->second, it->first);
+  a.inUse -= it->second;
+  a.cached += it->second;
+  a.live.erase(it);
+}
+
+extern "C" void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
+  Driver &d = ready("copying memory");
+  auto s = static_cast<CUstream>(stream);
+  bool dstDevice = isDevicePointer(d, dst), srcDevice = isDevicePointer(d, src);
+  if (dstDevice && srcDevice) {
+    timed(d, s, "copy device->device", bytes, [&] {
+      check(d,
+            d.cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(dst),
+                                reinterpret_cast<CUdeviceptr>(src), bytes, s),
+            "device-to-device copy (cuMemcpyDtoDAsync)");
+    });
+  } else if (dstDevice) {
+    timed(d, s, "copy host->device", bytes, [&] {
+      if (isPinnedHost(d, src))
+        check(d,
+              d.cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst), src,
+                                  bytes, s),
+              "host-to-device copy (cuMemcpyHtoDAsync)");
+      else
+        stagedToDevice(d, reinterpret_cast<CUdeviceptr>(dst),
+                       static_cast<const char *>(src), bytes, s);
+    });
+  } else if (srcDevice) {
+    timed(d, s, "copy device->host", bytes, [&] {
+      if (isPinnedHost(d, dst))
+        check(d,
+              d.cuMemcpyDtoHAsync(dst, reinterpret_cast<CUdeviceptr>(src),
+                                  bytes, s),
+              "device-to-host copy (cuMemcpyDtoHAsync)");
+      else
+        stagedToHost(d, static_cast<char *>(dst),
+                     reinterpret_cast<CUdeviceptr>(src), bytes, s);
+    });
+  } else {
+    check(d, d.cuStreamSynchronize(s), "host-to-host copy (wait)");
+    std::memcpy(dst, src, bytes);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Tide's own
+//===----------------------------------------------------------------------===//
+
+extern "C" int tide_rt_gpu_available(char *reason, size_t reasonSize) {
+  Driver &d = driver();
+  if (reason && reasonSize)
+    std::snprintf(reason, reasonSize, "%s", d.unavailable.c_str());
+  return d.unavailable.empty() ? 1 : 0;
+}
+
+extern "C" void tide_rt_allocator_stats(uint64_t *inUse, uint64_t *cached) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (inUse)
+    *inUse = allocator().inUse;
+  if (cached)
+    *cached = allocator().cached;
+}
+
+extern "C" void tide_rt_release_cached(void) {
+  Driver &d = driver();
+  std::lock_guard<std::mutex> lock(mutex);
+  Allocator &a = allocator();
+  if (d.unavailable.empty())
+    for (auto &block : a.free)
+      d.cuMemFree(block.second);
+  a.free.clear();
+  a.cached = 0;
+}
+
+extern "C" void tide_rt_profile_report(void) {
+  Profiler &p = profiler();
+  std::lock_guard<std::mutex> lock(mutex);
+  double total = 0;
+  for (auto &e : p.entries)
+    total += e.second.seconds;
+  std::fprintf(stderr, "tide profile (GPU time, measured with events):\n");
+  std::fprintf(stderr, "  %-40s %8s %12s %12s %10s %7s\n", "what", "calls",
+               "time (us)", "bytes", "GB/s", "share");
+  for (auto &e : p.entries) {
+    const ProfileEntry &x = e.second;
+    std::fprintf(stderr, "  %-40s %8llu %12.1f %12.0f %10.2f %6.1f%%\n",
+                 e.first.c_str(), static_cast<unsigned long long>(x.calls),
+                 x.seconds * 1e6, x.bytes,
+                 x.seconds > 0 ? x.bytes / x.seconds / 1e9 : 0.0,
+                 total > 0 ? 100 * x.seconds / total : 0.0);
+  }
+}

@@ -1,0 +1,200 @@
+//===- gpu-runtime-test.cpp - Tide's GPU runtime on a real GPU -----------===//
+//
+// Part of the Tide project.
+//
+// Built on the CPU machine, run on the GPU machine (test/GPU/run-on-gpu.sh).
+// Without a GPU it says so and exits 0 having run nothing. Prints
+// "N passed, M failed". With --bench, times host-to-device copies of
+// (b,3,448,448) float32 batches from pageable memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tide/Runtime/CudaRuntime.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+int passed = 0, failed = 0;
+
+void expect(bool ok, const std::string &what) {
+  (ok ? passed : failed)++;
+  std::printf("%s: %s\n", ok ? "PASS" : "FAIL", what.c_str());
+}
+
+/// A kernel in PTX: x[i] = x[i] + 1 for i < n.
+const char *kAddOnePtx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry add_one(.param .u64 x, .param .u32 n) {
+  .reg .pred %p;
+  .reg .b32 %r<5>;
+  .reg .f32 %f<3>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [x];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %tid.x;
+  mad.lo.s32 %r2, %r2, %r3, %r4;
+  setp.ge.u32 %p, %r2, %r1;
+  @%p ret;
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r2, 4;
+  add.s64 %rd2, %rd2, %rd3;
+  ld.global.f32 %f1, [%rd2];
+  add.f32 %f2, %f1, 0f3F800000;
+  st.global.f32 [%rd2], %f2;
+  ret;
+}
+)";
+
+/// Runs `fn` in a child; returns its exit status and what it wrote on stderr.
+template <typename Fn>
+std::pair<int, std::string> inChild(Fn fn) {
+  int pipefd[2];
+  if (pipe(pipefd) != 0)
+    return {-1, ""};
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(pipefd[1], 2);
+    close(pipefd[0]);
+    fn();
+    _exit(0);
+  }
+  close(pipefd[1]);
+  std::string err;
+  char buf[512];
+  ssize_t n;
+  while ((n = read(pipefd[0], buf, sizeof buf)) > 0)
+    err.append(buf, n);
+  close(pipefd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, err};
+}
+
+void roundTrip(void *stream, size_t bytes, std::mt19937 &rng) {
+  std::vector<unsigned char> host(bytes), back(bytes, 0);
+  for (auto &b : host)
+    b = rng() & 0xff;
+  void *dev = mgpuMemAlloc(bytes, stream, false);
+  void *dev2 = mgpuMemAlloc(bytes, stream, false);
+  mgpuMemcpy(dev, host.data(), bytes, stream);
+  mgpuMemcpy(dev2, dev, bytes, stream);
+  mgpuMemcpy(back.data(), dev2, bytes, stream);
+  mgpuStreamSynchronize(stream);
+  expect(host == back, "round trip host->device->device->host of " +
+                           std::to_string(bytes) + " bytes");
+  mgpuMemFree(dev, stream);
+  mgpuMemFree(dev2, stream);
+}
+
+void bench(void *stream) {
+  std::printf("host-to-device from pageable memory through pinned staging:\n");
+  for (int b : {1, 2, 4, 8, 16, 32}) {
+    size_t bytes = size_t(b) * 3 * 448 * 448 * 4;
+    std::vector<float> host(bytes / 4, 1.0f);
+    void *dev = mgpuMemAlloc(bytes, stream, false);
+    mgpuMemcpy(dev, host.data(), bytes, stream); // warm up
+    mgpuStreamSynchronize(stream);
+    std::vector<double> times;
+    for (int i = 0; i < 20; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      mgpuMemcpy(dev, host.data(), bytes, stream);
+      mgpuStreamSynchronize(stream);
+      times.push_back(std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+    }
+    std::sort(times.begin(), times.end());
+    double median = times[times.size() / 2];
+    std::printf("  b=%2d %9zu bytes: median %8.1f us, %6.2f GB/s\n", b, bytes,
+                median * 1e6, bytes / median / 1e9);
+    mgpuMemFree(dev, stream);
+  }
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  bool doBench = argc > 1 && std::strcmp(argv[1], "--bench") == 0;
+  char reason[512];
+  if (!tide_rt_gpu_available(reason, sizeof reason)) {
+    std::printf("no GPU: %s\n", reason);
+    std::printf("0 passed, 0 failed\n");
+    return 0;
+  }
+  void *stream = mgpuStreamCreate();
+  if (doBench) {
+    bench(stream);
+    return 0;
+  }
+  std::mt19937 rng(42);
+  for (size_t bytes : {size_t(1), size_t(4097), size_t(8u << 20) + 3,
+                       size_t(64u << 20) + 5})
+    roundTrip(stream, bytes, rng);
+
+  // The caching allocator hands back a freed block of the same size.
+  void *a = mgpuMemAlloc(1 << 20, stream, false);
+  mgpuMemFree(a, stream);
+  void *b = mgpuMemAlloc(1 << 20, stream, false);
+  expect(a == b, "a freed block is reused for the next allocation");
+  uint64_t inUse = 0, cached = 0;
+  tide_rt_allocator_stats(&inUse, &cached);
+  expect(inUse >= (1u << 20), "allocator reports memory in use");
+  mgpuMemFree(b, stream);
+  tide_rt_release_cached();
+  tide_rt_allocator_stats(&inUse, &cached);
+  expect(cached == 0, "release_cached returns cached memory");
+
+  // A kernel from PTX.
+  const int n = 1000003;
+  std::vector<float> x(n), y(n);
+  for (int i = 0; i < n; ++i)
+    x[i] = static_cast<float>(i % 1000) * 0.5f;
+  void *module = mgpuModuleLoad(const_cast<char *>(kAddOnePtx),
+                                std::strlen(kAddOnePtx));
+  void *kernel = mgpuModuleGetFunction(module, "add_one");
+  void *dx = mgpuMemAlloc(n * sizeof(float), stream, false);
+  mgpuMemcpy(dx, x.data(), n * sizeof(float), stream);
+  unsigned count = n;
+  void *params[] = {&dx, &count};
+  mgpuLaunchKernel(kernel, (n + 255) / 256, 1, 1, 256, 1, 1, 0, stream, params,
+                   nullptr, 2);
+  mgpuMemcpy(y.data(), dx, n * sizeof(float), stream);
+  mgpuStreamSynchronize(stream);
+  bool ok = true;
+  for (int i = 0; i < n; ++i)
+    ok &= y[i] == x[i] + 1.0f;
+  expect(ok, "a PTX kernel loaded with mgpuModuleLoad adds one everywhere");
+  mgpuMemFree(dx, stream);
+
+  // Errors name the operation and the CUDA error, and exit 1.
+  auto [status, err] = inChild([&] { mgpuModuleGetFunction(module, "nosuch"); });
+  expect(status == 1 && err.find("looking up kernel 'nosuch'") !=
+                            std::string::npos &&
+             err.find("CUDA_ERROR_NOT_FOUND") != std::string::npos,
+         "a missing kernel is reported by name with the CUDA error: " + err);
+  auto [status2, err2] = inChild([&] { mgpuMemFree((void *)0x1234, stream); });
+  expect(status2 == 1 && err2.find("did not allocate") != std::string::npos,
+         "freeing a foreign pointer is reported: " + err2);
+  auto [status3, err3] =
+      inChild([&] { mgpuMemAlloc(uint64_t(1) << 50, stream, false); });
+  expect(status3 == 1 && err3.find("CUDA_ERROR_OUT_OF_MEMORY") !=
+                             std::string::npos,
+         "an impossible allocation names the size and the error: " + err3);
+
+  mgpuModuleUnload(module);
+  mgpuStreamDestroy(stream);
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
