@@ -11,13 +11,12 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 echo "=== runtime tests"
 $BIN
 echo "=== runtime tests under compute-sanitizer"
-compute-sanitizer --error-exitcode=3 $BIN | tail -3
+timeout 120 compute-sanitizer --error-exitcode=3 $BIN | tail -3
 echo "sanitizer exit: ${PIPESTATUS[0]}"
 echo "=== host-to-device bandwidth: Tide (pageable source, pinned staging)"
 $BIN --bench
 $BIN --bench
 echo "=== host-to-device bandwidth: PyTorch"
 python3 bench/gpu_h2d.py
-python3 bench/gpu_h2d.py
 echo "=== profile sample (TIDE_PROFILE=1)"
-TIDE_PROFILE=1 $BIN 2>&1 | tail -12
+TIDE_PROFILE=1 timeout 60 $BIN 2>&1 | tail -12

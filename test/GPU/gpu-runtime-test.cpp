@@ -18,6 +18,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -58,18 +59,23 @@ const char *kAddOnePtx = R"(
 }
 )";
 
-/// Runs `fn` in a child; returns its exit status and what it wrote on stderr.
-template <typename Fn>
-std::pair<int, std::string> inChild(Fn fn) {
+std::string self;
+
+/// Runs this program again as `self --case NAME` (CUDA does not survive a
+/// fork); returns its exit status and what it wrote on stderr.
+std::pair<int, std::string> inChild(const char *name) {
   int pipefd[2];
   if (pipe(pipefd) != 0)
     return {-1, ""};
+  std::fflush(stdout);
   pid_t pid = fork();
   if (pid == 0) {
     dup2(pipefd[1], 2);
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
     close(pipefd[0]);
-    fn();
-    _exit(0);
+    execl(self.c_str(), self.c_str(), "--case", name, (char *)nullptr);
+    _exit(127);
   }
   close(pipefd[1]);
   std::string err;
@@ -125,7 +131,25 @@ void bench(void *stream) {
 }
 } // namespace
 
+/// The failing cases, each in its own process.
+int runCase(const std::string &name) {
+  void *stream = mgpuStreamCreate();
+  if (name == "missing-kernel") {
+    void *module = mgpuModuleLoad(const_cast<char *>(kAddOnePtx),
+                                  std::strlen(kAddOnePtx));
+    mgpuModuleGetFunction(module, "nosuch");
+  } else if (name == "foreign-free") {
+    mgpuMemFree((void *)0x1234, stream);
+  } else if (name == "huge-alloc") {
+    mgpuMemAlloc(uint64_t(1) << 50, stream, false);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  self = argv[0];
+  if (argc > 2 && std::strcmp(argv[1], "--case") == 0)
+    return runCase(argv[2]);
   bool doBench = argc > 1 && std::strcmp(argv[1], "--bench") == 0;
   char reason[512];
   if (!tide_rt_gpu_available(reason, sizeof reason)) {
@@ -179,16 +203,15 @@ int main(int argc, char **argv) {
   mgpuMemFree(dx, stream);
 
   // Errors name the operation and the CUDA error, and exit 1.
-  auto [status, err] = inChild([&] { mgpuModuleGetFunction(module, "nosuch"); });
+  auto [status, err] = inChild("missing-kernel");
   expect(status == 1 && err.find("looking up kernel 'nosuch'") !=
                             std::string::npos &&
              err.find("CUDA_ERROR_NOT_FOUND") != std::string::npos,
          "a missing kernel is reported by name with the CUDA error: " + err);
-  auto [status2, err2] = inChild([&] { mgpuMemFree((void *)0x1234, stream); });
+  auto [status2, err2] = inChild("foreign-free");
   expect(status2 == 1 && err2.find("did not allocate") != std::string::npos,
          "freeing a foreign pointer is reported: " + err2);
-  auto [status3, err3] =
-      inChild([&] { mgpuMemAlloc(uint64_t(1) << 50, stream, false); });
+  auto [status3, err3] = inChild("huge-alloc");
   expect(status3 == 1 && err3.find("CUDA_ERROR_OUT_OF_MEMORY") !=
                              std::string::npos,
          "an impossible allocation names the size and the error: " + err3);
