@@ -142,9 +142,11 @@ struct Profiler {
   }
 };
 
+// Singletons are never destroyed: the profile is printed from an atexit
+// handler, after static destructors may have run.
 Profiler &profiler() {
-  static Profiler p;
-  return p;
+  static Profiler *p = new Profiler();
+  return *p;
 }
 
 /// Times `work` on `stream` with events when profiling is on.
@@ -180,13 +182,24 @@ void timed(Driver &d, CUstream stream, const std::string &name, double bytes,
 
 struct Allocator {
   std::multimap<size_t, CUdeviceptr> free; // cached blocks by size
-  std::unordered_map<CUdeviceptr, size_t> live;
+  std::map<CUdeviceptr, size_t> live;      // base -> size, ordered for lookups
   uint64_t inUse = 0, cached = 0;
+
+  /// True when `p` points into a live block (Tide's device buffers and views
+  /// of them).
+  bool contains(const void *p) const {
+    auto address = reinterpret_cast<CUdeviceptr>(p);
+    auto it = live.upper_bound(address);
+    if (it == live.begin())
+      return false;
+    --it;
+    return address < it->first + it->second;
+  }
 };
 
 Allocator &allocator() {
-  static Allocator a;
-  return a;
+  static Allocator *a = new Allocator();
+  return *a;
 }
 
 /// Sizes are rounded so that blocks are reused across similar requests.
@@ -294,8 +307,8 @@ CopyPool &copyPool() {
 // Pinned staging
 //===----------------------------------------------------------------------===//
 
-constexpr size_t kChunk = 4u << 20; // bytes per staging buffer
-constexpr int kBuffers = 3;
+constexpr size_t kChunk = 2u << 20; // bytes per staging buffer
+constexpr int kBuffers = 4;
 
 struct Staging {
   void *buffer[kBuffers] = {};
@@ -303,7 +316,7 @@ struct Staging {
 };
 
 Staging &staging(Driver &d) {
-  static Staging s;
+  static Staging &s = *new Staging();
   if (!s.buffer[0]) {
     for (int i = 0; i < kBuffers; ++i) {
       check(d, d.cuMemHostAlloc(&s.buffer[i], kChunk, 0),
@@ -315,20 +328,30 @@ Staging &staging(Driver &d) {
   return s;
 }
 
-bool isDevicePointer(Driver &d, const void *p) {
+/// Where a pointer lives, asked without errors for plain host memory
+/// (cuPointerGetAttributes reports unknown pointers as memory type 0).
+unsigned memoryType(Driver &d, const void *p) {
+  {
+    Lock lock(mutex);
+    if (allocator().contains(p))
+      return CU_MEMORYTYPE_DEVICE;
+  }
   unsigned type = 0;
-  CUresult r = d.cuPointerGetAttribute(
-      &type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-      reinterpret_cast<CUdeviceptr>(p));
-  return r == CUDA_SUCCESS && type == CU_MEMORYTYPE_DEVICE;
+  CUpointer_attribute attribute = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+  void *data[] = {&type};
+  if (d.cuPointerGetAttributes(1, &attribute, data,
+                               reinterpret_cast<CUdeviceptr>(p)) !=
+      CUDA_SUCCESS)
+    return 0;
+  return type;
+}
+
+bool isDevicePointer(Driver &d, const void *p) {
+  return memoryType(d, p) == CU_MEMORYTYPE_DEVICE;
 }
 
 bool isPinnedHost(Driver &d, const void *p) {
-  unsigned type = 0;
-  CUresult r = d.cuPointerGetAttribute(
-      &type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-      reinterpret_cast<CUdeviceptr>(p));
-  return r == CUDA_SUCCESS && type == CU_MEMORYTYPE_HOST;
+  return memoryType(d, p) == CU_MEMORYTYPE_HOST;
 }
 
 /// Host (pageable) -> device through two pinned buffers: the CPU fills one
@@ -373,8 +396,8 @@ void stagedToHost(Driver &d, char *dst, CUdeviceptr src, size_t bytes,
 }
 
 std::unordered_map<CUfunction, std::string> &functionNames() {
-  static std::unordered_map<CUfunction, std::string> names;
-  return names;
+  static auto *names = new std::unordered_map<CUfunction, std::string>();
+  return *names;
 }
 
 } // namespace
