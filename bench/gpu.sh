@@ -11,8 +11,10 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 echo "=== runtime tests"
 $BIN
 echo "=== runtime tests under compute-sanitizer"
-timeout 120 compute-sanitizer --error-exitcode=3 $BIN | tail -3
-echo "sanitizer exit: ${PIPESTATUS[0]}"
+timeout 120 compute-sanitizer --error-exitcode=3 $BIN > /tmp/sanitizer.log 2>&1
+rc=$?
+grep -E "Program hit|ERROR SUMMARY|passed" /tmp/sanitizer.log | sort | uniq -c
+echo "sanitizer exit: $rc"
 echo "=== host-to-device bandwidth: Tide (pageable source, pinned staging)"
 $BIN --bench
 $BIN --bench

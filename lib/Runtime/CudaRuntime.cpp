@@ -307,8 +307,8 @@ CopyPool &copyPool() {
 // Pinned staging
 //===----------------------------------------------------------------------===//
 
-constexpr size_t kChunk = 2u << 20; // bytes per staging buffer
-constexpr int kBuffers = 4;
+constexpr size_t kChunk = 4u << 20; // bytes per staging buffer
+constexpr int kBuffers = 3;
 
 struct Staging {
   void *buffer[kBuffers] = {};
