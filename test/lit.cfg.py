@@ -28,7 +28,15 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.tide_tools_dir, config.llvm_tools_dir]
-tools = ["tide-opt", "tide-compile", "tide-run", "TideUnitTests", "tide-capi-test"]
+# GPU tests run where a driver is present; the no-GPU behaviour is tested
+# where none is.
+import ctypes
+try:
+    ctypes.CDLL("libcuda.so.1")
+except OSError:
+    config.available_features.add("no-gpu")
+
+tools = ["tide-opt", "tide-compile", "tide-run", "TideUnitTests", "tide-capi-test", "tide-gpu-runtime-test"]
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(("%cc", config.c_compiler))
