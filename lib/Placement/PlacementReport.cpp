@@ -121,6 +121,54 @@ PlacementSummary mlir::tide::collectPlacement(ModuleOp module,
           placement.opsWithoutGPUKernel += graph.opsOf[i].size();
       }
       placement.chosenCost = evaluatePlacement(graph.problem, chosen);
+      // What-if per node: flip it alone and re-cost only what touches it.
+      const PlacementProblem &problem = graph.problem;
+      std::vector<std::vector<unsigned>> valuesOf(n);
+      for (auto [v, value] : llvm::enumerate(problem.values)) {
+        valuesOf[value.producer].push_back(v);
+        for (unsigned c : value.consumers)
+          valuesOf[c].push_back(v);
+      }
+      auto valueCost = [&](const PlacementProblem::ValueEdge &value,
+                           const std::vector<bool> &side) {
+        bool anyGPU = false, anyCPU = false;
+        for (unsigned c : value.consumers) {
+          anyGPU |= side[c];
+          anyCPU |= !side[c];
+        }
+        double cost = 0;
+        if (!side[value.producer] && anyGPU)
+          cost += value.hostToDevice;
+        if (side[value.producer] && anyCPU)
+          cost += value.deviceToHost;
+        return cost;
+      };
+      std::vector<double> flip(n, kForbidden);
+      std::vector<bool> side = chosen;
+      for (size_t i = 0; i < n; ++i) {
+        if (graph.opsOf[i].empty())
+          continue;
+        const PlacementProblem::Node &node = problem.nodes[i];
+        double now = side[i] ? node.gpuCost : node.cpuCost;
+        double other = side[i] ? node.cpuCost : node.gpuCost;
+        if (other >= kForbidden)
+          continue;
+        llvm::SmallDenseSet<unsigned> seen;
+        double before = 0, after = 0;
+        for (unsigned v : valuesOf[i])
+          if (seen.insert(v).second)
+            before += valueCost(problem.values[v], side);
+        side[i] = !side[i];
+        seen.clear();
+        for (unsigned v : valuesOf[i])
+          if (seen.insert(v).second)
+            after += valueCost(problem.values[v], side);
+        side[i] = !side[i];
+        flip[i] = (other - now) + (after - before);
+      }
+      for (PlacedOp &op : placement.ops)
+        if (auto it = graph.nodeOf.find(op.op); it != graph.nodeOf.end())
+          op.flipDelta = flip[it->second];
       placement.allCPUCost = evaluatePlacement(graph.problem, allCPU);
       placement.allGPUCost = target->getFirstGPU()
                                  ? evaluatePlacement(graph.problem, allGPU)
@@ -141,6 +189,14 @@ static std::string formatTime(double seconds) {
   if (seconds < 1e-3)
     return llvm::formatv("{0:f2} us", seconds * 1e6).str();
   return llvm::formatv("{0:f3} ms", seconds * 1e3).str();
+}
+
+/// "+12.30 us" / "-3.10 us": the what-if of moving an op to the other side.
+static std::string formatDelta(double seconds) {
+  if (seconds >= kForbidden / 2)
+    return "n/a";
+  std::string magnitude = formatTime(std::abs(seconds));
+  return (seconds < 0 ? "-" : "+") + magnitude;
 }
 
 static std::string formatBytes(double bytes, bool dynamic) {
@@ -165,13 +221,17 @@ void mlir::tide::printPlacementText(const PlacementSummary &summary,
     if (!summary.target.empty())
       os << " on target " << summary.target;
     os << "\n";
-    os << llvm::formatv("  {0,-4} {1,-18} {2,-9} {3,-8} {4,-12} {5,-12} {6}\n",
-                        "#", "op", "dtype", "device", "cpu", "gpu", "reason");
+    os << llvm::formatv("  {0,-4} {1,-18} {2,-9} {3,-10} {4,-12} {5,-12} "
+                        "{6,-13} {7}\n",
+                        "#", "op", "dtype", "device", "cpu", "gpu",
+                        "if moved", "reason");
     for (auto [i, op] : llvm::enumerate(func.ops))
-      os << llvm::formatv("  {0,-4} {1,-18} {2,-9} {3,-8} {4,-12} {5,-12} "
-                          "{6}\n",
+      os << llvm::formatv("  {0,-4} {1,-18} {2,-9} {3,-10} {4,-12} {5,-12} "
+                          "{6,-13} {7}\n",
                           i, op.name, op.dtype, deviceName(op.device),
                           formatTime(op.cpuTime), formatTime(op.gpuTime),
+                          summary.target.empty() ? std::string("-")
+                                                 : formatDelta(op.flipDelta),
                           op.reason);
     os << "  transfers: " << func.transfers.size() << " per call, "
        << formatBytes(func.transferBytes, func.dynamicTransferBytes) << "\n";
@@ -212,6 +272,7 @@ void mlir::tide::printPlacementJSON(const PlacementSummary &summary,
           {"reason", op.reason},
           {"cpu_us", timeJSON(op.cpuTime)},
           {"gpu_us", timeJSON(op.gpuTime)},
+          {"if_moved_us", timeJSON(op.flipDelta)},
       });
     llvm::json::Array transfers;
     for (const TransferRecord &t : func.transfers)

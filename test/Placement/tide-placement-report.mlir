@@ -30,6 +30,19 @@
 // RUN: diff %t.1.dot %t.2.dot
 // RUN: diff %t.1.dot %t.3.dot
 
+// What-if: the cost of moving each op to the other side. Under the cost
+// policy the placement is optimal, so no single move helps (every entry is
+// positive); the soft default puts a big f64 exp on the H200 although the
+// copies cost more than the CPU would, and the report says by how much.
+// RUN: tide-opt %examples/mlp_f64.mlir -o /dev/null --tide-place-pipeline="target=h200 policy=cost remarks=false report=text" \
+// RUN:   | FileCheck %s --check-prefix=WHATIF-COST
+// RUN: tide-opt %examples/exp_f64.mlir -o /dev/null --tide-place-pipeline="target=h200 remarks=false report=text" \
+// RUN:   | FileCheck %s --check-prefix=WHATIF-SOFT
+// WHATIF-COST-LABEL: placement of @mlp on target h200
+// WHATIF-COST-NOT: {{ -[0-9]+\.[0-9]+ us }}
+// WHATIF-COST: cost per call (model)
+// WHATIF-SOFT: 0 tide.exp f64 cuda:0 {{[0-9]+\.[0-9]+}} us {{[0-9]+\.[0-9]+}} us -{{[0-9]+\.[0-9]+}} us preferred
+
 // Bad option values.
 // RUN: not tide-opt %s -o /dev/null --tide-placement-report=format=xml 2>&1 | FileCheck %s --check-prefix=BAD-FORMAT
 // RUN: not tide-opt %s -o /dev/null --tide-placement-report=target=k80 2>&1 | FileCheck %s --check-prefix=BAD-TARGET
@@ -46,9 +59,9 @@
 
 // A host argument copied to the GPU, computed there, copied back and used on the host.
 // TEXT-LABEL: placement of @placed on target h200
-// TEXT-NEXT: # op dtype device cpu gpu reason
-// TEXT-NEXT: 0 tide.exp f32 cuda:0 {{[0-9]+\.[0-9]+}} us {{[0-9]+\.[0-9]+}} us preferred
-// TEXT-NEXT: 1 tide.neg f32 cpu {{[0-9]+\.[0-9]+}} us {{[0-9]+\.[0-9]+}} us pinned
+// TEXT-NEXT: # op dtype device cpu gpu if moved reason
+// TEXT-NEXT: 0 tide.exp f32 cuda:0 {{[0-9]+\.[0-9]+}} us {{[0-9]+\.[0-9]+}} us {{[-+][0-9]+\.[0-9]+}} us preferred
+// TEXT-NEXT: 1 tide.neg f32 cpu {{[0-9]+\.[0-9]+}} us {{[0-9]+\.[0-9]+}} us {{[-+][0-9]+\.[0-9]+}} us pinned
 // TEXT-NEXT: transfers: 2 per call, 128 B
 // TEXT-NEXT: %arg0: cpu -> cuda:0, 64 B
 // TEXT-NEXT: {{%[0-9]+}}: cuda:0 -> cpu, 64 B
@@ -65,6 +78,7 @@
 // JSON-NEXT: "device": "cuda:0",
 // JSON-NEXT: "dtype": "f32",
 // JSON-NEXT: "gpu_us": {{[0-9.e+-]+}},
+// JSON-NEXT: "if_moved_us": {{[0-9.e+-]+}},
 // JSON-NEXT: "loc": "tide-placement-report.mlir:{{[0-9]+}}",
 // JSON-NEXT: "op": "tide.exp",
 // JSON-NEXT: "reason": "preferred"
@@ -107,7 +121,7 @@ func.func @placed(%x: tensor<16xf32>) -> tensor<16xf32> {
 
 // An op without a GPU kernel: all-GPU is impossible (n/a, null in JSON) and the count says why.
 // TEXT-LABEL: placement of @no_gpu_kernel on target h200
-// TEXT: 0 tide.matmul i32 cpu {{[0-9]+\.[0-9]+}} us n/a no-kernel(cuda:0, i32)
+// TEXT: 0 tide.matmul i32 cpu {{[0-9]+\.[0-9]+}} us n/a n/a no-kernel(cuda:0, i32)
 // TEXT-NEXT: 1 tide.neg i32 cpu
 // TEXT-NEXT: transfers: 0 per call, 0 B
 // TEXT-NEXT: cost per call (model): chosen {{[0-9]+\.[0-9]+}} us, all-cpu {{[0-9]+\.[0-9]+}} us, all-gpu n/a (1 op{{s?}} {{has|have}} no GPU kernel)
@@ -145,7 +159,7 @@ func.func @dynamic(%x: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
 
 // An op not placed yet shows as unplaced, with no reason (white in the graph).
 // TEXT-LABEL: placement of @unplaced on target h200
-// TEXT-NEXT: # op dtype device cpu gpu reason
+// TEXT-NEXT: # op dtype device cpu gpu if moved reason
 // TEXT-NEXT: 0 tide.exp f64 (unplaced)
 // JSON: "device": "(unplaced)",
 // JSON: "reason": ""

@@ -114,6 +114,10 @@ struct PlacedOp {
   DeviceAttr device; ///< null if unplaced
   std::string reason;
   double cpuTime = 0, gpuTime = 0; ///< seconds, from the cost model
+  /// What-if: the change in modelled seconds per call if this op (with its
+  /// colocation group) were forced onto the other side, CPU <-> GPU, all else
+  /// unchanged; kForbidden when it has no kernel there.
+  double flipDelta = 0;
 };
 
 struct TransferRecord {
