@@ -126,7 +126,7 @@
 // MLP64-NEXT: return
 
 // IDENTITY: placement of @identity on target h200
-// IDENTITY-NEXT: # op dtype device cpu gpu reason
+// IDENTITY-NEXT: # op dtype device cpu gpu if moved reason
 // IDENTITY-NEXT: transfers: 0 per call, 0 B
 // IDENTITY-LABEL: func.func @identity(
 // IDENTITY-SAME: %[[X:.*]]: tensor<?x3x448x448xf32>)
@@ -246,10 +246,10 @@ func.func @grouped_exp_f64(%x: tensor<1024xf64>) -> tensor<1024xf64> {
 // stable (the same host in both targets: 2 * 256^3 flops at 400 GFLOP/s plus
 // a 0.2 us launch); the others are checked by form.
 // RTX: placement of @f64_heavy on target rtx3090
-// RTX-NEXT: # op dtype device cpu gpu reason
-// RTX-NEXT: 0 tide.matmul f64 cpu [[CPUMM:[0-9]+\.[0-9]+]] us [[GPUMM:[0-9]+\.[0-9]+]] us cost(cpu=84.1us, gpu={{[0-9]+\.[0-9]}}us, copy={{[0-9]+\.[0-9]}}us)
-// RTX-NEXT: 1 tide.matmul f64 cpu [[CPUMM]] us [[GPUMM]] us cost(
-// RTX-NEXT: 2 tide.tanh f64 cpu {{[0-9]+\.[0-9]+}} us {{[0-9]+\.[0-9]+}} us cost(
+// RTX-NEXT: # op dtype device cpu gpu if moved reason
+// RTX-NEXT: 0 tide.matmul f64 cpu [[CPUMM:[0-9]+\.[0-9]+]] us [[GPUMM:[0-9]+\.[0-9]+]] us +{{[0-9]+\.[0-9]+}} us cost(cpu=84.1us, gpu={{[0-9]+\.[0-9]}}us, copy={{[0-9]+\.[0-9]}}us)
+// RTX-NEXT: 1 tide.matmul f64 cpu [[CPUMM]] us [[GPUMM]] us +{{[0-9]+\.[0-9]+}} us cost(
+// RTX-NEXT: 2 tide.tanh f64 cpu {{[0-9]+\.[0-9]+}} us {{[0-9]+\.[0-9]+}} us +{{[0-9]+\.[0-9]+}} us cost(
 // RTX-NEXT: transfers: 0 per call, 0 B
 // RTX-NEXT: cost per call (model): chosen [[CHOSEN:[0-9]+\.[0-9]+ us]], all-cpu [[CHOSEN]], all-gpu {{[0-9]+\.[0-9]+}} us{{$}}
 // RTX-LABEL: func.func @f64_heavy(
@@ -257,10 +257,10 @@ func.func @grouped_exp_f64(%x: tensor<1024xf64>) -> tensor<1024xf64> {
 // RTX-NOT: cuda:0
 // RTX: return
 // H200: placement of @f64_heavy on target h200
-// H200-NEXT: # op dtype device cpu gpu reason
-// H200-NEXT: 0 tide.matmul f64 cuda:0 [[CPUMM:[0-9]+\.[0-9]+]] us [[GPUMM:[0-9]+\.[0-9]+]] us cost(cpu=84.1us, gpu={{[0-9]+\.[0-9]}}us, copy={{[0-9]+\.[0-9]}}us)
-// H200-NEXT: 1 tide.matmul f64 cuda:0 [[CPUMM]] us [[GPUMM]] us cost(
-// H200-NEXT: 2 tide.tanh f64 cuda:0 {{[0-9]+\.[0-9]+}} us {{[0-9]+\.[0-9]+}} us cost(
+// H200-NEXT: # op dtype device cpu gpu if moved reason
+// H200-NEXT: 0 tide.matmul f64 cuda:0 [[CPUMM:[0-9]+\.[0-9]+]] us [[GPUMM:[0-9]+\.[0-9]+]] us +{{[0-9]+\.[0-9]+}} us cost(cpu=84.1us, gpu={{[0-9]+\.[0-9]}}us, copy={{[0-9]+\.[0-9]}}us)
+// H200-NEXT: 1 tide.matmul f64 cuda:0 [[CPUMM]] us [[GPUMM]] us +{{[0-9]+\.[0-9]+}} us cost(
+// H200-NEXT: 2 tide.tanh f64 cuda:0 {{[0-9]+\.[0-9]+}} us {{[0-9]+\.[0-9]+}} us +{{[0-9]+\.[0-9]+}} us cost(
 // H200-NEXT: transfers: 3 per call, 1.50 MiB
 // H200-NEXT: %arg0: cpu -> cuda:0, 512.00 KiB
 // H200-NEXT: %arg1: cpu -> cuda:0, 512.00 KiB
