@@ -30,6 +30,8 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.tide_tools_dir, config.llvm_tools_dir]
 # GPU tests run where a driver is present; the no-GPU behaviour is tested
 # where none is.
+if config.have_cuda_runtime:
+    config.available_features.add("cuda-runtime")
 import ctypes
 try:
     ctypes.CDLL("libcuda.so.1")
