@@ -6,7 +6,10 @@
 
 #include "tide/Compiler/Compile.h"
 
+#include "tide/IR/TideOps.h"
+#include "tide/Placement/Placement.h"
 #include "tide/Pipelines/Pipelines.h"
+#include "tide/Target/Target.h"
 #include "tide/Runtime/RuntimeSymbols.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -38,8 +41,38 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   place.policy = options.policy;
   place.remarks = options.remarks;
   buildPlacementPipeline(pm, place);
-  buildCpuPipeline(pm, CpuPipelineOptions());
-  return pm.run(module);
+  if (failed(pm.run(module)))
+    return failure();
+
+  // Anything on a GPU (an op or a copy to it) needs the GPU pipeline.
+  bool usesGpu = false;
+  module.walk([&](Operation *op) {
+    DeviceAttr device = isa<TransferOp>(op) ? cast<TransferOp>(op).getTo()
+                                             : getDevice(op);
+    if (device && device.isGPU())
+      usesGpu = true;
+  });
+  PassManager lower(module.getContext(), ModuleOp::getOperationName());
+  if (!usesGpu) {
+    buildCpuPipeline(lower, CpuPipelineOptions());
+    return lower.run(module);
+  }
+  GpuPipelineOptions gpu;
+  gpu.toolkit = options.cudaToolkit;
+  std::string chip = options.gpuChip;
+  if (chip.empty()) {
+    if (std::optional<Target> target =
+            loadTargetOrEmitError(module, options.target))
+      for (const DeviceSpec &device : target->devices)
+        if (device.kind == DeviceKind::CUDA && !device.chip.empty()) {
+          chip = device.chip;
+          break;
+        }
+  }
+  if (!chip.empty())
+    gpu.chip = chip;
+  buildGpuPipeline(lower, gpu);
+  return lower.run(module);
 }
 
 std::string mlir::tide::getModuleMetadata(ModuleOp module) {
@@ -252,13 +285,39 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
   SmallVector<StringRef> args = {linker, "-shared", "-o", outputPath,
                                  objectPath};
   // Modules that call the runtime link it; GEMM calls also need the BLAS.
-  bool usesRuntime = false, usesBlas = false;
+  bool usesRuntime = false, usesBlas = false, usesGpu = false;
   for (llvm::Function &f : *llvmModule) {
     if (!f.isDeclaration())
       continue;
     bool gemm = f.getName().starts_with("_mlir_ciface_tide_rt_gemm");
     usesBlas |= gemm;
     usesRuntime |= gemm || f.getName() == TIDE_RT_MEMREF_COPY;
+    usesGpu |= f.getName().starts_with("mgpu") ||
+               f.getName().starts_with("_mlir_ciface_tide_rt_gpu_");
+  }
+  // GPU code calls libTideCudaRuntime.so, found next to the module, in
+  // ../lib from it, or where it was at compile time.
+  std::string gpuRuntime = options.gpuRuntimeLibrary;
+  std::string gpuRpath;
+  if (usesGpu) {
+    if (gpuRuntime.empty()) {
+      SmallString<256> self(llvm::sys::fs::getMainExecutable(
+          nullptr, reinterpret_cast<void *>(&findLinker)));
+      llvm::sys::path::remove_filename(self);
+      llvm::sys::path::append(self, "..", "lib", "libTideCudaRuntime.so");
+      gpuRuntime = self.str().str();
+    }
+    if (!llvm::sys::fs::exists(gpuRuntime)) {
+      error = "this module has GPU code, but Tide's GPU runtime is missing: " +
+              gpuRuntime + " (it is built where the CUDA headers are)";
+      return failure();
+    }
+    SmallString<256> dir(gpuRuntime);
+    llvm::sys::fs::make_absolute(dir);
+    llvm::sys::path::remove_filename(dir);
+    gpuRpath = "-Wl,-rpath,$ORIGIN:$ORIGIN/../lib:" + dir.str().str();
+    args.push_back(gpuRuntime);
+    args.push_back(gpuRpath);
   }
   std::string runtime = options.runtimeLibrary;
   if (usesRuntime) {

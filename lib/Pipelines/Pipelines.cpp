@@ -11,6 +11,8 @@
 #include "tide/Placement/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -77,18 +79,25 @@ void mlir::tide::buildPlacementPipeline(
   }
 }
 
-void mlir::tide::buildCpuPipeline(OpPassManager &pm,
-                                  const CpuPipelineOptions &options) {
+/// The tensor-level steps shared by the CPU and GPU pipelines.
+static void addTensorSteps(OpPassManager &pm, bool fuse, bool gpu) {
   pm.addPass(createExportABIPass());
-  pm.addPass(createConvertTideToLinalgPass());
+  ConvertTideToLinalgPassOptions lower;
+  lower.gpu = gpu;
+  pm.addPass(createConvertTideToLinalgPass(lower));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Upstream from here on, built with the passes' own constructors: the
   // builder does not depend on what is in the global registry.
-  if (options.fuse)
+  if (fuse)
     pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+}
+
+/// One-shot bufferization with an identity-layout function ABI, then
+/// ownership-based deallocation.
+static void addBufferization(OpPassManager &pm) {
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -98,13 +107,10 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addNestedPass<func::FuncOp>(createElideArgumentClonesPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
-  if (options.blas)
-    pm.addPass(createMatmulToLibraryPass());
-  pm.addPass(createConvertLinalgToLoopsPass());
-  // Before lower-affine: expanding strided metadata creates affine.apply.
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
+}
+
+/// Host loops and scalars to the LLVM dialect (the memref ABI, libm, libmvec).
+static void addHostToLLVM(OpPassManager &pm) {
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = {"bf16", "f16"};
   emulate.targetTypeStr = "f32";
@@ -118,10 +124,73 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
+}
+
+void mlir::tide::buildCpuPipeline(OpPassManager &pm,
+                                  const CpuPipelineOptions &options) {
+  addTensorSteps(pm, options.fuse, /*gpu=*/false);
+  addBufferization(pm);
+  if (options.blas)
+    pm.addPass(createMatmulToLibraryPass());
+  pm.addPass(createConvertLinalgToLoopsPass());
+  // Before lower-affine: expanding strided metadata creates affine.apply.
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  addHostToLLVM(pm);
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::tide::buildGpuPipeline(OpPassManager &pm,
+                                  const GpuPipelineOptions &options) {
+  addTensorSteps(pm, options.fuse, /*gpu=*/true);
+  pm.addPass(createAssignMemorySpacesPass());
+  addBufferization(pm);
+  ConvertLinalgToGPUPassOptions kernels;
+  kernels.useLibrary = options.cublas;
+  pm.addPass(createConvertLinalgToGPUPass(kernels));
+  pm.addPass(createStripMemorySpacesPass());
+  if (options.blas)
+    pm.addPass(createMatmulToLibraryPass());
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  // Constants and index math move into the kernels, not their parameters.
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  // One stream per call, synchronized once before the host reads results.
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  device.addPass(math::createMathExtendToSupportedTypes());
+  device.addPass(createConvertGpuOpsToNVVMOps());
+  device.addPass(createCanonicalizerPass());
+  device.addPass(createCSEPass());
+  device.addPass(createReconcileUnrealizedCastsPass());
+
+  addHostToLLVM(pm);
+  pm.addPass(createGpuToLLVMConversionPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath = options.toolkit;
+  binary.compilationTarget = options.format;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void mlir::tide::registerPipelines() {
+  PassPipelineRegistration<GpuPipelineOptions>(
+      "tide-gpu-pipeline",
+      "Lower placed tensor-level IR with GPU ops to the LLVM dialect: host "
+      "code plus an embedded GPU binary",
+      buildGpuPipeline);
   PassPipelineRegistration<CpuPipelineOptions>(
       "tide-cpu-pipeline",
       "Lower placed tensor-level IR to the LLVM dialect for the CPU",

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tide/Runtime/CudaRuntime.h"
+#include "tide/Runtime/RuntimeSymbols.h"
 
 #include <cuda.h>
 
@@ -406,26 +407,39 @@ std::unordered_map<CUfunction, std::string> &functionNames() {
 // The mgpu* ABI
 //===----------------------------------------------------------------------===//
 
-extern "C" void *mgpuModuleLoad(void *data, size_t) {
-  Driver &d = ready("loading a GPU module");
+/// A GPU binary registered by a module's constructor and loaded into the
+/// driver at its first kernel lookup: loading a library with GPU code works
+/// where there is no GPU, and only running it says so.
+struct LazyModule {
+  const void *data;
   CUmodule module = nullptr;
-  check(d, d.cuModuleLoadData(&module, data),
-        "loading a GPU module (cuModuleLoadData)");
-  return module;
+};
+
+extern "C" void *mgpuModuleLoad(void *data, size_t) {
+  return new LazyModule{data};
 }
 
-extern "C" void mgpuModuleUnload(void *module) {
+extern "C" void mgpuModuleUnload(void *handle) {
+  auto *lazy = static_cast<LazyModule *>(handle);
+  if (!lazy)
+    return;
   Driver &d = driver();
-  if (d.unavailable.empty() && module)
-    d.cuModuleUnload(static_cast<CUmodule>(module));
+  if (d.unavailable.empty() && lazy->module)
+    d.cuModuleUnload(lazy->module);
+  delete lazy;
 }
 
-extern "C" void *mgpuModuleGetFunction(void *module, const char *name) {
-  Driver &d = ready("looking up a kernel");
-  CUfunction function = nullptr;
-  check(d, d.cuModuleGetFunction(&function, static_cast<CUmodule>(module), name),
-        std::string("looking up kernel '") + name + "' (cuModuleGetFunction)");
+extern "C" void *mgpuModuleGetFunction(void *handle, const char *name) {
+  Driver &d = ready((std::string("running GPU kernel '") + name + "'").c_str());
+  auto *lazy = static_cast<LazyModule *>(handle);
   Lock lock(mutex);
+  if (!lazy->module)
+    check(d, d.cuModuleLoadData(&lazy->module, lazy->data),
+          "loading a GPU module (cuModuleLoadData; was it compiled for this "
+          "GPU's architecture?)");
+  CUfunction function = nullptr;
+  check(d, d.cuModuleGetFunction(&function, lazy->module, name),
+        std::string("looking up kernel '") + name + "' (cuModuleGetFunction)");
   functionNames()[function] = name;
   return function;
 }
@@ -563,6 +577,154 @@ extern "C" void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
     check(d, d.cuStreamSynchronize(s), "host-to-host copy (wait)");
     std::memcpy(dst, src, bytes);
   }
+}
+
+//===----------------------------------------------------------------------===//
+// GEMM through cuBLAS, opened at first use
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+enum CublasOp { kNoTranspose = 0 };
+enum CudaDataType { kR16F = 2, kR32F = 0, kR64F = 1, kR16BF = 14 };
+enum CublasComputeType { kCompute32F = 68, kCompute64F = 70 };
+
+struct Cublas {
+  void *handle = nullptr; // the library
+  void *blas = nullptr;   // cublasHandle_t
+  CUstream stream = nullptr;
+  std::string unavailable;
+  int (*create)(void **) = nullptr;
+  int (*setStream)(void *, CUstream) = nullptr;
+  int (*sgemm)(void *, int, int, int, int, int, const float *, const float *,
+               int, const float *, int, const float *, float *, int) = nullptr;
+  int (*dgemm)(void *, int, int, int, int, int, const double *,
+               const double *, int, const double *, int, const double *,
+               double *, int) = nullptr;
+  int (*gemmEx)(void *, int, int, int, int, int, const void *, const void *,
+                int, int, const void *, int, int, const void *, void *, int,
+                int, int, int) = nullptr;
+};
+
+Cublas &cublas(Driver &d) {
+  static Cublas *instance = nullptr;
+  Lock lock(mutex);
+  if (instance)
+    return *instance;
+  instance = new Cublas();
+  Cublas &c = *instance;
+  std::vector<std::string> candidates;
+  if (const char *env = std::getenv("TIDE_CUBLAS"))
+    candidates.push_back(env);
+  for (const char *name :
+       {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
+        "/usr/local/cuda/lib64/libcublas.so.13",
+        "/usr/local/cuda/lib64/libcublas.so.12"})
+    candidates.push_back(name);
+  for (const std::string &name : candidates)
+    if ((c.handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)))
+      break;
+  if (!c.handle) {
+    c.unavailable = "cuBLAS (libcublas.so.13 or .12) was not found; put its "
+                    "directory on LD_LIBRARY_PATH or name the file in "
+                    "TIDE_CUBLAS";
+    return c;
+  }
+  c.create = reinterpret_cast<decltype(c.create)>(dlsym(c.handle, "cublasCreate_v2"));
+  c.setStream = reinterpret_cast<decltype(c.setStream)>(dlsym(c.handle, "cublasSetStream_v2"));
+  c.sgemm = reinterpret_cast<decltype(c.sgemm)>(dlsym(c.handle, "cublasSgemm_v2"));
+  c.dgemm = reinterpret_cast<decltype(c.dgemm)>(dlsym(c.handle, "cublasDgemm_v2"));
+  c.gemmEx = reinterpret_cast<decltype(c.gemmEx)>(dlsym(c.handle, "cublasGemmEx"));
+  if (!c.create || !c.setStream || !c.sgemm || !c.dgemm || !c.gemmEx) {
+    c.unavailable = "the cuBLAS library found lacks cublasCreate_v2, "
+                    "cublasSgemm_v2, cublasDgemm_v2 or cublasGemmEx";
+    return c;
+  }
+  int status = c.create(&c.blas);
+  if (status != 0) {
+    c.unavailable = "cublasCreate failed with status " + std::to_string(status);
+    return c;
+  }
+  check(d, d.cuStreamCreate(&c.stream, CU_STREAM_NON_BLOCKING),
+        "creating cuBLAS's stream (cuStreamCreate)");
+  c.setStream(c.blas, c.stream);
+  return c;
+}
+
+/// C += A * B, row-major, as the column-major C^T += B^T * A^T.
+void gemm(TideMemRef2D *a, TideMemRef2D *b, TideMemRef2D *c, int type) {
+  Driver &d = ready("running a GPU matmul");
+  Cublas &cb = cublas(d);
+  if (!cb.unavailable.empty())
+    fatal("running a GPU matmul: " + cb.unavailable);
+  int64_t m = c->sizes[0], n = c->sizes[1], k = a->sizes[1];
+  if (m == 0 || n == 0)
+    return;
+  size_t size = type == kR64F ? 8 : type == kR32F ? 4 : 2;
+  auto ptr = [&](TideMemRef2D *x) {
+    return static_cast<char *>(x->aligned) + x->offset * size;
+  };
+  // Leading dimensions of 1-row (or 1-column) operands may be anything.
+  auto ld = [](TideMemRef2D *x) {
+    return static_cast<int>(std::max<int64_t>(x->strides[0], std::max<int64_t>(x->sizes[1], 1)));
+  };
+  std::string name = std::string("gemm ") +
+                     (type == kR64F   ? "f64"
+                      : type == kR32F ? "f32"
+                      : type == kR16F ? "f16"
+                                      : "bf16") +
+                     " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                     std::to_string(k);
+  int status = 0;
+  timed(d, cb.stream, name, 2.0 * m * n * k, [&] {
+    if (type == kR64F) {
+      const double one = 1.0;
+      status = cb.dgemm(cb.blas, kNoTranspose, kNoTranspose, n, m, k, &one,
+                        reinterpret_cast<double *>(ptr(b)), ld(b),
+                        reinterpret_cast<double *>(ptr(a)), ld(a), &one,
+                        reinterpret_cast<double *>(ptr(c)), ld(c));
+    } else if (type == kR32F) {
+      const float one = 1.0f;
+      status = cb.sgemm(cb.blas, kNoTranspose, kNoTranspose, n, m, k, &one,
+                        reinterpret_cast<float *>(ptr(b)), ld(b),
+                        reinterpret_cast<float *>(ptr(a)), ld(a), &one,
+                        reinterpret_cast<float *>(ptr(c)), ld(c));
+    } else {
+      // f16/bf16 inputs and output, accumulated in f32 (default algorithm).
+      const float one = 1.0f;
+      status = cb.gemmEx(cb.blas, kNoTranspose, kNoTranspose, n, m, k, &one,
+                         ptr(b), type, ld(b), ptr(a), type, ld(a), &one,
+                         ptr(c), type, ld(c), kCompute32F, -1);
+    }
+  });
+  if (status != 0)
+    fatal(name + ": cuBLAS returned status " + std::to_string(status));
+  // Later work runs on another stream: finish here.
+  check(d, d.cuStreamSynchronize(cb.stream),
+        "waiting for " + name + " (cuStreamSynchronize)");
+}
+
+} // namespace
+
+extern "C" void _mlir_ciface_tide_rt_gpu_gemm_f16(TideMemRef2D *a,
+                                                  TideMemRef2D *b,
+                                                  TideMemRef2D *c) {
+  gemm(a, b, c, kR16F);
+}
+extern "C" void _mlir_ciface_tide_rt_gpu_gemm_bf16(TideMemRef2D *a,
+                                                   TideMemRef2D *b,
+                                                   TideMemRef2D *c) {
+  gemm(a, b, c, kR16BF);
+}
+extern "C" void _mlir_ciface_tide_rt_gpu_gemm_f32(TideMemRef2D *a,
+                                                  TideMemRef2D *b,
+                                                  TideMemRef2D *c) {
+  gemm(a, b, c, kR32F);
+}
+extern "C" void _mlir_ciface_tide_rt_gpu_gemm_f64(TideMemRef2D *a,
+                                                  TideMemRef2D *b,
+                                                  TideMemRef2D *c) {
+  gemm(a, b, c, kR64F);
 }
 
 //===----------------------------------------------------------------------===//

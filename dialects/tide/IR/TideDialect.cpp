@@ -131,6 +131,10 @@ DeviceAttr mlir::tide::parseDeviceString(MLIRContext *ctx, StringRef text,
 // Placement state helpers: the only code that knows the attribute names.
 //===----------------------------------------------------------------------===//
 
+unsigned mlir::tide::getMemorySpace(DeviceAttr device) {
+  return device && device.isGPU() ? kGpuMemorySpace : 0;
+}
+
 DeviceAttr mlir::tide::getDevice(Operation *op) {
   return op->getAttrOfType<DeviceAttr>(TideDialect::getDeviceAttrName());
 }

@@ -44,6 +44,13 @@ DeviceAttr getArgumentResidence(Operation *funcOp, unsigned index);
 /// Same for result `index`.
 DeviceAttr getResultResidence(Operation *funcOp, unsigned index);
 
+/// The memref memory space that holds values on `device` after
+/// bufferization: 0 (the default space) for the host, 1 for a GPU's global
+/// memory. Null means the host.
+unsigned getMemorySpace(DeviceAttr device);
+/// The memory space used for GPU buffers.
+constexpr unsigned kGpuMemorySpace = 1;
+
 /// Parses "cpu" or "cuda:N" (N < 64). Returns null and sets `error` on bad
 /// input.
 DeviceAttr parseDeviceString(MLIRContext *ctx, llvm::StringRef text,

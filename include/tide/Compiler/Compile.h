@@ -15,6 +15,7 @@
 #define TIDE_COMPILER_COMPILE_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "tide/Pipelines/Pipelines.h"
 #include "mlir/Support/LLVM.h"
 
 #include <string>
@@ -37,9 +38,18 @@ struct CompileOptions {
   /// Tide's host runtime archive (libTideCpuRuntime.a), linked into modules
   /// that call it; empty: <dir of this executable>/../lib/.
   std::string runtimeLibrary;
+  /// CUDA toolkit root for GPU code (ptxas, fatbinary, libdevice).
+  std::string cudaToolkit = TIDE_DEFAULT_CUDA_ROOT;
+  /// Tide's GPU runtime (libTideCudaRuntime.so), linked into modules with GPU
+  /// code; empty: <dir of this executable>/../lib/.
+  std::string gpuRuntimeLibrary;
+  /// GPU architecture; empty: the `chip` of the target's first GPU.
+  std::string gpuChip;
 };
 
-/// Runs placement and the CPU pipeline: `module` ends in the LLVM dialect.
+/// Runs placement, then the CPU pipeline, or the GPU pipeline when placement
+/// put an op on a GPU: `module` ends in the LLVM dialect (with an embedded
+/// GPU binary in the second case).
 /// Diagnostics go to the context's handler.
 LogicalResult lowerToLLVMDialect(ModuleOp module, const CompileOptions &options);
 

@@ -19,8 +19,13 @@ def ConvertTideToLinalgPass : Pass<"convert-tide-to-linalg"> {
     2-D `matmul` becomes `linalg.matmul`, batched matmul a `linalg.generic`;
     `transpose` becomes `linalg.transpose`, `concat` `tensor.concat`, `slice`
     `tensor.extract_slice`, `reshape` `tensor.reshape`, `constant`
-    `arith.constant`; `softmax`/`log_softmax` are decomposed first. Transfers
-    are no-ops on this (CPU) path; ops placed on a GPU are an error.
+    `arith.constant`; `softmax`/`log_softmax` are decomposed first. A
+    `tide.transfer` becomes `bufferization.alloc_tensor() copy(%x)` in the
+    destination's memory space (0: host, 1: GPU). Every op created for a tide
+    op carries that op's `tide.device`, so later passes know where it runs.
+
+    Ops placed on a GPU are an error unless `gpu=true` (set by
+    `tide-gpu-pipeline`): the CPU pipeline cannot run them.
 
     ```mlir
     %y = tide.exp %x : tensor<4xf32>
@@ -34,10 +39,85 @@ def ConvertTideToLinalgPass : Pass<"convert-tide-to-linalg"> {
     } -> tensor<4xf32>
     ```
   }];
+  let options = [
+    Option<"gpu", "gpu", "bool", /*default=*/"false",
+           "Lower GPU-placed ops and transfers too (for tide-gpu-pipeline)">,
+  ];
   let dependentDialects = [
-    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+    "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
+    "mlir::linalg::LinalgDialect",
     "mlir::math::MathDialect", "mlir::tensor::TensorDialect"
   ];
+}
+
+def AssignMemorySpacesPass
+    : Pass<"tide-assign-memory-spaces", "mlir::ModuleOp"> {
+  let summary = "Make GPU values bufferize into GPU memory (memory space 1)";
+  let description = [{
+    Runs on tensor-level IR after `convert-tide-to-linalg` and elementwise
+    fusion, before one-shot bufferization. An op is on the GPU when its
+    `tide.device` says so, or when it is untagged (created by fusion) and
+    reads a GPU value; an empty tensor, fill or constant is on the GPU when a
+    GPU op uses it. Each GPU use of `tensor.empty` becomes
+    `bufferization.alloc_tensor() {memory_space = 1}`, a tensor constant read
+    by a GPU op is copied to the device once, and a GPU `tensor.concat` is
+    decomposed into insert_slice ops into such an allocation. Bufferization
+    then puts exactly the GPU values in memory space 1.
+
+    Ops placed on a GPU other than `cuda:0` are an error: the lowering drives
+    one GPU.
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def ConvertLinalgToGPUPass : Pass<"tide-linalg-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Turn buffer-level work on GPU memory into GPU kernels";
+  let description = [{
+    Runs after bufferization and buffer deallocation. Everything that touches
+    a memref in memory space 1 becomes GPU code:
+
+    - a linalg op with only parallel loops: one `gpu.launch` with one thread
+      per iteration point (fused elementwise chains are one kernel; NumPy
+      broadcasting is in the indexing maps);
+    - a reduction whose payload folds each element into the accumulator with
+      one associative op (add, mul, max, min, and, or, xor): a block-parallel
+      reduction (threads stride over the reduced elements, `gpu.all_reduce`
+      combines them). With few outputs, the reduced range is split over up to
+      1024 blocks and a second kernel combines the partials. Narrow integers
+      accumulate in i32 (the same result modulo 2^n), f16/bf16 in f32;
+    - other reductions (argmax, argmin, batched matmul): one thread per output;
+    - a 2-D `linalg.matmul` on f16, bf16, f32 or f64: a call into Tide's
+      runtime, which runs cuBLAS on the GPU (`use-library=false` generates
+      a kernel instead);
+    - `memref.alloc`/`dealloc`/`copy` on GPU memory: `gpu.alloc`/`dealloc`/
+      `memcpy` (a copy between strided GPU views becomes a kernel).
+
+    Kernels are named `<function>_<first payload op>_<n>` and all go into the
+    `gpu.module @tide_kernels` when outlined. Host code that still reads or
+    writes GPU memory is an error.
+  }];
+  let options = [
+    Option<"useLibrary", "use-library", "bool", /*default=*/"true",
+           "Run 2-D floating-point matmuls through cuBLAS">,
+  ];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::func::FuncDialect", "mlir::gpu::GPUDialect",
+    "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect"
+  ];
+}
+
+def StripMemorySpacesPass
+    : Pass<"tide-strip-memory-spaces", "mlir::ModuleOp"> {
+  let summary = "Drop memory space 1 from every type once kernels exist";
+  let description = [{
+    Runs after `tide-linalg-to-gpu`. The host passes device pointers around
+    without dereferencing them and kernels use generic addressing, so memory
+    space 1 is removed from all memref types (function signatures included).
+    `gpu-to-llvm` then sees one pointer type on both sides of a launch.
+  }];
 }
 
 #endif // TIDE_CONVERSION_PASSES_TD

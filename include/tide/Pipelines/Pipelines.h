@@ -20,6 +20,10 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
+#ifndef TIDE_DEFAULT_CUDA_ROOT
+#define TIDE_DEFAULT_CUDA_ROOT "/usr/local/cuda"
+#endif
+
 namespace mlir::tide {
 
 struct PlacementPipelineOptions
@@ -88,8 +92,48 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
 /// loops, and the LLVM conversions (math through LLVM intrinsics and libm).
 void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 
-/// Registers `tide-place-pipeline` and `tide-cpu-pipeline` with the global
-/// registry.
+struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
+  PassOptions::Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("Fuse chains of elementwise ops into one kernel or loop "
+                     "nest"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> blas{
+      *this, "blas",
+      llvm::cl::desc("Run host f32/f64 matmuls through OpenBLAS"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> cublas{
+      *this, "cublas",
+      llvm::cl::desc("Run GPU f16/bf16/f32/f64 matmuls through cuBLAS"),
+      llvm::cl::init(true)};
+  PassOptions::Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("GPU architecture (the target's `chip`, e.g. sm_90)"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("PTX features (PTX ISA version)"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit root (ptxas, fatbinary, libdevice)"),
+      llvm::cl::init(TIDE_DEFAULT_CUDA_ROOT)};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("GPU binary format: fatbin (SASS + PTX, checked by "
+                     "ptxas) | isa (PTX text, for inspection)"),
+      llvm::cl::init("fatbin")};
+};
+
+/// Placed tensor-level IR with GPU-placed ops -> LLVM dialect: the CPU
+/// pipeline's steps, plus tide-assign-memory-spaces before bufferization,
+/// tide-linalg-to-gpu and tide-strip-memory-spaces after it, kernel
+/// outlining, one stream per call (gpu-async-region), NVVM, the host calls
+/// into Tide's GPU runtime (gpu-to-llvm), and gpu-module-to-binary, which
+/// runs ptxas for `chip`. A module with no GPU op gets no GPU code.
+void buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options);
+
+/// Registers `tide-place-pipeline`, `tide-cpu-pipeline` and
+/// `tide-gpu-pipeline` with the global registry.
 void registerPipelines();
 
 } // namespace mlir::tide

@@ -16,6 +16,11 @@
  * llvm.emit_c_interface, so the C symbols carry the _mlir_ciface_ prefix). */
 #define TIDE_RT_GEMM_F32 "tide_rt_gemm_f32"
 #define TIDE_RT_GEMM_F64 "tide_rt_gemm_f64"
+/* GPU GEMM through cuBLAS (libTideCudaRuntime.so). */
+#define TIDE_RT_GPU_GEMM_F16 "tide_rt_gpu_gemm_f16"
+#define TIDE_RT_GPU_GEMM_BF16 "tide_rt_gpu_gemm_bf16"
+#define TIDE_RT_GPU_GEMM_F32 "tide_rt_gpu_gemm_f32"
+#define TIDE_RT_GPU_GEMM_F64 "tide_rt_gpu_gemm_f64"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,6 +41,17 @@ void _mlir_ciface_tide_rt_gemm_f32(TideMemRef2D *a, TideMemRef2D *b,
                                    TideMemRef2D *c);
 void _mlir_ciface_tide_rt_gemm_f64(TideMemRef2D *a, TideMemRef2D *b,
                                    TideMemRef2D *c);
+
+/* C += A * B on the GPU (device pointers, row-major, unit inner strides)
+ * through cuBLAS, ordered after the work already queued by the module. */
+void _mlir_ciface_tide_rt_gpu_gemm_f16(TideMemRef2D *a, TideMemRef2D *b,
+                                       TideMemRef2D *c);
+void _mlir_ciface_tide_rt_gpu_gemm_bf16(TideMemRef2D *a, TideMemRef2D *b,
+                                        TideMemRef2D *c);
+void _mlir_ciface_tide_rt_gpu_gemm_f32(TideMemRef2D *a, TideMemRef2D *b,
+                                       TideMemRef2D *c);
+void _mlir_ciface_tide_rt_gpu_gemm_f64(TideMemRef2D *a, TideMemRef2D *b,
+                                       TideMemRef2D *c);
 
 /* An unranked memref as MLIR passes it: rank and a pointer to a ranked
  * descriptor {allocated, aligned, offset, sizes[rank], strides[rank]}. */

@@ -20,12 +20,12 @@
 #include "tide/Placement/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::tide {
@@ -675,15 +675,28 @@ struct LowerReshape : OpRewritePattern<ReshapeOp> {
   }
 };
 
-/// On the CPU path a transfer is a no-op; transfers to a GPU need the GPU
-/// lowering, which this pipeline does not have.
+/// A transfer is a copy into a new buffer in the destination's memory space
+/// (see getMemorySpace); one-shot bufferization turns it into an allocation
+/// and a memref.copy, which the GPU lowering turns into a device copy.
 struct LowerTransfer : OpRewritePattern<TransferOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TransferOp op,
                                 PatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, op.getInput());
+    auto type = cast<RankedTensorType>(op.getType());
+    SmallVector<Value> dyn;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        dyn.push_back(tensor::DimOp::create(rewriter, op.getLoc(),
+                                            op.getInput(), d));
+    rewriter.replaceOpWithNewOp<bufferization::AllocTensorOp>(
+        op, type, dyn, op.getInput(), /*size_hint=*/Value(),
+        rewriter.getI64IntegerAttr(getMemorySpace(op.getTo())));
     return success();
   }
+};
+
+struct Rewriter : PatternRewriter {
+  using PatternRewriter::PatternRewriter;
 };
 
 struct ConvertTideToLinalgPass
@@ -692,38 +705,65 @@ struct ConvertTideToLinalgPass
 
   void runOnOperation() override {
     Operation *root = getOperation();
-    // Ops placed on a GPU cannot be compiled for the CPU.
-    bool ok = true;
-    root->walk([&](Operation *op) {
-      if (!isa<TideDialect>(op->getDialect()))
-        return;
-      DeviceAttr device = isa<TransferOp>(op) ? cast<TransferOp>(op).getTo()
-                                               : getDevice(op);
-      if (device && device.isGPU()) {
-        if (isa<TransferOp>(op))
-          op->emitError() << "a copy to " << device.str()
-                          << " needs the GPU lowering, which Tide does not "
-                             "have yet; place with target=cpu";
-        else
-          op->emitError() << "'" << op->getName() << "' is placed on "
-                          << device.str()
-                          << ", but Tide lowers tide ops for the CPU only so "
-                             "far; place with target=cpu or pin it to cpu";
-        ok = false;
-      }
-    });
-    if (!ok)
-      return signalPassFailure();
-
+    if (!gpu) {
+      // The CPU pipeline cannot run GPU-placed ops.
+      bool ok = true;
+      root->walk([&](Operation *op) {
+        if (!isa<TideDialect>(op->getDialect()))
+          return;
+        DeviceAttr device = isa<TransferOp>(op) ? cast<TransferOp>(op).getTo()
+                                                 : getDevice(op);
+        if (device && device.isGPU()) {
+          op->emitError() << "is placed on " << device.str()
+                          << ": compile it with the GPU pipeline "
+                             "(tide-gpu-pipeline; tide-compile picks it), or "
+                             "place with target=cpu";
+          ok = false;
+        }
+      });
+      if (!ok)
+        return signalPassFailure();
+    }
     RewritePatternSet patterns(&getContext());
     populateTideToLinalgPatterns(patterns);
-    ConversionTarget target(getContext());
-    target.addIllegalDialect<TideDialect>();
-    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, tensor::TensorDialect,
-                           func::FuncDialect>();
-    if (failed(applyPartialConversion(root, target, std::move(patterns))))
-      signalPassFailure();
+    // Ops are rewritten one by one, in order, so that every op a pattern
+    // creates can be given the device of the tide op it replaces
+    // (`tide.device`): later passes need to know where linalg ops run.
+    SmallVector<Operation *> worklist;
+    root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<TideDialect>(op->getDialect()))
+        worklist.push_back(op);
+    });
+    Rewriter rewriter(&getContext());
+    for (size_t i = 0; i < worklist.size(); ++i) {
+      Operation *op = worklist[i];
+      Block *block = op->getBlock();
+      Operation *prev = op->getPrevNode(), *next = op->getNextNode();
+      DeviceAttr device = isa<TransferOp>(op) ? DeviceAttr() : getDevice(op);
+      rewriter.setInsertionPoint(op);
+      bool done = false;
+      for (auto &pattern : patterns.getNativePatterns()) {
+        std::optional<OperationName> root = pattern->getRootKind();
+        if (root && *root != op->getName())
+          continue;
+        if (succeeded(pattern->matchAndRewrite(op, rewriter))) {
+          done = true;
+          break;
+        }
+      }
+      if (!done) {
+        op->emitError("cannot be lowered to linalg");
+        return signalPassFailure();
+      }
+      for (auto it = prev ? std::next(prev->getIterator()) : block->begin();
+           it != block->end() && &*it != next; ++it) {
+        if (device && !it->hasAttr(TideDialect::getDeviceAttrName()))
+          it->setAttr(TideDialect::getDeviceAttrName(), device);
+        // A composite decomposed into tide ops: lower those too.
+        if (isa<TideDialect>(it->getDialect()))
+          worklist.push_back(&*it);
+      }
+    }
   }
 };
 

@@ -1,0 +1,166 @@
+//===- AssignMemorySpaces.cpp - GPU tensors get the GPU memory space -----===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Runs on tensor-level IR after convert-tide-to-linalg (which copies each tide
+// op's `tide.device` onto the ops it creates) and elementwise fusion (which
+// may create untagged ops). A value is on the GPU when its op is tagged with a
+// GPU, or when the op is untagged and reads a GPU value. Every allocation
+// that one-shot bufferization would make for a GPU op is then spelled as
+// `bufferization.alloc_tensor() {memory_space = 1}`, so that GPU values
+// bufferize into memory space 1 and host values into the default space.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tide/Conversion/Passes.h"
+
+#include "tide/IR/TideDialect.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tide {
+#define GEN_PASS_DEF_ASSIGNMEMORYSPACESPASS
+#include "tide/Conversion/Passes.h.inc"
+} // namespace mlir::tide
+
+using namespace mlir;
+using namespace mlir::tide;
+
+namespace {
+
+bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
+
+struct AssignMemorySpacesPass
+    : public tide::impl::AssignMemorySpacesPassBase<AssignMemorySpacesPass> {
+  using Base::Base;
+
+  DenseSet<Operation *> gpuOps;
+  DenseSet<Value> gpuValues;
+
+  bool isGpuOp(Operation *op) { return gpuOps.contains(op); }
+
+  /// Forward: tags, device allocations, and what reads GPU values.
+  LogicalResult classify(Block &block) {
+    for (Operation &op : block) {
+      bool onGpu = false;
+      if (auto alloc = dyn_cast<bufferization::AllocTensorOp>(op)) {
+        auto space = dyn_cast_or_null<IntegerAttr>(alloc.getMemorySpaceAttr());
+        onGpu = space && space.getInt() == kGpuMemorySpace;
+      } else if (DeviceAttr device = getDevice(&op)) {
+        if (device.isGPU() && device.getOrdinal() != 0)
+          return op.emitError()
+                 << "is placed on " << device.str()
+                 << ", but Tide's GPU lowering drives one GPU (cuda:0) so "
+                    "far; place with a single-GPU target";
+        onGpu = device.isGPU();
+      } else {
+        onGpu = llvm::any_of(op.getOperands(),
+                             [&](Value v) { return gpuValues.contains(v); });
+      }
+      if (!onGpu)
+        continue;
+      gpuOps.insert(&op);
+      for (Value r : op.getResults())
+        if (isTensor(r))
+          gpuValues.insert(r);
+    }
+    return success();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    for (func::FuncOp func : funcs) {
+      if (func.isExternal())
+        continue;
+      gpuOps.clear();
+      gpuValues.clear();
+      Block &body = func.getBody().front();
+
+      // Concatenation allocates its result itself: spell it as an empty
+      // tensor plus insert_slice ops first, on the concat's device.
+      SmallVector<tensor::ConcatOp> concats(body.getOps<tensor::ConcatOp>());
+      for (tensor::ConcatOp concat : concats) {
+        DeviceAttr device = getDevice(concat);
+        if (!device || !device.isGPU())
+          continue;
+        OpBuilder b(concat);
+        Operation *prev = concat->getPrevNode();
+        FailureOr<SmallVector<Value>> parts = concat.decomposeOperation(b);
+        if (failed(parts))
+          return signalPassFailure();
+        for (auto it = prev ? std::next(prev->getIterator()) : body.begin();
+             &*it != concat.getOperation(); ++it)
+          setDevice(&*it, device);
+        concat->replaceAllUsesWith(ValueRange(*parts));
+        concat.erase();
+      }
+
+      if (failed(classify(body)))
+        return signalPassFailure();
+      // Backward: an empty tensor, a fill or a constant used by a GPU op.
+      for (Operation &op : llvm::reverse(body)) {
+        if (!isa<tensor::EmptyOp, linalg::FillOp>(op) || isGpuOp(&op) ||
+            getDevice(&op))
+          continue;
+        if (llvm::any_of(op.getUsers(),
+                         [&](Operation *user) { return isGpuOp(user); }))
+          gpuOps.insert(&op);
+      }
+
+      MLIRContext *ctx = &getContext();
+      auto space = IntegerAttr::get(IntegerType::get(ctx, 64), kGpuMemorySpace);
+      SmallVector<Operation *> ops;
+      for (Operation &op : body)
+        ops.push_back(&op);
+      for (Operation *op : ops) {
+        // Each GPU use of an empty tensor gets its own device allocation
+        // (CSE may have merged empties of host and GPU ops).
+        if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
+          for (OpOperand &use : llvm::make_early_inc_range(empty->getUses())) {
+            Operation *user = use.getOwner();
+            if (!isGpuOp(user) && !(isGpuOp(empty) && !getDevice(user)))
+              continue;
+            OpBuilder b(use.getOwner());
+            auto alloc = bufferization::AllocTensorOp::create(
+                b, empty.getLoc(), empty.getType(), empty.getDynamicSizes(),
+                /*copy=*/Value(), /*size_hint=*/Value(), space);
+            use.set(alloc);
+          }
+          if (empty->use_empty())
+            empty->erase();
+          continue;
+        }
+        // Tensor constants read by GPU ops are copied to the device once.
+        if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+          if (!isTensor(cst))
+            continue;
+          Value device;
+          for (OpOperand &use : llvm::make_early_inc_range(cst->getUses())) {
+            Operation *user = use.getOwner();
+            bool reads = isa<linalg::LinalgOp>(user) ||
+                         isa<tensor::InsertSliceOp>(user);
+            if (!isGpuOp(user) || !reads)
+              continue;
+            if (!device) {
+              OpBuilder b(ctx);
+              b.setInsertionPointAfter(cst);
+              device = bufferization::AllocTensorOp::create(
+                  b, cst.getLoc(), cst.getType(), ValueRange(), cst,
+                  /*size_hint=*/Value(), space);
+            }
+            use.set(device);
+          }
+        }
+      }
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,709 @@
+//===- LinalgToGPU.cpp - Buffer-level linalg on device memory to kernels --===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+//
+// After one-shot bufferization, GPU values live in memrefs of memory space 1
+// (tide-assign-memory-spaces). This pass turns everything that touches them
+// into GPU code:
+//
+//  - a linalg op with only parallel loops becomes one `gpu.launch`, one
+//    thread per iteration point (so fused elementwise chains are one kernel);
+//  - a reduction whose payload combines into its accumulator with one
+//    associative op (sum, product, max, min, ...) becomes a block-parallel
+//    reduction: threads stride over the reduced elements, then
+//    `gpu.all_reduce` combines them; when there are few outputs, the reduced
+//    range is split over many blocks and a second kernel combines the
+//    per-block partials. Narrow integers accumulate in i32 (the same result
+//    modulo 2^n) and f16/bf16 in f32;
+//  - other linalg ops with reductions (arg-reductions) get one thread per
+//    output;
+//  - 2-D f16/bf16/f32/f64 matmuls call cuBLAS through Tide's runtime;
+//  - memref.alloc/dealloc/copy on device memory become gpu.alloc/dealloc/
+//    memcpy (a copy between strided device views becomes a kernel).
+//
+// Host code that would read device memory directly is an error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tide/Conversion/Passes.h"
+
+#include "tide/IR/TideDialect.h"
+#include "tide/Runtime/RuntimeSymbols.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::tide {
+#define GEN_PASS_DEF_CONVERTLINALGTOGPUPASS
+#include "tide/Conversion/Passes.h.inc"
+} // namespace mlir::tide
+
+using namespace mlir;
+using namespace mlir::tide;
+
+namespace {
+
+constexpr int64_t kBlockSize = 256;
+/// Blocks that keep all SMs of a large GPU busy in a split reduction.
+constexpr int64_t kSplitBlocks = 1056;
+/// Elements each thread reduces at least before a reduction is split.
+constexpr int64_t kElementsPerSplit = 4096;
+constexpr int64_t kMaxSplit = 1024;
+
+bool onDevice(Value v) {
+  auto type = dyn_cast<BaseMemRefType>(v.getType());
+  if (!type)
+    return false;
+  auto space = dyn_cast_or_null<IntegerAttr>(type.getMemorySpace());
+  return space && space.getInt() == kGpuMemorySpace;
+}
+
+Value index(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// The product of index values, folded where they are constants.
+Value product(OpBuilder &b, Location loc, ArrayRef<Value> values) {
+  int64_t known = 1;
+  Value p;
+  for (Value v : values) {
+    if (std::optional<int64_t> c = getConstantIntValue(v)) {
+      known *= *c;
+      continue;
+    }
+    p = p ? arith::MulIOp::create(b, loc, p, v).getResult() : v;
+  }
+  if (!p)
+    return index(b, loc, known);
+  if (known != 1)
+    p = arith::MulIOp::create(b, loc, p, index(b, loc, known));
+  return p;
+}
+
+/// Row-major indices of `linear` over `sizes`.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<Value> sizes) {
+  SmallVector<Value> out(sizes.size());
+  Value rem = linear;
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+    if (i == 0) {
+      out[0] = rem;
+      break;
+    }
+    out[i] = arith::RemUIOp::create(b, loc, rem, sizes[i]);
+    rem = arith::DivUIOp::create(b, loc, rem, sizes[i]);
+  }
+  return out;
+}
+
+SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
+                            ArrayRef<Value> ivs) {
+  SmallVector<Value> out;
+  for (AffineExpr e : map.getResults()) {
+    if (auto d = dyn_cast<AffineDimExpr>(e))
+      out.push_back(ivs[d.getPosition()]);
+    else if (auto c = dyn_cast<AffineConstantExpr>(e))
+      out.push_back(index(b, loc, c.getValue()));
+    else
+      out.push_back(affine::AffineApplyOp::create(
+          b, loc, AffineMap::get(map.getNumDims(), 0, e), ivs));
+  }
+  return out;
+}
+
+/// Maps the payload's block arguments to loaded elements (inputs, and inits
+/// when `inits`) at `ivs`.
+void loadOperands(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                  ArrayRef<Value> ivs, IRMapping &mapping, bool inits) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    BlockArgument arg = op.getMatchingBlockArgument(&operand);
+    if (arg.use_empty() || (!inits && op.isDpsInit(&operand)))
+      continue;
+    Value v = operand.get();
+    if (isa<MemRefType>(v.getType()))
+      v = memref::LoadOp::create(
+          b, loc, v,
+          applyMap(b, loc, op.getMatchingIndexingMap(&operand), ivs));
+    mapping.map(arg, v);
+  }
+}
+
+/// Clones the payload but its terminator (and `skip`); linalg.index reads
+/// `ivs`.
+void clonePayload(OpBuilder &b, linalg::LinalgOp op, ArrayRef<Value> ivs,
+                  IRMapping &mapping, Operation *skip = nullptr) {
+  for (Operation &inner : op.getBlock()->without_terminator()) {
+    if (&inner == skip)
+      continue;
+    if (auto idx = dyn_cast<linalg::IndexOp>(inner)) {
+      mapping.map(idx.getResult(), ivs[idx.getDim()]);
+      continue;
+    }
+    b.clone(inner, mapping);
+  }
+}
+
+void storeResults(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                  ArrayRef<Value> ivs, ValueRange values) {
+  for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable()))
+    memref::StoreOp::create(
+        b, loc, values[i], init.get(),
+        applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs));
+}
+
+/// The reduction kind of a payload combiner, if gpu.all_reduce has it.
+std::optional<gpu::AllReduceOperation> combinerKind(Operation *op) {
+  using K = gpu::AllReduceOperation;
+  return llvm::TypeSwitch<Operation *, std::optional<K>>(op)
+      .Case([](arith::AddFOp) { return K::ADD; })
+      .Case([](arith::AddIOp) { return K::ADD; })
+      .Case([](arith::MulFOp) { return K::MUL; })
+      .Case([](arith::MulIOp) { return K::MUL; })
+      .Case([](arith::MaximumFOp) { return K::MAXIMUMF; })
+      .Case([](arith::MinimumFOp) { return K::MINIMUMF; })
+      .Case([](arith::MaxNumFOp) { return K::MAXNUMF; })
+      .Case([](arith::MinNumFOp) { return K::MINNUMF; })
+      .Case([](arith::MaxSIOp) { return K::MAXSI; })
+      .Case([](arith::MinSIOp) { return K::MINSI; })
+      .Case([](arith::MaxUIOp) { return K::MAXUI; })
+      .Case([](arith::MinUIOp) { return K::MINUI; })
+      .Case([](arith::AndIOp) { return K::AND; })
+      .Case([](arith::OrIOp) { return K::OR; })
+      .Case([](arith::XOrIOp) { return K::XOR; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// The accumulator type of a block reduction over `type`.
+Type accumulatorType(Type type) {
+  if (type.isF16() || type.isBF16())
+    return Float32Type::get(type.getContext());
+  if (auto i = dyn_cast<IntegerType>(type); i && i.getWidth() < 32)
+    return IntegerType::get(type.getContext(), 32);
+  return type;
+}
+
+Value convertTo(OpBuilder &b, Location loc, Value v, Type to, bool isUnsigned) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (isa<FloatType>(from))
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? arith::ExtFOp::create(b, loc, to, v).getResult()
+               : arith::TruncFOp::create(b, loc, to, v).getResult();
+  if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
+    return arith::TruncIOp::create(b, loc, to, v);
+  return isUnsigned ? arith::ExtUIOp::create(b, loc, to, v).getResult()
+                    : arith::ExtSIOp::create(b, loc, to, v).getResult();
+}
+
+Value identityOf(OpBuilder &b, Location loc, gpu::AllReduceOperation kind,
+                 Type type) {
+  using K = gpu::AllReduceOperation;
+  if (auto ft = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = ft.getFloatSemantics();
+    APFloat v = APFloat::getZero(sem);
+    if (kind == K::MUL)
+      v = APFloat::getOne(sem);
+    else if (kind == K::MAXIMUMF || kind == K::MAXNUMF)
+      v = APFloat::getInf(sem, /*Negative=*/true);
+    else if (kind == K::MINIMUMF || kind == K::MINNUMF)
+      v = APFloat::getInf(sem, /*Negative=*/false);
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, v));
+  }
+  unsigned w = type.getIntOrFloatBitWidth();
+  APInt v = APInt::getZero(w);
+  if (kind == K::MUL)
+    v = APInt(w, 1);
+  else if (kind == K::AND || kind == K::MINUI)
+    v = APInt::getAllOnes(w);
+  else if (kind == K::MAXSI)
+    v = APInt::getSignedMinValue(w);
+  else if (kind == K::MINSI)
+    v = APInt::getSignedMaxValue(w);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+}
+
+/// `combiner`'s op applied to (a, b) in their type.
+Value combine(OpBuilder &b, Location loc, Operation *combiner, Value x,
+              Value y) {
+  OperationState state(loc, combiner->getName());
+  state.addOperands({x, y});
+  state.addTypes(x.getType());
+  state.addAttributes(combiner->getAttrs());
+  return b.create(state)->getResult(0);
+}
+
+struct Kernel {
+  gpu::LaunchOp launch;
+  OpBuilder body;
+  Value blockId, threadId;
+};
+
+Kernel makeKernel(OpBuilder &b, Location loc, Value blocks, StringRef name) {
+  Value one = index(b, loc, 1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, blocks, one, one, index(b, loc, kBlockSize), one, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{}, /*workgroupAttributions=*/{},
+      /*privateAttributions=*/{}, nullptr, nullptr, nullptr,
+      FlatSymbolRefAttr::get(b.getContext(), "tide_kernels"),
+      FlatSymbolRefAttr::get(b.getContext(), name));
+  OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
+  gpu::TerminatorOp::create(body, loc);
+  body.setInsertionPointToStart(&launch.getBody().front());
+  return {launch, body, launch.getBlockIds().x, launch.getThreadIds().x};
+}
+
+/// max(ceil(n / d), 1): a launch needs at least one block.
+Value blocksFor(OpBuilder &b, Location loc, Value n, int64_t d) {
+  Value blocks = arith::CeilDivUIOp::create(b, loc, n, index(b, loc, d));
+  return arith::MaxUIOp::create(b, loc, blocks, index(b, loc, 1));
+}
+
+std::optional<int64_t> constantOf(Value v) {
+  return getConstantIntValue(v);
+}
+
+class KernelBuilder {
+public:
+  KernelBuilder(func::FuncOp func) : func(func) {}
+
+  std::string nameFor(Operation *op) {
+    std::string what = op->getName().stripDialect().str();
+    if (auto generic = dyn_cast<linalg::GenericOp>(op))
+      for (Operation &inner : generic.getBody()->without_terminator())
+        if (!isa<arith::ConstantOp, linalg::IndexOp>(inner)) {
+          what = inner.getName().stripDialect().str();
+          break;
+        }
+    for (char &c : what)
+      if (!isalnum(static_cast<unsigned char>(c)))
+        c = '_';
+    return (func.getSymName() + "_" + what + "_" + Twine(counter++)).str();
+  }
+
+  /// One thread per iteration point.
+  void lowerParallel(linalg::LinalgOp op) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    SmallVector<Value> sizes = loopSizes(b, op);
+    Value n = product(b, loc, sizes);
+    Kernel k = makeKernel(b, loc, blocksFor(b, loc, n, kBlockSize), nameFor(op));
+    OpBuilder &kb = k.body;
+    Value gid = arith::AddIOp::create(
+        kb, loc,
+        arith::MulIOp::create(kb, loc, k.blockId, index(kb, loc, kBlockSize)),
+        k.threadId);
+    Value inRange =
+        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, gid, n);
+    auto ifOp = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
+    OpBuilder tb = ifOp.getThenBodyBuilder();
+    SmallVector<Value> ivs = delinearize(tb, loc, gid, sizes);
+    IRMapping mapping;
+    loadOperands(tb, loc, op, ivs, mapping, /*inits=*/true);
+    clonePayload(tb, op, ivs, mapping);
+    SmallVector<Value> yields;
+    for (Value v : op.getBlock()->getTerminator()->getOperands())
+      yields.push_back(mapping.lookupOrDefault(v));
+    storeResults(tb, loc, op, ivs, yields);
+    op->erase();
+  }
+
+  /// Block-parallel reduction; false when the payload is not one combiner.
+  bool lowerReduction(linalg::LinalgOp op) {
+    if (op.getNumDpsInits() != 1)
+      return false;
+    Block *block = op.getBlock();
+    Value yielded = block->getTerminator()->getOperand(0);
+    Operation *comb = yielded.getDefiningOp();
+    BlockArgument acc = op.getRegionOutputArgs()[0];
+    if (!comb || comb->getBlock() != block || comb->getNumOperands() != 2 ||
+        !acc.hasOneUse() || !combinerKind(comb))
+      return false;
+    unsigned accPos;
+    if (comb->getOperand(0) == acc)
+      accPos = 0;
+    else if (comb->getOperand(1) == acc)
+      accPos = 1;
+    else
+      return false;
+    Value element = comb->getOperand(1 - accPos);
+    gpu::AllReduceOperation kind = *combinerKind(comb);
+    bool isUnsigned = kind == gpu::AllReduceOperation::MAXUI ||
+                      kind == gpu::AllReduceOperation::MINUI;
+
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    SmallVector<Value> sizes = loopSizes(b, op);
+    SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+    SmallVector<Value> pSizes, rSizes;
+    for (auto [size, it] : llvm::zip(sizes, iters))
+      (it == utils::IteratorType::parallel ? pSizes : rSizes).push_back(size);
+    Value p = product(b, loc, pSizes), r = product(b, loc, rSizes);
+    Value init = op.getDpsInits()[0];
+    Type elementType = cast<MemRefType>(init.getType()).getElementType();
+    Type accType = accumulatorType(elementType);
+
+    // Full loop indices from parallel and reduction indices.
+    auto merge = [&](ArrayRef<Value> pIvs, ArrayRef<Value> rIvs) {
+      SmallVector<Value> ivs;
+      unsigned pi = 0, ri = 0;
+      for (utils::IteratorType it : iters)
+        ivs.push_back(it == utils::IteratorType::parallel ? pIvs[pi++]
+                                                          : rIvs[ri++]);
+      return ivs;
+    };
+    // A thread's accumulation over reduced elements start, start + step, ...
+    auto accumulate = [&](OpBuilder &kb, ArrayRef<Value> pIvs, Value start,
+                          Value step) -> Value {
+      Value id = identityOf(kb, loc, kind, accType);
+      auto loop = scf::ForOp::create(kb, loc, start, r, step, ValueRange{id});
+      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+      SmallVector<Value> rIvs = delinearize(lb, loc, loop.getInductionVar(), rSizes);
+      SmallVector<Value> ivs = merge(pIvs, rIvs);
+      IRMapping mapping;
+      loadOperands(lb, loc, op, ivs, mapping, /*inits=*/false);
+      clonePayload(lb, op, ivs, mapping, comb);
+      Value x = convertTo(lb, loc, mapping.lookupOrDefault(element), accType,
+                          isUnsigned);
+      Value next = combine(lb, loc, comb, loop.getRegionIterArgs()[0], x);
+      scf::YieldOp::create(lb, loc, next);
+      return loop.getResult(0);
+    };
+    auto allReduce = [&](OpBuilder &kb, Value v) -> Value {
+      return gpu::AllReduceOp::create(
+          kb, loc, v, gpu::AllReduceOperationAttr::get(kb.getContext(), kind),
+          /*uniform=*/true);
+    };
+    // Thread 0 combines the block's total into the output element.
+    auto finish = [&](OpBuilder &kb, Value tid, ArrayRef<Value> pIvs,
+                      Value total) {
+      Value first = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq,
+                                          tid, index(kb, loc, 0));
+      auto ifOp = scf::IfOp::create(kb, loc, first, false);
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      SmallVector<Value> zeros(rSizes.size(), index(tb, loc, 0));
+      SmallVector<Value> outIdx = applyMap(
+          tb, loc, op.getMatchingIndexingMap(op.getDpsInitOperand(0)),
+          merge(pIvs, zeros));
+      Value old = memref::LoadOp::create(tb, loc, init, outIdx);
+      Value t = convertTo(tb, loc, total, elementType, isUnsigned);
+      Value v = accPos == 0 ? combine(tb, loc, comb, old, t)
+                            : combine(tb, loc, comb, t, old);
+      memref::StoreOp::create(tb, loc, v, init, outIdx);
+    };
+
+    std::optional<int64_t> staticP = constantOf(p), staticR = constantOf(r);
+    bool split = staticP && *staticP > 0 && *staticP < kSplitBlocks / 4 &&
+                 (!staticR || *staticR >= 2 * kElementsPerSplit);
+    if (!split) {
+      Kernel k = makeKernel(b, loc, arith::MaxUIOp::create(b, loc, p, index(b, loc, 1)),
+                            nameFor(op));
+      OpBuilder &kb = k.body;
+      Value live = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
+                                         k.blockId, p);
+      auto ifOp = scf::IfOp::create(kb, loc, live, false);
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      SmallVector<Value> pIvs = delinearize(tb, loc, k.blockId, pSizes);
+      Value total = allReduce(
+          tb, accumulate(tb, pIvs, k.threadId, index(tb, loc, kBlockSize)));
+      finish(tb, k.threadId, pIvs, total);
+      op->erase();
+      return true;
+    }
+
+    // Split: G blocks per output, then one block per output over partials.
+    int64_t maxSplit =
+        std::clamp<int64_t>(llvm::divideCeil(kSplitBlocks, *staticP), 1, kMaxSplit);
+    Value g;
+    if (staticR)
+      g = index(b, loc,
+                std::clamp<int64_t>(
+                    std::min<int64_t>(maxSplit,
+                                      llvm::divideCeil(*staticR, kElementsPerSplit)),
+                    1, kMaxSplit));
+    else
+      g = arith::MinUIOp::create(
+          b, loc, blocksFor(b, loc, r, kElementsPerSplit), index(b, loc, maxSplit));
+    Value pg = arith::MulIOp::create(b, loc, p, g);
+    auto partialType = MemRefType::get(
+        {ShapedType::kDynamic}, accType, MemRefLayoutAttrInterface(),
+        IntegerAttr::get(IntegerType::get(b.getContext(), 64), kGpuMemorySpace));
+    Value partials = gpu::AllocOp::create(b, loc, partialType, Type(),
+                                          ValueRange(), ValueRange{pg},
+                                          ValueRange(), false)
+                         .getMemref();
+    std::string name = nameFor(op);
+    {
+      Kernel k = makeKernel(b, loc, pg, name);
+      OpBuilder &kb = k.body;
+      Value pIndex = arith::DivUIOp::create(kb, loc, k.blockId, g);
+      Value gIndex = arith::RemUIOp::create(kb, loc, k.blockId, g);
+      SmallVector<Value> pIvs = delinearize(kb, loc, pIndex, pSizes);
+      Value start = arith::AddIOp::create(
+          kb, loc,
+          arith::MulIOp::create(kb, loc, gIndex, index(kb, loc, kBlockSize)),
+          k.threadId);
+      Value step =
+          arith::MulIOp::create(kb, loc, g, index(kb, loc, kBlockSize));
+      Value total = allReduce(kb, accumulate(kb, pIvs, start, step));
+      Value first = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq,
+                                          k.threadId, index(kb, loc, 0));
+      auto ifOp = scf::IfOp::create(kb, loc, first, false);
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      memref::StoreOp::create(tb, loc, total, partials, ValueRange{k.blockId});
+    }
+    {
+      Kernel k = makeKernel(b, loc, p, name + "_partials");
+      OpBuilder &kb = k.body;
+      SmallVector<Value> pIvs = delinearize(kb, loc, k.blockId, pSizes);
+      Value base = arith::MulIOp::create(kb, loc, k.blockId, g);
+      Value id = identityOf(kb, loc, kind, accType);
+      auto loop = scf::ForOp::create(kb, loc, k.threadId, g,
+                                     index(kb, loc, kBlockSize), ValueRange{id});
+      {
+        OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+        Value x = memref::LoadOp::create(
+            lb, loc, partials,
+            ValueRange{arith::AddIOp::create(lb, loc, base,
+                                             loop.getInductionVar())});
+        scf::YieldOp::create(
+            lb, loc, combine(lb, loc, comb, loop.getRegionIterArgs()[0], x));
+      }
+      Value total = allReduce(kb, loop.getResult(0));
+      finish(kb, k.threadId, pIvs, total);
+    }
+    gpu::DeallocOp::create(b, loc, Type(), ValueRange(), partials);
+    op->erase();
+    return true;
+  }
+
+  /// One thread per output point, looping over the reduced elements.
+  void lowerSequential(linalg::LinalgOp op) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    SmallVector<Value> sizes = loopSizes(b, op);
+    SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+    SmallVector<Value> pSizes, rSizes;
+    for (auto [size, it] : llvm::zip(sizes, iters))
+      (it == utils::IteratorType::parallel ? pSizes : rSizes).push_back(size);
+    Value p = product(b, loc, pSizes), r = product(b, loc, rSizes);
+    Kernel k = makeKernel(b, loc, blocksFor(b, loc, p, kBlockSize), nameFor(op));
+    OpBuilder &kb = k.body;
+    Value gid = arith::AddIOp::create(
+        kb, loc,
+        arith::MulIOp::create(kb, loc, k.blockId, index(kb, loc, kBlockSize)),
+        k.threadId);
+    Value inRange =
+        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, gid, p);
+    auto ifOp = scf::IfOp::create(kb, loc, inRange, false);
+    OpBuilder tb = ifOp.getThenBodyBuilder();
+    SmallVector<Value> pIvs = delinearize(tb, loc, gid, pSizes);
+    auto merge = [&](ArrayRef<Value> rIvs) {
+      SmallVector<Value> ivs;
+      unsigned pi = 0, ri = 0;
+      for (utils::IteratorType it : iters)
+        ivs.push_back(it == utils::IteratorType::parallel ? pIvs[pi++]
+                                                          : rIvs[ri++]);
+      return ivs;
+    };
+    SmallVector<Value> zeros(rSizes.size(), index(tb, loc, 0));
+    SmallVector<Value> outIvs = merge(zeros);
+    SmallVector<Value> inits;
+    for (OpOperand &init : op.getDpsInitsMutable())
+      inits.push_back(memref::LoadOp::create(
+          tb, loc, init.get(),
+          applyMap(tb, loc, op.getMatchingIndexingMap(&init), outIvs)));
+    auto loop = scf::ForOp::create(tb, loc, index(tb, loc, 0), r,
+                                   index(tb, loc, 1), inits);
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+      SmallVector<Value> ivs =
+          merge(delinearize(lb, loc, loop.getInductionVar(), rSizes));
+      IRMapping mapping;
+      loadOperands(lb, loc, op, ivs, mapping, /*inits=*/false);
+      for (auto [arg, v] :
+           llvm::zip(op.getRegionOutputArgs(), loop.getRegionIterArgs()))
+        mapping.map(arg, v);
+      clonePayload(lb, op, ivs, mapping);
+      SmallVector<Value> yields;
+      for (Value v : op.getBlock()->getTerminator()->getOperands())
+        yields.push_back(mapping.lookupOrDefault(v));
+      scf::YieldOp::create(lb, loc, yields);
+    }
+    storeResults(tb, loc, op, outIvs, loop.getResults());
+    op->erase();
+  }
+
+private:
+  SmallVector<Value> loopSizes(OpBuilder &b, linalg::LinalgOp op) {
+    SmallVector<Value> sizes;
+    for (Range range : op.createLoopRanges(b, op.getLoc()))
+      sizes.push_back(
+          getValueOrCreateConstantIndexOp(b, op.getLoc(), range.size));
+    return sizes;
+  }
+
+  func::FuncOp func;
+  unsigned counter = 0;
+};
+
+bool hasIdentityLayout(Value v) {
+  auto type = cast<MemRefType>(v.getType());
+  return type.getLayout().isIdentity();
+}
+
+/// C = A * B on the device through cuBLAS, for row-major 2-D memrefs with
+/// unit inner strides.
+bool isLibraryGemm(linalg::MatmulOp op) {
+  if (op.hasUserDefinedMaps())
+    return false;
+  Type element;
+  for (Value v : op->getOperands()) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type || type.getRank() != 2)
+      return false;
+    if (element && type.getElementType() != element)
+      return false;
+    element = type.getElementType();
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) || strides[1] != 1)
+      return false;
+  }
+  return element.isF16() || element.isBF16() || element.isF32() ||
+         element.isF64();
+}
+
+void lowerLibraryGemm(ModuleOp module, linalg::MatmulOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Type element =
+      cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
+  StringRef name = element.isF16()    ? TIDE_RT_GPU_GEMM_F16
+                   : element.isBF16() ? TIDE_RT_GPU_GEMM_BF16
+                   : element.isF32()  ? TIDE_RT_GPU_GEMM_F32
+                                      : TIDE_RT_GPU_GEMM_F64;
+  auto space = IntegerAttr::get(IntegerType::get(b.getContext(), 64),
+                                kGpuMemorySpace);
+  auto dynType = MemRefType::get(
+      {ShapedType::kDynamic, ShapedType::kDynamic}, element,
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
+                             {ShapedType::kDynamic, 1}),
+      space);
+  auto callee = module.lookupSymbol<func::FuncOp>(name);
+  if (!callee) {
+    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+    callee = func::FuncOp::create(
+        mb, module.getLoc(), name,
+        mb.getFunctionType({dynType, dynType, dynType}, {}));
+    callee.setPrivate();
+    callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                    mb.getUnitAttr());
+  }
+  SmallVector<Value> operands;
+  for (Value v : op->getOperands())
+    operands.push_back(memref::CastOp::create(b, loc, dynType, v));
+  func::CallOp::create(b, loc, callee, operands);
+  op->erase();
+}
+
+struct ConvertLinalgToGPUPass
+    : public tide::impl::ConvertLinalgToGPUPassBase<ConvertLinalgToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    bool ok = true;
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    for (func::FuncOp func : funcs) {
+      KernelBuilder kernels(func);
+      SmallVector<Operation *> work;
+      func.walk([&](Operation *op) {
+        if (op->getParentOfType<gpu::LaunchOp>())
+          return;
+        if (isa<linalg::LinalgOp, memref::AllocOp, memref::AllocaOp,
+                memref::DeallocOp, memref::CopyOp>(op) &&
+            llvm::any_of(op->getOperands(), onDevice))
+          work.push_back(op);
+        else if (isa<memref::AllocOp, memref::AllocaOp>(op) &&
+                 onDevice(op->getResult(0)))
+          work.push_back(op);
+      });
+      for (Operation *op : work) {
+        OpBuilder b(op);
+        Location loc = op->getLoc();
+        if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+          Value dev = gpu::AllocOp::create(b, loc, alloc.getType(), Type(),
+                                           ValueRange(),
+                                           alloc.getDynamicSizes(),
+                                           alloc.getSymbolOperands(), false)
+                          .getMemref();
+          alloc.replaceAllUsesWith(dev);
+          alloc.erase();
+        } else if (isa<memref::AllocaOp>(op)) {
+          op->emitError("a stack allocation in GPU memory cannot be lowered");
+          ok = false;
+        } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+          gpu::DeallocOp::create(b, loc, Type(), ValueRange(),
+                                 dealloc.getMemref());
+          dealloc.erase();
+        } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+          Value src = copy.getSource(), dst = copy.getTarget();
+          if (hasIdentityLayout(src) && hasIdentityLayout(dst)) {
+            gpu::MemcpyOp::create(b, loc, Type(), ValueRange(), dst, src);
+            copy.erase();
+          } else if (onDevice(src) && onDevice(dst)) {
+            auto lcopy = linalg::CopyOp::create(b, loc, src, dst);
+            copy.erase();
+            kernels.lowerParallel(cast<linalg::LinalgOp>(lcopy.getOperation()));
+          } else {
+            copy.emitError("cannot copy between host memory and a strided "
+                           "view of GPU memory");
+            ok = false;
+          }
+        } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+          if (!llvm::all_of(linalgOp->getOperands(), [](Value v) {
+                return !isa<MemRefType>(v.getType()) || onDevice(v);
+              })) {
+            op->emitError("mixes host and GPU memory; every operand of a "
+                          "GPU op must be in GPU memory");
+            ok = false;
+            continue;
+          }
+          auto matmul = dyn_cast<linalg::MatmulOp>(op);
+          if (matmul && useLibrary && isLibraryGemm(matmul))
+            lowerLibraryGemm(module, matmul);
+          else if (linalgOp.getNumReductionLoops() == 0)
+            kernels.lowerParallel(linalgOp);
+          else if (!kernels.lowerReduction(linalgOp))
+            kernels.lowerSequential(linalgOp);
+        }
+      }
+      // Nothing left may read or write GPU memory from the host.
+      func.walk([&](Operation *op) {
+        if (op->getParentOfType<gpu::LaunchOp>())
+          return;
+        if (isa<memref::LoadOp, memref::StoreOp, linalg::LinalgOp>(op) &&
+            llvm::any_of(op->getOperands(), onDevice)) {
+          op->emitError("reads or writes GPU memory on the host");
+          ok = false;
+        }
+      });
+    }
+    if (!ok)
+      signalPassFailure();
+  }
+};
+
+} // namespace
