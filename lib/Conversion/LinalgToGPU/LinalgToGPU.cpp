@@ -668,9 +668,49 @@ struct ConvertLinalgToGPUPass
             copy.erase();
             kernels.lowerParallel(cast<linalg::LinalgOp>(lcopy.getOperation()));
           } else {
-            copy.emitError("cannot copy between host memory and a strided "
-                           "view of GPU memory");
-            ok = false;
+            // A strided view on one side: go through a contiguous buffer on
+            // that side (a kernel gathers on the GPU, memref.copy on the
+            // host).
+            bool srcDev = onDevice(src);
+            Value strided = hasIdentityLayout(src) ? dst : src;
+            auto type = cast<MemRefType>(strided.getType());
+            auto flat = MemRefType::get(type.getShape(), type.getElementType(),
+                                        MemRefLayoutAttrInterface(),
+                                        type.getMemorySpace());
+            SmallVector<Value> dyn;
+            for (int64_t d = 0; d < type.getRank(); ++d)
+              if (type.isDynamicDim(d))
+                dyn.push_back(memref::DimOp::create(b, loc, strided, d));
+            bool stridedOnDevice = onDevice(strided);
+            Value tmp =
+                stridedOnDevice
+                    ? gpu::AllocOp::create(b, loc, flat, Type(), ValueRange(),
+                                           dyn, ValueRange(), false)
+                          .getMemref()
+                    : memref::AllocOp::create(b, loc, flat, dyn).getResult();
+            bool gatherFirst = strided == src;
+            Operation *gather = nullptr;
+            if (gatherFirst) {
+              if (stridedOnDevice)
+                gather = linalg::CopyOp::create(b, loc, src, tmp);
+              else
+                memref::CopyOp::create(b, loc, src, tmp);
+              gpu::MemcpyOp::create(b, loc, Type(), ValueRange(), dst, tmp);
+            } else {
+              gpu::MemcpyOp::create(b, loc, Type(), ValueRange(), tmp, src);
+              if (stridedOnDevice)
+                gather = linalg::CopyOp::create(b, loc, tmp, dst);
+              else
+                memref::CopyOp::create(b, loc, tmp, dst);
+            }
+            if (stridedOnDevice)
+              gpu::DeallocOp::create(b, loc, Type(), ValueRange(), tmp);
+            else
+              memref::DeallocOp::create(b, loc, tmp);
+            (void)srcDev;
+            copy.erase();
+            if (gather)
+              kernels.lowerParallel(cast<linalg::LinalgOp>(gather));
           }
         } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
           if (!llvm::all_of(linalgOp->getOperands(), [](Value v) {

@@ -683,13 +683,8 @@ struct LowerTransfer : OpRewritePattern<TransferOp> {
   LogicalResult matchAndRewrite(TransferOp op,
                                 PatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
-    SmallVector<Value> dyn;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      if (type.isDynamicDim(d))
-        dyn.push_back(tensor::DimOp::create(rewriter, op.getLoc(),
-                                            op.getInput(), d));
     rewriter.replaceOpWithNewOp<bufferization::AllocTensorOp>(
-        op, type, dyn, op.getInput(), /*size_hint=*/Value(),
+        op, type, ValueRange(), op.getInput(), /*size_hint=*/Value(),
         rewriter.getI64IntegerAttr(getMemorySpace(op.getTo())));
     return success();
   }

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The GPU test suite, on the GPU machine (no LLVM there): runs the modules that
+#   python3 test/Runtime/numerics.py --tide-bin build/bin --tmp build/gpu-suite \
+#       --target=h200 --build-only
+# compiled on the build machine (every op and dtype, the examples, bad inputs:
+# all placed on the GPU), against NumPy references, then under
+# compute-sanitizer. Prints `N passed, N failed`.
+#
+#   carry: build/bin/tide-run build/lib/libTideCudaRuntime.so build/gpu-suite
+#          (and build/bin/tide-gpu-runtime-test for the runtime's own tests)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+export LD_LIBRARY_PATH="$PWD/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# cuBLAS: the CUDA toolkit's, or the one PyTorch's wheels ship.
+if [ -z "${TIDE_CUBLAS:-}" ]; then
+  for f in /usr/local/cuda/lib64/libcublas.so.1[23] \
+           $(python3 -c 'import os, nvidia; print(" ".join(os.path.join(p, "cublas", "lib") for p in nvidia.__path__))' 2>/dev/null | xargs -n1 -I{} sh -c 'ls {}/libcublas.so.1[23] 2>/dev/null'); do
+    [ -e "$f" ] && export TIDE_CUBLAS="$f" && break
+  done
+fi
+echo "cuBLAS: ${TIDE_CUBLAS:-not found}"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+JOBS=$(nproc)
+echo "=== GPU suite"
+python3 test/Runtime/numerics.py --tide-bin build/bin --tmp build/gpu-suite \
+  --target=h200 --prebuilt -j "$JOBS" "$@"
