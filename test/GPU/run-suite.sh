@@ -14,7 +14,7 @@ export LD_LIBRARY_PATH="$PWD/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # cuBLAS: the CUDA toolkit's, or the one PyTorch's wheels ship.
 if [ -z "${TIDE_CUBLAS:-}" ]; then
   for f in /usr/local/cuda/lib64/libcublas.so.1[23] \
-           $(python3 -c 'import os, nvidia; print(" ".join(os.path.join(p, "cublas", "lib") for p in nvidia.__path__))' 2>/dev/null | xargs -n1 -I{} sh -c 'ls {}/libcublas.so.1[23] 2>/dev/null'); do
+           $(python3 -c 'import glob, os, nvidia; print(" ".join(f for p in nvidia.__path__ for f in glob.glob(os.path.join(p, "cublas", "lib", "libcublas.so.1[23]"))))' 2>/dev/null); do
     [ -e "$f" ] && export TIDE_CUBLAS="$f" && break
   done
 fi

@@ -1564,13 +1564,12 @@ def main():
     args = ap.parse_args()
 
     start = time.time()
-    if args.prebuilt:
-        pass
-    elif os.path.isdir(args.tmp):
-        shutil.rmtree(args.tmp)
-    elif os.path.exists(args.tmp):
-        os.remove(args.tmp)
-    os.makedirs(args.tmp)
+    if not args.prebuilt:
+        if os.path.isdir(args.tmp):
+            shutil.rmtree(args.tmp)
+        elif os.path.exists(args.tmp):
+            os.remove(args.tmp)
+        os.makedirs(args.tmp)
     s = Suite(args)
     examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
     examples = os.path.normpath(examples)
