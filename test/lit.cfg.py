@@ -32,6 +32,12 @@ tool_dirs = [config.tide_tools_dir, config.llvm_tools_dir]
 # where none is.
 if config.have_cuda_runtime:
     config.available_features.add("cuda-runtime")
+# GPU code generation needs ptxas and libdevice (no GPU).
+if (os.path.exists(os.path.join(config.cuda_root, "bin", "ptxas")) and
+        os.path.exists(os.path.join(config.cuda_root, "nvvm", "libdevice",
+                                    "libdevice.10.bc"))):
+    config.available_features.add("cuda-toolkit")
+config.substitutions.append(("%cuda_root", config.cuda_root))
 import ctypes
 try:
     ctypes.CDLL("libcuda.so.1")

@@ -57,6 +57,18 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
     buildCpuPipeline(lower, CpuPipelineOptions());
     return lower.run(module);
   }
+  // GPU code needs ptxas and libdevice from a CUDA toolkit (no GPU).
+  for (const char *part : {"bin/ptxas", "nvvm/libdevice/libdevice.10.bc"}) {
+    SmallString<256> path(options.cudaToolkit);
+    llvm::sys::path::append(path, part);
+    if (!llvm::sys::fs::exists(path))
+      return module.emitError()
+             << "placement put work on a GPU, and GPU code needs the CUDA "
+                "toolkit, but '"
+             << options.cudaToolkit << "' has no " << part
+             << "; name the toolkit with --cuda-toolkit, or place with "
+                "target=cpu";
+  }
   GpuPipelineOptions gpu;
   gpu.toolkit = options.cudaToolkit;
   std::string chip = options.gpuChip;

@@ -45,6 +45,14 @@ static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level"),
                                   cl::init(3), cl::Prefix);
 static cl::opt<bool> noRemarks("no-remarks",
                                cl::desc("Do not print placement remarks"));
+static cl::opt<std::string> cudaToolkit(
+    "cuda-toolkit",
+    cl::desc("CUDA toolkit root for GPU code (ptxas, fatbinary, libdevice)"),
+    cl::init(TIDE_DEFAULT_CUDA_ROOT));
+static cl::opt<std::string>
+    gpuChip("gpu-chip",
+            cl::desc("GPU architecture (default: the target's chip, e.g. "
+                     "sm_90)"));
 static cl::opt<bool> emitLLVMDialect(
     "emit-llvm-dialect",
     cl::desc("Print the lowered module (LLVM dialect) instead of linking"));
@@ -88,6 +96,8 @@ int main(int argc, char **argv) {
   options.cpu = cpu;
   options.optLevel = optLevel;
   options.remarks = !noRemarks;
+  options.cudaToolkit = cudaToolkit;
+  options.gpuChip = gpuChip;
   if (failed(tide::lowerToLLVMDialect(*module, options)))
     return 1;
   if (emitLLVMDialect) {

@@ -709,10 +709,13 @@ struct ConvertTideToLinalgPass
         DeviceAttr device = isa<TransferOp>(op) ? cast<TransferOp>(op).getTo()
                                                  : getDevice(op);
         if (device && device.isGPU()) {
-          op->emitError() << "is placed on " << device.str()
-                          << ": compile it with the GPU pipeline "
-                             "(tide-gpu-pipeline; tide-compile picks it), or "
-                             "place with target=cpu";
+          const char *fix = ": compile it with the GPU pipeline "
+                            "(tide-gpu-pipeline; tide-compile picks it), or "
+                            "place with target=cpu";
+          if (isa<TransferOp>(op))
+            op->emitError() << "a copy to " << device.str() << fix;
+          else
+            op->emitOpError() << "is placed on " << device.str() << fix;
           ok = false;
         }
       });
