@@ -97,12 +97,14 @@ static void addTensorSteps(OpPassManager &pm, bool fuse, bool gpu) {
 
 /// One-shot bufferization with an identity-layout function ABI, then
 /// ownership-based deallocation.
-static void addBufferization(OpPassManager &pm) {
+static void addBufferization(OpPassManager &pm, bool gpu) {
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  if (gpu)
+    pm.addPass(createResidentResultsPass());
   pm.addPass(createCanonicalizerPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addNestedPass<func::FuncOp>(createElideArgumentClonesPass());
@@ -129,7 +131,7 @@ static void addHostToLLVM(OpPassManager &pm) {
 void mlir::tide::buildCpuPipeline(OpPassManager &pm,
                                   const CpuPipelineOptions &options) {
   addTensorSteps(pm, options.fuse, /*gpu=*/false);
-  addBufferization(pm);
+  addBufferization(pm, /*gpu=*/false);
   if (options.blas)
     pm.addPass(createMatmulToLibraryPass());
   pm.addPass(createConvertLinalgToLoopsPass());
@@ -145,7 +147,7 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
                                   const GpuPipelineOptions &options) {
   addTensorSteps(pm, options.fuse, /*gpu=*/true);
   pm.addPass(createAssignMemorySpacesPass());
-  addBufferization(pm);
+  addBufferization(pm, /*gpu=*/true);
   ConvertLinalgToGPUPassOptions kernels;
   kernels.useLibrary = options.cublas;
   pm.addPass(createConvertLinalgToGPUPass(kernels));

@@ -135,11 +135,6 @@ bool CompiledModule::check(const FunctionSpec &fn,
                 " but the function expects " + spec.str();
         return false;
       }
-    if (spec.device != "cpu") {
-      error = which + " lives on " + spec.device +
-              ", which this build of tide-run cannot feed (CPU only)";
-      return false;
-    }
   }
   return true;
 }
@@ -184,6 +179,42 @@ bool CompiledModule::call(const FunctionSpec &fn, std::vector<Array> &inputs,
     error = "the module has no symbol " + symbol;
     return false;
   }
+  // Tensors resident on a GPU go through the module's GPU runtime (the
+  // mgpu* functions it links), looked up only when needed.
+  using AllocFn = void *(*)(uint64_t, void *, bool);
+  using FreeFn = void (*)(void *, void *);
+  using CopyFn = void (*)(void *, void *, size_t, void *);
+  using SyncFn = void (*)(void *);
+  AllocFn gpuAlloc = nullptr;
+  FreeFn gpuFree = nullptr;
+  CopyFn gpuCopy = nullptr;
+  SyncFn gpuSync = nullptr;
+  bool anyDevice = false;
+  for (const TensorSpec &t : fn.args)
+    anyDevice |= t.device != "cpu";
+  for (const TensorSpec &t : fn.results)
+    anyDevice |= t.device != "cpu";
+  if (anyDevice) {
+    gpuAlloc = reinterpret_cast<AllocFn>(dlsym(handle, "mgpuMemAlloc"));
+    gpuFree = reinterpret_cast<FreeFn>(dlsym(handle, "mgpuMemFree"));
+    gpuCopy = reinterpret_cast<CopyFn>(dlsym(handle, "mgpuMemcpy"));
+    gpuSync = reinterpret_cast<SyncFn>(dlsym(handle, "mgpuStreamSynchronize"));
+    if (!gpuAlloc || !gpuFree || !gpuCopy || !gpuSync) {
+      error = "@" + fn.name +
+              " has GPU-resident tensors, but the module has no GPU runtime";
+      return false;
+    }
+  }
+  std::set<void *> deviceInputs;
+  struct DeviceInputs {
+    std::set<void *> *buffers;
+    FreeFn free;
+    ~DeviceInputs() {
+      for (void *p : *buffers)
+        free(p, nullptr);
+    }
+  } releaseDeviceInputs{&deviceInputs, gpuFree};
+
   // Argument descriptors: {allocated, aligned, offset, sizes, strides}.
   std::vector<std::vector<int64_t>> argWords(inputs.size());
   std::vector<P> pointers;
@@ -200,6 +231,13 @@ bool CompiledModule::call(const FunctionSpec &fn, std::vector<Array> &inputs,
       a.data.resize(a.dtype->bytes); // keep a valid pointer for empty arrays
     auto &w = argWords[i];
     void *data = a.data.data();
+    if (i < fn.args.size() && fn.args[i].device != "cpu") {
+      void *device = gpuAlloc(a.data.size(), nullptr, false);
+      gpuCopy(device, data, a.data.size(), nullptr);
+      gpuSync(nullptr);
+      deviceInputs.insert(device);
+      data = device;
+    }
     inputBuffers.insert(data);
     w.push_back(reinterpret_cast<int64_t>(data));
     w.push_back(reinterpret_cast<int64_t>(data));
@@ -226,8 +264,12 @@ bool CompiledModule::call(const FunctionSpec &fn, std::vector<Array> &inputs,
     for (const TensorSpec &r : fn.results) {
       void *allocated = reinterpret_cast<void *>(results[offset]);
       if (allocated && !inputBuffers.count(allocated) &&
-          freed.insert(allocated).second)
-        std::free(allocated);
+          freed.insert(allocated).second) {
+        if (r.device != "cpu")
+          gpuFree(allocated, nullptr);
+        else
+          std::free(allocated);
+      }
       offset += 3 + 2 * r.dims.size();
     }
   };
@@ -259,6 +301,17 @@ bool CompiledModule::call(const FunctionSpec &fn, std::vector<Array> &inputs,
                                  results.begin() + offset + 3 + 2 * rank);
     int64_t n = out.numElements();
     out.data.resize(n * r.dtype->bytes);
+    // A GPU-resident result: bring the elements it spans to the host first.
+    std::vector<unsigned char> staged;
+    if (r.device != "cpu" && n > 0) {
+      int64_t last = elementOffset;
+      for (size_t d = 0; d < rank; ++d)
+        last += (out.shape[d] - 1) * strides[d];
+      staged.resize((last + 1) * r.dtype->bytes);
+      gpuCopy(staged.data(), aligned, staged.size(), nullptr);
+      gpuSync(nullptr);
+      aligned = staged.data();
+    }
     std::vector<int64_t> index(rank, 0);
     for (int64_t i = 0; i < n; ++i) {
       int64_t src = elementOffset;

@@ -444,8 +444,24 @@ extern "C" void *mgpuModuleGetFunction(void *handle, const char *name) {
   return function;
 }
 
+/// Streams are reused: compiled functions create one per call and destroy it
+/// at the end, and cuStreamCreate/Destroy would cost more than a small
+/// kernel.
+std::vector<CUstream> &streamPool() {
+  static auto *pool = new std::vector<CUstream>();
+  return *pool;
+}
+
 extern "C" void *mgpuStreamCreate(void) {
   Driver &d = ready("creating a stream");
+  {
+    Lock lock(mutex);
+    if (!streamPool().empty()) {
+      CUstream stream = streamPool().back();
+      streamPool().pop_back();
+      return stream;
+    }
+  }
   CUstream stream = nullptr;
   check(d, d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
         "creating a stream (cuStreamCreate)");
@@ -460,9 +476,11 @@ extern "C" void mgpuStreamSynchronize(void *stream) {
 }
 
 extern "C" void mgpuStreamDestroy(void *stream) {
-  Driver &d = ready("destroying a stream");
-  check(d, d.cuStreamDestroy(static_cast<CUstream>(stream)),
-        "destroying a stream (cuStreamDestroy)");
+  ready("destroying a stream");
+  if (!stream)
+    return;
+  Lock lock(mutex);
+  streamPool().push_back(static_cast<CUstream>(stream));
 }
 
 extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,

@@ -71,6 +71,18 @@ def AssignMemorySpacesPass
                            "mlir::tensor::TensorDialect"];
 }
 
+def ResidentResultsPass : Pass<"tide-resident-results", "mlir::ModuleOp"> {
+  let summary = "Return GPU-resident results in GPU memory, without a copy";
+  let description = [{
+    Runs right after one-shot bufferization (before buffer deallocation).
+    Bufferization gives function results the default memory space, so a GPU
+    value returned as a result marked `tide.resident = #tide.device<cuda:0>`
+    is first copied into a new host buffer. This pass returns the GPU buffer
+    instead (the result type takes memory space 1) and drops the copy: the
+    caller receives a device pointer, as the module's metadata says.
+  }];
+}
+
 def ConvertLinalgToGPUPass : Pass<"tide-linalg-to-gpu", "mlir::ModuleOp"> {
   let summary = "Turn buffer-level work on GPU memory into GPU kernels";
   let description = [{

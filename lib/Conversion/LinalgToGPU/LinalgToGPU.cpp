@@ -41,7 +41,11 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <functional>
 
 namespace mlir::tide {
 #define GEN_PASS_DEF_CONVERTLINALGTOGPUPASS
@@ -60,12 +64,84 @@ constexpr int64_t kSplitBlocks = 1056;
 constexpr int64_t kElementsPerSplit = 4096;
 constexpr int64_t kMaxSplit = 1024;
 
+/// Values known to hold device pointers without memory space 1: function
+/// arguments resident on the GPU (`tide.resident`) and views of them.
+thread_local DenseSet<Value> *residentValues = nullptr;
+
 bool onDevice(Value v) {
   auto type = dyn_cast<BaseMemRefType>(v.getType());
   if (!type)
     return false;
+  if (residentValues && residentValues->contains(v))
+    return true;
   auto space = dyn_cast_or_null<IntegerAttr>(type.getMemorySpace());
   return space && space.getInt() == kGpuMemorySpace;
+}
+
+/// Collects the GPU-resident arguments of `func` and the views of them.
+void collectResident(func::FuncOp func, DenseSet<Value> &values) {
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    DeviceAttr device = getArgumentResidence(func, i);
+    if (device && device.isGPU())
+      values.insert(func.getArgument(i));
+  }
+  func.walk([&](Operation *op) {
+    if (!isa<ViewLikeOpInterface, memref::CastOp, memref::ReshapeOp,
+             memref::ExpandShapeOp, memref::CollapseShapeOp>(op))
+      return;
+    if (op->getNumOperands() && values.contains(op->getOperand(0)))
+      for (Value r : op->getResults())
+        values.insert(r);
+  });
+}
+
+/// Moves host allocations that sit between GPU work up before the first GPU
+/// op of the block (with the constants and sizes they need), so that
+/// gpu-async-region does not stop the stream for them: one stream, one
+/// synchronization per call.
+void hoistHostAllocations(Block &block) {
+  Operation *firstGpu = nullptr;
+  for (Operation &op : block)
+    if (isa<gpu::GPUDialect>(op.getDialect())) {
+      firstGpu = &op;
+      break;
+    }
+  if (!firstGpu)
+    return;
+  std::function<bool(Value, SmallVectorImpl<Operation *> &)> available =
+      [&](Value v, SmallVectorImpl<Operation *> &moves) -> bool {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return v.getParentBlock() == &block || !block.getParentOp()->isAncestor(
+                                                  v.getParentBlock()->getParentOp());
+    if (def->getBlock() != &block)
+      return !block.getParentOp()->isProperAncestor(def);
+    if (def->isBeforeInBlock(firstGpu))
+      return true;
+    if (!isPure(def) || def->getNumRegions())
+      return false;
+    for (Value operand : def->getOperands())
+      if (!available(operand, moves))
+        return false;
+    moves.push_back(def);
+    return true;
+  };
+  SmallVector<memref::AllocOp> allocs;
+  for (Operation &op : block)
+    if (auto alloc = dyn_cast<memref::AllocOp>(op))
+      if (firstGpu->isBeforeInBlock(alloc) && !onDevice(alloc))
+        allocs.push_back(alloc);
+  for (memref::AllocOp alloc : allocs) {
+    SmallVector<Operation *> moves;
+    bool ok = true;
+    for (Value operand : alloc->getOperands())
+      ok = ok && available(operand, moves);
+    if (!ok)
+      continue;
+    for (Operation *op : moves)
+      op->moveBefore(firstGpu);
+    alloc->moveBefore(firstGpu);
+  }
 }
 
 Value index(OpBuilder &b, Location loc, int64_t v) {
@@ -627,6 +703,10 @@ struct ConvertLinalgToGPUPass
     bool ok = true;
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     for (func::FuncOp func : funcs) {
+      DenseSet<Value> resident;
+      collectResident(func, resident);
+      residentValues = &resident;
+      auto reset = llvm::make_scope_exit([] { residentValues = nullptr; });
       KernelBuilder kernels(func);
       SmallVector<Operation *> work;
       func.walk([&](Operation *op) {
@@ -730,6 +810,8 @@ struct ConvertLinalgToGPUPass
             kernels.lowerSequential(linalgOp);
         }
       }
+      if (!func.isExternal())
+        hoistHostAllocations(func.getBody().front());
       // Nothing left may read or write GPU memory from the host.
       func.walk([&](Operation *op) {
         if (op->getParentOfType<gpu::LaunchOp>())
