@@ -189,6 +189,24 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
 
+  // Tide's argument and result attributes (tide.resident) mean nothing to
+  // LLVM: the metadata global carries them.
+  module.walk([](LLVM::LLVMFuncOp func) {
+    auto tideNames = [](DictionaryAttr dict) {
+      SmallVector<StringAttr> names;
+      if (dict)
+        for (NamedAttribute attr : dict)
+          if (attr.getName().strref().starts_with("tide."))
+            names.push_back(attr.getName());
+      return names;
+    };
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      for (StringAttr name : tideNames(func.getArgAttrDict(i)))
+        func.removeArgAttr(i, name);
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      for (StringAttr name : tideNames(func.getResultAttrDict(i)))
+        func.removeResultAttr(i, name);
+  });
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, "tide");

@@ -991,6 +991,7 @@ class Suite:
         self.target = args.target
         self.build_only = args.build_only
         self.prebuilt = args.prebuilt
+        self.wrap = args.wrap.split() if args.wrap else []
 
     # -- bookkeeping --
     def record(self, name, ok, detail=""):
@@ -1056,7 +1057,7 @@ class Suite:
     def tide_run(self, so, entry, inputs, outputs, extra=()):
         with self.lock:
             self.runs += 1
-        cmd = [self.tool("tide-run"), so]
+        cmd = self.wrap + [self.tool("tide-run"), so]
         if self.build_only and "--list" not in extra:
             return subprocess.CompletedProcess(cmd, 0, "", "")
         if entry:
@@ -1559,6 +1560,8 @@ def main():
                     help="compile every module into --tmp and run nothing")
     ap.add_argument("--prebuilt", action="store_true",
                     help="run the libraries --build-only left in --tmp")
+    ap.add_argument("--wrap", help="run tide-run under this command "
+                    "(e.g. 'compute-sanitizer --error-exitcode=99')")
     ap.add_argument("--margins", action="store_true",
                     help="print the worst error relative to its tolerance per type and class")
     args = ap.parse_args()

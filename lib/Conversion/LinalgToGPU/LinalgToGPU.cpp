@@ -688,8 +688,19 @@ void lowerLibraryGemm(ModuleOp module, linalg::MatmulOp op) {
                     mb.getUnitAttr());
   }
   SmallVector<Value> operands;
-  for (Value v : op->getOperands())
-    operands.push_back(memref::CastOp::create(b, loc, dynType, v));
+  for (Value v : op->getOperands()) {
+    // Resident arguments are device pointers in the default space: the
+    // callee's type says space 1, which the strip pass removes later.
+    Value spaced = v;
+    auto type = llvm::cast<MemRefType>(v.getType());
+    if (type.getMemorySpace() != dynType.getMemorySpace())
+      spaced = memref::MemorySpaceCastOp::create(
+          b, loc,
+          MemRefType::get(type.getShape(), type.getElementType(),
+                          type.getLayout(), dynType.getMemorySpace()),
+          v);
+    operands.push_back(memref::CastOp::create(b, loc, dynType, spaced));
+  }
   func::CallOp::create(b, loc, callee, operands);
   op->erase();
 }

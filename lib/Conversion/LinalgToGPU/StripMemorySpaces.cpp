@@ -16,6 +16,7 @@
 
 #include "tide/IR/TideDialect.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -54,6 +55,13 @@ struct StripMemorySpacesPass
     replacer.recursivelyReplaceElementsIn(getOperation(), /*replaceAttrs=*/true,
                                           /*replaceLocs=*/false,
                                           /*replaceTypes=*/true);
+    // A cast between spaces is now a cast to the same type.
+    getOperation()->walk([](memref::MemorySpaceCastOp cast) {
+      if (cast.getSource().getType() == cast.getType()) {
+        cast.replaceAllUsesWith(cast.getSource());
+        cast.erase();
+      }
+    });
   }
 };
 
