@@ -172,6 +172,10 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
   pm.addPass(createGpuNVVMAttachTarget(target));
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
   device.addPass(math::createMathExtendToSupportedTypes());
+  // Vector loads and stores keep their 16-byte alignment (ld.global.v4).
+  ConvertVectorToLLVMPassOptions vectors;
+  vectors.useVectorAlignment = true;
+  device.addPass(createConvertVectorToLLVMPass(vectors));
   device.addPass(createConvertGpuOpsToNVVMOps());
   device.addPass(createCanonicalizerPass());
   device.addPass(createCSEPass());

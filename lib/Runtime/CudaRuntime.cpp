@@ -221,7 +221,7 @@ class CopyPool {
 public:
   CopyPool() {
     unsigned n = std::thread::hardware_concurrency();
-    n = std::max(1u, std::min(n, 8u));
+    n = std::max(1u, std::min(n, 16u));
     for (unsigned i = 1; i < n; ++i)
       workers.emplace_back([this, i] { run(i); });
     count = n;
@@ -308,7 +308,7 @@ CopyPool &copyPool() {
 // Pinned staging
 //===----------------------------------------------------------------------===//
 
-constexpr size_t kChunk = 4u << 20; // bytes per staging buffer
+constexpr size_t kChunk = 8u << 20; // bytes per staging buffer
 constexpr int kBuffers = 3;
 
 struct Staging {
@@ -413,6 +413,7 @@ std::unordered_map<CUfunction, std::string> &functionNames() {
 struct LazyModule {
   const void *data;
   CUmodule module = nullptr;
+  std::unordered_map<std::string, CUfunction> functions;
 };
 
 extern "C" void *mgpuModuleLoad(void *data, size_t) {
@@ -430,8 +431,15 @@ extern "C" void mgpuModuleUnload(void *handle) {
 }
 
 extern "C" void *mgpuModuleGetFunction(void *handle, const char *name) {
-  Driver &d = ready((std::string("running GPU kernel '") + name + "'").c_str());
   auto *lazy = static_cast<LazyModule *>(handle);
+  {
+    // Looked up once per kernel: compiled code asks before every launch.
+    Lock lock(mutex);
+    auto it = lazy->functions.find(name);
+    if (it != lazy->functions.end())
+      return it->second;
+  }
+  Driver &d = ready((std::string("running GPU kernel '") + name + "'").c_str());
   Lock lock(mutex);
   if (!lazy->module)
     check(d, d.cuModuleLoadData(&lazy->module, lazy->data),
@@ -441,28 +449,25 @@ extern "C" void *mgpuModuleGetFunction(void *handle, const char *name) {
   check(d, d.cuModuleGetFunction(&function, lazy->module, name),
         std::string("looking up kernel '") + name + "' (cuModuleGetFunction)");
   functionNames()[function] = name;
+  lazy->functions[name] = function;
   return function;
 }
 
-/// Streams are reused: compiled functions create one per call and destroy it
-/// at the end, and cuStreamCreate/Destroy would cost more than a small
-/// kernel.
-std::vector<CUstream> &streamPool() {
-  static auto *pool = new std::vector<CUstream>();
-  return *pool;
+/// Each host thread has one stream, created at its first use: compiled
+/// functions "create" a stream per call and "destroy" it at the end, which
+/// would cost more than a small kernel, and on one stream the work of
+/// successive calls (and cuBLAS, and the caching allocator's reuse of freed
+/// blocks) is ordered without extra synchronization.
+CUstream &threadStream() {
+  thread_local CUstream stream = nullptr;
+  return stream;
 }
 
 extern "C" void *mgpuStreamCreate(void) {
+  CUstream &stream = threadStream();
+  if (stream)
+    return stream;
   Driver &d = ready("creating a stream");
-  {
-    Lock lock(mutex);
-    if (!streamPool().empty()) {
-      CUstream stream = streamPool().back();
-      streamPool().pop_back();
-      return stream;
-    }
-  }
-  CUstream stream = nullptr;
   check(d, d.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
         "creating a stream (cuStreamCreate)");
   return stream;
@@ -475,12 +480,8 @@ extern "C" void mgpuStreamSynchronize(void *stream) {
         "may have failed)");
 }
 
-extern "C" void mgpuStreamDestroy(void *stream) {
-  ready("destroying a stream");
-  if (!stream)
-    return;
-  Lock lock(mutex);
-  streamPool().push_back(static_cast<CUstream>(stream));
+extern "C" void mgpuStreamDestroy(void *) {
+  // The thread's stream lives on (see threadStream).
 }
 
 extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
@@ -491,23 +492,26 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
                                  size_t) {
   Driver &d = ready("launching a kernel");
   auto f = static_cast<CUfunction>(function);
-  std::string name;
-  {
+  auto name = [&] {
     Lock lock(mutex);
     auto it = functionNames().find(f);
-    name = it == functionNames().end() ? "?" : it->second;
-  }
-  timed(d, static_cast<CUstream>(stream), "kernel " + name, 0, [&] {
-    check(d,
-          d.cuLaunchKernel(f, gridX, gridY, gridZ, blockX, blockY, blockZ,
-                           sharedMemBytes, static_cast<CUstream>(stream),
-                           params, extra),
-          "launching kernel '" + name + "' (cuLaunchKernel, grid " +
-              std::to_string(gridX) + "x" + std::to_string(gridY) + "x" +
-              std::to_string(gridZ) + ", block " + std::to_string(blockX) +
-              "x" + std::to_string(blockY) + "x" + std::to_string(blockZ) +
-              ")");
-  });
+    return it == functionNames().end() ? std::string("?") : it->second;
+  };
+  auto launch = [&] {
+    CUresult r = d.cuLaunchKernel(f, gridX, gridY, gridZ, blockX, blockY,
+                                  blockZ, sharedMemBytes,
+                                  static_cast<CUstream>(stream), params, extra);
+    if (r != CUDA_SUCCESS)
+      check(d, r,
+            "launching kernel '" + name() + "' (cuLaunchKernel, grid " +
+                std::to_string(gridX) + "x" + std::to_string(gridY) + "x" +
+                std::to_string(gridZ) + ", block " + std::to_string(blockX) +
+                "x" + std::to_string(blockY) + "x" + std::to_string(blockZ) +
+                ")");
+  };
+  if (!profiler().enabled)
+    return launch();
+  timed(d, static_cast<CUstream>(stream), "kernel " + name(), 0, launch);
 }
 
 extern "C" void *mgpuMemAlloc(uint64_t bytes, void *, bool isHostShared) {
@@ -610,7 +614,6 @@ enum CublasComputeType { kCompute32F = 68, kCompute64F = 70 };
 struct Cublas {
   void *handle = nullptr; // the library
   void *blas = nullptr;   // cublasHandle_t
-  CUstream stream = nullptr;
   std::string unavailable;
   int (*create)(void **) = nullptr;
   int (*setStream)(void *, CUstream) = nullptr;
@@ -663,14 +666,12 @@ Cublas &cublas(Driver &d) {
     c.unavailable = "cublasCreate failed with status " + std::to_string(status);
     return c;
   }
-  check(d, d.cuStreamCreate(&c.stream, CU_STREAM_NON_BLOCKING),
-        "creating cuBLAS's stream (cuStreamCreate)");
-  c.setStream(c.blas, c.stream);
   return c;
 }
 
 /// C += A * B, row-major, as the column-major C^T += B^T * A^T.
-void gemm(TideMemRef2D *a, TideMemRef2D *b, TideMemRef2D *c, int type) {
+void gemm(TideMemRef2D *a, TideMemRef2D *b, TideMemRef2D *c, int32_t accumulate,
+          int type) {
   Driver &d = ready("running a GPU matmul");
   Cublas &cb = cublas(d);
   if (!cb.unavailable.empty())
@@ -694,55 +695,50 @@ void gemm(TideMemRef2D *a, TideMemRef2D *b, TideMemRef2D *c, int type) {
                      " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
                      std::to_string(k);
   int status = 0;
-  timed(d, cb.stream, name, 2.0 * m * n * k, [&] {
+  // On the calling thread's stream, after the kernels queued there.
+  CUstream stream = static_cast<CUstream>(mgpuStreamCreate());
+  cb.setStream(cb.blas, stream);
+  timed(d, stream, name, 2.0 * m * n * k, [&] {
+    const double one = 1.0, beta = accumulate ? 1.0 : 0.0;
+    const float onef = 1.0f, betaf = accumulate ? 1.0f : 0.0f;
     if (type == kR64F) {
-      const double one = 1.0;
       status = cb.dgemm(cb.blas, kNoTranspose, kNoTranspose, n, m, k, &one,
                         reinterpret_cast<double *>(ptr(b)), ld(b),
-                        reinterpret_cast<double *>(ptr(a)), ld(a), &one,
+                        reinterpret_cast<double *>(ptr(a)), ld(a), &beta,
                         reinterpret_cast<double *>(ptr(c)), ld(c));
     } else if (type == kR32F) {
-      const float one = 1.0f;
-      status = cb.sgemm(cb.blas, kNoTranspose, kNoTranspose, n, m, k, &one,
+      status = cb.sgemm(cb.blas, kNoTranspose, kNoTranspose, n, m, k, &onef,
                         reinterpret_cast<float *>(ptr(b)), ld(b),
-                        reinterpret_cast<float *>(ptr(a)), ld(a), &one,
+                        reinterpret_cast<float *>(ptr(a)), ld(a), &betaf,
                         reinterpret_cast<float *>(ptr(c)), ld(c));
     } else {
       // f16/bf16 inputs and output, accumulated in f32 (default algorithm).
-      const float one = 1.0f;
-      status = cb.gemmEx(cb.blas, kNoTranspose, kNoTranspose, n, m, k, &one,
-                         ptr(b), type, ld(b), ptr(a), type, ld(a), &one,
+      status = cb.gemmEx(cb.blas, kNoTranspose, kNoTranspose, n, m, k, &onef,
+                         ptr(b), type, ld(b), ptr(a), type, ld(a), &betaf,
                          ptr(c), type, ld(c), kCompute32F, -1);
     }
   });
   if (status != 0)
     fatal(name + ": cuBLAS returned status " + std::to_string(status));
-  // Later work runs on another stream: finish here.
-  check(d, d.cuStreamSynchronize(cb.stream),
-        "waiting for " + name + " (cuStreamSynchronize)");
 }
 
 } // namespace
 
-extern "C" void _mlir_ciface_tide_rt_gpu_gemm_f16(TideMemRef2D *a,
-                                                  TideMemRef2D *b,
-                                                  TideMemRef2D *c) {
-  gemm(a, b, c, kR16F);
+extern "C" void _mlir_ciface_tide_rt_gpu_gemm_f16(TideMemRef2D *a, TideMemRef2D *b,
+                                           TideMemRef2D *c, int32_t accumulate) {
+  gemm(a, b, c, accumulate, kR16F);
 }
-extern "C" void _mlir_ciface_tide_rt_gpu_gemm_bf16(TideMemRef2D *a,
-                                                   TideMemRef2D *b,
-                                                   TideMemRef2D *c) {
-  gemm(a, b, c, kR16BF);
+extern "C" void _mlir_ciface_tide_rt_gpu_gemm_bf16(TideMemRef2D *a, TideMemRef2D *b,
+                                           TideMemRef2D *c, int32_t accumulate) {
+  gemm(a, b, c, accumulate, kR16BF);
 }
-extern "C" void _mlir_ciface_tide_rt_gpu_gemm_f32(TideMemRef2D *a,
-                                                  TideMemRef2D *b,
-                                                  TideMemRef2D *c) {
-  gemm(a, b, c, kR32F);
+extern "C" void _mlir_ciface_tide_rt_gpu_gemm_f32(TideMemRef2D *a, TideMemRef2D *b,
+                                           TideMemRef2D *c, int32_t accumulate) {
+  gemm(a, b, c, accumulate, kR32F);
 }
-extern "C" void _mlir_ciface_tide_rt_gpu_gemm_f64(TideMemRef2D *a,
-                                                  TideMemRef2D *b,
-                                                  TideMemRef2D *c) {
-  gemm(a, b, c, kR64F);
+extern "C" void _mlir_ciface_tide_rt_gpu_gemm_f64(TideMemRef2D *a, TideMemRef2D *b,
+                                           TideMemRef2D *c, int32_t accumulate) {
+  gemm(a, b, c, accumulate, kR64F);
 }
 
 //===----------------------------------------------------------------------===//

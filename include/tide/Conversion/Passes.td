@@ -19,7 +19,9 @@ def ConvertTideToLinalgPass : Pass<"convert-tide-to-linalg"> {
     2-D `matmul` becomes `linalg.matmul`, batched matmul a `linalg.generic`;
     `transpose` becomes `linalg.transpose`, `concat` `tensor.concat`, `slice`
     `tensor.extract_slice`, `reshape` `tensor.reshape`, `constant`
-    `arith.constant`; `softmax`/`log_softmax` are decomposed first. A
+    `arith.constant`; `softmax`/`log_softmax` are decomposed first, except a
+    last-axis softmax placed on a GPU, which becomes `linalg.softmax` (one
+    fused kernel there). A
     `tide.transfer` becomes `bufferization.alloc_tensor() copy(%x)` in the
     destination's memory space (0: host, 1: GPU). Every op created for a tide
     op carries that op's `tide.device`, so later passes know where it runs.
@@ -91,7 +93,9 @@ def ConvertLinalgToGPUPass : Pass<"tide-linalg-to-gpu", "mlir::ModuleOp"> {
 
     - a linalg op with only parallel loops: one `gpu.launch` with one thread
       per iteration point (fused elementwise chains are one kernel; NumPy
-      broadcasting is in the indexing maps);
+      broadcasting is in the indexing maps); over contiguous buffers without
+      broadcasting, one thread per 16-byte vector (aligned vector loads and
+      stores);
     - a reduction whose payload folds each element into the accumulator with
       one associative op (add, mul, max, min, and, or, xor): a block-parallel
       reduction (threads stride over the reduced elements, `gpu.all_reduce`
@@ -99,6 +103,9 @@ def ConvertLinalgToGPUPass : Pass<"tide-linalg-to-gpu", "mlir::ModuleOp"> {
       1024 blocks and a second kernel combines the partials. Narrow integers
       accumulate in i32 (the same result modulo 2^n), f16/bf16 in f32;
     - other reductions (argmax, argmin, batched matmul): one thread per output;
+    - `linalg.softmax` over the last dimension (what a GPU softmax becomes):
+      one block per row, max and sum of exponentials combined with
+      `gpu.all_reduce`, one read of the row from memory and one write;
     - a 2-D `linalg.matmul` on f16, bf16, f32 or f64: a call into Tide's
       runtime, which runs cuBLAS on the GPU (`use-library=false` generates
       a kernel instead);
@@ -116,8 +123,9 @@ def ConvertLinalgToGPUPass : Pass<"tide-linalg-to-gpu", "mlir::ModuleOp"> {
   let dependentDialects = [
     "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
     "mlir::func::FuncDialect", "mlir::gpu::GPUDialect",
+    "mlir::math::MathDialect",
     "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect",
-    "mlir::scf::SCFDialect"
+    "mlir::scf::SCFDialect", "mlir::vector::VectorDialect"
   ];
 }
 

@@ -42,16 +42,17 @@ void _mlir_ciface_tide_rt_gemm_f32(TideMemRef2D *a, TideMemRef2D *b,
 void _mlir_ciface_tide_rt_gemm_f64(TideMemRef2D *a, TideMemRef2D *b,
                                    TideMemRef2D *c);
 
-/* C += A * B on the GPU (device pointers, row-major, unit inner strides)
- * through cuBLAS, ordered after the work already queued by the module. */
+/* C = A * B (accumulate = 0) or C += A * B (accumulate != 0) on the GPU
+ * (device pointers, row-major, unit inner strides) through cuBLAS, on the
+ * calling thread's stream, after the work already queued there. */
 void _mlir_ciface_tide_rt_gpu_gemm_f16(TideMemRef2D *a, TideMemRef2D *b,
-                                       TideMemRef2D *c);
+                                       TideMemRef2D *c, int32_t accumulate);
 void _mlir_ciface_tide_rt_gpu_gemm_bf16(TideMemRef2D *a, TideMemRef2D *b,
-                                        TideMemRef2D *c);
+                                        TideMemRef2D *c, int32_t accumulate);
 void _mlir_ciface_tide_rt_gpu_gemm_f32(TideMemRef2D *a, TideMemRef2D *b,
-                                       TideMemRef2D *c);
+                                       TideMemRef2D *c, int32_t accumulate);
 void _mlir_ciface_tide_rt_gpu_gemm_f64(TideMemRef2D *a, TideMemRef2D *b,
-                                       TideMemRef2D *c);
+                                       TideMemRef2D *c, int32_t accumulate);
 
 /* An unranked memref as MLIR passes it: rank and a pointer to a ranked
  * descriptor {allocated, aligned, offset, sizes[rank], strides[rank]}. */

@@ -38,9 +38,12 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -368,8 +371,113 @@ public:
     return (func.getSymName() + "_" + what + "_" + Twine(counter++)).str();
   }
 
+  /// Elementwise over contiguous buffers with no broadcasting: each thread
+  /// handles one 16-byte vector (4 x 32-bit or 2 x 64-bit elements) with
+  /// aligned vector loads and stores. False when that does not apply.
+  bool lowerContiguous(linalg::LinalgOp op) {
+    unsigned maxBytes = 0;
+    int64_t n = 1;
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value v = operand.get();
+      auto type = dyn_cast<MemRefType>(v.getType());
+      if (!type) {
+        if (isa<ShapedType>(v.getType()))
+          return false;
+        continue;
+      }
+      if (!type.getLayout().isIdentity() || !type.hasStaticShape() ||
+          !op.getMatchingIndexingMap(&operand).isIdentity() ||
+          !type.getElementType().isIntOrFloat())
+        return false;
+      unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+      if (bits % 8)
+        return false;
+      maxBytes = std::max(maxBytes, bits / 8);
+      n = type.getNumElements();
+    }
+    if (!maxBytes || op.hasIndexSemantics())
+      return false;
+    int64_t width = maxBytes == 8 ? 2 : 4;
+    if (n % width || n / width == 0)
+      return false;
+
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    // 1-D views of the buffers, made on the host.
+    auto flat = [&](Value v) -> Value {
+      auto type = cast<MemRefType>(v.getType());
+      if (type.getRank() == 1)
+        return v;
+      SmallVector<ReassociationIndices> all(1);
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        all[0].push_back(d);
+      return memref::CollapseShapeOp::create(b, loc, v, all);
+    };
+    SmallVector<Value> flats;
+    for (OpOperand &operand : op->getOpOperands())
+      flats.push_back(isa<MemRefType>(operand.get().getType())
+                          ? flat(operand.get())
+                          : operand.get());
+    int64_t vectors = n / width;
+    Kernel k = makeKernel(b, loc, index(b, loc, llvm::divideCeil(vectors, kBlockSize)),
+                          nameFor(op));
+    OpBuilder &kb = k.body;
+    Value gid = arith::AddIOp::create(
+        kb, loc,
+        arith::MulIOp::create(kb, loc, k.blockId, index(kb, loc, kBlockSize)),
+        k.threadId);
+    Value inRange = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
+                                          gid, index(kb, loc, vectors));
+    auto ifOp = scf::IfOp::create(kb, loc, inRange, false);
+    OpBuilder tb = ifOp.getThenBodyBuilder();
+    Value base = arith::MulIOp::create(tb, loc, gid, index(tb, loc, width));
+    // Load each operand the payload reads as one vector.
+    SmallVector<Value> loaded(op->getNumOperands());
+    for (OpOperand &operand : op->getOpOperands()) {
+      unsigned i = operand.getOperandNumber();
+      if (!isa<MemRefType>(operand.get().getType()) ||
+          op.getMatchingBlockArgument(&operand).use_empty())
+        continue;
+      Type element = cast<MemRefType>(operand.get().getType()).getElementType();
+      auto vt = VectorType::get({width}, element);
+      loaded[i] = vector::LoadOp::create(
+          tb, loc, vt, flats[i], ValueRange{base}, /*nontemporal=*/false,
+          llvm::MaybeAlign(width * element.getIntOrFloatBitWidth() / 8));
+    }
+    SmallVector<SmallVector<Value>> results(op.getNumDpsInits());
+    for (int64_t lane = 0; lane < width; ++lane) {
+      IRMapping mapping;
+      for (OpOperand &operand : op->getOpOperands()) {
+        BlockArgument arg = op.getMatchingBlockArgument(&operand);
+        if (arg.use_empty())
+          continue;
+        unsigned i = operand.getOperandNumber();
+        mapping.map(arg, loaded[i] ? vector::ExtractOp::create(tb, loc, loaded[i], lane)
+                                         .getResult()
+                                   : operand.get());
+      }
+      clonePayload(tb, op, {}, mapping);
+      for (auto [i, v] :
+           llvm::enumerate(op.getBlock()->getTerminator()->getOperands()))
+        results[i].push_back(mapping.lookupOrDefault(v));
+    }
+    for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable())) {
+      Type element = cast<MemRefType>(init.get().getType()).getElementType();
+      auto vt = VectorType::get({width}, element);
+      Value v = vector::FromElementsOp::create(tb, loc, vt, results[i]);
+      vector::StoreOp::create(
+          tb, loc, v, flats[init.getOperandNumber()], ValueRange{base},
+          /*nontemporal=*/false,
+          llvm::MaybeAlign(width * element.getIntOrFloatBitWidth() / 8));
+    }
+    op->erase();
+    return true;
+  }
+
   /// One thread per iteration point.
   void lowerParallel(linalg::LinalgOp op) {
+    if (lowerContiguous(op))
+      return;
     OpBuilder b(op);
     Location loc = op.getLoc();
     SmallVector<Value> sizes = loopSizes(b, op);
@@ -564,6 +672,88 @@ public:
     return true;
   }
 
+  /// Softmax along the last dimension: one block per row, three passes
+  /// over the row (max, sum of exponentials, write), the row's later
+  /// passes served from cache: HBM traffic is one read and one write.
+  /// f16/bf16 rows compute in f32.
+  void lowerSoftmax(linalg::SoftmaxOp op) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value input = op.getInput(), output = op.getOutput();
+    auto type = cast<MemRefType>(input.getType());
+    int64_t rank = type.getRank();
+    Type element = type.getElementType();
+    Type compute = accumulatorType(element);
+    SmallVector<Value> outer;
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      outer.push_back(memref::DimOp::create(b, loc, input, d).getResult());
+    for (Value &v : outer)
+      if (std::optional<int64_t> c = getConstantIntValue(v))
+        v = index(b, loc, *c);
+    Value rows = product(b, loc, outer);
+    Value cols = memref::DimOp::create(b, loc, input, rank - 1);
+    if (std::optional<int64_t> c = getConstantIntValue(cols))
+      cols = index(b, loc, *c);
+    Kernel k = makeKernel(b, loc, arith::MaxUIOp::create(b, loc, rows, index(b, loc, 1)),
+                          nameFor(op));
+    OpBuilder &kb = k.body;
+    Value live = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
+                                       k.blockId, rows);
+    auto ifOp = scf::IfOp::create(kb, loc, live, false);
+    OpBuilder tb = ifOp.getThenBodyBuilder();
+    SmallVector<Value> rowIvs = delinearize(tb, loc, k.blockId, outer);
+    auto at = [&](Value col) {
+      SmallVector<Value> idx(rowIvs);
+      idx.push_back(col);
+      return idx;
+    };
+    auto load = [&](OpBuilder &lb, Value col) -> Value {
+      Value x = memref::LoadOp::create(lb, loc, input, at(col));
+      return convertTo(lb, loc, x, compute, false);
+    };
+    auto fold = [&](Value init, function_ref<Value(OpBuilder &, Value, Value)> step) {
+      auto loop = scf::ForOp::create(tb, loc, k.threadId, cols,
+                                     index(tb, loc, kBlockSize), ValueRange{init});
+      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+      scf::YieldOp::create(
+          lb, loc,
+          step(lb, loop.getRegionIterArgs()[0], load(lb, loop.getInductionVar())));
+      return loop.getResult(0);
+    };
+    auto fc = cast<FloatType>(compute);
+    Value negInf = arith::ConstantOp::create(
+        tb, loc, tb.getFloatAttr(fc, APFloat::getInf(fc.getFloatSemantics(), true)));
+    Value zero = arith::ConstantOp::create(tb, loc, tb.getFloatAttr(fc, 0.0));
+    Value localMax = fold(negInf, [&](OpBuilder &lb, Value acc, Value x) -> Value {
+      return arith::MaximumFOp::create(lb, loc, acc, x);
+    });
+    Value rowMax = gpu::AllReduceOp::create(
+        tb, loc, localMax,
+        gpu::AllReduceOperationAttr::get(tb.getContext(),
+                                         gpu::AllReduceOperation::MAXIMUMF),
+        true);
+    Value localSum = fold(zero, [&](OpBuilder &lb, Value acc, Value x) -> Value {
+      Value e = math::ExpOp::create(lb, loc, arith::SubFOp::create(lb, loc, x, rowMax));
+      return arith::AddFOp::create(lb, loc, acc, e);
+    });
+    Value rowSum = gpu::AllReduceOp::create(
+        tb, loc, localSum,
+        gpu::AllReduceOperationAttr::get(tb.getContext(),
+                                         gpu::AllReduceOperation::ADD),
+        true);
+    auto loop = scf::ForOp::create(tb, loc, k.threadId, cols,
+                                   index(tb, loc, kBlockSize));
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+      Value x = load(lb, loop.getInductionVar());
+      Value e = math::ExpOp::create(lb, loc, arith::SubFOp::create(lb, loc, x, rowMax));
+      Value y = convertTo(lb, loc, arith::DivFOp::create(lb, loc, e, rowSum),
+                          element, false);
+      memref::StoreOp::create(lb, loc, y, output, at(loop.getInductionVar()));
+    }
+    op->erase();
+  }
+
   /// One thread per output point, looping over the reduced elements.
   void lowerSequential(linalg::LinalgOp op) {
     OpBuilder b(op);
@@ -664,6 +854,15 @@ bool isLibraryGemm(linalg::MatmulOp op) {
 void lowerLibraryGemm(ModuleOp module, linalg::MatmulOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
+  // C = A * B when the op before zero-fills C: cuBLAS overwrites (beta 0)
+  // instead of a fill kernel plus an accumulating GEMM.
+  bool accumulate = true;
+  Value c = op.getDpsInits()[0];
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+      fill && fill.getDpsInits()[0] == c && matchPattern(fill.getInputs()[0], m_AnyZeroFloat())) {
+    fill->erase();
+    accumulate = false;
+  }
   Type element =
       cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
   StringRef name = element.isF16()    ? TIDE_RT_GPU_GEMM_F16
@@ -682,7 +881,7 @@ void lowerLibraryGemm(ModuleOp module, linalg::MatmulOp op) {
     OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
     callee = func::FuncOp::create(
         mb, module.getLoc(), name,
-        mb.getFunctionType({dynType, dynType, dynType}, {}));
+        mb.getFunctionType({dynType, dynType, dynType, mb.getI32Type()}, {}));
     callee.setPrivate();
     callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                     mb.getUnitAttr());
@@ -701,6 +900,7 @@ void lowerLibraryGemm(ModuleOp module, linalg::MatmulOp op) {
           v);
     operands.push_back(memref::CastOp::create(b, loc, dynType, spaced));
   }
+  operands.push_back(arith::ConstantIntOp::create(b, loc, accumulate ? 1 : 0, 32));
   func::CallOp::create(b, loc, callee, operands);
   op->erase();
 }
@@ -723,8 +923,8 @@ struct ConvertLinalgToGPUPass
       func.walk([&](Operation *op) {
         if (op->getParentOfType<gpu::LaunchOp>())
           return;
-        if (isa<linalg::LinalgOp, memref::AllocOp, memref::AllocaOp,
-                memref::DeallocOp, memref::CopyOp>(op) &&
+        if (isa<linalg::LinalgOp, linalg::SoftmaxOp, memref::AllocOp,
+                memref::AllocaOp, memref::DeallocOp, memref::CopyOp>(op) &&
             llvm::any_of(op->getOperands(), onDevice))
           work.push_back(op);
         else if (isa<memref::AllocOp, memref::AllocaOp>(op) &&
@@ -803,6 +1003,14 @@ struct ConvertLinalgToGPUPass
             if (gather)
               kernels.lowerParallel(cast<linalg::LinalgOp>(gather));
           }
+        } else if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
+          if (!onDevice(softmax.getInput()) || !onDevice(softmax.getOutput())) {
+            op->emitError("mixes host and GPU memory; every operand of a "
+                          "GPU op must be in GPU memory");
+            ok = false;
+            continue;
+          }
+          kernels.lowerSoftmax(softmax);
         } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
           if (!llvm::all_of(linalgOp->getOperands(), [](Value v) {
                 return !isa<MemRefType>(v.getType()) || onDevice(v);
@@ -811,6 +1019,15 @@ struct ConvertLinalgToGPUPass
                           "GPU op must be in GPU memory");
             ok = false;
             continue;
+          }
+          // A zero fill right before a library GEMM of the same buffer is
+          // folded into the GEMM (beta = 0).
+          if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+            auto next = dyn_cast_or_null<linalg::MatmulOp>(op->getNextNode());
+            if (next && useLibrary && isLibraryGemm(next) &&
+                next.getDpsInits()[0] == fill.getDpsInits()[0] &&
+                matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+              continue;
           }
           auto matmul = dyn_cast<linalg::MatmulOp>(op);
           if (matmul && useLibrary && isLibraryGemm(matmul))

@@ -690,6 +690,33 @@ struct LowerTransfer : OpRewritePattern<TransferOp> {
   }
 };
 
+/// A softmax over the last axis placed on a GPU stays one op
+/// (linalg.softmax), which the GPU lowering turns into one fused row kernel;
+/// elsewhere softmax is decomposed.
+struct LowerGpuSoftmax : OpRewritePattern<SoftmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    DeviceAttr device = getDevice(op);
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t axis = op.getAxis();
+    if (axis < 0)
+      axis += type.getRank();
+    if (!device || !device.isGPU() || axis != type.getRank() - 1)
+      return rewriter.notifyMatchFailure(op, "not a last-axis GPU softmax");
+    SmallVector<Value> dyn;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        dyn.push_back(tensor::DimOp::create(rewriter, op.getLoc(),
+                                            op.getInput(), d));
+    Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), type.getShape(),
+                                         type.getElementType(), dyn);
+    rewriter.replaceOpWithNewOp<linalg::SoftmaxOp>(op, type, op.getInput(),
+                                                   init, axis);
+    return success();
+  }
+};
+
 struct Rewriter : PatternRewriter {
   using PatternRewriter::PatternRewriter;
 };
@@ -769,6 +796,8 @@ struct ConvertTideToLinalgPass
 
 void mlir::tide::populateTideToLinalgPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
+  // Tried before the decomposition (patterns are tried in order).
+  patterns.add<LowerGpuSoftmax>(ctx);
   populateDecompositionPatterns(patterns);
   patterns.add<LowerElementwise, LowerConstant, LowerMatmul, LowerTranspose,
                LowerConcat, LowerSlice, LowerReshape, LowerTransfer,
