@@ -64,7 +64,9 @@ def AssignMemorySpacesPass
     `bufferization.alloc_tensor() {memory_space = 1}`, a tensor constant read
     by a GPU op is copied to the device once, and a GPU `tensor.concat` is
     decomposed into insert_slice ops into such an allocation. Bufferization
-    then puts exactly the GPU values in memory space 1.
+    then puts exactly the GPU values in memory space 1. A fill that several
+    ops write into (CSE merges equal fills) is cloned for each of them, so
+    that bufferization does not copy the filled buffer.
 
     Ops placed on a GPU other than `cuda:0` are an error: the lowering drives
     one GPU.

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace mlir::tide {
 #define GEN_PASS_DEF_ASSIGNMEMORYSPACESPASS
@@ -100,6 +101,27 @@ struct AssignMemorySpacesPass
           setDevice(&*it, device);
         concat->replaceAllUsesWith(ValueRange(*parts));
         concat.erase();
+      }
+
+      // A fill used as the output of several ops (CSE merges equal fills)
+      // would make bufferization copy the filled buffer for all but one;
+      // give each user its own fill, placed right before it.
+      SmallVector<linalg::FillOp> fills(body.getOps<linalg::FillOp>());
+      for (linalg::FillOp fill : fills) {
+        if (fill->hasOneUse() || fill->use_empty())
+          continue;
+        for (OpOperand &use : llvm::make_early_inc_range(fill->getUses())) {
+          OpBuilder b(use.getOwner());
+          Operation *init = fill.getDpsInits()[0].getDefiningOp();
+          IRMapping mapping;
+          if (init && isa<tensor::EmptyOp>(init))
+            mapping.map(init->getResult(0), b.clone(*init)->getResult(0));
+          use.set(b.clone(*fill, mapping)->getResult(0));
+        }
+        Operation *init = fill.getDpsInits()[0].getDefiningOp();
+        fill.erase();
+        if (init && init->use_empty())
+          init->erase();
       }
 
       if (failed(classify(body)))
