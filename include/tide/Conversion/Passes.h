@@ -8,6 +8,7 @@
 #define TIDE_CONVERSION_PASSES_H
 
 #include "tide/Conversion/TideToLinalg/TideToLinalg.h"
+#include "tide/IR/TideDialect.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -72,7 +72,8 @@ def AssignMemorySpacesPass
     one GPU.
   }];
   let dependentDialects = ["mlir::bufferization::BufferizationDialect",
-                           "mlir::tensor::TensorDialect"];
+                           "mlir::tensor::TensorDialect",
+                           "mlir::tide::TideDialect"];
 }
 
 def ResidentResultsPass : Pass<"tide-resident-results", "mlir::ModuleOp"> {
@@ -85,6 +86,7 @@ def ResidentResultsPass : Pass<"tide-resident-results", "mlir::ModuleOp"> {
     instead (the result type takes memory space 1) and drops the copy: the
     caller receives a device pointer, as the module's metadata says.
   }];
+  let dependentDialects = ["mlir::tide::TideDialect"];
 }
 
 def ConvertLinalgToGPUPass : Pass<"tide-linalg-to-gpu", "mlir::ModuleOp"> {
@@ -125,9 +127,10 @@ def ConvertLinalgToGPUPass : Pass<"tide-linalg-to-gpu", "mlir::ModuleOp"> {
   let dependentDialects = [
     "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
     "mlir::func::FuncDialect", "mlir::gpu::GPUDialect",
-    "mlir::math::MathDialect",
+    "mlir::linalg::LinalgDialect", "mlir::math::MathDialect",
     "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect",
-    "mlir::scf::SCFDialect", "mlir::vector::VectorDialect"
+    "mlir::scf::SCFDialect", "mlir::tide::TideDialect",
+    "mlir::vector::VectorDialect"
   ];
 }
 

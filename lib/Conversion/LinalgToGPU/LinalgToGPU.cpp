@@ -1044,7 +1044,7 @@ struct ConvertLinalgToGPUPass
       func.walk([&](Operation *op) {
         if (op->getParentOfType<gpu::LaunchOp>())
           return;
-        if (isa<memref::LoadOp, memref::StoreOp, linalg::LinalgOp>(op) &&
+        if (isa<memref::LoadOp, memref::StoreOp>(op) &&
             llvm::any_of(op->getOperands(), onDevice)) {
           op->emitError("reads or writes GPU memory on the host");
           ok = false;

@@ -1,0 +1,204 @@
+// RUN: tide-opt %s --tide-linalg-to-gpu --split-input-file -verify-diagnostics \
+// RUN:   | FileCheck %s
+
+// Elementwise with broadcasting: one thread per point, indices from the
+// linear thread id, the broadcast operand read through its indexing map.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @broadcast(
+// CHECK-SAME: %[[X:.*]]: memref<4x8xf32, 1>, %[[B:.*]]: memref<8xf32, 1>, %[[Y:.*]]: memref<4x8xf32, 1>)
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}}) module(@tide_kernels) function(@broadcast_addf_0)
+// CHECK: %[[GID:.*]] = arith.addi
+// CHECK: scf.if
+// CHECK: %[[J:.*]] = arith.remui %[[GID]], %c8
+// CHECK: %[[I:.*]] = arith.divui %[[GID]], %c8
+// CHECK: %[[A:.*]] = memref.load %[[X]][%[[I]], %[[J]]]
+// CHECK: %[[C:.*]] = memref.load %[[B]][%[[J]]]
+// CHECK: %[[S:.*]] = arith.addf %[[A]], %[[C]]
+// CHECK: memref.store %[[S]], %[[Y]][%[[I]], %[[J]]]
+// CHECK-NOT: linalg.generic
+func.func @broadcast(%x: memref<4x8xf32, 1>, %b: memref<8xf32, 1>, %y: memref<4x8xf32, 1>) {
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : memref<4x8xf32, 1>, memref<8xf32, 1>) outs(%y : memref<4x8xf32, 1>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %0 = arith.addf %a, %c : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// Contiguous buffers without broadcasting: one thread per 16-byte vector.
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @contiguous(
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}}) {{.*}} function(@contiguous_exp_0)
+// CHECK: %[[V:.*]] = vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<1024xf32, 1>, vector<4xf32>
+// CHECK-COUNT-4: math.exp
+// CHECK: %[[R:.*]] = vector.from_elements
+// CHECK: vector.store %[[R]], %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<1024xf32, 1>, vector<4xf32>
+func.func @contiguous(%x: memref<1024xf32, 1>, %y: memref<1024xf32, 1>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<1024xf32, 1>) outs(%y : memref<1024xf32, 1>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = math.exp %a : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// A whole-tensor sum over many elements: split over blocks, per-block
+// partials in a device buffer, then one block per output combines them.
+// f16 accumulates in f32.
+#in = affine_map<(d0) -> (d0)>
+#out = affine_map<(d0) -> ()>
+// CHECK-LABEL: func.func @sum(
+// CHECK: %[[P:.*]] = gpu.alloc (%{{.*}}) : memref<?xf32, 1>
+// CHECK: gpu.launch {{.*}} function(@sum_addf_0)
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: gpu.all_reduce add %{{.*}} uniform
+// CHECK: memref.store %{{.*}}, %[[P]][
+// CHECK: gpu.launch {{.*}} function(@sum_addf_0_partials)
+// CHECK: gpu.all_reduce add
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: gpu.dealloc %[[P]]
+func.func @sum(%x: memref<1000000xf16, 1>, %y: memref<f16, 1>) {
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["reduction"]}
+      ins(%x : memref<1000000xf16, 1>) outs(%y : memref<f16, 1>) {
+  ^bb0(%a: f16, %acc: f16):
+    %0 = arith.addf %a, %acc : f16
+    linalg.yield %0 : f16
+  }
+  return
+}
+
+// -----
+
+// Per-row max: one block per row, i8 accumulating in i32.
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @row_max(
+// CHECK: %[[G:.*]] = arith.maxui %c64{{.*}}, %c1
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[G]], {{.*}}) {{.*}} function(@row_max_maxsi_0)
+// CHECK: arith.extsi %{{.*}} : i8 to i32
+// CHECK: gpu.all_reduce maxsi
+// CHECK: arith.trunci %{{.*}} : i32 to i8
+// CHECK-NOT: gpu.launch
+func.func @row_max(%x: memref<64x100xi8, 1>, %y: memref<64xi8, 1>) {
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x100xi8, 1>) outs(%y : memref<64xi8, 1>) {
+  ^bb0(%a: i8, %acc: i8):
+    %0 = arith.maxsi %a, %acc : i8
+    linalg.yield %0 : i8
+  }
+  return
+}
+
+// -----
+
+// A payload that is not one combiner (an arg-reduction) gets one thread per
+// output looping over the row.
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @argmax(
+// CHECK: gpu.launch {{.*}} function(@argmax_index_cast_0)
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, i64)
+// CHECK-NOT: gpu.all_reduce
+func.func @argmax(%x: memref<4x10xf32, 1>, %v: memref<4xf32, 1>, %i: memref<4xi64, 1>) {
+  linalg.generic {indexing_maps = [#in, #out, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x10xf32, 1>) outs(%v, %i : memref<4xf32, 1>, memref<4xi64, 1>) {
+  ^bb0(%a: f32, %best: f32, %bi: i64):
+    %idx = linalg.index 1 : index
+    %j = arith.index_cast %idx : index to i64
+    %gt = arith.cmpf ogt, %a, %best : f32
+    %v2 = arith.select %gt, %a, %best : f32
+    %i2 = arith.select %gt, %j, %bi : i64
+    linalg.yield %v2, %i2 : f32, i64
+  }
+  return
+}
+
+// -----
+
+// A zero-filled 2-D f32 matmul: one cuBLAS call that overwrites (the fill is
+// folded in); allocations and copies become GPU runtime calls.
+// CHECK-LABEL: func.func private @tide_rt_gpu_gemm_f32(memref<?x?xf32, strided<[?, 1], offset: ?>, 1>, memref<?x?xf32, strided<[?, 1], offset: ?>, 1>, memref<?x?xf32, strided<[?, 1], offset: ?>, 1>, i32) attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func @matmul(
+// CHECK: %[[A:.*]] = gpu.alloc () : memref<16x32xf32, 1>
+// CHECK: gpu.memcpy %[[A]], %{{.*}} : memref<16x32xf32, 1>, memref<16x32xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: call @tide_rt_gpu_gemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32)
+// CHECK: gpu.memcpy %{{.*}}, %{{.*}} : memref<16x8xf32>, memref<16x8xf32, 1>
+// CHECK: gpu.dealloc %[[A]]
+func.func @matmul(%a: memref<16x32xf32>, %b: memref<32x8xf32, 1>, %c: memref<16x8xf32>) {
+  %da = memref.alloc() : memref<16x32xf32, 1>
+  memref.copy %a, %da : memref<16x32xf32> to memref<16x32xf32, 1>
+  %dc = memref.alloc() : memref<16x8xf32, 1>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%dc : memref<16x8xf32, 1>)
+  linalg.matmul ins(%da, %b : memref<16x32xf32, 1>, memref<32x8xf32, 1>) outs(%dc : memref<16x8xf32, 1>)
+  memref.copy %dc, %c : memref<16x8xf32, 1> to memref<16x8xf32>
+  memref.dealloc %da : memref<16x32xf32, 1>
+  memref.dealloc %dc : memref<16x8xf32, 1>
+  return
+}
+
+// -----
+
+// A strided view of GPU memory copied to the host goes through a
+// contiguous device buffer that a kernel fills.
+// CHECK-LABEL: func.func @strided_to_host(
+// CHECK: %[[T:.*]] = gpu.alloc () : memref<2x2xf32, 1>
+// CHECK: gpu.launch {{.*}} function(@strided_to_host_copy_0)
+// CHECK: gpu.memcpy %{{.*}}, %[[T]]
+// CHECK: gpu.dealloc %[[T]]
+func.func @strided_to_host(%x: memref<4x4xf32, 1>, %y: memref<2x2xf32>) {
+  %v = memref.subview %x[0, 0] [2, 2] [2, 2] : memref<4x4xf32, 1> to memref<2x2xf32, strided<[8, 2]>, 1>
+  memref.copy %v, %y : memref<2x2xf32, strided<[8, 2]>, 1> to memref<2x2xf32>
+  return
+}
+
+// -----
+
+// A GPU-resident argument is device memory though its type has no space.
+// CHECK-LABEL: func.func @resident(
+// CHECK: gpu.launch
+// CHECK-NOT: linalg.generic
+#id = affine_map<(d0) -> (d0)>
+func.func @resident(%x: memref<6xf32> {tide.resident = #tide.device<cuda:0>}, %y: memref<6xf32, 1>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<6xf32>) outs(%y : memref<6xf32, 1>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = arith.negf %a : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// Errors: host code reading GPU memory, and an op mixing host and GPU
+// buffers.
+#id = affine_map<(d0) -> (d0)>
+func.func @host_reads_device(%x: memref<6xf32, 1>) -> f32 {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{reads or writes GPU memory on the host}}
+  %v = memref.load %x[%c0] : memref<6xf32, 1>
+  return %v : f32
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+func.func @mixed(%x: memref<6xf32>, %y: memref<6xf32, 1>) {
+  // expected-error @below {{mixes host and GPU memory; every operand of a GPU op must be in GPU memory}}
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : memref<6xf32>) outs(%y : memref<6xf32, 1>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
