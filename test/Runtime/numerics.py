@@ -172,10 +172,12 @@ class Func:
     """A function under construction, with its results' NumPy references and
     the input sets to run it on."""
 
-    def __init__(self, name, args):
-        # args: list of (shape, type)
+    def __init__(self, name, args, arg_attrs=None, res_attrs=None):
+        # args: list of (shape, type); *_attrs: attribute dicts ("" for none)
         self.name = name
         self.args = args
+        self.arg_attrs = arg_attrs or [""] * len(args)
+        self.res_attrs = res_attrs
         self.argnames = ["%%a%d" % i for i in range(len(args))]
         self.lines = []
         self.n = 0
@@ -199,12 +201,15 @@ class Func:
         self.runs.append((label, inputs))
 
     def text(self):
-        args = ", ".join("%s: %s" % (n, T(s, t))
-                         for n, (s, t) in zip(self.argnames, self.args))
+        args = ", ".join("%s: %s%s" % (n, T(s, t), (" " + a) if a else "")
+                         for n, (s, t), a in zip(self.argnames, self.args, self.arg_attrs))
         rtypes = ", ".join(r[1] for r in self.results)
+        res_attrs = self.res_attrs or [""] * len(self.results)
+        rdecl = ", ".join(r[1] + ((" " + a) if a else "")
+                          for r, a in zip(self.results, res_attrs))
         body = "\n".join(self.lines)
         return ("func.func @%s(%s) -> (%s) {\n%s\n  return %s : %s\n}\n"
-                % (self.name, args, rtypes, body,
+                % (self.name, args, rdecl, body,
                    ", ".join(r[0] for r in self.results), rtypes))
 
 
@@ -946,6 +951,51 @@ def gen_cast():
     return funcs
 
 
+def gen_mixed(gpu):
+    """CPU and GPU parts in one function: ops pinned to the CPU between ops
+    the target puts on the GPU (on target=cpu all of it runs on the host),
+    and, with a GPU, arguments and results resident on it."""
+    funcs = []
+    cpu = "{tide.device = #tide.device<cpu>}"
+    res = "{tide.resident = #tide.device<cuda:0>}"
+    for t in ("f32", "f64"):
+        sh = (64, 33)
+        f = Func("mixed_%s" % t, [(sh, t), ((33,), t)])
+        e = f.op("tide.exp %s : %s" % (f.arg(0), T(sh, t)))
+        si = f.op("tide.sin %s %s : %s" % (e, cpu, T(sh, t)))
+        m = f.op("tide.mul %s, %s : %s, %s" % (si, f.arg(1), T(sh, t), T((33,), t)))
+        r = f.op("tide.reduce_sum %s axes = [1] %s : %s" % (m, cpu, T(sh, t)))
+        mx = f.op("tide.reduce_max %s axes = [0] : %s" % (m, T(sh, t)))
+        np_t = np.float32 if t == "f32" else np.float64
+        # exp is rounded to t before sin reads it, as in the program.
+        se = (lambda np_t: lambda ins: np.sin(np.exp(ins[0].astype(np_t)).astype(np.float64)))(np_t)
+        f.ret(e, sh, t, "exp (GPU)", lambda ins: np.exp(ins[0]), "exp")
+        f.ret(m, sh, t, "sin (CPU) * b (GPU)",
+              (lambda se: lambda ins: se(ins) * ins[1])(se), "composite")
+        f.ret(r, (64,), t, "row sums (CPU)",
+              (lambda se: lambda ins: np.sum(se(ins) * ins[1], axis=1))(se), "composite")
+        f.ret(mx, (33,), t, "column max (GPU)",
+              (lambda se: lambda ins: np.max(se(ins) * ins[1], axis=0))(se), "composite")
+        rng = rng_for(f.name)
+        f.run("", [gen_float(rng, sh, -2, 2, t), gen_float(rng, (33,), -3, 3, t)])
+        funcs.append(f)
+        if not gpu:
+            continue
+        n = 1000
+        f = Func("resident_%s" % t, [((n,), t), ((n,), t)], arg_attrs=[res, ""],
+                 res_attrs=[res, "", res])
+        y = f.op("tide.mul %s, %s : %s" % (f.arg(0), f.arg(1), T((n,), t)))
+        z = f.op("tide.reduce_sum %s axes = [0] : %s" % (y, T((n,), t)))
+        f.ret(y, (n,), t, "a*b into a GPU-resident result", lambda ins: ins[0] * ins[1], "ieee")
+        f.ret(z, (), t, "sum to the host", lambda ins: np.sum(ins[0] * ins[1]), "composite")
+        f.ret(f.arg(0), (n,), t, "a resident argument returned as is",
+              lambda ins: ins[0])
+        rng = rng_for(f.name)
+        f.run("", [gen_float(rng, (n,), -2, 2, t), gen_float(rng, (n,), -2, 2, t)])
+        funcs.append(f)
+    return funcs
+
+
 def gen_precision():
     """f64 stays f64 end to end; no silent demotion, no folded round trip."""
     funcs = []
@@ -1590,6 +1640,7 @@ def main():
         tasks.append(("ops_" + t, (lambda t: lambda: s.run_module("ops_" + t, gen_dtype_module(t)))(t)))
         tasks.append(("shape_" + t, (lambda t: lambda: s.run_module("shape_" + t, gen_shape_ops(t)))(t)))
     tasks.append(("cast", lambda: s.run_module("cast", gen_cast())))
+    tasks.append(("mixed", lambda: s.run_module("mixed", gen_mixed(args.target != "cpu"))))
     if not args.filter:
         tasks += [("precision", lambda: run_precision_extra(s)),
                   ("bad inputs", lambda: run_bad_inputs(s))]

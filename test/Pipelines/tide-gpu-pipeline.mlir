@@ -1,0 +1,36 @@
+// REQUIRES: cuda-toolkit
+// RUN: tide-opt %s --tide-place-pipeline=target=h200 --tide-gpu-pipeline \
+// RUN:   | FileCheck %s
+// RUN: tide-opt %s --tide-place-pipeline=target=h200 --tide-gpu-pipeline=format=isa \
+// RUN:   | FileCheck %s --check-prefix=PTX
+
+// A module with CPU and GPU parts: exp and the sum run on the GPU, the log
+// pinned to the CPU runs as a host loop between them. One stream serves the
+// call; the host waits for it before the log reads the copied values, and
+// once at the end.
+func.func @mixed(%x: tensor<1024xf32>) -> tensor<f32> {
+  %e = tide.exp %x : tensor<1024xf32>
+  %l = tide.log %e {tide.device = #tide.device<cpu>} : tensor<1024xf32>
+  %s = tide.reduce_sum %l axes = [0] : tensor<1024xf32>
+  return %s : tensor<f32>
+}
+
+// CHECK-LABEL: llvm.func @mixed(
+// CHECK:       %[[S:.*]] = llvm.call @mgpuStreamCreate()
+// CHECK:       llvm.call @mgpuMemcpy(
+// CHECK:       gpu.launch_func <%[[S]] : !llvm.ptr> @tide_kernels::@mixed_exp_0
+// CHECK:       llvm.call @mgpuMemcpy(
+// CHECK:       llvm.call @mgpuStreamSynchronize(%[[S]])
+// CHECK:       llvm.intr.log(
+// CHECK:       gpu.launch_func {{.*}} @tide_kernels::@mixed_addf_2
+// CHECK:       llvm.call @mgpuStreamSynchronize(
+// CHECK:       gpu.binary @tide_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {{.*}}, bin = "
+
+// The kernels: 16-byte vector loads for exp, libdevice's expf, and a block
+// reduction through warp shuffles.
+// PTX: .visible .entry mixed_exp_0(
+// PTX: ld.global.v4.b32
+// PTX: ex2.approx.ftz.f32
+// PTX: st.global.v4.b32
+// PTX: .visible .entry mixed_addf_2(
+// PTX: shfl.sync.bfly.b32
