@@ -24,7 +24,7 @@ func.func @mixed(%x: tensor<1024xf32>) -> tensor<f32> {
 // CHECK:       llvm.intr.log(
 // CHECK:       gpu.launch_func {{.*}} @tide_kernels::@mixed_addf_2
 // CHECK:       llvm.call @mgpuStreamSynchronize(
-// CHECK:       gpu.binary @tide_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {{.*}}, bin = "
+// CHECK:       gpu.binary @tide_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {{[{].*[}]}}, "
 
 // The kernels: 16-byte vector loads for exp, libdevice's expf, and a block
 // reduction through warp shuffles.
