@@ -1,24 +1,34 @@
 #!/usr/bin/env bash
-# On the GPU machine (built here, carried there): Tide's GPU runtime test
-# suite, the same under compute-sanitizer, and host-to-device copy bandwidth
-# of Tide's runtime against PyTorch's pinned and pageable copies.
-#
-#   carry: build/bin/tide-gpu-runtime-test build/lib/libTideCudaRuntime.so
+# Everything GPU, on the GPU machine, in one run (built on the build machine):
+#   bash bench/gpu_build.sh        # GPU benchmark modules -> build/gpu-bench
+#   python3 test/Runtime/numerics.py --tide-bin build/bin --tmp build/gpu-suite \
+#       --target=h200 --build-only # the GPU suite's modules -> build/gpu-suite
+# then, carrying build/bin/tide-run build/bin/tide-gpu-runtime-test
+# build/lib/libTideCudaRuntime.so build/gpu-suite build/gpu-bench:
+#   bash bench/gpu.sh [suite] [sanitizer] [bench] [runtime]   (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-BIN=build/bin/tide-gpu-runtime-test
+export LD_LIBRARY_PATH="$PWD/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+parts="${*:-runtime suite sanitizer bench}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-echo "=== runtime tests"
-$BIN
-echo "=== runtime tests under compute-sanitizer"
-timeout 120 compute-sanitizer --error-exitcode=3 $BIN > /tmp/sanitizer.log 2>&1
-rc=$?
-grep -E "Program hit|ERROR SUMMARY|passed" /tmp/sanitizer.log | sort | uniq -c
-echo "sanitizer exit: $rc"
-echo "=== host-to-device bandwidth: Tide (pageable source, pinned staging)"
-$BIN --bench
-$BIN --bench
-echo "=== host-to-device bandwidth: PyTorch"
-python3 bench/gpu_h2d.py
-echo "=== profile sample (TIDE_PROFILE=1)"
-TIDE_PROFILE=1 timeout 60 $BIN 2>&1 | tail -12
+rc=0
+for part in $parts; do
+  case $part in
+  runtime)
+    echo "=== runtime tests (tide-gpu-runtime-test)"
+    build/bin/tide-gpu-runtime-test || rc=1
+    echo "=== host-to-device bandwidth of the runtime alone"
+    build/bin/tide-gpu-runtime-test --bench ;;
+  suite)
+    echo "=== GPU suite (every op and dtype, the examples, mixed modules, resident tensors, bad inputs)"
+    bash test/GPU/run-suite.sh || rc=1 ;;
+  sanitizer)
+    echo "=== GPU suite under compute-sanitizer (memcheck)"
+    bash test/GPU/run-suite.sh \
+      --wrap "compute-sanitizer --tool memcheck --error-exitcode=99 --print-limit=10" || rc=1 ;;
+  bench)
+    echo "=== benchmarks against PyTorch"
+    python3 bench/gpu_bench.py build/gpu-bench || rc=1 ;;
+  esac
+done
+exit $rc
