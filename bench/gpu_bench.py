@@ -52,6 +52,9 @@ class Module:
         self.lib.mgpuMemcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
                                         ctypes.c_size_t, ctypes.c_void_p]
         self.lib.mgpuStreamSynchronize.argtypes = [ctypes.c_void_p]
+        # Functions on GPU-resident tensors return once their work is queued
+        # on this thread's stream; this waits for it.
+        self.sync = self.lib.tide_rt_synchronize
 
     def function(self, name, args, result_shape, result_on_gpu=True):
         """A callable running @name on `args` (torch tensors or numpy arrays,
@@ -76,6 +79,7 @@ class Module:
         out = np.empty(shape, dtype=dtype)
         src = desc.aligned + desc.offset * out.itemsize
         if on_gpu:
+            self.sync()
             self.lib.mgpuMemcpy(out.ctypes.data, src, out.nbytes, None)
             self.lib.mgpuStreamSynchronize(None)
         else:
@@ -83,9 +87,13 @@ class Module:
         return out
 
 
-def timeit(fn, n, sync=True, reps=5):
+def timeit(fn, n, sync=True, reps=5, wait=None):
+    """Median seconds per call; `wait` (default torch.cuda.synchronize) runs
+    after every call when `sync`, else once after the n calls."""
+    wait = wait or torch.cuda.synchronize
     for _ in range(3):
         fn()
+    wait()
     torch.cuda.synchronize()
     times = []
     for _ in range(reps):
@@ -93,8 +101,8 @@ def timeit(fn, n, sync=True, reps=5):
         for _ in range(n):
             fn()
             if sync:
-                torch.cuda.synchronize()
-        torch.cuda.synchronize()
+                wait()
+        wait()
         times.append((time.perf_counter() - t) / n)
     return statistics.median(times)
 
@@ -120,9 +128,12 @@ def main():
     # -- exp over 230400 elements --------------------------------------------
     m = Module("exp")
     floor = m.function("floor", [torch.ones(1, device=dev)], [1])
-    t_floor = timeit(floor, 1000)
-    print("\nexp over 230400 elements, 1000 calls (per call)")
-    print("  launch floor (Tide, 1-element kernel, same harness): %s" % us(t_floor))
+    t_floor = timeit(floor, 1000, wait=m.sync)
+    t_floor_async = timeit(floor, 1000, sync=False, wait=m.sync)
+    print("\nexp over 230400 elements, 1000 calls (per call; 'synced' waits after every call,"
+          " 'async' once after all)")
+    print("  launch floor (Tide, 1-element kernel, same harness): %s synced, %s async" % (
+        us(t_floor), us(t_floor_async)))
     for dt, tdt in (("f32", torch.float32), ("f64", torch.float64)):
         x = torch.randn(230400, device=dev, dtype=tdt)
         f = m.function("exp_" + dt, [x], [230400])
@@ -130,13 +141,15 @@ def main():
         ok &= check("exp " + dt, m.to_numpy(r, (230400,), x.cpu().numpy().dtype),
                     torch.exp(x), 1e-6 if dt == "f32" else 1e-14, 0)
         f.free()
-        t_tide = timeit(f, 1000)
+        t_tide = timeit(f, 1000, wait=m.sync)
+        t_tide_async = timeit(f, 1000, sync=False, wait=m.sync)
         t_torch_sync = timeit(lambda: torch.exp(x), 1000)
         t_torch_async = timeit(lambda: torch.exp(x), 1000, sync=False)
-        print("  %s on the GPU:   Tide %s (%.2fx floor) | PyTorch eager %s synced, %s async"
-              " | Tide/PyTorch %.2f (synced), %.2f (async)" % (
-                  dt, us(t_tide), t_tide / t_floor, us(t_torch_sync), us(t_torch_async),
-                  t_tide / t_torch_sync, t_tide / t_torch_async))
+        print("  %s on the GPU:   Tide %s synced (%.2fx floor), %s async (%.2fx floor)"
+              " | PyTorch eager %s synced, %s async | Tide/PyTorch %.2f (synced), %.2f (async)" % (
+                  dt, us(t_tide), t_tide / t_floor, us(t_tide_async), t_tide_async / t_floor_async,
+                  us(t_torch_sync), us(t_torch_async),
+                  t_tide / t_torch_sync, t_tide_async / t_torch_async))
         g = m.function("exp_%s_to_host" % dt, [x], [230400], result_on_gpu=False)
         r = g(keep=True)
         ok &= check("exp %s to host" % dt,
@@ -162,7 +175,7 @@ def main():
     ok &= check("exp(x)*0.5+1", m.to_numpy(r, (n,), np.float32)[:1 << 20],
                 (torch.exp(x[:1 << 20]) * 0.5 + 1), 1e-6, 1e-6)
     f.free()
-    t = timeit(f, 20)
+    t = timeit(f, 20, wait=s.sync)
     t_eager = timeit(lambda: torch.exp(x) * 0.5 + 1, 20)
     line = "  exp(x)*a+b: Tide %s, %.0f GB/s = %.0f%% of copy | PyTorch eager %.0f%%" % (
         us(t), 8 * n / t / 1e9, 100 * 8 * n / t / bw_copy, 100 * 8 * n / t_eager / bw_copy)
@@ -179,7 +192,7 @@ def main():
     ok &= check("reduce_mean", m.to_numpy(r, (), np.float32), torch.mean(x.double()).float(),
                 1e-5, 0)
     f.free()
-    t = timeit(f, 20)
+    t = timeit(f, 20, wait=s.sync)
     t_torch = timeit(lambda: torch.mean(x), 20)
     print("  reduce_mean: Tide %s, %.0f GB/s = %.0f%% of copy | PyTorch %s (%.0f%%)" % (
         us(t), 4 * n / t / 1e9, 100 * 4 * n / t / bw_copy, us(t_torch),
@@ -190,7 +203,7 @@ def main():
     ok &= check("softmax rows", m.to_numpy(r, (8192, 8192), np.float32)[:64],
                 torch.softmax(xs[:64], 1), 1e-5, 1e-8)
     f.free()
-    t = timeit(f, 20)
+    t = timeit(f, 20, wait=s.sync)
     t_torch = timeit(lambda: torch.softmax(xs, 1), 20)
     print("  softmax 8192x8192 rows: Tide %s | PyTorch %s | Tide/PyTorch %.2f" % (
         us(t), us(t_torch), t / t_torch))
@@ -208,7 +221,7 @@ def main():
         ok &= check("gemm " + dt, g.to_numpy(r, (8192, 8192), a.cpu().numpy().dtype)[:256],
                     ref, 1e-3 if dt == "f32" else 1e-10, 1e-2 if dt == "f32" else 1e-9)
         f.free()
-        t = timeit(f, 5)
+        t = timeit(f, 5, wait=g.sync)
         t_torch = timeit(lambda: a @ b, 5)
         flops = 2 * 8192 ** 3
         print("  gemm %s: Tide %.1f TFLOP/s | cuBLAS via PyTorch %.1f TFLOP/s | Tide/cuBLAS time %.3f" % (
@@ -226,11 +239,14 @@ def main():
     r = f(keep=True)
     ok &= check("mlp", g.to_numpy(r, (4096, 10), np.float32), torch_mlp(), 1e-4, 1e-5)
     f.free()
-    t = timeit(f, 50)
+    t = timeit(f, 50, wait=g.sync)
+    t_async = timeit(f, 50, sync=False, wait=g.sync)
     t_torch = timeit(torch_mlp, 50)
     t_torch_async = timeit(torch_mlp, 50, sync=False)
-    print("  mlp f32: Tide %s | PyTorch eager %s synced, %s async | Tide/PyTorch %.2f (synced), %.2f (async)" % (
-        us(t), us(t_torch), us(t_torch_async), t / t_torch, t / t_torch_async))
+    print("  mlp f32: Tide %s synced, %s async | PyTorch eager %s synced, %s async |"
+          " Tide/PyTorch %.2f (synced), %.2f (async)" % (
+              us(t), us(t_async), us(t_torch), us(t_torch_async), t / t_torch,
+              t_async / t_torch_async))
 
     # -- host-to-device copies -------------------------------------------------
     c = Module("copy")
@@ -247,8 +263,8 @@ def main():
         same = np.array_equal(c.to_numpy(r, shape, np.float32), pageable)
         fp.free()
         ok &= same
-        t_page = timeit(fp, 20)
-        t_pin = timeit(fq, 20)
+        t_page = timeit(fp, 20, wait=c.sync)
+        t_pin = timeit(fq, 20, wait=c.sync)
         t_torch_pin = timeit(lambda: devt.copy_(pinned, non_blocking=True), 20)
         t_torch_page = timeit(lambda: devt.copy_(torch.from_numpy(pageable)), 20)
         print("  b=%2d: Tide pageable %6.1f GB/s, pinned %6.1f GB/s | PyTorch pinned %6.1f GB/s,"

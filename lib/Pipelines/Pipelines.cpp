@@ -161,6 +161,8 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
   pm.addPass(createGpuKernelOutliningPass());
   // One stream per call, synchronized once before the host reads results.
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  // All on the GPU: return without waiting (the thread's stream orders it).
+  pm.addNestedPass<func::FuncOp>(createAsyncReturnPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

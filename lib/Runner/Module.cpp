@@ -185,6 +185,8 @@ bool CompiledModule::call(const FunctionSpec &fn, std::vector<Array> &inputs,
   using FreeFn = void (*)(void *, void *);
   using CopyFn = void (*)(void *, void *, size_t, void *);
   using SyncFn = void (*)(void *);
+  using WaitFn = void (*)();
+  WaitFn gpuWait = nullptr;
   AllocFn gpuAlloc = nullptr;
   FreeFn gpuFree = nullptr;
   CopyFn gpuCopy = nullptr;
@@ -199,6 +201,7 @@ bool CompiledModule::call(const FunctionSpec &fn, std::vector<Array> &inputs,
     gpuFree = reinterpret_cast<FreeFn>(dlsym(handle, "mgpuMemFree"));
     gpuCopy = reinterpret_cast<CopyFn>(dlsym(handle, "mgpuMemcpy"));
     gpuSync = reinterpret_cast<SyncFn>(dlsym(handle, "mgpuStreamSynchronize"));
+    gpuWait = reinterpret_cast<WaitFn>(dlsym(handle, "tide_rt_synchronize"));
     if (!gpuAlloc || !gpuFree || !gpuCopy || !gpuSync) {
       error = "@" + fn.name +
               " has GPU-resident tensors, but the module has no GPU runtime";
@@ -281,6 +284,9 @@ bool CompiledModule::call(const FunctionSpec &fn, std::vector<Array> &inputs,
       error = "unsupported number of arguments";
       return false;
     }
+    // Functions on GPU-resident tensors may return before the GPU is done.
+    if (gpuWait)
+      gpuWait();
     auto stop = std::chrono::steady_clock::now();
     times.push_back(std::chrono::duration<double>(stop - start).count());
     if (run + 1 < repeat)

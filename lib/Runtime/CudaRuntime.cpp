@@ -745,6 +745,16 @@ extern "C" void _mlir_ciface_tide_rt_gpu_gemm_f64(TideMemRef2D *a, TideMemRef2D 
 // Tide's own
 //===----------------------------------------------------------------------===//
 
+extern "C" void tide_rt_synchronize(void) {
+  CUstream stream = threadStream();
+  if (!stream)
+    return;
+  Driver &d = ready("waiting for the GPU");
+  check(d, d.cuStreamSynchronize(stream),
+        "waiting for the GPU (cuStreamSynchronize; an earlier kernel or copy "
+        "may have failed)");
+}
+
 extern "C" int tide_rt_gpu_available(char *reason, size_t reasonSize) {
   Driver &d = driver();
   if (reason && reasonSize)

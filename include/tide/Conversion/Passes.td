@@ -134,6 +134,21 @@ def ConvertLinalgToGPUPass : Pass<"tide-linalg-to-gpu", "mlir::ModuleOp"> {
   ];
 }
 
+def AsyncReturnPass : Pass<"tide-async-return", "mlir::func::FuncOp"> {
+  let summary = "Return before the GPU finishes when nothing is on the host";
+  let description = [{
+    Runs after `gpu-async-region`, which ends every function with a host wait
+    for its stream. A function whose memref arguments and results are all
+    resident on the GPU (`tide.resident`) touches no host memory, so the
+    final wait is dropped: the call returns once its work is queued on the
+    calling thread's stream. Tide's runtime gives each host thread one
+    stream, so later calls, copies through the runtime and its caching
+    allocator are ordered after the work; code that reads the results on
+    another stream calls `tide_rt_synchronize()` first.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::tide::TideDialect"];
+}
+
 def StripMemorySpacesPass
     : Pass<"tide-strip-memory-spaces", "mlir::ModuleOp"> {
   let summary = "Drop memory space 1 from every type once kernels exist";

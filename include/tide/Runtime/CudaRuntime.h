@@ -43,6 +43,12 @@ void mgpuMemFree(void *ptr, void *stream);
 /* Any direction; host memory goes through pinned staging buffers. */
 void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream);
 
+/* Waits for the work this thread queued on the GPU. A compiled function whose
+ * arguments and results all live on the GPU returns as soon as its work is
+ * queued (tide-async-return); call this before reading its results on
+ * another stream or from the host by other means than Tide's runtime. */
+void tide_rt_synchronize(void);
+
 /*--- Tide's own ------------------------------------------------------------*/
 /* 1 when a CUDA GPU can be used; otherwise 0 and a plain reason ("no NVIDIA
  * driver (libcuda.so.1) on this machine", "no CUDA device", ...). */

@@ -1,0 +1,36 @@
+// RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-async-return))' | FileCheck %s
+module attributes {gpu.container_module} {
+
+// Arguments and results all on the GPU: no host wait before returning.
+// CHECK-LABEL: func.func @on_gpu(
+// CHECK: gpu.launch_func async
+// CHECK-NOT: gpu.wait [
+// CHECK: return
+func.func @on_gpu(%x: memref<8xf32> {tide.resident = #tide.device<cuda:0>})
+    -> (memref<8xf32> {tide.resident = #tide.device<cuda:0>}) {
+  %c1 = arith.constant 1 : index
+  %t0 = gpu.wait async
+  %y, %t1 = gpu.alloc async [%t0] () : memref<8xf32>
+  %t2 = gpu.launch_func async [%t1] @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%x : memref<8xf32>, %y : memref<8xf32>)
+  gpu.wait [%t2]
+  return %y : memref<8xf32>
+}
+
+// A host result (or a host argument) keeps the wait.
+// CHECK-LABEL: func.func @to_host(
+// CHECK: gpu.wait [%{{.*}}]
+// CHECK-NEXT: return
+func.func @to_host(%x: memref<8xf32> {tide.resident = #tide.device<cuda:0>}, %h: memref<8xf32>)
+    -> memref<8xf32> {
+  %t0 = gpu.wait async
+  %t1 = gpu.memcpy async [%t0] %h, %x : memref<8xf32>, memref<8xf32>
+  gpu.wait [%t1]
+  return %h : memref<8xf32>
+}
+
+gpu.module @kernels {
+  gpu.func @k(%a: memref<8xf32>, %b: memref<8xf32>) kernel {
+    gpu.return
+  }
+}
+}
