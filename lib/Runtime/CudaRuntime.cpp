@@ -183,6 +183,10 @@ void timed(Driver &d, CUstream stream, const std::string &name, double bytes,
 
 struct Allocator {
   std::multimap<size_t, CUdeviceptr> free; // cached blocks by size
+  /// The stream whose work may still use a cached block: a block is reused
+  /// only on the stream it was freed on (work there is ordered after the
+  /// old use), or when it was freed with no stream work pending (null).
+  std::map<CUdeviceptr, CUstream> freedOn;
   std::map<CUdeviceptr, size_t> live;      // base -> size, ordered for lookups
   uint64_t inUse = 0, cached = 0;
 
@@ -514,7 +518,9 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
   timed(d, static_cast<CUstream>(stream), "kernel " + name(), 0, launch);
 }
 
-extern "C" void *mgpuMemAlloc(uint64_t bytes, void *, bool isHostShared) {
+CUstream &threadStream();
+
+extern "C" void *mgpuMemAlloc(uint64_t bytes, void *stream, bool isHostShared) {
   Driver &d = ready("allocating device memory");
   if (isHostShared)
     fatal("allocating device memory: host-shared (managed) memory is not "
@@ -523,11 +529,19 @@ extern "C" void *mgpuMemAlloc(uint64_t bytes, void *, bool isHostShared) {
   Lock lock(mutex);
   Allocator &a = allocator();
   CUdeviceptr ptr = 0;
+  CUstream user = stream ? static_cast<CUstream>(stream) : threadStream();
+  // Reuse a cached block of this size class (no more than 2x larger) that
+  // is free on this stream.
   auto it = a.free.lower_bound(size);
-  // Reuse a cached block of this size class (no more than 2x larger).
+  for (; it != a.free.end() && it->first <= 2 * size; ++it) {
+    CUstream last = a.freedOn[it->second];
+    if (!last || last == user)
+      break;
+  }
   if (it != a.free.end() && it->first <= 2 * size) {
     size = it->first;
     ptr = it->second;
+    a.freedOn.erase(ptr);
     a.free.erase(it);
     a.cached -= size;
   } else {
@@ -536,6 +550,7 @@ extern "C" void *mgpuMemAlloc(uint64_t bytes, void *, bool isHostShared) {
       for (auto &block : a.free)
         d.cuMemFree(block.second);
       a.free.clear();
+      a.freedOn.clear();
       a.cached = 0;
       r = d.cuMemAlloc(&ptr, size);
     }
@@ -548,14 +563,16 @@ extern "C" void *mgpuMemAlloc(uint64_t bytes, void *, bool isHostShared) {
   return reinterpret_cast<void *>(ptr);
 }
 
-extern "C" void mgpuMemFree(void *ptr, void *) {
+extern "C" void mgpuMemFree(void *ptr, void *stream) {
   if (!ptr)
     return;
+  CUstream user = stream ? static_cast<CUstream>(stream) : threadStream();
   Lock lock(mutex);
   Allocator &a = allocator();
   auto it = a.live.find(reinterpret_cast<CUdeviceptr>(ptr));
   if (it == a.live.end())
     fatal("freeing device memory that Tide's allocator did not allocate");
+  a.freedOn[it->first] = user;
   a.free.emplace(it->second, it->first);
   a.inUse -= it->second;
   a.cached += it->second;
@@ -778,6 +795,7 @@ extern "C" void tide_rt_release_cached(void) {
     for (auto &block : a.free)
       d.cuMemFree(block.second);
   a.free.clear();
+  a.freedOn.clear();
   a.cached = 0;
 }
 

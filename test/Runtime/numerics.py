@@ -1427,7 +1427,7 @@ def run_example_identity(s, src):
         np.save(xi, x)
         p = s.tide_run(so, "identity", [xi], [yo])
         if p.returncode != 0:
-            s.record(case, False, "tide-run: " + first_error(p.stderr))
+            s.record(case, False, "tide-run: " + first_error(p.stderr + p.stdout))
         else:
             y = np.load(yo)
             same = y.dtype == x.dtype and y.shape == x.shape and \
