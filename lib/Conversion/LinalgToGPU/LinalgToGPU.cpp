@@ -328,10 +328,11 @@ struct Kernel {
   Value blockId, threadId;
 };
 
-Kernel makeKernel(OpBuilder &b, Location loc, Value blocks, StringRef name) {
+Kernel makeKernel(OpBuilder &b, Location loc, Value blocks, StringRef name,
+                  int64_t blockSize = kBlockSize) {
   Value one = index(b, loc, 1);
   auto launch = gpu::LaunchOp::create(
-      b, loc, blocks, one, one, index(b, loc, kBlockSize), one, one,
+      b, loc, blocks, one, one, index(b, loc, blockSize), one, one,
       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
       /*asyncDependencies=*/{}, /*workgroupAttributions=*/{},
       /*privateAttributions=*/{}, nullptr, nullptr, nullptr,
@@ -694,8 +695,13 @@ public:
     Value cols = memref::DimOp::create(b, loc, input, rank - 1);
     if (std::optional<int64_t> c = getConstantIntValue(cols))
       cols = index(b, loc, *c);
+    // Short rows get a smaller block (down to one warp): no idle threads
+    // waiting at the block-wide reductions.
+    int64_t threads = kBlockSize;
+    if (std::optional<int64_t> c = getConstantIntValue(cols))
+      threads = std::clamp<int64_t>(llvm::PowerOf2Ceil(*c), 32, kBlockSize);
     Kernel k = makeKernel(b, loc, arith::MaxUIOp::create(b, loc, rows, index(b, loc, 1)),
-                          nameFor(op));
+                          nameFor(op), threads);
     OpBuilder &kb = k.body;
     Value live = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
                                        k.blockId, rows);
@@ -713,7 +719,7 @@ public:
     };
     auto fold = [&](Value init, function_ref<Value(OpBuilder &, Value, Value)> step) {
       auto loop = scf::ForOp::create(tb, loc, k.threadId, cols,
-                                     index(tb, loc, kBlockSize), ValueRange{init});
+                                     index(tb, loc, threads), ValueRange{init});
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       scf::YieldOp::create(
           lb, loc,
@@ -742,7 +748,7 @@ public:
                                          gpu::AllReduceOperation::ADD),
         true);
     auto loop = scf::ForOp::create(tb, loc, k.threadId, cols,
-                                   index(tb, loc, kBlockSize));
+                                   index(tb, loc, threads));
     {
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       Value x = load(lb, loop.getInductionVar());
