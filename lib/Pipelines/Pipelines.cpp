@@ -93,6 +93,8 @@ static void addTensorSteps(OpPassManager &pm, bool fuse, bool gpu) {
     pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Results computed in donated argument buffers (tide.donate).
+  pm.addPass(createDonateBuffersPass());
 }
 
 /// One-shot bufferization with an identity-layout function ABI, then

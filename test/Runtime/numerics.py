@@ -979,8 +979,24 @@ def gen_mixed(gpu):
         rng = rng_for(f.name)
         f.run("", [gen_float(rng, sh, -2, 2, t), gen_float(rng, (33,), -3, 3, t)])
         funcs.append(f)
+        # A donated argument: the result is computed in its buffer.
+        f = Func("donate_%s" % t, [((500,), t), ((500,), t)], arg_attrs=["{tide.donate}", ""])
+        e = f.op("tide.exp %s : %s" % (f.arg(0), T((500,), t)))
+        y = f.op("tide.add %s, %s : %s" % (e, f.arg(1), T((500,), t)))
+        f.ret(y, (500,), t, "exp(a) + b into donated a",
+              lambda ins: np.exp(ins[0]) + ins[1], "composite")
+        rng = rng_for(f.name)
+        f.run("", [gen_float(rng, (500,), -2, 2, t), gen_float(rng, (500,), -2, 2, t)])
+        funcs.append(f)
         if not gpu:
             continue
+        f = Func("donate_resident_%s" % t, [((700,), t)],
+                 arg_attrs=["{tide.donate, tide.resident = #tide.device<cuda:0>}"], res_attrs=[res])
+        y = f.op("tide.mul %s, %s : %s" % (f.arg(0), f.arg(0), T((700,), t)))
+        f.ret(y, (700,), t, "a*a into donated GPU-resident a", lambda ins: ins[0] * ins[0], "ieee")
+        rng = rng_for(f.name)
+        f.run("", [gen_float(rng, (700,), -2, 2, t)])
+        funcs.append(f)
         n = 1000
         f = Func("resident_%s" % t, [((n,), t), ((n,), t)], arg_attrs=[res, ""],
                  res_attrs=[res, "", res])

@@ -52,6 +52,30 @@ def ConvertTideToLinalgPass : Pass<"convert-tide-to-linalg"> {
   ];
 }
 
+def DonateBuffersPass : Pass<"tide-donate-buffers", "mlir::ModuleOp"> {
+  let summary = "Compute a result in the buffer of a donated argument";
+  let description = [{
+    Runs on tensor-level IR after elementwise fusion, before bufferization.
+    An argument marked `tide.donate` gives its buffer to the function
+    (`tide-export-abi` lets bufferization write it). When the argument's last
+    use is an elementwise linalg op that reads it through the identity map
+    and writes a new tensor of the same type, that op writes into the
+    argument instead, so bufferization computes the result in place and the
+    result aliases the argument (on the host or, for a GPU-resident
+    argument, on the GPU). A donation that cannot be used is reported with a
+    warning naming the argument and the reason.
+
+    ```mlir
+    func.func @f(%x: tensor<8xf32> {tide.donate}) -> tensor<8xf32> {
+      %e = tensor.empty() : tensor<8xf32>
+      %y = linalg.generic ... ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) ...
+      // becomes ... outs(%x : tensor<8xf32>)
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def AssignMemorySpacesPass
     : Pass<"tide-assign-memory-spaces", "mlir::ModuleOp"> {
   let summary = "Make GPU values bufferize into GPU memory (memory space 1)";
