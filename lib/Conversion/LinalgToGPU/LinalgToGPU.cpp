@@ -376,8 +376,18 @@ public:
   /// handles one 16-byte vector (4 x 32-bit or 2 x 64-bit elements) with
   /// aligned vector loads and stores. False when that does not apply.
   bool lowerContiguous(linalg::LinalgOp op) {
+    // Identity operands (all outputs among them) are contiguous buffers of
+    // the iteration space. Broadcast inputs read a subset of the dims in
+    // order: one that ends with the innermost dim is read as a vector too
+    // (the lanes stay in one row), one that does not is one scalar for all
+    // lanes.
     unsigned maxBytes = 0;
     int64_t n = 1;
+    SmallVector<int64_t> shape = op.getStaticLoopRanges();
+    int64_t rank = shape.size();
+    for (int64_t size : shape)
+      if (ShapedType::isDynamic(size))
+        return false;
     for (OpOperand &operand : op->getOpOperands()) {
       Value v = operand.get();
       auto type = dyn_cast<MemRefType>(v.getType());
@@ -386,20 +396,32 @@ public:
           return false;
         continue;
       }
+      AffineMap map = op.getMatchingIndexingMap(&operand);
       if (!type.getLayout().isIdentity() || !type.hasStaticShape() ||
-          !op.getMatchingIndexingMap(&operand).isIdentity() ||
           !type.getElementType().isIntOrFloat())
         return false;
+      if (!map.isIdentity()) {
+        if (op.isDpsInit(&operand) || !map.isProjectedPermutation())
+          return false;
+        int64_t previous = -1;
+        for (AffineExpr e : map.getResults()) {
+          int64_t d = cast<AffineDimExpr>(e).getPosition();
+          if (d <= previous)
+            return false;
+          previous = d;
+        }
+      }
       unsigned bits = type.getElementType().getIntOrFloatBitWidth();
       if (bits % 8)
         return false;
       maxBytes = std::max(maxBytes, bits / 8);
-      n = type.getNumElements();
     }
-    if (!maxBytes || op.hasIndexSemantics())
+    for (int64_t size : shape)
+      n *= size;
+    if (!maxBytes || op.hasIndexSemantics() || rank == 0)
       return false;
     int64_t width = maxBytes == 8 ? 2 : 4;
-    if (n % width || n / width == 0)
+    if (shape.back() % width || n / width == 0)
       return false;
 
     OpBuilder b(op);
@@ -416,7 +438,8 @@ public:
     };
     SmallVector<Value> flats;
     for (OpOperand &operand : op->getOpOperands())
-      flats.push_back(isa<MemRefType>(operand.get().getType())
+      flats.push_back(isa<MemRefType>(operand.get().getType()) &&
+                              op.getMatchingIndexingMap(&operand).isIdentity()
                           ? flat(operand.get())
                           : operand.get());
     int64_t vectors = n / width;
@@ -432,8 +455,10 @@ public:
     auto ifOp = scf::IfOp::create(kb, loc, inRange, false);
     OpBuilder tb = ifOp.getThenBodyBuilder();
     Value base = arith::MulIOp::create(tb, loc, gid, index(tb, loc, width));
-    // Load each operand the payload reads as one vector.
-    SmallVector<Value> loaded(op->getNumOperands());
+    // Load each operand the payload reads as one vector (or one scalar for
+    // all lanes).
+    SmallVector<Value> loaded(op->getNumOperands()), splat(op->getNumOperands());
+    SmallVector<Value> ivs;
     for (OpOperand &operand : op->getOpOperands()) {
       unsigned i = operand.getOperandNumber();
       if (!isa<MemRefType>(operand.get().getType()) ||
@@ -441,9 +466,28 @@ public:
         continue;
       Type element = cast<MemRefType>(operand.get().getType()).getElementType();
       auto vt = VectorType::get({width}, element);
-      loaded[i] = vector::LoadOp::create(
-          tb, loc, vt, flats[i], ValueRange{base}, /*nontemporal=*/false,
-          llvm::MaybeAlign(width * element.getIntOrFloatBitWidth() / 8));
+      auto align = llvm::MaybeAlign(width * element.getIntOrFloatBitWidth() / 8);
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      if (map.isIdentity()) {
+        loaded[i] = vector::LoadOp::create(tb, loc, vt, flats[i], ValueRange{base},
+                                           /*nontemporal=*/false, align);
+        continue;
+      }
+      if (ivs.empty()) {
+        SmallVector<Value> sizes;
+        for (int64_t size : shape)
+          sizes.push_back(index(tb, loc, size));
+        ivs = delinearize(tb, loc, base, sizes);
+      }
+      SmallVector<Value> idx = applyMap(tb, loc, map, ivs);
+      bool innermost = map.getNumResults() &&
+                       cast<AffineDimExpr>(map.getResults().back()).getPosition() ==
+                           static_cast<unsigned>(rank - 1);
+      if (innermost)
+        loaded[i] = vector::LoadOp::create(tb, loc, vt, operand.get(), idx,
+                                           /*nontemporal=*/false, align);
+      else
+        splat[i] = memref::LoadOp::create(tb, loc, operand.get(), idx);
     }
     SmallVector<SmallVector<Value>> results(op.getNumDpsInits());
     for (int64_t lane = 0; lane < width; ++lane) {
@@ -453,9 +497,10 @@ public:
         if (arg.use_empty())
           continue;
         unsigned i = operand.getOperandNumber();
-        mapping.map(arg, loaded[i] ? vector::ExtractOp::create(tb, loc, loaded[i], lane)
-                                         .getResult()
-                                   : operand.get());
+        mapping.map(arg, loaded[i]  ? vector::ExtractOp::create(tb, loc, loaded[i], lane)
+                                          .getResult()
+                         : splat[i] ? splat[i]
+                                    : operand.get());
       }
       clonePayload(tb, op, {}, mapping);
       for (auto [i, v] :

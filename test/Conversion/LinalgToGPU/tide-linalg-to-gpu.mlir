@@ -1,28 +1,55 @@
 // RUN: tide-opt %s --tide-linalg-to-gpu --split-input-file -verify-diagnostics \
 // RUN:   | FileCheck %s
 
-// Elementwise with broadcasting: one thread per point, indices from the
-// linear thread id, the broadcast operand read through its indexing map.
+// Elementwise with broadcasting, rows not a multiple of 4: one thread per
+// point, indices from the linear thread id, the broadcast operand read
+// through its indexing map.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @broadcast(
-// CHECK-SAME: %[[X:.*]]: memref<4x8xf32, 1>, %[[B:.*]]: memref<8xf32, 1>, %[[Y:.*]]: memref<4x8xf32, 1>)
+// CHECK-SAME: %[[X:.*]]: memref<4x6xf32, 1>, %[[B:.*]]: memref<6xf32, 1>, %[[Y:.*]]: memref<4x6xf32, 1>)
 // CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}}) module(@tide_kernels) function(@broadcast_addf_0)
 // CHECK: %[[GID:.*]] = arith.addi
 // CHECK: scf.if
-// CHECK: %[[J:.*]] = arith.remui %[[GID]], %c8
-// CHECK: %[[I:.*]] = arith.divui %[[GID]], %c8
+// CHECK: %[[J:.*]] = arith.remui %[[GID]], %c6
+// CHECK: %[[I:.*]] = arith.divui %[[GID]], %c6
 // CHECK: %[[A:.*]] = memref.load %[[X]][%[[I]], %[[J]]]
 // CHECK: %[[C:.*]] = memref.load %[[B]][%[[J]]]
 // CHECK: %[[S:.*]] = arith.addf %[[A]], %[[C]]
 // CHECK: memref.store %[[S]], %[[Y]][%[[I]], %[[J]]]
 // CHECK-NOT: linalg.generic
-func.func @broadcast(%x: memref<4x8xf32, 1>, %b: memref<8xf32, 1>, %y: memref<4x8xf32, 1>) {
+func.func @broadcast(%x: memref<4x6xf32, 1>, %b: memref<6xf32, 1>, %y: memref<4x6xf32, 1>) {
   linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%x, %b : memref<4x8xf32, 1>, memref<8xf32, 1>) outs(%y : memref<4x8xf32, 1>) {
+      ins(%x, %b : memref<4x6xf32, 1>, memref<6xf32, 1>) outs(%y : memref<4x6xf32, 1>) {
   ^bb0(%a: f32, %c: f32, %o: f32):
     %0 = arith.addf %a, %c : f32
     linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// Rows a multiple of 4: vectors for the contiguous operands and for the bias
+// (read along the innermost dim), one scalar for the per-row operand.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+#col = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @broadcast_vector(
+// CHECK-SAME: %[[X:.*]]: memref<4x8xf32, 1>, %[[B:.*]]: memref<8xf32, 1>, %[[R:.*]]: memref<4xf32, 1>, %[[Y:.*]]: memref<4x8xf32, 1>)
+// CHECK: %[[XF:.*]] = memref.collapse_shape %[[X]]
+// CHECK: gpu.launch
+// CHECK: vector.load %[[XF]][%{{.*}}] {alignment = 16 : i64} : memref<32xf32, 1>, vector<4xf32>
+// CHECK: vector.load %[[B]][%{{.*}}] {alignment = 16 : i64} : memref<8xf32, 1>, vector<4xf32>
+// CHECK: memref.load %[[R]][%{{.*}}] : memref<4xf32, 1>
+// CHECK: vector.store
+func.func @broadcast_vector(%x: memref<4x8xf32, 1>, %b: memref<8xf32, 1>, %r: memref<4xf32, 1>, %y: memref<4x8xf32, 1>) {
+  linalg.generic {indexing_maps = [#id, #row, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b, %r : memref<4x8xf32, 1>, memref<8xf32, 1>, memref<4xf32, 1>) outs(%y : memref<4x8xf32, 1>) {
+  ^bb0(%a: f32, %c: f32, %d: f32, %o: f32):
+    %0 = arith.addf %a, %c : f32
+    %1 = arith.mulf %0, %d : f32
+    linalg.yield %1 : f32
   }
   return
 }
