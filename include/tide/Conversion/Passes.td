@@ -168,7 +168,9 @@ def AsyncReturnPass : Pass<"tide-async-return", "mlir::func::FuncOp"> {
     calling thread's stream. Tide's runtime gives each host thread one
     stream, so later calls, copies through the runtime and its caching
     allocator are ordered after the work; code that reads the results on
-    another stream calls `tide_rt_synchronize()` first.
+    another stream calls `tide_rt_synchronize()` first. For the same reason
+    the host wait before a call to Tide's cuBLAS GEMM (which runs on that
+    stream) is dropped in every function.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::tide::TideDialect"];
 }

@@ -17,6 +17,7 @@
 #define TIDE_RT_GEMM_F32 "tide_rt_gemm_f32"
 #define TIDE_RT_GEMM_F64 "tide_rt_gemm_f64"
 /* GPU GEMM through cuBLAS (libTideCudaRuntime.so). */
+#define TIDE_RT_GPU_GEMM_PREFIX "tide_rt_gpu_gemm_"
 #define TIDE_RT_GPU_GEMM_F16 "tide_rt_gpu_gemm_f16"
 #define TIDE_RT_GPU_GEMM_BF16 "tide_rt_gpu_gemm_bf16"
 #define TIDE_RT_GPU_GEMM_F32 "tide_rt_gpu_gemm_f32"

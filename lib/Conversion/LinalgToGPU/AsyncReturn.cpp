@@ -10,13 +10,15 @@
 // drops it. The call returns once its work is queued on the calling thread's
 // stream (Tide's runtime gives each thread one stream, so later calls and
 // copies through the runtime are ordered after it); code that reads results
-// from another stream calls tide_rt_synchronize() first.
+// from another stream calls tide_rt_synchronize() first. For the same reason
+// the host wait gpu-async-region puts before a cuBLAS call is dropped.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tide/Conversion/Passes.h"
 
 #include "tide/IR/TideDialect.h"
+#include "tide/Runtime/RuntimeSymbols.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -53,6 +55,17 @@ struct AsyncReturnPass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    // cuBLAS runs on the same stream as the kernels: the host need not wait
+    // for the stream before calling it.
+    SmallVector<gpu::WaitOp> beforeGemm;
+    func.walk([&](gpu::WaitOp wait) {
+      auto call = dyn_cast_or_null<func::CallOp>(wait->getNextNode());
+      if (!wait.getAsyncToken() && call &&
+          call.getCallee().starts_with(TIDE_RT_GPU_GEMM_PREFIX))
+        beforeGemm.push_back(wait);
+    });
+    for (gpu::WaitOp wait : beforeGemm)
+      wait.erase();
     if (func.isExternal() || !func.getBody().hasOneBlock() || !allOnGpu(func))
       return;
     Operation *ret = func.getBody().front().getTerminator();

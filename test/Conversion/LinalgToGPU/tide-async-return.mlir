@@ -28,6 +28,26 @@ func.func @to_host(%x: memref<8xf32> {tide.resident = #tide.device<cuda:0>}, %h:
   return %h : memref<8xf32>
 }
 
+// No host wait before Tide's GEMM: it runs on the same stream.
+// CHECK-LABEL: func.func @gemm(
+// CHECK: gpu.launch_func async
+// CHECK-NEXT: call @tide_rt_gpu_gemm_f32
+// CHECK: gpu.wait [%{{.*}}]
+// CHECK-NEXT: return
+func.func @gemm(%a: memref<?x?xf32, strided<[?, 1], offset: ?>>, %h: memref<8xf32>) -> memref<8xf32> {
+  %c1 = arith.constant 1 : index
+  %c1_i32 = arith.constant 1 : i32
+  %t0 = gpu.wait async
+  %t1 = gpu.launch_func async [%t0] @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%h : memref<8xf32>, %h : memref<8xf32>)
+  gpu.wait [%t1]
+  call @tide_rt_gpu_gemm_f32(%a, %a, %a, %c1_i32) : (memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, i32) -> ()
+  %t2 = gpu.wait async
+  %t3 = gpu.memcpy async [%t2] %h, %h : memref<8xf32>, memref<8xf32>
+  gpu.wait [%t3]
+  return %h : memref<8xf32>
+}
+func.func private @tide_rt_gpu_gemm_f32(memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, i32)
+
 gpu.module @kernels {
   gpu.func @k(%a: memref<8xf32>, %b: memref<8xf32>) kernel {
     gpu.return
