@@ -12,11 +12,14 @@
 #include "tide/Target/Target.h"
 #include "tide/Runtime/RuntimeSymbols.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -34,7 +37,12 @@ using namespace mlir;
 using namespace mlir::tide;
 
 LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
-                                             const CompileOptions &options) {
+                                             const CompileOptions &options,
+                                             OwningOpRef<ModuleOp> *fallback) {
+  // The unplaced program, for a CPU-only version beside the GPU one.
+  OwningOpRef<ModuleOp> original;
+  if (options.cpuFallback && fallback)
+    original = module.clone();
   PassManager pm(module.getContext(), ModuleOp::getOperationName());
   PlacementPipelineOptions place;
   place.target = options.target;
@@ -84,7 +92,40 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   if (!chip.empty())
     gpu.chip = chip;
   buildGpuPipeline(lower, gpu);
-  return lower.run(module);
+  if (failed(lower.run(module)))
+    return failure();
+  if (!original)
+    return success();
+
+  // The CPU version: only for functions whose tensors all live on the host
+  // (a GPU-resident tensor has no CPU meaning).
+  for (auto func : original->getOps<mlir::func::FuncOp>()) {
+    if (func.isExternal() || func.isPrivate())
+      continue;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (getArgumentResidence(func, i).isGPU()) {
+        module.emitWarning() << "no CPU fallback: argument #" << i << " of @"
+                             << func.getName() << " lives on the GPU";
+        return success();
+      }
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      if (getResultResidence(func, i).isGPU()) {
+        module.emitWarning() << "no CPU fallback: result #" << i << " of @"
+                             << func.getName() << " lives on the GPU";
+        return success();
+      }
+  }
+  PassManager cpu(module.getContext(), ModuleOp::getOperationName());
+  PlacementPipelineOptions cpuPlace;
+  cpuPlace.target = "cpu";
+  cpuPlace.policy = "soft";
+  cpuPlace.remarks = false;
+  buildPlacementPipeline(cpu, cpuPlace);
+  buildCpuPipeline(cpu, CpuPipelineOptions());
+  if (failed(cpu.run(*original)))
+    return failure();
+  *fallback = std::move(original);
+  return success();
 }
 
 std::string mlir::tide::getModuleMetadata(ModuleOp module) {
@@ -182,16 +223,81 @@ static std::string findLinker() {
   return "";
 }
 
+/// Links the CPU version `cpu` into `gpu`: its functions and globals become
+/// internal under a `__tide_cpu_` prefix, and each public `_mlir_ciface_X`
+/// of `gpu` asks tide_rt_use_gpu() which version to run.
+static void linkFallback(llvm::Module &gpu, std::unique_ptr<llvm::Module> cpu) {
+  if (llvm::GlobalVariable *metadata =
+          cpu->getGlobalVariable("tide_module_metadata"))
+    metadata->eraseFromParent();
+  for (llvm::Function &f : *cpu)
+    if (!f.isDeclaration()) {
+      f.setName("__tide_cpu_" + f.getName());
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    }
+  for (llvm::GlobalVariable &g : cpu->globals())
+    if (!g.isDeclaration()) {
+      g.setName("__tide_cpu_" + g.getName());
+      g.setLinkage(llvm::GlobalValue::InternalLinkage);
+    }
+  llvm::LLVMContext &ctx = gpu.getContext();
+  llvm::FunctionCallee useGpu = gpu.getOrInsertFunction(
+      "tide_rt_use_gpu", llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx), false));
+  std::vector<llvm::Function *> entries;
+  for (llvm::Function &f : gpu)
+    if (!f.isDeclaration() && f.getName().starts_with("_mlir_ciface_"))
+      entries.push_back(&f);
+  std::vector<std::string> names;
+  for (llvm::Function *f : entries) {
+    std::string name = f->getName().str();
+    names.push_back(name);
+    f->setName("__tide_gpu_" + name);
+    f->setLinkage(llvm::GlobalValue::InternalLinkage);
+  }
+  // Declarations of the CPU entries, resolved by the link below.
+  for (auto [f, name] : llvm::zip(entries, names)) {
+    llvm::Function *onCpu = llvm::Function::Create(
+        f->getFunctionType(), llvm::GlobalValue::ExternalLinkage,
+        "__tide_cpu_" + name, gpu);
+    llvm::Function *dispatch = llvm::Function::Create(
+        f->getFunctionType(), llvm::GlobalValue::ExternalLinkage, name, gpu);
+    auto *entry = llvm::BasicBlock::Create(ctx, "entry", dispatch);
+    auto *gpuBlock = llvm::BasicBlock::Create(ctx, "gpu", dispatch);
+    auto *cpuBlock = llvm::BasicBlock::Create(ctx, "cpu", dispatch);
+    llvm::IRBuilder<> b(entry);
+    llvm::Value *ok = b.CreateICmpNE(b.CreateCall(useGpu), b.getInt32(0));
+    b.CreateCondBr(ok, gpuBlock, cpuBlock);
+    std::vector<llvm::Value *> args;
+    for (llvm::Argument &a : dispatch->args())
+      args.push_back(&a);
+    b.SetInsertPoint(gpuBlock);
+    b.CreateCall(f, args);
+    b.CreateRetVoid();
+    b.SetInsertPoint(cpuBlock);
+    b.CreateCall(onCpu, args);
+    b.CreateRetVoid();
+  }
+  // The CPU entries must be visible to the link, then become internal.
+  for (llvm::Function &f : *cpu)
+    if (f.getName().starts_with("__tide_cpu__mlir_ciface_"))
+      f.setLinkage(llvm::GlobalValue::ExternalLinkage);
+  llvm::Linker::linkModules(gpu, std::move(cpu));
+  for (const std::string &name : names)
+    if (llvm::Function *f = gpu.getFunction("__tide_cpu_" + name))
+      f->setLinkage(llvm::GlobalValue::InternalLinkage);
+}
+
 LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
                                             const CompileOptions &options,
                                             StringRef outputPath,
-                                            std::string &error) {
+                                            std::string &error,
+                                            ModuleOp fallback) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
 
   // Tide's argument and result attributes (tide.resident) mean nothing to
   // LLVM: the metadata global carries them.
-  module.walk([](LLVM::LLVMFuncOp func) {
+  auto stripTideAttrs = [](LLVM::LLVMFuncOp func) {
     auto tideNames = [](DictionaryAttr dict) {
       SmallVector<StringAttr> names;
       if (dict)
@@ -206,13 +312,25 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
     for (unsigned i = 0; i < func.getNumResults(); ++i)
       for (StringAttr name : tideNames(func.getResultAttrDict(i)))
         func.removeResultAttr(i, name);
-  });
+  };
+  module.walk(stripTideAttrs);
+  if (fallback)
+    fallback.walk(stripTideAttrs);
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, "tide");
   if (!llvmModule) {
     error = "translation to LLVM IR failed";
     return failure();
+  }
+  if (fallback) {
+    std::unique_ptr<llvm::Module> cpuModule =
+        translateModuleToLLVMIR(fallback, llvmContext, "tide-cpu");
+    if (!cpuModule) {
+      error = "translation of the CPU fallback to LLVM IR failed";
+      return failure();
+    }
+    linkFallback(*llvmModule, std::move(cpuModule));
   }
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   std::string lookupError;
@@ -243,7 +361,8 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
   // the wrappers are renamed and made internal, so a user function named
   // like a C library function (`exp`) neither exports nor captures that name.
   for (llvm::Function &f : *llvmModule) {
-    if (f.isDeclaration() || f.getName().starts_with("_mlir_ciface_"))
+    if (f.isDeclaration() || f.getName().starts_with("_mlir_ciface_") ||
+        f.getName().starts_with("__tide_"))
       continue;
     f.setName("__tide_impl_" + f.getName());
     f.setLinkage(llvm::GlobalValue::InternalLinkage);
@@ -323,7 +442,8 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
     usesBlas |= gemm;
     usesRuntime |= gemm || f.getName() == TIDE_RT_MEMREF_COPY;
     usesGpu |= f.getName().starts_with("mgpu") ||
-               f.getName().starts_with("_mlir_ciface_tide_rt_gpu_");
+               f.getName().starts_with("_mlir_ciface_tide_rt_gpu_") ||
+               f.getName() == "tide_rt_use_gpu";
   }
   // GPU code calls libTideCudaRuntime.so, found next to the module, in
   // ../lib from it, or where it was at compile time.

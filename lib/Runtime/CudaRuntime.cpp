@@ -762,6 +762,20 @@ extern "C" void _mlir_ciface_tide_rt_gpu_gemm_f64(TideMemRef2D *a, TideMemRef2D 
 // Tide's own
 //===----------------------------------------------------------------------===//
 
+extern "C" int tide_rt_use_gpu(void) {
+  static const int use = [] {
+    Driver &d = driver();
+    if (d.unavailable.empty())
+      return 1;
+    std::fprintf(stderr,
+                 "tide runtime: note: %s; running the CPU version compiled "
+                 "beside the GPU code\n",
+                 d.unavailable.c_str());
+    return 0;
+  }();
+  return use;
+}
+
 extern "C" void tide_rt_synchronize(void) {
   CUstream stream = threadStream();
   if (!stream)

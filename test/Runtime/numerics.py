@@ -1055,6 +1055,7 @@ class Suite:
         self.compiles = 0
         self.runs = 0
         self.target = args.target
+        self.compile_flags = args.compile_flag or []
         self.build_only = args.build_only
         self.prebuilt = args.prebuilt
         self.wrap = args.wrap.split() if args.wrap else []
@@ -1100,7 +1101,7 @@ class Suite:
             return True, "", None
         try:
             p = subprocess.run([self.tool("tide-compile"), mlir_path, "-o", so_path,
-                                "--target=" + self.target, "--no-remarks"],
+                                "--target=" + self.target, "--no-remarks"] + self.compile_flags,
                                capture_output=True, text=True, timeout=300)
         except subprocess.TimeoutExpired:
             return False, "tide-compile timed out", None
@@ -1622,6 +1623,8 @@ def main():
     ap.add_argument("--skip-examples", action="store_true")
     ap.add_argument("--timing", action="store_true", help="print how long each task took")
     ap.add_argument("--target", default="cpu", help="placement target for tide-compile")
+    ap.add_argument("--compile-flag", action="append",
+                    help="extra tide-compile flag (repeatable), e.g. --cpu-fallback")
     ap.add_argument("--build-only", action="store_true",
                     help="compile every module into --tmp and run nothing")
     ap.add_argument("--prebuilt", action="store_true",
@@ -1656,7 +1659,10 @@ def main():
         tasks.append(("ops_" + t, (lambda t: lambda: s.run_module("ops_" + t, gen_dtype_module(t)))(t)))
         tasks.append(("shape_" + t, (lambda t: lambda: s.run_module("shape_" + t, gen_shape_ops(t)))(t)))
     tasks.append(("cast", lambda: s.run_module("cast", gen_cast())))
-    tasks.append(("mixed", lambda: s.run_module("mixed", gen_mixed(args.target != "cpu"))))
+    # GPU-resident tensors only where they can run: a GPU target, no CPU
+    # fallback wanted.
+    resident = args.target != "cpu" and "--cpu-fallback" not in (args.compile_flag or [])
+    tasks.append(("mixed", lambda: s.run_module("mixed", gen_mixed(resident))))
     if not args.filter:
         tasks.append(("precision", lambda: run_precision_extra(s)))
         # Bad inputs never reach the GPU, and a wrapper such as

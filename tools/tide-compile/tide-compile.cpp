@@ -53,6 +53,10 @@ static cl::opt<std::string>
     gpuChip("gpu-chip",
             cl::desc("GPU architecture (default: the target's chip, e.g. "
                      "sm_90)"));
+static cl::opt<bool> cpuFallback(
+    "cpu-fallback",
+    cl::desc("For GPU code: also compile a CPU-only version of every function, "
+             "run where no GPU can be used"));
 static cl::opt<bool> emitLLVMDialect(
     "emit-llvm-dialect",
     cl::desc("Print the lowered module (LLVM dialect) instead of linking"));
@@ -98,13 +102,16 @@ int main(int argc, char **argv) {
   options.remarks = !noRemarks;
   options.cudaToolkit = cudaToolkit;
   options.gpuChip = gpuChip;
-  if (failed(tide::lowerToLLVMDialect(*module, options)))
+  options.cpuFallback = cpuFallback;
+  OwningOpRef<ModuleOp> fallback;
+  if (failed(tide::lowerToLLVMDialect(*module, options, &fallback)))
     return 1;
   if (emitLLVMDialect) {
     module->print(llvm::outs());
     return 0;
   }
-  if (failed(tide::emitSharedLibrary(*module, options, outputFile, error))) {
+  if (failed(tide::emitSharedLibrary(*module, options, outputFile, error,
+                                     fallback ? *fallback : ModuleOp()))) {
     llvm::errs() << "tide-compile: " << error << "\n";
     return 1;
   }

@@ -15,6 +15,7 @@
 #define TIDE_COMPILER_COMPILE_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "tide/Pipelines/Pipelines.h"
 #include "mlir/Support/LLVM.h"
 
@@ -45,13 +46,20 @@ struct CompileOptions {
   std::string gpuRuntimeLibrary;
   /// GPU architecture; empty: the `chip` of the target's first GPU.
   std::string gpuChip;
+  /// For modules with GPU code: also compile every function for the CPU
+  /// alone and pick that version at run time where no GPU can be used.
+  bool cpuFallback = false;
 };
 
 /// Runs placement, then the CPU pipeline, or the GPU pipeline when placement
 /// put an op on a GPU: `module` ends in the LLVM dialect (with an embedded
 /// GPU binary in the second case).
 /// Diagnostics go to the context's handler.
-LogicalResult lowerToLLVMDialect(ModuleOp module, const CompileOptions &options);
+/// With `options.cpuFallback` and GPU code, `fallback` receives the module
+/// lowered again for the CPU alone (left null when no fallback is possible,
+/// with a warning that says why).
+LogicalResult lowerToLLVMDialect(ModuleOp module, const CompileOptions &options,
+                                 OwningOpRef<ModuleOp> *fallback = nullptr);
 
 /// The text of `tide_module_metadata` in a lowered module ("" if absent).
 std::string getModuleMetadata(ModuleOp module);
@@ -62,8 +70,11 @@ std::string generateHeader(llvm::StringRef metadata, llvm::StringRef guard);
 /// Translates, optimizes and writes an object file; then links `outputPath`
 /// as a shared library with the system's C compiler driver. On failure
 /// returns the reason in `error`.
+/// A non-null `fallback` (from lowerToLLVMDialect) is linked in, and each
+/// public function dispatches to it when tide_rt_use_gpu() says no GPU.
 LogicalResult emitSharedLibrary(ModuleOp module, const CompileOptions &options,
-                                llvm::StringRef outputPath, std::string &error);
+                                llvm::StringRef outputPath, std::string &error,
+                                ModuleOp fallback = {});
 
 } // namespace mlir::tide
 

@@ -49,6 +49,11 @@ void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream);
  * another stream or from the host by other means than Tide's runtime. */
 void tide_rt_synchronize(void);
 
+/* 1 when the GPU can be used; otherwise 0, after one note on stderr. Modules
+ * compiled with a CPU fallback (tide-compile --cpu-fallback) ask it on every
+ * call to pick their GPU or CPU version. */
+int tide_rt_use_gpu(void);
+
 /*--- Tide's own ------------------------------------------------------------*/
 /* 1 when a CUDA GPU can be used; otherwise 0 and a plain reason ("no NVIDIA
  * driver (libcuda.so.1) on this machine", "no CUDA device", ...). */
