@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tide/Compiler/Passes.h"
+#include "tide/Conversion/Passes.h"
 #include "tide/Runtime/RuntimeSymbols.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -20,25 +21,10 @@ using namespace mlir;
 using namespace mlir::tide;
 
 namespace {
-/// True when BLAS computes exactly this op: buffers, the default C += A * B
-/// maps, one element type (f32 or f64) for all operands, unit inner strides.
+/// True when the host BLAS computes exactly this op (f32 or f64).
 bool isBlasGemm(linalg::MatmulOp op) {
-  if (!op.hasPureBufferSemantics() || op.hasUserDefinedMaps())
-    return false;
-  Type element;
-  for (Value v : op->getOperands()) {
-    auto type = dyn_cast<MemRefType>(v.getType());
-    if (!type || type.getRank() != 2)
-      return false;
-    if (element && type.getElementType() != element)
-      return false;
-    element = type.getElementType();
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (failed(type.getStridesAndOffset(strides, offset)) || strides[1] != 1)
-      return false;
-  }
-  return element.isF32() || element.isF64();
+  Type element = getLibraryGemmElementType(op);
+  return element && (element.isF32() || element.isF64());
 }
 
 struct MatmulToLibraryPass

@@ -344,6 +344,30 @@ Kernel makeKernel(OpBuilder &b, Location loc, Value blocks, StringRef name,
   return {launch, body, launch.getBlockIds().x, launch.getThreadIds().x};
 }
 
+/// blockIdx.x * blockDim.x + threadIdx.x of a kernel's 1-D launch.
+Value globalThreadId(Kernel &k, Location loc, int64_t blockSize = kBlockSize) {
+  return arith::AddIOp::create(
+      k.body, loc,
+      arith::MulIOp::create(k.body, loc, k.blockId,
+                            index(k.body, loc, blockSize)),
+      k.threadId);
+}
+
+/// A builder inside `if (cond)` at the current point of `b`.
+OpBuilder ifThen(OpBuilder &b, Location loc, Value cond) {
+  return scf::IfOp::create(b, loc, cond, /*withElse=*/false)
+      .getThenBodyBuilder();
+}
+
+/// Loop sizes split into the parallel and the reduction loops' sizes.
+std::pair<SmallVector<Value>, SmallVector<Value>>
+splitSizes(ArrayRef<Value> sizes, ArrayRef<utils::IteratorType> iters) {
+  SmallVector<Value> parallel, reduction;
+  for (auto [size, it] : llvm::zip(sizes, iters))
+    (it == utils::IteratorType::parallel ? parallel : reduction).push_back(size);
+  return {parallel, reduction};
+}
+
 /// max(ceil(n / d), 1): a launch needs at least one block.
 Value blocksFor(OpBuilder &b, Location loc, Value n, int64_t d) {
   Value blocks = arith::CeilDivUIOp::create(b, loc, n, index(b, loc, d));
@@ -446,14 +470,10 @@ public:
     Kernel k = makeKernel(b, loc, index(b, loc, llvm::divideCeil(vectors, kBlockSize)),
                           nameFor(op));
     OpBuilder &kb = k.body;
-    Value gid = arith::AddIOp::create(
-        kb, loc,
-        arith::MulIOp::create(kb, loc, k.blockId, index(kb, loc, kBlockSize)),
-        k.threadId);
+    Value gid = globalThreadId(k, loc);
     Value inRange = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
                                           gid, index(kb, loc, vectors));
-    auto ifOp = scf::IfOp::create(kb, loc, inRange, false);
-    OpBuilder tb = ifOp.getThenBodyBuilder();
+    OpBuilder tb = ifThen(kb, loc, inRange);
     Value base = arith::MulIOp::create(tb, loc, gid, index(tb, loc, width));
     // Load each operand the payload reads as one vector (or one scalar for
     // all lanes).
@@ -530,14 +550,10 @@ public:
     Value n = product(b, loc, sizes);
     Kernel k = makeKernel(b, loc, blocksFor(b, loc, n, kBlockSize), nameFor(op));
     OpBuilder &kb = k.body;
-    Value gid = arith::AddIOp::create(
-        kb, loc,
-        arith::MulIOp::create(kb, loc, k.blockId, index(kb, loc, kBlockSize)),
-        k.threadId);
+    Value gid = globalThreadId(k, loc);
     Value inRange =
         arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, gid, n);
-    auto ifOp = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
-    OpBuilder tb = ifOp.getThenBodyBuilder();
+    OpBuilder tb = ifThen(kb, loc, inRange);
     SmallVector<Value> ivs = delinearize(tb, loc, gid, sizes);
     IRMapping mapping;
     loadOperands(tb, loc, op, ivs, mapping, /*inits=*/true);
@@ -577,8 +593,7 @@ public:
     SmallVector<Value> sizes = loopSizes(b, op);
     SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
     SmallVector<Value> pSizes, rSizes;
-    for (auto [size, it] : llvm::zip(sizes, iters))
-      (it == utils::IteratorType::parallel ? pSizes : rSizes).push_back(size);
+    std::tie(pSizes, rSizes) = splitSizes(sizes, iters);
     Value p = product(b, loc, pSizes), r = product(b, loc, rSizes);
     Value init = op.getDpsInits()[0];
     Type elementType = cast<MemRefType>(init.getType()).getElementType();
@@ -620,8 +635,7 @@ public:
                       Value total) {
       Value first = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq,
                                           tid, index(kb, loc, 0));
-      auto ifOp = scf::IfOp::create(kb, loc, first, false);
-      OpBuilder tb = ifOp.getThenBodyBuilder();
+      OpBuilder tb = ifThen(kb, loc, first);
       SmallVector<Value> zeros(rSizes.size(), index(tb, loc, 0));
       SmallVector<Value> outIdx = applyMap(
           tb, loc, op.getMatchingIndexingMap(op.getDpsInitOperand(0)),
@@ -642,8 +656,7 @@ public:
       OpBuilder &kb = k.body;
       Value live = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
                                          k.blockId, p);
-      auto ifOp = scf::IfOp::create(kb, loc, live, false);
-      OpBuilder tb = ifOp.getThenBodyBuilder();
+      OpBuilder tb = ifThen(kb, loc, live);
       SmallVector<Value> pIvs = delinearize(tb, loc, k.blockId, pSizes);
       Value total = allReduce(
           tb, accumulate(tb, pIvs, k.threadId, index(tb, loc, kBlockSize)));
@@ -689,8 +702,7 @@ public:
       Value total = allReduce(kb, accumulate(kb, pIvs, start, step));
       Value first = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq,
                                           k.threadId, index(kb, loc, 0));
-      auto ifOp = scf::IfOp::create(kb, loc, first, false);
-      OpBuilder tb = ifOp.getThenBodyBuilder();
+      OpBuilder tb = ifThen(kb, loc, first);
       memref::StoreOp::create(tb, loc, total, partials, ValueRange{k.blockId});
     }
     {
@@ -750,8 +762,7 @@ public:
     OpBuilder &kb = k.body;
     Value live = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
                                        k.blockId, rows);
-    auto ifOp = scf::IfOp::create(kb, loc, live, false);
-    OpBuilder tb = ifOp.getThenBodyBuilder();
+    OpBuilder tb = ifThen(kb, loc, live);
     SmallVector<Value> rowIvs = delinearize(tb, loc, k.blockId, outer);
     auto at = [&](Value col) {
       SmallVector<Value> idx(rowIvs);
@@ -812,19 +823,14 @@ public:
     SmallVector<Value> sizes = loopSizes(b, op);
     SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
     SmallVector<Value> pSizes, rSizes;
-    for (auto [size, it] : llvm::zip(sizes, iters))
-      (it == utils::IteratorType::parallel ? pSizes : rSizes).push_back(size);
+    std::tie(pSizes, rSizes) = splitSizes(sizes, iters);
     Value p = product(b, loc, pSizes), r = product(b, loc, rSizes);
     Kernel k = makeKernel(b, loc, blocksFor(b, loc, p, kBlockSize), nameFor(op));
     OpBuilder &kb = k.body;
-    Value gid = arith::AddIOp::create(
-        kb, loc,
-        arith::MulIOp::create(kb, loc, k.blockId, index(kb, loc, kBlockSize)),
-        k.threadId);
+    Value gid = globalThreadId(k, loc);
     Value inRange =
         arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, gid, p);
-    auto ifOp = scf::IfOp::create(kb, loc, inRange, false);
-    OpBuilder tb = ifOp.getThenBodyBuilder();
+    OpBuilder tb = ifThen(kb, loc, inRange);
     SmallVector<Value> pIvs = delinearize(tb, loc, gid, pSizes);
     auto merge = [&](ArrayRef<Value> rIvs) {
       SmallVector<Value> ivs;
@@ -880,26 +886,11 @@ bool hasIdentityLayout(Value v) {
   return type.getLayout().isIdentity();
 }
 
-/// C = A * B on the device through cuBLAS, for row-major 2-D memrefs with
-/// unit inner strides.
+/// C = A * B on the device through cuBLAS (f16, bf16, f32, f64).
 bool isLibraryGemm(linalg::MatmulOp op) {
-  if (op.hasUserDefinedMaps())
-    return false;
-  Type element;
-  for (Value v : op->getOperands()) {
-    auto type = dyn_cast<MemRefType>(v.getType());
-    if (!type || type.getRank() != 2)
-      return false;
-    if (element && type.getElementType() != element)
-      return false;
-    element = type.getElementType();
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (failed(type.getStridesAndOffset(strides, offset)) || strides[1] != 1)
-      return false;
-  }
-  return element.isF16() || element.isBF16() || element.isF32() ||
-         element.isF64();
+  Type element = getLibraryGemmElementType(op);
+  return element && (element.isF16() || element.isBF16() || element.isF32() ||
+                     element.isF64());
 }
 
 void lowerLibraryGemm(ModuleOp module, linalg::MatmulOp op) {
@@ -968,7 +959,7 @@ struct ConvertLinalgToGPUPass
       DenseSet<Value> resident;
       collectResident(func, resident);
       residentValues = &resident;
-      auto reset = llvm::make_scope_exit([] { residentValues = nullptr; });
+      llvm::scope_exit reset([] { residentValues = nullptr; });
       KernelBuilder kernels(func);
       SmallVector<Operation *> work;
       func.walk([&](Operation *op) {
@@ -1108,3 +1099,22 @@ struct ConvertLinalgToGPUPass
 };
 
 } // namespace
+
+Type mlir::tide::getLibraryGemmElementType(linalg::MatmulOp op) {
+  if (!op.hasPureBufferSemantics() || op.hasUserDefinedMaps())
+    return {};
+  Type element;
+  for (Value v : op->getOperands()) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type || type.getRank() != 2)
+      return {};
+    if (element && type.getElementType() != element)
+      return {};
+    element = type.getElementType();
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) || strides[1] != 1)
+      return {};
+  }
+  return element;
+}
