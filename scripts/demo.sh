@@ -42,3 +42,16 @@ for b in 1 8 32; do
   "$BIN/tide-run" "$out/identity.so" --input="$out/x.npy" --output="$out/y.npy" --repeat=10
   /usr/bin/python3 -c "import numpy as np; x=np.load('$out/x.npy'); y=np.load('$out/y.npy'); assert (x==y).all(); print('batch $b: output == input', y.shape)"
 done
+echo
+# The same program for the H200: exp runs on the GPU there. Compiling needs the
+# CUDA toolkit (ptxas), not a GPU; with --cpu-fallback the library also runs
+# where no GPU can be used, and says so.
+CUDA_ROOT=${TIDE_CUDA_ROOT:-/usr/local/cuda}
+if [ -x "$CUDA_ROOT/bin/ptxas" ] && [ -e "${BUILD_DIR:-build}/lib/libTideCudaRuntime.so" ]; then
+  echo "=== compile examples/exp_f64.mlir for the H200 (GPU code checked by ptxas), with a CPU fallback"
+  "$BIN/tide-compile" examples/exp_f64.mlir --target=h200 --cpu-fallback --no-remarks -o "$out/exp_gpu.so"
+  "$BIN/tide-run" "$out/exp_gpu.so" --list
+  "$BIN/tide-run" "$out/exp_gpu.so" --random=1
+else
+  echo "=== (no CUDA toolkit at $CUDA_ROOT: GPU compilation skipped)"
+fi
