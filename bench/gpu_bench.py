@@ -21,6 +21,8 @@ import torch
 import torch.nn.functional as F
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build/gpu-bench"
+# Parts to run (default all): exp bandwidth gemm h2d
+PARTS = set(sys.argv[2:]) or {"exp", "bandwidth", "gemm", "h2d"}
 libc = ctypes.CDLL(None)
 libc.free.argtypes = [ctypes.c_void_p]
 
@@ -126,152 +128,156 @@ def main():
     ok = True
 
     # -- exp over 230400 elements --------------------------------------------
-    m = Module("exp")
-    floor = m.function("floor", [torch.ones(1, device=dev)], [1])
-    t_floor = timeit(floor, 1000, wait=m.sync)
-    t_floor_async = timeit(floor, 1000, sync=False, wait=m.sync)
-    print("\nexp over 230400 elements, 1000 calls (per call; 'synced' waits after every call,"
-          " 'async' once after all)")
-    print("  launch floor (Tide, 1-element kernel, same harness): %s synced, %s async" % (
-        us(t_floor), us(t_floor_async)))
-    for dt, tdt in (("f32", torch.float32), ("f64", torch.float64)):
-        x = torch.randn(230400, device=dev, dtype=tdt)
-        f = m.function("exp_" + dt, [x], [230400])
-        r = f(keep=True)
-        ok &= check("exp " + dt, m.to_numpy(r, (230400,), x.cpu().numpy().dtype),
-                    torch.exp(x), 1e-6 if dt == "f32" else 1e-14, 0)
-        f.free()
-        t_tide = timeit(f, 1000, wait=m.sync)
-        t_tide_async = timeit(f, 1000, sync=False, wait=m.sync)
-        t_torch_sync = timeit(lambda: torch.exp(x), 1000)
-        t_torch_async = timeit(lambda: torch.exp(x), 1000, sync=False)
-        print("  %s on the GPU:   Tide %s synced (%.2fx floor), %s async (%.2fx floor)"
-              " | PyTorch eager %s synced, %s async | Tide/PyTorch %.2f (synced), %.2f (async)" % (
-                  dt, us(t_tide), t_tide / t_floor, us(t_tide_async), t_tide_async / t_floor_async,
-                  us(t_torch_sync), us(t_torch_async),
-                  t_tide / t_torch_sync, t_tide_async / t_torch_async))
-        g = m.function("exp_%s_to_host" % dt, [x], [230400], result_on_gpu=False)
-        r = g(keep=True)
-        ok &= check("exp %s to host" % dt,
-                    m.to_numpy(r, (230400,), x.cpu().numpy().dtype, on_gpu=False),
-                    torch.exp(x), 1e-6 if dt == "f32" else 1e-14, 0)
-        g.free()
-        t_tide_h = timeit(g, 1000)
-        t_torch_h = timeit(lambda: torch.exp(x).cpu(), 1000)
-        print("  %s to the host: Tide %s | PyTorch eager exp(x).cpu() %s | Tide/PyTorch %.2f" % (
-            dt, us(t_tide_h), us(t_torch_h), t_tide_h / t_torch_h))
+    if "exp" in PARTS:
+        m = Module("exp")
+        floor = m.function("floor", [torch.ones(1, device=dev)], [1])
+        t_floor = timeit(floor, 1000, wait=m.sync)
+        t_floor_async = timeit(floor, 1000, sync=False, wait=m.sync)
+        print("\nexp over 230400 elements, 1000 calls (per call; 'synced' waits after every call,"
+              " 'async' once after all)")
+        print("  launch floor (Tide, 1-element kernel, same harness): %s synced, %s async" % (
+            us(t_floor), us(t_floor_async)))
+        for dt, tdt in (("f32", torch.float32), ("f64", torch.float64)):
+            x = torch.randn(230400, device=dev, dtype=tdt)
+            f = m.function("exp_" + dt, [x], [230400])
+            r = f(keep=True)
+            ok &= check("exp " + dt, m.to_numpy(r, (230400,), x.cpu().numpy().dtype),
+                        torch.exp(x), 1e-6 if dt == "f32" else 1e-14, 0)
+            f.free()
+            t_tide = timeit(f, 1000, wait=m.sync)
+            t_tide_async = timeit(f, 1000, sync=False, wait=m.sync)
+            t_torch_sync = timeit(lambda: torch.exp(x), 1000)
+            t_torch_async = timeit(lambda: torch.exp(x), 1000, sync=False)
+            print("  %s on the GPU:   Tide %s synced (%.2fx floor), %s async (%.2fx floor)"
+                  " | PyTorch eager %s synced, %s async | Tide/PyTorch %.2f (synced), %.2f (async)" % (
+                      dt, us(t_tide), t_tide / t_floor, us(t_tide_async), t_tide_async / t_floor_async,
+                      us(t_torch_sync), us(t_torch_async),
+                      t_tide / t_torch_sync, t_tide_async / t_torch_async))
+            g = m.function("exp_%s_to_host" % dt, [x], [230400], result_on_gpu=False)
+            r = g(keep=True)
+            ok &= check("exp %s to host" % dt,
+                        m.to_numpy(r, (230400,), x.cpu().numpy().dtype, on_gpu=False),
+                        torch.exp(x), 1e-6 if dt == "f32" else 1e-14, 0)
+            g.free()
+            t_tide_h = timeit(g, 1000)
+            t_torch_h = timeit(lambda: torch.exp(x).cpu(), 1000)
+            print("  %s to the host: Tide %s | PyTorch eager exp(x).cpu() %s | Tide/PyTorch %.2f" % (
+                dt, us(t_tide_h), us(t_torch_h), t_tide_h / t_torch_h))
 
     # -- bandwidth-bound kernels over 2^28 f32 --------------------------------
-    n = 1 << 28
-    s = Module("stream")
-    x = torch.rand(n, device=dev)
-    y = torch.empty_like(x)
-    t_copy = timeit(lambda: y.copy_(x), 20)
-    bw_copy = 2 * 4 * n / t_copy
-    print("\n2^28 f32 on the GPU (20 calls each)")
-    print("  device-to-device copy (PyTorch): %s, %.0f GB/s" % (us(t_copy), bw_copy / 1e9))
-    f = s.function("fused", [x], [n])
-    r = f(keep=True)
-    ok &= check("exp(x)*0.5+1", m.to_numpy(r, (n,), np.float32)[:1 << 20],
-                (torch.exp(x[:1 << 20]) * 0.5 + 1), 1e-6, 1e-6)
-    f.free()
-    t = timeit(f, 20, wait=s.sync)
-    t_eager = timeit(lambda: torch.exp(x) * 0.5 + 1, 20)
-    line = "  exp(x)*a+b: Tide %s, %.0f GB/s = %.0f%% of copy | PyTorch eager %.0f%%" % (
-        us(t), 8 * n / t / 1e9, 100 * 8 * n / t / bw_copy, 100 * 8 * n / t_eager / bw_copy)
-    try:
-        compiled = torch.compile(lambda v: torch.exp(v) * 0.5 + 1)
-        compiled(x)
-        t_comp = timeit(lambda: compiled(x), 20)
-        line += ", torch.compile %.0f%%" % (100 * 8 * n / t_comp / bw_copy)
-    except Exception as e:  # no compiler toolchain for Triton, ...
-        line += ", torch.compile unavailable (%s)" % type(e).__name__
-    print(line)
-    f = s.function("mean", [x], [])
-    r = f(keep=True)
-    ok &= check("reduce_mean", m.to_numpy(r, (), np.float32), torch.mean(x.double()).float(),
-                1e-5, 0)
-    f.free()
-    t = timeit(f, 20, wait=s.sync)
-    t_torch = timeit(lambda: torch.mean(x), 20)
-    print("  reduce_mean: Tide %s, %.0f GB/s = %.0f%% of copy | PyTorch %s (%.0f%%)" % (
-        us(t), 4 * n / t / 1e9, 100 * 4 * n / t / bw_copy, us(t_torch),
-        100 * 4 * n / t_torch / bw_copy))
-    xs = torch.randn(8192, 8192, device=dev)
-    f = s.function("softmax", [xs], [8192, 8192])
-    r = f(keep=True)
-    ok &= check("softmax rows", m.to_numpy(r, (8192, 8192), np.float32)[:64],
-                torch.softmax(xs[:64], 1), 1e-5, 1e-8)
-    f.free()
-    t = timeit(f, 20, wait=s.sync)
-    t_torch = timeit(lambda: torch.softmax(xs, 1), 20)
-    print("  softmax 8192x8192 rows: Tide %s | PyTorch %s | Tide/PyTorch %.2f" % (
-        us(t), us(t_torch), t / t_torch))
-    del x, y, xs
+    if "bandwidth" in PARTS:
+        n = 1 << 28
+        s = Module("stream")
+        x = torch.rand(n, device=dev)
+        y = torch.empty_like(x)
+        t_copy = timeit(lambda: y.copy_(x), 20)
+        bw_copy = 2 * 4 * n / t_copy
+        print("\n2^28 f32 on the GPU (20 calls each)")
+        print("  device-to-device copy (PyTorch): %s, %.0f GB/s" % (us(t_copy), bw_copy / 1e9))
+        f = s.function("fused", [x], [n])
+        r = f(keep=True)
+        ok &= check("exp(x)*0.5+1", m.to_numpy(r, (n,), np.float32)[:1 << 20],
+                    (torch.exp(x[:1 << 20]) * 0.5 + 1), 1e-6, 1e-6)
+        f.free()
+        t = timeit(f, 20, wait=s.sync)
+        t_eager = timeit(lambda: torch.exp(x) * 0.5 + 1, 20)
+        line = "  exp(x)*a+b: Tide %s, %.0f GB/s = %.0f%% of copy | PyTorch eager %.0f%%" % (
+            us(t), 8 * n / t / 1e9, 100 * 8 * n / t / bw_copy, 100 * 8 * n / t_eager / bw_copy)
+        try:
+            compiled = torch.compile(lambda v: torch.exp(v) * 0.5 + 1)
+            compiled(x)
+            t_comp = timeit(lambda: compiled(x), 20)
+            line += ", torch.compile %.0f%%" % (100 * 8 * n / t_comp / bw_copy)
+        except Exception as e:  # no compiler toolchain for Triton, ...
+            line += ", torch.compile unavailable (%s)" % type(e).__name__
+        print(line)
+        f = s.function("mean", [x], [])
+        r = f(keep=True)
+        ok &= check("reduce_mean", m.to_numpy(r, (), np.float32), torch.mean(x.double()).float(),
+                    1e-5, 0)
+        f.free()
+        t = timeit(f, 20, wait=s.sync)
+        t_torch = timeit(lambda: torch.mean(x), 20)
+        print("  reduce_mean: Tide %s, %.0f GB/s = %.0f%% of copy | PyTorch %s (%.0f%%)" % (
+            us(t), 4 * n / t / 1e9, 100 * 4 * n / t / bw_copy, us(t_torch),
+            100 * 4 * n / t_torch / bw_copy))
+        xs = torch.randn(8192, 8192, device=dev)
+        f = s.function("softmax", [xs], [8192, 8192])
+        r = f(keep=True)
+        ok &= check("softmax rows", m.to_numpy(r, (8192, 8192), np.float32)[:64],
+                    torch.softmax(xs[:64], 1), 1e-5, 1e-8)
+        f.free()
+        t = timeit(f, 20, wait=s.sync)
+        t_torch = timeit(lambda: torch.softmax(xs, 1), 20)
+        print("  softmax 8192x8192 rows: Tide %s | PyTorch %s | Tide/PyTorch %.2f" % (
+            us(t), us(t_torch), t / t_torch))
+        del x, y, xs
 
     # -- GEMM and the MLP -----------------------------------------------------
-    g = Module("gemm")
-    print("\nGEMM 8192^3 (5 calls each) and the MLP forward pass (batch 4096)")
-    for dt, tdt in (("f32", torch.float32), ("f64", torch.float64)):
-        a = torch.randn(8192, 8192, device=dev, dtype=tdt)
-        b = torch.randn(8192, 8192, device=dev, dtype=tdt)
-        f = g.function("gemm_" + dt, [a, b], [8192, 8192])
+    if "gemm" in PARTS:
+        g = Module("gemm")
+        print("\nGEMM 8192^3 (5 calls each) and the MLP forward pass (batch 4096)")
+        for dt, tdt in (("f32", torch.float32), ("f64", torch.float64)):
+            a = torch.randn(8192, 8192, device=dev, dtype=tdt)
+            b = torch.randn(8192, 8192, device=dev, dtype=tdt)
+            f = g.function("gemm_" + dt, [a, b], [8192, 8192])
+            r = f(keep=True)
+            ref = (a[:256].double() @ b.double())
+            ok &= check("gemm " + dt, g.to_numpy(r, (8192, 8192), a.cpu().numpy().dtype)[:256],
+                        ref, 1e-3 if dt == "f32" else 1e-10, 1e-2 if dt == "f32" else 1e-9)
+            f.free()
+            t = timeit(f, 5, wait=g.sync)
+            t_torch = timeit(lambda: a @ b, 5)
+            flops = 2 * 8192 ** 3
+            print("  gemm %s: Tide %.1f TFLOP/s | cuBLAS via PyTorch %.1f TFLOP/s | Tide/cuBLAS time %.3f" % (
+                dt, flops / t / 1e12, flops / t_torch / 1e12, t / t_torch))
+            del a, b
+        x = torch.randn(4096, 784, device=dev)
+        w1 = torch.randn(784, 1024, device=dev) * 0.03
+        b1 = torch.randn(1024, device=dev) * 0.1
+        w2 = torch.randn(1024, 1024, device=dev) * 0.03
+        b2 = torch.randn(1024, device=dev) * 0.1
+        w3 = torch.randn(1024, 10, device=dev) * 0.03
+        b3 = torch.randn(10, device=dev) * 0.1
+        f = g.function("mlp", [x, w1, b1, w2, b2, w3, b3], [4096, 10])
+        torch_mlp = lambda: torch.softmax(F.elu(F.elu(x @ w1 + b1) @ w2 + b2) @ w3 + b3, 1)
         r = f(keep=True)
-        ref = (a[:256].double() @ b.double())
-        ok &= check("gemm " + dt, g.to_numpy(r, (8192, 8192), a.cpu().numpy().dtype)[:256],
-                    ref, 1e-3 if dt == "f32" else 1e-10, 1e-2 if dt == "f32" else 1e-9)
+        ok &= check("mlp", g.to_numpy(r, (4096, 10), np.float32), torch_mlp(), 1e-4, 1e-5)
         f.free()
-        t = timeit(f, 5, wait=g.sync)
-        t_torch = timeit(lambda: a @ b, 5)
-        flops = 2 * 8192 ** 3
-        print("  gemm %s: Tide %.1f TFLOP/s | cuBLAS via PyTorch %.1f TFLOP/s | Tide/cuBLAS time %.3f" % (
-            dt, flops / t / 1e12, flops / t_torch / 1e12, t / t_torch))
-        del a, b
-    x = torch.randn(4096, 784, device=dev)
-    w1 = torch.randn(784, 1024, device=dev) * 0.03
-    b1 = torch.randn(1024, device=dev) * 0.1
-    w2 = torch.randn(1024, 1024, device=dev) * 0.03
-    b2 = torch.randn(1024, device=dev) * 0.1
-    w3 = torch.randn(1024, 10, device=dev) * 0.03
-    b3 = torch.randn(10, device=dev) * 0.1
-    f = g.function("mlp", [x, w1, b1, w2, b2, w3, b3], [4096, 10])
-    torch_mlp = lambda: torch.softmax(F.elu(F.elu(x @ w1 + b1) @ w2 + b2) @ w3 + b3, 1)
-    r = f(keep=True)
-    ok &= check("mlp", g.to_numpy(r, (4096, 10), np.float32), torch_mlp(), 1e-4, 1e-5)
-    f.free()
-    t = timeit(f, 50, wait=g.sync)
-    t_async = timeit(f, 50, sync=False, wait=g.sync)
-    t_torch = timeit(torch_mlp, 50)
-    t_torch_async = timeit(torch_mlp, 50, sync=False)
-    print("  mlp f32: Tide %s synced, %s async | PyTorch eager %s synced, %s async |"
-          " Tide/PyTorch %.2f (synced), %.2f (async)" % (
-              us(t), us(t_async), us(t_torch), us(t_torch_async), t / t_torch,
-              t_async / t_torch_async))
+        t = timeit(f, 50, wait=g.sync)
+        t_async = timeit(f, 50, sync=False, wait=g.sync)
+        t_torch = timeit(torch_mlp, 50)
+        t_torch_async = timeit(torch_mlp, 50, sync=False)
+        print("  mlp f32: Tide %s synced, %s async | PyTorch eager %s synced, %s async |"
+              " Tide/PyTorch %.2f (synced), %.2f (async)" % (
+                  us(t), us(t_async), us(t_torch), us(t_torch_async), t / t_torch,
+                  t_async / t_torch_async))
 
     # -- host-to-device copies -------------------------------------------------
-    c = Module("copy")
-    print("\nhost-to-device (b,3,448,448) f32 (20 calls each)")
-    for bsz in (1, 2, 4, 8, 16, 32):
-        shape = (bsz, 3, 448, 448)
-        nbytes = bsz * 3 * 448 * 448 * 4
-        pageable = np.random.default_rng(bsz).standard_normal(shape, dtype=np.float32)
-        pinned = torch.from_numpy(pageable).pin_memory()
-        devt = torch.empty(shape, device=dev)
-        fp = c.function("to_gpu", [pageable], list(shape))
-        fq = c.function("to_gpu", [pinned], list(shape))
-        r = fp(keep=True)
-        same = np.array_equal(c.to_numpy(r, shape, np.float32), pageable)
-        fp.free()
-        ok &= same
-        t_page = timeit(fp, 20, wait=c.sync)
-        t_pin = timeit(fq, 20, wait=c.sync)
-        t_torch_pin = timeit(lambda: devt.copy_(pinned, non_blocking=True), 20)
-        t_torch_page = timeit(lambda: devt.copy_(torch.from_numpy(pageable)), 20)
-        print("  b=%2d: Tide pageable %6.1f GB/s, pinned %6.1f GB/s | PyTorch pinned %6.1f GB/s,"
-              " pageable %6.1f GB/s | Tide pageable/pinned-peer %.0f%%, Tide pinned/peer %.0f%%%s" % (
-                  bsz, nbytes / t_page / 1e9, nbytes / t_pin / 1e9, nbytes / t_torch_pin / 1e9,
-                  nbytes / t_torch_page / 1e9, 100 * t_torch_pin / t_page, 100 * t_torch_pin / t_pin,
-                  "" if same else "  WRONG DATA"))
+    if "h2d" in PARTS:
+        c = Module("copy")
+        print("\nhost-to-device (b,3,448,448) f32 (20 calls each)")
+        for bsz in (1, 2, 4, 8, 16, 32):
+            shape = (bsz, 3, 448, 448)
+            nbytes = bsz * 3 * 448 * 448 * 4
+            pageable = np.random.default_rng(bsz).standard_normal(shape, dtype=np.float32)
+            pinned = torch.from_numpy(pageable).pin_memory()
+            devt = torch.empty(shape, device=dev)
+            fp = c.function("to_gpu", [pageable], list(shape))
+            fq = c.function("to_gpu", [pinned], list(shape))
+            r = fp(keep=True)
+            same = np.array_equal(c.to_numpy(r, shape, np.float32), pageable)
+            fp.free()
+            ok &= same
+            t_page = timeit(fp, 20, wait=c.sync)
+            t_pin = timeit(fq, 20, wait=c.sync)
+            t_torch_pin = timeit(lambda: devt.copy_(pinned, non_blocking=True), 20)
+            t_torch_page = timeit(lambda: devt.copy_(torch.from_numpy(pageable)), 20)
+            print("  b=%2d: Tide pageable %6.1f GB/s, pinned %6.1f GB/s | PyTorch pinned %6.1f GB/s,"
+                  " pageable %6.1f GB/s | Tide pageable/pinned-peer %.0f%%, Tide pinned/peer %.0f%%%s" % (
+                      bsz, nbytes / t_page / 1e9, nbytes / t_pin / 1e9, nbytes / t_torch_pin / 1e9,
+                      nbytes / t_torch_page / 1e9, 100 * t_torch_pin / t_page, 100 * t_torch_pin / t_pin,
+                      "" if same else "  WRONG DATA"))
     print("\nall results checked: %s" % ("ok" if ok else "SOME WRONG"))
     return 0 if ok else 1
 

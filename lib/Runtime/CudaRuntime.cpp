@@ -14,6 +14,9 @@
 #include <cuda.h>
 
 #include <algorithm>
+#include <atomic>
+#include <immintrin.h>
+#include <memory>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -216,122 +219,227 @@ size_t roundSize(size_t bytes) {
 }
 
 //===----------------------------------------------------------------------===//
-// Parallel host memcpy: one thread cannot fill pinned buffers as fast as the
-// copy engine drains them (about 10 GB/s against 50), so staging copies are
-// split across a small pool of worker threads.
+// Copy workers: one thread cannot copy pageable memory into pinned buffers as
+// fast as the copy engine drains them (about 10 GB/s against 50), so staging
+// copies are spread over a pool of worker threads. Workers spin for a short
+// while after a job (back-to-back copies find them awake: waking a sleeping
+// thread costs tens of microseconds, a whole small copy's worth) and then
+// sleep.
 //===----------------------------------------------------------------------===//
 
-class CopyPool {
+/// A positive integer from the environment, or `fallback`.
+size_t envSize(const char *name, size_t fallback) {
+  const char *v = std::getenv(name);
+  if (!v || !*v)
+    return fallback;
+  char *end = nullptr;
+  unsigned long long n = std::strtoull(v, &end, 10);
+  if (*end || n == 0)
+    fatal(std::string(name) + "='" + v + "' is not a positive integer");
+  return static_cast<size_t>(n);
+}
+
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+class Workers {
 public:
-  CopyPool() {
-    unsigned n = std::thread::hardware_concurrency();
-    n = std::max(1u, std::min(n, 16u));
-    for (unsigned i = 1; i < n; ++i)
-      workers.emplace_back([this, i] { run(i); });
-    count = n;
-  }
-  ~CopyPool() {
-    {
-      std::lock_guard<std::mutex> lock(m);
-      stop = true;
-      ++generation;
-    }
-    cv.notify_all();
-    for (std::thread &t : workers)
-      t.join();
+  Workers() {
+    unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    // The calling thread coordinates and one core is left to the rest of
+    // the process (14 copying threads measured best on a 16-core host).
+    count = static_cast<unsigned>(
+        std::clamp<size_t>(envSize("TIDE_STAGING_THREADS", hw > 2 ? hw - 2 : 1),
+                           1, 64));
+    for (unsigned i = 0; i < count; ++i)
+      threads.emplace_back([this, i] { run(i); });
   }
 
-  /// memcpy(dst, src, bytes) with every thread taking one slice.
-  void copy(void *dst, const void *src, size_t bytes) {
-    if (count == 1 || bytes < (1u << 20)) {
-      std::memcpy(dst, src, bytes);
-      return;
-    }
-    {
+  unsigned size() const { return count; }
+
+  /// Starts `job(worker)` on every worker; `finish` waits for them.
+  void start(std::function<void(unsigned)> fn) {
+    job = std::move(fn);
+    pending.store(count, std::memory_order_seq_cst);
+    generation.fetch_add(1, std::memory_order_seq_cst);
+    if (sleepers.load(std::memory_order_seq_cst)) {
       std::lock_guard<std::mutex> lock(m);
-      job = {static_cast<char *>(dst), static_cast<const char *>(src), bytes};
-      pending = count - 1;
-      ++generation;
+      cv.notify_all();
     }
-    cv.notify_all();
-    slice(0);
-    std::unique_lock<std::mutex> lock(m);
-    doneCv.wait(lock, [&] { return pending == 0; });
+  }
+
+  void finish() {
+    while (pending.load(std::memory_order_acquire))
+      cpuRelax();
   }
 
 private:
-  struct Job {
-    char *dst = nullptr;
-    const char *src = nullptr;
-    size_t bytes = 0;
-  };
-
-  void slice(unsigned i) {
-    size_t per = (job.bytes + count - 1) / count;
-    size_t begin = std::min(job.bytes, per * i);
-    size_t end = std::min(job.bytes, begin + per);
-    if (end > begin)
-      std::memcpy(job.dst + begin, job.src + begin, end - begin);
-  }
-
   void run(unsigned i) {
     uint64_t seen = 0;
     while (true) {
-      {
+      uint64_t g = generation.load(std::memory_order_acquire);
+      for (int spin = 0; g == seen && spin < kSpins; ++spin) {
+        cpuRelax();
+        g = generation.load(std::memory_order_acquire);
+      }
+      if (g == seen) {
         std::unique_lock<std::mutex> lock(m);
-        cv.wait(lock, [&] { return generation != seen; });
-        seen = generation;
-        if (stop)
-          return;
+        sleepers.fetch_add(1, std::memory_order_seq_cst);
+        cv.wait(lock, [&] {
+          return generation.load(std::memory_order_seq_cst) != seen;
+        });
+        sleepers.fetch_sub(1, std::memory_order_seq_cst);
+        continue;
       }
-      slice(i);
-      {
-        std::lock_guard<std::mutex> lock(m);
-        if (--pending == 0)
-          doneCv.notify_one();
-      }
+      seen = g;
+      job(i);
+      pending.fetch_sub(1, std::memory_order_release);
     }
   }
 
-  std::vector<std::thread> workers;
+  /// About a millisecond of pause instructions.
+  static constexpr int kSpins = 1 << 15;
+  std::vector<std::thread> threads;
   unsigned count = 1;
+  std::function<void(unsigned)> job;
+  std::atomic<uint64_t> generation{0};
+  std::atomic<unsigned> pending{0}, sleepers{0};
   std::mutex m;
-  std::condition_variable cv, doneCv;
-  Job job;
-  unsigned pending = 0;
-  uint64_t generation = 0;
-  bool stop = false;
+  std::condition_variable cv;
 };
 
-CopyPool &copyPool() {
-  static CopyPool *pool = new CopyPool(); // lives until exit, never joined
-  return *pool;
+Workers &workers() {
+  static Workers *w = new Workers(); // lives until exit, never joined
+  return *w;
+}
+
+/// memcpy(dst, src, bytes) with every worker taking one slice.
+void parallelCopy(void *dst, const void *src, size_t bytes) {
+  Workers &w = workers();
+  if (w.size() == 1 || bytes < (1u << 20)) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  size_t per = (bytes + w.size() - 1) / w.size();
+  w.start([=](unsigned i) {
+    size_t begin = std::min(bytes, per * i);
+    size_t end = std::min(bytes, begin + per);
+    if (end > begin)
+      std::memcpy(static_cast<char *>(dst) + begin,
+                  static_cast<const char *>(src) + begin, end - begin);
+  });
+  w.finish();
 }
 
 //===----------------------------------------------------------------------===//
 // Pinned staging
 //===----------------------------------------------------------------------===//
 
-constexpr size_t kChunk = 8u << 20; // bytes per staging buffer
-constexpr int kBuffers = 3;
+/// Copies with non-temporal stores: the staging buffer is read next by the
+/// copy engine, not by this core, so the stores need not fill the cache.
+__attribute__((target("avx2"))) void streamCopy(char *dst, const char *src,
+                                                size_t bytes) {
+  size_t i = 0;
+  if (reinterpret_cast<uintptr_t>(dst) % 32 == 0) {
+    for (; i + 128 <= bytes; i += 128) {
+      __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(src + i));
+      __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(src + i + 32));
+      __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(src + i + 64));
+      __m256i e = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(src + i + 96));
+      _mm256_stream_si256(reinterpret_cast<__m256i *>(dst + i), a);
+      _mm256_stream_si256(reinterpret_cast<__m256i *>(dst + i + 32), b);
+      _mm256_stream_si256(reinterpret_cast<__m256i *>(dst + i + 64), c);
+      _mm256_stream_si256(reinterpret_cast<__m256i *>(dst + i + 96), e);
+    }
+    _mm_sfence();
+  }
+  std::memcpy(dst + i, src + i, bytes - i);
+}
 
+void stageCopy(char *dst, const char *src, size_t bytes) {
+  static const bool stream = [] {
+    const char *env = std::getenv("TIDE_STAGING_NT");
+    return __builtin_cpu_supports("avx2") && !(env && std::strcmp(env, "0") == 0);
+  }();
+  if (stream)
+    streamCopy(dst, src, bytes);
+  else
+    std::memcpy(dst, src, bytes);
+}
+
+/// A ring of pinned slots. Host-to-device copies from pageable memory are
+/// pipelined: workers copy pieces of the source into free slots while the
+/// calling thread hands each filled slot to the copy engine, so the CPU
+/// copies and the DMA overlap. Pieces are small so that all workers share
+/// even a small copy; a slot (one DMA and one event) holds many pieces, so
+/// driver calls stay few. The first slots of a copy are used partly (the
+/// copy engine starts after microseconds, not after a whole slot).
 struct Staging {
-  void *buffer[kBuffers] = {};
-  CUevent done[kBuffers] = {};
+  size_t slotBytes = 0, slots = 0, pieceBytes = 0;
+  char *ring = nullptr;
+  std::vector<CUevent> done;
+  /// For each slot, how many pieces of its current chunk are written.
+  std::unique_ptr<std::atomic<size_t>[]> filled;
+  std::mutex busy; // one staged copy at a time
 };
 
 Staging &staging(Driver &d) {
   static Staging &s = *new Staging();
-  if (!s.buffer[0]) {
-    for (int i = 0; i < kBuffers; ++i) {
-      check(d, d.cuMemHostAlloc(&s.buffer[i], kChunk, 0),
-            "allocating pinned staging memory (cuMemHostAlloc)");
-      check(d, d.cuEventCreate(&s.done[i], CU_EVENT_DISABLE_TIMING),
-            "cuEventCreate");
-    }
+  if (!s.ring) {
+    s.pieceBytes = std::max<size_t>(envSize("TIDE_STAGING_PIECE_KB", 256), 4)
+                   << 10;
+    s.slotBytes = std::max(envSize("TIDE_STAGING_SLOT_KB", 4096) << 10, s.pieceBytes);
+    s.slotBytes = s.slotBytes / s.pieceBytes * s.pieceBytes;
+    s.slots = std::max<size_t>(envSize("TIDE_STAGING_SLOTS", 8), 2);
+    void *ring = nullptr;
+    check(d, d.cuMemHostAlloc(&ring, s.slotBytes * s.slots, 0),
+          "allocating pinned staging memory (cuMemHostAlloc)");
+    s.ring = static_cast<char *>(ring);
+    s.done.resize(s.slots);
+    for (CUevent &e : s.done)
+      check(d, d.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+    s.filled.reset(new std::atomic<size_t>[s.slots]);
   }
   return s;
 }
+
+/// How a staged copy is cut: chunk c (one DMA, in slot c % slots) covers
+/// pieces [first(c), first(c + 1)); the first chunks hold 1, 2, 4, ...
+/// pieces, up to a slot.
+struct ChunkPlan {
+  size_t pieceBytes, piecesPerSlot, bytes, pieces, ramp = 0, rampPieces = 0,
+                                                   chunks = 0;
+  ChunkPlan(const Staging &s, size_t bytes)
+      : pieceBytes(s.pieceBytes), piecesPerSlot(s.slotBytes / s.pieceBytes),
+        bytes(bytes), pieces((bytes + pieceBytes - 1) / pieceBytes) {
+    for (size_t n = 1; n < piecesPerSlot && rampPieces < pieces; n *= 2, ++ramp)
+      rampPieces += n;
+    chunks = rampPieces >= pieces
+                 ? ramp
+                 : ramp + (pieces - rampPieces + piecesPerSlot - 1) / piecesPerSlot;
+  }
+  size_t first(size_t c) const {
+    size_t p = c < ramp ? (size_t(1) << c) - 1
+                        : rampPieces + (c - ramp) * piecesPerSlot;
+    return std::min(p, pieces);
+  }
+  size_t chunkOf(size_t piece) const {
+    if (piece < rampPieces) {
+      size_t c = 0;
+      while (first(c + 1) <= piece)
+        ++c;
+      return c;
+    }
+    return ramp + (piece - rampPieces) / piecesPerSlot;
+  }
+  size_t byteOffset(size_t piece) const { return piece * pieceBytes; }
+  size_t byteEnd(size_t piece) const {
+    return std::min(bytes, (piece + 1) * pieceBytes);
+  }
+};
 
 /// Where a pointer lives, asked without errors for plain host memory
 /// (cuPointerGetAttributes reports unknown pointers as memory type 0).
@@ -359,44 +467,93 @@ bool isPinnedHost(Driver &d, const void *p) {
   return memoryType(d, p) == CU_MEMORYTYPE_HOST;
 }
 
-/// Host (pageable) -> device through two pinned buffers: the CPU fills one
-/// while the copy engine drains the other.
+/// Host (pageable) -> device, pipelined through the staging ring.
 void stagedToDevice(Driver &d, CUdeviceptr dst, const char *src, size_t bytes,
                     CUstream stream) {
   Staging &s = staging(d);
-  size_t offset = 0;
-  for (int i = 0; offset < bytes; i = (i + 1) % kBuffers) {
-    size_t n = std::min(kChunk, bytes - offset);
-    check(d, d.cuEventSynchronize(s.done[i]), "host-to-device copy (wait)");
-    copyPool().copy(s.buffer[i], src + offset, n);
-    check(d, d.cuMemcpyHtoDAsync(dst + offset, s.buffer[i], n, stream),
+  std::lock_guard<std::mutex> lock(s.busy);
+  ChunkPlan plan(s, bytes);
+  size_t chunks = plan.chunks;
+  for (size_t i = 0; i < s.slots; ++i)
+    s.filled[i].store(0, std::memory_order_relaxed);
+  // Chunks below `fillable` may be written: their slot's previous DMA is done.
+  std::atomic<size_t> fillable{std::min(chunks, s.slots)}, next{0};
+  Workers &w = workers();
+  w.start([&](unsigned) {
+    for (size_t p; (p = next.fetch_add(1, std::memory_order_relaxed)) < plan.pieces;) {
+      size_t c = plan.chunkOf(p);
+      while (c >= fillable.load(std::memory_order_acquire))
+        cpuRelax();
+      size_t slot = c % s.slots;
+      size_t begin = plan.byteOffset(p);
+      stageCopy(s.ring + slot * s.slotBytes + (begin - plan.byteOffset(plan.first(c))),
+                src + begin, plan.byteEnd(p) - begin);
+      s.filled[slot].fetch_add(1, std::memory_order_release);
+    }
+  });
+  // Frees the slot of the oldest chunk still in flight (waiting for its DMA
+  // only when `block`).
+  auto advance = [&](size_t issued, bool block) {
+    size_t f = fillable.load(std::memory_order_relaxed);
+    if (f >= chunks || f - s.slots >= issued)
+      return false;
+    CUevent e = s.done[f % s.slots];
+    CUresult r = block ? d.cuEventSynchronize(e) : d.cuEventQuery(e);
+    if (r == CUDA_ERROR_NOT_READY)
+      return false;
+    check(d, r, "host-to-device copy (wait)");
+    // The slot's counter restarts before workers may write the next chunk.
+    s.filled[f % s.slots].store(0, std::memory_order_relaxed);
+    fillable.store(f + 1, std::memory_order_release);
+    return true;
+  };
+  for (size_t c = 0; c < chunks; ++c) {
+    size_t slot = c % s.slots;
+    size_t pieces = plan.first(c + 1) - plan.first(c);
+    while (s.filled[slot].load(std::memory_order_acquire) != pieces) {
+      if (!advance(c, /*block=*/false))
+        cpuRelax();
+    }
+    size_t begin = plan.byteOffset(plan.first(c));
+    size_t end = plan.byteEnd(plan.first(c + 1) - 1);
+    check(d,
+          d.cuMemcpyHtoDAsync(dst + begin, s.ring + slot * s.slotBytes,
+                              end - begin, stream),
           "host-to-device copy (cuMemcpyHtoDAsync)");
-    check(d, d.cuEventRecord(s.done[i], stream), "cuEventRecord");
-    offset += n;
+    check(d, d.cuEventRecord(s.done[slot], stream), "cuEventRecord");
+    // Keep the workers supplied: free slots as their copies complete, and
+    // block when every slot is in flight and the next chunk needs one.
+    while (advance(c + 1, /*block=*/false))
+      ;
+    if (c + 1 < chunks && fillable.load(std::memory_order_relaxed) <= c + 1)
+      advance(c + 1, /*block=*/true);
   }
+  w.finish();
 }
 
-/// Device -> host (pageable) through two pinned buffers.
+/// Device -> host (pageable) through the staging ring, a slot at a time,
+/// each slot copied out by all workers.
 void stagedToHost(Driver &d, char *dst, CUdeviceptr src, size_t bytes,
                   CUstream stream) {
   Staging &s = staging(d);
-  size_t chunks = (bytes + kChunk - 1) / kChunk;
+  std::lock_guard<std::mutex> lock(s.busy);
+  size_t chunk = s.slotBytes, chunks = (bytes + chunk - 1) / chunk;
   auto issue = [&](size_t c) {
-    size_t n = std::min(kChunk, bytes - c * kChunk);
-    int i = c % kBuffers;
-    check(d, d.cuMemcpyDtoHAsync(s.buffer[i], src + c * kChunk, n, stream),
+    size_t n = std::min(chunk, bytes - c * chunk);
+    size_t i = c % s.slots;
+    check(d, d.cuMemcpyDtoHAsync(s.ring + i * chunk, src + c * chunk, n, stream),
           "device-to-host copy (cuMemcpyDtoHAsync)");
     check(d, d.cuEventRecord(s.done[i], stream), "cuEventRecord");
   };
-  for (size_t c = 0; c < chunks && c < kBuffers; ++c)
+  for (size_t c = 0; c < chunks && c < s.slots; ++c)
     issue(c);
   for (size_t c = 0; c < chunks; ++c) {
-    int i = c % kBuffers;
-    size_t n = std::min(kChunk, bytes - c * kChunk);
+    size_t i = c % s.slots;
+    size_t n = std::min(chunk, bytes - c * chunk);
     check(d, d.cuEventSynchronize(s.done[i]), "device-to-host copy (wait)");
-    copyPool().copy(dst + c * kChunk, s.buffer[i], n);
-    if (c + kBuffers < chunks)
-      issue(c + kBuffers);
+    parallelCopy(dst + c * chunk, s.ring + i * chunk, n);
+    if (c + s.slots < chunks)
+      issue(c + s.slots);
   }
 }
 

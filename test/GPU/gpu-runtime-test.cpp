@@ -18,6 +18,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -105,7 +106,35 @@ void roundTrip(void *stream, size_t bytes, std::mt19937 &rng) {
   mgpuMemFree(dev2, stream);
 }
 
+/// The host's memcpy bandwidth with `threads` threads over `bytes` (median
+/// of 10): the ceiling for copies through pinned staging.
+double memcpyBandwidth(unsigned threads, size_t bytes) {
+  std::vector<char> src(bytes, 1), dst(bytes, 2);
+  std::vector<double> times;
+  for (int rep = 0; rep < 10; ++rep) {
+    auto start = std::chrono::steady_clock::now();
+    std::vector<std::thread> pool;
+    size_t per = (bytes + threads - 1) / threads;
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        size_t begin = std::min(bytes, per * t), end = std::min(bytes, begin + per);
+        std::memcpy(dst.data() + begin, src.data() + begin, end - begin);
+      });
+    for (std::thread &t : pool)
+      t.join();
+    times.push_back(std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - start)
+                        .count());
+  }
+  std::sort(times.begin(), times.end());
+  return bytes / times[times.size() / 2] / 1e9;
+}
+
 void bench(void *stream) {
+  std::printf("host memcpy, 77 MB (GB/s by thread count):");
+  for (unsigned t : {1u, 2u, 4u, 8u, 16u})
+    std::printf("  %u: %.1f", t, memcpyBandwidth(t, size_t(32) * 3 * 448 * 448 * 4));
+  std::printf("\n");
   std::printf("host-to-device from pageable memory through pinned staging:\n");
   for (int b : {1, 2, 4, 8, 16, 32}) {
     size_t bytes = size_t(b) * 3 * 448 * 448 * 4;
@@ -142,6 +171,21 @@ int runCase(const std::string &name) {
     mgpuMemFree((void *)0x1234, stream);
   } else if (name == "huge-alloc") {
     mgpuMemAlloc(uint64_t(1) << 50, stream, false);
+  } else if (name == "bad-staging-env") {
+    setenv("TIDE_STAGING_SLOTS", "many", 1);
+    std::vector<char> host(1 << 20, 1);
+    void *dev = mgpuMemAlloc(host.size(), stream, false);
+    mgpuMemcpy(dev, host.data(), host.size(), stream);
+  } else if (name == "tiny-staging") {
+    // Many chunks through a two-slot ring of 12 KiB slots and 4 KiB pieces:
+    // every slot is reused many times within one copy.
+    setenv("TIDE_STAGING_PIECE_KB", "4", 1);
+    setenv("TIDE_STAGING_SLOT_KB", "12", 1);
+    setenv("TIDE_STAGING_SLOTS", "2", 1);
+    std::mt19937 rng(7);
+    for (size_t bytes : {size_t(5), size_t(12289), size_t(1u << 20) + 3})
+      roundTrip(stream, bytes, rng);
+    return failed ? 1 : 0;
   }
   return 0;
 }
@@ -163,8 +207,11 @@ int main(int argc, char **argv) {
     return 0;
   }
   std::mt19937 rng(42);
-  for (size_t bytes : {size_t(1), size_t(4097), size_t(8u << 20) + 3,
-                       size_t(64u << 20) + 5})
+  // Sizes around the staging pipeline's cuts: one piece, the ramp of
+  // growing chunks, whole slots, many trips around the ring.
+  for (size_t bytes : {size_t(1), size_t(4097), size_t(256u << 10) + 1,
+                       size_t(3u << 20) + 17, size_t(8u << 20) + 3,
+                       size_t(64u << 20) + 5, size_t(77070336)})
     roundTrip(stream, bytes, rng);
 
   // The caching allocator hands back a freed block of the same size.
@@ -215,6 +262,15 @@ int main(int argc, char **argv) {
   expect(status3 == 1 && err3.find("CUDA_ERROR_OUT_OF_MEMORY") !=
                              std::string::npos,
          "an impossible allocation names the size and the error: " + err3);
+
+  auto [status4, err4] = inChild("bad-staging-env");
+  expect(status4 == 1 &&
+             err4.find("TIDE_STAGING_SLOTS='many' is not a positive integer") !=
+                 std::string::npos,
+         "a bad staging setting is reported by name: " + err4);
+  auto [status5, err5] = inChild("tiny-staging");
+  expect(status5 == 0, "copies through a two-slot ring of 12 KiB slots are "
+                       "exact (exit status " + std::to_string(status5) + ")");
 
   mgpuModuleUnload(module);
   mgpuStreamDestroy(stream);
