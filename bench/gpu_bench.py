@@ -176,7 +176,7 @@ def main():
         print("  device-to-device copy (PyTorch): %s, %.0f GB/s" % (us(t_copy), bw_copy / 1e9))
         f = s.function("fused", [x], [n])
         r = f(keep=True)
-        ok &= check("exp(x)*0.5+1", m.to_numpy(r, (n,), np.float32)[:1 << 20],
+        ok &= check("exp(x)*0.5+1", s.to_numpy(r, (n,), np.float32)[:1 << 20],
                     (torch.exp(x[:1 << 20]) * 0.5 + 1), 1e-6, 1e-6)
         f.free()
         t = timeit(f, 20, wait=s.sync)
@@ -193,7 +193,7 @@ def main():
         print(line)
         f = s.function("mean", [x], [])
         r = f(keep=True)
-        ok &= check("reduce_mean", m.to_numpy(r, (), np.float32), torch.mean(x.double()).float(),
+        ok &= check("reduce_mean", s.to_numpy(r, (), np.float32), torch.mean(x.double()).float(),
                     1e-5, 0)
         f.free()
         t = timeit(f, 20, wait=s.sync)
@@ -204,13 +204,35 @@ def main():
         xs = torch.randn(8192, 8192, device=dev)
         f = s.function("softmax", [xs], [8192, 8192])
         r = f(keep=True)
-        ok &= check("softmax rows", m.to_numpy(r, (8192, 8192), np.float32)[:64],
+        ok &= check("softmax rows", s.to_numpy(r, (8192, 8192), np.float32)[:64],
                     torch.softmax(xs[:64], 1), 1e-5, 1e-8)
         f.free()
         t = timeit(f, 20, wait=s.sync)
         t_torch = timeit(lambda: torch.softmax(xs, 1), 20)
         print("  softmax 8192x8192 rows: Tide %s | PyTorch %s | Tide/PyTorch %.2f" % (
             us(t), us(t_torch), t / t_torch))
+        # argmax: the whole 2^28 vector (split over blocks) and per row.
+        x[12345678] = 7.0          # a unique maximum (rand is in [0, 1))
+        x[200000000] = 7.0         # ... and a later tie: the first one wins
+        f = s.function("argmax", [x], [])
+        r = f(keep=True)
+        got = int(s.to_numpy(r, (), np.int64))
+        ok &= check("argmax whole", np.array(got), np.array(12345678), 0, 0)
+        f.free()
+        t = timeit(f, 20, wait=s.sync)
+        t_torch = timeit(lambda: torch.argmax(x), 20)
+        print("  argmax 2^28: Tide %s, %.0f GB/s = %.0f%% of copy | PyTorch %s (%.0f%%) |"
+              " Tide/PyTorch %.2f" % (us(t), 4 * n / t / 1e9, 100 * 4 * n / t / bw_copy,
+                                      us(t_torch), 100 * 4 * n / t_torch / bw_copy, t / t_torch))
+        f = s.function("argmax_rows", [xs], [8192])
+        r = f(keep=True)
+        ok &= check("argmax rows", s.to_numpy(r, (8192,), np.int64), torch.argmax(xs, 1), 0, 0)
+        f.free()
+        t = timeit(f, 20, wait=s.sync)
+        t_torch = timeit(lambda: torch.argmax(xs, 1), 20)
+        print("  argmax 8192x8192 rows: Tide %s, %.0f GB/s = %.0f%% of copy | PyTorch %s |"
+              " Tide/PyTorch %.2f" % (us(t), 4 * 8192 * 8192 / t / 1e9,
+                                      100 * 4 * 8192 * 8192 / t / bw_copy, us(t_torch), t / t_torch))
         del x, y, xs
 
     # -- GEMM and the MLP -----------------------------------------------------

@@ -1,5 +1,6 @@
 // Bandwidth-bound kernels over 2^28 f32 on the GPU: exp(x) * a + b fused into
-// one kernel, reduce_mean, and row softmax over 8192 x 8192.
+// one kernel, reduce_mean, row softmax over 8192 x 8192, and argmax (whole
+// and per row).
 func.func @fused(%x: tensor<268435456xf32> {tide.resident = #tide.device<cuda:0>})
     -> (tensor<268435456xf32> {tide.resident = #tide.device<cuda:0>}) {
   %a = tide.constant dense<0.5> : tensor<f32>
@@ -18,4 +19,14 @@ func.func @softmax(%x: tensor<8192x8192xf32> {tide.resident = #tide.device<cuda:
     -> (tensor<8192x8192xf32> {tide.resident = #tide.device<cuda:0>}) {
   %y = tide.softmax %x axis = 1 : tensor<8192x8192xf32>
   return %y : tensor<8192x8192xf32>
+}
+func.func @argmax(%x: tensor<268435456xf32> {tide.resident = #tide.device<cuda:0>})
+    -> (tensor<i64> {tide.resident = #tide.device<cuda:0>}) {
+  %y = tide.argmax %x axes = [0] : tensor<268435456xf32>
+  return %y : tensor<i64>
+}
+func.func @argmax_rows(%x: tensor<8192x8192xf32> {tide.resident = #tide.device<cuda:0>})
+    -> (tensor<8192xi64> {tide.resident = #tide.device<cuda:0>}) {
+  %y = tide.argmax %x axes = [1] : tensor<8192x8192xf32>
+  return %y : tensor<8192xi64>
 }

@@ -476,8 +476,10 @@ void stagedToDevice(Driver &d, CUdeviceptr dst, const char *src, size_t bytes,
   size_t chunks = plan.chunks;
   for (size_t i = 0; i < s.slots; ++i)
     s.filled[i].store(0, std::memory_order_relaxed);
-  // Chunks below `fillable` may be written: their slot's previous DMA is done.
-  std::atomic<size_t> fillable{std::min(chunks, s.slots)}, next{0};
+  // Chunks below `fillable` may be written: their slot's previous DMA (of
+  // this copy or, for the first chunks, of an earlier one still in flight)
+  // is done.
+  std::atomic<size_t> fillable{0}, next{0};
   Workers &w = workers();
   w.start([&](unsigned) {
     for (size_t p; (p = next.fetch_add(1, std::memory_order_relaxed)) < plan.pieces;) {
@@ -491,11 +493,11 @@ void stagedToDevice(Driver &d, CUdeviceptr dst, const char *src, size_t bytes,
       s.filled[slot].fetch_add(1, std::memory_order_release);
     }
   });
-  // Frees the slot of the oldest chunk still in flight (waiting for its DMA
-  // only when `block`).
+  // Frees the slot that chunk `fillable` needs once the DMA last issued
+  // from it is done (waiting for it only when `block`).
   auto advance = [&](size_t issued, bool block) {
     size_t f = fillable.load(std::memory_order_relaxed);
-    if (f >= chunks || f - s.slots >= issued)
+    if (f >= chunks || (f >= s.slots && f - s.slots >= issued))
       return false;
     CUevent e = s.done[f % s.slots];
     CUresult r = block ? d.cuEventSynchronize(e) : d.cuEventQuery(e);
@@ -541,6 +543,8 @@ void stagedToHost(Driver &d, char *dst, CUdeviceptr src, size_t bytes,
   auto issue = [&](size_t c) {
     size_t n = std::min(chunk, bytes - c * chunk);
     size_t i = c % s.slots;
+    // The slot may still feed an earlier host-to-device copy.
+    check(d, d.cuEventSynchronize(s.done[i]), "device-to-host copy (wait)");
     check(d, d.cuMemcpyDtoHAsync(s.ring + i * chunk, src + c * chunk, n, stream),
           "device-to-host copy (cuMemcpyDtoHAsync)");
     check(d, d.cuEventRecord(s.done[i], stream), "cuEventRecord");

@@ -214,6 +214,35 @@ int main(int argc, char **argv) {
                        size_t(64u << 20) + 5, size_t(77070336)})
     roundTrip(stream, bytes, rng);
 
+  // Back-to-back copies from pageable memory with no wait between them: each
+  // reuses the staging slots of the one before while its DMA may still run,
+  // and its source is overwritten as soon as the copy returns.
+  {
+    const size_t bytes = (3u << 20) + 17;
+    const int copies = 8;
+    std::vector<std::vector<unsigned char>> want(copies);
+    std::vector<void *> devs(copies);
+    std::vector<unsigned char> src(bytes);
+    for (int i = 0; i < copies; ++i) {
+      for (auto &b : src)
+        b = rng() & 0xff;
+      want[i] = src;
+      devs[i] = mgpuMemAlloc(bytes, stream, false);
+      mgpuMemcpy(devs[i], src.data(), bytes, stream);
+    }
+    std::fill(src.begin(), src.end(), 0);
+    bool same = true;
+    std::vector<unsigned char> back(bytes);
+    for (int i = 0; i < copies; ++i) {
+      mgpuMemcpy(back.data(), devs[i], bytes, stream);
+      mgpuStreamSynchronize(stream);
+      same &= back == want[i];
+      mgpuMemFree(devs[i], stream);
+    }
+    expect(same, "8 back-to-back copies from pageable memory, sources "
+                 "overwritten at once, arrive intact");
+  }
+
   // The caching allocator hands back a freed block of the same size.
   void *a = mgpuMemAlloc(1 << 20, stream, false);
   mgpuMemFree(a, stream);

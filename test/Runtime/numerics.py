@@ -881,6 +881,35 @@ def gen_special(t):
     return [f]
 
 
+def gen_argreduce(t):
+    """argmax/argmin: ties (the first index wins), NaN (the first NaN wins, as
+    in NumPy), and long rows (on a GPU, split over many blocks)."""
+    shapes = [(4, 9), (2, 20000), (300, 1000)]
+    f = Func("argreduce_%s" % t, [(s, t) for s in shapes])
+    for op, fn in (("argmax", np.argmax), ("argmin", np.argmin)):
+        for i, axis in ((0, 1), (1, -1), (2, 0), (2, 1)):
+            s = shapes[i]
+            rs = tuple(d for k, d in enumerate(s) if k != axis % len(s))
+            v = f.op("tide.%s %s axes = [%d] : %s" % (op, f.arg(i), axis, T(s, t)))
+            f.ret(v, rs, "i64", "%s axes=[%d] on %s" % (op, axis, T(s, t)),
+                  (lambda i, axis, fn: lambda ins: fn(ins[i], axis=axis).astype(np.int64))(i, axis, fn))
+    rng = rng_for(f.name)
+    if t in INTS:
+        pool = gen_int(rng, (5,), -100, 100)
+    else:
+        pool = gen_halves(rng, (5,), -4, 4)
+    ins = [gen_pool(rng, s, pool) for s in shapes]
+    if t in FLOATS:
+        ins = [np.array(a, dtype=np.float64) for a in ins]
+        ins[0][1, 0] = np.nan                        # first element
+        ins[0][2, 5] = ins[0][2, 7] = np.nan         # the first of two
+        ins[0][3, :] = np.nan                        # all NaN
+        ins[1][1, 15000] = ins[1][1, 17000] = np.nan  # long row, split
+        ins[2][123, 456] = np.nan
+    f.run("ties and NaN" if t in FLOATS else "ties", ins)
+    return [f]
+
+
 def gen_dtype_module(t):
     funcs = []
     if t in FLOATS:
@@ -889,7 +918,7 @@ def gen_dtype_module(t):
         funcs += gen_unary_int(t)
     funcs += gen_binary(t) + gen_broadcast(t) + gen_cmp(t) + gen_select(t)
     if t in NUMERIC:
-        funcs += gen_reduce(t) + gen_matmul(t)
+        funcs += gen_reduce(t) + gen_argreduce(t) + gen_matmul(t)
     funcs += gen_constant(t)
     if t in FLOATS:
         funcs += gen_softmax(t) + gen_special(t)

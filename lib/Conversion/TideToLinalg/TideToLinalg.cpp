@@ -422,16 +422,26 @@ struct LowerReduction : OpRewritePattern<OpTy> {
             Value idx = arith::IndexCastOp::create(
                 b, l, i64, linalg::IndexOp::create(b, l, axis));
             Value better;
-            if (isFloat(element))
-              better = arith::CmpFOp::create(
+            if (isFloat(element)) {
+              // NaN is the extreme, as in NumPy: the first NaN wins and
+              // nothing replaces it.
+              Value strict = arith::CmpFOp::create(
                   b, l, isMax ? arith::CmpFPredicate::OGT
                               : arith::CmpFPredicate::OLT,
                   x, best);
-            else
+              Value xNaN = arith::CmpFOp::create(
+                  b, l, arith::CmpFPredicate::UNO, x, x);
+              Value bestOrdered = arith::CmpFOp::create(
+                  b, l, arith::CmpFPredicate::ORD, best, best);
+              better = arith::AndIOp::create(
+                  b, l, bestOrdered,
+                  arith::OrIOp::create(b, l, strict, xNaN));
+            } else {
               better = arith::CmpIOp::create(
                   b, l, isMax ? arith::CmpIPredicate::sgt
                               : arith::CmpIPredicate::slt,
                   x, best);
+            }
             // The first element always wins, so all-equal rows give 0 and
             // -inf/+inf inputs are handled.
             Value first = arith::CmpIOp::create(

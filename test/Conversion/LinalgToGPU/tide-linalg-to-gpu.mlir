@@ -126,15 +126,81 @@ func.func @row_max(%x: memref<64x100xi8, 1>, %y: memref<64xi8, 1>) {
 
 // -----
 
-// A payload that is not one combiner (an arg-reduction) gets one thread per
-// output looping over the row.
 #in = affine_map<(d0, d1) -> (d0, d1)>
 #out = affine_map<(d0, d1) -> (d0)>
+// An arg-reduction as convert-tide-to-linalg writes it (the first element
+// taken, then a strictly better one or the first NaN): one block per row,
+// each thread's best and its first index, then two block reductions, the
+// value (NaN-propagating) and the smallest index that holds it.
 // CHECK-LABEL: func.func @argmax(
 // CHECK: gpu.launch {{.*}} function(@argmax_index_cast_0)
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, i64)
-// CHECK-NOT: gpu.all_reduce
+// CHECK: gpu.all_reduce maximumf
+// CHECK: gpu.all_reduce minui
+// CHECK-NOT: gpu.launch
 func.func @argmax(%x: memref<4x10xf32, 1>, %v: memref<4xf32, 1>, %i: memref<4xi64, 1>) {
+  linalg.generic {indexing_maps = [#in, #out, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x10xf32, 1>) outs(%v, %i : memref<4xf32, 1>, memref<4xi64, 1>) {
+  ^bb0(%a: f32, %best: f32, %bi: i64):
+    %idx = linalg.index 1 : index
+    %j = arith.index_cast %idx : index to i64
+    %gt = arith.cmpf ogt, %a, %best : f32
+    %nan = arith.cmpf uno, %a, %a : f32
+    %ord = arith.cmpf ord, %best, %best : f32
+    %c = arith.ori %gt, %nan : i1
+    %better = arith.andi %ord, %c : i1
+    %c0 = arith.constant 0 : i64
+    %first = arith.cmpi eq, %j, %c0 : i64
+    %take = arith.ori %better, %first : i1
+    %v2 = arith.select %take, %a, %best : f32
+    %i2 = arith.select %take, %j, %bi : i64
+    linalg.yield %v2, %i2 : f32, i64
+  }
+  return
+}
+
+// -----
+
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+// Few long rows: the row is split over many blocks; a second kernel combines
+// their (value, index) partials.
+// CHECK-LABEL: func.func @argmin_split(
+// CHECK: %[[VALS:.*]] = gpu.alloc ({{.*}}) : memref<?xi32, 1>
+// CHECK: %[[IDXS:.*]] = gpu.alloc ({{.*}}) : memref<?xi64, 1>
+// CHECK: gpu.launch {{.*}} function(@argmin_split_index_cast_0)
+// CHECK: gpu.all_reduce min
+// CHECK: gpu.launch {{.*}} function(@argmin_split_index_cast_0_partials)
+// CHECK: gpu.dealloc %[[VALS]]
+// CHECK: gpu.dealloc %[[IDXS]]
+func.func @argmin_split(%x: memref<2x100000xi32, 1>, %v: memref<2xi32, 1>, %i: memref<2xi64, 1>) {
+  linalg.generic {indexing_maps = [#in, #out, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<2x100000xi32, 1>) outs(%v, %i : memref<2xi32, 1>, memref<2xi64, 1>) {
+  ^bb0(%a: i32, %best: i32, %bi: i64):
+    %idx = linalg.index 1 : index
+    %j = arith.index_cast %idx : index to i64
+    %lt = arith.cmpi slt, %a, %best : i32
+    %c0 = arith.constant 0 : i64
+    %first = arith.cmpi eq, %j, %c0 : i64
+    %take = arith.ori %lt, %first : i1
+    %v2 = arith.select %take, %a, %best : i32
+    %i2 = arith.select %take, %j, %bi : i64
+    linalg.yield %v2, %i2 : i32, i64
+  }
+  return
+}
+
+// -----
+
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+// Another payload with two accumulators (here no first-element rule): one
+// thread per output, looping over the row.
+// CHECK-LABEL: func.func @two_accumulators(
+// CHECK: gpu.launch {{.*}} function(@two_accumulators_index_cast_0)
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, i64)
+// CHECK-NOT: gpu.all_reduce
+func.func @two_accumulators(%x: memref<4x10xf32, 1>, %v: memref<4xf32, 1>, %i: memref<4xi64, 1>) {
   linalg.generic {indexing_maps = [#in, #out, #out], iterator_types = ["parallel", "reduction"]}
       ins(%x : memref<4x10xf32, 1>) outs(%v, %i : memref<4xf32, 1>, memref<4xi64, 1>) {
   ^bb0(%a: f32, %best: f32, %bi: i64):

@@ -530,7 +530,8 @@ func.func @reduce_mean_several_axes(%x: tensor<2x?x10xf32>) -> tensor<1x?x1xf32>
 }
 
 // argmax carries (value, index) in two outputs; the index is linalg.index
-// of the reduced loop, and an element wins if it is greater or the first.
+// of the reduced loop. An element wins if it is the first, or if the best so
+// far is not NaN and it is greater or NaN (the first NaN wins, as in NumPy).
 // Only the index output is returned.
 // CHECK-LABEL: func.func @argmax(
 // CHECK-SAME: %[[X:.*]]: tensor<4x?xf32>)
@@ -544,9 +545,13 @@ func.func @reduce_mean_several_axes(%x: tensor<2x?x10xf32>) -> tensor<1x?x1xf32>
 // CHECK-NEXT: %[[IDX:.*]] = linalg.index 1 : index
 // CHECK-NEXT: %[[I:.*]] = arith.index_cast %[[IDX]] : index to i64
 // CHECK-NEXT: %[[GT:.*]] = arith.cmpf ogt, %[[IN]], %[[BEST]] : f32
+// CHECK-NEXT: %[[NAN:.*]] = arith.cmpf uno, %[[IN]], %[[IN]] : f32
+// CHECK-NEXT: %[[ORD:.*]] = arith.cmpf ord, %[[BEST]], %[[BEST]] : f32
+// CHECK-NEXT: %[[GTNAN:.*]] = arith.ori %[[GT]], %[[NAN]] : i1
+// CHECK-NEXT: %[[BETTER:.*]] = arith.andi %[[ORD]], %[[GTNAN]] : i1
 // CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : i64
 // CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[I]], %[[C0]] : i64
-// CHECK-NEXT: %[[WIN:.*]] = arith.ori %[[GT]], %[[FIRST]] : i1
+// CHECK-NEXT: %[[WIN:.*]] = arith.ori %[[BETTER]], %[[FIRST]] : i1
 // CHECK-NEXT: %[[V:.*]] = arith.select %[[WIN]], %[[IN]], %[[BEST]] : f32
 // CHECK-NEXT: %[[VI:.*]] = arith.select %[[WIN]], %[[I]], %[[BESTI]] : i64
 // CHECK-NEXT: linalg.yield %[[V]], %[[VI]] : f32, i64
