@@ -254,6 +254,19 @@ def main():
             print("  gemm %s: Tide %.1f TFLOP/s | cuBLAS via PyTorch %.1f TFLOP/s | Tide/cuBLAS time %.3f" % (
                 dt, flops / t / 1e12, flops / t_torch / 1e12, t / t_torch))
             del a, b
+        a = torch.randn(64, 512, 512, device=dev)
+        b = torch.randn(64, 512, 512, device=dev)
+        f = g.function("bmm_f32", [a, b], [64, 512, 512])
+        r = f(keep=True)
+        ok &= check("batched matmul f32", g.to_numpy(r, (64, 512, 512), np.float32)[:4],
+                    torch.bmm(a[:4].double(), b[:4].double()), 1e-3, 1e-3)
+        f.free()
+        t = timeit(f, 20, wait=g.sync)
+        t_torch = timeit(lambda: torch.bmm(a, b), 20)
+        flops = 2 * 64 * 512 ** 3
+        print("  batched matmul 64x512^3 f32: Tide %.1f TFLOP/s | torch.bmm %.1f TFLOP/s |"
+              " Tide/PyTorch time %.3f" % (flops / t / 1e12, flops / t_torch / 1e12, t / t_torch))
+        del a, b
         x = torch.randn(4096, 784, device=dev)
         w1 = torch.randn(784, 1024, device=dev) * 0.03
         b1 = torch.randn(1024, device=dev) * 0.1

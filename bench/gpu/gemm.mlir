@@ -31,3 +31,10 @@ func.func @mlp(%x: tensor<4096x784xf32> {tide.resident = #tide.device<cuda:0>},
   %p = tide.softmax %a3 axis = 1 : tensor<4096x10xf32>
   return %p : tensor<4096x10xf32>
 }
+// Batched matmul (cuBLAS's strided batched GEMM): 64 x (512x512 @ 512x512).
+func.func @bmm_f32(%a: tensor<64x512x512xf32> {tide.resident = #tide.device<cuda:0>},
+                   %b: tensor<64x512x512xf32> {tide.resident = #tide.device<cuda:0>})
+    -> (tensor<64x512x512xf32> {tide.resident = #tide.device<cuda:0>}) {
+  %c = tide.matmul %a, %b : tensor<64x512x512xf32>, tensor<64x512x512xf32>
+  return %c : tensor<64x512x512xf32>
+}

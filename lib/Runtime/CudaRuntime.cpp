@@ -803,6 +803,10 @@ struct Cublas {
   int (*gemmEx)(void *, int, int, int, int, int, const void *, const void *,
                 int, int, const void *, int, int, const void *, void *, int,
                 int, int, int) = nullptr;
+  int (*gemmStridedBatchedEx)(void *, int, int, int, int, int, const void *,
+                              const void *, int, int, long long, const void *,
+                              int, int, long long, const void *, void *, int,
+                              int, long long, int, int, int) = nullptr;
 };
 
 Cublas &cublas(Driver &d) {
@@ -834,9 +838,13 @@ Cublas &cublas(Driver &d) {
   c.sgemm = reinterpret_cast<decltype(c.sgemm)>(dlsym(c.handle, "cublasSgemm_v2"));
   c.dgemm = reinterpret_cast<decltype(c.dgemm)>(dlsym(c.handle, "cublasDgemm_v2"));
   c.gemmEx = reinterpret_cast<decltype(c.gemmEx)>(dlsym(c.handle, "cublasGemmEx"));
-  if (!c.create || !c.setStream || !c.sgemm || !c.dgemm || !c.gemmEx) {
+  c.gemmStridedBatchedEx = reinterpret_cast<decltype(c.gemmStridedBatchedEx)>(
+      dlsym(c.handle, "cublasGemmStridedBatchedEx"));
+  if (!c.create || !c.setStream || !c.sgemm || !c.dgemm || !c.gemmEx ||
+      !c.gemmStridedBatchedEx) {
     c.unavailable = "the cuBLAS library found lacks cublasCreate_v2, "
-                    "cublasSgemm_v2, cublasDgemm_v2 or cublasGemmEx";
+                    "cublasSgemm_v2, cublasDgemm_v2, cublasGemmEx or "
+                    "cublasGemmStridedBatchedEx";
     return c;
   }
   int status = c.create(&c.blas);
@@ -900,7 +908,68 @@ void gemm(TideMemRef2D *a, TideMemRef2D *b, TideMemRef2D *c, int32_t accumulate,
     fatal(name + ": cuBLAS returned status " + std::to_string(status));
 }
 
+/// For each batch b: C[b] (+)= A[b] * B[b], as one strided batched cuBLAS
+/// call (row-major, as the column-major C^T = B^T * A^T).
+void gemmBatched(TideMemRef3D *a, TideMemRef3D *b, TideMemRef3D *c,
+                 int32_t accumulate, int type) {
+  Driver &d = ready("running a GPU batched matmul");
+  Cublas &cb = cublas(d);
+  if (!cb.unavailable.empty())
+    fatal("running a GPU batched matmul: " + cb.unavailable);
+  int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2], k = a->sizes[2];
+  if (batch == 0 || m == 0 || n == 0)
+    return;
+  size_t size = type == kR64F ? 8 : type == kR32F ? 4 : 2;
+  auto ptr = [&](TideMemRef3D *x) {
+    return static_cast<char *>(x->aligned) + x->offset * size;
+  };
+  auto ld = [](TideMemRef3D *x) {
+    return static_cast<int>(std::max<int64_t>(x->strides[1], std::max<int64_t>(x->sizes[2], 1)));
+  };
+  std::string name = std::string("batched gemm ") +
+                     (type == kR64F   ? "f64"
+                      : type == kR32F ? "f32"
+                      : type == kR16F ? "f16"
+                                      : "bf16") +
+                     " " + std::to_string(batch) + "x" + std::to_string(m) + "x" +
+                     std::to_string(n) + "x" + std::to_string(k);
+  int status = 0;
+  CUstream stream = static_cast<CUstream>(mgpuStreamCreate());
+  cb.setStream(cb.blas, stream);
+  timed(d, stream, name, 2.0 * batch * m * n * k, [&] {
+    const double one = 1.0, beta = accumulate ? 1.0 : 0.0;
+    const float onef = 1.0f, betaf = accumulate ? 1.0f : 0.0f;
+    bool f64 = type == kR64F;
+    const void *alpha = f64 ? static_cast<const void *>(&one) : &onef;
+    const void *betaPtr = f64 ? static_cast<const void *>(&beta) : &betaf;
+    status = cb.gemmStridedBatchedEx(
+        cb.blas, kNoTranspose, kNoTranspose, n, m, k, alpha, ptr(b), type, ld(b),
+        b->strides[0], ptr(a), type, ld(a), a->strides[0], betaPtr, ptr(c), type,
+        ld(c), c->strides[0], static_cast<int>(batch),
+        f64 ? kCompute64F : kCompute32F, -1);
+  });
+  if (status != 0)
+    fatal(name + ": cuBLAS returned status " + std::to_string(status));
+}
+
 } // namespace
+
+extern "C" void _mlir_ciface_tide_rt_gpu_gemm_batched_f16(TideMemRef3D *a, TideMemRef3D *b,
+                                                   TideMemRef3D *c, int32_t accumulate) {
+  gemmBatched(a, b, c, accumulate, kR16F);
+}
+extern "C" void _mlir_ciface_tide_rt_gpu_gemm_batched_bf16(TideMemRef3D *a, TideMemRef3D *b,
+                                                    TideMemRef3D *c, int32_t accumulate) {
+  gemmBatched(a, b, c, accumulate, kR16BF);
+}
+extern "C" void _mlir_ciface_tide_rt_gpu_gemm_batched_f32(TideMemRef3D *a, TideMemRef3D *b,
+                                                   TideMemRef3D *c, int32_t accumulate) {
+  gemmBatched(a, b, c, accumulate, kR32F);
+}
+extern "C" void _mlir_ciface_tide_rt_gpu_gemm_batched_f64(TideMemRef3D *a, TideMemRef3D *b,
+                                                   TideMemRef3D *c, int32_t accumulate) {
+  gemmBatched(a, b, c, accumulate, kR64F);
+}
 
 extern "C" void _mlir_ciface_tide_rt_gpu_gemm_f16(TideMemRef2D *a, TideMemRef2D *b,
                                            TideMemRef2D *c, int32_t accumulate) {

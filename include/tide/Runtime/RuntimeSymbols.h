@@ -55,6 +55,27 @@ void _mlir_ciface_tide_rt_gpu_gemm_f32(TideMemRef2D *a, TideMemRef2D *b,
 void _mlir_ciface_tide_rt_gpu_gemm_f64(TideMemRef2D *a, TideMemRef2D *b,
                                        TideMemRef2D *c, int32_t accumulate);
 
+/* A 3-D strided memref descriptor: (batch, rows, cols). */
+typedef struct {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes[3];
+  int64_t strides[3];
+} TideMemRef3D;
+
+/* For each b < batch: C[b] = A[b] * B[b] (accumulate = 0) or C[b] += A[b] *
+ * B[b], on the GPU through cuBLAS's strided batched GEMM (a batch stride of 0
+ * broadcasts an operand), on the calling thread's stream. */
+void _mlir_ciface_tide_rt_gpu_gemm_batched_f16(TideMemRef3D *a, TideMemRef3D *b,
+                                               TideMemRef3D *c, int32_t accumulate);
+void _mlir_ciface_tide_rt_gpu_gemm_batched_bf16(TideMemRef3D *a, TideMemRef3D *b,
+                                                TideMemRef3D *c, int32_t accumulate);
+void _mlir_ciface_tide_rt_gpu_gemm_batched_f32(TideMemRef3D *a, TideMemRef3D *b,
+                                               TideMemRef3D *c, int32_t accumulate);
+void _mlir_ciface_tide_rt_gpu_gemm_batched_f64(TideMemRef3D *a, TideMemRef3D *b,
+                                               TideMemRef3D *c, int32_t accumulate);
+
 /* An unranked memref as MLIR passes it: rank and a pointer to a ranked
  * descriptor {allocated, aligned, offset, sizes[rank], strides[rank]}. */
 typedef struct {

@@ -11,7 +11,8 @@
 // stream (Tide's runtime gives each thread one stream, so later calls and
 // copies through the runtime are ordered after it); code that reads results
 // from another stream calls tide_rt_synchronize() first. For the same reason
-// the host wait gpu-async-region puts before a cuBLAS call is dropped.
+// the host wait gpu-async-region puts before a cuBLAS call (or a host loop
+// of them: batched matmuls) is dropped.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +23,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tide {
 #define GEN_PASS_DEF_ASYNCRETURNPASS
@@ -49,6 +52,32 @@ bool allOnGpu(func::FuncOp func) {
   return func.getNumResults() > 0;
 }
 
+bool isGemmCall(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  return call && call.getCallee().starts_with(TIDE_RT_GPU_GEMM_PREFIX);
+}
+
+/// A cuBLAS call, or a host loop (batched matmuls over outer batch dims)
+/// whose body only computes indices and views and calls cuBLAS.
+bool onlyQueuesGemms(Operation *op) {
+  if (isGemmCall(op))
+    return true;
+  auto loop = dyn_cast<scf::ForOp>(op);
+  if (!loop)
+    return false;
+  bool calls = false;
+  for (Operation &inner : loop.getBody()->without_terminator()) {
+    if (isGemmCall(&inner) || isa<scf::ForOp>(inner)) {
+      if (!onlyQueuesGemms(&inner))
+        return false;
+      calls = true;
+    } else if (!isPure(&inner) || inner.getNumRegions()) {
+      return false;
+    }
+  }
+  return calls;
+}
+
 struct AsyncReturnPass
     : public tide::impl::AsyncReturnPassBase<AsyncReturnPass> {
   using Base::Base;
@@ -59,9 +88,8 @@ struct AsyncReturnPass
     // for the stream before calling it.
     SmallVector<gpu::WaitOp> beforeGemm;
     func.walk([&](gpu::WaitOp wait) {
-      auto call = dyn_cast_or_null<func::CallOp>(wait->getNextNode());
-      if (!wait.getAsyncToken() && call &&
-          call.getCallee().starts_with(TIDE_RT_GPU_GEMM_PREFIX))
+      Operation *next = wait->getNextNode();
+      if (!wait.getAsyncToken() && next && onlyQueuesGemms(next))
         beforeGemm.push_back(wait);
     });
     for (gpu::WaitOp wait : beforeGemm)

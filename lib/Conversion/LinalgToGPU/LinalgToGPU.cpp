@@ -1322,6 +1322,178 @@ void lowerLibraryGemm(ModuleOp module, linalg::MatmulOp op) {
   op->erase();
 }
 
+/// How a batched matmul (convert-tide-to-linalg's linalg.generic over loops
+/// (batch..., m, n, k), batch dims broadcast NumPy-style) reads an operand:
+/// for each result batch dim, whether the operand has it (else it is
+/// broadcast: absent or a size-1 dim read at 0) and which of its dims.
+struct BatchedOperand {
+  Value value;
+  SmallVector<std::optional<int64_t>> dimOf; // per result batch dim
+};
+
+/// The operands of a batched f16/bf16/f32/f64 matmul cuBLAS can run, in
+/// the order lhs, rhs, result; empty when `op` is not one.
+SmallVector<BatchedOperand> matchBatchedGemm(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || !op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1)
+    return {};
+  int64_t loops = op.getNumLoops(), rank = loops - 1;
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  if (rank < 3 || iters.back() != utils::IteratorType::reduction ||
+      op.getNumReductionLoops() != 1)
+    return {};
+  Type element;
+  for (Value v : op->getOperands()) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type || (element && type.getElementType() != element))
+      return {};
+    element = type.getElementType();
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
+      return {};
+  }
+  if (!(element.isF16() || element.isBF16() || element.isF32() || element.isF64()))
+    return {};
+  // The payload: out + lhs * rhs.
+  Block *block = op.getBlock();
+  auto add = block->getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return {};
+  Value out = block->getArgument(2);
+  Value product = add.getLhs() == out ? add.getRhs() : add.getLhs();
+  auto mul = product.getDefiningOp<arith::MulFOp>();
+  if (!mul || (add.getLhs() != out && add.getRhs() != out) ||
+      !((mul.getLhs() == block->getArgument(0) && mul.getRhs() == block->getArgument(1)) ||
+        (mul.getLhs() == block->getArgument(1) && mul.getRhs() == block->getArgument(0))) ||
+      &block->front() != mul.getOperation() || mul->getNextNode() != add)
+    return {};
+  // Maps: result (d0 .. d(rank-1)), lhs (batch..., m, k), rhs (batch..., k, n).
+  int64_t m = rank - 2, n = rank - 1, k = rank;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t d = 0; d < rank; ++d)
+    outExprs.push_back(getAffineDimExpr(d, op.getContext()));
+  if (maps[2] != AffineMap::get(loops, 0, outExprs, op.getContext()))
+    return {};
+  SmallVector<BatchedOperand> result;
+  for (auto [i, rows, cols] : {std::tuple<int, int64_t, int64_t>{0, m, k},
+                               std::tuple<int, int64_t, int64_t>{1, k, n}}) {
+    AffineMap map = maps[i];
+    int64_t r = map.getNumResults(), batchRank = r - 2, offset = (rank - 2) - batchRank;
+    if (batchRank < 0 || offset < 0 || map.getResult(r - 2) != getAffineDimExpr(rows, op.getContext()) ||
+        map.getResult(r - 1) != getAffineDimExpr(cols, op.getContext()))
+      return {};
+    BatchedOperand operand{op->getOperand(i), SmallVector<std::optional<int64_t>>(rank - 2)};
+    for (int64_t b = 0; b < batchRank; ++b) {
+      AffineExpr e = map.getResult(b);
+      if (e == getAffineDimExpr(b + offset, op.getContext()))
+        operand.dimOf[b + offset] = b;
+      else if (!(isa<AffineConstantExpr>(e) && cast<AffineConstantExpr>(e).getValue() == 0))
+        return {};
+    }
+    result.push_back(operand);
+  }
+  BatchedOperand c{op->getOperand(2), SmallVector<std::optional<int64_t>>(rank - 2)};
+  for (int64_t b = 0; b < rank - 2; ++b)
+    c.dimOf[b] = b;
+  result.push_back(c);
+  return result;
+}
+
+/// A batched matmul through cuBLAS's strided batched GEMM: one call per
+/// index of the outer batch dims (host loops), the innermost batch dim as
+/// cuBLAS's batch (a broadcast operand has batch stride 0).
+void lowerLibraryBatchedGemm(ModuleOp module, linalg::LinalgOp op,
+                             ArrayRef<BatchedOperand> operands) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  bool accumulate = true;
+  Value c = op.getDpsInits()[0];
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+      fill && fill.getDpsInits()[0] == c &&
+      matchPattern(fill.getInputs()[0], m_AnyZeroFloat())) {
+    fill->erase();
+    accumulate = false;
+  }
+  Type element = cast<MemRefType>(c.getType()).getElementType();
+  std::string name = std::string(TIDE_RT_GPU_GEMM_PREFIX) + "batched_" +
+                     (element.isF16()    ? "f16"
+                      : element.isBF16() ? "bf16"
+                      : element.isF32()  ? "f32"
+                                         : "f64");
+  auto space = IntegerAttr::get(IntegerType::get(b.getContext(), 64), kGpuMemorySpace);
+  int64_t dyn = ShapedType::kDynamic;
+  auto viewType = MemRefType::get(
+      {dyn, dyn, dyn}, element,
+      StridedLayoutAttr::get(b.getContext(), dyn, {dyn, dyn, 1}), space);
+  auto callee = module.lookupSymbol<func::FuncOp>(name);
+  if (!callee) {
+    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+    callee = func::FuncOp::create(
+        mb, module.getLoc(), name,
+        mb.getFunctionType({viewType, viewType, viewType, mb.getI32Type()}, {}));
+    callee.setPrivate();
+    callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), mb.getUnitAttr());
+  }
+  int64_t batchRank = cast<MemRefType>(c.getType()).getRank() - 2;
+  // Each operand's base, offset, sizes and strides (in space 1: resident
+  // arguments are device pointers in the default space).
+  struct Meta {
+    Value base, offset;
+    SmallVector<Value> sizes, strides;
+  };
+  SmallVector<Meta> metas;
+  for (const BatchedOperand &operand : operands) {
+    Value v = operand.value;
+    auto type = cast<MemRefType>(v.getType());
+    if (type.getMemorySpace() != space)
+      v = memref::MemorySpaceCastOp::create(
+          b, loc,
+          MemRefType::get(type.getShape(), type.getElementType(), type.getLayout(), space),
+          v);
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, v);
+    Meta m;
+    m.base = meta.getBaseBuffer();
+    m.offset = meta.getOffset();
+    m.sizes.assign(meta.getSizes().begin(), meta.getSizes().end());
+    m.strides.assign(meta.getStrides().begin(), meta.getStrides().end());
+    metas.push_back(m);
+  }
+  const Meta &cMeta = metas[2];
+  // Host loops over the outer batch dims.
+  SmallVector<Value> ivs;
+  OpBuilder ib = b;
+  for (int64_t d = 0; d + 1 < batchRank; ++d) {
+    auto loop = scf::ForOp::create(ib, loc, index(ib, loc, 0), cMeta.sizes[d],
+                                   index(ib, loc, 1));
+    ivs.push_back(loop.getInductionVar());
+    ib = OpBuilder::atBlockBegin(loop.getBody());
+    ib.setInsertionPoint(loop.getBody()->getTerminator());
+  }
+  Value batch = cMeta.sizes[batchRank - 1];
+  SmallVector<Value> views;
+  for (auto [operand, meta] : llvm::zip(operands, metas)) {
+    Value offset = meta.offset;
+    for (int64_t d = 0; d + 1 < batchRank; ++d)
+      if (std::optional<int64_t> dim = operand.dimOf[d])
+        offset = arith::AddIOp::create(
+            ib, loc, offset, arith::MulIOp::create(ib, loc, ivs[d], meta.strides[*dim]));
+    Value batchStride = index(ib, loc, 0);
+    if (std::optional<int64_t> dim = operand.dimOf[batchRank - 1])
+      batchStride = meta.strides[*dim];
+    int64_t r = meta.sizes.size();
+    SmallVector<OpFoldResult> sizes{batch, meta.sizes[r - 2], meta.sizes[r - 1]};
+    SmallVector<OpFoldResult> strides{batchStride, meta.strides[r - 2], ib.getIndexAttr(1)};
+    views.push_back(memref::ReinterpretCastOp::create(ib, loc, viewType, meta.base,
+                                                      OpFoldResult(offset), sizes, strides));
+  }
+  views.push_back(arith::ConstantIntOp::create(ib, loc, accumulate ? 1 : 0, 32));
+  func::CallOp::create(ib, loc, callee, views);
+  op->erase();
+}
+
 struct ConvertLinalgToGPUPass
     : public tide::impl::ConvertLinalgToGPUPassBase<ConvertLinalgToGPUPass> {
   using Base::Base;
@@ -1440,15 +1612,23 @@ struct ConvertLinalgToGPUPass
           // A zero fill right before a library GEMM of the same buffer is
           // folded into the GEMM (beta = 0).
           if (auto fill = dyn_cast<linalg::FillOp>(op)) {
-            auto next = dyn_cast_or_null<linalg::MatmulOp>(op->getNextNode());
-            if (next && useLibrary && isLibraryGemm(next) &&
+            auto next = dyn_cast_or_null<linalg::LinalgOp>(op->getNextNode());
+            auto nextMatmul = dyn_cast_or_null<linalg::MatmulOp>(op->getNextNode());
+            if (next && useLibrary &&
+                ((nextMatmul && isLibraryGemm(nextMatmul)) ||
+                 !matchBatchedGemm(next).empty()) &&
                 next.getDpsInits()[0] == fill.getDpsInits()[0] &&
                 matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
               continue;
           }
           auto matmul = dyn_cast<linalg::MatmulOp>(op);
+          SmallVector<BatchedOperand> batched;
+          if (useLibrary)
+            batched = matchBatchedGemm(linalgOp);
           if (matmul && useLibrary && isLibraryGemm(matmul))
             lowerLibraryGemm(module, matmul);
+          else if (!batched.empty())
+            lowerLibraryBatchedGemm(module, linalgOp, batched);
           else if (linalgOp.getNumReductionLoops() == 0)
             kernels.lowerParallel(linalgOp);
           else if (!kernels.lowerReduction(linalgOp) &&

@@ -46,6 +46,36 @@ func.func @gemm(%a: memref<?x?xf32, strided<[?, 1], offset: ?>>, %h: memref<8xf3
   gpu.wait [%t3]
   return %h : memref<8xf32>
 }
+// Nor before a host loop that only calls it (batched matmuls over outer
+// batch dims); a loop that also does other work keeps the wait.
+// CHECK-LABEL: func.func @gemm_loop(
+// CHECK: gpu.launch_func async
+// CHECK-NEXT: scf.for
+// CHECK: func.call @tide_rt_gpu_gemm_f32
+// CHECK: gpu.wait [%{{.*}}]
+// CHECK-NEXT: scf.for
+// CHECK: memref.store
+func.func @gemm_loop(%a: memref<?x?xf32, strided<[?, 1], offset: ?>>, %h: memref<8xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1_i32 = arith.constant 1 : i32
+  %f = arith.constant 1.0 : f32
+  %t0 = gpu.wait async
+  %t1 = gpu.launch_func async [%t0] @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%h : memref<8xf32>, %h : memref<8xf32>)
+  gpu.wait [%t1]
+  scf.for %i = %c0 to %n step %c1 {
+    %j = arith.addi %i, %c1 : index
+    func.call @tide_rt_gpu_gemm_f32(%a, %a, %a, %c1_i32) : (memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, i32) -> ()
+  }
+  %t2 = gpu.wait async
+  %t3 = gpu.launch_func async [%t2] @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%h : memref<8xf32>, %h : memref<8xf32>)
+  gpu.wait [%t3]
+  scf.for %i = %c0 to %n step %c1 {
+    func.call @tide_rt_gpu_gemm_f32(%a, %a, %a, %c1_i32) : (memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, i32) -> ()
+    memref.store %f, %h[%i] : memref<8xf32>
+  }
+  return
+}
 func.func private @tide_rt_gpu_gemm_f32(memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, i32)
 
 gpu.module @kernels {

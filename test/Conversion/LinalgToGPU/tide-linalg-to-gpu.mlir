@@ -216,6 +216,59 @@ func.func @two_accumulators(%x: memref<4x10xf32, 1>, %v: memref<4xf32, 1>, %i: m
 
 // -----
 
+// A batched matmul (as convert-tide-to-linalg writes it) after a zero fill:
+// one strided batched cuBLAS call over 3-D views, C overwritten (beta 0).
+#a = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#b = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func private @tide_rt_gpu_gemm_batched_f32(memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>, 1>, memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>, 1>, memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>, 1>, i32) attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func @batched(
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: gpu.launch
+// CHECK: %[[A:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [%{{.*}}, %{{.*}}, %{{.*}}], strides: [%{{.*}}, %{{.*}}, 1]
+// CHECK: %[[B:.*]] = memref.reinterpret_cast
+// CHECK: %[[C:.*]] = memref.reinterpret_cast
+// CHECK: call @tide_rt_gpu_gemm_batched_f32(%[[A]], %[[B]], %[[C]], %c0_i32)
+// CHECK-NOT: gpu.launch
+func.func @batched(%x: memref<8x3x4xf32, 1>, %y: memref<8x4x5xf32, 1>, %z: memref<8x3x5xf32, 1>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%z : memref<8x3x5xf32, 1>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<8x3x4xf32, 1>, memref<8x4x5xf32, 1>) outs(%z : memref<8x3x5xf32, 1>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Broadcast batch dims (lhs 2x1, rhs none): a host loop over the outer batch
+// dim, one call per index; the broadcast operands' batch stride is 0.
+#a = affine_map<(d0, d1, d2, d3, d4) -> (d0, 0, d2, d4)>
+#b = affine_map<(d0, d1, d2, d3, d4) -> (d1, d4, d3)>
+#c = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @batched_broadcast(
+// CHECK: scf.for %[[I:.*]] = %c0 to %{{.*}} step %c1 {
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK: %[[A:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [%{{.*}}, %{{.*}}, %{{.*}}], strides: [%[[ZERO]], %{{.*}}, 1]
+// CHECK: call @tide_rt_gpu_gemm_batched_f64(%[[A]], %{{.*}}, %{{.*}}, %c1_i32)
+// CHECK: }
+func.func @batched_broadcast(%x: memref<2x1x3x4xf64, 1>, %y: memref<3x4x5xf64, 1>, %z: memref<2x3x3x5xf64, 1>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<2x1x3x4xf64, 1>, memref<3x4x5xf64, 1>) outs(%z : memref<2x3x3x5xf64, 1>) {
+  ^bb0(%p: f64, %q: f64, %acc: f64):
+    %m = arith.mulf %p, %q : f64
+    %s = arith.addf %acc, %m : f64
+    linalg.yield %s : f64
+  }
+  return
+}
+
+// -----
+
 // A zero-filled 2-D f32 matmul: one cuBLAS call that overwrites (the fill is
 // folded in); allocations and copies become GPU runtime calls.
 // CHECK-LABEL: func.func private @tide_rt_gpu_gemm_f32(memref<?x?xf32, strided<[?, 1], offset: ?>, 1>, memref<?x?xf32, strided<[?, 1], offset: ?>, 1>, memref<?x?xf32, strided<[?, 1], offset: ?>, 1>, i32) attributes {llvm.emit_c_interface}
