@@ -245,6 +245,26 @@ inline void cpuRelax() {
 #endif
 }
 
+/// A job: `pieces` pieces of work, taken in order by whichever threads come
+/// (workers and the caller). Workers hold the job by shared_ptr, so one that
+/// comes late finds nothing left and touches nothing of the caller's.
+struct Job {
+  std::function<void(size_t)> piece;
+  size_t pieces = 0;
+  std::atomic<size_t> next{0}, done{0};
+
+  /// Takes and runs one piece; false when none is left.
+  bool runOne() {
+    size_t p = next.fetch_add(1, std::memory_order_relaxed);
+    if (p >= pieces)
+      return false;
+    piece(p);
+    done.fetch_add(1, std::memory_order_release);
+    return true;
+  }
+  bool finished() const { return done.load(std::memory_order_acquire) == pieces; }
+};
+
 class Workers {
 public:
   Workers() {
@@ -255,15 +275,19 @@ public:
         std::clamp<size_t>(envSize("TIDE_STAGING_THREADS", hw > 2 ? hw - 2 : 1),
                            1, 64));
     for (unsigned i = 0; i < count; ++i)
-      threads.emplace_back([this, i] { run(i); });
+      threads.emplace_back([this] { run(); });
   }
 
   unsigned size() const { return count; }
 
-  /// Starts `job(worker)` on every worker; `finish` waits for them.
-  void start(std::function<void(unsigned)> fn) {
-    job = std::move(fn);
-    pending.store(count, std::memory_order_seq_cst);
+  /// Offers `job` to the workers. The caller waits for job->finished()
+  /// (taking pieces itself meanwhile, where it can), never for the workers:
+  /// a worker that is asleep or descheduled does not hold a copy up.
+  void start(std::shared_ptr<Job> job) {
+    {
+      std::lock_guard<std::mutex> lock(jobMutex);
+      current = std::move(job);
+    }
     generation.fetch_add(1, std::memory_order_seq_cst);
     if (sleepers.load(std::memory_order_seq_cst)) {
       std::lock_guard<std::mutex> lock(m);
@@ -271,13 +295,8 @@ public:
     }
   }
 
-  void finish() {
-    while (pending.load(std::memory_order_acquire))
-      cpuRelax();
-  }
-
 private:
-  void run(unsigned i) {
+  void run() {
     uint64_t seen = 0;
     while (true) {
       uint64_t g = generation.load(std::memory_order_acquire);
@@ -295,8 +314,13 @@ private:
         continue;
       }
       seen = g;
-      job(i);
-      pending.fetch_sub(1, std::memory_order_release);
+      std::shared_ptr<Job> job;
+      {
+        std::lock_guard<std::mutex> lock(jobMutex);
+        job = current;
+      }
+      while (job && job->runOne())
+        ;
     }
   }
 
@@ -304,9 +328,10 @@ private:
   static constexpr int kSpins = 1 << 15;
   std::vector<std::thread> threads;
   unsigned count = 1;
-  std::function<void(unsigned)> job;
+  std::mutex jobMutex;
+  std::shared_ptr<Job> current;
   std::atomic<uint64_t> generation{0};
-  std::atomic<unsigned> pending{0}, sleepers{0};
+  std::atomic<unsigned> sleepers{0};
   std::mutex m;
   std::condition_variable cv;
 };
@@ -316,22 +341,27 @@ Workers &workers() {
   return *w;
 }
 
-/// memcpy(dst, src, bytes) with every worker taking one slice.
+/// memcpy(dst, src, bytes) in 256 KiB pieces shared by the workers and the
+/// calling thread.
 void parallelCopy(void *dst, const void *src, size_t bytes) {
+  constexpr size_t kPiece = 256u << 10;
   Workers &w = workers();
-  if (w.size() == 1 || bytes < (1u << 20)) {
+  if (w.size() == 1 || bytes < 2 * kPiece) {
     std::memcpy(dst, src, bytes);
     return;
   }
-  size_t per = (bytes + w.size() - 1) / w.size();
-  w.start([=](unsigned i) {
-    size_t begin = std::min(bytes, per * i);
-    size_t end = std::min(bytes, begin + per);
-    if (end > begin)
-      std::memcpy(static_cast<char *>(dst) + begin,
-                  static_cast<const char *>(src) + begin, end - begin);
-  });
-  w.finish();
+  auto job = std::make_shared<Job>();
+  job->pieces = (bytes + kPiece - 1) / kPiece;
+  job->piece = [=](size_t p) {
+    size_t begin = p * kPiece, end = std::min(bytes, begin + kPiece);
+    std::memcpy(static_cast<char *>(dst) + begin,
+                static_cast<const char *>(src) + begin, end - begin);
+  };
+  w.start(job);
+  while (job->runOne())
+    ;
+  while (!job->finished())
+    cpuRelax();
 }
 
 //===----------------------------------------------------------------------===//
@@ -478,21 +508,46 @@ void stagedToDevice(Driver &d, CUdeviceptr dst, const char *src, size_t bytes,
     s.filled[i].store(0, std::memory_order_relaxed);
   // Chunks below `fillable` may be written: their slot's previous DMA (of
   // this copy or, for the first chunks, of an earlier one still in flight)
-  // is done.
-  std::atomic<size_t> fillable{0}, next{0};
+  // is done. The job is shared with workers that may come late: what its
+  // pieces read (the plan, `fillable`) lives with it.
+  struct State {
+    ChunkPlan plan;
+    std::atomic<size_t> fillable{0};
+    explicit State(const ChunkPlan &plan) : plan(plan) {}
+  };
+  auto state = std::make_shared<State>(plan);
+  auto job = std::make_shared<Job>();
+  job->pieces = plan.pieces;
+  char *ring = s.ring;
+  size_t slots = s.slots, slotBytes = s.slotBytes;
+  std::atomic<size_t> *filled = s.filled.get();
+  job->piece = [state, ring, slots, slotBytes, filled, src](size_t p) {
+    const ChunkPlan &plan = state->plan;
+    size_t c = plan.chunkOf(p);
+    while (c >= state->fillable.load(std::memory_order_acquire))
+      cpuRelax();
+    size_t slot = c % slots;
+    size_t begin = plan.byteOffset(p);
+    stageCopy(ring + slot * slotBytes + (begin - plan.byteOffset(plan.first(c))),
+              src + begin, plan.byteEnd(p) - begin);
+    filled[slot].fetch_add(1, std::memory_order_release);
+  };
+  std::atomic<size_t> &fillable = state->fillable;
   Workers &w = workers();
-  w.start([&](unsigned) {
-    for (size_t p; (p = next.fetch_add(1, std::memory_order_relaxed)) < plan.pieces;) {
-      size_t c = plan.chunkOf(p);
-      while (c >= fillable.load(std::memory_order_acquire))
-        cpuRelax();
-      size_t slot = c % s.slots;
-      size_t begin = plan.byteOffset(p);
-      stageCopy(s.ring + slot * s.slotBytes + (begin - plan.byteOffset(plan.first(c))),
-                src + begin, plan.byteEnd(p) - begin);
-      s.filled[slot].fetch_add(1, std::memory_order_release);
-    }
-  });
+  w.start(job);
+  // While waiting for chunk c, the calling thread copies its next piece
+  // itself (so a copy never waits for a late worker, and the chunk's DMA is
+  // not put off by work on later chunks).
+  auto helpOut = [&](size_t c) {
+    size_t p = job->next.load(std::memory_order_relaxed);
+    if (p >= job->pieces || plan.chunkOf(p) > c ||
+        plan.chunkOf(p) >= fillable.load(std::memory_order_acquire) ||
+        !job->next.compare_exchange_strong(p, p + 1, std::memory_order_relaxed))
+      return false;
+    job->piece(p);
+    job->done.fetch_add(1, std::memory_order_release);
+    return true;
+  };
   // Frees the slot that chunk `fillable` needs once the DMA last issued
   // from it is done (waiting for it only when `block`).
   auto advance = [&](size_t issued, bool block) {
@@ -513,7 +568,7 @@ void stagedToDevice(Driver &d, CUdeviceptr dst, const char *src, size_t bytes,
     size_t slot = c % s.slots;
     size_t pieces = plan.first(c + 1) - plan.first(c);
     while (s.filled[slot].load(std::memory_order_acquire) != pieces) {
-      if (!advance(c, /*block=*/false))
+      if (!advance(c, /*block=*/false) && !helpOut(c))
         cpuRelax();
     }
     size_t begin = plan.byteOffset(plan.first(c));
@@ -530,7 +585,6 @@ void stagedToDevice(Driver &d, CUdeviceptr dst, const char *src, size_t bytes,
     if (c + 1 < chunks && fillable.load(std::memory_order_relaxed) <= c + 1)
       advance(c + 1, /*block=*/true);
   }
-  w.finish();
 }
 
 /// Device -> host (pageable) through the staging ring, a slot at a time,
