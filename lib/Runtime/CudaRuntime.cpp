@@ -909,6 +909,17 @@ Cublas &cublas(Driver &d) {
   return c;
 }
 
+size_t elementSize(int type) {
+  return type == kR64F ? 8 : type == kR32F ? 4 : 2;
+}
+
+const char *elementName(int type) {
+  return type == kR64F   ? "f64"
+         : type == kR32F ? "f32"
+         : type == kR16F ? "f16"
+                         : "bf16";
+}
+
 /// C += A * B, row-major, as the column-major C^T += B^T * A^T.
 void gemm(TideMemRef2D *a, TideMemRef2D *b, TideMemRef2D *c, int32_t accumulate,
           int type) {
@@ -919,7 +930,7 @@ void gemm(TideMemRef2D *a, TideMemRef2D *b, TideMemRef2D *c, int32_t accumulate,
   int64_t m = c->sizes[0], n = c->sizes[1], k = a->sizes[1];
   if (m == 0 || n == 0)
     return;
-  size_t size = type == kR64F ? 8 : type == kR32F ? 4 : 2;
+  size_t size = elementSize(type);
   auto ptr = [&](TideMemRef2D *x) {
     return static_cast<char *>(x->aligned) + x->offset * size;
   };
@@ -927,12 +938,8 @@ void gemm(TideMemRef2D *a, TideMemRef2D *b, TideMemRef2D *c, int32_t accumulate,
   auto ld = [](TideMemRef2D *x) {
     return static_cast<int>(std::max<int64_t>(x->strides[0], std::max<int64_t>(x->sizes[1], 1)));
   };
-  std::string name = std::string("gemm ") +
-                     (type == kR64F   ? "f64"
-                      : type == kR32F ? "f32"
-                      : type == kR16F ? "f16"
-                                      : "bf16") +
-                     " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+  std::string name = std::string("gemm ") + elementName(type) + " " +
+                     std::to_string(m) + "x" + std::to_string(n) + "x" +
                      std::to_string(k);
   int status = 0;
   // On the calling thread's stream, after the kernels queued there.
@@ -973,19 +980,15 @@ void gemmBatched(TideMemRef3D *a, TideMemRef3D *b, TideMemRef3D *c,
   int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2], k = a->sizes[2];
   if (batch == 0 || m == 0 || n == 0)
     return;
-  size_t size = type == kR64F ? 8 : type == kR32F ? 4 : 2;
+  size_t size = elementSize(type);
   auto ptr = [&](TideMemRef3D *x) {
     return static_cast<char *>(x->aligned) + x->offset * size;
   };
   auto ld = [](TideMemRef3D *x) {
     return static_cast<int>(std::max<int64_t>(x->strides[1], std::max<int64_t>(x->sizes[2], 1)));
   };
-  std::string name = std::string("batched gemm ") +
-                     (type == kR64F   ? "f64"
-                      : type == kR32F ? "f32"
-                      : type == kR16F ? "f16"
-                                      : "bf16") +
-                     " " + std::to_string(batch) + "x" + std::to_string(m) + "x" +
+  std::string name = std::string("batched gemm ") + elementName(type) + " " +
+                     std::to_string(batch) + "x" + std::to_string(m) + "x" +
                      std::to_string(n) + "x" + std::to_string(k);
   int status = 0;
   CUstream stream = static_cast<CUstream>(mgpuStreamCreate());

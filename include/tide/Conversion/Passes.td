@@ -130,7 +130,17 @@ def ConvertLinalgToGPUPass : Pass<"tide-linalg-to-gpu", "mlir::ModuleOp"> {
       combines them). With few outputs, the reduced range is split over up to
       1024 blocks and a second kernel combines the partials. Narrow integers
       accumulate in i32 (the same result modulo 2^n), f16/bf16 in f32;
-    - other reductions (argmax, argmin, batched matmul): one thread per output;
+    - an arg-reduction (argmax/argmin as `convert-tide-to-linalg` writes it:
+      the first element taken, then a strictly better one or the first NaN):
+      block-parallel too. Each thread keeps its best element and the first
+      index of it (four loads in flight per iteration); one `gpu.all_reduce`
+      finds the best value (NaN-propagating), a second the smallest index
+      holding it; long rows are split over blocks as above;
+    - a batched matmul (its `linalg.generic`, NumPy-broadcast batch dims) on
+      f16, bf16, f32 or f64: calls into cuBLAS's strided batched GEMM over
+      3-D views (stride 0 for a broadcast operand), in a host loop over any
+      outer batch dims;
+    - other reductions: one thread per output;
     - `linalg.softmax` over the last dimension (what a GPU softmax becomes):
       one block per row, max and sum of exponentials combined with
       `gpu.all_reduce`, one read of the row from memory and one write;
@@ -146,7 +156,7 @@ def ConvertLinalgToGPUPass : Pass<"tide-linalg-to-gpu", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"useLibrary", "use-library", "bool", /*default=*/"true",
-           "Run 2-D floating-point matmuls through cuBLAS">,
+           "Run floating-point matmuls (2-D and batched) through cuBLAS">,
   ];
   let dependentDialects = [
     "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
@@ -170,7 +180,8 @@ def AsyncReturnPass : Pass<"tide-async-return", "mlir::func::FuncOp"> {
     allocator are ordered after the work; code that reads the results on
     another stream calls `tide_rt_synchronize()` first. For the same reason
     the host wait before a call to Tide's cuBLAS GEMM (which runs on that
-    stream) is dropped in every function.
+    stream), or before a host loop that only computes views and makes such
+    calls (batched matmuls), is dropped in every function.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::tide::TideDialect"];
 }

@@ -381,6 +381,40 @@ std::optional<int64_t> constantOf(Value v) {
   return getConstantIntValue(v);
 }
 
+/// Whether a reduction with p outputs of r elements each is split over
+/// several blocks per output: few outputs (not enough blocks to fill the
+/// GPU) and long enough rows.
+bool shouldSplit(std::optional<int64_t> staticP, std::optional<int64_t> staticR) {
+  return staticP && *staticP > 0 && *staticP < kSplitBlocks / 4 &&
+         (!staticR || *staticR >= 2 * kElementsPerSplit);
+}
+
+/// Blocks per output of a split reduction: about kSplitBlocks in all, each
+/// reducing at least kElementsPerSplit elements, at most kMaxSplit.
+Value splitFactor(OpBuilder &b, Location loc, int64_t p,
+                  std::optional<int64_t> staticR, Value r) {
+  int64_t maxSplit =
+      std::clamp<int64_t>(llvm::divideCeil(kSplitBlocks, p), 1, kMaxSplit);
+  if (staticR)
+    return index(b, loc,
+                 std::clamp<int64_t>(
+                     std::min<int64_t>(maxSplit,
+                                       llvm::divideCeil(*staticR, kElementsPerSplit)),
+                     1, kMaxSplit));
+  return arith::MinUIOp::create(b, loc, blocksFor(b, loc, r, kElementsPerSplit),
+                                index(b, loc, maxSplit));
+}
+
+/// A 1-D GPU buffer of `count` partial results.
+Value allocPartials(OpBuilder &b, Location loc, Type type, Value count) {
+  auto memrefType = MemRefType::get(
+      {ShapedType::kDynamic}, type, MemRefLayoutAttrInterface(),
+      IntegerAttr::get(IntegerType::get(b.getContext(), 64), kGpuMemorySpace));
+  return gpu::AllocOp::create(b, loc, memrefType, Type(), ValueRange(),
+                              ValueRange{count}, ValueRange(), false)
+      .getMemref();
+}
+
 class KernelBuilder {
 public:
   KernelBuilder(func::FuncOp func) : func(func) {}
@@ -651,8 +685,7 @@ public:
     };
 
     std::optional<int64_t> staticP = constantOf(p), staticR = constantOf(r);
-    bool split = staticP && *staticP > 0 && *staticP < kSplitBlocks / 4 &&
-                 (!staticR || *staticR >= 2 * kElementsPerSplit);
+    bool split = shouldSplit(staticP, staticR);
     if (!split) {
       Kernel k = makeKernel(b, loc, arith::MaxUIOp::create(b, loc, p, index(b, loc, 1)),
                             nameFor(op));
@@ -669,26 +702,9 @@ public:
     }
 
     // Split: G blocks per output, then one block per output over partials.
-    int64_t maxSplit =
-        std::clamp<int64_t>(llvm::divideCeil(kSplitBlocks, *staticP), 1, kMaxSplit);
-    Value g;
-    if (staticR)
-      g = index(b, loc,
-                std::clamp<int64_t>(
-                    std::min<int64_t>(maxSplit,
-                                      llvm::divideCeil(*staticR, kElementsPerSplit)),
-                    1, kMaxSplit));
-    else
-      g = arith::MinUIOp::create(
-          b, loc, blocksFor(b, loc, r, kElementsPerSplit), index(b, loc, maxSplit));
+    Value g = splitFactor(b, loc, *staticP, staticR, r);
     Value pg = arith::MulIOp::create(b, loc, p, g);
-    auto partialType = MemRefType::get(
-        {ShapedType::kDynamic}, accType, MemRefLayoutAttrInterface(),
-        IntegerAttr::get(IntegerType::get(b.getContext(), 64), kGpuMemorySpace));
-    Value partials = gpu::AllocOp::create(b, loc, partialType, Type(),
-                                          ValueRange(), ValueRange{pg},
-                                          ValueRange(), false)
-                         .getMemref();
+    Value partials = allocPartials(b, loc, accType, pg);
     std::string name = nameFor(op);
     {
       Kernel k = makeKernel(b, loc, pg, name);
@@ -1092,8 +1108,7 @@ public:
     };
 
     std::optional<int64_t> staticP = constantOf(p), staticR = constantOf(r);
-    bool split = staticP && *staticP > 0 && *staticP < kSplitBlocks / 4 &&
-                 (!staticR || *staticR >= 2 * kElementsPerSplit);
+    bool split = shouldSplit(staticP, staticR);
     std::string name = nameFor(op);
     if (!split) {
       Kernel k = makeKernel(b, loc, arith::MaxUIOp::create(b, loc, p, index(b, loc, 1)),
@@ -1113,28 +1128,10 @@ public:
 
     // Split: G blocks per output, each over every G-th stretch of
     // kBlockSize elements, then one block per output over the partials.
-    int64_t maxSplit =
-        std::clamp<int64_t>(llvm::divideCeil(kSplitBlocks, *staticP), 1, kMaxSplit);
-    Value g;
-    if (staticR)
-      g = index(b, loc,
-                std::clamp<int64_t>(
-                    std::min<int64_t>(maxSplit,
-                                      llvm::divideCeil(*staticR, kElementsPerSplit)),
-                    1, kMaxSplit));
-    else
-      g = arith::MinUIOp::create(
-          b, loc, blocksFor(b, loc, r, kElementsPerSplit), index(b, loc, maxSplit));
+    Value g = splitFactor(b, loc, *staticP, staticR, r);
     Value pg = arith::MulIOp::create(b, loc, p, g);
-    auto partialsOf = [&](Type type) {
-      auto memrefType = MemRefType::get(
-          {ShapedType::kDynamic}, type, MemRefLayoutAttrInterface(),
-          IntegerAttr::get(IntegerType::get(b.getContext(), 64), kGpuMemorySpace));
-      return gpu::AllocOp::create(b, loc, memrefType, Type(), ValueRange(),
-                                  ValueRange{pg}, ValueRange(), false)
-          .getMemref();
-    };
-    Value partialValues = partialsOf(accType), partialIndices = partialsOf(i64);
+    Value partialValues = allocPartials(b, loc, accType, pg);
+    Value partialIndices = allocPartials(b, loc, i64, pg);
     {
       Kernel k = makeKernel(b, loc, pg, name);
       OpBuilder &kb = k.body;
