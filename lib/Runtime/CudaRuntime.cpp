@@ -15,7 +15,9 @@
 
 #include <algorithm>
 #include <atomic>
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#endif
 #include <memory>
 #include <chrono>
 #include <cstdio>
@@ -25,6 +27,7 @@
 #include <map>
 #include <condition_variable>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -368,6 +371,7 @@ void parallelCopy(void *dst, const void *src, size_t bytes) {
 // Pinned staging
 //===----------------------------------------------------------------------===//
 
+#if defined(__x86_64__) || defined(__i386__)
 /// Copies with non-temporal stores: the staging buffer is read next by the
 /// copy engine, not by this core, so the stores need not fill the cache.
 __attribute__((target("avx2"))) void streamCopy(char *dst, const char *src,
@@ -399,6 +403,11 @@ void stageCopy(char *dst, const char *src, size_t bytes) {
   else
     std::memcpy(dst, src, bytes);
 }
+#else
+void stageCopy(char *dst, const char *src, size_t bytes) {
+  std::memcpy(dst, src, bytes);
+}
+#endif
 
 /// A ring of pinned slots. Host-to-device copies from pageable memory are
 /// pipelined: workers copy pieces of the source into free slots while the
@@ -417,22 +426,27 @@ struct Staging {
 };
 
 Staging &staging(Driver &d) {
-  static Staging &s = *new Staging();
-  if (!s.ring) {
-    s.pieceBytes = std::max<size_t>(envSize("TIDE_STAGING_PIECE_KB", 256), 4)
-                   << 10;
-    s.slotBytes = std::max(envSize("TIDE_STAGING_SLOT_KB", 4096) << 10, s.pieceBytes);
-    s.slotBytes = s.slotBytes / s.pieceBytes * s.pieceBytes;
-    s.slots = std::max<size_t>(envSize("TIDE_STAGING_SLOTS", 8), 2);
+  // Set up once, by the first thread to get here (a function-local static
+  // is initialized once even when several threads copy at the same time).
+  static Staging &s = *[&d] {
+    auto *s = new Staging();
+    s->pieceBytes = std::max<size_t>(envSize("TIDE_STAGING_PIECE_KB", 256), 4)
+                    << 10;
+    s->slotBytes = std::max(envSize("TIDE_STAGING_SLOT_KB", 4096) << 10, s->pieceBytes);
+    s->slotBytes = s->slotBytes / s->pieceBytes * s->pieceBytes;
+    s->slots = std::max<size_t>(envSize("TIDE_STAGING_SLOTS", 8), 2);
     void *ring = nullptr;
-    check(d, d.cuMemHostAlloc(&ring, s.slotBytes * s.slots, 0),
+    check(d, d.cuMemHostAlloc(&ring, s->slotBytes * s->slots, 0),
           "allocating pinned staging memory (cuMemHostAlloc)");
-    s.ring = static_cast<char *>(ring);
-    s.done.resize(s.slots);
-    for (CUevent &e : s.done)
+    s->ring = static_cast<char *>(ring);
+    s->done.resize(s->slots);
+    for (CUevent &e : s->done)
       check(d, d.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
-    s.filled.reset(new std::atomic<size_t>[s.slots]);
-  }
+    s->filled.reset(new std::atomic<size_t>[s->slots]);
+    for (size_t i = 0; i < s->slots; ++i)
+      s->filled[i].store(0);
+    return s;
+  }();
   return s;
 }
 
@@ -524,8 +538,12 @@ void stagedToDevice(Driver &d, CUdeviceptr dst, const char *src, size_t bytes,
   job->piece = [state, ring, slots, slotBytes, filled, src](size_t p) {
     const ChunkPlan &plan = state->plan;
     size_t c = plan.chunkOf(p);
-    while (c >= state->fillable.load(std::memory_order_acquire))
+    for (unsigned spins = 0;
+         c >= state->fillable.load(std::memory_order_acquire); ++spins) {
       cpuRelax();
+      if (spins % 1024 == 1023) // let the thread that frees slots run
+        std::this_thread::yield();
+    }
     size_t slot = c % slots;
     size_t begin = plan.byteOffset(p);
     stageCopy(ring + slot * slotBytes + (begin - plan.byteOffset(plan.first(c))),
@@ -846,6 +864,9 @@ enum CublasComputeType { kCompute32F = 68, kCompute64F = 70 };
 struct Cublas {
   void *handle = nullptr; // the library
   void *blas = nullptr;   // cublasHandle_t
+  /// The handle is shared: its stream is set and the GEMM queued under this
+  /// lock, so each thread's GEMM goes to that thread's stream.
+  std::mutex calls;
   std::string unavailable;
   int (*create)(void **) = nullptr;
   int (*setStream)(void *, CUstream) = nullptr;
@@ -909,6 +930,28 @@ Cublas &cublas(Driver &d) {
   return c;
 }
 
+/// A GEMM operand as cuBLAS sees it: rows x cols, the row stride, and the
+/// batch count (0 for none).
+struct GemmOperand {
+  int64_t rows, cols, rowStride, batch;
+};
+
+/// cuBLAS takes 32-bit sizes and distinct rows (a leading dimension at
+/// least the row length): anything else is reported, not run.
+void checkGemmOperands(const char *what, std::initializer_list<GemmOperand> operands) {
+  const int64_t limit = std::numeric_limits<int>::max();
+  for (const GemmOperand &o : operands) {
+    for (int64_t v : {o.rows, o.cols, o.rowStride, o.batch})
+      if (v > limit)
+        fatal(std::string(what) + ": a size or stride of " + std::to_string(v) +
+              " exceeds cuBLAS's 32-bit limit");
+    if (o.rows > 1 && o.rowStride < o.cols)
+      fatal(std::string(what) + ": an operand's rows overlap (row stride " +
+            std::to_string(o.rowStride) + " < row length " + std::to_string(o.cols) +
+            "), which cuBLAS cannot read");
+  }
+}
+
 size_t elementSize(int type) {
   return type == kR64F ? 8 : type == kR32F ? 4 : 2;
 }
@@ -930,6 +973,9 @@ void gemm(TideMemRef2D *a, TideMemRef2D *b, TideMemRef2D *c, int32_t accumulate,
   int64_t m = c->sizes[0], n = c->sizes[1], k = a->sizes[1];
   if (m == 0 || n == 0)
     return;
+  checkGemmOperands("a GPU matmul", {{a->sizes[0], a->sizes[1], a->strides[0], 0},
+                                     {b->sizes[0], b->sizes[1], b->strides[0], 0},
+                                     {c->sizes[0], c->sizes[1], c->strides[0], 0}});
   size_t size = elementSize(type);
   auto ptr = [&](TideMemRef2D *x) {
     return static_cast<char *>(x->aligned) + x->offset * size;
@@ -944,6 +990,7 @@ void gemm(TideMemRef2D *a, TideMemRef2D *b, TideMemRef2D *c, int32_t accumulate,
   int status = 0;
   // On the calling thread's stream, after the kernels queued there.
   CUstream stream = static_cast<CUstream>(mgpuStreamCreate());
+  std::lock_guard<std::mutex> serial(cb.calls);
   cb.setStream(cb.blas, stream);
   timed(d, stream, name, 2.0 * m * n * k, [&] {
     const double one = 1.0, beta = accumulate ? 1.0 : 0.0;
@@ -980,6 +1027,10 @@ void gemmBatched(TideMemRef3D *a, TideMemRef3D *b, TideMemRef3D *c,
   int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2], k = a->sizes[2];
   if (batch == 0 || m == 0 || n == 0)
     return;
+  checkGemmOperands("a GPU batched matmul",
+                    {{a->sizes[1], a->sizes[2], a->strides[1], batch},
+                     {b->sizes[1], b->sizes[2], b->strides[1], batch},
+                     {c->sizes[1], c->sizes[2], c->strides[1], batch}});
   size_t size = elementSize(type);
   auto ptr = [&](TideMemRef3D *x) {
     return static_cast<char *>(x->aligned) + x->offset * size;
@@ -992,6 +1043,7 @@ void gemmBatched(TideMemRef3D *a, TideMemRef3D *b, TideMemRef3D *c,
                      std::to_string(n) + "x" + std::to_string(k);
   int status = 0;
   CUstream stream = static_cast<CUstream>(mgpuStreamCreate());
+  std::lock_guard<std::mutex> serial(cb.calls);
   cb.setStream(cb.blas, stream);
   timed(d, stream, name, 2.0 * batch * m * n * k, [&] {
     const double one = 1.0, beta = accumulate ? 1.0 : 0.0;

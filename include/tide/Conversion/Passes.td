@@ -181,7 +181,8 @@ def AsyncReturnPass : Pass<"tide-async-return", "mlir::func::FuncOp"> {
     another stream calls `tide_rt_synchronize()` first. For the same reason
     the host wait before a call to Tide's cuBLAS GEMM (which runs on that
     stream), or before a host loop that only computes views and makes such
-    calls (batched matmuls), is dropped in every function.
+    calls (batched matmuls), is dropped in every function, unless the work
+    it waits for copies to or from host memory.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::tide::TideDialect"];
 }

@@ -12,7 +12,8 @@
 // copies through the runtime are ordered after it); code that reads results
 // from another stream calls tide_rt_synchronize() first. For the same reason
 // the host wait gpu-async-region puts before a cuBLAS call (or a host loop
-// of them: batched matmuls) is dropped.
+// of them: batched matmuls) is dropped, unless the work it waits for copies
+// to or from host memory (host code after the call may use those buffers).
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,6 +79,28 @@ bool onlyQueuesGemms(Operation *op) {
   return calls;
 }
 
+/// Whether the work `wait` waits for may touch host memory: a copy or a
+/// memset (which may read or write host buffers that host code after the
+/// wait uses), or work the walk cannot see (a token from a block argument).
+bool waitsForHostMemory(gpu::WaitOp wait) {
+  SmallVector<Value> tokens(wait.getAsyncDependencies());
+  DenseSet<Operation *> seen;
+  while (!tokens.empty()) {
+    Operation *def = tokens.pop_back_val().getDefiningOp();
+    if (!def)
+      return true;
+    if (!seen.insert(def).second)
+      continue;
+    if (isa<gpu::MemcpyOp, gpu::MemsetOp>(def))
+      return true;
+    auto async = dyn_cast<gpu::AsyncOpInterface>(def);
+    if (!async)
+      return true;
+    llvm::append_range(tokens, async.getAsyncDependencies());
+  }
+  return false;
+}
+
 struct AsyncReturnPass
     : public tide::impl::AsyncReturnPassBase<AsyncReturnPass> {
   using Base::Base;
@@ -89,7 +112,8 @@ struct AsyncReturnPass
     SmallVector<gpu::WaitOp> beforeGemm;
     func.walk([&](gpu::WaitOp wait) {
       Operation *next = wait->getNextNode();
-      if (!wait.getAsyncToken() && next && onlyQueuesGemms(next))
+      if (!wait.getAsyncToken() && next && onlyQueuesGemms(next) &&
+          !waitsForHostMemory(wait))
         beforeGemm.push_back(wait);
     });
     for (gpu::WaitOp wait : beforeGemm)

@@ -947,8 +947,14 @@ public:
     }
     Type valueType = x.getType();
     Type indexType = accIdx.getType();
-    if (!isa<IntegerType>(indexType) || (isFloat != isa<FloatType>(valueType)))
+    if (!isa<IntegerType>(indexType) || !isa<IntegerType, FloatType>(valueType) ||
+        isFloat != isa<FloatType>(valueType))
       return false;
+    // Both results are stored once per output: their maps must not read the
+    // reduced dim.
+    for (OpOperand &init : op.getDpsInitsMutable())
+      if (op.getMatchingIndexingMap(&init).isFunctionOfDim(indexOp.getDim()))
+        return false;
     Type accType = accumulatorType(valueType);
     using K = gpu::AllReduceOperation;
     K kind = isFloat ? (isMax ? K::MAXIMUMF : K::MINIMUMF)

@@ -76,6 +76,22 @@ func.func @gemm_loop(%a: memref<?x?xf32, strided<[?, 1], offset: ?>>, %h: memref
   }
   return
 }
+// A wait for a copy to the host stays: host code after the call may read it.
+// CHECK-LABEL: func.func @gemm_after_copy(
+// CHECK: gpu.memcpy async
+// CHECK-NEXT: gpu.wait [%{{.*}}]
+// CHECK-NEXT: call @tide_rt_gpu_gemm_f32
+// CHECK: memref.load
+func.func @gemm_after_copy(%a: memref<?x?xf32, strided<[?, 1], offset: ?>>, %h: memref<8xf32>, %d: memref<8xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1_i32 = arith.constant 1 : i32
+  %t0 = gpu.wait async
+  %t1 = gpu.memcpy async [%t0] %h, %d : memref<8xf32>, memref<8xf32>
+  gpu.wait [%t1]
+  call @tide_rt_gpu_gemm_f32(%a, %a, %a, %c1_i32) : (memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, i32) -> ()
+  %v = memref.load %h[%c0] : memref<8xf32>
+  return %v : f32
+}
 func.func private @tide_rt_gpu_gemm_f32(memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, i32)
 
 gpu.module @kernels {
