@@ -108,19 +108,10 @@ struct DecomposeSoftmaxPattern : OpRewritePattern<OpTy> {
   }
 };
 
-/// The primitives each composite becomes.
-ArrayRef<StringRef> primitivesOf(StringRef name) {
-  static const StringRef mean[] = {"reduce_sum", "div", "constant"};
-  static const StringRef softmax[] = {"reduce_max", "sub", "exp", "reduce_sum",
-                                      "div"};
-  static const StringRef logSoftmax[] = {"reduce_max", "sub", "exp",
-                                         "reduce_sum", "log"};
-  if (name == "reduce_mean")
-    return mean;
-  if (name == "softmax")
-    return softmax;
-  if (name == "log_softmax")
-    return logSoftmax;
+/// The primitives a composite op becomes (its ODS facts).
+ArrayRef<StringLiteral> primitivesOf(Operation *op) {
+  if (auto facts = dyn_cast<OpFactsInterface>(op))
+    return facts.getDecomposition();
   return {};
 }
 
@@ -155,8 +146,7 @@ struct DecomposePass : public tide::impl::DecomposePassBase<DecomposePass> {
     });
     OpBuilder b(module.getContext());
     for (Operation *op : ops) {
-      StringRef name = op->getName().stripDialect();
-      ArrayRef<StringRef> primitives = primitivesOf(name);
+      ArrayRef<StringLiteral> primitives = primitivesOf(op);
       if (primitives.empty() || mode == "never")
         continue;
       if (mode == "auto") {

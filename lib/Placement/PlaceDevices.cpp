@@ -47,10 +47,10 @@ std::string fixesFor(Operation *op, PlacementPolicy policy) {
   else
     fixes += "pin it to a device that has the kernel (e.g. tide.device = "
              "#tide.device<cpu>)";
-  StringRef name = op->getName().stripDialect();
-  if (name == "reduce_mean" || name == "softmax" || name == "log_softmax")
-    fixes += ", run tide-decompose (it rewrites '" + name.str() +
-             "' into primitives)";
+  auto facts = dyn_cast<OpFactsInterface>(op);
+  if (facts && facts.isComposite())
+    fixes += ", run tide-decompose (it rewrites '" +
+             op->getName().stripDialect().str() + "' into primitives)";
   std::optional<DType> dtype = getKernelDType(op);
   if (dtype && *dtype == DType::F64)
     fixes += ", convert to f32 with 'tide.cast' (an explicit precision "

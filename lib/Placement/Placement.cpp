@@ -117,20 +117,12 @@ struct Work {
 };
 } // namespace
 
-/// Arithmetic per element of elementwise ops (transcendentals are
-/// polynomial evaluations of roughly this many operations).
-static double flopsPerElement(Operation *op) {
-  return llvm::TypeSwitch<Operation *, double>(op)
-      .Case<ExpOp, LogOp, TanhOp, SigmoidOp, EluOp, SinOp, CosOp, ErfOp,
-            PowOp>([](Operation *) { return 10.0; })
-      .Case<SqrtOp, RsqrtOp, DivOp>([](Operation *) { return 4.0; })
-      .Case<SoftmaxOp, LogSoftmaxOp>([](Operation *) { return 16.0; })
-      .Default([](Operation *) { return 1.0; });
-}
-
 static Work estimateWork(Operation *op, int64_t dyn) {
   Work work;
-  if (isa<ConstantOp, ReshapeOp>(op)) {
+  auto facts = dyn_cast<OpFactsInterface>(op);
+  LoweringFamily family =
+      facts ? facts.getLoweringFamily() : LoweringFamily::Unary;
+  if (family == LoweringFamily::Constant || family == LoweringFamily::Reshape) {
     work.free = true;
     return work;
   }
@@ -146,14 +138,15 @@ static Work estimateWork(Operation *op, int64_t dyn) {
     work.flops = 2 * k * numElements(matmul.getType(), dyn);
     return work;
   }
-  if (isa<TransposeOp, BroadcastToOp, ConcatOp, SliceOp>(op))
+  double flopsPerElement = facts ? facts.getFlopsPerElement() : 1.0;
+  if (flopsPerElement == 0)
     return work;
   double elements = 0;
   for (Value operand : op->getOperands())
     elements = std::max(elements, numElements(operand.getType(), dyn));
   for (Value result : op->getResults())
     elements = std::max(elements, numElements(result.getType(), dyn));
-  work.flops = elements * flopsPerElement(op);
+  work.flops = elements * flopsPerElement;
   return work;
 }
 

@@ -5,8 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // This table is the truth that every target file is checked against: a file
-// may remove kernels, never add one this table does not have. The CPU and GPU
-// lowerings own it: each claimed pair must lower (their tests walk it).
+// may remove kernels, never add one this table does not have. It is derived
+// from the ops' facts in ODS (Tide_Facts: element kind, kernel group,
+// lowering family), so a new op needs no entry here. The CPU and GPU lowerings
+// own it: each claimed pair must lower (their tests walk it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,103 +17,23 @@
 #include "tide/IR/TideOps.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace mlir::tide;
 
-namespace {
-struct OpInfo {
-  const char *name;
-  ElementKind kind;
-  const char *group;
-};
-} // namespace
-
-/// Every placeable tide op (all but transfer), the element types its verifier
-/// accepts, and its group.
-static const OpInfo kOps[] = {
-    {"constant", ElementKind::Any, "@constant"},
-    // Unary elementwise.
-    {"neg", ElementKind::Numeric, "@elementwise"},
-    {"abs", ElementKind::Numeric, "@elementwise"},
-    {"exp", ElementKind::Float, "@elementwise"},
-    {"log", ElementKind::Float, "@elementwise"},
-    {"sqrt", ElementKind::Float, "@elementwise"},
-    {"rsqrt", ElementKind::Float, "@elementwise"},
-    {"tanh", ElementKind::Float, "@elementwise"},
-    {"sigmoid", ElementKind::Float, "@elementwise"},
-    {"relu", ElementKind::Numeric, "@elementwise"},
-    {"elu", ElementKind::Float, "@elementwise"},
-    {"floor", ElementKind::Float, "@elementwise"},
-    {"ceil", ElementKind::Float, "@elementwise"},
-    {"sin", ElementKind::Float, "@elementwise"},
-    {"cos", ElementKind::Float, "@elementwise"},
-    {"erf", ElementKind::Float, "@elementwise"},
-    {"not", ElementKind::Integer, "@elementwise"},
-    // Binary elementwise.
-    {"add", ElementKind::Numeric, "@elementwise"},
-    {"sub", ElementKind::Numeric, "@elementwise"},
-    {"mul", ElementKind::Numeric, "@elementwise"},
-    {"div", ElementKind::Numeric, "@elementwise"},
-    {"pow", ElementKind::Float, "@elementwise"},
-    {"maximum", ElementKind::Numeric, "@elementwise"},
-    {"minimum", ElementKind::Numeric, "@elementwise"},
-    {"and", ElementKind::Integer, "@elementwise"},
-    {"or", ElementKind::Integer, "@elementwise"},
-    {"cmp", ElementKind::Any, "@elementwise"},
-    {"select", ElementKind::Any, "@elementwise"},
-    {"cast", ElementKind::Any, "@elementwise"},
-    // Contractions and reductions.
-    {"matmul", ElementKind::Numeric, "@matmul"},
-    {"reduce_sum", ElementKind::Numeric, "@reductions"},
-    {"reduce_mean", ElementKind::Float, "@reductions"},
-    {"reduce_max", ElementKind::Numeric, "@reductions"},
-    {"reduce_min", ElementKind::Numeric, "@reductions"},
-    {"reduce_prod", ElementKind::Numeric, "@reductions"},
-    {"argmax", ElementKind::Numeric, "@reductions"},
-    {"argmin", ElementKind::Numeric, "@reductions"},
-    // Shape manipulation.
-    {"reshape", ElementKind::Any, "@shape"},
-    {"transpose", ElementKind::Any, "@shape"},
-    {"broadcast_to", ElementKind::Any, "@shape"},
-    {"concat", ElementKind::Any, "@shape"},
-    {"slice", ElementKind::Any, "@shape"},
-    // Composites (decomposable).
-    {"softmax", ElementKind::Float, "@composite"},
-    {"log_softmax", ElementKind::Float, "@composite"},
-};
-
-static const OpInfo *findOp(StringRef name) {
-  for (const OpInfo &info : kOps)
-    if (name == info.name)
-      return &info;
-  return nullptr;
-}
-
-static bool dtypeInKind(DType dtype, ElementKind kind) {
-  bool isFloat = dtype == DType::F16 || dtype == DType::BF16 ||
-                 dtype == DType::F32 || dtype == DType::F64;
-  switch (kind) {
-  case ElementKind::Float:
-    return isFloat;
-  case ElementKind::Integer:
-    return !isFloat;
-  case ElementKind::Numeric:
-    return dtype != DType::I1;
-  case ElementKind::Any:
-    return true;
-  }
-  return false;
+/// The facts of a placeable op named `name`, or null.
+static const OpFacts *findOp(StringRef name) {
+  const OpFacts *facts = lookupOpFacts(name);
+  return facts && facts->isPlaceable() ? facts : nullptr;
 }
 
 std::vector<DType> mlir::tide::getAcceptedDTypes(StringRef op) {
   std::vector<DType> result;
-  const OpInfo *info = findOp(op);
-  if (!info)
+  const OpFacts *facts = findOp(op);
+  if (!facts)
     return result;
   for (unsigned i = 0; i < kNumDTypes; ++i)
-    if (dtypeInKind(static_cast<DType>(i), info->kind))
+    if (isDTypeOfKind(static_cast<DType>(i), facts->elementKind))
       result.push_back(static_cast<DType>(i));
   return result;
 }
@@ -119,10 +41,10 @@ std::vector<DType> mlir::tide::getAcceptedDTypes(StringRef op) {
 const std::vector<std::string> &mlir::tide::getKnownOps() {
   static const std::vector<std::string> ops = [] {
     std::vector<std::string> names;
-    for (const OpInfo &info : kOps)
-      names.push_back(info.name);
-    llvm::sort(names);
-    return names;
+    for (const OpFacts &facts : getAllOpFacts())
+      if (facts.isPlaceable())
+        names.push_back(facts.name.str());
+    return names; // getAllOpFacts() is sorted by name
   }();
   return ops;
 }
@@ -132,27 +54,26 @@ bool mlir::tide::expandOpGroup(StringRef group, std::vector<std::string> &ops) {
     ops = getKnownOps();
     return true;
   }
-  bool known = false;
-  for (const OpInfo &info : kOps) {
-    if (group == info.group) {
-      ops.push_back(info.name);
-      known = true;
-    }
-  }
-  return known;
+  if (!group.consume_front("@"))
+    return false;
+  std::optional<KernelGroup> kernelGroup = symbolizeKernelGroup(group);
+  if (!kernelGroup || *kernelGroup == KernelGroup::Transfer)
+    return false;
+  for (const OpFacts &facts : getAllOpFacts())
+    if (facts.kernelGroup == *kernelGroup)
+      ops.push_back(facts.name.str());
+  return true;
 }
 
 KernelKind mlir::tide::getNativeKernel(DeviceKind kind, StringRef op,
                                        DType dtype) {
-  const OpInfo *info = findOp(op);
-  if (!info || !dtypeInKind(dtype, info->kind))
+  const OpFacts *facts = findOp(op);
+  if (!facts || !isDTypeOfKind(dtype, facts->elementKind))
     return KernelKind::None;
-  bool isFloat = dtype == DType::F16 || dtype == DType::BF16 ||
-                 dtype == DType::F32 || dtype == DType::F64;
-  if (op == "matmul") {
+  if (facts->loweringFamily == LoweringFamily::Matmul) {
     if (kind == DeviceKind::CUDA)
       // cuBLAS GEMM (f16, bf16, f32, f64); no integer GEMM on the GPU.
-      return isFloat ? KernelKind::Library : KernelKind::None;
+      return isFloatDType(dtype) ? KernelKind::Library : KernelKind::None;
     // BLAS for f32/f64; generated loops for the other types.
     return (dtype == DType::F32 || dtype == DType::F64) ? KernelKind::Library
                                                         : KernelKind::Codegen;

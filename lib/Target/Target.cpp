@@ -21,51 +21,6 @@ using namespace mlir;
 using namespace mlir::tide;
 
 //===----------------------------------------------------------------------===//
-// Small enums
-//===----------------------------------------------------------------------===//
-
-static const char *const kDTypeNames[kNumDTypes] = {
-    "i1", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"};
-
-StringRef mlir::tide::stringifyDType(DType dtype) {
-  return kDTypeNames[static_cast<unsigned>(dtype)];
-}
-
-std::optional<DType> mlir::tide::parseDType(StringRef name) {
-  for (unsigned i = 0; i < kNumDTypes; ++i)
-    if (name == kDTypeNames[i])
-      return static_cast<DType>(i);
-  return std::nullopt;
-}
-
-std::optional<DType> mlir::tide::getDType(Type type) {
-  if (type.isInteger(1))
-    return DType::I1;
-  if (type.isInteger(8))
-    return DType::I8;
-  if (type.isInteger(16))
-    return DType::I16;
-  if (type.isInteger(32))
-    return DType::I32;
-  if (type.isInteger(64))
-    return DType::I64;
-  if (type.isF16())
-    return DType::F16;
-  if (type.isBF16())
-    return DType::BF16;
-  if (type.isF32())
-    return DType::F32;
-  if (type.isF64())
-    return DType::F64;
-  return std::nullopt;
-}
-
-unsigned mlir::tide::getDTypeBytes(DType dtype) {
-  static const unsigned bytes[kNumDTypes] = {1, 1, 2, 4, 8, 2, 2, 4, 8};
-  return bytes[static_cast<unsigned>(dtype)];
-}
-
-//===----------------------------------------------------------------------===//
 // KernelTable, DeviceSpec, Target
 //===----------------------------------------------------------------------===//
 
@@ -152,7 +107,7 @@ void Target::printKernelTable(llvm::raw_ostream &os) const {
                         dev.memoryBandwidth / 1e9, dev.launchLatency * 1e6);
     for (unsigned i = 0; i < kNumDTypes; ++i)
       if (dev.peakFlops[i] > 0)
-        os << " " << kDTypeNames[i] << "="
+        os << " " << stringifyDType(static_cast<DType>(i)) << "="
            << llvm::formatv("{0:f0}", dev.peakFlops[i] / 1e9);
     os << "\n";
   }
@@ -175,7 +130,7 @@ void Target::printKernelTable(llvm::raw_ostream &os) const {
   for (size_t d = 0; d < devices.size(); ++d) {
     os << " | ";
     for (unsigned i = 0; i < kNumDTypes; ++i)
-      os << llvm::formatv("{0,-5}", kDTypeNames[i]);
+      os << llvm::formatv("{0,-5}", stringifyDType(static_cast<DType>(i)));
   }
   os << "\n";
   for (const std::string &op : getKnownOps()) {
@@ -346,7 +301,7 @@ llvm::Error TargetParser::applyRules(const llvm::json::Value *rules,
       explicitDTypes = true;
       for (auto [j, dt] : llvm::enumerate(*array)) {
         std::optional<StringRef> name = dt.getAsString();
-        std::optional<DType> dtype = name ? parseDType(*name) : std::nullopt;
+        std::optional<DType> dtype = name ? symbolizeDType(*name) : std::nullopt;
         if (!dtype)
           return error(rulePath + ".dtypes[" + std::to_string(j) + "]",
                        "unknown dtype; expected one of i1, i8, i16, i32, "
@@ -481,7 +436,7 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
                                         "GFLOP/s");
   for (const auto &entry : *peakObject) {
     std::string where = path + ".peak_gflops." + entry.first.str();
-    std::optional<DType> dtype = parseDType(entry.first);
+    std::optional<DType> dtype = symbolizeDType(entry.first);
     if (!dtype)
       return error(where, "unknown dtype; expected one of i1, i8, i16, i32, "
                           "i64, f16, bf16, f32, f64");

@@ -114,6 +114,77 @@ def Tide_CmpPredicate : I32EnumAttr<"CmpPredicate", "comparison predicate", [
 }
 
 //===----------------------------------------------------------------------===//
+// Per-op facts (read by the kernel registry, the cost model, placement,
+// decomposition and the test harnesses; see TideInterfaces.td)
+//===----------------------------------------------------------------------===//
+
+def Tide_DType : I32EnumAttr<"DType", "element type Tide knows", [
+    I32EnumAttrCase<"I1", 0, "i1">, I32EnumAttrCase<"I8", 1, "i8">,
+    I32EnumAttrCase<"I16", 2, "i16">, I32EnumAttrCase<"I32", 3, "i32">,
+    I32EnumAttrCase<"I64", 4, "i64">, I32EnumAttrCase<"F16", 5, "f16">,
+    I32EnumAttrCase<"BF16", 6, "bf16">, I32EnumAttrCase<"F32", 7, "f32">,
+    I32EnumAttrCase<"F64", 8, "f64">
+  ]> {
+  let cppNamespace = "::mlir::tide";
+  let genSpecializedAttr = 0;
+}
+
+def Tide_ElementKind : I32EnumAttr<"ElementKind",
+    "class of element types an op accepts", [
+    // f16, bf16, f32, f64
+    I32EnumAttrCase<"Float", 0, "float">,
+    // i1, i8, i16, i32, i64
+    I32EnumAttrCase<"Integer", 1, "integer">,
+    // every supported type except i1
+    I32EnumAttrCase<"Numeric", 2, "numeric">,
+    // every supported type
+    I32EnumAttrCase<"Any", 3, "any">
+  ]> {
+  let cppNamespace = "::mlir::tide";
+  let genSpecializedAttr = 0;
+}
+
+// The kernel group an op belongs to; target files name groups as "@<name>".
+def Tide_KernelGroup : I32EnumAttr<"KernelGroup", "kernel group of an op", [
+    I32EnumAttrCase<"Constant", 0, "constant">,
+    I32EnumAttrCase<"Elementwise", 1, "elementwise">,
+    I32EnumAttrCase<"Matmul", 2, "matmul">,
+    I32EnumAttrCase<"Reductions", 3, "reductions">,
+    I32EnumAttrCase<"Shape", 4, "shape">,
+    I32EnumAttrCase<"Composite", 5, "composite">,
+    // Not placeable: transfers are inserted by placement.
+    I32EnumAttrCase<"Transfer", 6, "transfer">
+  ]> {
+  let cppNamespace = "::mlir::tide";
+  let genSpecializedAttr = 0;
+}
+
+// How an op lowers, and how generated tests write it: ops of one family share
+// an operand/attribute shape and a lowering strategy.
+def Tide_LoweringFamily : I32EnumAttr<"LoweringFamily",
+    "lowering family of an op", [
+    I32EnumAttrCase<"Constant", 0, "constant">,
+    I32EnumAttrCase<"Unary", 1, "unary">,
+    I32EnumAttrCase<"Binary", 2, "binary">,
+    I32EnumAttrCase<"Compare", 3, "compare">,
+    I32EnumAttrCase<"Select", 4, "select">,
+    I32EnumAttrCase<"Cast", 5, "cast">,
+    I32EnumAttrCase<"Transfer", 6, "transfer">,
+    I32EnumAttrCase<"Matmul", 7, "matmul">,
+    I32EnumAttrCase<"Reduction", 8, "reduction">,
+    I32EnumAttrCase<"ArgReduction", 9, "arg_reduction">,
+    I32EnumAttrCase<"Reshape", 10, "reshape">,
+    I32EnumAttrCase<"Transpose", 11, "transpose">,
+    I32EnumAttrCase<"Broadcast", 12, "broadcast">,
+    I32EnumAttrCase<"Concat", 13, "concat">,
+    I32EnumAttrCase<"Slice", 14, "slice">,
+    I32EnumAttrCase<"Softmax", 15, "softmax">
+  ]> {
+  let cppNamespace = "::mlir::tide";
+  let genSpecializedAttr = 0;
+}
+
+//===----------------------------------------------------------------------===//
 // Type constraints
 //===----------------------------------------------------------------------===//
 

@@ -254,3 +254,78 @@ LogicalResult TideDialect::verifyRegionResultAttribute(Operation *op, unsigned,
                                                        NamedAttribute attr) {
   return verifyBoundaryAttr(op, attr, "function result");
 }
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+std::optional<DType> mlir::tide::getDType(Type type) {
+  if (type.isInteger(1))
+    return DType::I1;
+  if (type.isInteger(8))
+    return DType::I8;
+  if (type.isInteger(16))
+    return DType::I16;
+  if (type.isInteger(32))
+    return DType::I32;
+  if (type.isInteger(64))
+    return DType::I64;
+  if (type.isF16())
+    return DType::F16;
+  if (type.isBF16())
+    return DType::BF16;
+  if (type.isF32())
+    return DType::F32;
+  if (type.isF64())
+    return DType::F64;
+  return std::nullopt;
+}
+
+Type mlir::tide::getElementType(MLIRContext *ctx, DType dtype) {
+  Builder b(ctx);
+  switch (dtype) {
+  case DType::I1:
+    return b.getI1Type();
+  case DType::I8:
+    return b.getI8Type();
+  case DType::I16:
+    return b.getI16Type();
+  case DType::I32:
+    return b.getI32Type();
+  case DType::I64:
+    return b.getI64Type();
+  case DType::F16:
+    return b.getF16Type();
+  case DType::BF16:
+    return b.getBF16Type();
+  case DType::F32:
+    return b.getF32Type();
+  case DType::F64:
+    return b.getF64Type();
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+unsigned mlir::tide::getDTypeBytes(DType dtype) {
+  static const unsigned bytes[kNumDTypes] = {1, 1, 2, 4, 8, 2, 2, 4, 8};
+  return bytes[static_cast<unsigned>(dtype)];
+}
+
+bool mlir::tide::isFloatDType(DType dtype) {
+  return dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::F32 ||
+         dtype == DType::F64;
+}
+
+bool mlir::tide::isDTypeOfKind(DType dtype, ElementKind kind) {
+  switch (kind) {
+  case ElementKind::Float:
+    return isFloatDType(dtype);
+  case ElementKind::Integer:
+    return !isFloatDType(dtype);
+  case ElementKind::Numeric:
+    return dtype != DType::I1;
+  case ElementKind::Any:
+    return true;
+  }
+  llvm_unreachable("unknown element kind");
+}

@@ -56,6 +56,24 @@ constexpr unsigned kGpuMemorySpace = 1;
 DeviceAttr parseDeviceString(MLIRContext *ctx, llvm::StringRef text,
                              std::string &error);
 
+//===----------------------------------------------------------------------===//
+// Element types (DType is generated from TideBase.td: stringifyDType,
+// symbolizeDType)
+//===----------------------------------------------------------------------===//
+
+/// Number of DType cases.
+constexpr unsigned kNumDTypes = 9;
+/// The DType of a builtin element type, if Tide supports it.
+std::optional<DType> getDType(Type type);
+/// The builtin element type of `dtype`.
+Type getElementType(MLIRContext *ctx, DType dtype);
+/// Size of one element in bytes (i1 is stored as a byte).
+unsigned getDTypeBytes(DType dtype);
+/// True for f16, bf16, f32 and f64.
+bool isFloatDType(DType dtype);
+/// True when `dtype` belongs to `kind`.
+bool isDTypeOfKind(DType dtype, ElementKind kind);
+
 } // namespace mlir::tide
 
 #endif // TIDE_IR_TIDEDIALECT_H

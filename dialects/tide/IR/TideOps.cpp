@@ -23,6 +23,43 @@ using namespace mlir;
 using namespace mlir::tide;
 
 //===----------------------------------------------------------------------===//
+// Per-op facts
+//===----------------------------------------------------------------------===//
+
+#include "tide/IR/TideInterfaces.cpp.inc"
+
+template <typename... Ops>
+static std::vector<OpFacts> collectOpFacts() {
+  std::vector<OpFacts> facts = {OpFacts{
+      Ops::getOperationName().drop_front(TideDialect::getDialectNamespace()
+                                             .size() +
+                                         1),
+      Ops::kElementKind, Ops::kKernelGroup, Ops::kLoweringFamily,
+      Ops::kFlopsPerElement, Ops::getDecompositionFact()}...};
+  llvm::sort(facts, [](const OpFacts &a, const OpFacts &b) {
+    return a.name < b.name;
+  });
+  return facts;
+}
+
+ArrayRef<OpFacts> mlir::tide::getAllOpFacts() {
+  static const std::vector<OpFacts> facts = collectOpFacts<
+#define GET_OP_LIST
+#include "tide/IR/TideOps.cpp.inc"
+      >();
+  return facts;
+}
+
+const OpFacts *mlir::tide::lookupOpFacts(StringRef name) {
+  ArrayRef<OpFacts> facts = getAllOpFacts();
+  const OpFacts *it = llvm::lower_bound(
+      facts, name, [](const OpFacts &f, StringRef n) { return f.name < n; });
+  if (it == facts.end() || it->name != name)
+    return nullptr;
+  return it;
+}
+
+//===----------------------------------------------------------------------===//
 // Element kinds
 //===----------------------------------------------------------------------===//
 

@@ -17,14 +17,6 @@
 
 namespace mlir::tide {
 
-/// Classes of element types an op accepts.
-enum class ElementKind {
-  Float,   ///< f16, bf16, f32, f64
-  Integer, ///< i1, i8, i16, i32, i64
-  Numeric, ///< every supported type except i1
-  Any,     ///< every supported type
-};
-
 /// Human-readable list of the element types in `kind`.
 llvm::StringRef describeElementKind(ElementKind kind);
 /// True when `type` belongs to `kind`.
@@ -62,7 +54,37 @@ void printOperandTypes(OpAsmPrinter &printer, Operation *op, Type lhs,
 ParseResult parseDeviceRef(OpAsmParser &parser, DeviceAttr &device);
 void printDeviceRef(OpAsmPrinter &printer, Operation *op, DeviceAttr device);
 
+//===----------------------------------------------------------------------===//
+// Per-op facts (declared in ODS with Tide_Facts, see TideInterfaces.td)
+//===----------------------------------------------------------------------===//
+
+/// The trait `Tide_Facts` attaches; the facts themselves are static members
+/// of the op class (kElementKind, kKernelGroup, ...).
+template <typename ConcreteType>
+class OpFactsTrait : public OpTrait::TraitBase<ConcreteType, OpFactsTrait> {};
+
+/// The facts of one op, for code that has no op at hand.
+struct OpFacts {
+  llvm::StringRef name; ///< mnemonic without the dialect prefix ("exp")
+  ElementKind elementKind;
+  KernelGroup kernelGroup;
+  LoweringFamily loweringFamily;
+  double flopsPerElement;
+  llvm::ArrayRef<llvm::StringLiteral> decomposition;
+
+  bool isComposite() const { return !decomposition.empty(); }
+  /// False for ops placement never sees as kernels (transfers).
+  bool isPlaceable() const { return kernelGroup != KernelGroup::Transfer; }
+};
+
+/// Facts of every tide op, sorted by name.
+llvm::ArrayRef<OpFacts> getAllOpFacts();
+/// Facts of the op named `name` (without the dialect prefix), or null.
+const OpFacts *lookupOpFacts(llvm::StringRef name);
+
 } // namespace mlir::tide
+
+#include "tide/IR/TideInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "tide/IR/TideOps.h.inc"

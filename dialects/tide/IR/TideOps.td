@@ -8,19 +8,24 @@
 #define TIDE_IR_TIDEOPS_TD
 
 include "tide/IR/TideBase.td"
+include "tide/IR/TideInterfaces.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
+// Every tide op is pure and declares its facts (`Tide_Facts`, see
+// TideInterfaces.td) among its traits.
 class Tide_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Tide_Dialect, mnemonic, !listconcat(traits, [Pure])>;
+    : Op<Tide_Dialect, mnemonic,
+         !listconcat(traits, [Pure, Tide_OpFactsInterface])>;
 
 //===----------------------------------------------------------------------===//
 // Constant
 //===----------------------------------------------------------------------===//
 
-def Tide_ConstantOp : Tide_Op<"constant", [ConstantLike]> {
+def Tide_ConstantOp : Tide_Op<"constant", [ConstantLike,
+    Tide_Facts<"Constant", "Constant", "Any", 0>]> {
   let summary = "A tensor constant";
   let description = [{
     Produces a tensor whose elements are given by a dense elements attribute.
@@ -41,9 +46,13 @@ def Tide_ConstantOp : Tide_Op<"constant", [ConstantLike]> {
 //===----------------------------------------------------------------------===//
 
 // `kind` names the ElementKind the op accepts (see TideOps.h).
+// `flops` is the arithmetic per element the cost model assumes
+// (transcendentals are polynomial evaluations of roughly that many
+// operations).
 class Tide_UnaryOp<string mnemonic, string kind, string what,
-                   list<Trait> traits = []>
-    : Tide_Op<mnemonic, !listconcat(traits, [SameOperandsAndResultType])> {
+                   list<Trait> traits = [], int flops = 1>
+    : Tide_Op<mnemonic, !listconcat(traits, [SameOperandsAndResultType,
+          Tide_Facts<"Unary", "Elementwise", kind, flops>])> {
   let summary = "Elementwise " # what;
   let description = [{
     Applies }] # what # [{ to every element. Accepts }] # kind # [{ element
@@ -68,21 +77,22 @@ class Tide_UnaryOp<string mnemonic, string kind, string what,
 
 def Tide_NegOp : Tide_UnaryOp<"neg", "Numeric", "negation"> { let hasFolder = 1; }
 def Tide_AbsOp : Tide_UnaryOp<"abs", "Numeric", "absolute value"> { let hasFolder = 1; }
-def Tide_ExpOp : Tide_UnaryOp<"exp", "Float", "the exponential e^x"> { let hasFolder = 1; }
-def Tide_LogOp : Tide_UnaryOp<"log", "Float", "the natural logarithm">;
-def Tide_SqrtOp : Tide_UnaryOp<"sqrt", "Float", "the square root"> { let hasFolder = 1; }
-def Tide_RsqrtOp : Tide_UnaryOp<"rsqrt", "Float", "the reciprocal square root">;
-def Tide_TanhOp : Tide_UnaryOp<"tanh", "Float", "the hyperbolic tangent">;
-def Tide_SigmoidOp : Tide_UnaryOp<"sigmoid", "Float", "the logistic sigmoid 1/(1+e^-x)">;
+def Tide_ExpOp : Tide_UnaryOp<"exp", "Float", "the exponential e^x", [], 10> { let hasFolder = 1; }
+def Tide_LogOp : Tide_UnaryOp<"log", "Float", "the natural logarithm", [], 10>;
+def Tide_SqrtOp : Tide_UnaryOp<"sqrt", "Float", "the square root", [], 4> { let hasFolder = 1; }
+def Tide_RsqrtOp : Tide_UnaryOp<"rsqrt", "Float", "the reciprocal square root", [], 4>;
+def Tide_TanhOp : Tide_UnaryOp<"tanh", "Float", "the hyperbolic tangent", [], 10>;
+def Tide_SigmoidOp : Tide_UnaryOp<"sigmoid", "Float", "the logistic sigmoid 1/(1+e^-x)", [], 10>;
 def Tide_ReluOp : Tide_UnaryOp<"relu", "Numeric", "the rectifier max(x, 0)"> { let hasFolder = 1; }
 def Tide_FloorOp : Tide_UnaryOp<"floor", "Float", "rounding toward -inf"> { let hasFolder = 1; }
 def Tide_CeilOp : Tide_UnaryOp<"ceil", "Float", "rounding toward +inf"> { let hasFolder = 1; }
-def Tide_SinOp : Tide_UnaryOp<"sin", "Float", "the sine">;
-def Tide_CosOp : Tide_UnaryOp<"cos", "Float", "the cosine">;
-def Tide_ErfOp : Tide_UnaryOp<"erf", "Float", "the error function">;
+def Tide_SinOp : Tide_UnaryOp<"sin", "Float", "the sine", [], 10>;
+def Tide_CosOp : Tide_UnaryOp<"cos", "Float", "the cosine", [], 10>;
+def Tide_ErfOp : Tide_UnaryOp<"erf", "Float", "the error function", [], 10>;
 def Tide_NotOp : Tide_UnaryOp<"not", "Integer", "logical (i1) or bitwise (iN) negation"> { let hasFolder = 1; }
 
-def Tide_EluOp : Tide_Op<"elu", [SameOperandsAndResultType]> {
+def Tide_EluOp : Tide_Op<"elu", [SameOperandsAndResultType,
+    Tide_Facts<"Unary", "Elementwise", "Float", 10>]> {
   let summary = "Elementwise exponential linear unit";
   let description = [{
     `x > 0 ? x : alpha * (exp(x) - 1)` elementwise, for floating-point
@@ -105,8 +115,9 @@ def Tide_EluOp : Tide_Op<"elu", [SameOperandsAndResultType]> {
 //===----------------------------------------------------------------------===//
 
 class Tide_BinaryOp<string mnemonic, string kind, string what,
-                    list<Trait> traits = []>
-    : Tide_Op<mnemonic, !listconcat(traits, [InferTypeOpAdaptor])> {
+                    list<Trait> traits = [], int flops = 1>
+    : Tide_Op<mnemonic, !listconcat(traits, [InferTypeOpAdaptor,
+          Tide_Facts<"Binary", "Elementwise", kind, flops>])> {
   let summary = "Elementwise " # what # " with NumPy broadcasting";
   let description = [{
     Computes }] # what # [{ elementwise. The operands must have the same
@@ -139,14 +150,15 @@ class Tide_BinaryOp<string mnemonic, string kind, string what,
 def Tide_AddOp : Tide_BinaryOp<"add", "Numeric", "addition", [Commutative]> { let hasFolder = 1; }
 def Tide_SubOp : Tide_BinaryOp<"sub", "Numeric", "subtraction"> { let hasFolder = 1; }
 def Tide_MulOp : Tide_BinaryOp<"mul", "Numeric", "multiplication", [Commutative]> { let hasFolder = 1; }
-def Tide_DivOp : Tide_BinaryOp<"div", "Numeric", "division (truncating for integers)"> { let hasFolder = 1; }
-def Tide_PowOp : Tide_BinaryOp<"pow", "Float", "power x^y">;
+def Tide_DivOp : Tide_BinaryOp<"div", "Numeric", "division (truncating for integers)", [], 4> { let hasFolder = 1; }
+def Tide_PowOp : Tide_BinaryOp<"pow", "Float", "power x^y", [], 10>;
 def Tide_MaximumOp : Tide_BinaryOp<"maximum", "Numeric", "maximum", [Commutative]> { let hasFolder = 1; }
 def Tide_MinimumOp : Tide_BinaryOp<"minimum", "Numeric", "minimum", [Commutative]> { let hasFolder = 1; }
 def Tide_AndOp : Tide_BinaryOp<"and", "Integer", "logical (i1) or bitwise (iN) and", [Commutative]> { let hasFolder = 1; }
 def Tide_OrOp : Tide_BinaryOp<"or", "Integer", "logical (i1) or bitwise (iN) or", [Commutative]> { let hasFolder = 1; }
 
-def Tide_CmpOp : Tide_Op<"cmp", [InferTypeOpAdaptor]> {
+def Tide_CmpOp : Tide_Op<"cmp", [InferTypeOpAdaptor,
+    Tide_Facts<"Compare", "Elementwise", "Any">]> {
   let summary = "Elementwise comparison with NumPy broadcasting";
   let description = [{
     Compares the operands elementwise with `predicate` (eq, ne, lt, le, gt,
@@ -166,7 +178,8 @@ def Tide_CmpOp : Tide_Op<"cmp", [InferTypeOpAdaptor]> {
   }];
 }
 
-def Tide_SelectOp : Tide_Op<"select", [InferTypeOpAdaptor]> {
+def Tide_SelectOp : Tide_Op<"select", [InferTypeOpAdaptor,
+    Tide_Facts<"Select", "Elementwise", "Any">]> {
   let summary = "Elementwise choice with NumPy broadcasting";
   let description = [{
     `cond ? on_true : on_false` elementwise. `cond` is an `i1` tensor; the
@@ -189,7 +202,8 @@ def Tide_SelectOp : Tide_Op<"select", [InferTypeOpAdaptor]> {
 // Cast and transfer
 //===----------------------------------------------------------------------===//
 
-def Tide_CastOp : Tide_Op<"cast"> {
+def Tide_CastOp : Tide_Op<"cast", [
+    Tide_Facts<"Cast", "Elementwise", "Any">]> {
   let summary = "Explicit element type conversion";
   let description = [{
     Converts every element to the result's element type. Shapes must match.
@@ -208,7 +222,8 @@ def Tide_CastOp : Tide_Op<"cast"> {
   let hasVerifier = 1;
 }
 
-def Tide_TransferOp : Tide_Op<"transfer", [SameOperandsAndResultType]> {
+def Tide_TransferOp : Tide_Op<"transfer", [SameOperandsAndResultType,
+    Tide_Facts<"Transfer", "Transfer", "Any", 0>]> {
   let summary = "Copy a tensor to another device";
   let description = [{
     Makes the value available on device `to`. Placement inserts transfers
@@ -231,7 +246,9 @@ def Tide_TransferOp : Tide_Op<"transfer", [SameOperandsAndResultType]> {
 // Matmul
 //===----------------------------------------------------------------------===//
 
-def Tide_MatmulOp : Tide_Op<"matmul", [InferTypeOpAdaptor]> {
+// Contractions are costed from their shapes (2 * K per output element).
+def Tide_MatmulOp : Tide_Op<"matmul", [InferTypeOpAdaptor,
+    Tide_Facts<"Matmul", "Matmul", "Numeric", 2>]> {
   let summary = "Matrix product, batched with broadcasting batch dimensions";
   let description = [{
     `lhs` is `[..., M, K]`, `rhs` is `[..., K, N]`, the result is
@@ -256,8 +273,11 @@ def Tide_MatmulOp : Tide_Op<"matmul", [InferTypeOpAdaptor]> {
 //===----------------------------------------------------------------------===//
 
 class Tide_ReduceOp<string mnemonic, string kind, string what,
-                    list<Trait> traits = []>
-    : Tide_Op<mnemonic, !listconcat(traits, [InferTypeOpAdaptor])> {
+                    list<string> decomposition = []>
+    : Tide_Op<mnemonic, [InferTypeOpAdaptor,
+          Tide_Facts<!if(!eq(!substr(mnemonic, 0, 3), "arg"), "ArgReduction",
+                         "Reduction"), "Reductions", kind, 1,
+                     decomposition>]> {
   let summary = "Reduction: " # what # " over `axes`";
   let description = [{
     Computes }] # what # [{ over the dimensions listed in `axes` (negative
@@ -298,7 +318,8 @@ class Tide_ReduceOp<string mnemonic, string kind, string what,
 }
 
 def Tide_ReduceSumOp : Tide_ReduceOp<"reduce_sum", "Numeric", "the sum">;
-def Tide_ReduceMeanOp : Tide_ReduceOp<"reduce_mean", "Float", "the arithmetic mean">;
+def Tide_ReduceMeanOp : Tide_ReduceOp<"reduce_mean", "Float", "the arithmetic mean",
+    ["reduce_sum", "div", "constant"]>;
 def Tide_ReduceMaxOp : Tide_ReduceOp<"reduce_max", "Numeric", "the maximum">;
 def Tide_ReduceMinOp : Tide_ReduceOp<"reduce_min", "Numeric", "the minimum">;
 def Tide_ReduceProdOp : Tide_ReduceOp<"reduce_prod", "Numeric", "the product">;
@@ -311,7 +332,8 @@ def Tide_ArgminOp : Tide_ReduceOp<"argmin", "Numeric",
 // Shape manipulation
 //===----------------------------------------------------------------------===//
 
-def Tide_ReshapeOp : Tide_Op<"reshape"> {
+def Tide_ReshapeOp : Tide_Op<"reshape", [
+    Tide_Facts<"Reshape", "Shape", "Any", 0>]> {
   let summary = "Same elements, new shape";
   let description = [{
     Reinterprets the elements (row-major) with the result's shape. Element
@@ -330,7 +352,8 @@ def Tide_ReshapeOp : Tide_Op<"reshape"> {
   let hasCanonicalizer = 1;
 }
 
-def Tide_TransposeOp : Tide_Op<"transpose", [InferTypeOpAdaptor]> {
+def Tide_TransposeOp : Tide_Op<"transpose", [InferTypeOpAdaptor,
+    Tide_Facts<"Transpose", "Shape", "Any", 0>]> {
   let summary = "Permute dimensions";
   let description = [{
     Result dimension `i` is input dimension `perm[i]`; `perm` is a
@@ -347,7 +370,8 @@ def Tide_TransposeOp : Tide_Op<"transpose", [InferTypeOpAdaptor]> {
   let hasCanonicalizer = 1;
 }
 
-def Tide_BroadcastToOp : Tide_Op<"broadcast_to"> {
+def Tide_BroadcastToOp : Tide_Op<"broadcast_to", [
+    Tide_Facts<"Broadcast", "Shape", "Any", 0>]> {
   let summary = "Broadcast to a shape by NumPy's rules";
   let description = [{
     Stretches size-1 dimensions and prepends dimensions so the input takes
@@ -364,7 +388,8 @@ def Tide_BroadcastToOp : Tide_Op<"broadcast_to"> {
   let hasVerifier = 1;
 }
 
-def Tide_ConcatOp : Tide_Op<"concat", [InferTypeOpAdaptor]> {
+def Tide_ConcatOp : Tide_Op<"concat", [InferTypeOpAdaptor,
+    Tide_Facts<"Concat", "Shape", "Any", 0>]> {
   let summary = "Join tensors along an axis";
   let description = [{
     All inputs have the same rank and element type, and equal sizes except
@@ -380,7 +405,8 @@ def Tide_ConcatOp : Tide_Op<"concat", [InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def Tide_SliceOp : Tide_Op<"slice", [InferTypeOpAdaptor]> {
+def Tide_SliceOp : Tide_Op<"slice", [InferTypeOpAdaptor,
+    Tide_Facts<"Slice", "Shape", "Any", 0>]> {
   let summary = "Strided slice with static bounds";
   let description = [{
     Takes elements `start[i], start[i] + strides[i], ...` below `limit[i]` in
@@ -405,8 +431,9 @@ def Tide_SliceOp : Tide_Op<"slice", [InferTypeOpAdaptor]> {
 // Composite ops
 //===----------------------------------------------------------------------===//
 
-class Tide_SoftmaxBase<string mnemonic, string what>
-    : Tide_Op<mnemonic, [SameOperandsAndResultType]> {
+class Tide_SoftmaxBase<string mnemonic, string what, list<string> decomposition>
+    : Tide_Op<mnemonic, [SameOperandsAndResultType,
+          Tide_Facts<"Softmax", "Composite", "Float", 16, decomposition>]> {
   let summary = what # " along one axis (composite, decomposable)";
   let description = [{
     Computes }] # what # [{ along `axis` (negative counts from the end) of a
@@ -424,7 +451,9 @@ class Tide_SoftmaxBase<string mnemonic, string what>
   let hasVerifier = 1;
 }
 
-def Tide_SoftmaxOp : Tide_SoftmaxBase<"softmax", "softmax">;
-def Tide_LogSoftmaxOp : Tide_SoftmaxBase<"log_softmax", "log-softmax">;
+def Tide_SoftmaxOp : Tide_SoftmaxBase<"softmax", "softmax",
+    ["reduce_max", "sub", "exp", "reduce_sum", "div"]>;
+def Tide_LogSoftmaxOp : Tide_SoftmaxBase<"log_softmax", "log-softmax",
+    ["reduce_max", "sub", "exp", "reduce_sum", "log"]>;
 
 #endif // TIDE_IR_TIDEOPS_TD

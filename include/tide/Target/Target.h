@@ -31,16 +31,6 @@ namespace mlir::tide {
 /// How a device runs an (op, dtype) pair.
 enum class KernelKind { None, Codegen, Library };
 
-/// Element types Tide knows, in a fixed order.
-enum class DType { I1, I8, I16, I32, I64, F16, BF16, F32, F64 };
-constexpr unsigned kNumDTypes = 9;
-llvm::StringRef stringifyDType(DType dtype);
-std::optional<DType> parseDType(llvm::StringRef name);
-/// The DType of a builtin element type, if Tide supports it.
-std::optional<DType> getDType(Type type);
-/// Size of one element in bytes (i1 is stored as a byte).
-unsigned getDTypeBytes(DType dtype);
-
 /// Kernel table of one device: (op name, dtype) -> kind. Op names are the
 /// mnemonics without the dialect prefix ("exp", "reduce_mean").
 class KernelTable {
