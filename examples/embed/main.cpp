@@ -66,7 +66,13 @@ int main(int argc, char **argv) {
   // Options set in code: nothing global is read.
   tide::PlacementPipelineOptions options;
   options.target = targetName;
-  options.policy = policy;
+  std::optional<tide::PlacementPolicy> parsedPolicy =
+      tide::symbolizePlacementPolicy(policy);
+  if (!parsedPolicy) {
+    llvm::errs() << "embed-host: unknown policy '" << policy << "'\n";
+    return 1;
+  }
+  options.policy = *parsedPolicy;
   options.remarks = false;
   PassManager pm(&context, ModuleOp::getOperationName());
   tide::buildPlacementPipeline(pm, options);

@@ -81,13 +81,12 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   gpu.toolkit = options.cudaToolkit;
   std::string chip = options.gpuChip;
   if (chip.empty()) {
-    if (std::optional<Target> target =
-            loadTargetOrEmitError(module, options.target))
-      for (const DeviceSpec &device : target->devices)
-        if (device.kind == DeviceKind::CUDA && !device.chip.empty()) {
-          chip = device.chip;
-          break;
-        }
+    // Placement recorded the target on the module.
+    FailureOr<const Target *> target = resolveTarget(module, options.target);
+    if (failed(target))
+      return failure();
+    if (const DeviceSpec *gpu = (*target)->getFirstGPU())
+      chip = gpu->chip;
   }
   if (!chip.empty())
     gpu.chip = chip;
@@ -117,8 +116,10 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   }
   PassManager cpu(module.getContext(), ModuleOp::getOperationName());
   PlacementPipelineOptions cpuPlace;
+  // The same program placed again, for the CPU alone.
+  (*original)->removeAttr(TideDialect::getTargetAttrName());
   cpuPlace.target = "cpu";
-  cpuPlace.policy = "soft";
+  cpuPlace.policy = PlacementPolicy::Soft;
   cpuPlace.remarks = false;
   buildPlacementPipeline(cpu, cpuPlace);
   buildCpuPipeline(cpu, CpuPipelineOptions());

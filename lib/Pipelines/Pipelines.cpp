@@ -29,19 +29,6 @@ using namespace mlir::tide;
 
 LogicalResult mlir::tide::validatePlacementPipelineOptions(
     const PlacementPipelineOptions &options, std::string &error) {
-  auto oneOf = [&](StringRef name, StringRef value,
-                   ArrayRef<StringRef> allowed) {
-    if (llvm::is_contained(allowed, value))
-      return true;
-    error = ("invalid '" + name + "' option '" + value + "'; expected " +
-             llvm::join(allowed.drop_back(), ", ") + " or " + allowed.back())
-                .str();
-    return false;
-  };
-  if (!oneOf("policy", options.policy, {"soft", "strict", "require-gpu", "cost"}) ||
-      !oneOf("decompose", options.decompose, {"auto", "always", "never"}) ||
-      !oneOf("report", options.report, {"none", "text", "json", "dot"}))
-    return failure();
   if (options.dynamicDimSize <= 0) {
     error = "invalid 'dynamic-dim-size' option " +
             std::to_string(static_cast<int64_t>(options.dynamicDimSize)) +
@@ -69,7 +56,7 @@ void mlir::tide::buildPlacementPipeline(
   pm.addNestedPass<func::FuncOp>(createInsertTransfersPass());
   pm.addNestedPass<func::FuncOp>(createOptimizeTransfersPass());
 
-  if (options.report != "none") {
+  if (options.report != ReportFormat::None) {
     PlacementReportPassOptions report;
     report.target = options.target;
     report.format = options.report;
@@ -189,7 +176,8 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
   pm.addPass(createGpuToLLVMConversionPass());
   GpuModuleToBinaryPassOptions binary;
   binary.toolkitPath = options.toolkit;
-  binary.compilationTarget = options.format;
+  binary.compilationTarget =
+      options.format == GpuBinaryFormat::Isa ? "isa" : "fatbin";
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

@@ -129,16 +129,17 @@ const DeviceSpec *preferredDevice(Operation *op, const Target &target) {
 struct DecomposePass : public tide::impl::DecomposePassBase<DecomposePass> {
   using Base::Base;
 
+  LogicalResult initialize(MLIRContext *) override {
+    warmTargetCache(target);
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (mode != "auto" && mode != "always" && mode != "never") {
-      module.emitError() << "invalid 'mode' option '" << mode
-                         << "'; expected auto, always or never";
+    FailureOr<const Target *> resolved = resolveTarget(module, target);
+    if (failed(resolved))
       return signalPassFailure();
-    }
-    std::optional<Target> loaded = loadTargetOrEmitError(module, target);
-    if (!loaded)
-      return signalPassFailure();
+    const Target *loaded = *resolved;
     SmallVector<Operation *> ops;
     module->walk([&](Operation *op) {
       if (isPlaceable(op))
@@ -147,9 +148,9 @@ struct DecomposePass : public tide::impl::DecomposePassBase<DecomposePass> {
     OpBuilder b(module.getContext());
     for (Operation *op : ops) {
       ArrayRef<StringLiteral> primitives = primitivesOf(op);
-      if (primitives.empty() || mode == "never")
+      if (primitives.empty() || mode == DecomposeMode::Never)
         continue;
-      if (mode == "auto") {
+      if (mode == DecomposeMode::Auto) {
         const DeviceSpec *device = preferredDevice(op, *loaded);
         std::optional<DType> dtype = getKernelDType(op);
         if (!device || !dtype || hasKernelOn(op, *device))

@@ -355,39 +355,35 @@ struct PlaceDevicesPass
     : public tide::impl::PlaceDevicesPassBase<PlaceDevicesPass> {
   using Base::Base;
 
+  LogicalResult initialize(MLIRContext *) override {
+    warmTargetCache(target);
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::optional<PlacementPolicy> parsedPolicy =
-        parsePolicyOrEmitError(module, policy);
-    if (!parsedPolicy)
+    if (failed(checkDynamicDimSize(module.getLoc(), dynamicDimSize)))
       return signalPassFailure();
-    if (copyMode != "pinned" && copyMode != "pageable") {
-      module.emitError() << "invalid 'copy-mode' option '" << copyMode
-                         << "'; expected pinned or pageable";
+    FailureOr<const Target *> loaded = resolveTarget(module, target);
+    if (failed(loaded))
       return signalPassFailure();
-    }
-    if (failed(checkDynamicDimSize(module, dynamicDimSize)))
-      return signalPassFailure();
-    std::optional<Target> loaded = loadTargetOrEmitError(module, target);
-    if (!loaded)
-      return signalPassFailure();
-    Placer placer{*loaded,
-                  *parsedPolicy,
-                  dynamicDimSize,
-                  copyMode == "pinned" ? CopyMode::Pinned : CopyMode::Pageable,
-                  remarks};
+    const Target &resolved = **loaded;
+    Placer placer{resolved, policy, dynamicDimSize, copyMode, remarks};
     if (failed(placer.checkDevices(module)))
       return signalPassFailure();
     for (auto func : module.getOps<FunctionOpInterface>()) {
       if (func.isExternal())
         continue;
-      if (*parsedPolicy == PlacementPolicy::Cost && loaded->getFirstGPU())
+      if (policy == PlacementPolicy::Cost && resolved.getFirstGPU())
         placer.placeByCost(func);
       else
         placer.placeByRules(func);
     }
     if (placer.violations)
       return signalPassFailure();
+    // Later passes and tide-compile read the target from here.
+    module->setAttr(TideDialect::getTargetAttrName(),
+                    getTargetAttr(module.getContext(), resolved));
   }
 };
 
@@ -395,15 +391,17 @@ struct VerifyPlacementPass
     : public tide::impl::VerifyPlacementPassBase<VerifyPlacementPass> {
   using Base::Base;
 
+  LogicalResult initialize(MLIRContext *) override {
+    warmTargetCache(target);
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::optional<PlacementPolicy> parsedPolicy =
-        parsePolicyOrEmitError(module, policy);
-    if (!parsedPolicy)
+    FailureOr<const Target *> loaded = resolveTarget(module, target);
+    if (failed(loaded))
       return signalPassFailure();
-    std::optional<Target> loaded = loadTargetOrEmitError(module, target);
-    if (!loaded)
-      return signalPassFailure();
+    PlacementPolicy parsedPolicy = policy;
     bool ok = true;
     module->walk([&](Operation *op) {
       if (!isPlaceable(op))
@@ -412,25 +410,25 @@ struct VerifyPlacementPass
       std::string problem;
       if (!device) {
         problem = "has no device; run tide-place-devices first";
-      } else if (const DeviceSpec *spec = loaded->getDevice(device)) {
+      } else if (const DeviceSpec *spec = (*loaded)->getDevice(device)) {
         if (!hasKernelOn(op, *spec))
           problem = llvm::formatv("is on {0}, but target '{1}' has no {0} "
                                   "kernel for it",
-                                  device.str(), loaded->name);
-        else if (*parsedPolicy == PlacementPolicy::RequireGPU &&
+                                  device.str(), (*loaded)->name);
+        else if (parsedPolicy == PlacementPolicy::RequireGPU &&
                  device.isCPU())
           problem = "is on the CPU but the policy is require-gpu";
       } else {
         problem = llvm::formatv("is on {0}, which is not a device of target "
                                 "'{1}'",
-                                device.str(), loaded->name);
+                                device.str(), (*loaded)->name);
       }
       if (problem.empty())
         return;
       ok = false;
       op->emitError() << "'" << op->getName() << "' (" << describeKernelDType(op)
                       << ") " << problem << "; "
-                      << fixesFor(op, *parsedPolicy);
+                      << fixesFor(op, parsedPolicy);
     });
     if (!ok)
       signalPassFailure();

@@ -17,42 +17,35 @@
 using namespace mlir;
 using namespace mlir::tide;
 
-std::optional<PlacementPolicy>
-mlir::tide::parsePlacementPolicy(StringRef name) {
-  return llvm::StringSwitch<std::optional<PlacementPolicy>>(name)
-      .Case("soft", PlacementPolicy::Soft)
-      .Case("strict", PlacementPolicy::Strict)
-      .Case("require-gpu", PlacementPolicy::RequireGPU)
-      .Case("cost", PlacementPolicy::Cost)
-      .Default(std::nullopt);
-}
-
-std::optional<Target> mlir::tide::loadTargetOrEmitError(Operation *anchor,
-                                                       StringRef name) {
-  llvm::Expected<Target> target = loadTarget(name);
-  if (!target) {
-    anchor->emitError() << "invalid 'target' option: "
-                        << llvm::toString(target.takeError());
-    return std::nullopt;
+StringRef mlir::tide::stringifyPlacementPolicy(PlacementPolicy policy) {
+  switch (policy) {
+  case PlacementPolicy::Soft:
+    return "soft";
+  case PlacementPolicy::Strict:
+    return "strict";
+  case PlacementPolicy::RequireGPU:
+    return "require-gpu";
+  case PlacementPolicy::Cost:
+    return "cost";
   }
-  return std::move(*target);
+  llvm_unreachable("unknown policy");
 }
 
 std::optional<PlacementPolicy>
-mlir::tide::parsePolicyOrEmitError(Operation *anchor, StringRef name) {
-  std::optional<PlacementPolicy> policy = parsePlacementPolicy(name);
-  if (!policy)
-    anchor->emitError() << "invalid 'policy' option '" << name
-                        << "'; expected soft, strict, require-gpu or cost";
-  return policy;
+mlir::tide::symbolizePlacementPolicy(StringRef name) {
+  for (PlacementPolicy policy :
+       {PlacementPolicy::Soft, PlacementPolicy::Strict,
+        PlacementPolicy::RequireGPU, PlacementPolicy::Cost})
+    if (stringifyPlacementPolicy(policy) == name)
+      return policy;
+  return std::nullopt;
 }
 
-LogicalResult mlir::tide::checkDynamicDimSize(Operation *anchor,
-                                              int64_t size) {
+LogicalResult mlir::tide::checkDynamicDimSize(Location loc, int64_t size) {
   if (size > 0)
     return success();
-  return anchor->emitError() << "invalid 'dynamic-dim-size' option " << size
-                             << "; it must be positive";
+  return emitError(loc) << "invalid 'dynamic-dim-size' option " << size
+                        << "; it must be positive";
 }
 
 bool mlir::tide::isPlaceable(Operation *op) {

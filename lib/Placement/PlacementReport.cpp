@@ -373,32 +373,32 @@ struct PlacementReportPass
     : public tide::impl::PlacementReportPassBase<PlacementReportPass> {
   using Base::Base;
 
+  LogicalResult initialize(MLIRContext *) override {
+    warmTargetCache(target);
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     markAllAnalysesPreserved();
-    if (format != "text" && format != "json" && format != "dot") {
-      module.emitError() << "invalid 'format' option '" << format
-                         << "'; expected text, json or dot";
+    if (failed(checkDynamicDimSize(module.getLoc(), dynamicDimSize)))
       return signalPassFailure();
-    }
-    if (failed(checkDynamicDimSize(module, dynamicDimSize)))
+    FailureOr<const Target *> loaded = resolveTarget(module, target);
+    if (failed(loaded))
       return signalPassFailure();
-    std::optional<Target> loaded = loadTargetOrEmitError(module, target);
-    if (!loaded)
-      return signalPassFailure();
-    PlacementSummary summary =
-        collectPlacement(module, &*loaded, dynamicDimSize);
+    PlacementSummary summary = collectPlacement(module, *loaded, dynamicDimSize);
     std::string errorMessage;
     std::unique_ptr<llvm::ToolOutputFile> file =
         openOutputFile(output, &errorMessage);
     if (!file) {
-      module.emitError() << "cannot write the placement report to '" << output
+      emitError(module.getLoc())
+          << "cannot write the placement report to '" << output
                          << "': " << errorMessage;
       return signalPassFailure();
     }
-    if (format == "json")
+    if (format == ReportFormat::JSON)
       printPlacementJSON(summary, file->os());
-    else if (format == "dot")
+    else if (format == ReportFormat::Dot)
       printPlacementDot(summary, file->os());
     else
       printPlacementText(summary, file->os());
@@ -411,11 +411,13 @@ struct ListKernelsPass : public tide::impl::ListKernelsPassBase<ListKernelsPass>
 
   void runOnOperation() override {
     markAllAnalysesPreserved();
-    std::optional<Target> loaded =
-        loadTargetOrEmitError(getOperation(), target);
-    if (!loaded)
+    FailureOr<const Target *> loaded = resolveTarget(getOperation(), target);
+    if (failed(loaded))
       return signalPassFailure();
-    loaded->printKernelTable(llvm::outs());
+    if (format == ReportFormat::JSON)
+      (*loaded)->printKernelTableJSON(llvm::outs());
+    else
+      (*loaded)->printKernelTable(llvm::outs());
   }
 };
 } // namespace

@@ -6,7 +6,11 @@
 
 #include "tide/Target/Target.h"
 
+#include "tide/IR/TideOps.h"
+
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -16,6 +20,9 @@
 
 #include <algorithm>
 #include <limits>
+
+#include <memory>
+#include <mutex>
 
 using namespace mlir;
 using namespace mlir::tide;
@@ -152,6 +159,92 @@ void Target::printKernelTable(llvm::raw_ostream &os) const {
     }
     os << "\n";
   }
+}
+
+static StringRef stringifyKernelKind(KernelKind kind) {
+  switch (kind) {
+  case KernelKind::None:
+    return "none";
+  case KernelKind::Codegen:
+    return "codegen";
+  case KernelKind::Library:
+    return "library";
+  }
+  llvm_unreachable("unknown kernel kind");
+}
+
+void Target::printKernelTableJSON(llvm::raw_ostream &os) const {
+  llvm::json::OStream json(os, /*IndentSize=*/1);
+  json.object([&] {
+    json.attribute("target", name);
+    json.attribute("source", source);
+    json.attribute("description", description);
+    json.attributeArray("dtypes", [&] {
+      for (unsigned i = 0; i < kNumDTypes; ++i)
+        json.value(stringifyDType(static_cast<DType>(i)));
+    });
+    json.attributeArray("devices", [&] {
+      for (const DeviceSpec &dev : devices)
+        json.object([&] {
+          json.attribute("name", dev.name());
+          json.attribute("chip", dev.chip);
+          json.attribute("description", dev.description);
+          json.attribute("memory_bandwidth", dev.memoryBandwidth);
+          json.attribute("launch_latency", dev.launchLatency);
+          json.attributeObject("peak_flops", [&] {
+            for (unsigned i = 0; i < kNumDTypes; ++i)
+              if (dev.peakFlops[i] > 0)
+                json.attribute(stringifyDType(static_cast<DType>(i)),
+                               dev.peakFlops[i]);
+          });
+        });
+    });
+    json.attributeArray("links", [&] {
+      for (const LinkSpec &link : links)
+        json.object([&] {
+          json.attribute("device", link.device);
+          json.attribute("h2d_pinned", link.h2dPinned);
+          json.attribute("h2d_pageable", link.h2dPageable);
+          json.attribute("d2h_pinned", link.d2hPinned);
+          json.attribute("d2h_pageable", link.d2hPageable);
+          json.attribute("latency", link.latency);
+        });
+    });
+    json.attributeArray("ops", [&] {
+      for (const OpFacts &facts : getAllOpFacts()) {
+        if (!facts.isPlaceable())
+          continue;
+        std::vector<DType> accepted = getAcceptedDTypes(facts.name);
+        json.object([&] {
+          json.attribute("name", facts.name);
+          json.attribute("element_kind",
+                         stringifyElementKind(facts.elementKind));
+          json.attribute("group", stringifyKernelGroup(facts.kernelGroup));
+          json.attribute("family",
+                         stringifyLoweringFamily(facts.loweringFamily));
+          json.attribute("flops_per_element", facts.flopsPerElement);
+          json.attributeArray("decomposes_into", [&] {
+            for (StringRef part : facts.decomposition)
+              json.value(part);
+          });
+          json.attributeArray("dtypes", [&] {
+            for (DType dtype : accepted)
+              json.value(stringifyDType(dtype));
+          });
+          json.attributeObject("kernels", [&] {
+            for (const DeviceSpec &dev : devices)
+              json.attributeObject(dev.name(), [&] {
+                for (DType dtype : accepted)
+                  json.attribute(
+                      stringifyDType(dtype),
+                      stringifyKernelKind(dev.kernels.lookup(facts.name, dtype)));
+              });
+          });
+        });
+      }
+    });
+  });
+  os << "\n";
 }
 
 //===----------------------------------------------------------------------===//
@@ -613,4 +706,79 @@ llvm::Expected<Target> mlir::tide::loadTarget(StringRef nameOrPath) {
                                        nameOrPath.str() +
                                        "': " + buffer.getError().message());
   return parseTarget((*buffer)->getBuffer(), nameOrPath);
+}
+
+//===----------------------------------------------------------------------===//
+// Loaded targets and the target recorded in the IR
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<const Target *> mlir::tide::getTarget(StringRef nameOrPath) {
+  static std::mutex mutex;
+  static llvm::StringMap<std::unique_ptr<Target>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(nameOrPath);
+  if (it != cache.end())
+    return it->second.get();
+  llvm::Expected<Target> loaded = loadTarget(nameOrPath);
+  if (!loaded)
+    return loaded.takeError();
+  auto &slot = cache[nameOrPath];
+  slot = std::make_unique<Target>(std::move(*loaded));
+  return slot.get();
+}
+
+void mlir::tide::warmTargetCache(StringRef nameOrPath) {
+  if (nameOrPath.empty())
+    return;
+  if (llvm::Expected<const Target *> target = getTarget(nameOrPath); !target)
+    llvm::consumeError(target.takeError());
+}
+
+TargetAttr mlir::tide::getTargetAttr(MLIRContext *ctx, const Target &target) {
+  Builder b(ctx);
+  SmallVector<NamedAttribute> chips;
+  for (const DeviceSpec &device : target.devices)
+    chips.push_back(b.getNamedAttr(device.name(), b.getStringAttr(device.chip)));
+  return TargetAttr::get(ctx, target.name, target.source,
+                         b.getDictionaryAttr(chips));
+}
+
+/// Where the target recorded in `attr` is loaded from.
+static StringRef sourceOf(TargetAttr attr) {
+  return attr.getSource() == "built-in" ? attr.getName() : attr.getSource();
+}
+
+FailureOr<const Target *> mlir::tide::resolveTarget(ModuleOp module,
+                                                    StringRef override) {
+  Location loc = module.getLoc();
+  auto recorded = module->getAttrOfType<TargetAttr>(
+      TideDialect::getTargetAttrName());
+  const Target *fromOption = nullptr;
+  if (!override.empty()) {
+    llvm::Expected<const Target *> loaded = getTarget(override);
+    if (!loaded)
+      return emitError(loc) << "invalid 'target' option: "
+                            << llvm::toString(loaded.takeError());
+    fromOption = *loaded;
+  }
+  if (!recorded) {
+    if (fromOption)
+      return fromOption;
+    llvm::Expected<const Target *> loaded = getTarget(kDefaultTargetName);
+    if (!loaded)
+      return emitError(loc) << llvm::toString(loaded.takeError());
+    return *loaded;
+  }
+  llvm::Expected<const Target *> loaded = getTarget(sourceOf(recorded));
+  if (!loaded)
+    return emitError(loc) << "the module's 'tide.target' (" << recorded
+                          << "): " << llvm::toString(loaded.takeError());
+  const Target *fromIR = *loaded;
+  if (fromOption && (fromOption->name != fromIR->name ||
+                     fromOption->source != fromIR->source))
+    return emitError(loc)
+           << "option target='" << override << "' disagrees with the target '"
+           << fromIR->name << "' the module was placed for (its tide.target); "
+           << "drop the option, or remove tide.target to place again";
+  return fromIR;
 }

@@ -248,7 +248,7 @@ func.func @negative_non_tide_op(%x: tensor<?xf32>) -> index {
 // -----
 
 // tide.default_device on the module applies to every function; a function's own default wins.
-// SOFT-LABEL: module attributes {tide.default_device = #tide.device<cpu>}
+// SOFT-LABEL: module attributes {tide.default_device = #tide.device<cpu>
 // SOFT-LABEL: func.func @module_default(
 // SOFT: tide.exp %{{.*}} {tide.device = #tide.device<cpu>, tide.reason = "default"}
 // SOFT-LABEL: func.func @func_default_over_module_default(

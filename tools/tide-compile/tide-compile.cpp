@@ -31,11 +31,20 @@ static cl::opt<std::string> outputFile("o", cl::desc("Output shared library"),
                                        cl::value_desc("file.so"),
                                        cl::Required);
 static cl::opt<std::string>
-    target("target", cl::desc("Built-in target or JSON target file"),
-           cl::init("cpu"));
-static cl::opt<std::string>
-    policy("policy", cl::desc("soft | strict | require-gpu | cost"),
-           cl::init("soft"));
+    target("target",
+           cl::desc("Built-in target or JSON target file (default: the "
+                    "module's tide.target, else h200)"));
+static cl::opt<tide::PlacementPolicy> policy(
+    "policy", cl::desc("Placement policy"),
+    cl::init(tide::PlacementPolicy::Soft),
+    cl::values(clEnumValN(tide::PlacementPolicy::Soft, "soft",
+                          "fall back to a device with a kernel"),
+               clEnumValN(tide::PlacementPolicy::Strict, "strict",
+                          "a pin to a device without a kernel is an error"),
+               clEnumValN(tide::PlacementPolicy::RequireGPU, "require-gpu",
+                          "any op on the CPU is an error"),
+               clEnumValN(tide::PlacementPolicy::Cost, "cost",
+                          "minimise compute plus copy time")));
 static cl::opt<std::string>
     header("header", cl::desc("C header to write (default: OUT with .h)"));
 static cl::opt<std::string>

@@ -61,6 +61,11 @@ def Tide_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getResidentAttrName() {
       return ::llvm::StringLiteral("tide.resident");
     }
+    /// Module attribute: the target the module is placed for
+    /// (`#tide.target<...>`), set by placement and read by later passes.
+    static constexpr ::llvm::StringLiteral getTargetAttrName() {
+      return ::llvm::StringLiteral("tide.target");
+    }
   }];
 }
 
@@ -102,6 +107,33 @@ def Tide_DeviceAttr : AttrDef<Tide_Dialect, "Device"> {
     static DeviceAttr cuda(::mlir::MLIRContext *ctx, unsigned ordinal = 0) {
       return get(ctx, DeviceKind::CUDA, ordinal);
     }
+  }];
+}
+
+def Tide_TargetAttr : AttrDef<Tide_Dialect, "Target"> {
+  let mnemonic = "target";
+  let summary = "The target a module is placed for";
+  let description = [{
+    Placement records the target it placed for on the module, as
+    `tide.target`; every later pass and `tide-compile` read it from there (a
+    `target=` option on them only overrides it, and must agree). `name` is
+    the target's name, `source` is `built-in` or the path of the JSON target
+    file it came from, and `chips` maps each device to its chip (`""` for the
+    host CPU).
+
+    ```mlir
+    module attributes {tide.target = #tide.target<name = "h200",
+        source = "built-in", chips = {cpu = "", "cuda:0" = "sm_90"}>} {
+    }
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"the target's name">:$name,
+                        StringRefParameter<"built-in or a file path">:$source,
+                        "::mlir::DictionaryAttr":$chips);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let extraClassDeclaration = [{
+    /// The chip of `device` ("cpu", "cuda:0"), or "" when it has none.
+    ::llvm::StringRef getChip(::llvm::StringRef device) const;
   }];
 }
 

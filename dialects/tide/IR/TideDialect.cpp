@@ -211,6 +211,14 @@ LogicalResult TideDialect::verifyOperationAttribute(Operation *op,
                                 "#tide.device<cpu> or #tide.device<cuda:0>";
     return success();
   }
+  if (name == getTargetAttrName()) {
+    if (!isa<ModuleOp>(op))
+      return op->emitError() << "'" << name << "' belongs on a module";
+    if (!isa<TargetAttr>(value))
+      return op->emitError() << "'" << name
+                             << "' must be a #tide.target<...> attribute";
+    return success();
+  }
   if (name == getReasonAttrName() || name == getColocateAttrName() ||
       name == "tide.decomposed") {
     if (!isa<StringAttr>(value))
@@ -219,7 +227,8 @@ LogicalResult TideDialect::verifyOperationAttribute(Operation *op,
   }
   return op->emitError() << "unknown Tide attribute '" << name
                          << "'; known: tide.device, tide.default_device, "
-                            "tide.colocate, tide.reason, tide.decomposed";
+                            "tide.colocate, tide.reason, tide.decomposed, "
+                            "tide.target";
 }
 
 static LogicalResult verifyBoundaryAttr(Operation *op, NamedAttribute attr,
@@ -328,4 +337,10 @@ bool mlir::tide::isDTypeOfKind(DType dtype, ElementKind kind) {
     return true;
   }
   llvm_unreachable("unknown element kind");
+}
+
+StringRef TargetAttr::getChip(StringRef device) const {
+  if (auto chip = getChips().getAs<StringAttr>(device))
+    return chip.getValue();
+  return "";
 }

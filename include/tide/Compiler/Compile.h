@@ -24,9 +24,11 @@
 namespace mlir::tide {
 
 struct CompileOptions {
-  /// Placement target and policy (see tide-place-devices).
-  std::string target = "cpu";
-  std::string policy = "soft";
+  /// Placement target (see tide-place-devices): empty means the module's
+  /// tide.target, else the default target (h200).
+  std::string target;
+  /// Placement policy.
+  PlacementPolicy policy = PlacementPolicy::Soft;
   /// Host CPU to generate code for: "native" (this machine) or an LLVM CPU
   /// name such as "x86-64-v3".
   std::string cpu = "native";

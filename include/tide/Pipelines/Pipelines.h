@@ -9,7 +9,7 @@
 //
 //   mlir::tide::PlacementPipelineOptions options;
 //   options.target = "h200";
-//   options.policy = "cost";
+//   options.policy = mlir::tide::PlacementPolicy::Cost;
 //   mlir::tide::buildPlacementPipeline(pm, options);
 //
 //===----------------------------------------------------------------------===//
@@ -19,6 +19,8 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
+#include "tide/Placement/Placement.h"
+#include "tide/Support/EnumOptionParser.h"
 
 #ifndef TIDE_DEFAULT_CUDA_ROOT
 #define TIDE_DEFAULT_CUDA_ROOT "/usr/local/cuda"
@@ -26,20 +28,42 @@
 
 namespace mlir::tide {
 
+/// What gpu-module-to-binary embeds.
+enum class GpuBinaryFormat { Fatbin, Isa };
+
+} // namespace mlir::tide
+
+TIDE_ENUM_OPTION_PARSER(::mlir::tide::GpuBinaryFormat)
+
+namespace mlir::tide {
+
 struct PlacementPipelineOptions
     : public PassPipelineOptions<PlacementPipelineOptions> {
   PassOptions::Option<std::string> target{
       *this, "target",
-      llvm::cl::desc("Built-in target name or JSON target file"),
-      llvm::cl::init("h200")};
-  PassOptions::Option<std::string> policy{
-      *this, "policy", llvm::cl::desc("soft | strict | require-gpu | cost"),
-      llvm::cl::init("soft")};
-  PassOptions::Option<std::string> decompose{
-      *this, "decompose",
-      llvm::cl::desc("auto (where it enables a better placement) | always | "
-                     "never"),
-      llvm::cl::init("auto")};
+      llvm::cl::desc("Built-in target name or JSON target file (default: the "
+                     "module's tide.target, else h200)")};
+  PassOptions::Option<PlacementPolicy> policy{
+      *this, "policy", llvm::cl::desc("Placement policy"),
+      llvm::cl::init(PlacementPolicy::Soft),
+      llvm::cl::values(
+          clEnumValN(PlacementPolicy::Soft, "soft",
+                     "fall back to a device with a kernel, with a remark"),
+          clEnumValN(PlacementPolicy::Strict, "strict",
+                     "like soft, but a pin to a device without a kernel is "
+                     "an error"),
+          clEnumValN(PlacementPolicy::RequireGPU, "require-gpu",
+                     "any op on the CPU is an error"),
+          clEnumValN(PlacementPolicy::Cost, "cost",
+                     "minimise compute plus copy time"))};
+  PassOptions::Option<DecomposeMode> decompose{
+      *this, "decompose", llvm::cl::desc("When to decompose composite ops"),
+      llvm::cl::init(DecomposeMode::Auto),
+      llvm::cl::values(clEnumValN(DecomposeMode::Auto, "auto",
+                                  "where it enables a better placement"),
+                       clEnumValN(DecomposeMode::Always, "always",
+                                  "every composite op"),
+                       clEnumValN(DecomposeMode::Never, "never", "none"))};
   PassOptions::Option<bool> demoteF64{
       *this, "demote-f64",
       llvm::cl::desc("Compute f64 ops in f32 where only f32 has a kernel "
@@ -52,24 +76,26 @@ struct PlacementPipelineOptions
   PassOptions::Option<bool> remarks{
       *this, "remarks", llvm::cl::desc("Emit a remark for every fallback"),
       llvm::cl::init(true)};
-  PassOptions::Option<std::string> report{
-      *this, "report",
-      llvm::cl::desc("Print a placement report: none | text | json | dot"),
-      llvm::cl::init("none")};
+  PassOptions::Option<ReportFormat> report{
+      *this, "report", llvm::cl::desc("Print a placement report"),
+      llvm::cl::init(ReportFormat::None),
+      llvm::cl::values(clEnumValN(ReportFormat::None, "none", "no report"),
+                       clEnumValN(ReportFormat::Text, "text", "a table"),
+                       clEnumValN(ReportFormat::JSON, "json", "JSON"),
+                       clEnumValN(ReportFormat::Dot, "dot", "a Graphviz graph"))};
   PassOptions::Option<std::string> reportOutput{
       *this, "report-output",
       llvm::cl::desc("Where the report goes (- for stdout)"),
       llvm::cl::init("-")};
 };
 
-/// Checks option values; on failure `error` names the option and the
-/// accepted values.
+/// Checks what the option types cannot (dynamic-dim-size > 0); on failure
+/// `error` names the option.
 LogicalResult validatePlacementPipelineOptions(
     const PlacementPipelineOptions &options, std::string &error);
 
 /// decompose -> place-devices -> insert-transfers -> optimize-transfers
-/// [-> placement-report]. Invalid option values make the first pass that
-/// reads them fail with a diagnostic naming the option.
+/// [-> placement-report].
 void buildPlacementPipeline(OpPassManager &pm,
                             const PlacementPipelineOptions &options);
 
@@ -108,7 +134,8 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<std::string> chip{
       *this, "chip",
-      llvm::cl::desc("GPU architecture (the target's `chip`, e.g. sm_90)"),
+      llvm::cl::desc("GPU architecture, e.g. sm_90 (tide-compile passes the "
+                     "chip of the module's tide.target)"),
       llvm::cl::init("sm_90")};
   PassOptions::Option<std::string> features{
       *this, "features", llvm::cl::desc("PTX features (PTX ISA version)"),
@@ -117,11 +144,13 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "toolkit",
       llvm::cl::desc("CUDA toolkit root (ptxas, fatbinary, libdevice)"),
       llvm::cl::init(TIDE_DEFAULT_CUDA_ROOT)};
-  PassOptions::Option<std::string> format{
-      *this, "format",
-      llvm::cl::desc("GPU binary format: fatbin (SASS + PTX, checked by "
-                     "ptxas) | isa (PTX text, for inspection)"),
-      llvm::cl::init("fatbin")};
+  PassOptions::Option<GpuBinaryFormat> format{
+      *this, "format", llvm::cl::desc("GPU binary format"),
+      llvm::cl::init(GpuBinaryFormat::Fatbin),
+      llvm::cl::values(
+          clEnumValN(GpuBinaryFormat::Fatbin, "fatbin",
+                     "SASS + PTX, checked by ptxas"),
+          clEnumValN(GpuBinaryFormat::Isa, "isa", "PTX text, for inspection"))};
 };
 
 /// Placed tensor-level IR with GPU-placed ops -> LLVM dialect: the CPU

@@ -8,6 +8,7 @@
 #define TIDE_PLACEMENT_PASSES_H
 
 #include "tide/IR/TideDialect.h"
+#include "tide/Placement/Placement.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"

@@ -9,8 +9,19 @@
 
 include "mlir/Pass/PassBase.td"
 
-defvar TargetOption = Option<"target", "target", "std::string", /*default=*/"\"h200\"",
-  "Built-in target name (cpu, h200, rtx3090, theano-0.7, tensorflow-0.7) or path of a JSON target file">;
+// Every pass that needs a target reads the module's `tide.target` (recorded by
+// tide-place-devices); `target=` overrides it and must agree with it. Without
+// either, the default target is h200.
+defvar TargetOption = Option<"target", "target", "std::string", /*default=*/"",
+  "Built-in target name (cpu, h200, rtx3090, theano-0.7, tensorflow-0.7) or path of a JSON target file; default: the module's tide.target, else h200">;
+
+defvar PolicyOption = Option<"policy", "policy", "::mlir::tide::PlacementPolicy",
+  /*default=*/"::mlir::tide::PlacementPolicy::Soft",
+  "Placement policy", [{::llvm::cl::values(
+    clEnumValN(::mlir::tide::PlacementPolicy::Soft, "soft", "fall back to a device with a kernel, with a remark"),
+    clEnumValN(::mlir::tide::PlacementPolicy::Strict, "strict", "like soft, but a pin to a device without a kernel is an error"),
+    clEnumValN(::mlir::tide::PlacementPolicy::RequireGPU, "require-gpu", "any op on the CPU is an error"),
+    clEnumValN(::mlir::tide::PlacementPolicy::Cost, "cost", "minimise compute plus copy time"))}]>;
 
 def DecomposePass : Pass<"tide-decompose", "mlir::ModuleOp"> {
   let summary = "Rewrite composite ops into primitives where that enables a better placement";
@@ -44,8 +55,12 @@ def DecomposePass : Pass<"tide-decompose", "mlir::ModuleOp"> {
   }];
   let options = [
     TargetOption,
-    Option<"mode", "mode", "std::string", /*default=*/"\"auto\"",
-           "auto (only where it enables a better placement) | always | never">,
+    Option<"mode", "mode", "::mlir::tide::DecomposeMode",
+           /*default=*/"::mlir::tide::DecomposeMode::Auto",
+           "When to decompose", [{::llvm::cl::values(
+      clEnumValN(::mlir::tide::DecomposeMode::Auto, "auto", "only where it enables a better placement"),
+      clEnumValN(::mlir::tide::DecomposeMode::Always, "always", "every composite op"),
+      clEnumValN(::mlir::tide::DecomposeMode::Never, "never", "none"))}]>,
     Option<"demoteF64", "demote-f64", "bool", /*default=*/"false",
            "Compute f64 ops in f32 where only f32 has a kernel (reported)">,
   ];
@@ -80,12 +95,14 @@ def PlaceDevicesPass : Pass<"tide-place-devices", "mlir::ModuleOp"> {
   }];
   let options = [
     TargetOption,
-    Option<"policy", "policy", "std::string", /*default=*/"\"soft\"",
-           "soft | strict | require-gpu | cost">,
+    PolicyOption,
     Option<"dynamicDimSize", "dynamic-dim-size", "int64_t", /*default=*/"32",
            "Size assumed for dynamic dimensions in cost estimates">,
-    Option<"copyMode", "copy-mode", "std::string", /*default=*/"\"pinned\"",
-           "Link figures for copies: pinned (Tide's runtime) | pageable">,
+    Option<"copyMode", "copy-mode", "::mlir::tide::CopyMode",
+           /*default=*/"::mlir::tide::CopyMode::Pinned",
+           "Link figures for copies", [{::llvm::cl::values(
+      clEnumValN(::mlir::tide::CopyMode::Pinned, "pinned", "pinned host memory (Tide's runtime stages copies)"),
+      clEnumValN(::mlir::tide::CopyMode::Pageable, "pageable", "pageable host memory"))}]>,
     Option<"remarks", "remarks", "bool", /*default=*/"true",
            "Emit a remark for every fallback">,
   ];
@@ -102,8 +119,7 @@ def VerifyPlacementPass : Pass<"tide-verify-placement", "mlir::ModuleOp"> {
   }];
   let options = [
     TargetOption,
-    Option<"policy", "policy", "std::string", /*default=*/"\"soft\"",
-           "soft | strict | require-gpu | cost">,
+    PolicyOption,
   ];
   let dependentDialects = ["mlir::tide::TideDialect"];
 }
@@ -144,8 +160,12 @@ def PlacementReportPass : Pass<"tide-placement-report", "mlir::ModuleOp"> {
   }];
   let options = [
     TargetOption,
-    Option<"format", "format", "std::string", /*default=*/"\"text\"",
-           "text | json | dot">,
+    Option<"format", "format", "::mlir::tide::ReportFormat",
+           /*default=*/"::mlir::tide::ReportFormat::Text",
+           "Report format", [{::llvm::cl::values(
+      clEnumValN(::mlir::tide::ReportFormat::Text, "text", "a table"),
+      clEnumValN(::mlir::tide::ReportFormat::JSON, "json", "a JSON document"),
+      clEnumValN(::mlir::tide::ReportFormat::Dot, "dot", "a Graphviz graph"))}]>,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "File to write, or - for stdout">,
     Option<"dynamicDimSize", "dynamic-dim-size", "int64_t", /*default=*/"32",
@@ -162,8 +182,22 @@ def ListKernelsPass : Pass<"tide-list-kernels", "mlir::ModuleOp"> {
     devices' peak rates, bandwidths and launch latencies, and the link
     figures. The IR is unchanged: `tide-opt --tide-list-kernels=target=h200
     /dev/null` prints the built-in H200 table.
+
+    `format=json` prints the same as one JSON document for scripts: the
+    target's devices and links, and per op its facts from ODS (element kind,
+    accepted dtypes, kernel group, lowering family, flops per element, the
+    primitives a composite decomposes into) and its kernel per device and
+    dtype (`codegen`, `library` or `none`). Tide's test harnesses build their
+    op lists from it.
   }];
-  let options = [TargetOption];
+  let options = [
+    TargetOption,
+    Option<"format", "format", "::mlir::tide::ReportFormat",
+           /*default=*/"::mlir::tide::ReportFormat::Text",
+           "Output format", [{::llvm::cl::values(
+      clEnumValN(::mlir::tide::ReportFormat::Text, "text", "tables"),
+      clEnumValN(::mlir::tide::ReportFormat::JSON, "json", "a JSON document"))}]>,
+  ];
   let dependentDialects = ["mlir::tide::TideDialect"];
 }
 

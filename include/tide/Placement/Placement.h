@@ -16,6 +16,7 @@
 
 #include "tide/IR/TideDialect.h"
 #include "tide/Placement/MinCut.h"
+#include "tide/Support/EnumOptionParser.h"
 #include "tide/Target/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -30,20 +31,17 @@ namespace mlir::tide {
 
 /// Placement policies (see PlaceDevicesPass).
 enum class PlacementPolicy { Soft, Strict, RequireGPU, Cost };
-std::optional<PlacementPolicy> parsePlacementPolicy(llvm::StringRef name);
+/// The option spelling of a policy ("require-gpu").
+llvm::StringRef stringifyPlacementPolicy(PlacementPolicy policy);
+/// The policy an option spelling names, if any.
+std::optional<PlacementPolicy> symbolizePlacementPolicy(llvm::StringRef name);
+/// When tide-decompose rewrites composite ops.
+enum class DecomposeMode { Auto, Always, Never };
+/// Output formats of reports and listings (None: no report, for pipelines).
+enum class ReportFormat { None, Text, JSON, Dot };
 
-//===----------------------------------------------------------------------===//
-// Pass option helpers: each reports a bad value on `anchor`, naming the option.
-//===----------------------------------------------------------------------===//
-
-/// Loads the target named by a `target` option.
-std::optional<Target> loadTargetOrEmitError(Operation *anchor,
-                                            llvm::StringRef name);
-/// Parses a `policy` option.
-std::optional<PlacementPolicy> parsePolicyOrEmitError(Operation *anchor,
-                                                      llvm::StringRef name);
-/// Checks a `dynamic-dim-size` option.
-LogicalResult checkDynamicDimSize(Operation *anchor, int64_t size);
+/// Checks a `dynamic-dim-size` option; the error (at `loc`) names it.
+LogicalResult checkDynamicDimSize(Location loc, int64_t size);
 
 /// True for tide ops that placement assigns a device (all but transfer).
 bool isPlaceable(Operation *op);
@@ -155,5 +153,9 @@ void printPlacementJSON(const PlacementSummary &summary, llvm::raw_ostream &os);
 void printPlacementDot(const PlacementSummary &summary, llvm::raw_ostream &os);
 
 } // namespace mlir::tide
+
+TIDE_ENUM_OPTION_PARSER(::mlir::tide::PlacementPolicy)
+TIDE_ENUM_OPTION_PARSER(::mlir::tide::DecomposeMode)
+TIDE_ENUM_OPTION_PARSER(::mlir::tide::ReportFormat)
 
 #endif // TIDE_PLACEMENT_PLACEMENT_H

@@ -16,6 +16,9 @@
 #define TIDE_TARGET_TARGET_H
 
 #include "tide/IR/TideDialect.h"
+#include "tide/Support/EnumOptionParser.h"
+
+#include "mlir/IR/BuiltinOps.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
@@ -97,7 +100,14 @@ public:
   /// Prints the kernel table: one row per op, one column per dtype and
   /// device, plus the cost figures.
   void printKernelTable(llvm::raw_ostream &os) const;
+  /// The same as one JSON document, with each op's facts from ODS (see
+  /// `tide-list-kernels format=json`).
+  void printKernelTableJSON(llvm::raw_ostream &os) const;
 };
+
+/// The target every tool and pass uses when neither the module
+/// (`tide.target`) nor a `target=` option names one.
+constexpr llvm::StringLiteral kDefaultTargetName = "h200";
 
 /// Names of the built-in targets ("cpu", "h200", ...).
 std::vector<std::string> getBuiltinTargetNames();
@@ -105,6 +115,26 @@ std::vector<std::string> getBuiltinTargetNames();
 /// Loads a built-in target by name, or a JSON target file by path. Errors
 /// name the file, the key and what is wrong.
 llvm::Expected<Target> loadTarget(llvm::StringRef nameOrPath);
+
+/// loadTarget, once per name or path in a process: later calls return the
+/// same parsed target (which lives until exit). Thread-safe.
+llvm::Expected<const Target *> getTarget(llvm::StringRef nameOrPath);
+
+/// Loads the target a `target=` option names, if any, so that passes find it
+/// cached (for a pass's initialize(); errors are reported when the pass
+/// resolves its target).
+void warmTargetCache(llvm::StringRef nameOrPath);
+
+/// The `tide.target` attribute that records `target` on a module.
+TargetAttr getTargetAttr(MLIRContext *ctx, const Target &target);
+
+/// The target `module` is compiled for: its `tide.target` attribute (set by
+/// placement); else `override` (a `target=` option; empty when not given);
+/// else kDefaultTargetName. When both the module and `override` name a
+/// target they must agree. Errors are reported at the module's location
+/// (never with the module printed) and return failure.
+FailureOr<const Target *> resolveTarget(ModuleOp module,
+                                        llvm::StringRef override);
 
 /// Parses target JSON text. `source` names the text in error messages.
 llvm::Expected<Target> parseTarget(llvm::StringRef json,
@@ -134,5 +164,7 @@ std::optional<DType> getKernelDType(Operation *op,
                                     std::optional<DType> *extraDType = nullptr);
 
 } // namespace mlir::tide
+
+TIDE_ENUM_OPTION_PARSER(::mlir::tide::CopyMode)
 
 #endif // TIDE_TARGET_TARGET_H
