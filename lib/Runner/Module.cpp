@@ -6,6 +6,7 @@
 
 #include "tide/Runner/Module.h"
 #include "tide/ABI/ModuleMetadata.h"
+#include "tide/Runner/ElfCheck.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -73,6 +74,13 @@ std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &path,
                                                      std::string &error) {
   std::string resolved =
       path.find('/') == std::string::npos ? "./" + path : path;
+  // A truncated or corrupt file would make dlopen fault (SIGBUS) instead of
+  // failing: look at its ELF headers first.
+  std::string why;
+  if (!checkElfFile(resolved, why)) {
+    error = "cannot load '" + path + "': " + why;
+    return nullptr;
+  }
   void *handle = dlopen(resolved.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     error = "cannot load '" + path + "': " + dlerror();
