@@ -5,21 +5,24 @@
 //===----------------------------------------------------------------------===//
 
 #include "tide/Runner/Module.h"
+#include "tide/ABI/ModuleMetadata.h"
+#include "tide/Runner/ElfCheck.h"
 
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <link.h>
 #include <set>
-#include <sstream>
 
+using namespace tide;
 using namespace tide::runner;
 
 std::string TensorSpec::str() const {
   std::string s = std::string(dtype ? dtype->name : "?") + "[";
   for (size_t i = 0; i < dims.size(); ++i)
-    s += (i ? "x" : "") + (dims[i] < 0 ? std::string("?")
-                                        : std::to_string(dims[i]));
+    s += (i ? "x" : "") +
+         (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
   return s + "] on " + device;
 }
 
@@ -28,26 +31,56 @@ CompiledModule::~CompiledModule() {
     dlclose(handle);
 }
 
-static bool parseTensor(std::istringstream &line, TensorSpec &spec) {
-  std::string dtype, dims;
-  if (!(line >> dtype >> dims >> spec.device))
+/// The metadata string of a loaded module, read no further than its symbol's
+/// size (a string without its terminating null is not read past its end).
+static bool readMetadata(void *handle, std::string &text) {
+  auto *metadata =
+      static_cast<const char *>(dlsym(handle, abi::kMetadataSymbol));
+  if (!metadata)
     return false;
-  spec.dtype = findDType(dtype);
-  if (!spec.dtype)
-    return false;
-  if (dims == "scalar")
-    return true;
-  std::stringstream ss(dims);
-  std::string d;
-  while (std::getline(ss, d, 'x'))
-    spec.dims.push_back(d == "?" ? -1 : std::stoll(d));
+  Dl_info info;
+  const ElfW(Sym) *symbol = nullptr;
+  size_t size = 0;
+  if (dladdr1(metadata, &info,
+              reinterpret_cast<void **>(const_cast<ElfW(Sym) **>(&symbol)),
+              RTLD_DL_SYMENT) &&
+      symbol)
+    size = symbol->st_size;
+  text = size ? std::string(metadata, strnlen(metadata, size))
+              : std::string(metadata);
   return true;
 }
 
-std::unique_ptr<CompiledModule>
-CompiledModule::load(const std::string &path, std::string &error) {
-  std::string resolved = path.find('/') == std::string::npos ? "./" + path
-                                                             : path;
+/// The message for a module whose metadata is missing (`bad` null) or
+/// cannot be read.
+static std::string describeBadMetadata(const std::string &path,
+                                       const abi::MetadataError *bad) {
+  using Kind = abi::MetadataError::Kind;
+  if (!bad || bad->kind == Kind::NotTideMetadata)
+    return "'" + path +
+           "' is not a Tide module (no tide_module_metadata; "
+           "compile it with tide-compile)";
+  if (bad->kind == Kind::UnsupportedVersion)
+    return "'" + path + "' has " + bad->reason +
+           "; compile it again with this version of tide-compile";
+  // No line at fault: the historical message, without detail.
+  if (!bad->lineNumber)
+    return "'" + path + "' has corrupt metadata";
+  return "'" + path + "' has corrupt metadata: '" + bad->line + "' (" +
+         bad->reason + ")";
+}
+
+std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &path,
+                                                     std::string &error) {
+  std::string resolved =
+      path.find('/') == std::string::npos ? "./" + path : path;
+  // A truncated or corrupt file would make dlopen fault (SIGBUS) instead of
+  // failing: look at its ELF headers first.
+  std::string why;
+  if (!checkElfFile(resolved, why)) {
+    error = "cannot load '" + path + "': " + why;
+    return nullptr;
+  }
   void *handle = dlopen(resolved.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     error = "cannot load '" + path + "': " + dlerror();
@@ -55,38 +88,35 @@ CompiledModule::load(const std::string &path, std::string &error) {
   }
   auto module = std::unique_ptr<CompiledModule>(new CompiledModule());
   module->handle = handle;
-  auto *metadata =
-      static_cast<const char *>(dlsym(handle, "tide_module_metadata"));
-  if (!metadata || std::strncmp(metadata, "tide-module 1\n", 14) != 0) {
-    error = "'" + path + "' is not a Tide module (no tide_module_metadata; "
-                         "compile it with tide-compile)";
+  std::string text;
+  abi::ModuleMetadata metadata;
+  abi::MetadataError bad;
+  bool found = readMetadata(handle, text);
+  if (!found || !abi::parseModuleMetadata(text, metadata, bad)) {
+    error = describeBadMetadata(path, found ? &bad : nullptr);
     return nullptr;
   }
-  std::istringstream in(metadata);
-  std::string text;
-  std::getline(in, text);
-  while (std::getline(in, text)) {
-    std::istringstream line(text);
-    std::string kind;
-    line >> kind;
-    if (kind == "func") {
-      FunctionSpec fn;
-      line >> fn.name;
-      module->specs.push_back(fn);
-      continue;
-    }
-    if (module->specs.empty()) {
-      error = "'" + path + "' has corrupt metadata";
-      return nullptr;
-    }
-    int index;
-    TensorSpec spec;
-    if (!(line >> index) || !parseTensor(line, spec)) {
-      error = "'" + path + "' has corrupt metadata: '" + text + "'";
-      return nullptr;
-    }
-    (kind == "arg" ? module->specs.back().args : module->specs.back().results)
-        .push_back(spec);
+  auto convert = [&](const abi::TensorDesc &t, TensorSpec &spec) {
+    spec.dtype = findDType(t.dtype);
+    spec.dims = t.dims;
+    spec.device = t.device;
+    if (!spec.dtype)
+      error = "'" + path + "' has corrupt metadata: element type '" + t.dtype +
+              "' is unknown to this runner";
+    return spec.dtype != nullptr;
+  };
+  for (const abi::FunctionDesc &fn : metadata.functions) {
+    FunctionSpec spec;
+    spec.name = fn.name;
+    spec.args.resize(fn.args.size());
+    spec.results.resize(fn.results.size());
+    for (size_t i = 0; i < fn.args.size(); ++i)
+      if (!convert(fn.args[i], spec.args[i]))
+        return nullptr;
+    for (size_t i = 0; i < fn.results.size(); ++i)
+      if (!convert(fn.results[i], spec.results[i]))
+        return nullptr;
+    module->specs.push_back(std::move(spec));
   }
   return module;
 }
@@ -118,8 +148,11 @@ bool CompiledModule::check(const FunctionSpec &fn,
     const Array &a = inputs[i];
     std::string which = "input " + std::to_string(i) + " of @" + fn.name;
     if (a.dtype != spec.dtype) {
-      error = which + " has dtype " + a.dtype->name + " but the function "
-              "expects " + spec.str() + "; convert it (Tide never converts "
+      error = which + " has dtype " + a.dtype->name +
+              " but the function "
+              "expects " +
+              spec.str() +
+              "; convert it (Tide never converts "
               "silently)";
       return false;
     }
@@ -147,22 +180,70 @@ bool invoke(void *fn, std::vector<P> &a) {
   case 0:
     reinterpret_cast<void (*)()>(fn)();
     return true;
-  case 1: reinterpret_cast<void (*)(P)>(fn)(a[0]); return true;
-  case 2: reinterpret_cast<void (*)(P, P)>(fn)(a[0], a[1]); return true;
-  case 3: reinterpret_cast<void (*)(P, P, P)>(fn)(a[0], a[1], a[2]); return true;
-  case 4: reinterpret_cast<void (*)(P, P, P, P)>(fn)(a[0], a[1], a[2], a[3]); return true;
-  case 5: reinterpret_cast<void (*)(P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3], a[4]); return true;
-  case 6: reinterpret_cast<void (*)(P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3], a[4], a[5]); return true;
-  case 7: reinterpret_cast<void (*)(P, P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3], a[4], a[5], a[6]); return true;
-  case 8: reinterpret_cast<void (*)(P, P, P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]); return true;
-  case 9: reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]); return true;
-  case 10: reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]); return true;
-  case 11: reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]); return true;
-  case 12: reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11]); return true;
-  case 13: reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12]); return true;
-  case 14: reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13]); return true;
-  case 15: reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14]); return true;
-  case 16: reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]); return true;
+  case 1:
+    reinterpret_cast<void (*)(P)>(fn)(a[0]);
+    return true;
+  case 2:
+    reinterpret_cast<void (*)(P, P)>(fn)(a[0], a[1]);
+    return true;
+  case 3:
+    reinterpret_cast<void (*)(P, P, P)>(fn)(a[0], a[1], a[2]);
+    return true;
+  case 4:
+    reinterpret_cast<void (*)(P, P, P, P)>(fn)(a[0], a[1], a[2], a[3]);
+    return true;
+  case 5:
+    reinterpret_cast<void (*)(P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3], a[4]);
+    return true;
+  case 6:
+    reinterpret_cast<void (*)(P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3],
+                                                     a[4], a[5]);
+    return true;
+  case 7:
+    reinterpret_cast<void (*)(P, P, P, P, P, P, P)>(fn)(a[0], a[1], a[2], a[3],
+                                                        a[4], a[5], a[6]);
+    return true;
+  case 8:
+    reinterpret_cast<void (*)(P, P, P, P, P, P, P, P)>(fn)(
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+    return true;
+  case 9:
+    reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P)>(fn)(
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
+    return true;
+  case 10:
+    reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P)>(fn)(
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]);
+    return true;
+  case 11:
+    reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P)>(fn)(
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]);
+    return true;
+  case 12:
+    reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P)>(fn)(
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10],
+        a[11]);
+    return true;
+  case 13:
+    reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P)>(fn)(
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10],
+        a[11], a[12]);
+    return true;
+  case 14:
+    reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P, P)>(fn)(
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10],
+        a[11], a[12], a[13]);
+    return true;
+  case 15:
+    reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P, P, P)>(fn)(
+        a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10],
+        a[11], a[12], a[13], a[14]);
+    return true;
+  case 16:
+    reinterpret_cast<void (*)(P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P)>(
+        fn)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10],
+            a[11], a[12], a[13], a[14], a[15]);
+    return true;
   default:
     return false;
   }

@@ -135,6 +135,12 @@ int main(int argc, char **argv) {
   for (char &c : guard)
     if (!isalnum(static_cast<unsigned char>(c)))
       c = '_';
+  std::string headerText;
+  if (failed(tide::generateHeader(tide::getModuleMetadata(*module), guard,
+                                  headerText, error))) {
+    llvm::errs() << "tide-compile: " << error << "\n";
+    return 1;
+  }
   std::error_code ec;
   llvm::ToolOutputFile out(headerPath, ec, llvm::sys::fs::OF_Text);
   if (ec) {
@@ -142,7 +148,7 @@ int main(int argc, char **argv) {
                  << ec.message() << "\n";
     return 1;
   }
-  out.os() << tide::generateHeader(tide::getModuleMetadata(*module), guard);
+  out.os() << headerText;
   out.keep();
   return 0;
 }

@@ -66,8 +66,12 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, const CompileOptions &options,
 /// The text of `tide_module_metadata` in a lowered module ("" if absent).
 std::string getModuleMetadata(ModuleOp module);
 
-/// A C header declaring the module's functions (from the metadata).
-std::string generateHeader(llvm::StringRef metadata, llvm::StringRef guard);
+/// Writes into `header` a C header declaring the module's functions, read
+/// from `metadata` (the text of `tide_module_metadata`) by the module ABI's
+/// reader (tide/ABI/ModuleMetadata.h), with include guard `guard`. Fails with
+/// the reason in `error` when the metadata cannot be read.
+LogicalResult generateHeader(llvm::StringRef metadata, llvm::StringRef guard,
+                             std::string &header, std::string &error);
 
 /// Translates, optimizes and writes an object file; then links `outputPath`
 /// as a shared library with the system's C compiler driver. On failure
