@@ -6,7 +6,7 @@
 
 #include "tide/InitAll.h"
 
-#include "tide/Compiler/Passes.h"
+#include "tide/Lowering/Passes.h"
 #include "tide/Conversion/Passes.h"
 #include "tide/IR/TideDialect.h"
 #include "tide/Pipelines/Pipelines.h"
@@ -37,7 +37,7 @@ void mlir::tide::registerAllExtensions(DialectRegistry &registry) {
 void mlir::tide::registerTidePasses() {
   registerTidePlacementPasses();
   registerTideConversionPasses();
-  registerTideCompilerPasses();
+  registerTideLoweringPasses();
   registerPipelines();
 }
 

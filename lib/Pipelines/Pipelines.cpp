@@ -6,7 +6,7 @@
 
 #include "tide/Pipelines/Pipelines.h"
 
-#include "tide/Compiler/Passes.h"
+#include "tide/Lowering/Passes.h"
 #include "tide/Conversion/Passes.h"
 #include "tide/Placement/Passes.h"
 

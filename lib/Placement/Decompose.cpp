@@ -7,6 +7,7 @@
 #include "tide/Placement/Passes.h"
 
 #include "tide/IR/TideOps.h"
+#include "tide/Transforms/Decompositions.h"
 #include "tide/Placement/Placement.h"
 #include "tide/Target/Target.h"
 
@@ -22,91 +23,6 @@ using namespace mlir;
 using namespace mlir::tide;
 
 namespace {
-
-constexpr StringLiteral kDecomposedAttr = "tide.decomposed";
-
-/// Builds the primitives of one composite, marking each new op with its
-/// origin and the original op's pin and colocation.
-struct Emitter {
-  OpBuilder &b;
-  Operation *origin;
-  StringRef originName;
-  /// Whether new ops inherit the origin's pin and colocation group.
-  bool inherit = true;
-
-  template <typename OpTy, typename... Args>
-  Value make(Args &&...args) {
-    auto op = OpTy::create(b, origin->getLoc(), std::forward<Args>(args)...);
-    op->setAttr(kDecomposedAttr, b.getStringAttr(originName));
-    if (!inherit)
-      return op.getResult();
-    if (DeviceAttr pin = getDevice(origin))
-      setDevice(op, pin);
-    if (StringRef group = getColocationGroup(origin); !group.empty())
-      op->setAttr(TideDialect::getColocateAttrName(), b.getStringAttr(group));
-    return op.getResult();
-  }
-};
-
-/// reduce_mean -> reduce_sum / count. Fails for dynamic reduced dimensions.
-FailureOr<Value> decomposeMean(ReduceMeanOp op, OpBuilder &b) {
-  auto type = op.getInput().getType();
-  double count = 1;
-  for (int64_t axis : op.getNormalizedAxes()) {
-    if (type.isDynamicDim(axis))
-      return failure();
-    count *= type.getDimSize(axis);
-  }
-  // The count must be exact in the element type (f16 tops out at 65504, bf16
-  // rounds above 256): otherwise the rewrite would change the result.
-  APFloat countValue(count);
-  bool lost = false;
-  countValue.convert(cast<FloatType>(type.getElementType()).getFloatSemantics(),
-                     APFloat::rmNearestTiesToEven, &lost);
-  if (lost || countValue.isInfinity())
-    return failure();
-  Emitter e{b, op, "reduce_mean"};
-  Value sum = e.make<ReduceSumOp>(op.getInput(), op.getAxesAttr(),
-                                  op.getKeepdimsAttr());
-  auto scalarType = RankedTensorType::get({}, type.getElementType());
-  auto countAttr = DenseElementsAttr::get(
-      scalarType, b.getFloatAttr(type.getElementType(), count));
-  Value n = e.make<ConstantOp>(scalarType, countAttr);
-  return e.make<DivOp>(sum, n);
-}
-
-/// softmax / log_softmax -> max-subtracted exponentials and a sum.
-template <typename OpTy>
-FailureOr<Value> decomposeSoftmax(OpTy op, OpBuilder &b, bool log) {
-  int64_t rank = op.getInput().getType().getRank();
-  int64_t axis = static_cast<int64_t>(op.getAxis());
-  if (axis < 0)
-    axis += rank;
-  Emitter e{b, op, log ? "log_softmax" : "softmax"};
-  auto axes = b.getDenseI64ArrayAttr({axis});
-  auto keep = b.getUnitAttr();
-  Value max = e.make<ReduceMaxOp>(op.getInput(), axes, keep);
-  Value shifted = e.make<SubOp>(op.getInput(), max);
-  Value exp = e.make<ExpOp>(shifted);
-  Value sum = e.make<ReduceSumOp>(exp, axes, keep);
-  return log ? e.make<SubOp>(shifted, e.make<LogOp>(sum))
-             : e.make<DivOp>(exp, sum);
-}
-
-/// softmax / log_softmax -> primitives, as a pattern for other passes.
-template <typename OpTy>
-struct DecomposeSoftmaxPattern : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
-  LogicalResult matchAndRewrite(OpTy op,
-                                PatternRewriter &rewriter) const override {
-    FailureOr<Value> result = decomposeSoftmax(
-        op, rewriter, std::is_same_v<OpTy, LogSoftmaxOp>);
-    if (failed(result))
-      return failure();
-    rewriter.replaceOp(op, *result);
-    return success();
-  }
-};
 
 /// The primitives a composite op becomes (its ODS facts).
 ArrayRef<StringLiteral> primitivesOf(Operation *op) {
@@ -161,13 +77,7 @@ struct DecomposePass : public tide::impl::DecomposePassBase<DecomposePass> {
           continue;
       }
       b.setInsertionPoint(op);
-      FailureOr<Value> done = failure();
-      if (auto mean = dyn_cast<ReduceMeanOp>(op))
-        done = decomposeMean(mean, b);
-      else if (auto softmax = dyn_cast<SoftmaxOp>(op))
-        done = decomposeSoftmax(softmax, b, /*log=*/false);
-      else if (auto logSoftmax = dyn_cast<LogSoftmaxOp>(op))
-        done = decomposeSoftmax(logSoftmax, b, /*log=*/true);
+      FailureOr<Value> done = decomposeCompositeOp(op, b);
       if (succeeded(done)) {
         op->getResult(0).replaceAllUsesWith(*done);
         op->erase();
@@ -208,13 +118,17 @@ struct DecomposePass : public tide::impl::DecomposePassBase<DecomposePass> {
       b.setInsertionPoint(op);
       // The casts go wherever they have kernels (placement decides); only
       // the narrowed op keeps the pin and the group.
-      Emitter e{b, op, "demote-f64", /*inherit=*/false};
+      auto cast = [&](Type type, Value value) -> Value {
+        auto castOp = CastOp::create(b, op->getLoc(), type, value);
+        castOp->setAttr(kDecomposedAttrName, b.getStringAttr("demote-f64"));
+        return castOp.getResult();
+      };
       SmallVector<Value> operands;
       for (Value operand : op->getOperands()) {
         Type narrow = demoteType(operand.getType());
         operands.push_back(narrow == operand.getType()
                                ? operand
-                               : e.make<CastOp>(narrow, operand));
+                               : cast(narrow, operand));
       }
       OperationState state(op->getLoc(), op->getName());
       state.addOperands(operands);
@@ -222,12 +136,12 @@ struct DecomposePass : public tide::impl::DecomposePassBase<DecomposePass> {
       for (Type type : op->getResultTypes())
         state.addTypes(demoteType(type));
       Operation *narrowOp = b.create(state);
-      narrowOp->setAttr(kDecomposedAttr, b.getStringAttr("demote-f64"));
+      narrowOp->setAttr(kDecomposedAttrName, b.getStringAttr("demote-f64"));
       for (auto [oldResult, newResult] :
            llvm::zip(op->getResults(), narrowOp->getResults())) {
         Value widened = newResult;
         if (newResult.getType() != oldResult.getType())
-          widened = e.make<CastOp>(oldResult.getType(), newResult);
+          widened = cast(oldResult.getType(), newResult);
         oldResult.replaceAllUsesWith(widened);
       }
       narrowOp->emitWarning()
@@ -240,8 +154,3 @@ struct DecomposePass : public tide::impl::DecomposePassBase<DecomposePass> {
 };
 
 } // namespace
-
-void mlir::tide::populateDecompositionPatterns(RewritePatternSet &patterns) {
-  patterns.add<DecomposeSoftmaxPattern<SoftmaxOp>,
-               DecomposeSoftmaxPattern<LogSoftmaxOp>>(patterns.getContext());
-}

@@ -23,10 +23,6 @@ namespace mlir::tide {
 #define GEN_PASS_DECL
 #include "tide/Placement/Passes.h.inc"
 
-/// softmax and log_softmax into primitives (max-subtracted exp, sum, div/log),
-/// unconditionally: for lowerings that have no composite kernels.
-void populateDecompositionPatterns(RewritePatternSet &patterns);
-
 #define GEN_PASS_REGISTRATION
 #include "tide/Placement/Passes.h.inc"
 

@@ -17,7 +17,7 @@
 #include "tide/Conversion/Passes.h"
 
 #include "tide/IR/TideOps.h"
-#include "tide/Placement/Passes.h"
+#include "tide/Transforms/Decompositions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::tide {
@@ -727,13 +728,41 @@ struct LowerGpuSoftmax : OpRewritePattern<SoftmaxOp> {
   }
 };
 
-struct Rewriter : PatternRewriter {
-  using PatternRewriter::PatternRewriter;
+/// Carries `tide.device` from the tide op a pattern rewrites onto the ops
+/// the pattern creates beside it (not onto ops inside their regions, such as
+/// linalg payloads): later passes need to know where linalg ops run.
+struct DeviceCarrier : public RewriterBase::Listener {
+  /// The ops being rewritten, innermost last, with their devices.
+  SmallVector<std::pair<Operation *, DeviceAttr>> roots;
+
+  void notifyPatternBegin(const Pattern &, Operation *op) override {
+    DeviceAttr device = isa<TransferOp>(op) ? DeviceAttr() : getDevice(op);
+    roots.emplace_back(op, device);
+  }
+  void notifyPatternEnd(const Pattern &, LogicalResult) override {
+    roots.pop_back();
+  }
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint) override {
+    if (roots.empty())
+      return;
+    auto [root, device] = roots.back();
+    if (device && op->getBlock() == root->getBlock() &&
+        !op->hasAttr(TideDialect::getDeviceAttrName()))
+      op->setAttr(TideDialect::getDeviceAttrName(), device);
+  }
 };
 
 struct ConvertTideToLinalgPass
     : public tide::impl::ConvertTideToLinalgPassBase<ConvertTideToLinalgPass> {
   using Base::Base;
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    RewritePatternSet set(ctx);
+    populateTideToLinalgPatterns(set);
+    patterns = std::move(set);
+    return success();
+  }
 
   void runOnOperation() override {
     Operation *root = getOperation();
@@ -759,47 +788,28 @@ struct ConvertTideToLinalgPass
       if (!ok)
         return signalPassFailure();
     }
-    RewritePatternSet patterns(&getContext());
-    populateTideToLinalgPatterns(patterns);
-    // Ops are rewritten one by one, in order, so that every op a pattern
-    // creates can be given the device of the tide op it replaces
-    // (`tide.device`): later passes need to know where linalg ops run.
-    SmallVector<Operation *> worklist;
-    root->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (isa<TideDialect>(op->getDialect()))
-        worklist.push_back(op);
+    // MLIR's greedy driver, restricted to rewriting: no folding, no region
+    // simplification, no constant CSE. Ops a pattern creates are visited too
+    // (a composite decomposed into tide ops is lowered in turn).
+    DeviceCarrier carrier;
+    GreedyRewriteConfig config;
+    config.enableFolding(false)
+        .enableConstantCSE(false)
+        .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled)
+        .setListener(&carrier);
+    (void)applyPatternsGreedily(root, patterns, config);
+    WalkResult left = root->walk([&](Operation *op) {
+      if (!isa<TideDialect>(op->getDialect()))
+        return WalkResult::advance();
+      op->emitError("cannot be lowered to linalg");
+      return WalkResult::interrupt();
     });
-    Rewriter rewriter(&getContext());
-    for (size_t i = 0; i < worklist.size(); ++i) {
-      Operation *op = worklist[i];
-      Block *block = op->getBlock();
-      Operation *prev = op->getPrevNode(), *next = op->getNextNode();
-      DeviceAttr device = isa<TransferOp>(op) ? DeviceAttr() : getDevice(op);
-      rewriter.setInsertionPoint(op);
-      bool done = false;
-      for (auto &pattern : patterns.getNativePatterns()) {
-        std::optional<OperationName> root = pattern->getRootKind();
-        if (root && *root != op->getName())
-          continue;
-        if (succeeded(pattern->matchAndRewrite(op, rewriter))) {
-          done = true;
-          break;
-        }
-      }
-      if (!done) {
-        op->emitError("cannot be lowered to linalg");
-        return signalPassFailure();
-      }
-      for (auto it = prev ? std::next(prev->getIterator()) : block->begin();
-           it != block->end() && &*it != next; ++it) {
-        if (device && !it->hasAttr(TideDialect::getDeviceAttrName()))
-          it->setAttr(TideDialect::getDeviceAttrName(), device);
-        // A composite decomposed into tide ops: lower those too.
-        if (isa<TideDialect>(it->getDialect()))
-          worklist.push_back(&*it);
-      }
-    }
+    if (left.wasInterrupted())
+      signalPassFailure();
   }
+
+private:
+  FrozenRewritePatternSet patterns;
 };
 
 } // namespace

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tide/Compiler/Passes.h"
+#include "tide/Lowering/Passes.h"
 
 #include "tide/IR/TideDialect.h"
 #include "tide/Target/Target.h"
@@ -15,7 +15,7 @@
 
 namespace mlir::tide {
 #define GEN_PASS_DEF_EXPORTABIPASS
-#include "tide/Compiler/Passes.h.inc"
+#include "tide/Lowering/Passes.h.inc"
 } // namespace mlir::tide
 
 using namespace mlir;

@@ -4,11 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tide/Compiler/Passes.h"
+#include "tide/Lowering/Passes.h"
 
 namespace mlir::tide {
 #define GEN_PASS_DEF_ELIDEARGUMENTCLONESPASS
-#include "tide/Compiler/Passes.h.inc"
+#include "tide/Lowering/Passes.h.inc"
 } // namespace mlir::tide
 
 using namespace mlir;

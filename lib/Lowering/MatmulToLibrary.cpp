@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tide/Compiler/Passes.h"
+#include "tide/Lowering/Passes.h"
 #include "tide/Conversion/Passes.h"
 #include "tide/Runtime/RuntimeSymbols.h"
 
@@ -14,7 +14,7 @@
 
 namespace mlir::tide {
 #define GEN_PASS_DEF_MATMULTOLIBRARYPASS
-#include "tide/Compiler/Passes.h.inc"
+#include "tide/Lowering/Passes.h.inc"
 } // namespace mlir::tide
 
 using namespace mlir;

@@ -1,11 +1,11 @@
-//===- Passes.h - Tide compiler-driver passes -------------------*- C++ -*-===//
+//===- Passes.h - Tide passes of the lowering that are not conversions -------------------*- C++ -*-===//
 //
 // Part of the Tide project.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TIDE_COMPILER_PASSES_H
-#define TIDE_COMPILER_PASSES_H
+#ifndef TIDE_LOWERING_PASSES_H
+#define TIDE_LOWERING_PASSES_H
 
 #include "tide/IR/TideDialect.h"
 
@@ -19,11 +19,11 @@
 namespace mlir::tide {
 
 #define GEN_PASS_DECL
-#include "tide/Compiler/Passes.h.inc"
+#include "tide/Lowering/Passes.h.inc"
 
 #define GEN_PASS_REGISTRATION
-#include "tide/Compiler/Passes.h.inc"
+#include "tide/Lowering/Passes.h.inc"
 
 } // namespace mlir::tide
 
-#endif // TIDE_COMPILER_PASSES_H
+#endif // TIDE_LOWERING_PASSES_H
