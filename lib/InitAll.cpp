@@ -6,9 +6,9 @@
 
 #include "tide/InitAll.h"
 
-#include "tide/Lowering/Passes.h"
 #include "tide/Conversion/Passes.h"
 #include "tide/IR/TideDialect.h"
+#include "tide/Lowering/Passes.h"
 #include "tide/Pipelines/Pipelines.h"
 #include "tide/Placement/Passes.h"
 

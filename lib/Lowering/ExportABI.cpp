@@ -68,15 +68,14 @@ struct ExportABIPass : public tide::impl::ExportABIPassBase<ExportABIPass> {
               std::to_string(type.getNumInputs()) + " " +
               std::to_string(type.getNumResults()) + "\n";
       for (auto [i, t] : llvm::enumerate(type.getInputs())) {
-        auto line = describe(func, t, getArgumentResidence(func, i),
-                             "argument", i);
+        auto line =
+            describe(func, t, getArgumentResidence(func, i), "argument", i);
         ok &= succeeded(line);
         if (succeeded(line))
           text += "arg " + std::to_string(i) + " " + *line + "\n";
       }
       for (auto [i, t] : llvm::enumerate(type.getResults())) {
-        auto line = describe(func, t, getResultResidence(func, i),
-                             "result", i);
+        auto line = describe(func, t, getResultResidence(func, i), "result", i);
         ok &= succeeded(line);
         if (succeeded(line))
           text += "result " + std::to_string(i) + " " + *line + "\n";

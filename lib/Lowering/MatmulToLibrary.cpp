@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tide/Lowering/Passes.h"
 #include "tide/Conversion/Passes.h"
+#include "tide/Lowering/Passes.h"
 #include "tide/Runtime/RuntimeSymbols.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -42,9 +42,8 @@ struct MatmulToLibraryPass
       return;
     OpBuilder b(module.getContext());
     for (linalg::MatmulOp op : matmuls) {
-      Type element =
-          cast<MemRefType>(op.getDpsInitOperand(0)->get().getType())
-              .getElementType();
+      Type element = cast<MemRefType>(op.getDpsInitOperand(0)->get().getType())
+                         .getElementType();
       StringRef name = element.isF32() ? TIDE_RT_GEMM_F32 : TIDE_RT_GEMM_F64;
       // Dynamically shaped, strided 2-D memrefs: one declaration serves all.
       auto dynType = MemRefType::get(

@@ -6,8 +6,8 @@
 
 #include "tide/Pipelines/Pipelines.h"
 
-#include "tide/Lowering/Passes.h"
 #include "tide/Conversion/Passes.h"
+#include "tide/Lowering/Passes.h"
 #include "tide/Placement/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

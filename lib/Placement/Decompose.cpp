@@ -7,9 +7,9 @@
 #include "tide/Placement/Passes.h"
 
 #include "tide/IR/TideOps.h"
-#include "tide/Transforms/Decompositions.h"
 #include "tide/Placement/Placement.h"
 #include "tide/Target/Target.h"
+#include "tide/Transforms/Decompositions.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
@@ -126,9 +126,8 @@ struct DecomposePass : public tide::impl::DecomposePassBase<DecomposePass> {
       SmallVector<Value> operands;
       for (Value operand : op->getOperands()) {
         Type narrow = demoteType(operand.getType());
-        operands.push_back(narrow == operand.getType()
-                               ? operand
-                               : cast(narrow, operand));
+        operands.push_back(narrow == operand.getType() ? operand
+                                                       : cast(narrow, operand));
       }
       OperationState state(op->getLoc(), op->getName());
       state.addOperands(operands);

@@ -415,8 +415,7 @@ struct VerifyPlacementPass
           problem = llvm::formatv("is on {0}, but target '{1}' has no {0} "
                                   "kernel for it",
                                   device.str(), (*loaded)->name);
-        else if (parsedPolicy == PlacementPolicy::RequireGPU &&
-                 device.isCPU())
+        else if (parsedPolicy == PlacementPolicy::RequireGPU && device.isCPU())
           problem = "is on the CPU but the policy is require-gpu";
       } else {
         problem = llvm::formatv("is on {0}, which is not a device of target "
@@ -426,8 +425,8 @@ struct VerifyPlacementPass
       if (problem.empty())
         return;
       ok = false;
-      op->emitError() << "'" << op->getName() << "' (" << describeKernelDType(op)
-                      << ") " << problem << "; "
+      op->emitError() << "'" << op->getName() << "' ("
+                      << describeKernelDType(op) << ") " << problem << "; "
                       << fixesFor(op, parsedPolicy);
     });
     if (!ok)

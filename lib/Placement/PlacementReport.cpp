@@ -386,14 +386,14 @@ struct PlacementReportPass
     FailureOr<const Target *> loaded = resolveTarget(module, target);
     if (failed(loaded))
       return signalPassFailure();
-    PlacementSummary summary = collectPlacement(module, *loaded, dynamicDimSize);
+    PlacementSummary summary =
+        collectPlacement(module, *loaded, dynamicDimSize);
     std::string errorMessage;
     std::unique_ptr<llvm::ToolOutputFile> file =
         openOutputFile(output, &errorMessage);
     if (!file) {
-      emitError(module.getLoc())
-          << "cannot write the placement report to '" << output
-                         << "': " << errorMessage;
+      emitError(module.getLoc()) << "cannot write the placement report to '"
+                                 << output << "': " << errorMessage;
       return signalPassFailure();
     }
     if (format == ReportFormat::JSON)

@@ -235,9 +235,9 @@ void Target::printKernelTableJSON(llvm::raw_ostream &os) const {
             for (const DeviceSpec &dev : devices)
               json.attributeObject(dev.name(), [&] {
                 for (DType dtype : accepted)
-                  json.attribute(
-                      stringifyDType(dtype),
-                      stringifyKernelKind(dev.kernels.lookup(facts.name, dtype)));
+                  json.attribute(stringifyDType(dtype),
+                                 stringifyKernelKind(
+                                     dev.kernels.lookup(facts.name, dtype)));
               });
           });
         });
@@ -394,7 +394,8 @@ llvm::Error TargetParser::applyRules(const llvm::json::Value *rules,
       explicitDTypes = true;
       for (auto [j, dt] : llvm::enumerate(*array)) {
         std::optional<StringRef> name = dt.getAsString();
-        std::optional<DType> dtype = name ? symbolizeDType(*name) : std::nullopt;
+        std::optional<DType> dtype =
+            name ? symbolizeDType(*name) : std::nullopt;
         if (!dtype)
           return error(rulePath + ".dtypes[" + std::to_string(j) + "]",
                        "unknown dtype; expected one of i1, i8, i16, i32, "
@@ -738,7 +739,8 @@ TargetAttr mlir::tide::getTargetAttr(MLIRContext *ctx, const Target &target) {
   Builder b(ctx);
   SmallVector<NamedAttribute> chips;
   for (const DeviceSpec &device : target.devices)
-    chips.push_back(b.getNamedAttr(device.name(), b.getStringAttr(device.chip)));
+    chips.push_back(
+        b.getNamedAttr(device.name(), b.getStringAttr(device.chip)));
   return TargetAttr::get(ctx, target.name, target.source,
                          b.getDictionaryAttr(chips));
 }
@@ -751,8 +753,8 @@ static StringRef sourceOf(TargetAttr attr) {
 FailureOr<const Target *> mlir::tide::resolveTarget(ModuleOp module,
                                                     StringRef override) {
   Location loc = module.getLoc();
-  auto recorded = module->getAttrOfType<TargetAttr>(
-      TideDialect::getTargetAttrName());
+  auto recorded =
+      module->getAttrOfType<TargetAttr>(TideDialect::getTargetAttrName());
   const Target *fromOption = nullptr;
   if (!override.empty()) {
     llvm::Expected<const Target *> loaded = getTarget(override);

@@ -215,8 +215,8 @@ LogicalResult TideDialect::verifyOperationAttribute(Operation *op,
     if (!isa<ModuleOp>(op))
       return op->emitError() << "'" << name << "' belongs on a module";
     if (!isa<TargetAttr>(value))
-      return op->emitError() << "'" << name
-                             << "' must be a #tide.target<...> attribute";
+      return op->emitError()
+             << "'" << name << "' must be a #tide.target<...> attribute";
     return success();
   }
   if (name == getReasonAttrName() || name == getColocateAttrName() ||

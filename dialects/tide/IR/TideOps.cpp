@@ -30,12 +30,11 @@ using namespace mlir::tide;
 
 template <typename... Ops>
 static std::vector<OpFacts> collectOpFacts() {
-  std::vector<OpFacts> facts = {OpFacts{
-      Ops::getOperationName().drop_front(TideDialect::getDialectNamespace()
-                                             .size() +
-                                         1),
-      Ops::kElementKind, Ops::kKernelGroup, Ops::kLoweringFamily,
-      Ops::kFlopsPerElement, Ops::getDecompositionFact()}...};
+  std::vector<OpFacts> facts = {
+      OpFacts{Ops::getOperationName().drop_front(
+                  TideDialect::getDialectNamespace().size() + 1),
+              Ops::kElementKind, Ops::kKernelGroup, Ops::kLoweringFamily,
+              Ops::kFlopsPerElement, Ops::getDecompositionFact()}...};
   llvm::sort(facts, [](const OpFacts &a, const OpFacts &b) {
     return a.name < b.name;
   });

@@ -91,8 +91,8 @@ struct DecomposeSoftmaxPattern : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    FailureOr<Value> result = decomposeSoftmax(
-        op, rewriter, std::is_same_v<OpTy, LogSoftmaxOp>);
+    FailureOr<Value> result =
+        decomposeSoftmax(op, rewriter, std::is_same_v<OpTy, LogSoftmaxOp>);
     if (failed(result))
       return failure();
     rewriter.replaceOp(op, *result);
@@ -102,8 +102,7 @@ struct DecomposeSoftmaxPattern : OpRewritePattern<OpTy> {
 
 } // namespace
 
-FailureOr<Value> mlir::tide::decomposeCompositeOp(Operation *op,
-                                                  OpBuilder &b) {
+FailureOr<Value> mlir::tide::decomposeCompositeOp(Operation *op, OpBuilder &b) {
   return llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
       .Case([&](ReduceMeanOp mean) { return decomposeMean(mean, b); })
       .Case([&](SoftmaxOp softmax) {

@@ -7,7 +7,6 @@
 #ifndef TIDE_CONVERSION_PASSES_H
 #define TIDE_CONVERSION_PASSES_H
 
-#include "tide/Conversion/TideToLinalg/TideToLinalg.h"
 #include "tide/IR/TideDialect.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"

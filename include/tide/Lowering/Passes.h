@@ -1,4 +1,5 @@
-//===- Passes.h - Tide passes of the lowering that are not conversions -------------------*- C++ -*-===//
+//===- Passes.h - Tide passes of the lowering that are not conversions
+//-------------------*- C++ -*-===//
 //
 // Part of the Tide project.
 //

@@ -59,11 +59,11 @@ struct PlacementPipelineOptions
   PassOptions::Option<DecomposeMode> decompose{
       *this, "decompose", llvm::cl::desc("When to decompose composite ops"),
       llvm::cl::init(DecomposeMode::Auto),
-      llvm::cl::values(clEnumValN(DecomposeMode::Auto, "auto",
-                                  "where it enables a better placement"),
-                       clEnumValN(DecomposeMode::Always, "always",
-                                  "every composite op"),
-                       clEnumValN(DecomposeMode::Never, "never", "none"))};
+      llvm::cl::values(
+          clEnumValN(DecomposeMode::Auto, "auto",
+                     "where it enables a better placement"),
+          clEnumValN(DecomposeMode::Always, "always", "every composite op"),
+          clEnumValN(DecomposeMode::Never, "never", "none"))};
   PassOptions::Option<bool> demoteF64{
       *this, "demote-f64",
       llvm::cl::desc("Compute f64 ops in f32 where only f32 has a kernel "
@@ -79,10 +79,11 @@ struct PlacementPipelineOptions
   PassOptions::Option<ReportFormat> report{
       *this, "report", llvm::cl::desc("Print a placement report"),
       llvm::cl::init(ReportFormat::None),
-      llvm::cl::values(clEnumValN(ReportFormat::None, "none", "no report"),
-                       clEnumValN(ReportFormat::Text, "text", "a table"),
-                       clEnumValN(ReportFormat::JSON, "json", "JSON"),
-                       clEnumValN(ReportFormat::Dot, "dot", "a Graphviz graph"))};
+      llvm::cl::values(
+          clEnumValN(ReportFormat::None, "none", "no report"),
+          clEnumValN(ReportFormat::Text, "text", "a table"),
+          clEnumValN(ReportFormat::JSON, "json", "JSON"),
+          clEnumValN(ReportFormat::Dot, "dot", "a Graphviz graph"))};
   PassOptions::Option<std::string> reportOutput{
       *this, "report-output",
       llvm::cl::desc("Where the report goes (- for stdout)"),

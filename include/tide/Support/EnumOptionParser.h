@@ -1,4 +1,5 @@
-//===- EnumOptionParser.h - Enum options that list their choices -*- C++ -*-===//
+//===- EnumOptionParser.h - Enum options that list their choices -*- C++
+//-*-===//
 //
 // Part of the Tide project.
 //

@@ -14,6 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tide/Conversion/TideToLinalg/TideToLinalg.h"
+
 #include "tide/Conversion/Passes.h"
 
 #include "tide/IR/TideOps.h"
@@ -742,8 +744,7 @@ struct DeviceCarrier : public RewriterBase::Listener {
   void notifyPatternEnd(const Pattern &, LogicalResult) override {
     roots.pop_back();
   }
-  void notifyOperationInserted(Operation *op,
-                               OpBuilder::InsertPoint) override {
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
     if (roots.empty())
       return;
     auto [root, device] = roots.back();
