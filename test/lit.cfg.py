@@ -44,6 +44,10 @@ try:
 except OSError:
     config.available_features.add("no-gpu")
 
+# Checks over the repository's history (formatting of changed lines).
+if os.path.exists(os.path.join(config.tide_src_root, ".git")):
+    config.available_features.add("git-checkout")
+
 tools = ["tide-opt", "tide-compile", "tide-run", "TideUnitTests", "tide-capi-test", "tide-gpu-runtime-test"]
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
