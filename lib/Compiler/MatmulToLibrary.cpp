@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tide/Compiler/Passes.h"
-#include "tide/Conversion/Passes.h"
+
+#include "tide/Conversion/GemmMatchers.h"
 #include "tide/Runtime/RuntimeSymbols.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -21,12 +22,6 @@ using namespace mlir;
 using namespace mlir::tide;
 
 namespace {
-/// True when the host BLAS computes exactly this op (f32 or f64).
-bool isBlasGemm(linalg::MatmulOp op) {
-  Type element = getLibraryGemmElementType(op);
-  return element && (element.isF32() || element.isF64());
-}
-
 struct MatmulToLibraryPass
     : public tide::impl::MatmulToLibraryPassBase<MatmulToLibraryPass> {
   using Base::Base;
@@ -35,16 +30,15 @@ struct MatmulToLibraryPass
     ModuleOp module = getOperation();
     SmallVector<linalg::MatmulOp> matmuls;
     module.walk([&](linalg::MatmulOp op) {
-      if (isBlasGemm(op))
+      if (isLibraryGemm(op, GemmLibrary::HostBlas))
         matmuls.push_back(op);
     });
     if (matmuls.empty())
       return;
     OpBuilder b(module.getContext());
     for (linalg::MatmulOp op : matmuls) {
-      Type element =
-          cast<MemRefType>(op.getDpsInitOperand(0)->get().getType())
-              .getElementType();
+      Type element = cast<MemRefType>(op.getDpsInitOperand(0)->get().getType())
+                         .getElementType();
       StringRef name = element.isF32() ? TIDE_RT_GEMM_F32 : TIDE_RT_GEMM_F64;
       // Dynamically shaped, strided 2-D memrefs: one declaration serves all.
       auto dynType = MemRefType::get(

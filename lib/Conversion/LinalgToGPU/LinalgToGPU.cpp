@@ -32,6 +32,8 @@
 
 #include "tide/Conversion/Passes.h"
 
+#include "tide/Conversion/GemmMatchers.h"
+
 #include "tide/IR/TideDialect.h"
 #include "tide/Runtime/RuntimeSymbols.h"
 
@@ -1264,13 +1266,6 @@ bool hasIdentityLayout(Value v) {
   return type.getLayout().isIdentity();
 }
 
-/// C = A * B on the device through cuBLAS (f16, bf16, f32, f64).
-bool isLibraryGemm(linalg::MatmulOp op) {
-  Type element = getLibraryGemmElementType(op);
-  return element && (element.isF16() || element.isBF16() || element.isF32() ||
-                     element.isF64());
-}
-
 void lowerLibraryGemm(ModuleOp module, linalg::MatmulOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -1325,91 +1320,11 @@ void lowerLibraryGemm(ModuleOp module, linalg::MatmulOp op) {
   op->erase();
 }
 
-/// How a batched matmul (convert-tide-to-linalg's linalg.generic over loops
-/// (batch..., m, n, k), batch dims broadcast NumPy-style) reads an operand:
-/// for each result batch dim, whether the operand has it (else it is
-/// broadcast: absent or a size-1 dim read at 0) and which of its dims.
-struct BatchedOperand {
-  Value value;
-  SmallVector<std::optional<int64_t>> dimOf; // per result batch dim
-};
-
-/// The operands of a batched f16/bf16/f32/f64 matmul cuBLAS can run, in
-/// the order lhs, rhs, result; empty when `op` is not one.
-SmallVector<BatchedOperand> matchBatchedGemm(linalg::LinalgOp op) {
-  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-  if (!generic || !op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1)
-    return {};
-  int64_t loops = op.getNumLoops(), rank = loops - 1;
-  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-  if (rank < 3 || iters.back() != utils::IteratorType::reduction ||
-      op.getNumReductionLoops() != 1)
-    return {};
-  Type element;
-  for (Value v : op->getOperands()) {
-    auto type = dyn_cast<MemRefType>(v.getType());
-    if (!type || (element && type.getElementType() != element))
-      return {};
-    element = type.getElementType();
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
-      return {};
-  }
-  if (!(element.isF16() || element.isBF16() || element.isF32() || element.isF64()))
-    return {};
-  // The payload: out + lhs * rhs.
-  Block *block = op.getBlock();
-  auto add = block->getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add)
-    return {};
-  Value out = block->getArgument(2);
-  Value product = add.getLhs() == out ? add.getRhs() : add.getLhs();
-  auto mul = product.getDefiningOp<arith::MulFOp>();
-  if (!mul || (add.getLhs() != out && add.getRhs() != out) ||
-      !((mul.getLhs() == block->getArgument(0) && mul.getRhs() == block->getArgument(1)) ||
-        (mul.getLhs() == block->getArgument(1) && mul.getRhs() == block->getArgument(0))) ||
-      &block->front() != mul.getOperation() || mul->getNextNode() != add)
-    return {};
-  // Maps: result (d0 .. d(rank-1)), lhs (batch..., m, k), rhs (batch..., k, n).
-  int64_t m = rank - 2, n = rank - 1, k = rank;
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  SmallVector<AffineExpr> outExprs;
-  for (int64_t d = 0; d < rank; ++d)
-    outExprs.push_back(getAffineDimExpr(d, op.getContext()));
-  if (maps[2] != AffineMap::get(loops, 0, outExprs, op.getContext()))
-    return {};
-  SmallVector<BatchedOperand> result;
-  for (auto [i, rows, cols] : {std::tuple<int, int64_t, int64_t>{0, m, k},
-                               std::tuple<int, int64_t, int64_t>{1, k, n}}) {
-    AffineMap map = maps[i];
-    int64_t r = map.getNumResults(), batchRank = r - 2, offset = (rank - 2) - batchRank;
-    if (batchRank < 0 || offset < 0 || map.getResult(r - 2) != getAffineDimExpr(rows, op.getContext()) ||
-        map.getResult(r - 1) != getAffineDimExpr(cols, op.getContext()))
-      return {};
-    BatchedOperand operand{op->getOperand(i), SmallVector<std::optional<int64_t>>(rank - 2)};
-    for (int64_t b = 0; b < batchRank; ++b) {
-      AffineExpr e = map.getResult(b);
-      if (e == getAffineDimExpr(b + offset, op.getContext()))
-        operand.dimOf[b + offset] = b;
-      else if (!(isa<AffineConstantExpr>(e) && cast<AffineConstantExpr>(e).getValue() == 0))
-        return {};
-    }
-    result.push_back(operand);
-  }
-  BatchedOperand c{op->getOperand(2), SmallVector<std::optional<int64_t>>(rank - 2)};
-  for (int64_t b = 0; b < rank - 2; ++b)
-    c.dimOf[b] = b;
-  result.push_back(c);
-  return result;
-}
-
 /// A batched matmul through cuBLAS's strided batched GEMM: one call per
 /// index of the outer batch dims (host loops), the innermost batch dim as
 /// cuBLAS's batch (a broadcast operand has batch stride 0).
 void lowerLibraryBatchedGemm(ModuleOp module, linalg::LinalgOp op,
-                             ArrayRef<BatchedOperand> operands) {
+                             ArrayRef<BatchedGemmOperand> operands) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   bool accumulate = true;
@@ -1448,7 +1363,7 @@ void lowerLibraryBatchedGemm(ModuleOp module, linalg::LinalgOp op,
     SmallVector<Value> sizes, strides;
   };
   SmallVector<Meta> metas;
-  for (const BatchedOperand &operand : operands) {
+  for (const BatchedGemmOperand &operand : operands) {
     Value v = operand.value;
     auto type = cast<MemRefType>(v.getType());
     if (type.getMemorySpace() != space)
@@ -1618,17 +1533,17 @@ struct ConvertLinalgToGPUPass
             auto next = dyn_cast_or_null<linalg::LinalgOp>(op->getNextNode());
             auto nextMatmul = dyn_cast_or_null<linalg::MatmulOp>(op->getNextNode());
             if (next && useLibrary &&
-                ((nextMatmul && isLibraryGemm(nextMatmul)) ||
-                 !matchBatchedGemm(next).empty()) &&
+                ((nextMatmul && isLibraryGemm(nextMatmul, GemmLibrary::CuBlas)) ||
+                 !matchBatchedGemm(next, GemmLibrary::CuBlas).empty()) &&
                 next.getDpsInits()[0] == fill.getDpsInits()[0] &&
                 matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
               continue;
           }
           auto matmul = dyn_cast<linalg::MatmulOp>(op);
-          SmallVector<BatchedOperand> batched;
+          SmallVector<BatchedGemmOperand> batched;
           if (useLibrary)
-            batched = matchBatchedGemm(linalgOp);
-          if (matmul && useLibrary && isLibraryGemm(matmul))
+            batched = matchBatchedGemm(linalgOp, GemmLibrary::CuBlas);
+          if (matmul && useLibrary && isLibraryGemm(matmul, GemmLibrary::CuBlas))
             lowerLibraryGemm(module, matmul);
           else if (!batched.empty())
             lowerLibraryBatchedGemm(module, linalgOp, batched);
@@ -1658,22 +1573,3 @@ struct ConvertLinalgToGPUPass
 };
 
 } // namespace
-
-Type mlir::tide::getLibraryGemmElementType(linalg::MatmulOp op) {
-  if (!op.hasPureBufferSemantics() || op.hasUserDefinedMaps())
-    return {};
-  Type element;
-  for (Value v : op->getOperands()) {
-    auto type = dyn_cast<MemRefType>(v.getType());
-    if (!type || type.getRank() != 2)
-      return {};
-    if (element && type.getElementType() != element)
-      return {};
-    element = type.getElementType();
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (failed(type.getStridesAndOffset(strides, offset)) || strides[1] != 1)
-      return {};
-  }
-  return element;
-}
