@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// After one-shot bufferization, GPU values live in memrefs of memory space 1
-// (tide-assign-memory-spaces). This pass turns everything that touches them
-// into GPU code:
+// After one-shot bufferization, GPU values live in memrefs whose memory space
+// is their GPU, `#tide.device<cuda:N>` (tide-assign-memory-spaces). This pass
+// turns everything that touches them into GPU code:
 //
 //  - a linalg op with only parallel loops becomes one `gpu.launch`, one
 //    thread per iteration point (so fused elementwise chains are one kernel);
@@ -72,7 +72,7 @@ constexpr int64_t kSplitBlocks = 1056;
 constexpr int64_t kElementsPerSplit = 4096;
 constexpr int64_t kMaxSplit = 1024;
 
-/// Values known to hold device pointers without memory space 1: function
+/// Values known to hold device pointers in the default space: function
 /// arguments resident on the GPU (`tide.resident`) and views of them.
 thread_local DenseSet<Value> *residentValues = nullptr;
 
@@ -82,8 +82,7 @@ bool onDevice(Value v) {
     return false;
   if (residentValues && residentValues->contains(v))
     return true;
-  auto space = dyn_cast_or_null<IntegerAttr>(type.getMemorySpace());
-  return space && space.getInt() == kGpuMemorySpace;
+  return static_cast<bool>(getMemorySpaceDevice(type.getMemorySpace()));
 }
 
 /// Collects the GPU-resident arguments of `func` and the views of them.
@@ -409,9 +408,9 @@ Value splitFactor(OpBuilder &b, Location loc, int64_t p,
 
 /// A 1-D GPU buffer of `count` partial results.
 Value allocPartials(OpBuilder &b, Location loc, Type type, Value count) {
-  auto memrefType = MemRefType::get(
-      {ShapedType::kDynamic}, type, MemRefLayoutAttrInterface(),
-      IntegerAttr::get(IntegerType::get(b.getContext(), 64), kGpuMemorySpace));
+  auto memrefType =
+      MemRefType::get({ShapedType::kDynamic}, type, MemRefLayoutAttrInterface(),
+                      getMemorySpace(DeviceAttr::cuda(b.getContext(), 0)));
   return gpu::AllocOp::create(b, loc, memrefType, Type(), ValueRange(),
                               ValueRange{count}, ValueRange(), false)
       .getMemref();
@@ -1284,8 +1283,7 @@ void lowerLibraryGemm(ModuleOp module, linalg::MatmulOp op) {
                    : element.isBF16() ? TIDE_RT_GPU_GEMM_BF16
                    : element.isF32()  ? TIDE_RT_GPU_GEMM_F32
                                       : TIDE_RT_GPU_GEMM_F64;
-  auto space = IntegerAttr::get(IntegerType::get(b.getContext(), 64),
-                                kGpuMemorySpace);
+  Attribute space = getMemorySpace(DeviceAttr::cuda(b.getContext(), 0));
   auto dynType = MemRefType::get(
       {ShapedType::kDynamic, ShapedType::kDynamic}, element,
       StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
@@ -1304,7 +1302,7 @@ void lowerLibraryGemm(ModuleOp module, linalg::MatmulOp op) {
   SmallVector<Value> operands;
   for (Value v : op->getOperands()) {
     // Resident arguments are device pointers in the default space: the
-    // callee's type says space 1, which the strip pass removes later.
+    // callee's type says the GPU's, which the strip pass removes later.
     Value spaced = v;
     auto type = llvm::cast<MemRefType>(v.getType());
     if (type.getMemorySpace() != dynType.getMemorySpace())
@@ -1341,7 +1339,7 @@ void lowerLibraryBatchedGemm(ModuleOp module, linalg::LinalgOp op,
                       : element.isBF16() ? "bf16"
                       : element.isF32()  ? "f32"
                                          : "f64");
-  auto space = IntegerAttr::get(IntegerType::get(b.getContext(), 64), kGpuMemorySpace);
+  Attribute space = getMemorySpace(DeviceAttr::cuda(b.getContext(), 0));
   int64_t dyn = ShapedType::kDynamic;
   auto viewType = MemRefType::get(
       {dyn, dyn, dyn}, element,
@@ -1356,8 +1354,8 @@ void lowerLibraryBatchedGemm(ModuleOp module, linalg::LinalgOp op,
     callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), mb.getUnitAttr());
   }
   int64_t batchRank = cast<MemRefType>(c.getType()).getRank() - 2;
-  // Each operand's base, offset, sizes and strides (in space 1: resident
-  // arguments are device pointers in the default space).
+  // Each operand's base, offset, sizes and strides (in the GPU's space:
+  // resident arguments are device pointers in the default space).
   struct Meta {
     Value base, offset;
     SmallVector<Value> sizes, strides;
