@@ -116,7 +116,7 @@ def ResidentResultsPass : Pass<"tide-resident-results", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::tide::TideDialect"];
 }
 
-def ConvertLinalgToGPUPass : Pass<"tide-linalg-to-gpu", "mlir::ModuleOp"> {
+def ConvertLinalgToGPUPass : Pass<"convert-linalg-to-gpu", "mlir::ModuleOp"> {
   let summary = "Turn buffer-level work on GPU memory into GPU kernels";
   let description = [{
     Runs after bufferization and buffer deallocation. Everything that touches
@@ -195,7 +195,7 @@ def StripMemorySpacesPass
     : Pass<"tide-strip-memory-spaces", "mlir::ModuleOp"> {
   let summary = "Drop the GPU memory spaces from every type once kernels exist";
   let description = [{
-    Runs after `tide-linalg-to-gpu`. The host passes device pointers around
+    Runs after `convert-linalg-to-gpu`. The host passes device pointers around
     without dereferencing them and kernels use generic addressing, so the GPU
     memory spaces (`#tide.device<cuda:N>`) are removed from all memref types
     (function signatures included); other memory spaces are left alone.

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Once every op on GPU memory is a GPU op (tide-linalg-to-gpu), the GPU
+// Once every op on GPU memory is a GPU op (convert-linalg-to-gpu), the GPU
 // memory spaces (`#tide.device<cuda:N>`) have done their job. The host
 // handles device pointers as opaque values, and the kernels address them
 // generically, so the spaces are dropped from every type in the module (an

@@ -1,4 +1,4 @@
-// RUN: tide-opt %s --tide-linalg-to-gpu --split-input-file -verify-diagnostics \
+// RUN: tide-opt %s --convert-linalg-to-gpu --split-input-file -verify-diagnostics \
 // RUN:   | FileCheck %s
 
 // Elementwise with broadcasting, rows not a multiple of 4: one thread per
