@@ -177,13 +177,7 @@ void gpu_lowering::lowerParallel(KernelBuilder &kernels, linalg::LinalgOp op) {
   Location loc = op.getLoc();
   SmallVector<Value> sizes = loopSizes(b, op);
   Value n = product(b, loc, sizes);
-  Kernel k =
-      makeKernel(b, loc, blocksFor(b, loc, n, kBlockSize), kernels.nameFor(op));
-  OpBuilder &kb = k.body;
-  Value gid = globalThreadId(k, loc);
-  Value inRange =
-      arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, gid, n);
-  OpBuilder tb = ifThen(kb, loc, inRange);
+  auto [tb, gid] = launchPerItem(b, loc, n, kernels.nameFor(op));
   SmallVector<Value> ivs = delinearize(tb, loc, gid, sizes);
   IRMapping mapping;
   loadOperands(tb, loc, op, ivs, mapping, /*inits=*/true);

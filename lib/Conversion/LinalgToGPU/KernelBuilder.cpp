@@ -155,6 +155,18 @@ gpu_lowering::splitSizes(ArrayRef<Value> sizes,
   return {parallel, reduction};
 }
 
+ReductionLoops gpu_lowering::getReductionLoops(OpBuilder &b,
+                                               linalg::LinalgOp op) {
+  Location loc = op.getLoc();
+  ReductionLoops loops;
+  SmallVector<Value> sizes = loopSizes(b, op);
+  loops.iters = op.getIteratorTypesArray();
+  std::tie(loops.pSizes, loops.rSizes) = splitSizes(sizes, loops.iters);
+  loops.p = product(b, loc, loops.pSizes);
+  loops.r = product(b, loc, loops.rSizes);
+  return loops;
+}
+
 SmallVector<Value> gpu_lowering::mergeIvs(ArrayRef<utils::IteratorType> iters,
                                           ArrayRef<Value> pIvs,
                                           ArrayRef<Value> rIvs) {
@@ -263,4 +275,14 @@ OpBuilder gpu_lowering::ifThen(OpBuilder &b, Location loc, Value cond) {
 Value gpu_lowering::blocksFor(OpBuilder &b, Location loc, Value n, int64_t d) {
   Value blocks = arith::CeilDivUIOp::create(b, loc, n, index(b, loc, d));
   return arith::MaxUIOp::create(b, loc, blocks, index(b, loc, 1));
+}
+
+std::pair<OpBuilder, Value> gpu_lowering::launchPerItem(OpBuilder &b,
+                                                        Location loc, Value n,
+                                                        StringRef name) {
+  Kernel k = makeKernel(b, loc, blocksFor(b, loc, n, kBlockSize), name);
+  Value item = globalThreadId(k, loc);
+  Value inRange =
+      arith::CmpIOp::create(k.body, loc, arith::CmpIPredicate::ult, item, n);
+  return {ifThen(k.body, loc, inRange), item};
 }

@@ -92,6 +92,15 @@ SmallVector<Value> loopSizes(OpBuilder &b, linalg::LinalgOp op);
 /// Loop sizes split into the parallel and the reduction loops' sizes.
 std::pair<SmallVector<Value>, SmallVector<Value>>
 splitSizes(ArrayRef<Value> sizes, ArrayRef<utils::IteratorType> iters);
+/// The loops of a linalg op with reductions, sized before the op.
+struct ReductionLoops {
+  SmallVector<utils::IteratorType> iters;
+  /// The sizes of the parallel and of the reduction loops.
+  SmallVector<Value> pSizes, rSizes;
+  /// The number of outputs and of elements reduced into each.
+  Value p, r;
+};
+ReductionLoops getReductionLoops(OpBuilder &b, linalg::LinalgOp op);
 /// Full loop indices from the parallel and the reduction loops' indices.
 SmallVector<Value> mergeIvs(ArrayRef<utils::IteratorType> iters,
                             ArrayRef<Value> pIvs, ArrayRef<Value> rIvs);
@@ -138,6 +147,10 @@ Value globalThreadId(Kernel &k, Location loc, int64_t blockSize = kBlockSize);
 OpBuilder ifThen(OpBuilder &b, Location loc, Value cond);
 /// max(ceil(n / d), 1): a launch needs at least one block.
 Value blocksFor(OpBuilder &b, Location loc, Value n, int64_t d);
+/// A launch of one thread per item below `n` (kBlockSize threads per
+/// block): a builder inside its `if (item < n)`, and the item.
+std::pair<OpBuilder, Value> launchPerItem(OpBuilder &b, Location loc, Value n,
+                                          StringRef name);
 
 //===----------------------------------------------------------------------===//
 // Strategies: each replaces `op` with GPU code.

@@ -237,11 +237,9 @@ bool gpu_lowering::lowerReduction(KernelBuilder &kernels, linalg::LinalgOp op) {
 
   OpBuilder b(op);
   Location loc = op.getLoc();
-  SmallVector<Value> sizes = loopSizes(b, op);
-  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-  SmallVector<Value> pSizes, rSizes;
-  std::tie(pSizes, rSizes) = splitSizes(sizes, iters);
-  Value p = product(b, loc, pSizes), r = product(b, loc, rSizes);
+  ReductionLoops loops = getReductionLoops(b, op);
+  ArrayRef<utils::IteratorType> iters = loops.iters;
+  ArrayRef<Value> pSizes = loops.pSizes, rSizes = loops.rSizes;
   Value init = op.getDpsInits()[0];
   Type elementType = cast<MemRefType>(init.getType()).getElementType();
   Type accType = accumulatorType(elementType);
@@ -250,7 +248,8 @@ bool gpu_lowering::lowerReduction(KernelBuilder &kernels, linalg::LinalgOp op) {
   auto accumulate = [&](OpBuilder &kb, ArrayRef<Value> pIvs, Value start,
                         Value step) -> SmallVector<Value> {
     Value id = identityOf(kb, loc, kind, accType);
-    auto loop = scf::ForOp::create(kb, loc, start, r, step, ValueRange{id});
+    auto loop =
+        scf::ForOp::create(kb, loc, start, loops.r, step, ValueRange{id});
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
     SmallVector<Value> rIvs =
         delinearize(lb, loc, loop.getInductionVar(), rSizes);
@@ -293,7 +292,7 @@ bool gpu_lowering::lowerReduction(KernelBuilder &kernels, linalg::LinalgOp op) {
     memref::StoreOp::create(tb, loc, v, init, outIdx);
   };
   emitBlockReduction(
-      kernels, op, pSizes, p, r,
+      kernels, op, pSizes, loops.p, loops.r,
       {{accType}, accumulate, identities, foldPartial, allReduce, finish});
   op->erase();
   return true;
@@ -307,18 +306,8 @@ void gpu_lowering::lowerSequential(KernelBuilder &kernels,
                                    linalg::LinalgOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  SmallVector<Value> sizes = loopSizes(b, op);
-  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-  SmallVector<Value> pSizes, rSizes;
-  std::tie(pSizes, rSizes) = splitSizes(sizes, iters);
-  Value p = product(b, loc, pSizes), r = product(b, loc, rSizes);
-  Kernel k =
-      makeKernel(b, loc, blocksFor(b, loc, p, kBlockSize), kernels.nameFor(op));
-  OpBuilder &kb = k.body;
-  Value gid = globalThreadId(k, loc);
-  Value inRange =
-      arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, gid, p);
-  OpBuilder tb = ifThen(kb, loc, inRange);
+  auto [iters, pSizes, rSizes, p, r] = getReductionLoops(b, op);
+  auto [tb, gid] = launchPerItem(b, loc, p, kernels.nameFor(op));
   SmallVector<Value> pIvs = delinearize(tb, loc, gid, pSizes);
   SmallVector<Value> zeros(rSizes.size(), index(tb, loc, 0));
   SmallVector<Value> outIvs = mergeIvs(iters, pIvs, zeros);
