@@ -4,8 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tide/Conversion/Passes.h"
 #include "tide/Lowering/Passes.h"
+
+#include "tide/Conversion/GemmMatchers.h"
 #include "tide/Runtime/RuntimeSymbols.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -21,12 +22,6 @@ using namespace mlir;
 using namespace mlir::tide;
 
 namespace {
-/// True when the host BLAS computes exactly this op (f32 or f64).
-bool isBlasGemm(linalg::MatmulOp op) {
-  Type element = getLibraryGemmElementType(op);
-  return element && (element.isF32() || element.isF64());
-}
-
 struct MatmulToLibraryPass
     : public tide::impl::MatmulToLibraryPassBase<MatmulToLibraryPass> {
   using Base::Base;
@@ -35,7 +30,7 @@ struct MatmulToLibraryPass
     ModuleOp module = getOperation();
     SmallVector<linalg::MatmulOp> matmuls;
     module.walk([&](linalg::MatmulOp op) {
-      if (isBlasGemm(op))
+      if (isLibraryGemm(op, GemmLibrary::HostBlas))
         matmuls.push_back(op);
     });
     if (matmuls.empty())

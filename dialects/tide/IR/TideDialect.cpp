@@ -131,8 +131,16 @@ DeviceAttr mlir::tide::parseDeviceString(MLIRContext *ctx, StringRef text,
 // Placement state helpers: the only code that knows the attribute names.
 //===----------------------------------------------------------------------===//
 
-unsigned mlir::tide::getMemorySpace(DeviceAttr device) {
-  return device && device.isGPU() ? kGpuMemorySpace : 0;
+Attribute mlir::tide::getMemorySpace(DeviceAttr device) {
+  assert(device && "the host is #tide.device<cpu>");
+  if (device.isGPU())
+    return device;
+  return IntegerAttr::get(IntegerType::get(device.getContext(), 64), 0);
+}
+
+DeviceAttr mlir::tide::getMemorySpaceDevice(Attribute memorySpace) {
+  auto device = dyn_cast_or_null<DeviceAttr>(memorySpace);
+  return device && device.isGPU() ? device : DeviceAttr();
 }
 
 DeviceAttr mlir::tide::getDevice(Operation *op) {

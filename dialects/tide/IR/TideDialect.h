@@ -44,12 +44,14 @@ DeviceAttr getArgumentResidence(Operation *funcOp, unsigned index);
 /// Same for result `index`.
 DeviceAttr getResultResidence(Operation *funcOp, unsigned index);
 
-/// The memref memory space that holds values on `device` after
-/// bufferization: 0 (the default space) for the host, 1 for a GPU's global
-/// memory. Null means the host.
-unsigned getMemorySpace(DeviceAttr device);
-/// The memory space used for GPU buffers.
-constexpr unsigned kGpuMemorySpace = 1;
+/// The memref memory space that holds values on `device` (not null) after
+/// bufferization: for a GPU, its global memory, spelled as the device itself
+/// (`#tide.device<cuda:N>`); for the host, the default space written out
+/// (`0 : i64`, so that a copy into it does not take its source's space).
+Attribute getMemorySpace(DeviceAttr device);
+/// The GPU whose global memory the memref memory space `memorySpace` is;
+/// null for the default space and any other.
+DeviceAttr getMemorySpaceDevice(Attribute memorySpace);
 
 /// Parses "cpu" or "cuda:N" (N < 64). Returns null and sets `error` on bad
 /// input.

@@ -28,12 +28,6 @@ namespace mlir::tide {
 #define GEN_PASS_DECL
 #include "tide/Conversion/Passes.h.inc"
 
-/// The element type of a 2-D `linalg.matmul` on memrefs with the default
-/// maps, one element type and unit inner strides: what a library GEMM
-/// (OpenBLAS on the host, cuBLAS on the GPU) computes in place. Null
-/// otherwise.
-Type getLibraryGemmElementType(linalg::MatmulOp op);
-
 #define GEN_PASS_REGISTRATION
 #include "tide/Conversion/Passes.h.inc"
 

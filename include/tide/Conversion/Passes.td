@@ -23,7 +23,8 @@ def ConvertTideToLinalgPass : Pass<"convert-tide-to-linalg"> {
     last-axis softmax placed on a GPU, which becomes `linalg.softmax` (one
     fused kernel there). A
     `tide.transfer` becomes `bufferization.alloc_tensor() copy(%x)` in the
-    destination's memory space (0: host, 1: GPU). Every op created for a tide
+    destination's memory space (`0` for the host; a GPU's is the device
+    itself, `#tide.device<cuda:0>`). Every op created for a tide
     op carries that op's `tide.device`, so later passes know where it runs.
 
     Ops placed on a GPU are an error unless `gpu=true` (set by
@@ -78,17 +79,18 @@ def DonateBuffersPass : Pass<"tide-donate-buffers", "mlir::ModuleOp"> {
 
 def AssignMemorySpacesPass
     : Pass<"tide-assign-memory-spaces", "mlir::ModuleOp"> {
-  let summary = "Make GPU values bufferize into GPU memory (memory space 1)";
+  let summary = "Make GPU values bufferize into their GPU's memory space";
   let description = [{
     Runs on tensor-level IR after `convert-tide-to-linalg` and elementwise
     fusion, before one-shot bufferization. An op is on the GPU when its
     `tide.device` says so, or when it is untagged (created by fusion) and
     reads a GPU value; an empty tensor, fill or constant is on the GPU when a
     GPU op uses it. Each GPU use of `tensor.empty` becomes
-    `bufferization.alloc_tensor() {memory_space = 1}`, a tensor constant read
-    by a GPU op is copied to the device once, and a GPU `tensor.concat` is
-    decomposed into insert_slice ops into such an allocation. Bufferization
-    then puts exactly the GPU values in memory space 1. A fill that several
+    `bufferization.alloc_tensor() {memory_space = #tide.device<cuda:0>}` (the
+    memory space of a GPU is the device attribute itself), a tensor constant
+    read by a GPU op is copied to the device once, and a GPU `tensor.concat`
+    is decomposed into insert_slice ops into such an allocation.
+    Bufferization then puts exactly the GPU values in GPU memory. A fill that several
     ops write into (CSE merges equal fills) is cloned for each of them, so
     that bufferization does not copy the filled buffer.
 
@@ -107,17 +109,19 @@ def ResidentResultsPass : Pass<"tide-resident-results", "mlir::ModuleOp"> {
     Bufferization gives function results the default memory space, so a GPU
     value returned as a result marked `tide.resident = #tide.device<cuda:0>`
     is first copied into a new host buffer. This pass returns the GPU buffer
-    instead (the result type takes memory space 1) and drops the copy: the
+    instead (the result type takes the GPU's memory space) and drops the
+    copy: the
     caller receives a device pointer, as the module's metadata says.
   }];
   let dependentDialects = ["mlir::tide::TideDialect"];
 }
 
-def ConvertLinalgToGPUPass : Pass<"tide-linalg-to-gpu", "mlir::ModuleOp"> {
+def ConvertLinalgToGPUPass : Pass<"convert-linalg-to-gpu", "mlir::ModuleOp"> {
   let summary = "Turn buffer-level work on GPU memory into GPU kernels";
   let description = [{
     Runs after bufferization and buffer deallocation. Everything that touches
-    a memref in memory space 1 becomes GPU code:
+    a memref in a GPU's memory space (`#tide.device<cuda:0>`, or a
+    GPU-resident argument) becomes GPU code:
 
     - a linalg op with only parallel loops: one `gpu.launch` with one thread
       per iteration point (fused elementwise chains are one kernel; NumPy
@@ -189,11 +193,12 @@ def AsyncReturnPass : Pass<"tide-async-return", "mlir::func::FuncOp"> {
 
 def StripMemorySpacesPass
     : Pass<"tide-strip-memory-spaces", "mlir::ModuleOp"> {
-  let summary = "Drop memory space 1 from every type once kernels exist";
+  let summary = "Drop the GPU memory spaces from every type once kernels exist";
   let description = [{
-    Runs after `tide-linalg-to-gpu`. The host passes device pointers around
-    without dereferencing them and kernels use generic addressing, so memory
-    space 1 is removed from all memref types (function signatures included).
+    Runs after `convert-linalg-to-gpu`. The host passes device pointers around
+    without dereferencing them and kernels use generic addressing, so the GPU
+    memory spaces (`#tide.device<cuda:N>`) are removed from all memref types
+    (function signatures included); other memory spaces are left alone.
     `gpu-to-llvm` then sees one pointer type on both sides of a launch.
   }];
 }

@@ -156,7 +156,7 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
 
 /// Placed tensor-level IR with GPU-placed ops -> LLVM dialect: the CPU
 /// pipeline's steps, plus tide-assign-memory-spaces before bufferization,
-/// tide-linalg-to-gpu and tide-strip-memory-spaces after it, kernel
+/// convert-linalg-to-gpu and tide-strip-memory-spaces after it, kernel
 /// outlining, one stream per call (gpu-async-region), NVVM, the host calls
 /// into Tide's GPU runtime (gpu-to-llvm), and gpu-module-to-binary, which
 /// runs ptxas for `chip`. A module with no GPU op gets no GPU code.

@@ -9,8 +9,9 @@
 // may create untagged ops). A value is on the GPU when its op is tagged with a
 // GPU, or when the op is untagged and reads a GPU value. Every allocation
 // that one-shot bufferization would make for a GPU op is then spelled as
-// `bufferization.alloc_tensor() {memory_space = 1}`, so that GPU values
-// bufferize into memory space 1 and host values into the default space.
+// `bufferization.alloc_tensor() {memory_space = #tide.device<cuda:N>}`, so
+// that GPU values bufferize into their GPU's memory space and host values into
+// the default space.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,35 +42,37 @@ struct AssignMemorySpacesPass
     : public tide::impl::AssignMemorySpacesPassBase<AssignMemorySpacesPass> {
   using Base::Base;
 
-  DenseSet<Operation *> gpuOps;
-  DenseSet<Value> gpuValues;
+  /// The GPU of each GPU op and of each tensor value on a GPU.
+  DenseMap<Operation *, DeviceAttr> gpuOps;
+  DenseMap<Value, DeviceAttr> gpuValues;
 
   bool isGpuOp(Operation *op) { return gpuOps.contains(op); }
 
   /// Forward: tags, device allocations, and what reads GPU values.
   LogicalResult classify(Block &block) {
     for (Operation &op : block) {
-      bool onGpu = false;
+      DeviceAttr gpu;
       if (auto alloc = dyn_cast<bufferization::AllocTensorOp>(op)) {
-        auto space = dyn_cast_or_null<IntegerAttr>(alloc.getMemorySpaceAttr());
-        onGpu = space && space.getInt() == kGpuMemorySpace;
+        gpu = getMemorySpaceDevice(alloc.getMemorySpaceAttr());
       } else if (DeviceAttr device = getDevice(&op)) {
         if (device.isGPU() && device.getOrdinal() != 0)
           return op.emitError()
                  << "is placed on " << device.str()
                  << ", but Tide's GPU lowering drives one GPU (cuda:0) so "
                     "far; place with a single-GPU target";
-        onGpu = device.isGPU();
+        if (device.isGPU())
+          gpu = device;
       } else {
-        onGpu = llvm::any_of(op.getOperands(),
-                             [&](Value v) { return gpuValues.contains(v); });
+        for (Value v : op.getOperands())
+          if ((gpu = gpuValues.lookup(v)))
+            break;
       }
-      if (!onGpu)
+      if (!gpu)
         continue;
-      gpuOps.insert(&op);
+      gpuOps[&op] = gpu;
       for (Value r : op.getResults())
         if (isTensor(r))
-          gpuValues.insert(r);
+          gpuValues[r] = gpu;
     }
     return success();
   }
@@ -131,13 +134,14 @@ struct AssignMemorySpacesPass
         if (!isa<tensor::EmptyOp, linalg::FillOp>(op) || isGpuOp(&op) ||
             getDevice(&op))
           continue;
-        if (llvm::any_of(op.getUsers(),
-                         [&](Operation *user) { return isGpuOp(user); }))
-          gpuOps.insert(&op);
+        for (Operation *user : op.getUsers())
+          if (DeviceAttr gpu = gpuOps.lookup(user)) {
+            gpuOps[&op] = gpu;
+            break;
+          }
       }
 
       MLIRContext *ctx = &getContext();
-      auto space = IntegerAttr::get(IntegerType::get(ctx, 64), kGpuMemorySpace);
       SmallVector<Operation *> ops;
       for (Operation &op : body)
         ops.push_back(&op);
@@ -149,10 +153,12 @@ struct AssignMemorySpacesPass
             Operation *user = use.getOwner();
             if (!isGpuOp(user) && !(isGpuOp(empty) && !getDevice(user)))
               continue;
+            DeviceAttr gpu =
+                isGpuOp(user) ? gpuOps.lookup(user) : gpuOps.lookup(empty);
             OpBuilder b(use.getOwner());
             auto alloc = bufferization::AllocTensorOp::create(
                 b, empty.getLoc(), empty.getType(), empty.getDynamicSizes(),
-                /*copy=*/Value(), /*size_hint=*/Value(), space);
+                /*copy=*/Value(), /*size_hint=*/Value(), getMemorySpace(gpu));
             use.set(alloc);
           }
           if (empty->use_empty())
@@ -163,21 +169,24 @@ struct AssignMemorySpacesPass
         if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
           if (!isTensor(cst))
             continue;
-          Value device;
+          // One copy per GPU that reads it.
+          DenseMap<DeviceAttr, Value> copies;
           for (OpOperand &use : llvm::make_early_inc_range(cst->getUses())) {
             Operation *user = use.getOwner();
             bool reads = isa<linalg::LinalgOp>(user) ||
                          isa<tensor::InsertSliceOp>(user);
             if (!isGpuOp(user) || !reads)
               continue;
-            if (!device) {
+            DeviceAttr gpu = gpuOps.lookup(user);
+            Value &copy = copies[gpu];
+            if (!copy) {
               OpBuilder b(ctx);
               b.setInsertionPointAfter(cst);
-              device = bufferization::AllocTensorOp::create(
+              copy = bufferization::AllocTensorOp::create(
                   b, cst.getLoc(), cst.getType(), ValueRange(), cst,
-                  /*size_hint=*/Value(), space);
+                  /*size_hint=*/Value(), getMemorySpace(gpu));
             }
-            use.set(device);
+            use.set(copy);
           }
         }
       }

@@ -8,8 +8,8 @@
 // a GPU value returned as a GPU-resident result (`tide.resident`) is copied
 // into a new host buffer first. Right after bufferization this pass undoes
 // that: the function returns the GPU buffer itself and its result type takes
-// memory space 1. Runs before buffer deallocation, which then sees the GPU
-// buffer escape and leaves it to the caller.
+// the GPU's memory space. Runs before buffer deallocation, which then sees the
+// GPU buffer escape and leaves it to the caller.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,11 +30,10 @@ using namespace mlir::tide;
 
 namespace {
 
-bool inGpuSpace(Value v) {
+/// Whether `v` is a buffer in `device`'s memory.
+bool inMemoryOf(Value v, DeviceAttr device) {
   auto type = dyn_cast<MemRefType>(v.getType());
-  auto space = type ? dyn_cast_or_null<IntegerAttr>(type.getMemorySpace())
-                    : IntegerAttr();
-  return space && space.getInt() == kGpuMemorySpace;
+  return type && getMemorySpaceDevice(type.getMemorySpace()) == device;
 }
 
 struct ResidentResultsPass
@@ -65,12 +64,14 @@ struct ResidentResultsPass
                 c && c.getTarget() == host)
               copy = c;
         // The returned buffer must be only the copy's target and returned.
-        if (!copy || !inGpuSpace(copy.getSource()) ||
-            copy.getSource().getType() != MemRefType::get(
-                cast<MemRefType>(host.getType()).getShape(),
-                cast<MemRefType>(host.getType()).getElementType(),
-                MemRefLayoutAttrInterface(),
-                cast<MemRefType>(copy.getSource().getType()).getMemorySpace()) ||
+        if (!copy || !inMemoryOf(copy.getSource(), device) ||
+            copy.getSource().getType() !=
+                MemRefType::get(
+                    cast<MemRefType>(host.getType()).getShape(),
+                    cast<MemRefType>(host.getType()).getElementType(),
+                    MemRefLayoutAttrInterface(),
+                    cast<MemRefType>(copy.getSource().getType())
+                        .getMemorySpace()) ||
             !llvm::all_of(alloc->getUsers(), [&](Operation *u) {
               return u == copy.getOperation() || u == ret.getOperation();
             }))

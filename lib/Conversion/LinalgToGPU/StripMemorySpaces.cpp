@@ -4,10 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Once every op on GPU memory is a GPU op (tide-linalg-to-gpu), memory space
-// 1 has done its job. The host handles device pointers as opaque values, and
-// the kernels address them generically, so the space is dropped from every
-// type in the module: gpu-to-llvm and the memref lowering then see the same
+// Once every op on GPU memory is a GPU op (convert-linalg-to-gpu), the GPU
+// memory spaces (`#tide.device<cuda:N>`) have done their job. The host
+// handles device pointers as opaque values, and the kernels address them
+// generically, so the spaces are dropped from every type in the module (an
+// AttrTypeReplacer): gpu-to-llvm and the memref lowering then see the same
 // pointer type on both sides of a call or a launch.
 //
 //===----------------------------------------------------------------------===//
@@ -31,8 +32,7 @@ using namespace mlir::tide;
 namespace {
 
 bool isGpuSpace(Attribute space) {
-  auto i = dyn_cast_or_null<IntegerAttr>(space);
-  return i && i.getInt() == kGpuMemorySpace;
+  return static_cast<bool>(getMemorySpaceDevice(space));
 }
 
 struct StripMemorySpacesPass

@@ -698,7 +698,7 @@ struct LowerTransfer : OpRewritePattern<TransferOp> {
     auto type = cast<RankedTensorType>(op.getType());
     rewriter.replaceOpWithNewOp<bufferization::AllocTensorOp>(
         op, type, ValueRange(), op.getInput(), /*size_hint=*/Value(),
-        rewriter.getI64IntegerAttr(getMemorySpace(op.getTo())));
+        getMemorySpace(op.getTo()));
     return success();
   }
 };

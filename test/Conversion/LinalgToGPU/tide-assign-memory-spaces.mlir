@@ -1,21 +1,22 @@
 // RUN: tide-opt %s --tide-assign-memory-spaces --split-input-file -verify-diagnostics \
 // RUN:   | FileCheck %s
 
-// Allocations of GPU ops move to memory space 1; host ops keep theirs, even
-// when CSE gave both the same empty tensor.
+// Allocations of GPU ops move to their GPU's memory space (the device
+// attribute itself); host ops keep theirs, even when CSE gave both the same
+// empty tensor.
 #id = affine_map<(d0) -> (d0)>
 // CHECK-LABEL: func.func @gpu_and_host(
 // CHECK-SAME: %[[X:.*]]: tensor<8xf32>)
-// CHECK: %[[T:.*]] = bufferization.alloc_tensor() copy(%[[X]]) {memory_space = 1 : i64}
+// CHECK: %[[T:.*]] = bufferization.alloc_tensor() copy(%[[X]]) {memory_space = #tide.device<cuda:0>}
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<8xf32>
-// CHECK: %[[D:.*]] = bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<8xf32>
+// CHECK: %[[D:.*]] = bufferization.alloc_tensor() {memory_space = #tide.device<cuda:0>} : tensor<8xf32>
 // CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[T]] : tensor<8xf32>) outs(%[[D]] : tensor<8xf32>)
 // CHECK: math.exp
 // CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<8xf32>) outs(%[[E]] : tensor<8xf32>)
 // CHECK: math.log
 // CHECK: bufferization.alloc_tensor() copy(%[[G]]) {memory_space = 0 : i64}
 func.func @gpu_and_host(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
-  %t = bufferization.alloc_tensor() copy(%x) {memory_space = 1 : i64} : tensor<8xf32>
+  %t = bufferization.alloc_tensor() copy(%x) {memory_space = #tide.device<cuda:0>} : tensor<8xf32>
   %e = tensor.empty() : tensor<8xf32>
   %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
       ins(%t : tensor<8xf32>) outs(%e : tensor<8xf32>) attrs = {tide.device = #tide.device<cuda:0>} {
@@ -41,17 +42,17 @@ func.func @gpu_and_host(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
 #id = affine_map<(d0) -> (d0)>
 // CHECK-LABEL: func.func @untagged_reader(
 // CHECK: %[[C:.*]] = arith.constant dense<2.000000e+00> : tensor<8xf32>
-// CHECK: %[[CD:.*]] = bufferization.alloc_tensor() copy(%[[C]]) {memory_space = 1 : i64}
+// CHECK: %[[CD:.*]] = bufferization.alloc_tensor() copy(%[[C]]) {memory_space = #tide.device<cuda:0>}
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[CD]] : tensor<8xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<8xf32>)
-// CHECK: %[[A1:.*]] = bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<4x4xf32>
+// CHECK: %[[A1:.*]] = bufferization.alloc_tensor() {memory_space = #tide.device<cuda:0>} : tensor<4x4xf32>
 // CHECK: %[[F1:.*]] = linalg.fill {{.*}} outs(%[[A1]] : tensor<4x4xf32>)
 // CHECK: linalg.matmul {{.*}} outs(%[[F1]] : tensor<4x4xf32>)
-// CHECK: %[[A2:.*]] = bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<4x4xf32>
+// CHECK: %[[A2:.*]] = bufferization.alloc_tensor() {memory_space = #tide.device<cuda:0>} : tensor<4x4xf32>
 // CHECK: %[[F2:.*]] = linalg.fill {{.*}} outs(%[[A2]] : tensor<4x4xf32>)
 // CHECK: linalg.matmul {{.*}} outs(%[[F2]] : tensor<4x4xf32>)
 func.func @untagged_reader(%x: tensor<8xf32>, %m: tensor<4x4xf32>) -> (tensor<8xf32>, tensor<4x4xf32>, tensor<4x4xf32>) {
-  %t = bufferization.alloc_tensor() copy(%x) {memory_space = 1 : i64} : tensor<8xf32>
-  %tm = bufferization.alloc_tensor() copy(%m) {memory_space = 1 : i64} : tensor<4x4xf32>
+  %t = bufferization.alloc_tensor() copy(%x) {memory_space = #tide.device<cuda:0>} : tensor<8xf32>
+  %tm = bufferization.alloc_tensor() copy(%m) {memory_space = #tide.device<cuda:0>} : tensor<4x4xf32>
   %c = arith.constant dense<2.0> : tensor<8xf32>
   %e = tensor.empty() : tensor<8xf32>
   %g = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
@@ -73,13 +74,13 @@ func.func @untagged_reader(%x: tensor<8xf32>, %m: tensor<4x4xf32>) -> (tensor<8x
 // A concatenation on the GPU becomes insert_slice ops into one device
 // allocation.
 // CHECK-LABEL: func.func @concat(
-// CHECK: %[[R:.*]] = bufferization.alloc_tensor() {memory_space = 1 : i64} : tensor<6xf32>
+// CHECK: %[[R:.*]] = bufferization.alloc_tensor() {memory_space = #tide.device<cuda:0>} : tensor<6xf32>
 // CHECK: %[[S:.*]] = tensor.insert_slice %{{.*}} into %[[R]][0] [2] [1]
 // CHECK: tensor.insert_slice %{{.*}} into %[[S]][2] [4] [1]
 // CHECK-NOT: tensor.concat
 func.func @concat(%a: tensor<2xf32>, %b: tensor<4xf32>) -> tensor<6xf32> {
-  %ta = bufferization.alloc_tensor() copy(%a) {memory_space = 1 : i64} : tensor<2xf32>
-  %tb = bufferization.alloc_tensor() copy(%b) {memory_space = 1 : i64} : tensor<4xf32>
+  %ta = bufferization.alloc_tensor() copy(%a) {memory_space = #tide.device<cuda:0>} : tensor<2xf32>
+  %tb = bufferization.alloc_tensor() copy(%b) {memory_space = #tide.device<cuda:0>} : tensor<4xf32>
   %c = tensor.concat dim(0) %ta, %tb {tide.device = #tide.device<cuda:0>} : (tensor<2xf32>, tensor<4xf32>) -> tensor<6xf32>
   %h = bufferization.alloc_tensor() copy(%c) {memory_space = 0 : i64} : tensor<6xf32>
   return %h : tensor<6xf32>

@@ -1,4 +1,4 @@
-// RUN: tide-opt %s --tide-linalg-to-gpu --split-input-file -verify-diagnostics \
+// RUN: tide-opt %s --convert-linalg-to-gpu --split-input-file -verify-diagnostics \
 // RUN:   | FileCheck %s
 
 // Elementwise with broadcasting, rows not a multiple of 4: one thread per
@@ -7,7 +7,7 @@
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @broadcast(
-// CHECK-SAME: %[[X:.*]]: memref<4x6xf32, 1>, %[[B:.*]]: memref<6xf32, 1>, %[[Y:.*]]: memref<4x6xf32, 1>)
+// CHECK-SAME: %[[X:.*]]: memref<4x6xf32, #tide.device<cuda:0>>, %[[B:.*]]: memref<6xf32, #tide.device<cuda:0>>, %[[Y:.*]]: memref<4x6xf32, #tide.device<cuda:0>>)
 // CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}}) module(@tide_kernels) function(@broadcast_addf_0)
 // CHECK: %[[GID:.*]] = arith.addi
 // CHECK: scf.if
@@ -18,9 +18,9 @@
 // CHECK: %[[S:.*]] = arith.addf %[[A]], %[[C]]
 // CHECK: memref.store %[[S]], %[[Y]][%[[I]], %[[J]]]
 // CHECK-NOT: linalg.generic
-func.func @broadcast(%x: memref<4x6xf32, 1>, %b: memref<6xf32, 1>, %y: memref<4x6xf32, 1>) {
+func.func @broadcast(%x: memref<4x6xf32, #tide.device<cuda:0>>, %b: memref<6xf32, #tide.device<cuda:0>>, %y: memref<4x6xf32, #tide.device<cuda:0>>) {
   linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%x, %b : memref<4x6xf32, 1>, memref<6xf32, 1>) outs(%y : memref<4x6xf32, 1>) {
+      ins(%x, %b : memref<4x6xf32, #tide.device<cuda:0>>, memref<6xf32, #tide.device<cuda:0>>) outs(%y : memref<4x6xf32, #tide.device<cuda:0>>) {
   ^bb0(%a: f32, %c: f32, %o: f32):
     %0 = arith.addf %a, %c : f32
     linalg.yield %0 : f32
@@ -36,16 +36,16 @@ func.func @broadcast(%x: memref<4x6xf32, 1>, %b: memref<6xf32, 1>, %y: memref<4x
 #row = affine_map<(d0, d1) -> (d1)>
 #col = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: func.func @broadcast_vector(
-// CHECK-SAME: %[[X:.*]]: memref<4x8xf32, 1>, %[[B:.*]]: memref<8xf32, 1>, %[[R:.*]]: memref<4xf32, 1>, %[[Y:.*]]: memref<4x8xf32, 1>)
+// CHECK-SAME: %[[X:.*]]: memref<4x8xf32, #tide.device<cuda:0>>, %[[B:.*]]: memref<8xf32, #tide.device<cuda:0>>, %[[R:.*]]: memref<4xf32, #tide.device<cuda:0>>, %[[Y:.*]]: memref<4x8xf32, #tide.device<cuda:0>>)
 // CHECK: %[[XF:.*]] = memref.collapse_shape %[[X]]
 // CHECK: gpu.launch
-// CHECK: vector.load %[[XF]][%{{.*}}] {alignment = 16 : i64} : memref<32xf32, 1>, vector<4xf32>
-// CHECK: vector.load %[[B]][%{{.*}}] {alignment = 16 : i64} : memref<8xf32, 1>, vector<4xf32>
-// CHECK: memref.load %[[R]][%{{.*}}] : memref<4xf32, 1>
+// CHECK: vector.load %[[XF]][%{{.*}}] {alignment = 16 : i64} : memref<32xf32, #tide.device<cuda:0>>, vector<4xf32>
+// CHECK: vector.load %[[B]][%{{.*}}] {alignment = 16 : i64} : memref<8xf32, #tide.device<cuda:0>>, vector<4xf32>
+// CHECK: memref.load %[[R]][%{{.*}}] : memref<4xf32, #tide.device<cuda:0>>
 // CHECK: vector.store
-func.func @broadcast_vector(%x: memref<4x8xf32, 1>, %b: memref<8xf32, 1>, %r: memref<4xf32, 1>, %y: memref<4x8xf32, 1>) {
+func.func @broadcast_vector(%x: memref<4x8xf32, #tide.device<cuda:0>>, %b: memref<8xf32, #tide.device<cuda:0>>, %r: memref<4xf32, #tide.device<cuda:0>>, %y: memref<4x8xf32, #tide.device<cuda:0>>) {
   linalg.generic {indexing_maps = [#id, #row, #col, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%x, %b, %r : memref<4x8xf32, 1>, memref<8xf32, 1>, memref<4xf32, 1>) outs(%y : memref<4x8xf32, 1>) {
+      ins(%x, %b, %r : memref<4x8xf32, #tide.device<cuda:0>>, memref<8xf32, #tide.device<cuda:0>>, memref<4xf32, #tide.device<cuda:0>>) outs(%y : memref<4x8xf32, #tide.device<cuda:0>>) {
   ^bb0(%a: f32, %c: f32, %d: f32, %o: f32):
     %0 = arith.addf %a, %c : f32
     %1 = arith.mulf %0, %d : f32
@@ -60,13 +60,13 @@ func.func @broadcast_vector(%x: memref<4x8xf32, 1>, %b: memref<8xf32, 1>, %r: me
 #id = affine_map<(d0) -> (d0)>
 // CHECK-LABEL: func.func @contiguous(
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}}) {{.*}} function(@contiguous_exp_0)
-// CHECK: %[[V:.*]] = vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<1024xf32, 1>, vector<4xf32>
+// CHECK: %[[V:.*]] = vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<1024xf32, #tide.device<cuda:0>>, vector<4xf32>
 // CHECK-COUNT-4: math.exp
 // CHECK: %[[R:.*]] = vector.from_elements
-// CHECK: vector.store %[[R]], %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<1024xf32, 1>, vector<4xf32>
-func.func @contiguous(%x: memref<1024xf32, 1>, %y: memref<1024xf32, 1>) {
+// CHECK: vector.store %[[R]], %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<1024xf32, #tide.device<cuda:0>>, vector<4xf32>
+func.func @contiguous(%x: memref<1024xf32, #tide.device<cuda:0>>, %y: memref<1024xf32, #tide.device<cuda:0>>) {
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
-      ins(%x : memref<1024xf32, 1>) outs(%y : memref<1024xf32, 1>) {
+      ins(%x : memref<1024xf32, #tide.device<cuda:0>>) outs(%y : memref<1024xf32, #tide.device<cuda:0>>) {
   ^bb0(%a: f32, %o: f32):
     %0 = math.exp %a : f32
     linalg.yield %0 : f32
@@ -82,7 +82,7 @@ func.func @contiguous(%x: memref<1024xf32, 1>, %y: memref<1024xf32, 1>) {
 #in = affine_map<(d0) -> (d0)>
 #out = affine_map<(d0) -> ()>
 // CHECK-LABEL: func.func @sum(
-// CHECK: %[[P:.*]] = gpu.alloc (%{{.*}}) : memref<?xf32, 1>
+// CHECK: %[[P:.*]] = gpu.alloc (%{{.*}}) : memref<?xf32, #tide.device<cuda:0>>
 // CHECK: gpu.launch {{.*}} function(@sum_addf_0)
 // CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
 // CHECK: arith.extf %{{.*}} : f16 to f32
@@ -92,9 +92,9 @@ func.func @contiguous(%x: memref<1024xf32, 1>, %y: memref<1024xf32, 1>) {
 // CHECK: gpu.all_reduce add
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK: gpu.dealloc %[[P]]
-func.func @sum(%x: memref<1000000xf16, 1>, %y: memref<f16, 1>) {
+func.func @sum(%x: memref<1000000xf16, #tide.device<cuda:0>>, %y: memref<f16, #tide.device<cuda:0>>) {
   linalg.generic {indexing_maps = [#in, #out], iterator_types = ["reduction"]}
-      ins(%x : memref<1000000xf16, 1>) outs(%y : memref<f16, 1>) {
+      ins(%x : memref<1000000xf16, #tide.device<cuda:0>>) outs(%y : memref<f16, #tide.device<cuda:0>>) {
   ^bb0(%a: f16, %acc: f16):
     %0 = arith.addf %a, %acc : f16
     linalg.yield %0 : f16
@@ -114,9 +114,9 @@ func.func @sum(%x: memref<1000000xf16, 1>, %y: memref<f16, 1>) {
 // CHECK: gpu.all_reduce maxsi
 // CHECK: arith.trunci %{{.*}} : i32 to i8
 // CHECK-NOT: gpu.launch
-func.func @row_max(%x: memref<64x100xi8, 1>, %y: memref<64xi8, 1>) {
+func.func @row_max(%x: memref<64x100xi8, #tide.device<cuda:0>>, %y: memref<64xi8, #tide.device<cuda:0>>) {
   linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}
-      ins(%x : memref<64x100xi8, 1>) outs(%y : memref<64xi8, 1>) {
+      ins(%x : memref<64x100xi8, #tide.device<cuda:0>>) outs(%y : memref<64xi8, #tide.device<cuda:0>>) {
   ^bb0(%a: i8, %acc: i8):
     %0 = arith.maxsi %a, %acc : i8
     linalg.yield %0 : i8
@@ -138,9 +138,9 @@ func.func @row_max(%x: memref<64x100xi8, 1>, %y: memref<64xi8, 1>) {
 // CHECK: gpu.all_reduce maximumf
 // CHECK: gpu.all_reduce minui
 // CHECK-NOT: gpu.launch
-func.func @argmax(%x: memref<4x10xf32, 1>, %v: memref<4xf32, 1>, %i: memref<4xi64, 1>) {
+func.func @argmax(%x: memref<4x10xf32, #tide.device<cuda:0>>, %v: memref<4xf32, #tide.device<cuda:0>>, %i: memref<4xi64, #tide.device<cuda:0>>) {
   linalg.generic {indexing_maps = [#in, #out, #out], iterator_types = ["parallel", "reduction"]}
-      ins(%x : memref<4x10xf32, 1>) outs(%v, %i : memref<4xf32, 1>, memref<4xi64, 1>) {
+      ins(%x : memref<4x10xf32, #tide.device<cuda:0>>) outs(%v, %i : memref<4xf32, #tide.device<cuda:0>>, memref<4xi64, #tide.device<cuda:0>>) {
   ^bb0(%a: f32, %best: f32, %bi: i64):
     %idx = linalg.index 1 : index
     %j = arith.index_cast %idx : index to i64
@@ -166,16 +166,16 @@ func.func @argmax(%x: memref<4x10xf32, 1>, %v: memref<4xf32, 1>, %i: memref<4xi6
 // Few long rows: the row is split over many blocks; a second kernel combines
 // their (value, index) partials.
 // CHECK-LABEL: func.func @argmin_split(
-// CHECK: %[[VALS:.*]] = gpu.alloc ({{.*}}) : memref<?xi32, 1>
-// CHECK: %[[IDXS:.*]] = gpu.alloc ({{.*}}) : memref<?xi64, 1>
+// CHECK: %[[VALS:.*]] = gpu.alloc ({{.*}}) : memref<?xi32, #tide.device<cuda:0>>
+// CHECK: %[[IDXS:.*]] = gpu.alloc ({{.*}}) : memref<?xi64, #tide.device<cuda:0>>
 // CHECK: gpu.launch {{.*}} function(@argmin_split_index_cast_0)
 // CHECK: gpu.all_reduce min
 // CHECK: gpu.launch {{.*}} function(@argmin_split_index_cast_0_partials)
 // CHECK: gpu.dealloc %[[VALS]]
 // CHECK: gpu.dealloc %[[IDXS]]
-func.func @argmin_split(%x: memref<2x100000xi32, 1>, %v: memref<2xi32, 1>, %i: memref<2xi64, 1>) {
+func.func @argmin_split(%x: memref<2x100000xi32, #tide.device<cuda:0>>, %v: memref<2xi32, #tide.device<cuda:0>>, %i: memref<2xi64, #tide.device<cuda:0>>) {
   linalg.generic {indexing_maps = [#in, #out, #out], iterator_types = ["parallel", "reduction"]}
-      ins(%x : memref<2x100000xi32, 1>) outs(%v, %i : memref<2xi32, 1>, memref<2xi64, 1>) {
+      ins(%x : memref<2x100000xi32, #tide.device<cuda:0>>) outs(%v, %i : memref<2xi32, #tide.device<cuda:0>>, memref<2xi64, #tide.device<cuda:0>>) {
   ^bb0(%a: i32, %best: i32, %bi: i64):
     %idx = linalg.index 1 : index
     %j = arith.index_cast %idx : index to i64
@@ -200,9 +200,9 @@ func.func @argmin_split(%x: memref<2x100000xi32, 1>, %v: memref<2xi32, 1>, %i: m
 // CHECK: gpu.launch {{.*}} function(@two_accumulators_index_cast_0)
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, i64)
 // CHECK-NOT: gpu.all_reduce
-func.func @two_accumulators(%x: memref<4x10xf32, 1>, %v: memref<4xf32, 1>, %i: memref<4xi64, 1>) {
+func.func @two_accumulators(%x: memref<4x10xf32, #tide.device<cuda:0>>, %v: memref<4xf32, #tide.device<cuda:0>>, %i: memref<4xi64, #tide.device<cuda:0>>) {
   linalg.generic {indexing_maps = [#in, #out, #out], iterator_types = ["parallel", "reduction"]}
-      ins(%x : memref<4x10xf32, 1>) outs(%v, %i : memref<4xf32, 1>, memref<4xi64, 1>) {
+      ins(%x : memref<4x10xf32, #tide.device<cuda:0>>) outs(%v, %i : memref<4xf32, #tide.device<cuda:0>>, memref<4xi64, #tide.device<cuda:0>>) {
   ^bb0(%a: f32, %best: f32, %bi: i64):
     %idx = linalg.index 1 : index
     %j = arith.index_cast %idx : index to i64
@@ -221,7 +221,7 @@ func.func @two_accumulators(%x: memref<4x10xf32, 1>, %v: memref<4xf32, 1>, %i: m
 #a = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 #b = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
 #c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
-// CHECK-LABEL: func.func private @tide_rt_gpu_gemm_batched_f32(memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>, 1>, memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>, 1>, memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>, 1>, i32) attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func private @tide_rt_gpu_gemm_batched_f32(memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>, #tide.device<cuda:0>>, memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>, #tide.device<cuda:0>>, memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>, #tide.device<cuda:0>>, i32) attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @batched(
 // CHECK-NOT: linalg.fill
 // CHECK-NOT: gpu.launch
@@ -230,11 +230,11 @@ func.func @two_accumulators(%x: memref<4x10xf32, 1>, %v: memref<4xf32, 1>, %i: m
 // CHECK: %[[C:.*]] = memref.reinterpret_cast
 // CHECK: call @tide_rt_gpu_gemm_batched_f32(%[[A]], %[[B]], %[[C]], %c0_i32)
 // CHECK-NOT: gpu.launch
-func.func @batched(%x: memref<8x3x4xf32, 1>, %y: memref<8x4x5xf32, 1>, %z: memref<8x3x5xf32, 1>) {
+func.func @batched(%x: memref<8x3x4xf32, #tide.device<cuda:0>>, %y: memref<8x4x5xf32, #tide.device<cuda:0>>, %z: memref<8x3x5xf32, #tide.device<cuda:0>>) {
   %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%z : memref<8x3x5xf32, 1>)
+  linalg.fill ins(%zero : f32) outs(%z : memref<8x3x5xf32, #tide.device<cuda:0>>)
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
-      ins(%x, %y : memref<8x3x4xf32, 1>, memref<8x4x5xf32, 1>) outs(%z : memref<8x3x5xf32, 1>) {
+      ins(%x, %y : memref<8x3x4xf32, #tide.device<cuda:0>>, memref<8x4x5xf32, #tide.device<cuda:0>>) outs(%z : memref<8x3x5xf32, #tide.device<cuda:0>>) {
   ^bb0(%p: f32, %q: f32, %acc: f32):
     %m = arith.mulf %p, %q : f32
     %s = arith.addf %acc, %m : f32
@@ -256,9 +256,9 @@ func.func @batched(%x: memref<8x3x4xf32, 1>, %y: memref<8x4x5xf32, 1>, %z: memre
 // CHECK: %[[A:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [%{{.*}}, %{{.*}}, %{{.*}}], strides: [%[[ZERO]], %{{.*}}, 1]
 // CHECK: call @tide_rt_gpu_gemm_batched_f64(%[[A]], %{{.*}}, %{{.*}}, %c1_i32)
 // CHECK: }
-func.func @batched_broadcast(%x: memref<2x1x3x4xf64, 1>, %y: memref<3x4x5xf64, 1>, %z: memref<2x3x3x5xf64, 1>) {
+func.func @batched_broadcast(%x: memref<2x1x3x4xf64, #tide.device<cuda:0>>, %y: memref<3x4x5xf64, #tide.device<cuda:0>>, %z: memref<2x3x3x5xf64, #tide.device<cuda:0>>) {
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
-      ins(%x, %y : memref<2x1x3x4xf64, 1>, memref<3x4x5xf64, 1>) outs(%z : memref<2x3x3x5xf64, 1>) {
+      ins(%x, %y : memref<2x1x3x4xf64, #tide.device<cuda:0>>, memref<3x4x5xf64, #tide.device<cuda:0>>) outs(%z : memref<2x3x3x5xf64, #tide.device<cuda:0>>) {
   ^bb0(%p: f64, %q: f64, %acc: f64):
     %m = arith.mulf %p, %q : f64
     %s = arith.addf %acc, %m : f64
@@ -271,24 +271,24 @@ func.func @batched_broadcast(%x: memref<2x1x3x4xf64, 1>, %y: memref<3x4x5xf64, 1
 
 // A zero-filled 2-D f32 matmul: one cuBLAS call that overwrites (the fill is
 // folded in); allocations and copies become GPU runtime calls.
-// CHECK-LABEL: func.func private @tide_rt_gpu_gemm_f32(memref<?x?xf32, strided<[?, 1], offset: ?>, 1>, memref<?x?xf32, strided<[?, 1], offset: ?>, 1>, memref<?x?xf32, strided<[?, 1], offset: ?>, 1>, i32) attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func private @tide_rt_gpu_gemm_f32(memref<?x?xf32, strided<[?, 1], offset: ?>, #tide.device<cuda:0>>, memref<?x?xf32, strided<[?, 1], offset: ?>, #tide.device<cuda:0>>, memref<?x?xf32, strided<[?, 1], offset: ?>, #tide.device<cuda:0>>, i32) attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @matmul(
-// CHECK: %[[A:.*]] = gpu.alloc () : memref<16x32xf32, 1>
-// CHECK: gpu.memcpy %[[A]], %{{.*}} : memref<16x32xf32, 1>, memref<16x32xf32>
+// CHECK: %[[A:.*]] = gpu.alloc () : memref<16x32xf32, #tide.device<cuda:0>>
+// CHECK: gpu.memcpy %[[A]], %{{.*}} : memref<16x32xf32, #tide.device<cuda:0>>, memref<16x32xf32>
 // CHECK-NOT: linalg.fill
 // CHECK: call @tide_rt_gpu_gemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32)
-// CHECK: gpu.memcpy %{{.*}}, %{{.*}} : memref<16x8xf32>, memref<16x8xf32, 1>
+// CHECK: gpu.memcpy %{{.*}}, %{{.*}} : memref<16x8xf32>, memref<16x8xf32, #tide.device<cuda:0>>
 // CHECK: gpu.dealloc %[[A]]
-func.func @matmul(%a: memref<16x32xf32>, %b: memref<32x8xf32, 1>, %c: memref<16x8xf32>) {
-  %da = memref.alloc() : memref<16x32xf32, 1>
-  memref.copy %a, %da : memref<16x32xf32> to memref<16x32xf32, 1>
-  %dc = memref.alloc() : memref<16x8xf32, 1>
+func.func @matmul(%a: memref<16x32xf32>, %b: memref<32x8xf32, #tide.device<cuda:0>>, %c: memref<16x8xf32>) {
+  %da = memref.alloc() : memref<16x32xf32, #tide.device<cuda:0>>
+  memref.copy %a, %da : memref<16x32xf32> to memref<16x32xf32, #tide.device<cuda:0>>
+  %dc = memref.alloc() : memref<16x8xf32, #tide.device<cuda:0>>
   %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%dc : memref<16x8xf32, 1>)
-  linalg.matmul ins(%da, %b : memref<16x32xf32, 1>, memref<32x8xf32, 1>) outs(%dc : memref<16x8xf32, 1>)
-  memref.copy %dc, %c : memref<16x8xf32, 1> to memref<16x8xf32>
-  memref.dealloc %da : memref<16x32xf32, 1>
-  memref.dealloc %dc : memref<16x8xf32, 1>
+  linalg.fill ins(%zero : f32) outs(%dc : memref<16x8xf32, #tide.device<cuda:0>>)
+  linalg.matmul ins(%da, %b : memref<16x32xf32, #tide.device<cuda:0>>, memref<32x8xf32, #tide.device<cuda:0>>) outs(%dc : memref<16x8xf32, #tide.device<cuda:0>>)
+  memref.copy %dc, %c : memref<16x8xf32, #tide.device<cuda:0>> to memref<16x8xf32>
+  memref.dealloc %da : memref<16x32xf32, #tide.device<cuda:0>>
+  memref.dealloc %dc : memref<16x8xf32, #tide.device<cuda:0>>
   return
 }
 
@@ -297,13 +297,13 @@ func.func @matmul(%a: memref<16x32xf32>, %b: memref<32x8xf32, 1>, %c: memref<16x
 // A strided view of GPU memory copied to the host goes through a
 // contiguous device buffer that a kernel fills.
 // CHECK-LABEL: func.func @strided_to_host(
-// CHECK: %[[T:.*]] = gpu.alloc () : memref<2x2xf32, 1>
+// CHECK: %[[T:.*]] = gpu.alloc () : memref<2x2xf32, #tide.device<cuda:0>>
 // CHECK: gpu.launch {{.*}} function(@strided_to_host_copy_0)
 // CHECK: gpu.memcpy %{{.*}}, %[[T]]
 // CHECK: gpu.dealloc %[[T]]
-func.func @strided_to_host(%x: memref<4x4xf32, 1>, %y: memref<2x2xf32>) {
-  %v = memref.subview %x[0, 0] [2, 2] [2, 2] : memref<4x4xf32, 1> to memref<2x2xf32, strided<[8, 2]>, 1>
-  memref.copy %v, %y : memref<2x2xf32, strided<[8, 2]>, 1> to memref<2x2xf32>
+func.func @strided_to_host(%x: memref<4x4xf32, #tide.device<cuda:0>>, %y: memref<2x2xf32>) {
+  %v = memref.subview %x[0, 0] [2, 2] [2, 2] : memref<4x4xf32, #tide.device<cuda:0>> to memref<2x2xf32, strided<[8, 2]>, #tide.device<cuda:0>>
+  memref.copy %v, %y : memref<2x2xf32, strided<[8, 2]>, #tide.device<cuda:0>> to memref<2x2xf32>
   return
 }
 
@@ -314,9 +314,9 @@ func.func @strided_to_host(%x: memref<4x4xf32, 1>, %y: memref<2x2xf32>) {
 // CHECK: gpu.launch
 // CHECK-NOT: linalg.generic
 #id = affine_map<(d0) -> (d0)>
-func.func @resident(%x: memref<6xf32> {tide.resident = #tide.device<cuda:0>}, %y: memref<6xf32, 1>) {
+func.func @resident(%x: memref<6xf32> {tide.resident = #tide.device<cuda:0>}, %y: memref<6xf32, #tide.device<cuda:0>>) {
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
-      ins(%x : memref<6xf32>) outs(%y : memref<6xf32, 1>) {
+      ins(%x : memref<6xf32>) outs(%y : memref<6xf32, #tide.device<cuda:0>>) {
   ^bb0(%a: f32, %o: f32):
     %0 = arith.negf %a : f32
     linalg.yield %0 : f32
@@ -329,20 +329,20 @@ func.func @resident(%x: memref<6xf32> {tide.resident = #tide.device<cuda:0>}, %y
 // Errors: host code reading GPU memory, and an op mixing host and GPU
 // buffers.
 #id = affine_map<(d0) -> (d0)>
-func.func @host_reads_device(%x: memref<6xf32, 1>) -> f32 {
+func.func @host_reads_device(%x: memref<6xf32, #tide.device<cuda:0>>) -> f32 {
   %c0 = arith.constant 0 : index
   // expected-error @below {{reads or writes GPU memory on the host}}
-  %v = memref.load %x[%c0] : memref<6xf32, 1>
+  %v = memref.load %x[%c0] : memref<6xf32, #tide.device<cuda:0>>
   return %v : f32
 }
 
 // -----
 
 #id = affine_map<(d0) -> (d0)>
-func.func @mixed(%x: memref<6xf32>, %y: memref<6xf32, 1>) {
+func.func @mixed(%x: memref<6xf32>, %y: memref<6xf32, #tide.device<cuda:0>>) {
   // expected-error @below {{mixes host and GPU memory; every operand of a GPU op must be in GPU memory}}
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
-      ins(%x : memref<6xf32>) outs(%y : memref<6xf32, 1>) {
+      ins(%x : memref<6xf32>) outs(%y : memref<6xf32, #tide.device<cuda:0>>) {
   ^bb0(%a: f32, %o: f32):
     linalg.yield %a : f32
   }

@@ -1,0 +1,172 @@
+//===- LibraryGemm.cpp - Matmuls through cuBLAS ---------------------------===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+//
+// 2-D f16/bf16/f32/f64 matmuls call cuBLAS through Tide's runtime; batched
+// matmuls call its strided batched GEMM over 3-D views, in a host loop over
+// any outer batch dims. Which matmuls qualify is GemmMatchers' business.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgToGPU.h"
+
+#include "tide/Runtime/RuntimeSymbols.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::tide;
+using namespace mlir::tide::gpu_lowering;
+
+/// The runtime's GEMM `name` of type (`viewType` x 3, i32 accumulate),
+/// declared once in `module`.
+static func::FuncOp getOrDeclareGemm(ModuleOp module, StringRef name,
+                                     MemRefType viewType) {
+  auto callee = module.lookupSymbol<func::FuncOp>(name);
+  if (callee)
+    return callee;
+  OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+  callee = func::FuncOp::create(
+      mb, module.getLoc(), name,
+      mb.getFunctionType({viewType, viewType, viewType, mb.getI32Type()}, {}));
+  callee.setPrivate();
+  callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                  mb.getUnitAttr());
+  return callee;
+}
+
+/// Whether the GEMM accumulates into its output: not when the op before
+/// zero-fills it, which is then erased (cuBLAS overwrites, beta 0, instead
+/// of a fill kernel plus an accumulating GEMM).
+static bool foldZeroFill(linalg::LinalgOp op) {
+  linalg::FillOp fill = getZeroFillBefore(op);
+  if (!fill)
+    return true;
+  fill->erase();
+  return false;
+}
+
+void gpu_lowering::lowerLibraryGemm(KernelBuilder &kernels,
+                                    linalg::MatmulOp op) {
+  ModuleOp module = kernels.getFunction()->getParentOfType<ModuleOp>();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  bool accumulate = foldZeroFill(op);
+  Type element =
+      cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
+  StringRef name = element.isF16()    ? TIDE_RT_GPU_GEMM_F16
+                   : element.isBF16() ? TIDE_RT_GPU_GEMM_BF16
+                   : element.isF32()  ? TIDE_RT_GPU_GEMM_F32
+                                      : TIDE_RT_GPU_GEMM_F64;
+  Attribute space = getMemorySpace(kernels.getOpDevice(op));
+  auto dynType = MemRefType::get(
+      {ShapedType::kDynamic, ShapedType::kDynamic}, element,
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
+                             {ShapedType::kDynamic, 1}),
+      space);
+  func::FuncOp callee = getOrDeclareGemm(module, name, dynType);
+  SmallVector<Value> operands;
+  for (Value v : op->getOperands()) {
+    // Resident arguments are device pointers in the default space: the
+    // callee's type says the GPU's, which the strip pass removes later.
+    Value spaced = v;
+    auto type = llvm::cast<MemRefType>(v.getType());
+    if (type.getMemorySpace() != dynType.getMemorySpace())
+      spaced = memref::MemorySpaceCastOp::create(
+          b, loc,
+          MemRefType::get(type.getShape(), type.getElementType(),
+                          type.getLayout(), dynType.getMemorySpace()),
+          v);
+    operands.push_back(memref::CastOp::create(b, loc, dynType, spaced));
+  }
+  operands.push_back(
+      arith::ConstantIntOp::create(b, loc, accumulate ? 1 : 0, 32));
+  func::CallOp::create(b, loc, callee, operands);
+  op->erase();
+}
+
+void gpu_lowering::lowerLibraryBatchedGemm(
+    KernelBuilder &kernels, linalg::LinalgOp op,
+    ArrayRef<BatchedGemmOperand> operands) {
+  ModuleOp module = kernels.getFunction()->getParentOfType<ModuleOp>();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  bool accumulate = foldZeroFill(op);
+  Value c = op.getDpsInits()[0];
+  Type element = cast<MemRefType>(c.getType()).getElementType();
+  std::string name = std::string(TIDE_RT_GPU_GEMM_PREFIX) + "batched_" +
+                     (element.isF16()    ? "f16"
+                      : element.isBF16() ? "bf16"
+                      : element.isF32()  ? "f32"
+                                         : "f64");
+  Attribute space = getMemorySpace(kernels.getOpDevice(op));
+  int64_t dyn = ShapedType::kDynamic;
+  auto viewType = MemRefType::get(
+      {dyn, dyn, dyn}, element,
+      StridedLayoutAttr::get(b.getContext(), dyn, {dyn, dyn, 1}), space);
+  func::FuncOp callee = getOrDeclareGemm(module, name, viewType);
+  int64_t batchRank = cast<MemRefType>(c.getType()).getRank() - 2;
+  // Each operand's base, offset, sizes and strides (in the GPU's space:
+  // resident arguments are device pointers in the default space).
+  struct Meta {
+    Value base, offset;
+    SmallVector<Value> sizes, strides;
+  };
+  SmallVector<Meta> metas;
+  for (const BatchedGemmOperand &operand : operands) {
+    Value v = operand.value;
+    auto type = cast<MemRefType>(v.getType());
+    if (type.getMemorySpace() != space)
+      v = memref::MemorySpaceCastOp::create(
+          b, loc,
+          MemRefType::get(type.getShape(), type.getElementType(),
+                          type.getLayout(), space),
+          v);
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, v);
+    Meta m;
+    m.base = meta.getBaseBuffer();
+    m.offset = meta.getOffset();
+    m.sizes.assign(meta.getSizes().begin(), meta.getSizes().end());
+    m.strides.assign(meta.getStrides().begin(), meta.getStrides().end());
+    metas.push_back(m);
+  }
+  const Meta &cMeta = metas[2];
+  // Host loops over the outer batch dims.
+  SmallVector<Value> ivs;
+  OpBuilder ib = b;
+  for (int64_t d = 0; d + 1 < batchRank; ++d) {
+    auto loop = scf::ForOp::create(ib, loc, index(ib, loc, 0), cMeta.sizes[d],
+                                   index(ib, loc, 1));
+    ivs.push_back(loop.getInductionVar());
+    ib = OpBuilder::atBlockBegin(loop.getBody());
+    ib.setInsertionPoint(loop.getBody()->getTerminator());
+  }
+  Value batch = cMeta.sizes[batchRank - 1];
+  SmallVector<Value> views;
+  for (auto [operand, meta] : llvm::zip(operands, metas)) {
+    Value offset = meta.offset;
+    for (int64_t d = 0; d + 1 < batchRank; ++d)
+      if (std::optional<int64_t> dim = operand.dimOf[d])
+        offset = arith::AddIOp::create(
+            ib, loc, offset,
+            arith::MulIOp::create(ib, loc, ivs[d], meta.strides[*dim]));
+    Value batchStride = index(ib, loc, 0);
+    if (std::optional<int64_t> dim = operand.dimOf[batchRank - 1])
+      batchStride = meta.strides[*dim];
+    int64_t r = meta.sizes.size();
+    SmallVector<OpFoldResult> sizes{batch, meta.sizes[r - 2],
+                                    meta.sizes[r - 1]};
+    SmallVector<OpFoldResult> strides{batchStride, meta.strides[r - 2],
+                                      ib.getIndexAttr(1)};
+    views.push_back(memref::ReinterpretCastOp::create(
+        ib, loc, viewType, meta.base, OpFoldResult(offset), sizes, strides));
+  }
+  views.push_back(
+      arith::ConstantIntOp::create(ib, loc, accumulate ? 1 : 0, 32));
+  func::CallOp::create(ib, loc, callee, views);
+  op->erase();
+}
