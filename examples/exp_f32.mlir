@@ -1,4 +1,4 @@
-// The Theano GPU test from the user reports (shared/seeds/000, 001): exp over
+// The Theano GPU test from the user reports (docs/seeds/000, 001): exp over
 // 10 * 30 * 768 = 230400 elements in f32. Theano 0.7 silently ran the float64
 // version on the CPU; Tide places it by (op, dtype) kernels and says why.
 func.func @exp(%x: tensor<230400xf32>) -> tensor<230400xf32> {

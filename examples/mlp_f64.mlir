@@ -1,4 +1,4 @@
-// The TensorFlow report (shared/seeds/003): a 2-hidden-layer ELU MLP on MNIST
+// The TensorFlow report (docs/seeds/003): a 2-hidden-layer ELU MLP on MNIST
 // shapes (784-256-256-10), softmax output and mean cross-entropy loss, in f64.
 // TensorFlow 0.7 put Mean (and float64 reductions and matmul) on the CPU.
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job: place the seed examples (shared/seeds) on the targets that
+# The main job: place the seed examples (docs/seeds) on the targets that
 # reproduce the original reports, and print each decision with its reason.
 set -euo pipefail
 cd "$(dirname "$0")/.."

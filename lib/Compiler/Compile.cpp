@@ -81,17 +81,8 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   }
   GpuPipelineOptions gpu;
   gpu.toolkit = options.cudaToolkit;
-  std::string chip = options.gpuChip;
-  if (chip.empty()) {
-    // Placement recorded the target on the module.
-    FailureOr<const Target *> target = resolveTarget(module, options.target);
-    if (failed(target))
-      return failure();
-    if (const DeviceSpec *gpu = (*target)->getFirstGPU())
-      chip = gpu->chip;
-  }
-  if (!chip.empty())
-    gpu.chip = chip;
+  // The chip comes from the module's tide.target (tide-attach-gpu-target).
+  gpu.chip = options.gpuChip;
   buildGpuPipeline(lower, gpu);
   if (failed(lower.run(module)))
     return failure();

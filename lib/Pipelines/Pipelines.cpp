@@ -156,11 +156,12 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
 
-  GpuNVVMAttachTargetOptions target;
+  // The chip of the module's target (tide.target), checked against ptxas.
+  AttachGpuTargetPassOptions target;
   target.chip = options.chip;
   target.features = options.features;
-  target.optLevel = 3;
-  pm.addPass(createGpuNVVMAttachTarget(target));
+  target.toolkit = options.toolkit;
+  pm.addPass(createAttachGpuTargetPass(target));
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
   device.addPass(math::createMathExtendToSupportedTypes());
   // Vector loads and stores keep their 16-byte alignment (ld.global.v4).

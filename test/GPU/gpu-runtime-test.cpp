@@ -2,7 +2,7 @@
 //
 // Part of the Tide project.
 //
-// Built on the CPU machine, run on the GPU machine (test/GPU/run-on-gpu.sh).
+// Built on the CPU machine, run on the GPU machine (bash bench/gpu.sh; see docs/gpu.md).
 // Without a GPU it says so and exits 0 having run nothing. Prints
 // "N passed, M failed". With --bench, times host-to-device copies of
 // (b,3,448,448) float32 batches from pageable memory.

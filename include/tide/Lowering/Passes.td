@@ -1,11 +1,11 @@
-//===- Passes.td - Tide compiler-driver passes -------------*- tablegen -*-===//
+//===- Passes.td - Tide lowering passes --------------------*- tablegen -*-===//
 //
 // Part of the Tide project.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TIDE_COMPILER_PASSES_TD
-#define TIDE_COMPILER_PASSES_TD
+#ifndef TIDE_LOWERING_PASSES_TD
+#define TIDE_LOWERING_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
 
@@ -60,4 +60,32 @@ def MatmulToLibraryPass : Pass<"tide-matmul-to-library", "mlir::ModuleOp"> {
                            "mlir::LLVM::LLVMDialect"];
 }
 
-#endif // TIDE_COMPILER_PASSES_TD
+def AttachGpuTargetPass : Pass<"tide-attach-gpu-target", "mlir::ModuleOp"> {
+  let summary = "Attach the NVVM target of the module's GPU to its gpu.modules";
+  let description = [{
+    Reads the chip of the first GPU of the module's target (`tide.target`,
+    recorded by placement; the default target when the module has none) and
+    attaches `#nvvm.target<chip = ...>` to every `gpu.module` with upstream
+    `nvvm-attach-target`. A `chip=` option overrides it and must agree with
+    the module's target. A chip the CUDA toolkit's ptxas cannot build for
+    (CUDA 13 dropped sm_50..sm_72, the chips of the built-in theano-0.7 and
+    tensorflow-0.7 targets) is an error that says so, before any GPU code is
+    generated; such targets still serve for placement and reports.
+
+    ```mlir
+    // module attributes {tide.target = #tide.target<name = "h200", ...>}
+    gpu.module @k [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">] {
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"",
+           "GPU architecture (default: the chip of the module's target)">,
+    Option<"features", "features", "std::string", /*default=*/"\"+ptx80\"",
+           "PTX features (PTX ISA version)">,
+    Option<"toolkit", "toolkit", "std::string", /*default=*/"",
+           "CUDA toolkit root whose ptxas must support the chip (empty: no check)">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect"];
+}
+
+#endif // TIDE_LOWERING_PASSES_TD

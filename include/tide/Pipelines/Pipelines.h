@@ -135,9 +135,8 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<std::string> chip{
       *this, "chip",
-      llvm::cl::desc("GPU architecture, e.g. sm_90 (tide-compile passes the "
-                     "chip of the module's tide.target)"),
-      llvm::cl::init("sm_90")};
+      llvm::cl::desc("GPU architecture, e.g. sm_90 (default: the chip of the "
+                     "module's tide.target, else of the default target)")};
   PassOptions::Option<std::string> features{
       *this, "features", llvm::cl::desc("PTX features (PTX ISA version)"),
       llvm::cl::init("+ptx80")};
