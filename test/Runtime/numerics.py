@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """End-to-end numerics tests for Tide.
 
-For every op of the `tide` dialect and every element type it accepts, this
-script writes small functions, compiles them with tide-compile (many functions
-per module, one module per element type or op group), runs every function with
-tide-run on inputs written by NumPy, and compares each result with a NumPy
-reference computed here, independently of Tide. It also runs the seed examples,
+For every op of the `tide` dialect and every element type it accepts (both
+from `tide-opt --tide-list-kernels="format=json"`: the facts each op declares
+in ODS), this script writes small functions (one generator per lowering
+family), compiles them with tide-compile (many functions per module, one module
+per element type or op group), runs every function with tide-run on inputs
+written by NumPy, and compares each result with the op's NumPy reference
+(REFERENCES), computed here, independently of Tide. It also runs the seed examples,
 an f64 no-demotion check, and tide-run's error handling for bad input.
 
 Usage: numerics.py --tide-bin BUILD/bin --tmp DIR [-j N] [-k REGEX] [-v]
@@ -15,7 +17,11 @@ Usage: numerics.py --tide-bin BUILD/bin --tmp DIR [-j N] [-k REGEX] [-v]
 With --target=h200 every op is placed on the GPU (the GPU suite). A machine
 without LLVM (the GPU machine) runs modules compiled elsewhere: --build-only
 compiles everything into --tmp and runs nothing; --prebuilt then runs those
-libraries (the generated module text must be the same, which is checked).
+libraries (the generated module text must be the same, which is checked;
+the op list is the copy --build-only saved in --tmp).
+
+An op that tide-opt lists without a NumPy reference here (or whose family has
+no generator) fails the suite with a line that says what to add.
 
 Prints one line per failing check and ends with `N passed, M failed`; exits 1
 when M > 0. Needs Python 3 and NumPy only.
@@ -23,6 +29,7 @@ when M > 0. Needs Python 3 and NumPy only.
 
 import argparse
 import concurrent.futures
+import json
 import math
 import os
 import re
@@ -39,11 +46,10 @@ import numpy as np
 # Element types
 # ---------------------------------------------------------------------------
 
+# Classes of element types, for test data. Which types each op accepts comes
+# from tide-opt (see OPS).
 INTS = ["i8", "i16", "i32", "i64"]
 FLOATS = ["f16", "bf16", "f32", "f64"]
-NUMERIC = INTS + FLOATS          # every type but i1
-INTEGER = ["i1"] + INTS          # and / or / not
-ALL = ["i1"] + NUMERIC           # any-type ops
 
 # How tide-run stores each type in a .npy (bf16 as raw uint16 bits).
 STORAGE = {
@@ -332,48 +338,221 @@ def wrap_check(ref, t):
 
 
 # ---------------------------------------------------------------------------
-# Per-type function generators
+# The ops under test come from `tide-opt --tide-list-kernels="format=json"`:
+# every op Tide has, with the facts it declares in ODS (its lowering family, the
+# element types it accepts). Each op's test is its NumPy reference in
+# REFERENCES, run by the generator of its family (below). An op the JSON lists
+# without a reference, or whose family has no generator, fails the suite.
 # ---------------------------------------------------------------------------
 
-FLOAT_UNARY = [
-    # name, mlir op text (x -> text), reference, class, input domain
-    ("neg", "tide.neg", lambda x: -x, "ieee", (-5, 5)),
-    ("abs", "tide.abs", np.abs, "ieee", (-5, 5)),
-    ("relu", "tide.relu", relu, "ieee", (-5, 5)),
-    ("floor", "tide.floor", np.floor, "ieee", (-4, 4)),
-    ("ceil", "tide.ceil", np.ceil, "ieee", (-4, 4)),
-    ("sqrt", "tide.sqrt", np.sqrt, "ieee", (0, 20)),
-    ("exp", "tide.exp", np.exp, "exp", (-5, 5)),
-    ("log", "tide.log", np.log, "transc", (0.05, 20)),
-    ("rsqrt", "tide.rsqrt", lambda x: 1 / np.sqrt(x), "transc", (0.05, 20)),
-    ("tanh", "tide.tanh", np.tanh, "transc", (-3, 3)),
-    ("sigmoid", "tide.sigmoid", sigmoid, "transc", (-6, 6)),
-    ("sin", "tide.sin", np.sin, "transc", (-4, 4)),
-    ("cos", "tide.cos", np.cos, "transc", (-4, 4)),
-    ("erf", "tide.erf", np_erf, "transc", (-2.5, 2.5)),
-    ("elu", "tide.elu", elu(1.0), "transc", (-3, 3)),
-    ("elu_alpha", "tide.elu", elu(0.5), "transc", (-3, 3)),
-]
+OPS = {}    # op name (without `tide.`) -> its entry in the JSON; set by load_ops
 
 
-def gen_unary_float(t):
+def load_ops(tide_bin, target, saved, prebuilt):
+    """Reads the op list (from tide-opt, or with --prebuilt from the copy that
+    --build-only left in --tmp: the GPU machine has no tide-opt) into OPS;
+    returns the JSON."""
+    if prebuilt:
+        if not os.path.exists(saved):
+            sys.exit("numerics.py: %s is missing; run with --build-only first" % saved)
+        with open(saved) as fh:
+            text = fh.read()
+    else:
+        p = subprocess.run([os.path.join(tide_bin, "tide-opt"),
+                            "--tide-list-kernels=target=%s format=json" % target, "-o", os.devnull],
+                           input="module {}\n", capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.exit("numerics.py: tide-opt --tide-list-kernels failed: %s" % p.stderr.strip())
+        text = p.stdout
+        with open(saved, "w") as fh:
+            fh.write(text)
+    table = json.loads(text)
+    OPS.clear()
+    OPS.update((op["name"], op) for op in table["ops"])
+    return table
+
+
+class Ref:
+    """One op's NumPy reference and the test data its family's generator reads.
+
+    family            the op's lowering family (must be the one tide-opt lists)
+    fn                the reference (on float inputs, and on any inputs unless
+                      int_fn / bool_fn say otherwise for integers / i1)
+    cls               tolerance class of its float results (see TOLERANCES);
+                      integer and i1 results are always exact
+    data (keywords)   what the family's generator reads, documented in REFERENCES
+    """
+
+    def __init__(self, family, fn, cls="exact", int_fn=None, bool_fn=None, **data):
+        self.family, self.fn, self.cls = family, fn, cls
+        self.int_fn, self.bool_fn = int_fn, bool_fn
+        self.data = data
+
+    def get(self, key, default=None):
+        return self.data.get(key, default)
+
+    def for_type(self, t):
+        """The reference on inputs of type t."""
+        if t == "i1" and self.bool_fn is not None:
+            return self.bool_fn
+        if t in INTS + ["i1"] and self.int_fn is not None:
+            return self.int_fn
+        if self.fn is None:
+            raise AssertionError("the reference has no function for %s" % t)
+        return self.fn
+
+    def cls_for(self, t):
+        return self.cls if t in FLOATS else "exact"
+
+
+def cast_ref(x, src, dst):
+    x = np.asarray(x)
+    if dst == "i1":
+        return x != 0
+    if src == "i1":
+        x = x.astype(np.int64)
+    if dst in INTS:
+        r = np.trunc(x).astype(np.int64) if src in FLOATS else x.astype(np.int64)
+        return wrap_check(r, dst)
+    if dst == "f64":
+        return x.astype(np.float64)
+    if dst == "f32":
+        return x.astype(np.float64).astype(np.float32).astype(np.float64)
+    if dst == "f16":
+        return x.astype(np.float64).astype(np.float16).astype(np.float64)
+    return quantize(x.astype(np.float64).astype(np.float32), "bf16")
+
+
+def slice_ref(x, start, limit, strides):
+    return x[tuple(slice(a, b, c) for a, b, c in zip(start, limit, strides))]
+
+
+CMP = [("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal),
+       ("gt", np.greater), ("ge", np.greater_equal)]
+
+FIXED_ROUNDING = [-2.0, -0.5, 0.5, 3.0]     # exact integers and halves
+
+# One entry per op, keyed by its name. The order is the order of the checks in
+# the generated functions. Family data:
+#   unary      domain: range of float inputs (default (-5, 5)); fixed: the first
+#              float inputs; int_input="full": full-range integers (otherwise
+#              INT_MIN is left out, as -x and |x| wrap there); variants: more
+#              calls of the op, (label, attributes, reference)
+#   binary     inputs="pow": a positive base and a small exponent (otherwise any
+#              a, and b away from 0); full_range: integers also over their full
+#              range (the result cannot overflow)
+#   compare    predicates: (predicate, reference)
+#   reduction, arg_reduction
+#              cases: (argument, axes, keepdims) over x: 3x4x5, y: ?x5, z: 2x3x2
+#              (z from a pool whose products stay exact)
+#   softmax    cases: (argument, axis) over 3x5, ?x?, 2x3x4
+#   constant   fn(value, shape) is the tensor `dense<value>` holds
+#   the rest   fn is the NumPy function the op computes
+REFERENCES = {
+    "neg": Ref("unary", lambda x: -x, "ieee"),
+    "abs": Ref("unary", np.abs, "ieee"),
+    "relu": Ref("unary", relu, "ieee"),
+    "floor": Ref("unary", np.floor, "ieee", domain=(-4, 4), fixed=FIXED_ROUNDING),
+    "ceil": Ref("unary", np.ceil, "ieee", domain=(-4, 4), fixed=FIXED_ROUNDING),
+    "sqrt": Ref("unary", np.sqrt, "ieee", domain=(0, 20), fixed=[0.0]),
+    "exp": Ref("unary", np.exp, "exp"),
+    "log": Ref("unary", np.log, "transc", domain=(0.05, 20)),
+    "rsqrt": Ref("unary", lambda x: 1 / np.sqrt(x), "transc", domain=(0.05, 20)),
+    "tanh": Ref("unary", np.tanh, "transc", domain=(-3, 3)),
+    "sigmoid": Ref("unary", sigmoid, "transc", domain=(-6, 6)),
+    "sin": Ref("unary", np.sin, "transc", domain=(-4, 4)),
+    "cos": Ref("unary", np.cos, "transc", domain=(-4, 4)),
+    "erf": Ref("unary", np_erf, "transc", domain=(-2.5, 2.5)),
+    "elu": Ref("unary", elu(1.0), "transc", domain=(-3, 3),
+               variants=[("elu_alpha", " alpha = 0.5", elu(0.5))]),
+    "not": Ref("unary", None, int_fn=np.invert, bool_fn=np.logical_not, int_input="full"),
+
+    "add": Ref("binary", lambda a, b: a + b, "ieee"),
+    "sub": Ref("binary", lambda a, b: a - b, "ieee"),
+    "mul": Ref("binary", lambda a, b: a * b, "ieee"),
+    "div": Ref("binary", lambda a, b: a / b, "ieee", int_fn=trunc_div),
+    "maximum": Ref("binary", np.maximum, "ieee", full_range=True),
+    "minimum": Ref("binary", np.minimum, "ieee", full_range=True),
+    "and": Ref("binary", None, int_fn=np.bitwise_and, bool_fn=np.logical_and, full_range=True),
+    "or": Ref("binary", None, int_fn=np.bitwise_or, bool_fn=np.logical_or, full_range=True),
+    "pow": Ref("binary", np.power, "transc", inputs="pow"),
+
+    "cmp": Ref("compare", None, predicates=CMP),
+    "select": Ref("select", np.where),
+    "cast": Ref("cast", cast_ref),
+    "constant": Ref("constant", lambda value, shape: np.broadcast_to(np.asarray(value), shape)),
+    "matmul": Ref("matmul", np.matmul),
+
+    "reduce_sum": Ref("reduction", np.sum, "reduce",
+                      cases=[(0, [1], False), (0, [0, 2], True), (0, [-1], False),
+                             (0, [0, 1, 2], False), (1, [0], False)]),
+    "reduce_max": Ref("reduction", np.max, "reduce",
+                      cases=[(0, [0], False), (0, [-1], True), (1, [1], False)]),
+    "reduce_min": Ref("reduction", np.min, "reduce",
+                      cases=[(0, [1, 2], False), (0, [-3], False), (1, [0], True)]),
+    "reduce_prod": Ref("reduction", np.prod, "reduce",
+                       cases=[(2, [0], False), (2, [-1], True), (2, [0, 2], False)]),
+    "reduce_mean": Ref("reduction", np.mean, "reduce",
+                       cases=[(0, [1], False), (0, [0, 2], True),
+                              (1, [0], False),            # a dynamic reduced dim
+                              (1, [-1], True)]),
+    "argmax": Ref("arg_reduction", np.argmax,
+                  cases=[(0, [0], False), (0, [-1], True), (1, [0], False)]),
+    "argmin": Ref("arg_reduction", np.argmin,
+                  cases=[(0, [1], False), (0, [-2], True), (1, [-1], False)]),
+    "softmax": Ref("softmax", softmax, "composite", cases=[(0, 1), (0, 0), (1, 0), (2, 1)]),
+    "log_softmax": Ref("softmax", log_softmax, "composite", cases=[(0, -1), (1, 1), (2, -3)]),
+
+    "reshape": Ref("reshape", np.reshape),
+    "transpose": Ref("transpose", np.transpose),
+    "broadcast_to": Ref("broadcast", np.broadcast_to),
+    "concat": Ref("concat", np.concatenate),
+    "slice": Ref("slice", slice_ref),
+}
+
+
+def ops_for(families, t):
+    """The listed ops of these families that accept t and have a reference
+    written for their family, in the order of REFERENCES."""
+    return [name for name, r in REFERENCES.items()
+            if name in OPS and OPS[name]["family"] in families and r.family == OPS[name]["family"]
+            and t in OPS[name]["dtypes"]]
+
+
+# ---------------------------------------------------------------------------
+# Function generators, one per family: (ops, t) -> [Func], for the ops of the
+# family that accept t (the op's name is its mnemonic)
+# ---------------------------------------------------------------------------
+
+
+def gen_unary(ops, t):
+    return gen_unary_float(ops, t) if t in FLOATS else gen_unary_int(ops, t)
+
+
+def gen_unary_float(ops, t):
+    # (label, op, attributes, reference, class, input domain, fixed inputs)
+    calls = []
+    for op in ops:
+        r = REFERENCES[op]
+        domain, fixed = r.get("domain", (-5, 5)), r.get("fixed")
+        calls.append((op, op, "", r.for_type(t), r.cls, domain, fixed))
+        calls += [(label, op, attrs, fn, r.cls, domain, fixed)
+                  for label, attrs, fn in r.get("variants", [])]
     funcs = []
-    for part, ops in (("a", FLOAT_UNARY[:8]), ("b", FLOAT_UNARY[8:])):
-        f = Func("unary_%s_%s" % (part, t), [((None, 7), t)] * len(ops))
-        for i, (name, mn, ref, cls, _) in enumerate(ops):
-            extra = " alpha = 0.5" if name == "elu_alpha" else ""
-            v = f.op("%s %s%s : %s" % (mn, f.arg(i), extra, T((None, 7), t)))
-            f.ret(v, (None, 7), t, name,
+    for k in range(0, len(calls), 8):          # eight calls per function
+        part = calls[k:k + 8]
+        f = Func("unary_%s_%s" % (chr(ord("a") + k // 8), t), [((None, 7), t)] * len(part))
+        for i, (label, op, attrs, ref, cls, _, _) in enumerate(part):
+            v = f.op("tide.%s %s%s : %s" % (op, f.arg(i), attrs, T((None, 7), t)))
+            f.ret(v, (None, 7), t, label,
                   (lambda i, ref, cls: lambda ins: ref(lift(ins[i], t, cls)))(i, ref, cls), cls)
         for rows in (5, 2):
             rng = rng_for(f.name + str(rows))
             ins = []
-            for name, _, _, _, (lo, hi) in ops:
+            for _, _, _, _, _, (lo, hi), fixed in part:
                 x = gen_float(rng, (rows, 7), lo, hi, t)
-                if name in ("floor", "ceil"):  # exact integers and halves too
-                    x.reshape(-1)[:4] = [-2.0, -0.5, 0.5, 3.0][:4]
-                if name == "sqrt":
-                    x.reshape(-1)[0] = 0.0
+                if fixed:
+                    x.reshape(-1)[:len(fixed)] = fixed
                 ins.append(x)
             f.run("%dx7" % rows, ins)
         funcs.append(f)
@@ -391,15 +570,14 @@ def gen_unary_float(t):
     return funcs
 
 
-def gen_unary_int(t):
+def gen_unary_int(ops, t):
     s = (None, 6)
-    f = Func("unary_%s" % t, [(s, t), (s, t)])
-    if t != "i1":
-        for name, ref in (("neg", lambda x: -x), ("abs", np.abs), ("relu", relu)):
-            v = f.op("tide.%s %s : %s" % (name, f.arg(0), T(s, t)))
-            f.ret(v, s, t, name, (lambda ref: lambda ins: ref(ins[0]))(ref))
-    v = f.op("tide.not %s : %s" % (f.arg(1), T(s, t)))
-    f.ret(v, s, t, "not", lambda ins: np.logical_not(ins[1]) if t == "i1" else ~ins[1])
+    f = Func("unary_%s" % t, [(s, t), (s, t)])   # a0: no INT_MIN, a1: full range
+    for op in ops:
+        r = REFERENCES[op]
+        i = 1 if r.get("int_input") == "full" else 0
+        v = f.op("tide.%s %s : %s" % (op, f.arg(i), T(s, t)))
+        f.ret(v, s, t, op, (lambda i, ref: lambda ins: ref(ins[i]))(i, r.for_type(t)))
     for rows in (4, 1):
         rng = rng_for(f.name + str(rows))
         if t == "i1":
@@ -414,37 +592,19 @@ def gen_unary_int(t):
     return [f]
 
 
-def binary_ops_for(t):
-    """(name, reference, class) of the binary ops that accept t."""
-    ops = []
-    if t in NUMERIC:
-        cls = "ieee" if t in FLOATS else "exact"
-        ops += [("add", lambda a, b: a + b, cls), ("sub", lambda a, b: a - b, cls),
-                ("mul", lambda a, b: a * b, cls),
-                ("div", (lambda a, b: a / b) if t in FLOATS else trunc_div, cls),
-                ("maximum", np.maximum, cls), ("minimum", np.minimum, cls)]
-    if t in INTEGER:
-        if t == "i1":
-            ops += [("and", np.logical_and, "exact"), ("or", np.logical_or, "exact")]
-        else:
-            ops += [("and", np.bitwise_and, "exact"), ("or", np.bitwise_or, "exact")]
-    return ops
-
-
-def gen_binary(t):
+def gen_binary(ops, t):
     s = (None, 5)
-    ops = binary_ops_for(t)
     is_float = t in FLOATS
-    nargs = 4 if is_float else 2
+    nargs = 4 if is_float else 2                 # a, b; and for floats pow's p, q
     f = Func("binary_%s" % t, [(s, t)] * nargs)
-    for name, ref, cls in ops:
-        v = f.op("tide.%s %s, %s : %s" % (name, f.arg(0), f.arg(1), T(s, t)))
-        f.ret(v, s, t, name,
-              (lambda ref, cls: lambda ins: wrap_check(ref(lift(ins[0], t, cls), lift(ins[1], t, cls)), t))(ref, cls), cls)
-    if is_float:
-        v = f.op("tide.pow %s, %s : %s" % (f.arg(2), f.arg(3), T(s, t)))
-        f.ret(v, s, t, "pow",
-              lambda ins: np.power(lift(ins[2], t, "transc"), lift(ins[3], t, "transc")), "transc")
+    for op in ops:
+        r = REFERENCES[op]
+        i, j = (2, 3) if is_float and r.get("inputs") == "pow" else (0, 1)
+        ref, cls = r.for_type(t), r.cls_for(t)
+        v = f.op("tide.%s %s, %s : %s" % (op, f.arg(i), f.arg(j), T(s, t)))
+        f.ret(v, s, t, op,
+              (lambda ref, cls, i, j: lambda ins: wrap_check(ref(lift(ins[i], t, cls), lift(ins[j], t, cls)), t))(ref, cls, i, j),
+              cls)
     for rows in (4, 2, 0):                       # 0: an empty dynamic dimension
         rng = rng_for(f.name + str(rows))
         shape = (rows, 5)
@@ -468,45 +628,46 @@ def gen_binary(t):
             ins = [a, b, p, q]
         f.run("%dx5" % rows, ins)
     funcs = [f]
-    if t in INTS:
-        # maximum / minimum / and / or over the full range, extremes included.
+    full = [op for op in ops if REFERENCES[op].get("full_range")]
+    if t in INTS and full:
+        # The full range, extremes included.
         g = Func("binary_full_%s" % t, [((3, 4), t)] * 2)
-        for name, ref in (("maximum", np.maximum), ("minimum", np.minimum),
-                          ("and", np.bitwise_and), ("or", np.bitwise_or)):
-            v = g.op("tide.%s %s, %s : %s" % (name, g.arg(0), g.arg(1), T((3, 4), t)))
-            g.ret(v, (3, 4), t, name + "(full range)",
-                  (lambda ref: lambda ins: ref(ins[0], ins[1]))(ref))
+        for op in full:
+            v = g.op("tide.%s %s, %s : %s" % (op, g.arg(0), g.arg(1), T((3, 4), t)))
+            g.ret(v, (3, 4), t, op + "(full range)",
+                  (lambda ref: lambda ins: ref(ins[0], ins[1]))(REFERENCES[op].for_type(t)))
         rng = rng_for(g.name)
         g.run("", [full_range_ints(rng, (3, 4), t), full_range_ints(rng, (3, 4), t)[::-1].copy()])
         funcs.append(g)
-    return funcs
+    return funcs + gen_broadcast(ops, t)
 
 
-def gen_broadcast(t):
-    # m:4x3 v:3 c:4x1 r:1x3 s:rank0 w:4 d:?x3 e:?x1 g:1x5 pos:4x1
+# NumPy broadcasting through binary ops: (op, argument, argument, result shape)
+# over m:4x3 v:3 c:4x1 r:1x3 s:rank0 w:4 d:?x3 e:?x1 g:1x5 pos:4x1. An op not
+# named here gets (m, v), or (pos, r) with inputs="pow".
+BROADCAST_I1 = [("and", 0, 1, (4, 3)), ("or", 1, 0, (4, 3)), ("and", 2, 3, (4, 3)),
+                ("or", 4, 5, (4,)), ("and", 5, 4, (4,)), ("or", 6, 1, (None, 3)),
+                ("and", 7, 8, (None, 5))]
+BROADCAST = [("add", 0, 1, (4, 3)), ("sub", 1, 0, (4, 3)), ("mul", 2, 3, (4, 3)),
+             ("maximum", 4, 5, (4,)), ("minimum", 5, 4, (4,)), ("add", 6, 1, (None, 3)),
+             ("sub", 7, 8, (None, 5)), ("mul", 0, 4, (4, 3)), ("div", 0, 1, (4, 3)),
+             ("sub", 4, 0, (4, 3)), ("and", 0, 1, (4, 3)), ("or", 2, 3, (4, 3)),
+             ("pow", 9, 3, (4, 3))]
+
+
+def gen_broadcast(ops, t):
     args = [((4, 3), t), ((3,), t), ((4, 1), t), ((1, 3), t), ((), t), ((4,), t),
             ((None, 3), t), ((None, 1), t), ((1, 5), t), ((4, 1), t)]
     f = Func("bcast_%s" % t, args)
-    if t == "i1":
-        pattern = [("and", 0, 1, (4, 3)), ("or", 1, 0, (4, 3)), ("and", 2, 3, (4, 3)),
-                   ("or", 4, 5, (4,)), ("and", 5, 4, (4,)), ("or", 6, 1, (None, 3)),
-                   ("and", 7, 8, (None, 5))]
-    else:
-        pattern = [("add", 0, 1, (4, 3)), ("sub", 1, 0, (4, 3)), ("mul", 2, 3, (4, 3)),
-                   ("maximum", 4, 5, (4,)), ("minimum", 5, 4, (4,)), ("add", 6, 1, (None, 3)),
-                   ("sub", 7, 8, (None, 5)), ("mul", 0, 4, (4, 3)), ("div", 0, 1, (4, 3)),
-                   ("sub", 4, 0, (4, 3))]
-        if t in INTS:
-            pattern += [("and", 0, 1, (4, 3)), ("or", 2, 3, (4, 3))]
-        if t in FLOATS:
-            pattern += [("pow", 9, 3, (4, 3))]
-    refs = dict((n, (r, c)) for n, r, c in binary_ops_for(t))
-    refs["pow"] = (np.power, "transc")
-    for name, i, j, shape in pattern:
-        ref, cls = refs[name]
-        v = f.op("tide.%s %s, %s : %s, %s" % (name, f.arg(i), f.arg(j),
+    pattern = [p for p in (BROADCAST_I1 if t == "i1" else BROADCAST) if p[0] in ops]
+    named = set(p[0] for p in pattern)
+    pattern += [(op, 9, 3, (4, 3)) if REFERENCES[op].get("inputs") == "pow" else (op, 0, 1, (4, 3))
+                for op in ops if op not in named]
+    for op, i, j, shape in pattern:
+        ref, cls = REFERENCES[op].for_type(t), REFERENCES[op].cls_for(t)
+        v = f.op("tide.%s %s, %s : %s, %s" % (op, f.arg(i), f.arg(j),
                                               T(args[i][0], t), T(args[j][0], t)))
-        label = "%s(%s, %s)" % (name, T(args[i][0], t), T(args[j][0], t))
+        label = "%s(%s, %s)" % (op, T(args[i][0], t), T(args[j][0], t))
         f.ret(v, shape, t, label,
               (lambda ref, cls, i, j: lambda ins: wrap_check(np.asarray(ref(lift(ins[i], t, cls), lift(ins[j], t, cls))), t))(ref, cls, i, j),
               cls)
@@ -533,113 +694,88 @@ def gen_broadcast(t):
     return [f]
 
 
-CMP = [("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal),
-       ("gt", np.greater), ("ge", np.greater_equal)]
+def gen_cmp(ops, t):
+    funcs = []
+    for op in ops:
+        s = (None, 6)
+        args = [(s, t), (s, t), ((2, 1), t), ((3,), t), ((), t)]
+        preds = dict(REFERENCES[op].get("predicates"))
+        f = Func("%s_%s" % (op, t), args)
+        for name, ref in REFERENCES[op].get("predicates"):
+            v = f.op("tide.%s %s, %s, %s : %s" % (op, name, f.arg(0), f.arg(1), T(s, t)))
+            f.ret(v, s, "i1", "%s %s" % (op, name), (lambda ref: lambda ins: ref(ins[0], ins[1]))(ref))
+        v = f.op("tide.%s lt, %s, %s : %s, %s" % (op, f.arg(2), f.arg(3), T((2, 1), t), T((3,), t)))
+        f.ret(v, (2, 3), "i1", "%s lt (2x1 vs 3)" % op, lambda ins: preds["lt"](ins[2], ins[3]))
+        v = f.op("tide.%s ge, %s, %s : %s, %s" % (op, f.arg(0), f.arg(4), T(s, t), T((), t)))
+        f.ret(v, s, "i1", "%s ge (?x6 vs rank0)" % op, lambda ins: preds["ge"](ins[0], ins[4]))
+        for rows in (4, 2):
+            rng = rng_for(f.name + str(rows))
+            if t == "i1":
+                pool = [False, True]
+            elif t in INTS:
+                lo, hi = INT_RANGE[t]
+                pool = [lo, lo + 1, -1, 0, 1, hi - 1, hi] + list(gen_int(rng, (3,), lo, hi))
+            else:
+                pool = [-0.0, 0.0, 1.0, -1.5] + list(gen_float(rng, (4,), -100, 100, t))
+            ins = [gen_pool(rng, (rows, 6), pool), gen_pool(rng, (rows, 6), pool),
+                   gen_pool(rng, (2, 1), pool), gen_pool(rng, (3,), pool), gen_pool(rng, (), pool)]
+            if t == "i1":  # all four combinations, in both operand orders
+                ins[0].reshape(-1)[:4] = [False, False, True, True]
+                ins[1].reshape(-1)[:4] = [False, True, False, True]
+            f.run("%dx6" % rows, ins)
+        funcs.append(f)
+    return funcs
 
 
-def gen_cmp(t):
-    s = (None, 6)
-    args = [(s, t), (s, t), ((2, 1), t), ((3,), t), ((), t)]
-    f = Func("cmp_%s" % t, args)
-    for name, ref in CMP:
-        v = f.op("tide.cmp %s, %s, %s : %s" % (name, f.arg(0), f.arg(1), T(s, t)))
-        f.ret(v, s, "i1", "cmp %s" % name, (lambda ref: lambda ins: ref(ins[0], ins[1]))(ref))
-    v = f.op("tide.cmp lt, %s, %s : %s, %s" % (f.arg(2), f.arg(3), T((2, 1), t), T((3,), t)))
-    f.ret(v, (2, 3), "i1", "cmp lt (2x1 vs 3)", lambda ins: np.less(ins[2], ins[3]))
-    v = f.op("tide.cmp ge, %s, %s : %s, %s" % (f.arg(0), f.arg(4), T(s, t), T((), t)))
-    f.ret(v, s, "i1", "cmp ge (?x6 vs rank0)", lambda ins: np.greater_equal(ins[0], ins[4]))
-    for rows in (4, 2):
-        rng = rng_for(f.name + str(rows))
-        if t == "i1":
-            pool = [False, True]
-        elif t in INTS:
-            lo, hi = INT_RANGE[t]
-            pool = [lo, lo + 1, -1, 0, 1, hi - 1, hi] + list(gen_int(rng, (3,), lo, hi))
-        else:
-            pool = [-0.0, 0.0, 1.0, -1.5] + list(gen_float(rng, (4,), -100, 100, t))
-        ins = [gen_pool(rng, (rows, 6), pool), gen_pool(rng, (rows, 6), pool),
-               gen_pool(rng, (2, 1), pool), gen_pool(rng, (3,), pool), gen_pool(rng, (), pool)]
-        if t == "i1":  # all four combinations, in both operand orders
-            ins[0].reshape(-1)[:4] = [False, False, True, True]
-            ins[1].reshape(-1)[:4] = [False, True, False, True]
-        f.run("%dx6" % rows, ins)
-    return [f]
+def gen_select(ops, t):
+    funcs = []
+    for op in ops:
+        ref = REFERENCES[op].for_type(t)
+        args = [((4, 3), "i1"), ((4, 3), t), ((4, 3), t), ((None, 1), "i1"), ((3,), t),
+                ((1,), t), ((), "i1")]
+        f = Func("%s_%s" % (op, t), args)
+        for c, a, b, shape, label in ((0, 1, 2, (4, 3), "4x3"), (3, 4, 5, (None, 3), "?x1, 3, 1"),
+                                      (6, 1, 2, (4, 3), "rank0 cond")):
+            v = f.op("tide.%s %s, %s, %s : %s" % (op, f.arg(c), f.arg(a), f.arg(b),
+                                                  ", ".join(T(args[i][0], args[i][1]) for i in (c, a, b))))
+            f.ret(v, shape, t, "%s(%s)" % (op, label),
+                  (lambda c, a, b: lambda ins: ref(ins[c], ins[a], ins[b]))(c, a, b))
+        for n, c in ((2, True), (4, False)):
+            rng = rng_for(f.name + str(n))
+            ins = [gen_bool(rng, (4, 3)), gen_any(rng, (4, 3), t), gen_any(rng, (4, 3), t),
+                   gen_bool(rng, (n, 1)), gen_any(rng, (3,), t), gen_any(rng, (1,), t),
+                   np.array(c)]
+            f.run("?=%d" % n, ins)
+        funcs.append(f)
+    return funcs
 
 
-def gen_select(t):
-    args = [((4, 3), "i1"), ((4, 3), t), ((4, 3), t), ((None, 1), "i1"), ((3,), t),
-            ((1,), t), ((), "i1")]
-    f = Func("select_%s" % t, args)
-    v = f.op("tide.select %s, %s, %s : %s, %s, %s" % (f.arg(0), f.arg(1), f.arg(2),
-                                                      T((4, 3), "i1"), T((4, 3), t), T((4, 3), t)))
-    f.ret(v, (4, 3), t, "select(4x3)", lambda ins: np.where(ins[0], ins[1], ins[2]))
-    v = f.op("tide.select %s, %s, %s : %s, %s, %s" % (f.arg(3), f.arg(4), f.arg(5),
-                                                      T((None, 1), "i1"), T((3,), t), T((1,), t)))
-    f.ret(v, (None, 3), t, "select(?x1, 3, 1)", lambda ins: np.where(ins[3], ins[4], ins[5]))
-    v = f.op("tide.select %s, %s, %s : %s, %s, %s" % (f.arg(6), f.arg(1), f.arg(2),
-                                                      T((), "i1"), T((4, 3), t), T((4, 3), t)))
-    f.ret(v, (4, 3), t, "select(rank0 cond)", lambda ins: np.where(ins[6], ins[1], ins[2]))
-    for n, c in ((2, True), (4, False)):
-        rng = rng_for(f.name + str(n))
-        ins = [gen_bool(rng, (4, 3)), gen_any(rng, (4, 3), t), gen_any(rng, (4, 3), t),
-               gen_bool(rng, (n, 1)), gen_any(rng, (3,), t), gen_any(rng, (1,), t),
-               np.array(c)]
-        f.run("?=%d" % n, ins)
-    return [f]
-
-
-def gen_reduce(t):
+def gen_reduce(ops, t):
+    """The reductions and arg reductions, over the cases their references name."""
     x_s, y_s, z_s = (3, 4, 5), (None, 5), (2, 3, 2)
+    shapes = [x_s, y_s, z_s]
     f = Func("reduce_%s" % t, [(x_s, t), (y_s, t), (z_s, t)])
-    cls = "exact" if t in INTS else "reduce"
-
-    def red(op, arg, shape, axes, keep, ref, rcls=None, rtype=None):
-        kd = " keepdims" if keep else ""
-        v = f.op("tide.%s %s axes = [%s]%s : %s" % (op, f.arg(arg), ", ".join(map(str, axes)),
-                                                    kd, T(shape, t)))
-        # result shape
-        rank = len(shape)
-        norm = [a % rank for a in axes]
-        rs = tuple(1 if (d in norm) else shape[d] for d in range(rank) if keep or d not in norm)
-        c = rcls or cls
-        f.ret(v, rs, rtype or t, "%s axes=%s%s on %s" % (op, axes, kd, T(shape, t)),
-              lambda ins: wrap_check(ref(lift(ins[arg], t, c), tuple(axes), keep), t), c)
-
-    npsum = lambda x, ax, k: np.sum(x, axis=ax, keepdims=k)
-    npmax = lambda x, ax, k: np.max(x, axis=ax, keepdims=k)
-    npmin = lambda x, ax, k: np.min(x, axis=ax, keepdims=k)
-    npprod = lambda x, ax, k: np.prod(x, axis=ax, keepdims=k)
-    npmean = lambda x, ax, k: np.mean(x, axis=ax, keepdims=k)
-
-    def argref(fn):
-        return lambda x, ax, k: (np.expand_dims(fn(x, axis=ax[0]), ax[0]) if k
-                                 else fn(x, axis=ax[0])).astype(np.int64)
-
-    red("reduce_sum", 0, x_s, [1], False, npsum)
-    red("reduce_sum", 0, x_s, [0, 2], True, npsum)
-    red("reduce_sum", 0, x_s, [-1], False, npsum)
-    red("reduce_sum", 0, x_s, [0, 1, 2], False, npsum)
-    red("reduce_max", 0, x_s, [0], False, npmax)
-    red("reduce_max", 0, x_s, [-1], True, npmax)
-    red("reduce_min", 0, x_s, [1, 2], False, npmin)
-    red("reduce_min", 0, x_s, [-3], False, npmin)
-    red("reduce_prod", 2, z_s, [0], False, npprod)
-    red("reduce_prod", 2, z_s, [-1], True, npprod)
-    red("reduce_prod", 2, z_s, [0, 2], False, npprod)
-    red("argmax", 0, x_s, [0], False, argref(np.argmax), "exact", "i64")
-    red("argmax", 0, x_s, [-1], True, argref(np.argmax), "exact", "i64")
-    red("argmin", 0, x_s, [1], False, argref(np.argmin), "exact", "i64")
-    red("argmin", 0, x_s, [-2], True, argref(np.argmin), "exact", "i64")
-    red("reduce_sum", 1, y_s, [0], False, npsum)
-    red("reduce_max", 1, y_s, [1], False, npmax)
-    red("reduce_min", 1, y_s, [0], True, npmin)
-    red("argmax", 1, y_s, [0], False, argref(np.argmax), "exact", "i64")
-    red("argmin", 1, y_s, [-1], False, argref(np.argmin), "exact", "i64")
-    if t in FLOATS:
-        red("reduce_mean", 0, x_s, [1], False, npmean)
-        red("reduce_mean", 0, x_s, [0, 2], True, npmean)
-        red("reduce_mean", 1, y_s, [0], False, npmean)     # dynamic reduced dim
-        red("reduce_mean", 1, y_s, [-1], True, npmean)
+    for op in ops:
+        r = REFERENCES[op]
+        arg_reduction = r.family == "arg_reduction"
+        fn, c = r.for_type(t), r.cls_for(t)
+        for arg, axes, keep in r.get("cases", [(0, [1], False)]):
+            shape = shapes[arg]
+            kd = " keepdims" if keep else ""
+            v = f.op("tide.%s %s axes = [%s]%s : %s" % (op, f.arg(arg), ", ".join(map(str, axes)),
+                                                        kd, T(shape, t)))
+            rank = len(shape)
+            norm = [a % rank for a in axes]
+            rs = tuple(1 if (d in norm) else shape[d] for d in range(rank) if keep or d not in norm)
+            if arg_reduction:
+                ref = (lambda fn: lambda x, ax, k: (np.expand_dims(fn(x, axis=ax[0]), ax[0]) if k
+                                                    else fn(x, axis=ax[0])).astype(np.int64))(fn)
+            else:
+                ref = (lambda fn: lambda x, ax, k: fn(x, axis=ax, keepdims=k))(fn)
+            check = (lambda ref, arg, axes, keep: lambda ins:
+                     wrap_check(ref(lift(ins[arg], t, c), tuple(axes), keep), t))(ref, arg, axes, keep)
+            f.ret(v, rs, "i64" if arg_reduction else t,
+                  "%s axes=%s%s on %s" % (op, axes, kd, T(shape, t)), check, c)
     for rows in (3, 1):
         rng = rng_for(f.name + str(rows))
         if t in INTS:
@@ -657,236 +793,13 @@ def gen_reduce(t):
     return [f]
 
 
-def gen_matmul(t):
-    args = [((3, 4), t), ((4, 5), t), ((2, 3, 4), t), ((2, 4, 5), t), ((2, 1, 3, 4), t),
-            ((3, 4, 5), t), ((None, 4), t), ((4, None), t)]
-    f = Func("matmul_%s" % t, args)
-    cls = "exact" if t in INTS or t in ("f16", "bf16") else "composite"
-    for i, j, shape in ((0, 1, (3, 5)), (2, 3, (2, 3, 5)), (4, 5, (2, 3, 3, 5)),
-                        (2, 1, (2, 3, 5)), (0, 3, (2, 3, 5)), (6, 7, (None, None))):
-        v = f.op("tide.matmul %s, %s : %s, %s" % (f.arg(i), f.arg(j), T(args[i][0], t),
-                                                  T(args[j][0], t)))
-        f.ret(v, shape, t, "matmul(%s, %s)" % (T(args[i][0], t), T(args[j][0], t)),
-              (lambda i, j: lambda ins: wrap_check(np.matmul(lift(ins[i], t, cls), lift(ins[j], t, cls)), t))(i, j),
-              cls)
-    for m, n in ((2, 3), (5, 1)):
-        rng = rng_for(f.name + str(m))
-        ins = []
-        for k, (shape, _) in enumerate(args):
-            shape = tuple((m if k == 6 else n) if d is None else d for d in shape)
-            if t in INTS:
-                lim = {"i8": 3, "i16": 50, "i32": 1000, "i64": 1_000_000}[t]
-                ins.append(gen_int(rng, shape, -lim, lim))
-            elif t in ("f16", "bf16"):
-                ins.append(gen_halves(rng, shape, -2, 2))         # exact products/sums
-            else:
-                ins.append(gen_float(rng, shape, -1, 1, t))
-        f.run("M=%d,N=%d" % (m, n), ins)
-    return [f]
-
-
-def shape_inputs(rng, shape, t):
-    if t in INTS:
-        return full_range_ints(rng, shape, t)
-    return gen_any(rng, shape, t, -100, 100)
-
-
-def gen_shape_ops(t):
-    """reshape, transpose, broadcast_to, concat, slice, transfer; one small
-    function per feature so one problem hides nothing else."""
-    funcs = []
-
-    def new(name, args):
-        f = Func("%s_%s" % (name, t), args)
-        funcs.append(f)
-        return f
-
-    def runs(f, shapes_per_run):
-        for k, shapes in enumerate(shapes_per_run):
-            rng = rng_for(f.name + str(k))
-            f.run("run%d" % k if len(shapes_per_run) > 1 else "",
-                  [shape_inputs(rng, sh, t) for sh in shapes])
-
-    f = new("reshape", [((2, 3), t), ((None, 4), t)])
-    v = f.op("tide.reshape %s : %s to %s" % (f.arg(0), T((2, 3), t), T((6,), t)))
-    f.ret(v, (6,), t, "reshape 2x3->6", lambda ins: ins[0].reshape(6))
-    v2 = f.op("tide.reshape %s : %s to %s" % (v, T((6,), t), T((None, 2), t)))
-    f.ret(v2, (None, 2), t, "reshape 6->?x2", lambda ins: ins[0].reshape(-1, 2))
-    v = f.op("tide.reshape %s : %s to %s" % (f.arg(1), T((None, 4), t), T((None,), t)))
-    f.ret(v, (None,), t, "reshape ?x4->?", lambda ins: ins[1].reshape(-1))
-    v = f.op("tide.reshape %s : %s to %s" % (f.arg(1), T((None, 4), t), T((None, 2, 2), t)))
-    f.ret(v, (None, 2, 2), t, "reshape ?x4->?x2x2", lambda ins: ins[1].reshape(-1, 2, 2))
-    v = f.op("tide.reshape %s : %s to %s" % (f.arg(0), T((2, 3), t), T((1, 6, 1), t)))
-    f.ret(v, (1, 6, 1), t, "reshape 2x3->1x6x1", lambda ins: ins[0].reshape(1, 6, 1))
-    runs(f, [[(2, 3), (3, 4)], [(2, 3), (1, 4)]])
-
-    f = new("transpose", [((2, 3), t), ((2, None, 4), t)])
-    v = f.op("tide.transpose %s perm = [1, 0] : %s" % (f.arg(0), T((2, 3), t)))
-    f.ret(v, (3, 2), t, "transpose [1,0]", lambda ins: ins[0].T)
-    v = f.op("tide.transpose %s perm = [2, 0, 1] : %s" % (f.arg(1), T((2, None, 4), t)))
-    f.ret(v, (4, 2, None), t, "transpose [2,0,1] of 2x?x4", lambda ins: ins[1].transpose(2, 0, 1))
-    runs(f, [[(2, 3), (2, 3, 4)], [(2, 3), (2, 1, 4)]])
-
-    f = new("broadcast_to", [((3,), t), ((1, None), t), ((), t)])
-    v = f.op("tide.broadcast_to %s : %s to %s" % (f.arg(0), T((3,), t), T((4, 3), t)))
-    f.ret(v, (4, 3), t, "broadcast_to 3->4x3", lambda ins: np.broadcast_to(ins[0], (4, 3)))
-    v = f.op("tide.broadcast_to %s : %s to %s" % (f.arg(1), T((1, None), t), T((2, 5, 7), t)))
-    f.ret(v, (2, 5, 7), t, "broadcast_to 1x?->2x5x7", lambda ins: np.broadcast_to(ins[1], (2, 5, 7)))
-    v = f.op("tide.broadcast_to %s : %s to %s" % (f.arg(2), T((), t), T((2, 3), t)))
-    f.ret(v, (2, 3), t, "broadcast_to rank0->2x3", lambda ins: np.broadcast_to(ins[2], (2, 3)))
-    runs(f, [[(3,), (1, 7), ()]])
-
-    f = new("concat", [((2, 3), t), ((4, 3), t), ((3,), t)])
-    v = f.op("tide.concat %s, %s axis = 0 : %s, %s" % (f.arg(0), f.arg(1), T((2, 3), t), T((4, 3), t)))
-    f.ret(v, (6, 3), t, "concat 2x3,4x3 axis 0", lambda ins: np.concatenate([ins[0], ins[1]], 0))
-    v = f.op("tide.concat %s, %s, %s axis = 0 : %s, %s, %s" % (f.arg(2), f.arg(2), f.arg(2),
-                                                              T((3,), t), T((3,), t), T((3,), t)))
-    f.ret(v, (9,), t, "concat 3 inputs 1-D", lambda ins: np.concatenate([ins[2]] * 3))
-    v = f.op("tide.concat %s axis = 0 : %s" % (f.arg(2), T((3,), t)))
-    f.ret(v, (3,), t, "concat single input", lambda ins: ins[2])
-    runs(f, [[(2, 3), (4, 3), (3,)]])
-
-    f = new("concat_inner", [((2, 3), t), ((2, 2), t)])
-    v = f.op("tide.concat %s, %s axis = -1 : %s, %s" % (f.arg(0), f.arg(1), T((2, 3), t), T((2, 2), t)))
-    f.ret(v, (2, 5), t, "concat 2x3,2x2 axis -1", lambda ins: np.concatenate([ins[0], ins[1]], -1))
-    runs(f, [[(2, 3), (2, 2)]])
-
-    f = new("concat_dyn", [((2, 3), t), ((None, 3), t)])
-    v = f.op("tide.concat %s, %s axis = 0 : %s, %s" % (f.arg(0), f.arg(1), T((2, 3), t), T((None, 3), t)))
-    f.ret(v, (None, 3), t, "concat 2x3,?x3 axis 0", lambda ins: np.concatenate([ins[0], ins[1]], 0))
-    runs(f, [[(2, 3), (1, 3)], [(2, 3), (5, 3)]])
-
-    f = new("concat_dyn3", [((2, 3), t), ((None, 3), t), ((4, 3), t)])
-    v = f.op("tide.concat %s, %s, %s axis = 0 : %s, %s, %s" % (f.arg(0), f.arg(1), f.arg(2),
-                                                              T((2, 3), t), T((None, 3), t), T((4, 3), t)))
-    f.ret(v, (None, 3), t, "concat 2x3,?x3,4x3 axis 0",
-          lambda ins: np.concatenate([ins[0], ins[1], ins[2]], 0))
-    runs(f, [[(2, 3), (1, 3), (4, 3)], [(2, 3), (3, 3), (4, 3)]])
-
-    f = new("slice", [((4, 5), t), ((None, 8), t)])
-    for start, limit, strides, shape in (([1, 0], [3, 5], [1, 1], (2, 5)),
-                                         ([1, 2], [1, 4], [1, 1], (0, 2))):
-        v = f.op("tide.slice %s start = %s limit = %s strides = %s : %s"
-                 % (f.arg(0), start, limit, strides, T((4, 5), t)))
-        f.ret(v, shape, t, "slice %s:%s:%s" % (start, limit, strides),
-              (lambda s, l, st: lambda ins: ins[0][s[0]:l[0]:st[0], s[1]:l[1]:st[1]])(start, limit, strides))
-    v = f.op("tide.slice %s start = [2, 0] limit = [5, 8] strides = [1, 1] : %s" % (f.arg(1), T((None, 8), t)))
-    f.ret(v, (3, 8), t, "slice of ?x8 [2:5]", lambda ins: ins[1][2:5])
-    runs(f, [[(4, 5), (5, 8)], [(4, 5), (9, 8)]])
-
-    f = new("slice_strided", [((4, 5), t), ((None, 8), t)])
-    for start, limit, strides, shape in (([0, 1], [2, 3], [1, 1], (2, 2)),
-                                         ([0, 0], [4, 5], [3, 2], (2, 3)),
-                                         ([1, 2], [4, 5], [2, 1], (2, 3))):
-        v = f.op("tide.slice %s start = %s limit = %s strides = %s : %s"
-                 % (f.arg(0), start, limit, strides, T((4, 5), t)))
-        f.ret(v, shape, t, "slice %s:%s:%s" % (start, limit, strides),
-              (lambda s, l, st: lambda ins: ins[0][s[0]:l[0]:st[0], s[1]:l[1]:st[1]])(start, limit, strides))
-    v = f.op("tide.slice %s start = [1, 0] limit = [10, 8] strides = [4, 1] : %s" % (f.arg(1), T((None, 8), t)))
-    f.ret(v, (3, 8), t, "slice of ?x8 [1:10:4]", lambda ins: ins[1][1:10:4])
-    runs(f, [[(4, 5), (10, 8)], [(4, 5), (12, 8)]])
-
-    # An empty slice that starts at the end of a dimension (x[2:2, 5:5]).
-    f = new("slice_empty_end", [((4, 5), t)])
-    v = f.op("tide.slice %s start = [2, 5] limit = [2, 5] strides = [1, 1] : %s" % (f.arg(0), T((4, 5), t)))
-    f.ret(v, (0, 0), t, "slice [2, 5]:[2, 5] (empty, at the end)", lambda ins: ins[0][2:2, 5:5])
-    runs(f, [[(4, 5)]])
-
-    f = new("transfer", [((2, 3), t)])
-    v = f.op("tide.transfer %s : %s to #tide.device<cpu>" % (f.arg(0), T((2, 3), t)))
-    f.ret(v, (2, 3), t, "transfer to cpu", lambda ins: ins[0])
-    runs(f, [[(2, 3)]])
-    return funcs
-
-
-def gen_softmax(t):
-    args = [((3, 5), t), ((None, None), t), ((2, 3, 4), t)]
-    f = Func("softmax_%s" % t, args)
-    for op, i, axis, ref in (("softmax", 0, 1, softmax), ("log_softmax", 0, -1, log_softmax),
-                             ("softmax", 0, 0, softmax), ("softmax", 1, 0, softmax),
-                             ("log_softmax", 1, 1, log_softmax), ("softmax", 2, 1, softmax),
-                             ("log_softmax", 2, -3, log_softmax)):
-        v = f.op("tide.%s %s axis = %d : %s" % (op, f.arg(i), axis, T(args[i][0], t)))
-        f.ret(v, args[i][0], t, "%s axis=%d on %s" % (op, axis, T(args[i][0], t)),
-              (lambda i, axis, ref: lambda ins: ref(lift(ins[i], t, "transc"), axis))(i, axis, ref),
-              "composite")
-    for r, c in ((4, 3), (2, 6)):
-        rng = rng_for(f.name + str(r))
-        lim = 3 if t in ("f16", "bf16") else 5
-        f.run("?=%dx%d" % (r, c), [gen_float(rng, (3, 5), -lim, lim, t),
-                                   gen_float(rng, (r, c), -lim, lim, t),
-                                   gen_float(rng, (2, 3, 4), -lim, lim, t)])
-    return [f]
-
-
-def gen_constant(t):
-    f = Func("constant_%s" % t, [((4,), t)])
-    if t == "i1":
-        vals = np.array([[True, False], [False, True]])
-        splat, scalar, c4 = True, False, np.array([True, False, True, False])
-    elif t in INTS:
-        lo, hi = INT_RANGE[t]
-        vals = np.array([[lo, hi], [-7, 0]])
-        splat, scalar, c4 = -3, hi, np.array([1, -2, 3, -4])
-    else:
-        vals = np.array([[1.5, -2.25], [0.125, 100.0]])
-        splat, scalar, c4 = -0.75, 3.0, np.array([0.5, -1.0, 2.0, 4.0])
-    v = f.op("tide.constant dense<%s> : %s" % (dense(vals, t), T((2, 2), t)))
-    f.ret(v, (2, 2), t, "constant 2x2", lambda ins: vals)
-    v = f.op("tide.constant dense<%s> : %s" % (literal(splat, t), T((3,), t)))
-    f.ret(v, (3,), t, "constant splat", lambda ins: np.full((3,), splat))
-    v = f.op("tide.constant dense<%s> : %s" % (literal(scalar, t), T((), t)))
-    f.ret(v, (), t, "constant rank0", lambda ins: np.array(scalar))
-    c = f.op("tide.constant dense<%s> : %s" % (dense(c4, t), T((4,), t)))
-    if t == "i1":
-        v = f.op("tide.or %s, %s : %s" % (f.arg(0), c, T((4,), t)))
-        f.ret(v, (4,), t, "or(x, constant)", lambda ins: np.logical_or(ins[0], c4))
-        v = f.op("tide.not %s : %s" % (c, T((4,), t)))
-        f.ret(v, (4,), t, "not(constant) (foldable)", lambda ins: np.logical_not(c4))
-    else:
-        cls = "exact" if t in INTS else "ieee"
-        v = f.op("tide.add %s, %s : %s" % (f.arg(0), c, T((4,), t)))
-        f.ret(v, (4,), t, "add(x, constant)", lambda ins: ins[0] + c4, cls)
-        a = f.op("tide.mul %s, %s : %s" % (c, c, T((4,), t)))
-        v = f.op("tide.neg %s : %s" % (a, T((4,), t)))
-        f.ret(v, (4,), t, "neg(mul(c, c)) (foldable)", lambda ins: -(c4 * c4), cls)
-        v = f.op("tide.div %s, %s : %s" % (c, c, T((4,), t)))
-        f.ret(v, (4,), t, "div(c, c) (foldable)", lambda ins: np.ones(4), cls)
-    rng = rng_for(f.name)
-    f.run("", [gen_any(rng, (4,), t)])
-    return [f]
-
-
-def gen_special(t):
-    """NaN / inf / signed zero through the NaN-propagating ops."""
-    s = (6,)
-    f = Func("special_%s" % t, [(s, t), (s, t)])
-    x = np.array([np.nan, np.inf, -np.inf, 1.0, -0.0, 2.0])
-    y = np.array([1.0, np.nan, 3.0, -np.inf, 0.0, 2.0])
-    for name, ref in (("maximum", np.maximum), ("minimum", np.minimum),
-                      ("add", lambda a, b: a + b)):
-        v = f.op("tide.%s %s, %s : %s" % (name, f.arg(0), f.arg(1), T(s, t)))
-        f.ret(v, s, t, name + " with nan/inf", (lambda ref: lambda ins: ref(ins[0], ins[1]))(ref), "ieee")
-    for name, ref in CMP:
-        v = f.op("tide.cmp %s, %s, %s : %s" % (name, f.arg(0), f.arg(1), T(s, t)))
-        f.ret(v, s, "i1", "cmp %s with nan/inf" % name, (lambda ref: lambda ins: ref(ins[0], ins[1]))(ref))
-    for name, ref in (("relu", relu), ("abs", np.abs), ("neg", lambda a: -a)):
-        v = f.op("tide.%s %s : %s" % (name, f.arg(0), T(s, t)))
-        f.ret(v, s, t, name + " with nan/inf", (lambda ref: lambda ins: ref(ins[0]))(ref), "ieee")
-    v = f.op("tide.exp %s : %s" % (f.arg(0), T(s, t)))
-    f.ret(v, s, t, "exp with nan/inf", lambda ins: np.exp(ins[0]), "exp")
-    v = f.op("tide.reduce_max %s axes = [0] : %s" % (f.arg(0), T(s, t)))
-    f.ret(v, (), t, "reduce_max with nan", lambda ins: np.max(ins[0]), "ieee")
-    f.run("", [x, y])
-    return [f]
-
-
-def gen_argreduce(t):
-    """argmax/argmin: ties (the first index wins), NaN (the first NaN wins, as
+def gen_argreduce(ops, t):
+    """Arg reductions: ties (the first index wins), NaN (the first NaN wins, as
     in NumPy), and long rows (on a GPU, split over many blocks)."""
     shapes = [(4, 9), (2, 20000), (300, 1000)]
     f = Func("argreduce_%s" % t, [(s, t) for s in shapes])
-    for op, fn in (("argmax", np.argmax), ("argmin", np.argmin)):
+    for op in ops:
+        fn = REFERENCES[op].for_type(t)
         for i, axis in ((0, 1), (1, -1), (2, 0), (2, 1)):
             s = shapes[i]
             rs = tuple(d for k, d in enumerate(s) if k != axis % len(s))
@@ -910,37 +823,258 @@ def gen_argreduce(t):
     return [f]
 
 
-def gen_dtype_module(t):
+def gen_matmul(ops, t):
     funcs = []
-    if t in FLOATS:
-        funcs += gen_unary_float(t)
-    if t in INTEGER:
-        funcs += gen_unary_int(t)
-    funcs += gen_binary(t) + gen_broadcast(t) + gen_cmp(t) + gen_select(t)
-    if t in NUMERIC:
-        funcs += gen_reduce(t) + gen_argreduce(t) + gen_matmul(t)
-    funcs += gen_constant(t)
-    if t in FLOATS:
-        funcs += gen_softmax(t) + gen_special(t)
+    for op in ops:
+        fn = REFERENCES[op].for_type(t)
+        args = [((3, 4), t), ((4, 5), t), ((2, 3, 4), t), ((2, 4, 5), t), ((2, 1, 3, 4), t),
+                ((3, 4, 5), t), ((None, 4), t), ((4, None), t)]
+        f = Func("%s_%s" % (op, t), args)
+        # exact: integers, and f16/bf16 inputs whose products and sums are exact
+        cls = "exact" if t in INTS or t in ("f16", "bf16") else "composite"
+        for i, j, shape in ((0, 1, (3, 5)), (2, 3, (2, 3, 5)), (4, 5, (2, 3, 3, 5)),
+                            (2, 1, (2, 3, 5)), (0, 3, (2, 3, 5)), (6, 7, (None, None))):
+            v = f.op("tide.%s %s, %s : %s, %s" % (op, f.arg(i), f.arg(j), T(args[i][0], t),
+                                                  T(args[j][0], t)))
+            f.ret(v, shape, t, "%s(%s, %s)" % (op, T(args[i][0], t), T(args[j][0], t)),
+                  (lambda i, j: lambda ins: wrap_check(fn(lift(ins[i], t, cls), lift(ins[j], t, cls)), t))(i, j),
+                  cls)
+        for m, n in ((2, 3), (5, 1)):
+            rng = rng_for(f.name + str(m))
+            ins = []
+            for k, (shape, _) in enumerate(args):
+                shape = tuple((m if k == 6 else n) if d is None else d for d in shape)
+                if t in INTS:
+                    lim = {"i8": 3, "i16": 50, "i32": 1000, "i64": 1_000_000}[t]
+                    ins.append(gen_int(rng, shape, -lim, lim))
+                elif t in ("f16", "bf16"):
+                    ins.append(gen_halves(rng, shape, -2, 2))         # exact products/sums
+                else:
+                    ins.append(gen_float(rng, shape, -1, 1, t))
+            f.run("M=%d,N=%d" % (m, n), ins)
+        funcs.append(f)
     return funcs
 
 
-def cast_ref(x, src, dst):
-    x = np.asarray(x)
-    if dst == "i1":
-        return x != 0
-    if src == "i1":
-        x = x.astype(np.int64)
-    if dst in INTS:
-        r = np.trunc(x).astype(np.int64) if src in FLOATS else x.astype(np.int64)
-        return wrap_check(r, dst)
-    if dst == "f64":
-        return x.astype(np.float64)
-    if dst == "f32":
-        return x.astype(np.float64).astype(np.float32).astype(np.float64)
-    if dst == "f16":
-        return x.astype(np.float64).astype(np.float16).astype(np.float64)
-    return quantize(x.astype(np.float64).astype(np.float32), "bf16")
+def gen_softmax(ops, t):
+    args = [((3, 5), t), ((None, None), t), ((2, 3, 4), t)]
+    f = Func("softmax_%s" % t, args)
+    for op in ops:
+        r = REFERENCES[op]
+        for i, axis in r.get("cases", [(0, -1)]):
+            v = f.op("tide.%s %s axis = %d : %s" % (op, f.arg(i), axis, T(args[i][0], t)))
+            f.ret(v, args[i][0], t, "%s axis=%d on %s" % (op, axis, T(args[i][0], t)),
+                  (lambda i, axis, ref: lambda ins: ref(lift(ins[i], t, "transc"), axis))(i, axis, r.for_type(t)),
+                  r.cls_for(t))
+    for rows, cols in ((4, 3), (2, 6)):
+        rng = rng_for(f.name + str(rows))
+        lim = 3 if t in ("f16", "bf16") else 5
+        f.run("?=%dx%d" % (rows, cols), [gen_float(rng, (3, 5), -lim, lim, t),
+                                         gen_float(rng, (rows, cols), -lim, lim, t),
+                                         gen_float(rng, (2, 3, 4), -lim, lim, t)])
+    return [f]
+
+
+def gen_constant(ops, t):
+    funcs = []
+    for op in ops:
+        ref = REFERENCES[op].for_type(t)
+        f = Func("%s_%s" % (op, t), [((4,), t)])
+        if t == "i1":
+            vals = np.array([[True, False], [False, True]])
+            splat, scalar, c4 = True, False, np.array([True, False, True, False])
+        elif t in INTS:
+            lo, hi = INT_RANGE[t]
+            vals = np.array([[lo, hi], [-7, 0]])
+            splat, scalar, c4 = -3, hi, np.array([1, -2, 3, -4])
+        else:
+            vals = np.array([[1.5, -2.25], [0.125, 100.0]])
+            splat, scalar, c4 = -0.75, 3.0, np.array([0.5, -1.0, 2.0, 4.0])
+        v = f.op("tide.%s dense<%s> : %s" % (op, dense(vals, t), T((2, 2), t)))
+        f.ret(v, (2, 2), t, "%s 2x2" % op, lambda ins: ref(vals, (2, 2)))
+        v = f.op("tide.%s dense<%s> : %s" % (op, literal(splat, t), T((3,), t)))
+        f.ret(v, (3,), t, "%s splat" % op, lambda ins: ref(splat, (3,)))
+        v = f.op("tide.%s dense<%s> : %s" % (op, literal(scalar, t), T((), t)))
+        f.ret(v, (), t, "%s rank0" % op, lambda ins: ref(scalar, ()))
+        # Constants feeding elementwise ops, and folded ones.
+        c = f.op("tide.%s dense<%s> : %s" % (op, dense(c4, t), T((4,), t)))
+        if t == "i1":
+            v = f.op("tide.or %s, %s : %s" % (f.arg(0), c, T((4,), t)))
+            f.ret(v, (4,), t, "or(x, %s)" % op, lambda ins: np.logical_or(ins[0], c4))
+            v = f.op("tide.not %s : %s" % (c, T((4,), t)))
+            f.ret(v, (4,), t, "not(%s) (foldable)" % op, lambda ins: np.logical_not(c4))
+        else:
+            cls = "exact" if t in INTS else "ieee"
+            v = f.op("tide.add %s, %s : %s" % (f.arg(0), c, T((4,), t)))
+            f.ret(v, (4,), t, "add(x, %s)" % op, lambda ins: ins[0] + c4, cls)
+            a = f.op("tide.mul %s, %s : %s" % (c, c, T((4,), t)))
+            v = f.op("tide.neg %s : %s" % (a, T((4,), t)))
+            f.ret(v, (4,), t, "neg(mul(c, c)) (foldable)", lambda ins: -(c4 * c4), cls)
+            v = f.op("tide.div %s, %s : %s" % (c, c, T((4,), t)))
+            f.ret(v, (4,), t, "div(c, c) (foldable)", lambda ins: np.ones(4), cls)
+        rng = rng_for(f.name)
+        f.run("", [gen_any(rng, (4,), t)])
+        funcs.append(f)
+    return funcs
+
+
+def gen_special(t):
+    """NaN / inf / signed zero through the NaN-propagating ops (floats)."""
+    s = (6,)
+    f = Func("special_%s" % t, [(s, t), (s, t)])
+    x = np.array([np.nan, np.inf, -np.inf, 1.0, -0.0, 2.0])
+    y = np.array([1.0, np.nan, 3.0, -np.inf, 0.0, 2.0])
+    for name, ref in (("maximum", np.maximum), ("minimum", np.minimum),
+                      ("add", lambda a, b: a + b)):
+        v = f.op("tide.%s %s, %s : %s" % (name, f.arg(0), f.arg(1), T(s, t)))
+        f.ret(v, s, t, name + " with nan/inf", (lambda ref: lambda ins: ref(ins[0], ins[1]))(ref), "ieee")
+    for name, ref in CMP:
+        v = f.op("tide.cmp %s, %s, %s : %s" % (name, f.arg(0), f.arg(1), T(s, t)))
+        f.ret(v, s, "i1", "cmp %s with nan/inf" % name, (lambda ref: lambda ins: ref(ins[0], ins[1]))(ref))
+    for name, ref in (("relu", relu), ("abs", np.abs), ("neg", lambda a: -a)):
+        v = f.op("tide.%s %s : %s" % (name, f.arg(0), T(s, t)))
+        f.ret(v, s, t, name + " with nan/inf", (lambda ref: lambda ins: ref(ins[0]))(ref), "ieee")
+    v = f.op("tide.exp %s : %s" % (f.arg(0), T(s, t)))
+    f.ret(v, s, t, "exp with nan/inf", lambda ins: np.exp(ins[0]), "exp")
+    v = f.op("tide.reduce_max %s axes = [0] : %s" % (f.arg(0), T(s, t)))
+    f.ret(v, (), t, "reduce_max with nan", lambda ins: np.max(ins[0]), "ieee")
+    f.run("", [x, y])
+    return [f]
+
+
+# Shape families: one small function per feature so one problem hides nothing else.
+
+def shape_inputs(rng, shape, t):
+    if t in INTS:
+        return full_range_ints(rng, shape, t)
+    return gen_any(rng, shape, t, -100, 100)
+
+
+def shape_func(funcs, name, t, args):
+    f = Func("%s_%s" % (name, t), args)
+    funcs.append(f)
+    return f
+
+
+def shape_runs(f, t, shapes_per_run):
+    for k, shapes in enumerate(shapes_per_run):
+        rng = rng_for(f.name + str(k))
+        f.run("run%d" % k if len(shapes_per_run) > 1 else "",
+              [shape_inputs(rng, sh, t) for sh in shapes])
+
+
+def gen_reshape(ops, t):
+    funcs = []
+    for op in ops:
+        ref = REFERENCES[op].for_type(t)
+        f = shape_func(funcs, op, t, [((2, 3), t), ((None, 4), t)])
+        prev = None
+        # (argument, or None: the previous result; its shape; the new shape, -1
+        # dynamic; label). The previous result is argument 0 reshaped.
+        for arg, shape, to, label in ((0, (2, 3), (6,), "2x3->6"), (None, (6,), (-1, 2), "6->?x2"),
+                                      (1, (None, 4), (-1,), "?x4->?"),
+                                      (1, (None, 4), (-1, 2, 2), "?x4->?x2x2"),
+                                      (0, (2, 3), (1, 6, 1), "2x3->1x6x1")):
+            rshape = tuple(None if d == -1 else d for d in to)
+            prev = f.op("tide.%s %s : %s to %s" % (op, prev if arg is None else f.arg(arg),
+                                                   T(shape, t), T(rshape, t)))
+            f.ret(prev, rshape, t, "%s %s" % (op, label),
+                  (lambda i, to: lambda ins: ref(ins[i], to))(arg or 0, to))
+        shape_runs(f, t, [[(2, 3), (3, 4)], [(2, 3), (1, 4)]])
+    return funcs
+
+
+def gen_transpose(ops, t):
+    funcs = []
+    for op in ops:
+        ref = REFERENCES[op].for_type(t)
+        f = shape_func(funcs, op, t, [((2, 3), t), ((2, None, 4), t)])
+        v = f.op("tide.%s %s perm = [1, 0] : %s" % (op, f.arg(0), T((2, 3), t)))
+        f.ret(v, (3, 2), t, "%s [1,0]" % op, lambda ins: ref(ins[0], (1, 0)))
+        v = f.op("tide.%s %s perm = [2, 0, 1] : %s" % (op, f.arg(1), T((2, None, 4), t)))
+        f.ret(v, (4, 2, None), t, "%s [2,0,1] of 2x?x4" % op, lambda ins: ref(ins[1], (2, 0, 1)))
+        shape_runs(f, t, [[(2, 3), (2, 3, 4)], [(2, 3), (2, 1, 4)]])
+    return funcs
+
+
+def gen_broadcast_to(ops, t):
+    funcs = []
+    for op in ops:
+        ref = REFERENCES[op].for_type(t)
+        f = shape_func(funcs, op, t, [((3,), t), ((1, None), t), ((), t)])
+        for arg, label, to in ((0, "3->4x3", (4, 3)), (1, "1x?->2x5x7", (2, 5, 7)),
+                               (2, "rank0->2x3", (2, 3))):
+            v = f.op("tide.%s %s : %s to %s" % (op, f.arg(arg), T(f.args[arg][0], t), T(to, t)))
+            f.ret(v, to, t, "%s %s" % (op, label), (lambda arg, to: lambda ins: ref(ins[arg], to))(arg, to))
+        shape_runs(f, t, [[(3,), (1, 7), ()]])
+    return funcs
+
+
+def gen_concat(ops, t):
+    funcs = []
+    for op in ops:
+        ref = REFERENCES[op].for_type(t)
+
+        def cat(f, args, axis, result, label):
+            v = f.op("tide.%s %s axis = %d : %s" % (op, ", ".join(f.arg(i) for i in args), axis,
+                                                    ", ".join(T(f.args[i][0], t) for i in args)))
+            f.ret(v, result, t, "%s %s" % (op, label),
+                  (lambda args, axis: lambda ins: ref([ins[i] for i in args], axis))(args, axis))
+
+        f = shape_func(funcs, op, t, [((2, 3), t), ((4, 3), t), ((3,), t)])
+        cat(f, [0, 1], 0, (6, 3), "2x3,4x3 axis 0")
+        cat(f, [2, 2, 2], 0, (9,), "3 inputs 1-D")
+        cat(f, [2], 0, (3,), "single input")
+        shape_runs(f, t, [[(2, 3), (4, 3), (3,)]])
+        f = shape_func(funcs, op + "_inner", t, [((2, 3), t), ((2, 2), t)])
+        cat(f, [0, 1], -1, (2, 5), "2x3,2x2 axis -1")
+        shape_runs(f, t, [[(2, 3), (2, 2)]])
+        f = shape_func(funcs, op + "_dyn", t, [((2, 3), t), ((None, 3), t)])
+        cat(f, [0, 1], 0, (None, 3), "2x3,?x3 axis 0")
+        shape_runs(f, t, [[(2, 3), (1, 3)], [(2, 3), (5, 3)]])
+        f = shape_func(funcs, op + "_dyn3", t, [((2, 3), t), ((None, 3), t), ((4, 3), t)])
+        cat(f, [0, 1, 2], 0, (None, 3), "2x3,?x3,4x3 axis 0")
+        shape_runs(f, t, [[(2, 3), (1, 3), (4, 3)], [(2, 3), (3, 3), (4, 3)]])
+    return funcs
+
+
+def gen_slice(ops, t):
+    funcs = []
+    for op in ops:
+        ref = REFERENCES[op].for_type(t)
+
+        def sl(f, arg, start, limit, strides, shape, label=None):
+            v = f.op("tide.%s %s start = %s limit = %s strides = %s : %s"
+                     % (op, f.arg(arg), start, limit, strides, T(f.args[arg][0], t)))
+            f.ret(v, shape, t, label or "%s %s:%s:%s" % (op, start, limit, strides),
+                  (lambda arg, s, l, st: lambda ins: ref(ins[arg], s, l, st))(arg, start, limit, strides))
+
+        f = shape_func(funcs, op, t, [((4, 5), t), ((None, 8), t)])
+        sl(f, 0, [1, 0], [3, 5], [1, 1], (2, 5))
+        sl(f, 0, [1, 2], [1, 4], [1, 1], (0, 2))
+        sl(f, 1, [2, 0], [5, 8], [1, 1], (3, 8), "%s of ?x8 [2:5]" % op)
+        shape_runs(f, t, [[(4, 5), (5, 8)], [(4, 5), (9, 8)]])
+        f = shape_func(funcs, op + "_strided", t, [((4, 5), t), ((None, 8), t)])
+        sl(f, 0, [0, 1], [2, 3], [1, 1], (2, 2))
+        sl(f, 0, [0, 0], [4, 5], [3, 2], (2, 3))
+        sl(f, 0, [1, 2], [4, 5], [2, 1], (2, 3))
+        sl(f, 1, [1, 0], [10, 8], [4, 1], (3, 8), "%s of ?x8 [1:10:4]" % op)
+        shape_runs(f, t, [[(4, 5), (10, 8)], [(4, 5), (12, 8)]])
+        # An empty slice that starts at the end of a dimension (x[2:2, 5:5]).
+        f = shape_func(funcs, op + "_empty_end", t, [((4, 5), t)])
+        sl(f, 0, [2, 5], [2, 5], [1, 1], (0, 0), "%s [2, 5]:[2, 5] (empty, at the end)" % op)
+        shape_runs(f, t, [[(4, 5)]])
+    return funcs
+
+
+def gen_transfer(t):
+    """tide.transfer (placement's copy; not a kernel, so not in the op list)."""
+    funcs = []
+    f = shape_func(funcs, "transfer", t, [((2, 3), t)])
+    v = f.op("tide.transfer %s : %s to #tide.device<cpu>" % (f.arg(0), T((2, 3), t)))
+    f.ret(v, (2, 3), t, "transfer to cpu", lambda ins: ins[0])
+    shape_runs(f, t, [[(2, 3)]])
+    return funcs
 
 
 def cast_inputs(src):
@@ -952,32 +1086,112 @@ def cast_inputs(src):
                      2.5, 3.999, 42.1, 99.5, 126.9, 3.14159265358979, -0.001], src)
 
 
-def gen_cast():
-    """All 81 (source, destination) pairs. Casts to bf16 sit in their own
-    function so a bf16 problem does not hide the others."""
+def gen_cast(ops):
+    """Every (source, destination) pair of the types the op accepts. Casts to
+    bf16 sit in their own function so a bf16 problem does not hide the others."""
     funcs = []
     s = (None,)
-    for src in ALL:
-        f = Func("cast_from_%s" % src, [(s, src)])
-        for dst in ALL:
-            if dst == "bf16" and src != "bf16":
-                continue
-            v = f.op("tide.cast %s : %s to %s" % (f.arg(0), T(s, src), T(s, dst)))
-            f.ret(v, s, dst, "cast %s -> %s" % (src, dst),
-                  (lambda src, dst: lambda ins: cast_ref(ins[0], src, dst))(src, dst))
-        x = cast_inputs(src)
-        f.run("n=%d" % len(x), [x])
-        f.run("n=3", [x[:3].copy()])
-        funcs.append(f)
-    srcs = [t for t in ALL if t != "bf16"]
-    f = Func("cast_to_bf16", [(s, src) for src in srcs])
-    for i, src in enumerate(srcs):
-        v = f.op("tide.cast %s : %s to %s" % (f.arg(i), T(s, src), T(s, "bf16")))
-        f.ret(v, s, "bf16", "cast %s -> bf16" % src,
-              (lambda i, src: lambda ins: cast_ref(ins[i], src, "bf16"))(i, src))
-    f.run("", [cast_inputs(src) for src in srcs])
-    funcs.append(f)
+    for op in ops:
+        ref = REFERENCES[op].fn
+        types = OPS[op]["dtypes"]
+        for src in types:
+            f = Func("%s_from_%s" % (op, src), [(s, src)])
+            for dst in types:
+                if dst == "bf16" and src != "bf16":
+                    continue
+                v = f.op("tide.%s %s : %s to %s" % (op, f.arg(0), T(s, src), T(s, dst)))
+                f.ret(v, s, dst, "%s %s -> %s" % (op, src, dst),
+                      (lambda src, dst: lambda ins: ref(ins[0], src, dst))(src, dst))
+            x = cast_inputs(src)
+            f.run("n=%d" % len(x), [x])
+            f.run("n=3", [x[:3].copy()])
+            funcs.append(f)
+        srcs = [t for t in types if t != "bf16"]
+        if "bf16" in types and srcs:
+            f = Func("%s_to_bf16" % op, [(s, src) for src in srcs])
+            for i, src in enumerate(srcs):
+                v = f.op("tide.%s %s : %s to %s" % (op, f.arg(i), T(s, src), T(s, "bf16")))
+                f.ret(v, s, "bf16", "%s %s -> bf16" % (op, src),
+                      (lambda i, src: lambda ins: ref(ins[i], src, "bf16"))(i, src))
+            f.run("", [cast_inputs(src) for src in srcs])
+            funcs.append(f)
     return funcs
+
+
+# The modules: ops_<type> and shape_<type> per element type (the families'
+# generators in this order), and one module of casts over every type pair.
+OPS_MODULE = [(("unary",), gen_unary), (("binary",), gen_binary), (("compare",), gen_cmp),
+              (("select",), gen_select), (("reduction", "arg_reduction"), gen_reduce),
+              (("arg_reduction",), gen_argreduce), (("matmul",), gen_matmul),
+              (("constant",), gen_constant), (("softmax",), gen_softmax)]
+SHAPE_MODULE = [(("reshape",), gen_reshape), (("transpose",), gen_transpose),
+                (("broadcast",), gen_broadcast_to), (("concat",), gen_concat),
+                (("slice",), gen_slice)]
+CAST_FAMILY = "cast"
+FAMILIES = set(f for fams, _ in OPS_MODULE + SHAPE_MODULE for f in fams) | {CAST_FAMILY}
+
+
+def gen_dtype_module(t):
+    funcs = []
+    for families, gen in OPS_MODULE:
+        ops = ops_for(families, t)
+        if ops:
+            funcs += gen(ops, t)
+    if t in FLOATS:
+        funcs += gen_special(t)
+    return funcs
+
+
+def gen_shape_module(t):
+    funcs = []
+    for families, gen in SHAPE_MODULE:
+        ops = ops_for(families, t)
+        if ops:
+            funcs += gen(ops, t)
+    return funcs + gen_transfer(t)
+
+
+def gen_cast_module():
+    return gen_cast([op for op, r in REFERENCES.items()
+                     if op in OPS and OPS[op]["family"] == CAST_FAMILY == r.family])
+
+
+def coverage_problems(modules):
+    """(op, line) for each listed op that would go untested, each reference for
+    an op the list does not have, and each accepted (op, type) pair that no
+    generated function checks."""
+    problems = []
+    for name, op in OPS.items():
+        family, r = op["family"], REFERENCES.get(name)
+        if r is None:
+            problems.append((name, "no NumPy reference for tide.%s (family %s); add one to REFERENCES "
+                             "in numerics.py" % (name, family)))
+        elif r.family != family:
+            problems.append((name, "REFERENCES['%s'] is written for family %s, but tide-opt lists "
+                             "tide.%s as family %s; update it in numerics.py" % (name, r.family, name, family)))
+        if family not in FAMILIES:
+            problems.append((name, "numerics.py has no generator for family %s (tide.%s); add one to "
+                             "OPS_MODULE or SHAPE_MODULE" % (family, name)))
+    for name in REFERENCES:
+        if name not in OPS:
+            problems.append((name, "REFERENCES has tide.%s, which tide-opt --tide-list-kernels does "
+                             "not list; remove it from numerics.py or fix its name" % name))
+    if problems or modules is None:
+        return problems
+    checked = set()                # (op, element type) on a generated line
+    for funcs in modules.values():
+        for f in funcs:
+            for line in f.lines:
+                m = re.match(r"\s*%\w+ = tide\.(\w+) ", line)
+                if m:
+                    for t in re.findall(r"tensor<(?:[0-9?]+x)*(\w+)>", line):
+                        checked.add((m.group(1), t))
+    for name, op in OPS.items():
+        missed = [t for t in op["dtypes"] if (name, t) not in checked]
+        if missed:
+            problems.append((name, "no generated check of tide.%s on %s (family %s)"
+                             % (name, ", ".join(missed), op["family"])))
+    return problems
 
 
 def gen_mixed(gpu):
@@ -1672,6 +1886,17 @@ def main():
             os.remove(args.tmp)
         os.makedirs(args.tmp)
     s = Suite(args)
+    table = load_ops(s.bin, args.target, os.path.join(s.tmp, "ops.json"), args.prebuilt)
+    # Every module is generated up front, so that the coverage check sees them all.
+    types = list(reversed(table["dtypes"]))   # the widest floats first: they take longest
+    modules = {}
+    for t in types:
+        modules["ops_" + t] = gen_dtype_module(t)
+        modules["shape_" + t] = gen_shape_module(t)
+    modules["cast"] = gen_cast_module()
+    coverage = coverage_problems(modules)
+    for op, line in coverage:
+        print("FAIL tide.%s: %s" % (op, line), flush=True)
     examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
     examples = os.path.normpath(examples)
 
@@ -1684,10 +1909,8 @@ def main():
             ("exp_f64", lambda: run_example_exp(s, os.path.join(examples, "exp_f64.mlir"), "f64")),
             ("exp_f32", lambda: run_example_exp(s, os.path.join(examples, "exp_f32.mlir"), "f32")),
         ]
-    for t in ["f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8", "i1"]:
-        tasks.append(("ops_" + t, (lambda t: lambda: s.run_module("ops_" + t, gen_dtype_module(t)))(t)))
-        tasks.append(("shape_" + t, (lambda t: lambda: s.run_module("shape_" + t, gen_shape_ops(t)))(t)))
-    tasks.append(("cast", lambda: s.run_module("cast", gen_cast())))
+    for name, funcs in modules.items():
+        tasks.append((name, (lambda name, funcs: lambda: s.run_module(name, funcs))(name, funcs)))
     # GPU-resident tensors only where they can run: a GPU target, no CPU
     # fallback wanted.
     resident = args.target != "cpu" and "--cpu-fallback" not in (args.compile_flag or [])
@@ -1732,10 +1955,12 @@ def main():
             print("  %6.2f s (started at %5.1f s) %s" % (dt, t0, what))
     if args.build_only:
         print("built into %s (%d compiles, %.1f s)" % (args.tmp, s.compiles, elapsed))
-        return 0
+        if coverage:
+            print("%d ops untested (see FAIL above)" % len(coverage))
+        return 1 if coverage else 0
     print("(%d compiles, %d tide-run calls, %.1f s)" % (s.compiles, s.runs, elapsed))
-    print("%d passed, %d failed" % (s.passed, s.failed))
-    return 1 if s.failed else 0
+    print("%d passed, %d failed" % (s.passed, s.failed + len(coverage)))
+    return 1 if s.failed or coverage else 0
 
 
 if __name__ == "__main__":
