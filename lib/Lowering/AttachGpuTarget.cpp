@@ -92,8 +92,7 @@ struct AttachGpuTargetPass
       return signalPassFailure();
     const DeviceSpec *gpu = (*target)->getFirstGPU();
     std::string chosen = chip;
-    bool recorded =
-        module->hasAttr(TideDialect::getTargetAttrName()) && gpu;
+    bool recorded = module->hasAttr(TideDialect::getTargetAttrName()) && gpu;
     if (chosen.empty()) {
       if (!gpu) {
         emitError(loc) << "target '" << (*target)->name
@@ -114,8 +113,8 @@ struct AttachGpuTargetPass
         emitError(loc) << "GPU chip " << chosen << " (target '"
                        << (*target)->name
                        << "') cannot be built by the CUDA toolkit at '"
-                       << toolkit << "': its ptxas builds for "
-                       << chips.front() << " to " << chips.back()
+                       << toolkit << "': its ptxas builds for " << chips.front()
+                       << " to " << chips.back()
                        << " only. A target for older chips still serves for "
                           "placement and reports (tide-opt "
                           "--tide-place-pipeline=\"target="
