@@ -96,7 +96,7 @@ AffineMap broadcastMap(MLIRContext *ctx, RankedTensorType type,
 }
 
 /// A linalg.generic computing `body` elementwise over broadcast operands.
-Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+Value buildElementwise(RewriterBase &b, Location loc, RankedTensorType resultType,
                        ValueRange operands, BodyFn body) {
   MLIRContext *ctx = b.getContext();
   Value init = tensor::EmptyOp::create(
@@ -109,12 +109,20 @@ Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
   maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
   SmallVector<utils::IteratorType> iterators(resultType.getRank(),
                                              utils::IteratorType::parallel);
+  bool hasBody = true;
   auto generic = linalg::GenericOp::create(
       b, loc, resultType, operands, init, maps, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value v = body(nb, nloc, args.drop_back());
-        linalg::YieldOp::create(nb, nloc, v);
+        hasBody = static_cast<bool>(v);
+        linalg::YieldOp::create(nb, nloc, v ? v : args.back());
       });
+  if (!hasBody) {
+    // No scalar code for this op: undo, so the pattern can fail cleanly.
+    b.eraseOp(generic);
+    b.eraseOp(init.getDefiningOp());
+    return {};
+  }
   return generic.getResult(0);
 }
 
@@ -287,10 +295,14 @@ struct LowerElementwise : RewritePattern {
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (!isa<NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp,
-             ReluOp, EluOp, FloorOp, CeilOp, SinOp, CosOp, ErfOp, NotOp, AddOp,
-             SubOp, MulOp, DivOp, PowOp, MaximumOp, MinimumOp, AndOp, OrOp,
-             CmpOp, SelectOp, CastOp, BroadcastToOp>(op))
+    // Every op of an elementwise family (its ODS facts), and broadcast_to.
+    auto facts = dyn_cast<OpFactsInterface>(op);
+    if (!facts)
+      return failure();
+    LoweringFamily family = facts.getLoweringFamily();
+    if (family != LoweringFamily::Unary && family != LoweringFamily::Binary &&
+        family != LoweringFamily::Compare && family != LoweringFamily::Select &&
+        family != LoweringFamily::Cast && family != LoweringFamily::Broadcast)
       return failure();
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     Location loc = op->getLoc();
@@ -307,6 +319,8 @@ struct LowerElementwise : RewritePattern {
             return scalarUnary(op, b, l, args[0]);
           return scalarBinary(op, b, l, args[0], args[1]);
         });
+    if (!result)
+      return rewriter.notifyMatchFailure(op, "no scalar code for this op");
     rewriter.replaceOp(op, result);
     return success();
   }
