@@ -630,12 +630,14 @@ struct LowerSlice : OpRewritePattern<SliceOp> {
   LogicalResult matchAndRewrite(SliceOp op,
                                 PatternRewriter &rewriter) const override {
     SmallVector<int64_t> sizes(op.getType().getShape());
-    // An empty slice may start at the end of a dimension; tensor.extract_slice
-    // wants offsets inside it, and with size 0 any offset reads nothing.
+    // An empty slice reads nothing (tensor.extract_slice wants offsets inside
+    // the input's dimensions, which a size-0 dimension has none of).
+    if (llvm::is_contained(sizes, 0)) {
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+          op, sizes, op.getType().getElementType());
+      return success();
+    }
     SmallVector<int64_t> offsets(op.getStart());
-    for (auto [offset, size] : llvm::zip(offsets, sizes))
-      if (size == 0)
-        offset = 0;
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
         op, op.getType(), op.getInput(), ValueRange{}, ValueRange{},
         ValueRange{}, rewriter.getDenseI64ArrayAttr(offsets),

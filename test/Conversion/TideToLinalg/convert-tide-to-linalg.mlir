@@ -857,14 +857,32 @@ func.func @negative_broadcast_to_unknown_size(%x: tensor<3xf32>) -> tensor<?x3xf
 
 //--- empty-slice.mlir
 
-// BUG: an empty slice that starts at the end of a dimension (start = limit =
-// size, accepted by the verifier) becomes a tensor.extract_slice with offset
-// 5 in a dimension of size 5, which fails to verify ("offset 1 is
-// out-of-bounds: 5 >= 5"). An empty result needs no data: it must lower to
-// valid IR producing a tensor<0x0xf32>.
+// An empty slice reads nothing: a tensor.empty, never a tensor.extract_slice
+// (whose offsets must lie inside the input: 5 in a dimension of size 5, or 0
+// in a dimension of size 0, fail to verify).
 // CHECK-LABEL: func.func @slice_empty_at_end(
-// CHECK: return %{{.*}} : tensor<0x0xf32>
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<0x0xf32>
+// CHECK: return %[[E]] : tensor<0x0xf32>
 func.func @slice_empty_at_end(%x: tensor<4x5xf32>) -> tensor<0x0xf32> {
   %0 = tide.slice %x start = [2, 5] limit = [2, 5] strides = [1, 1] : tensor<4x5xf32>
   return %0 : tensor<0x0xf32>
+}
+
+// A slice of a size-0 dimension (offset 0 is out of bounds there).
+// CHECK-LABEL: func.func @slice_of_empty(
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<0xf32>
+// CHECK: return %[[E]] : tensor<0xf32>
+func.func @slice_of_empty(%x: tensor<0xf32>) -> tensor<0xf32> {
+  %0 = tide.slice %x start = [0] limit = [0] strides = [1] : tensor<0xf32>
+  return %0 : tensor<0xf32>
+}
+
+// Empty in one dimension only.
+// CHECK-LABEL: func.func @slice_empty_rows(
+// CHECK-NOT: tensor.extract_slice
+// CHECK: tensor.empty() : tensor<0x2xf16>
+func.func @slice_empty_rows(%x: tensor<0x4xf16>) -> tensor<0x2xf16> {
+  %0 = tide.slice %x start = [0, 1] limit = [0, 3] strides = [1, 1] : tensor<0x4xf16>
+  return %0 : tensor<0x2xf16>
 }
