@@ -95,8 +95,9 @@ def Tide_EluOp : Tide_Op<"elu", [SameOperandsAndResultType,
     Tide_Facts<"Unary", "Elementwise", "Float", 10>]> {
   let summary = "Elementwise exponential linear unit";
   let description = [{
-    `x > 0 ? x : alpha * (exp(x) - 1)` elementwise, for floating-point
-    tensors. `alpha` defaults to 1.0.
+    `x > 0 ? x : alpha * expm1(x)` elementwise, for floating-point
+    tensors, where `expm1(x)` is `e^x - 1` computed without cancellation
+    (accurate for `x` near 0, unlike `exp(x) - 1`). `alpha` defaults to 1.0.
 
     ```mlir
     %y = tide.elu %x alpha = 0.5 : tensor<256x256xf32>
@@ -254,7 +255,7 @@ def Tide_MatmulOp : Tide_Op<"matmul", [InferTypeOpAdaptor,
     `lhs` is `[..., M, K]`, `rhs` is `[..., K, N]`, the result is
     `[broadcast(...), M, N]`; both operands have rank >= 2 and the same
     numeric element type. Leading (batch) dimensions broadcast like NumPy's
-    `matmul`.
+    `matmul`. f16 and bf16 products accumulate in f32 and are rounded once.
 
     ```mlir
     %c = tide.matmul %a, %b : tensor<256x784xf32>, tensor<784x256xf32>
@@ -279,17 +280,27 @@ class Tide_ReduceOp<string mnemonic, string kind, string what,
                          "Reduction"), "Reductions", kind, 1,
                      decomposition>]> {
   let summary = "Reduction: " # what # " over `axes`";
-  let description = [{
+  let description = !if(!eq(!substr(mnemonic, 0, 3), "arg"), [{
+    Computes }] # what # [{. `axes` lists exactly one axis (negative values
+    count from the end, as in NumPy). With `keepdims` the reduced dimension
+    stays as size 1. Accepts }] # kind # [{ element types.
+
+    ```mlir
+    %s = tide.}] # mnemonic # [{ %x axes = [1] : tensor<256x10xf32>
+    %k = tide.}] # mnemonic # [{ %x axes = [-1] keepdims : tensor<256x10xf32>
+    ```
+  }], [{
     Computes }] # what # [{ over the dimensions listed in `axes` (negative
     values count from the end, as in NumPy; each axis at most once). With
     `keepdims` the reduced dimensions stay as size 1. Accepts }] # kind #
-    [{ element types.
+    [{ element types. f16 and bf16 sums, products and means accumulate in
+    f32 and are rounded once, at the end.
 
     ```mlir
     %s = tide.}] # mnemonic # [{ %x axes = [1] : tensor<256x10xf32>
     %k = tide.}] # mnemonic # [{ %x axes = [0, 1] keepdims : tensor<256x10xf32>
     ```
-  }];
+  }]);
   let arguments = (ins Tide_Tensor:$input, DenseI64ArrayAttr:$axes,
                        UnitAttr:$keepdims);
   let results = (outs Tide_Tensor:$result);
@@ -439,7 +450,9 @@ class Tide_SoftmaxBase<string mnemonic, string what, list<string> decomposition>
     Computes }] # what # [{ along `axis` (negative counts from the end) of a
     floating-point tensor, in the numerically stable form that subtracts the
     maximum first. `tide-decompose` rewrites it into reduce_max, sub, exp,
-    reduce_sum and div (and log) when that enables a better placement.
+    reduce_sum and div (and log) when that enables a better placement. f16
+    and bf16 compute in f32 and are rounded once (they are never
+    decomposed: the primitives would round every intermediate).
 
     ```mlir
     %p = tide.}] # mnemonic # [{ %x axis = 1 : tensor<256x10xf32>
