@@ -14,6 +14,18 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
+// Type inference with one error per mistake. InferTypeOpInterface's own
+// verifier runs late (with the region traits) and follows any failure with a
+// generic "failed to infer returned types"; Tide_InferTypeFirst (TideOps.h)
+// runs the same inference earlier, with the other traits, so an op whose
+// types cannot be inferred fails there with only its own message (mixed
+// element types, shapes that do not broadcast, ...).
+def Tide_InferTypeFirst : NativeOpTrait<"InferTypeFirstTrait"> {
+  let cppNamespace = "::mlir::tide";
+}
+def Tide_InferTypeOpAdaptor
+    : TraitList<[InferTypeOpAdaptor, Tide_InferTypeFirst]>;
+
 // Every tide op is pure and declares its facts (`Tide_Facts`, see
 // TideInterfaces.td) among its traits.
 class Tide_Op<string mnemonic, list<Trait> traits = []>
@@ -117,7 +129,7 @@ def Tide_EluOp : Tide_Op<"elu", [SameOperandsAndResultType,
 
 class Tide_BinaryOp<string mnemonic, string kind, string what,
                     list<Trait> traits = [], int flops = 1>
-    : Tide_Op<mnemonic, !listconcat(traits, [InferTypeOpAdaptor,
+    : Tide_Op<mnemonic, !listconcat(traits, [Tide_InferTypeOpAdaptor,
           Tide_Facts<"Binary", "Elementwise", kind, flops>])> {
   let summary = "Elementwise " # what # " with NumPy broadcasting";
   let description = [{
@@ -158,7 +170,7 @@ def Tide_MinimumOp : Tide_BinaryOp<"minimum", "Numeric", "minimum", [Commutative
 def Tide_AndOp : Tide_BinaryOp<"and", "Integer", "logical (i1) or bitwise (iN) and", [Commutative]> { let hasFolder = 1; }
 def Tide_OrOp : Tide_BinaryOp<"or", "Integer", "logical (i1) or bitwise (iN) or", [Commutative]> { let hasFolder = 1; }
 
-def Tide_CmpOp : Tide_Op<"cmp", [InferTypeOpAdaptor,
+def Tide_CmpOp : Tide_Op<"cmp", [Tide_InferTypeOpAdaptor,
     Tide_Facts<"Compare", "Elementwise", "Any">]> {
   let summary = "Elementwise comparison with NumPy broadcasting";
   let description = [{
@@ -179,7 +191,7 @@ def Tide_CmpOp : Tide_Op<"cmp", [InferTypeOpAdaptor,
   }];
 }
 
-def Tide_SelectOp : Tide_Op<"select", [InferTypeOpAdaptor,
+def Tide_SelectOp : Tide_Op<"select", [Tide_InferTypeOpAdaptor,
     Tide_Facts<"Select", "Elementwise", "Any">]> {
   let summary = "Elementwise choice with NumPy broadcasting";
   let description = [{
@@ -248,7 +260,7 @@ def Tide_TransferOp : Tide_Op<"transfer", [SameOperandsAndResultType,
 //===----------------------------------------------------------------------===//
 
 // Contractions are costed from their shapes (2 * K per output element).
-def Tide_MatmulOp : Tide_Op<"matmul", [InferTypeOpAdaptor,
+def Tide_MatmulOp : Tide_Op<"matmul", [Tide_InferTypeOpAdaptor,
     Tide_Facts<"Matmul", "Matmul", "Numeric", 2>]> {
   let summary = "Matrix product, batched with broadcasting batch dimensions";
   let description = [{
@@ -275,7 +287,7 @@ def Tide_MatmulOp : Tide_Op<"matmul", [InferTypeOpAdaptor,
 
 class Tide_ReduceOp<string mnemonic, string kind, string what,
                     list<string> decomposition = []>
-    : Tide_Op<mnemonic, [InferTypeOpAdaptor,
+    : Tide_Op<mnemonic, [Tide_InferTypeOpAdaptor,
           Tide_Facts<!if(!eq(!substr(mnemonic, 0, 3), "arg"), "ArgReduction",
                          "Reduction"), "Reductions", kind, 1,
                      decomposition>]> {
@@ -363,7 +375,7 @@ def Tide_ReshapeOp : Tide_Op<"reshape", [
   let hasCanonicalizer = 1;
 }
 
-def Tide_TransposeOp : Tide_Op<"transpose", [InferTypeOpAdaptor,
+def Tide_TransposeOp : Tide_Op<"transpose", [Tide_InferTypeOpAdaptor,
     Tide_Facts<"Transpose", "Shape", "Any", 0>]> {
   let summary = "Permute dimensions";
   let description = [{
@@ -399,7 +411,7 @@ def Tide_BroadcastToOp : Tide_Op<"broadcast_to", [
   let hasVerifier = 1;
 }
 
-def Tide_ConcatOp : Tide_Op<"concat", [InferTypeOpAdaptor,
+def Tide_ConcatOp : Tide_Op<"concat", [Tide_InferTypeOpAdaptor,
     Tide_Facts<"Concat", "Shape", "Any", 0>]> {
   let summary = "Join tensors along an axis";
   let description = [{
@@ -416,7 +428,7 @@ def Tide_ConcatOp : Tide_Op<"concat", [InferTypeOpAdaptor,
   let hasFolder = 1;
 }
 
-def Tide_SliceOp : Tide_Op<"slice", [InferTypeOpAdaptor,
+def Tide_SliceOp : Tide_Op<"slice", [Tide_InferTypeOpAdaptor,
     Tide_Facts<"Slice", "Shape", "Any", 0>]> {
   let summary = "Strided slice with static bounds";
   let description = [{
