@@ -208,6 +208,33 @@ LogicalResult mlir::tide::generateHeader(StringRef metadataText,
 }
 
 /// Finds a C compiler driver to link with.
+/// glibc's libmvec has expm1 since 2.35 (tide-accurate-math-to-libm calls
+/// expm1f/expm1), but LLVM's LIBMVEC table does not list it: without these
+/// the loops of tide.elu would not vectorize.
+static void addLibmvecExpm1(llvm::TargetLibraryInfoImpl &tlii,
+                            const llvm::Triple &triple) {
+  if (triple.getArch() != llvm::Triple::x86_64)
+    return;
+#ifdef __GLIBC__
+  // The module is linked against this machine's libmvec.
+  if (__GLIBC__ < 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ < 35))
+    return;
+#else
+  return;
+#endif
+  auto fixed = [](unsigned n) { return llvm::ElementCount::getFixed(n); };
+  tlii.addVectorizableFunctions({
+      {"expm1f", "_ZGVbN4v_expm1f", fixed(4), false, "_ZGV_LLVM_N4v",
+       std::nullopt},
+      {"expm1f", "_ZGVdN8v_expm1f", fixed(8), false, "_ZGV_LLVM_N8v",
+       std::nullopt},
+      {"expm1", "_ZGVbN2v_expm1", fixed(2), false, "_ZGV_LLVM_N2v",
+       std::nullopt},
+      {"expm1", "_ZGVdN4v_expm1", fixed(4), false, "_ZGV_LLVM_N4v",
+       std::nullopt},
+  });
+}
+
 static std::string findLinker() {
   for (const char *name : {"clang-22", "clang", "cc", "gcc"})
     if (auto path = llvm::sys::findProgramByName(name))
@@ -372,9 +399,11 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
     tuning.SLPVectorization = options.optLevel >= 2;
     llvm::PassBuilder builder(machine.get(), tuning);
     llvm::TargetLibraryInfoImpl tlii(triple);
-    if (options.vectorMath)
+    if (options.vectorMath) {
       tlii.addVectorizableFunctionsFromVecLib(llvm::VectorLibrary::LIBMVEC,
                                               triple);
+      addLibmvecExpm1(tlii, triple);
+    }
     fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
     builder.registerModuleAnalyses(mam);
     builder.registerCGSCCAnalyses(cgam);

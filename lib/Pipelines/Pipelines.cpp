@@ -107,6 +107,8 @@ static void addHostToLLVM(OpPassManager &pm) {
   emulate.targetTypeStr = "f32";
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
   pm.addPass(math::createMathExtendToSupportedTypes());
+  // expm1 through libm: convert-math-to-llvm would compute exp(x) - 1.
+  pm.addPass(createAccurateMathToLibmPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());

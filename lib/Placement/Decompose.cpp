@@ -77,14 +77,13 @@ struct DecomposePass : public tide::impl::DecomposePassBase<DecomposePass> {
           continue;
       }
       b.setInsertionPoint(op);
-      FailureOr<Value> done = decomposeCompositeOp(op, b);
+      std::string why;
+      FailureOr<Value> done = decomposeCompositeOp(op, b, &why);
       if (succeeded(done)) {
         op->getResult(0).replaceAllUsesWith(*done);
         op->erase();
       } else
-        op->emitRemark() << "not decomposed: a reduced dimension is dynamic, "
-                            "or the element count is not exact in "
-                         << describeKernelDType(op);
+        op->emitRemark() << "not decomposed: " << why;
     }
     if (demoteF64)
       demote(module, *loaded);

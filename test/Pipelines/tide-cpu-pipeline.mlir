@@ -41,6 +41,16 @@
 // RUN: tide-opt %t/matmul.mlir --tide-cpu-pipeline=blas=false \
 // RUN:   | FileCheck %t/matmul.mlir --check-prefix=LOOPS --implicit-check-not=tide_rt_gemm
 
+// elu keeps expm1's accuracy near 0: a call to libm's expm1f/expm1, never
+// exp(x) - 1 (convert-math-to-llvm's expansion of math.expm1).
+// RUN: tide-opt %t/elu.mlir --tide-cpu-pipeline \
+// RUN:   | FileCheck %t/elu.mlir --implicit-check-not=llvm.intr.exp
+
+// f16/bf16 reductions and matmuls accumulate in f32 (an f32 accumulator, each
+// element extended), rounded once at the end.
+// RUN: tide-opt %t/narrow.mlir --tide-cpu-pipeline \
+// RUN:   | FileCheck %t/narrow.mlir
+
 // Known bugs (see the comments in those parts): run last.
 // RUN: tide-opt %t/concat.mlir --tide-cpu-pipeline \
 // RUN:   | FileCheck %t/concat.mlir \
@@ -138,6 +148,61 @@ func.func @chain(%x: tensor<1024xf32>, %a: tensor<1024xf32>, %b: tensor<1024xf32
 func.func @mm(%a: tensor<4x5xf32>, %b: tensor<5x6xf32>) -> tensor<4x6xf32> {
   %0 = tide.matmul %a, %b : tensor<4x5xf32>, tensor<5x6xf32>
   return %0 : tensor<4x6xf32>
+}
+
+//--- elu.mlir
+
+// CHECK-DAG: llvm.func @expm1(f64) -> f64
+// CHECK-DAG: llvm.func @expm1f(f32) -> f32
+// CHECK-LABEL: llvm.func @elu_f32(
+// CHECK: llvm.call @expm1f(%{{.*}}) : (f32) -> f32
+func.func @elu_f32(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %0 = tide.elu %x : tensor<16xf32>
+  return %0 : tensor<16xf32>
+}
+
+// CHECK-LABEL: llvm.func @elu_f64(
+// CHECK: llvm.call @expm1(%{{.*}}) : (f64) -> f64
+func.func @elu_f64(%x: tensor<16xf64>) -> tensor<16xf64> {
+  %0 = tide.elu %x alpha = 0.5 : tensor<16xf64>
+  return %0 : tensor<16xf64>
+}
+
+// f16 computes in f32 and is rounded once, after the select.
+// CHECK-LABEL: llvm.func @elu_f16(
+// CHECK: %[[W:.*]] = llvm.fpext %{{.*}} : f16 to f32
+// CHECK: %[[E:.*]] = llvm.call @expm1f(%[[W]]) : (f32) -> f32
+// CHECK-NOT: llvm.fptrunc
+// CHECK: %[[R:.*]] = llvm.select %{{.*}}, %[[W]], %[[E]] : i1, f32
+// CHECK: llvm.fptrunc %[[R]] : f32 to f16
+func.func @elu_f16(%x: tensor<16xf16>) -> tensor<16xf16> {
+  %0 = tide.elu %x : tensor<16xf16>
+  return %0 : tensor<16xf16>
+}
+
+//--- narrow.mlir
+
+// CHECK-LABEL: llvm.func @sum_f16(
+// CHECK: %[[X:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f16
+// CHECK: %[[ACC:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK: %[[W:.*]] = llvm.fpext %[[X]] : f16 to f32
+// CHECK: %[[S:.*]] = llvm.fadd %[[W]], %[[ACC]] : f32
+// CHECK: llvm.store %[[S]], %{{.*}} : f32, !llvm.ptr
+// CHECK: llvm.fptrunc %{{.*}} : f32 to f16
+func.func @sum_f16(%x: tensor<8192xf16>) -> tensor<f16> {
+  %s = tide.reduce_sum %x axes = [0] : tensor<8192xf16>
+  return %s : tensor<f16>
+}
+
+// CHECK-LABEL: llvm.func @matmul_bf16(
+// CHECK: llvm.fpext %{{.*}} : bf16 to f32
+// CHECK: llvm.fpext %{{.*}} : bf16 to f32
+// CHECK: llvm.fmul %{{.*}}, %{{.*}} : f32
+// CHECK: llvm.fadd %{{.*}}, %{{.*}} : f32
+// CHECK: llvm.fptrunc %{{.*}} : f32 to bf16
+func.func @matmul_bf16(%a: tensor<4x4096xbf16>, %b: tensor<4096x4xbf16>) -> tensor<4x4xbf16> {
+  %c = tide.matmul %a, %b : tensor<4x4096xbf16>, tensor<4096x4xbf16>
+  return %c : tensor<4x4xbf16>
 }
 
 //--- concat.mlir

@@ -20,8 +20,13 @@
 // RUN:   | FileCheck %t/composites.mlir --check-prefix=NEVER \
 // RUN:       --implicit-check-not=tide.decomposed --implicit-check-not=remark:
 
-// Counts that the element type cannot hold exactly (f16 above 65504).
-// RUN: tide-opt %t/f16.mlir --tide-decompose=target=tensorflow-0.7 2>&1 | FileCheck %t/f16.mlir
+// f16/bf16 means and softmaxes compute in f32 and round once: they are never
+// decomposed (their primitives would round the sum and the intermediates to
+// the element type), whatever the count, with a remark saying why.
+// RUN: tide-opt %t/f16.mlir --tide-decompose=target=tensorflow-0.7 2>/dev/null \
+// RUN:   | FileCheck %t/f16.mlir --implicit-check-not=tide.decomposed
+// RUN: tide-opt %t/f16.mlir -verify-diagnostics --tide-decompose="target=h200 mode=always" \
+// RUN:   | FileCheck %t/f16.mlir --implicit-check-not=tide.decomposed
 
 // demote-f64 on theano-0.7 (GPU kernels for f32 only).
 // RUN: tide-opt %examples/exp_f64.mlir --tide-decompose="target=theano-0.7 demote-f64=true" 2>&1 \
@@ -196,22 +201,45 @@ func.func @mean_dynamic(%x: tensor<4x?xf32>) -> (tensor<?xf32>, tensor<4xf32>) {
 
 // The mean of 100000 f16 values: 100000 is not an f16 (the largest finite one
 // is 65504), so a count constant of that type would be +inf and the "mean"
-// 0 or NaN. The mean must not be divided by an infinite count.
+// 0 or NaN.
 // CHECK-LABEL: func.func @mean_f16_large_count(
-// CHECK-NOT: dense<0x7C00>
-// CHECK-NOT: dense<0x{{[0-9A-F]+}}> : tensor<f16>
-// CHECK: return
+// CHECK: tide.reduce_mean %{{.*}} axes = [0] : tensor<100000xf16>
 func.func @mean_f16_large_count(%x: tensor<100000xf16>) -> tensor<f16> {
+  // expected-remark @+1 {{not decomposed: an f16/bf16 mean accumulates in f32 and rounds once, but reduce_sum would round the sum to the element type before the division (an f16 sum overflows above 65504)}}
   %m = tide.reduce_mean %x axes = [0] : tensor<100000xf16>
   return %m : tensor<f16>
 }
 
-// A count f16 holds exactly is fine.
-// CHECK-LABEL: func.func @mean_f16_small_count(
-// CHECK: tide.constant {tide.decomposed = "reduce_mean"} dense<1.024000e+03> : tensor<f16>
-func.func @mean_f16_small_count(%x: tensor<1024xf16>) -> tensor<f16> {
+// An exact count is not enough: the f16 sum of 1024 values of 100 is +inf
+// (above 65504), though their mean is 100.
+// CHECK-LABEL: func.func @mean_f16_exact_count(
+// CHECK: tide.reduce_mean %{{.*}} axes = [0] : tensor<1024xf16>
+func.func @mean_f16_exact_count(%x: tensor<1024xf16>) -> tensor<f16> {
+  // expected-remark @+1 {{not decomposed: an f16/bf16 mean}}
   %m = tide.reduce_mean %x axes = [0] : tensor<1024xf16>
   return %m : tensor<f16>
+}
+
+// bf16: the sum would be rounded to 8 significant bits before the division,
+// and counts above 256 are not all bf16 values (257 is not).
+// CHECK-LABEL: func.func @mean_bf16(
+// CHECK: tide.reduce_mean %{{.*}} axes = [0, 1] : tensor<257x4xbf16>
+func.func @mean_bf16(%x: tensor<257x4xbf16>) -> tensor<bf16> {
+  // expected-remark @+1 {{not decomposed: an f16/bf16 mean}}
+  %m = tide.reduce_mean %x axes = [0, 1] : tensor<257x4xbf16>
+  return %m : tensor<bf16>
+}
+
+// softmax and log_softmax in f16 stay whole, like the mean.
+// CHECK-LABEL: func.func @softmax_f16(
+// CHECK: tide.softmax %{{.*}} axis = 1 {tide.device = #tide.device<cuda:0>} : tensor<4x8xf16>
+// CHECK: tide.log_softmax %{{.*}} axis = 0 {tide.device = #tide.device<cuda:0>} : tensor<4x8xbf16>
+func.func @softmax_f16(%x: tensor<4x8xf16>, %y: tensor<4x8xbf16>) -> (tensor<4x8xf16>, tensor<4x8xbf16>) {
+  // expected-remark @+1 {{not decomposed: an f16/bf16 softmax computes in f32 and rounds once, but its primitives would round every intermediate to the element type}}
+  %s = tide.softmax %x axis = 1 {tide.device = #tide.device<cuda:0>} : tensor<4x8xf16>
+  // expected-remark @+1 {{not decomposed: an f16/bf16 softmax}}
+  %l = tide.log_softmax %y axis = 0 {tide.device = #tide.device<cuda:0>} : tensor<4x8xbf16>
+  return %s, %l : tensor<4x8xf16>, tensor<4x8xbf16>
 }
 
 //--- demote.mlir

@@ -1281,6 +1281,111 @@ def gen_precision():
     return funcs
 
 
+def gen_round_once():
+    """f16/bf16 ops compute in f32 and round once (issue 14): long sums,
+    means and products, K = 4096 matmuls, softmax over 8192 columns, means
+    over more elements than f16 can count; and the f32/f64 cases of the same
+    bugs: elu near 0 (expm1, not exp(x) - 1) and empty slices. References are
+    computed in float64 (long double for f64) from the rounded inputs."""
+    funcs = []
+    for t in ("f16", "bf16"):
+        # Sums, means and products of 8192 values: an f16 accumulator stops
+        # at 2048 (bf16 at 256); the mean of 70000 divides by a count f16
+        # cannot hold (+inf) and bf16 rounds.
+        args = [((8192,), t), ((4, 8192), t), ((4096,), t), ((1750, 40), t), ((70000,), t),
+                ((1024,), t)]
+        f = Func("round_once_reduce_%s" % t, args)
+        for op, i, axes, keep, ref in (
+                ("reduce_sum", 0, [0], False, np.sum), ("reduce_mean", 0, [0], False, np.mean),
+                ("reduce_sum", 1, [1], True, np.sum), ("reduce_mean", 1, [-1], False, np.mean),
+                ("reduce_prod", 2, [0], False, np.prod), ("reduce_max", 0, [0], False, np.max),
+                ("reduce_min", 1, [1], False, np.min),
+                ("reduce_mean", 3, [0, 1], False, np.mean), ("reduce_mean", 4, [0], False, np.mean),
+                ("reduce_mean", 5, [0], False, np.mean), ("reduce_sum", 3, [0], False, np.sum)):
+            shape = args[i][0]
+            kd = " keepdims" if keep else ""
+            v = f.op("tide.%s %s axes = [%s]%s : %s" % (op, f.arg(i), ", ".join(map(str, axes)), kd,
+                                                        T(shape, t)))
+            norm = [a % len(shape) for a in axes]
+            rs = tuple(1 if d in norm else shape[d] for d in range(len(shape)) if keep or d not in norm)
+            f.ret(v, rs, t, "%s axes=%s%s over %s" % (op, axes, kd, T(shape, t)),
+                  (lambda i, axes, keep, ref: lambda ins: ref(ins[i], axis=tuple(axes), keepdims=keep))(
+                      i, axes, keep, ref), "reduce")
+        rng = rng_for(f.name)
+        f.run("", [gen_float(rng, (8192,), 0, 1, t), gen_float(rng, (4, 8192), 0, 1, t),
+                   gen_float(rng, (4096,), 0.99, 1.01, t), gen_float(rng, (1750, 40), 0, 1, t),
+                   gen_float(rng, (70000,), 0, 1, t),
+                   gen_float(rng, (1024,), 90, 110, t)])   # an f16 sum would overflow
+        funcs.append(f)
+
+        # K = 4096 dot products of values in [0, 1): 2-D and batched.
+        args = [((2, 4096), t), ((4096, 3), t), ((2, 2, 4096), t), ((2, 4096, 3), t)]
+        f = Func("round_once_matmul_%s" % t, args)
+        for i, j, shape in ((0, 1, (2, 3)), (2, 3, (2, 2, 3)), (2, 1, (2, 2, 3))):
+            v = f.op("tide.matmul %s, %s : %s, %s" % (f.arg(i), f.arg(j), T(args[i][0], t),
+                                                      T(args[j][0], t)))
+            f.ret(v, shape, t, "matmul(%s, %s)" % (T(args[i][0], t), T(args[j][0], t)),
+                  (lambda i, j: lambda ins: np.matmul(ins[i], ins[j]))(i, j), "reduce")
+        rng = rng_for(f.name)
+        f.run("", [gen_float(rng, a[0], 0, 1, t) for a in args])
+        funcs.append(f)
+
+        # softmax / log_softmax over 8192 columns (an f16 sum of the
+        # exponentials made the row sum 2.53), on both axes' kinds.
+        args = [((1, 8192), t), ((8192, 2), t)]
+        f = Func("round_once_softmax_%s" % t, args)
+        for op, i, axis, ref, cls in (("softmax", 0, 1, softmax, "transc"),
+                                      ("log_softmax", 0, 1, log_softmax, "ieee"),
+                                      ("softmax", 1, 0, softmax, "transc"),
+                                      ("log_softmax", 1, 0, log_softmax, "ieee")):
+            v = f.op("tide.%s %s axis = %d : %s" % (op, f.arg(i), axis, T(args[i][0], t)))
+            f.ret(v, args[i][0], t, "%s axis=%d on %s" % (op, axis, T(args[i][0], t)),
+                  (lambda i, axis, ref: lambda ins: ref(ins[i], axis))(i, axis, ref), cls)
+        rng = rng_for(f.name)
+        f.run("", [gen_float(rng, (1, 8192), 0, 1, t), gen_float(rng, (8192, 2), -3, 3, t)])
+        funcs.append(f)
+
+        # sigmoid and elu: one rounding, so within the IEEE tolerance.
+        f = Func("round_once_elementwise_%s" % t, [((256,), t)])
+        for name, text, ref in (("sigmoid", "tide.sigmoid", sigmoid),
+                                ("elu", "tide.elu", elu(1.0)),
+                                ("elu alpha=0.5", "tide.elu", elu(0.5))):
+            attr = " alpha = 0.5" if "alpha" in name else ""
+            v = f.op("%s %s%s : %s" % (text, f.arg(0), attr, T((256,), t)))
+            f.ret(v, (256,), t, name, (lambda ref: lambda ins: ref(ins[0]))(ref), "ieee")
+        f.run("", [gen_float(rng_for(f.name), (256,), -6, 6, t)])
+        funcs.append(f)
+
+    # elu near 0 in f32/f64: expm1, not exp(x) - 1 (19% off at -1e-7 in f32,
+    # 0 at -1e-30). 256 elements, so the vectorized loop runs too.
+    for t in ("f32", "f64"):
+        f = Func("elu_near_zero_%s" % t, [((256,), t), ((5,), t)])
+        for i, n in ((0, 256), (1, 5)):
+            v = f.op("tide.elu %s : %s" % (f.arg(i), T((n,), t)))
+            f.ret(v, (n,), t, "elu near 0 on %s" % T((n,), t),
+                  (lambda i: lambda ins: elu(1.0)(lift(ins[i], t, "transc")))(i), "transc")
+        tiny = -np.logspace(-30 if t == "f32" else -300, 1, 224)
+        x = np.concatenate([tiny, np.logspace(-30, 1, 32)])
+        f.run("", [quantize(x, t), quantize([-1e-7, -1e-30, -1e-4, 1e-7, -3.0], t)])
+        funcs.append(f)
+
+    # Empty slices: of a size-0 dimension, at the end of one, and empty in
+    # one dimension only.
+    f = Func("empty_slice", [((0,), "f32"), ((4, 5), "f16"), ((0, 4), "i32")])
+    for i, (shape, t), start, limit, rs in ((0, ((0,), "f32"), [0], [0], (0,)),
+                                            (1, ((4, 5), "f16"), [2, 5], [2, 5], (0, 0)),
+                                            (1, ((4, 5), "f16"), [4, 1], [4, 3], (0, 2)),
+                                            (2, ((0, 4), "i32"), [0, 1], [0, 3], (0, 2))):
+        v = f.op("tide.slice %s start = %s limit = %s strides = %s : %s" % (
+            f.arg(i), start, limit, [1] * len(start), T(shape, t)))
+        f.ret(v, rs, t, "slice %s:%s of %s" % (start, limit, T(shape, t)),
+              (lambda rs: lambda ins: np.zeros(rs))(rs))
+    f.run("", [np.zeros((0,)), gen_float(rng_for(f.name), (4, 5), -1, 1, "f16"),
+               np.zeros((0, 4), dtype=np.int64)])
+    funcs.append(f)
+    return funcs
+
+
 # ---------------------------------------------------------------------------
 # Running
 # ---------------------------------------------------------------------------
@@ -1915,6 +2020,7 @@ def main():
     # fallback wanted.
     resident = args.target != "cpu" and "--cpu-fallback" not in (args.compile_flag or [])
     tasks.append(("mixed", lambda: s.run_module("mixed", gen_mixed(resident))))
+    tasks.append(("round_once", lambda: s.run_module("round_once", gen_round_once())))
     if not args.filter:
         tasks.append(("precision", lambda: run_precision_extra(s)))
         # Bad inputs never reach the GPU, and a wrapper such as

@@ -63,6 +63,31 @@ void printDeviceRef(OpAsmPrinter &printer, Operation *op, DeviceAttr device);
 template <typename ConcreteType>
 class OpFactsTrait : public OpTrait::TraitBase<ConcreteType, OpFactsTrait> {};
 
+/// Runs an op's type inference with the other (non-region) traits, so that
+/// an op whose result types cannot be inferred fails verification with the
+/// inference's own message only: InferTypeOpInterface's verifier, which runs
+/// later and adds "failed to infer returned types", is then not reached.
+template <typename ConcreteType>
+class InferTypeFirstTrait
+    : public OpTrait::TraitBase<ConcreteType, InferTypeFirstTrait> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    llvm::SmallVector<Type, 1> inferred;
+    if (failed(ConcreteType::inferReturnTypes(
+            op->getContext(), op->getLoc(), op->getOperands(),
+            op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+            op->getRegions(), inferred)))
+      return failure();
+    llvm::SmallVector<Type, 1> declared(op->getResultTypes());
+    if (!ConcreteType::isCompatibleReturnTypes(inferred, declared))
+      return emitError(op->getLoc())
+             << "'" << op->getName() << "' op inferred type(s) " << inferred
+             << " are incompatible with return type(s) of operation "
+             << declared;
+    return success();
+  }
+};
+
 /// The facts of one op, for code that has no op at hand.
 struct OpFacts {
   llvm::StringRef name; ///< mnemonic without the dialect prefix ("exp")

@@ -14,6 +14,18 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
+// Type inference with one error per mistake. InferTypeOpInterface's own
+// verifier runs late (with the region traits) and follows any failure with a
+// generic "failed to infer returned types"; Tide_InferTypeFirst (TideOps.h)
+// runs the same inference earlier, with the other traits, so an op whose
+// types cannot be inferred fails there with only its own message (mixed
+// element types, shapes that do not broadcast, ...).
+def Tide_InferTypeFirst : NativeOpTrait<"InferTypeFirstTrait"> {
+  let cppNamespace = "::mlir::tide";
+}
+def Tide_InferTypeOpAdaptor
+    : TraitList<[InferTypeOpAdaptor, Tide_InferTypeFirst]>;
+
 // Every tide op is pure and declares its facts (`Tide_Facts`, see
 // TideInterfaces.td) among its traits.
 class Tide_Op<string mnemonic, list<Trait> traits = []>
@@ -95,8 +107,9 @@ def Tide_EluOp : Tide_Op<"elu", [SameOperandsAndResultType,
     Tide_Facts<"Unary", "Elementwise", "Float", 10>]> {
   let summary = "Elementwise exponential linear unit";
   let description = [{
-    `x > 0 ? x : alpha * (exp(x) - 1)` elementwise, for floating-point
-    tensors. `alpha` defaults to 1.0.
+    `x > 0 ? x : alpha * expm1(x)` elementwise, for floating-point
+    tensors, where `expm1(x)` is `e^x - 1` computed without cancellation
+    (accurate for `x` near 0, unlike `exp(x) - 1`). `alpha` defaults to 1.0.
 
     ```mlir
     %y = tide.elu %x alpha = 0.5 : tensor<256x256xf32>
@@ -116,7 +129,7 @@ def Tide_EluOp : Tide_Op<"elu", [SameOperandsAndResultType,
 
 class Tide_BinaryOp<string mnemonic, string kind, string what,
                     list<Trait> traits = [], int flops = 1>
-    : Tide_Op<mnemonic, !listconcat(traits, [InferTypeOpAdaptor,
+    : Tide_Op<mnemonic, !listconcat(traits, [Tide_InferTypeOpAdaptor,
           Tide_Facts<"Binary", "Elementwise", kind, flops>])> {
   let summary = "Elementwise " # what # " with NumPy broadcasting";
   let description = [{
@@ -157,7 +170,7 @@ def Tide_MinimumOp : Tide_BinaryOp<"minimum", "Numeric", "minimum", [Commutative
 def Tide_AndOp : Tide_BinaryOp<"and", "Integer", "logical (i1) or bitwise (iN) and", [Commutative]> { let hasFolder = 1; }
 def Tide_OrOp : Tide_BinaryOp<"or", "Integer", "logical (i1) or bitwise (iN) or", [Commutative]> { let hasFolder = 1; }
 
-def Tide_CmpOp : Tide_Op<"cmp", [InferTypeOpAdaptor,
+def Tide_CmpOp : Tide_Op<"cmp", [Tide_InferTypeOpAdaptor,
     Tide_Facts<"Compare", "Elementwise", "Any">]> {
   let summary = "Elementwise comparison with NumPy broadcasting";
   let description = [{
@@ -178,7 +191,7 @@ def Tide_CmpOp : Tide_Op<"cmp", [InferTypeOpAdaptor,
   }];
 }
 
-def Tide_SelectOp : Tide_Op<"select", [InferTypeOpAdaptor,
+def Tide_SelectOp : Tide_Op<"select", [Tide_InferTypeOpAdaptor,
     Tide_Facts<"Select", "Elementwise", "Any">]> {
   let summary = "Elementwise choice with NumPy broadcasting";
   let description = [{
@@ -247,14 +260,14 @@ def Tide_TransferOp : Tide_Op<"transfer", [SameOperandsAndResultType,
 //===----------------------------------------------------------------------===//
 
 // Contractions are costed from their shapes (2 * K per output element).
-def Tide_MatmulOp : Tide_Op<"matmul", [InferTypeOpAdaptor,
+def Tide_MatmulOp : Tide_Op<"matmul", [Tide_InferTypeOpAdaptor,
     Tide_Facts<"Matmul", "Matmul", "Numeric", 2>]> {
   let summary = "Matrix product, batched with broadcasting batch dimensions";
   let description = [{
     `lhs` is `[..., M, K]`, `rhs` is `[..., K, N]`, the result is
     `[broadcast(...), M, N]`; both operands have rank >= 2 and the same
     numeric element type. Leading (batch) dimensions broadcast like NumPy's
-    `matmul`.
+    `matmul`. f16 and bf16 products accumulate in f32 and are rounded once.
 
     ```mlir
     %c = tide.matmul %a, %b : tensor<256x784xf32>, tensor<784x256xf32>
@@ -274,22 +287,32 @@ def Tide_MatmulOp : Tide_Op<"matmul", [InferTypeOpAdaptor,
 
 class Tide_ReduceOp<string mnemonic, string kind, string what,
                     list<string> decomposition = []>
-    : Tide_Op<mnemonic, [InferTypeOpAdaptor,
+    : Tide_Op<mnemonic, [Tide_InferTypeOpAdaptor,
           Tide_Facts<!if(!eq(!substr(mnemonic, 0, 3), "arg"), "ArgReduction",
                          "Reduction"), "Reductions", kind, 1,
                      decomposition>]> {
   let summary = "Reduction: " # what # " over `axes`";
-  let description = [{
+  let description = !if(!eq(!substr(mnemonic, 0, 3), "arg"), [{
+    Computes }] # what # [{. `axes` lists exactly one axis (negative values
+    count from the end, as in NumPy). With `keepdims` the reduced dimension
+    stays as size 1. Accepts }] # kind # [{ element types.
+
+    ```mlir
+    %s = tide.}] # mnemonic # [{ %x axes = [1] : tensor<256x10xf32>
+    %k = tide.}] # mnemonic # [{ %x axes = [-1] keepdims : tensor<256x10xf32>
+    ```
+  }], [{
     Computes }] # what # [{ over the dimensions listed in `axes` (negative
     values count from the end, as in NumPy; each axis at most once). With
     `keepdims` the reduced dimensions stay as size 1. Accepts }] # kind #
-    [{ element types.
+    [{ element types. f16 and bf16 sums, products and means accumulate in
+    f32 and are rounded once, at the end.
 
     ```mlir
     %s = tide.}] # mnemonic # [{ %x axes = [1] : tensor<256x10xf32>
     %k = tide.}] # mnemonic # [{ %x axes = [0, 1] keepdims : tensor<256x10xf32>
     ```
-  }];
+  }]);
   let arguments = (ins Tide_Tensor:$input, DenseI64ArrayAttr:$axes,
                        UnitAttr:$keepdims);
   let results = (outs Tide_Tensor:$result);
@@ -352,7 +375,7 @@ def Tide_ReshapeOp : Tide_Op<"reshape", [
   let hasCanonicalizer = 1;
 }
 
-def Tide_TransposeOp : Tide_Op<"transpose", [InferTypeOpAdaptor,
+def Tide_TransposeOp : Tide_Op<"transpose", [Tide_InferTypeOpAdaptor,
     Tide_Facts<"Transpose", "Shape", "Any", 0>]> {
   let summary = "Permute dimensions";
   let description = [{
@@ -388,7 +411,7 @@ def Tide_BroadcastToOp : Tide_Op<"broadcast_to", [
   let hasVerifier = 1;
 }
 
-def Tide_ConcatOp : Tide_Op<"concat", [InferTypeOpAdaptor,
+def Tide_ConcatOp : Tide_Op<"concat", [Tide_InferTypeOpAdaptor,
     Tide_Facts<"Concat", "Shape", "Any", 0>]> {
   let summary = "Join tensors along an axis";
   let description = [{
@@ -405,7 +428,7 @@ def Tide_ConcatOp : Tide_Op<"concat", [InferTypeOpAdaptor,
   let hasFolder = 1;
 }
 
-def Tide_SliceOp : Tide_Op<"slice", [InferTypeOpAdaptor,
+def Tide_SliceOp : Tide_Op<"slice", [Tide_InferTypeOpAdaptor,
     Tide_Facts<"Slice", "Shape", "Any", 0>]> {
   let summary = "Strided slice with static bounds";
   let description = [{
@@ -439,7 +462,9 @@ class Tide_SoftmaxBase<string mnemonic, string what, list<string> decomposition>
     Computes }] # what # [{ along `axis` (negative counts from the end) of a
     floating-point tensor, in the numerically stable form that subtracts the
     maximum first. `tide-decompose` rewrites it into reduce_max, sub, exp,
-    reduce_sum and div (and log) when that enables a better placement.
+    reduce_sum and div (and log) when that enables a better placement. f16
+    and bf16 compute in f32 and are rounded once (they are never
+    decomposed: the primitives would round every intermediate).
 
     ```mlir
     %p = tide.}] # mnemonic # [{ %x axis = 1 : tensor<256x10xf32>

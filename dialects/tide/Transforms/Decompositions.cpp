@@ -40,23 +40,41 @@ struct Emitter {
   }
 };
 
-/// reduce_mean -> reduce_sum / count. Fails for dynamic reduced dimensions.
-FailureOr<Value> decomposeMean(ReduceMeanOp op, OpBuilder &b) {
+/// reduce_mean -> reduce_sum / count. Fails, saying why in `why`, for
+/// dynamic reduced dimensions and for f16/bf16.
+FailureOr<Value> decomposeMean(ReduceMeanOp op, OpBuilder &b,
+                               std::string &why) {
   auto type = op.getInput().getType();
+  Type element = type.getElementType();
+  // An f16/bf16 mean accumulates in f32 and is rounded once. As reduce_sum
+  // then div, the sum would be rounded to the element type first: an f16
+  // sum overflows above 65504 (the mean of 1024 values of 100 would be
+  // +inf), bf16's is rounded to 8 bits, and the count is exact in neither
+  // type beyond 2048 (f16) or 256 (bf16).
+  if (element.isF16() || element.isBF16()) {
+    why = "an f16/bf16 mean accumulates in f32 and rounds once, but "
+          "reduce_sum would round the sum to the element type before the "
+          "division (an f16 sum overflows above 65504)";
+    return failure();
+  }
   double count = 1;
   for (int64_t axis : op.getNormalizedAxes()) {
-    if (type.isDynamicDim(axis))
+    if (type.isDynamicDim(axis)) {
+      why = "a reduced dimension is dynamic, so there is no constant count";
       return failure();
+    }
     count *= type.getDimSize(axis);
   }
-  // The count must be exact in the element type (f16 tops out at 65504, bf16
-  // rounds above 256): otherwise the rewrite would change the result.
+  // The count must be exact in the element type (f32 above 2^24 may not
+  // be): otherwise the rewrite would change the result.
   APFloat countValue(count);
   bool lost = false;
-  countValue.convert(cast<FloatType>(type.getElementType()).getFloatSemantics(),
+  countValue.convert(cast<FloatType>(element).getFloatSemantics(),
                      APFloat::rmNearestTiesToEven, &lost);
-  if (lost || countValue.isInfinity())
+  if (lost || countValue.isInfinity()) {
+    why = "the element count is not exact in the element type";
     return failure();
+  }
   Emitter e{b, op, "reduce_mean"};
   Value sum = e.make<ReduceSumOp>(op.getInput(), op.getAxesAttr(),
                                   op.getKeepdimsAttr());
@@ -68,8 +86,18 @@ FailureOr<Value> decomposeMean(ReduceMeanOp op, OpBuilder &b) {
 }
 
 /// softmax / log_softmax -> max-subtracted exponentials and a sum.
+/// Fails for f16/bf16, which compute in f32 and round once: as primitives
+/// every intermediate (the shifted values, the exponentials, their sum)
+/// would be rounded to the element type.
 template <typename OpTy>
-FailureOr<Value> decomposeSoftmax(OpTy op, OpBuilder &b, bool log) {
+FailureOr<Value> decomposeSoftmax(OpTy op, OpBuilder &b, bool log,
+                                  std::string &why) {
+  Type element = op.getInput().getType().getElementType();
+  if (element.isF16() || element.isBF16()) {
+    why = "an f16/bf16 softmax computes in f32 and rounds once, but its "
+          "primitives would round every intermediate to the element type";
+    return failure();
+  }
   int64_t rank = op.getInput().getType().getRank();
   int64_t axis = static_cast<int64_t>(op.getAxis());
   if (axis < 0)
@@ -91,8 +119,9 @@ struct DecomposeSoftmaxPattern : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
+    std::string why;
     FailureOr<Value> result =
-        decomposeSoftmax(op, rewriter, std::is_same_v<OpTy, LogSoftmaxOp>);
+        decomposeSoftmax(op, rewriter, std::is_same_v<OpTy, LogSoftmaxOp>, why);
     if (failed(result))
       return failure();
     rewriter.replaceOp(op, *result);
@@ -102,16 +131,23 @@ struct DecomposeSoftmaxPattern : OpRewritePattern<OpTy> {
 
 } // namespace
 
-FailureOr<Value> mlir::tide::decomposeCompositeOp(Operation *op, OpBuilder &b) {
-  return llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
-      .Case([&](ReduceMeanOp mean) { return decomposeMean(mean, b); })
-      .Case([&](SoftmaxOp softmax) {
-        return decomposeSoftmax(softmax, b, /*log=*/false);
-      })
-      .Case([&](LogSoftmaxOp logSoftmax) {
-        return decomposeSoftmax(logSoftmax, b, /*log=*/true);
-      })
-      .Default([](Operation *) { return failure(); });
+FailureOr<Value> mlir::tide::decomposeCompositeOp(Operation *op, OpBuilder &b,
+                                                  std::string *why) {
+  std::string reason = "not a composite op";
+  FailureOr<Value> result =
+      llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
+          .Case(
+              [&](ReduceMeanOp mean) { return decomposeMean(mean, b, reason); })
+          .Case([&](SoftmaxOp softmax) {
+            return decomposeSoftmax(softmax, b, /*log=*/false, reason);
+          })
+          .Case([&](LogSoftmaxOp logSoftmax) {
+            return decomposeSoftmax(logSoftmax, b, /*log=*/true, reason);
+          })
+          .Default([](Operation *) { return failure(); });
+  if (failed(result) && why)
+    *why = reason;
+  return result;
 }
 
 void mlir::tide::populateDecompositionPatterns(RewritePatternSet &patterns) {

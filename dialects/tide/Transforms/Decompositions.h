@@ -19,6 +19,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <string>
+
 namespace mlir::tide {
 
 /// Marks an op created by a rewrite of placement (the composite it came
@@ -26,13 +28,17 @@ namespace mlir::tide {
 constexpr llvm::StringLiteral kDecomposedAttrName = "tide.decomposed";
 
 /// Builds the primitives of composite `op` at `b`'s insertion point and
-/// returns the value that replaces its result. Fails, creating nothing, when
-/// `op` is not composite or this instance cannot be decomposed exactly (a
-/// dynamic reduced dimension, an element count the element type cannot hold).
-FailureOr<Value> decomposeCompositeOp(Operation *op, OpBuilder &b);
+/// returns the value that replaces its result. Fails, creating nothing and
+/// saying why in `*why` (when given), when `op` is not composite or this
+/// instance cannot be decomposed exactly: a dynamic reduced dimension, an
+/// element count the element type cannot hold, or f16/bf16, which compute in
+/// f32 and round once where the primitives would round every intermediate.
+FailureOr<Value> decomposeCompositeOp(Operation *op, OpBuilder &b,
+                                      std::string *why = nullptr);
 
 /// softmax and log_softmax into primitives (max-subtracted exp, sum, div/log),
-/// unconditionally: for lowerings that have no composite kernels.
+/// for lowerings that have no composite kernels; f16/bf16 are not matched
+/// (convert-tide-to-linalg computes them in f32 between casts first).
 void populateDecompositionPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::tide

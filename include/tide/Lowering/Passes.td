@@ -88,4 +88,21 @@ def AttachGpuTargetPass : Pass<"tide-attach-gpu-target", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect"];
 }
 
+def AccurateMathToLibmPass
+    : Pass<"tide-accurate-math-to-libm", "mlir::ModuleOp"> {
+  let summary = "Call libm for math ops that the LLVM lowering would "
+                "compute inaccurately";
+  let description = [{
+    `convert-math-to-llvm` expands `math.expm1` into `exp(x) - 1`, which
+    loses every significant digit near 0 (expm1(-1e-7) 19% off in f32,
+    expm1(-1e-30) = 0), and `math.log1p` into `log(1 + x)` likewise. This
+    pass turns those two ops on f32 and f64 scalars into calls to libm's
+    `expm1f`/`expm1` and `log1pf`/`log1p` (f16/bf16 are extended to f32
+    before, by `math-extend-to-supported-types`). Runs on host code before
+    `convert-math-to-llvm`; GPU kernels call libdevice's `__nv_expm1f` and
+    `__nv_log1pf` already.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
 #endif // TIDE_LOWERING_PASSES_TD

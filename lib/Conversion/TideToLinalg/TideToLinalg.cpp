@@ -135,6 +135,30 @@ Value constantOf(OpBuilder &b, Location loc, Type type, double value) {
       b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
 }
 
+/// f16 and bf16 compute in f32 and are rounded once, at the end of an op.
+bool isNarrowFloat(Type t) { return t.isF16() || t.isBF16(); }
+
+/// Whether `op` runs on a GPU. The GPU lowering accumulates f16/bf16
+/// reductions in f32 itself (convert-linalg-to-gpu), and f16/bf16 GEMMs go to
+/// cuBLAS with f32 compute, so those keep their element type in the IR.
+bool placedOnGPU(Operation *op) {
+  DeviceAttr device = getDevice(op);
+  return device && device.isGPU();
+}
+
+/// The type a sum, a product or a dot product of `element` values
+/// accumulates in: f32 for f16/bf16 (rounded once, at the end), except
+/// where the device's lowering does that itself; `element` otherwise. A mean
+/// is divided after its sum, so it always accumulates in f32 (an f16 sum
+/// over many elements overflows, and so does its element count).
+Type accumulatorType(Operation *op, Type element) {
+  if (!isNarrowFloat(element) ||
+      !isa<ReduceSumOp, ReduceProdOp, ReduceMeanOp, MatmulOp>(op) ||
+      (!isa<ReduceMeanOp>(op) && placedOnGPU(op)))
+    return element;
+  return Float32Type::get(element.getContext());
+}
+
 /// Scalar code of each elementwise op.
 Value scalarUnary(Operation *op, OpBuilder &b, Location loc, Value x) {
   Type t = x.getType();
@@ -315,6 +339,13 @@ struct LowerElementwise : RewritePattern {
             return scalarCast(b, l, args[0], resultType.getElementType());
           if (isa<BroadcastToOp>(op))
             return args[0];
+          // Ops made of several scalar steps compute f16/bf16 in f32 and
+          // round once (the others are one step, rounded once anyway).
+          if (isa<SigmoidOp, EluOp>(op) && isNarrowFloat(args[0].getType())) {
+            Value wide = scalarCast(b, l, args[0], b.getF32Type());
+            return scalarCast(b, l, scalarUnary(op, b, l, wide),
+                              args[0].getType());
+          }
           if (args.size() == 1)
             return scalarUnary(op, b, l, args[0]);
           return scalarBinary(op, b, l, args[0], args[1]);
@@ -410,15 +441,17 @@ struct LowerReduction : OpRewritePattern<OpTy> {
     AffineMap inMap = rewriter.getMultiDimIdentityMap(rank);
     AffineMap outMap = AffineMap::get(rank, 0, outExprs, ctx);
 
-    auto valueType = resultType.clone(element);
-    Value valueInit = linalg::FillOp::create(
-                          rewriter, loc,
-                          reductionInit(rewriter, loc, op, element),
-                          tensor::EmptyOp::create(rewriter, loc,
-                                                  valueType.getShape(), element,
-                                                  outDynSizes)
-                              .getResult())
-                          .getResult(0);
+    // Sums, products and means of f16/bf16 accumulate in f32; max, min and
+    // arg-reductions keep an input element (exact in its type).
+    Type acc = accumulatorType(op, element);
+    auto valueType = resultType.clone(acc);
+    Value valueInit =
+        linalg::FillOp::create(
+            rewriter, loc, reductionInit(rewriter, loc, op, acc),
+            tensor::EmptyOp::create(rewriter, loc, valueType.getShape(), acc,
+                                    outDynSizes)
+                .getResult())
+            .getResult(0);
     if constexpr (isArg) {
       Type i64 = rewriter.getI64Type();
       Value indexInit =
@@ -477,7 +510,8 @@ struct LowerReduction : OpRewritePattern<OpTy> {
           rewriter, loc, TypeRange{valueType}, ValueRange{input},
           ValueRange{valueInit}, ArrayRef<AffineMap>{inMap, outMap}, iterators,
           [&](OpBuilder &b, Location l, ValueRange args) {
-            Value x = args[0], acc = args[1];
+            Value x = scalarCast(b, l, args[0], args[1].getType());
+            Value acc = args[1];
             bool f = isFloat(element);
             Value r;
             if (isa<ReduceMaxOp>(op))
@@ -496,20 +530,28 @@ struct LowerReduction : OpRewritePattern<OpTy> {
           });
       Value result = generic.getResult(0);
       if (isa<ReduceMeanOp>(op)) {
-        // Divide by the number of reduced elements (known at run time).
+        // Divide by the number of reduced elements (known at run time), in
+        // the accumulator's type, then round once to the element type.
         Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
         for (int64_t axis : axes)
           count = arith::MulIOp::create(
               rewriter, loc, count,
               tensor::DimOp::create(rewriter, loc, input, axis));
         Value countF = arith::UIToFPOp::create(
-            rewriter, loc, element,
+            rewriter, loc, acc,
             arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
                                          count));
         result = buildElementwise(
             rewriter, loc, resultType, ValueRange{result},
             [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-              return arith::DivFOp::create(b, l, args[0], countF);
+              return scalarCast(
+                  b, l, arith::DivFOp::create(b, l, args[0], countF), element);
+            });
+      } else if (acc != element) {
+        result = buildElementwise(
+            rewriter, loc, resultType, ValueRange{result},
+            [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+              return scalarCast(b, l, args[0], element);
             });
       }
       rewriter.replaceOp(op, result);
@@ -552,19 +594,32 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
         }
       dyn.push_back(size);
     }
-    Value zero = constantOf(rewriter, loc, element, 0);
+    // f16/bf16 products accumulate in f32 (linalg.matmul extends its
+    // operands to the accumulator's type), rounded once at the end.
+    Type acc = accumulatorType(op, element);
+    auto accType = resultType.clone(acc);
+    auto finish = [&](Value product) {
+      if (acc != element)
+        product = buildElementwise(
+            rewriter, loc, resultType, ValueRange{product},
+            [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+              return scalarCast(b, l, args[0], element);
+            });
+      rewriter.replaceOp(op, product);
+      return success();
+    };
+    Value zero = constantOf(rewriter, loc, acc, 0);
     Value init = linalg::FillOp::create(
                      rewriter, loc, zero,
                      tensor::EmptyOp::create(rewriter, loc,
-                                             resultType.getShape(), element, dyn)
+                                             resultType.getShape(), acc, dyn)
                          .getResult())
                      .getResult(0);
-    if (rank == 2) {
-      rewriter.replaceOpWithNewOp<linalg::MatmulOp>(
-          op, TypeRange{resultType}, ValueRange{op.getLhs(), op.getRhs()},
-          ValueRange{init});
-      return success();
-    }
+    if (rank == 2)
+      return finish(linalg::MatmulOp::create(
+                        rewriter, loc, TypeRange{accType},
+                        ValueRange{op.getLhs(), op.getRhs()}, ValueRange{init})
+                        .getResult(0));
     // Batched: loops (batch..., m, n, k).
     int64_t loops = rank + 1, m = rank - 2, n = rank - 1, k = rank;
     auto operandMap = [&](RankedTensorType t, int64_t row, int64_t col) {
@@ -588,23 +643,24 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
                                                utils::IteratorType::parallel);
     iterators.back() = utils::IteratorType::reduction;
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{resultType},
-        ValueRange{op.getLhs(), op.getRhs()}, ValueRange{init},
+        rewriter, loc, TypeRange{accType}, ValueRange{op.getLhs(), op.getRhs()},
+        ValueRange{init},
         ArrayRef<AffineMap>{operandMap(lhsType, m, k),
                             operandMap(rhsType, k, n),
                             AffineMap::get(loops, 0, outExprs, ctx)},
         iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = scalarCast(b, l, args[0], acc);
+          Value y = scalarCast(b, l, args[1], acc);
           Value r;
           if (isFloat(element))
-            r = arith::AddFOp::create(
-                b, l, args[2], arith::MulFOp::create(b, l, args[0], args[1]));
+            r = arith::AddFOp::create(b, l, args[2],
+                                      arith::MulFOp::create(b, l, x, y));
           else
-            r = arith::AddIOp::create(
-                b, l, args[2], arith::MulIOp::create(b, l, args[0], args[1]));
+            r = arith::AddIOp::create(b, l, args[2],
+                                      arith::MulIOp::create(b, l, x, y));
           linalg::YieldOp::create(b, l, r);
         });
-    rewriter.replaceOp(op, generic.getResult(0));
-    return success();
+    return finish(generic.getResult(0));
   }
 };
 
@@ -644,12 +700,14 @@ struct LowerSlice : OpRewritePattern<SliceOp> {
   LogicalResult matchAndRewrite(SliceOp op,
                                 PatternRewriter &rewriter) const override {
     SmallVector<int64_t> sizes(op.getType().getShape());
-    // An empty slice may start at the end of a dimension; tensor.extract_slice
-    // wants offsets inside it, and with size 0 any offset reads nothing.
+    // An empty slice reads nothing (tensor.extract_slice wants offsets inside
+    // the input's dimensions, which a size-0 dimension has none of).
+    if (llvm::is_contained(sizes, 0)) {
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+          op, sizes, op.getType().getElementType());
+      return success();
+    }
     SmallVector<int64_t> offsets(op.getStart());
-    for (auto [offset, size] : llvm::zip(offsets, sizes))
-      if (size == 0)
-        offset = 0;
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
         op, op.getType(), op.getInput(), ValueRange{}, ValueRange{},
         ValueRange{}, rewriter.getDenseI64ArrayAttr(offsets),
@@ -744,6 +802,27 @@ struct LowerGpuSoftmax : OpRewritePattern<SoftmaxOp> {
   }
 };
 
+/// f16/bf16 softmax and log_softmax compute in f32 and round once: cast to
+/// f32, the same op in f32 (then decomposed), cast back. (A last-axis GPU
+/// softmax stays one linalg.softmax, whose kernel computes in f32:
+/// LowerGpuSoftmax is tried first.)
+template <typename OpTy>
+struct WidenNarrowSoftmax : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    if (!isNarrowFloat(type.getElementType()))
+      return rewriter.notifyMatchFailure(op, "not f16/bf16");
+    Location loc = op.getLoc();
+    auto wide = type.clone(rewriter.getF32Type());
+    Value x = CastOp::create(rewriter, loc, wide, op.getInput());
+    Value y = OpTy::create(rewriter, loc, wide, x, op.getAxisAttr());
+    rewriter.replaceOpWithNewOp<CastOp>(op, type, y);
+    return success();
+  }
+};
+
 /// Carries `tide.device` from the tide op a pattern rewrites onto the ops
 /// the pattern creates beside it (not onto ops inside their regions, such as
 /// linalg payloads): later passes need to know where linalg ops run.
@@ -832,7 +911,8 @@ private:
 void mlir::tide::populateTideToLinalgPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   // Tried before the decomposition (patterns are tried in order).
-  patterns.add<LowerGpuSoftmax>(ctx);
+  patterns.add<LowerGpuSoftmax, WidenNarrowSoftmax<SoftmaxOp>,
+               WidenNarrowSoftmax<LogSoftmaxOp>>(ctx);
   populateDecompositionPatterns(patterns);
   patterns.add<LowerElementwise, LowerConstant, LowerMatmul, LowerTranspose,
                LowerConcat, LowerSlice, LowerReshape, LowerTransfer,

@@ -11,6 +11,12 @@
 // RUN: tide-opt %t/lower.mlir --convert-tide-to-linalg --mlir-print-local-scope \
 // RUN:   | FileCheck %t/lower.mlir --implicit-check-not=tide.
 // RUN: tide-opt %t/errors.mlir --convert-tide-to-linalg --split-input-file -verify-diagnostics
+// f16/bf16: sums, products, means and matmuls accumulate in f32 and round
+// once; softmax, sigmoid and elu compute in f32. On a GPU, sums, products
+// and matmuls keep their type (convert-linalg-to-gpu and cuBLAS accumulate in
+// f32), means do not (the division follows the sum).
+// RUN: tide-opt %t/narrow.mlir --convert-tide-to-linalg=gpu=true --mlir-print-local-scope \
+// RUN:   | FileCheck %t/narrow.mlir --implicit-check-not='= tide.'
 // Known bugs (see the comments in those parts): run last so that the checks
 // above still run while they are open.
 // RUN: tide-opt %t/dynamic-result.mlir --convert-tide-to-linalg --mlir-print-local-scope \
@@ -855,16 +861,208 @@ func.func @negative_broadcast_to_unknown_size(%x: tensor<3xf32>) -> tensor<?x3xf
   return %0 : tensor<?x3xf32>
 }
 
+//--- narrow.mlir
+
+// An f16 sum: an f32 accumulator, each element extended, then one rounding.
+// CHECK-LABEL: func.func @sum_f16(
+// CHECK-SAME: %[[X:.*]]: tensor<8x?xf16>)
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<8xf32>)
+// CHECK: %[[S:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[X]] : tensor<8x?xf16>) outs(%[[INIT]] : tensor<8xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f16, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[W:.*]] = arith.extf %[[IN]] : f16 to f32
+// CHECK-NEXT: %[[R:.*]] = arith.addf %[[W]], %[[ACC]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[S]] : tensor<8xf32>) outs(%{{.*}} : tensor<8xf16>)
+// CHECK-NEXT: ^bb0(%[[V:.*]]: f32, %{{.*}}: f16):
+// CHECK-NEXT: %[[T:.*]] = arith.truncf %[[V]] : f32 to f16
+// CHECK-NEXT: linalg.yield %[[T]] : f16
+func.func @sum_f16(%x: tensor<8x?xf16>) -> tensor<8xf16> {
+  %s = tide.reduce_sum %x axes = [1] : tensor<8x?xf16>
+  return %s : tensor<8xf16>
+}
+
+// A bf16 product: the same, starting from 1.
+// CHECK-LABEL: func.func @prod_bf16(
+// CHECK: arith.constant 1.000000e+00 : f32
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK-NEXT: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+func.func @prod_bf16(%x: tensor<16xbf16>) -> tensor<bf16> {
+  %s = tide.reduce_prod %x axes = [0] : tensor<16xbf16>
+  return %s : tensor<bf16>
+}
+
+// max and min are exact in any type: they keep f16.
+// CHECK-LABEL: func.func @max_f16(
+// CHECK: ^bb0(%{{.*}}: f16, %{{.*}}: f16):
+// CHECK-NEXT: arith.maximumf %{{.*}}, %{{.*}} : f16
+// CHECK-NOT: arith.truncf
+// CHECK: return
+func.func @max_f16(%x: tensor<16xf16>) -> tensor<f16> {
+  %s = tide.reduce_max %x axes = [0] : tensor<16xf16>
+  return %s : tensor<f16>
+}
+
+// A mean divides the f32 sum by the f32 count (an f16 count above 65504 would
+// be +inf, a bf16 count above 256 rounded), then rounds once.
+// CHECK-LABEL: func.func @mean_f16(
+// CHECK: %[[S:.*]] = linalg.generic
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: %[[N:.*]] = arith.uitofp %{{.*}} : i64 to f32
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[S]] : tensor<f32>) outs(%{{.*}} : tensor<f16>)
+// CHECK-NEXT: ^bb0(%[[V:.*]]: f32, %{{.*}}: f16):
+// CHECK-NEXT: %[[D:.*]] = arith.divf %[[V]], %[[N]] : f32
+// CHECK-NEXT: %[[T:.*]] = arith.truncf %[[D]] : f32 to f16
+// CHECK-NEXT: linalg.yield %[[T]] : f16
+func.func @mean_f16(%x: tensor<1750x40xf16>) -> tensor<f16> {
+  %m = tide.reduce_mean %x axes = [0, 1] : tensor<1750x40xf16>
+  return %m : tensor<f16>
+}
+
+// 2-D matmul: linalg.matmul into an f32 accumulator (it extends its f16
+// operands), then one rounding.
+// CHECK-LABEL: func.func @matmul_f16(
+// CHECK-SAME: %[[A:.*]]: tensor<1x4096xf16>, %[[B:.*]]: tensor<4096x1xf16>)
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x1xf32>)
+// CHECK: %[[P:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<1x4096xf16>, tensor<4096x1xf16>) outs(%[[INIT]] : tensor<1x1xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]] : tensor<1x1xf32>) outs(%{{.*}} : tensor<1x1xf16>)
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @matmul_f16(%a: tensor<1x4096xf16>, %b: tensor<4096x1xf16>) -> tensor<1x1xf16> {
+  %h = tide.matmul %a, %b : tensor<1x4096xf16>, tensor<4096x1xf16>
+  return %h : tensor<1x1xf16>
+}
+
+// Batched: both operands extended in the payload, an f32 accumulator.
+// CHECK-LABEL: func.func @batched_matmul_bf16(
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<2x4x3xf32>)
+// CHECK-NEXT: ^bb0(%[[L:.*]]: bf16, %[[R:.*]]: bf16, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[WL:.*]] = arith.extf %[[L]] : bf16 to f32
+// CHECK-NEXT: %[[WR:.*]] = arith.extf %[[R]] : bf16 to f32
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[WL]], %[[WR]] : f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[ACC]], %[[M]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+func.func @batched_matmul_bf16(%a: tensor<2x4x4096xbf16>, %b: tensor<4096x3xbf16>) -> tensor<2x4x3xbf16> {
+  %h = tide.matmul %a, %b : tensor<2x4x4096xbf16>, tensor<4096x3xbf16>
+  return %h : tensor<2x4x3xbf16>
+}
+
+// softmax: extended once, every step in f32, rounded once at the end.
+// CHECK-LABEL: func.func @softmax_f16(
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK-NOT: f16
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: f16
+// CHECK: math.exp %{{.*}} : f32
+// CHECK-NOT: f16
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: f16
+// CHECK: tensor.empty() : tensor<1x8192xf16>
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @softmax_f16(%x: tensor<1x8192xf16>) -> tensor<1x8192xf16> {
+  %s = tide.softmax %x axis = 1 : tensor<1x8192xf16>
+  return %s : tensor<1x8192xf16>
+}
+
+// log_softmax in bf16, likewise (on a GPU too: only a last-axis softmax is
+// one GPU kernel).
+// CHECK-LABEL: func.func @log_softmax_bf16(
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK-NOT: bf16
+// CHECK: math.log %{{.*}} : f32
+// CHECK-NOT: bf16
+// CHECK: tensor.empty() {{.*}}: tensor<4x8xbf16>
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+func.func @log_softmax_bf16(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+  %s = tide.log_softmax %x axis = 1 {tide.device = #tide.device<cuda:0>} : tensor<4x8xbf16>
+  return %s : tensor<4x8xbf16>
+}
+
+// sigmoid and elu compute in f32 and round once.
+// CHECK-LABEL: func.func @sigmoid_elu_f16(
+// CHECK: ^bb0(%[[X:.*]]: f16, %{{.*}}: f16):
+// CHECK-NEXT: %[[W:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK: math.exp %{{.*}} : f32
+// CHECK: %[[D:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: %[[T:.*]] = arith.truncf %[[D]] : f32 to f16
+// CHECK-NEXT: linalg.yield %[[T]] : f16
+// CHECK: ^bb0(%[[Y:.*]]: f16, %{{.*}}: f16):
+// CHECK-NEXT: %[[WY:.*]] = arith.extf %[[Y]] : f16 to f32
+// CHECK: math.expm1 %[[WY]] : f32
+// CHECK: %[[SEL:.*]] = arith.select %{{.*}}, %[[WY]], %{{.*}} : f32
+// CHECK-NEXT: %[[TY:.*]] = arith.truncf %[[SEL]] : f32 to f16
+// CHECK-NEXT: linalg.yield %[[TY]] : f16
+func.func @sigmoid_elu_f16(%x: tensor<16xf16>) -> (tensor<16xf16>, tensor<16xf16>) {
+  %s = tide.sigmoid %x : tensor<16xf16>
+  %e = tide.elu %x alpha = 0.5 : tensor<16xf16>
+  return %s, %e : tensor<16xf16>, tensor<16xf16>
+}
+
+// On a GPU, the sum keeps f16 (the GPU lowering accumulates in f32 itself)...
+// CHECK-LABEL: func.func @sum_f16_gpu(
+// CHECK: ^bb0(%{{.*}}: f16, %{{.*}}: f16):
+// CHECK-NEXT: arith.addf %{{.*}}, %{{.*}} : f16
+// CHECK-NOT: arith.truncf
+// CHECK: return
+func.func @sum_f16_gpu(%x: tensor<8x16xf16>) -> tensor<8xf16> {
+  %s = tide.reduce_sum %x axes = [1] {tide.device = #tide.device<cuda:0>} : tensor<8x16xf16>
+  return %s : tensor<8xf16>
+}
+
+// ... and so does the matmul (cuBLAS computes in f32) ...
+// CHECK-LABEL: func.func @matmul_f16_gpu(
+// CHECK: linalg.matmul {{.*}} outs(%{{.*}} : tensor<4x3xf16>)
+func.func @matmul_f16_gpu(%a: tensor<4x8xf16>, %b: tensor<8x3xf16>) -> tensor<4x3xf16> {
+  %h = tide.matmul %a, %b {tide.device = #tide.device<cuda:0>} : tensor<4x8xf16>, tensor<8x3xf16>
+  return %h : tensor<4x3xf16>
+}
+
+// ... but the mean accumulates in f32 and divides in f32 there too.
+// CHECK-LABEL: func.func @mean_f16_gpu(
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<8xf32>)
+// CHECK: arith.uitofp %{{.*}} : i64 to f32
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: arith.truncf %{{.*}} : f32 to f16
+func.func @mean_f16_gpu(%x: tensor<8x16xf16>) -> tensor<8xf16> {
+  %s = tide.reduce_mean %x axes = [1] {tide.device = #tide.device<cuda:0>} : tensor<8x16xf16>
+  return %s : tensor<8xf16>
+}
+
 //--- empty-slice.mlir
 
-// BUG: an empty slice that starts at the end of a dimension (start = limit =
-// size, accepted by the verifier) becomes a tensor.extract_slice with offset
-// 5 in a dimension of size 5, which fails to verify ("offset 1 is
-// out-of-bounds: 5 >= 5"). An empty result needs no data: it must lower to
-// valid IR producing a tensor<0x0xf32>.
+// An empty slice reads nothing: a tensor.empty, never a tensor.extract_slice
+// (whose offsets must lie inside the input: 5 in a dimension of size 5, or 0
+// in a dimension of size 0, fail to verify).
 // CHECK-LABEL: func.func @slice_empty_at_end(
-// CHECK: return %{{.*}} : tensor<0x0xf32>
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<0x0xf32>
+// CHECK: return %[[E]] : tensor<0x0xf32>
 func.func @slice_empty_at_end(%x: tensor<4x5xf32>) -> tensor<0x0xf32> {
   %0 = tide.slice %x start = [2, 5] limit = [2, 5] strides = [1, 1] : tensor<4x5xf32>
   return %0 : tensor<0x0xf32>
+}
+
+// A slice of a size-0 dimension (offset 0 is out of bounds there).
+// CHECK-LABEL: func.func @slice_of_empty(
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<0xf32>
+// CHECK: return %[[E]] : tensor<0xf32>
+func.func @slice_of_empty(%x: tensor<0xf32>) -> tensor<0xf32> {
+  %0 = tide.slice %x start = [0] limit = [0] strides = [1] : tensor<0xf32>
+  return %0 : tensor<0xf32>
+}
+
+// Empty in one dimension only.
+// CHECK-LABEL: func.func @slice_empty_rows(
+// CHECK-NOT: tensor.extract_slice
+// CHECK: tensor.empty() : tensor<0x2xf16>
+func.func @slice_empty_rows(%x: tensor<0x4xf16>) -> tensor<0x2xf16> {
+  %0 = tide.slice %x start = [0, 1] limit = [0, 3] strides = [1, 1] : tensor<0x4xf16>
+  return %0 : tensor<0x2xf16>
 }
