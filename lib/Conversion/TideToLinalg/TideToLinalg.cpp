@@ -96,8 +96,9 @@ AffineMap broadcastMap(MLIRContext *ctx, RankedTensorType type,
 }
 
 /// A linalg.generic computing `body` elementwise over broadcast operands.
-Value buildElementwise(RewriterBase &b, Location loc, RankedTensorType resultType,
-                       ValueRange operands, BodyFn body) {
+Value buildElementwise(RewriterBase &b, Location loc,
+                       RankedTensorType resultType, ValueRange operands,
+                       BodyFn body) {
   MLIRContext *ctx = b.getContext();
   Value init = tensor::EmptyOp::create(
       b, loc, resultType.getShape(), resultType.getElementType(),
