@@ -454,6 +454,7 @@ REFERENCES = {
     "relu": Ref("unary", relu, "ieee"),
     "floor": Ref("unary", np.floor, "ieee", domain=(-4, 4), fixed=FIXED_ROUNDING),
     "ceil": Ref("unary", np.ceil, "ieee", domain=(-4, 4), fixed=FIXED_ROUNDING),
+    "round": Ref("unary", np.round, "ieee", domain=(-4, 4), fixed=FIXED_ROUNDING),  # halves to even, as NumPy
     "sqrt": Ref("unary", np.sqrt, "ieee", domain=(0, 20), fixed=[0.0]),
     "exp": Ref("unary", np.exp, "exp"),
     "log": Ref("unary", np.log, "transc", domain=(0.05, 20)),

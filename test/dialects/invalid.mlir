@@ -729,3 +729,11 @@ func.func @broadcast_to_undetermined_dynamic(%x: tensor<3xf32>) -> tensor<?x3xf3
   %0 = tide.broadcast_to %x : tensor<3xf32> to tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
+
+// -----
+
+// tide.target belongs on a module.
+func.func @target_on_function() attributes {tide.target = #tide.target<name = "h200", source = "built-in", chips = {}>} {
+  // expected-error @-1 {{'tide.target' belongs on a module}}
+  return
+}

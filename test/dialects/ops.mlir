@@ -57,7 +57,8 @@ func.func @constant_all_types() -> (tensor<2xi1>, tensor<2xi8>, tensor<3xi16>,
 // CHECK: %[[RELU:.*]] = tide.relu %[[SIG]] : tensor<4x?xf32>
 // CHECK: %[[FLOOR:.*]] = tide.floor %[[RELU]] : tensor<4x?xf32>
 // CHECK: %[[CEIL:.*]] = tide.ceil %[[FLOOR]] : tensor<4x?xf32>
-// CHECK: %[[SIN:.*]] = tide.sin %[[CEIL]] : tensor<4x?xf32>
+// CHECK: %[[ROUND:.*]] = tide.round %[[CEIL]] : tensor<4x?xf32>
+// CHECK: %[[SIN:.*]] = tide.sin %[[ROUND]] : tensor<4x?xf32>
 // CHECK: %[[COS:.*]] = tide.cos %[[SIN]] : tensor<4x?xf32>
 // CHECK: %[[ERF:.*]] = tide.erf %[[COS]] : tensor<4x?xf32>
 // CHECK: return %[[ERF]] : tensor<4x?xf32>
@@ -73,7 +74,8 @@ func.func @unary_float(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
   %8 = tide.relu %7 : tensor<4x?xf32>
   %9 = tide.floor %8 : tensor<4x?xf32>
   %10 = tide.ceil %9 : tensor<4x?xf32>
-  %11 = tide.sin %10 : tensor<4x?xf32>
+  %r = tide.round %10 : tensor<4x?xf32>
+  %11 = tide.sin %r : tensor<4x?xf32>
   %12 = tide.cos %11 : tensor<4x?xf32>
   %13 = tide.erf %12 : tensor<4x?xf32>
   return %13 : tensor<4x?xf32>

@@ -98,6 +98,7 @@ def Tide_SigmoidOp : Tide_UnaryOp<"sigmoid", "Float", "the logistic sigmoid 1/(1
 def Tide_ReluOp : Tide_UnaryOp<"relu", "Numeric", "the rectifier max(x, 0)"> { let hasFolder = 1; }
 def Tide_FloorOp : Tide_UnaryOp<"floor", "Float", "rounding toward -inf"> { let hasFolder = 1; }
 def Tide_CeilOp : Tide_UnaryOp<"ceil", "Float", "rounding toward +inf"> { let hasFolder = 1; }
+def Tide_RoundOp : Tide_UnaryOp<"round", "Float", "rounding to the nearest integer, halves to even">;
 def Tide_SinOp : Tide_UnaryOp<"sin", "Float", "the sine", [], 10>;
 def Tide_CosOp : Tide_UnaryOp<"cos", "Float", "the cosine", [], 10>;
 def Tide_ErfOp : Tide_UnaryOp<"erf", "Float", "the error function", [], 10>;

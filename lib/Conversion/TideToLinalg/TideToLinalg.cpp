@@ -203,6 +203,9 @@ Value scalarUnary(Operation *op, OpBuilder &b, Location loc, Value x) {
       })
       .Case([&](FloorOp) -> Value { return math::FloorOp::create(b, loc, x); })
       .Case([&](CeilOp) -> Value { return math::CeilOp::create(b, loc, x); })
+      .Case([&](RoundOp) -> Value {
+        return math::RoundEvenOp::create(b, loc, x);
+      })
       .Case([&](SinOp) -> Value { return math::SinOp::create(b, loc, x); })
       .Case([&](CosOp) -> Value { return math::CosOp::create(b, loc, x); })
       .Case([&](ErfOp) -> Value { return math::ErfOp::create(b, loc, x); })

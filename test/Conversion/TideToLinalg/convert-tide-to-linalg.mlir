@@ -60,6 +60,7 @@ func.func @exp_dynamic(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
 // CHECK: math.tanh
 // CHECK: math.floor
 // CHECK: math.ceil
+// CHECK: math.roundeven
 // CHECK: math.sin
 // CHECK: math.cos
 // CHECK: math.erf
@@ -75,7 +76,8 @@ func.func @unary_float_ops(%x: tensor<8xf64>) -> tensor<8xf64> {
   %5 = tide.tanh %4 : tensor<8xf64>
   %6 = tide.floor %5 : tensor<8xf64>
   %7 = tide.ceil %6 : tensor<8xf64>
-  %8 = tide.sin %7 : tensor<8xf64>
+  %r = tide.round %7 : tensor<8xf64>
+  %8 = tide.sin %r : tensor<8xf64>
   %9 = tide.cos %8 : tensor<8xf64>
   %10 = tide.erf %9 : tensor<8xf64>
   %11 = tide.relu %10 : tensor<8xf64>
