@@ -5,7 +5,8 @@
 #       --target=h200 --build-only # the GPU suite's modules -> build/gpu-suite
 # then, carrying build/bin/tide-run build/bin/tide-gpu-runtime-test
 # build/lib/libTideCudaRuntime.so build/gpu-suite build/gpu-bench:
-#   bash bench/gpu.sh [suite] [sanitizer] [bench] [runtime]   (default: all)
+#   bash bench/gpu.sh [runtime] [suite] [sanitizer] [racecheck] [synccheck] [bench]
+#   (default: runtime suite sanitizer bench)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export LD_LIBRARY_PATH="$PWD/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -26,6 +27,14 @@ for part in $parts; do
     echo "=== GPU suite under compute-sanitizer (memcheck)"
     bash test/GPU/run-suite.sh \
       --wrap "compute-sanitizer --tool memcheck --require-cuda-init=no --error-exitcode=99 --print-limit=10" || rc=1 ;;
+  racecheck)
+    echo "=== GPU suite under compute-sanitizer (racecheck: shared-memory data races)"
+    bash test/GPU/run-suite.sh \
+      --wrap "compute-sanitizer --tool racecheck --require-cuda-init=no --error-exitcode=99 --print-limit=10" || rc=1 ;;
+  synccheck)
+    echo "=== GPU suite under compute-sanitizer (synccheck: barrier misuse)"
+    bash test/GPU/run-suite.sh \
+      --wrap "compute-sanitizer --tool synccheck --require-cuda-init=no --error-exitcode=99 --print-limit=10" || rc=1 ;;
   bench)
     echo "=== benchmarks against PyTorch"
     python3 bench/gpu_bench.py build/gpu-bench || rc=1 ;;
