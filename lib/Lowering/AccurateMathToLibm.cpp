@@ -7,6 +7,7 @@
 #include "tide/Lowering/Passes.h"
 
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -37,7 +38,23 @@ struct AccurateMathToLibmPass
       if (root && (*root == expm1 || *root == log1p))
         patterns.add(std::move(pattern));
     }
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // Scalar f32/f64 ops only: upstream's vector unrolling of these
+    // patterns crashes on vector operands (vectors do not reach this pass in
+    // Tide's pipelines; elsewhere they keep their LLVM lowering).
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (!isa<math::ExpM1Op, math::Log1pOp>(op) ||
+          op->getParentOfType<gpu::GPUModuleOp>() ||
+          op->getParentOfType<gpu::LaunchOp>())
+        return; // GPU code calls libdevice instead.
+      Type type = op->getResult(0).getType();
+      if (type.isF32() || type.isF64())
+        ops.push_back(op);
+    });
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    if (failed(applyOpPatternsGreedily(ops, frozen, config)))
       signalPassFailure();
   }
 };
