@@ -13,6 +13,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -741,8 +742,12 @@ TargetAttr mlir::tide::getTargetAttr(MLIRContext *ctx, const Target &target) {
   for (const DeviceSpec &device : target.devices)
     chips.push_back(
         b.getNamedAttr(device.name(), b.getStringAttr(device.chip)));
-  return TargetAttr::get(ctx, target.name, target.source,
-                         b.getDictionaryAttr(chips));
+  // A file target is recorded by its absolute path, so that later tools
+  // find it from any directory.
+  SmallString<256> source(target.source);
+  if (target.source != "built-in")
+    (void)llvm::sys::fs::make_absolute(source);
+  return TargetAttr::get(ctx, target.name, source, b.getDictionaryAttr(chips));
 }
 
 /// Where the target recorded in `attr` is loaded from.
@@ -776,8 +781,15 @@ FailureOr<const Target *> mlir::tide::resolveTarget(ModuleOp module,
     return emitError(loc) << "the module's 'tide.target' (" << recorded
                           << "): " << llvm::toString(loaded.takeError());
   const Target *fromIR = *loaded;
-  if (fromOption && (fromOption->name != fromIR->name ||
-                     fromOption->source != fromIR->source))
+  auto absolute = [](StringRef source) {
+    SmallString<256> path(source);
+    if (source != "built-in")
+      (void)llvm::sys::fs::make_absolute(path);
+    return std::string(path);
+  };
+  if (fromOption &&
+      (fromOption->name != fromIR->name ||
+       absolute(fromOption->source) != absolute(fromIR->source)))
     return emitError(loc)
            << "option target='" << override << "' disagrees with the target '"
            << fromIR->name << "' the module was placed for (its tide.target); "

@@ -18,6 +18,15 @@
 // RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=DISAGREE --implicit-check-not=func.func
 // DISAGREE: error: option target='cpu' disagrees with the target 'tensorflow-0.7' the module was placed for (its tide.target); drop the option, or remove tide.target to place again
 
+// A file target is recorded by its absolute path: later tools find it from any
+// directory, and an override naming the same file another way agrees.
+// RUN: cd %S && tide-opt %s --tide-place-devices=target=Inputs/custom-ok.json -o %t.placed.mlir
+// RUN: FileCheck %s --check-prefix=FILE < %t.placed.mlir
+// FILE: tide.target = #tide.target<name = "custom-ok", source = "/{{.*}}/Inputs/custom-ok.json"
+// RUN: cd / && tide-opt %t.placed.mlir --tide-verify-placement=target=%S/Inputs/custom-ok.json -o /dev/null
+// RUN: cd / && tide-opt %t.placed.mlir --tide-placement-report -o /dev/null | FileCheck %s --check-prefix=FILE-READ
+// FILE-READ: placement of @mean on target custom-ok
+
 // Without tide.target and without an option: the default target (h200).
 // RUN: tide-opt %s --tide-placement-report -o /dev/null | FileCheck %s --check-prefix=DEFAULT
 // DEFAULT: placement of @mean on target h200
