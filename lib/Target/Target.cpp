@@ -787,9 +787,8 @@ FailureOr<const Target *> mlir::tide::resolveTarget(ModuleOp module,
       (void)llvm::sys::fs::make_absolute(path);
     return std::string(path);
   };
-  if (fromOption &&
-      (fromOption->name != fromIR->name ||
-       absolute(fromOption->source) != absolute(fromIR->source)))
+  if (fromOption && (fromOption->name != fromIR->name ||
+                     absolute(fromOption->source) != absolute(fromIR->source)))
     return emitError(loc)
            << "option target='" << override << "' disagrees with the target '"
            << fromIR->name << "' the module was placed for (its tide.target); "
