@@ -78,6 +78,11 @@ int main(void) {
   printf("bad options: %s\n", mlirLogicalResultIsFailure(bad) ? "failure" : "success");
   failures += mlirLogicalResultIsSuccess(bad);
   bad = tideRunPlacementPipeline(
+      module, mlirStringRefCreateFromCString("policy=fast"), printLine, NULL);
+  printf("bad policy: %s\n",
+         mlirLogicalResultIsFailure(bad) ? "failure" : "success");
+  failures += mlirLogicalResultIsSuccess(bad);
+  bad = tideRunPlacementPipeline(
       module, mlirStringRefCreateFromCString("target=nosuch"), printLine, NULL);
   printf("bad target: %s\n", mlirLogicalResultIsFailure(bad) ? "failure" : "success");
   failures += mlirLogicalResultIsSuccess(bad);

@@ -9,6 +9,7 @@
 #include "tide/IR/TideDialect.h"
 #include "tide/InitAll.h"
 #include "tide/Pipelines/Pipelines.h"
+#include "tide/Support/EnumOptionParser.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Registration.h"
@@ -71,9 +72,11 @@ MlirLogicalResult tideRunPlacementPipeline(MlirModule cModule,
   std::string errors;
   llvm::raw_string_ostream errorStream(errors);
   tide::PlacementPipelineOptions options;
+  tide::OptionErrorCapture badValues;
   if (failed(options.parseFromString(unwrap(cOptions), errorStream))) {
+    std::string why = errors + badValues.str();
     report("error: invalid placement pipeline options '" +
-           unwrap(cOptions).str() + "': " + errors);
+           unwrap(cOptions).str() + "': " + StringRef(why).trim().str());
     return wrap(failure());
   }
   std::string invalid;

@@ -32,6 +32,30 @@
 
 namespace mlir::tide {
 
+/// While one exists on a thread, bad enum option values on that thread are
+/// reported into it instead of to stderr (for the C API, which hands errors
+/// to its caller).
+class OptionErrorCapture {
+public:
+  OptionErrorCapture() : previous(current()) { current() = &text; }
+  ~OptionErrorCapture() { current() = previous; }
+  OptionErrorCapture(const OptionErrorCapture &) = delete;
+  OptionErrorCapture &operator=(const OptionErrorCapture &) = delete;
+
+  /// What was reported, one message per line.
+  const std::string &str() const { return text; }
+
+  /// The capture active on this thread, or null.
+  static std::string *&current() {
+    static thread_local std::string *active = nullptr;
+    return active;
+  }
+
+private:
+  std::string text;
+  std::string *previous;
+};
+
 /// llvm::cl::parser<DataType>'s interface for an enum, with a bad-value
 /// message that lists the choices.
 template <typename DataType>
@@ -77,8 +101,13 @@ public:
         choices += i + 1 == e ? " or " : ", ";
       choices += Values[i].Name.str();
     }
-    llvm::WithColor::error() << "invalid '" << option.ArgStr << "' option '"
-                             << argValue << "'; expected " << choices << "\n";
+    std::string message = ("invalid '" + option.ArgStr + "' option '" +
+                           argValue + "'; expected " + choices)
+                              .str();
+    if (std::string *capture = OptionErrorCapture::current())
+      *capture += message + "\n";
+    else
+      llvm::WithColor::error() << message << "\n";
     return true;
   }
 
