@@ -10,7 +10,7 @@ from lit.llvm.subst import ToolSubst
 config.name = "TIDE"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "corpus"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tide_obj_root, "test")
 
@@ -48,7 +48,12 @@ except OSError:
 if os.path.exists(os.path.join(config.tide_src_root, ".git")):
     config.available_features.add("git-checkout")
 
-tools = ["tide-opt", "tide-compile", "tide-run", "TideUnitTests", "tide-capi-test", "tide-gpu-runtime-test"]
+# libFuzzer targets are built with clang (test/fuzz/CMakeLists.txt).
+if os.path.exists(os.path.join(config.tide_tools_dir, "tide-fuzz-npy")):
+    config.available_features.add("fuzzers")
+
+tools = ["tide-opt", "tide-compile", "tide-run", "TideUnitTests", "tide-capi-test", "tide-gpu-runtime-test",
+         "tide-fuzz-npy", "tide-fuzz-metadata"]
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(("%cc", config.c_compiler))

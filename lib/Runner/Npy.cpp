@@ -6,6 +6,7 @@
 
 #include "tide/Runner/Npy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -250,6 +251,15 @@ bool tide::runner::readNpy(const std::string &path, Array &array,
     error = "'" + path + "' has a malformed header";
     return false;
   }
+  auto quoted = [](const std::string &s) {
+    return s.size() >= 2 && (s.front() == '\'' || s.front() == '"') &&
+           s.back() == s.front();
+  };
+  if (!quoted(descr) || shape.size() < 2 || shape.front() != '(' ||
+      shape.back() != ')') {
+    error = "'" + path + "' has a malformed header";
+    return false;
+  }
   descr = descr.substr(1, descr.size() - 2);
   array.dtype = fromDescr(descr);
   if (!array.dtype) {
@@ -279,7 +289,31 @@ bool tide::runner::readNpy(const std::string &path, Array &array,
     }
     array.shape.push_back(v);
   }
-  int64_t bytes = array.numElements() * array.dtype->bytes;
+  // The data must be in the file: check the size before allocating it (a
+  // shape's product can overflow or ask for more memory than exists).
+  std::streampos dataStart = in.tellg();
+  in.seekg(0, std::ios::end);
+  std::streampos fileEnd = in.tellg();
+  in.seekg(dataStart);
+  uint64_t available = static_cast<uint64_t>(fileEnd - dataStart);
+  uint64_t count = 1;
+  bool huge = false;
+  bool empty =
+      std::find(array.shape.begin(), array.shape.end(), 0) != array.shape.end();
+  for (int64_t d : empty ? std::vector<int64_t>{0} : array.shape) {
+    if (d != 0 && count > (uint64_t(1) << 62) / static_cast<uint64_t>(d))
+      huge = true; // the product overflows
+    else
+      count *= static_cast<uint64_t>(d);
+  }
+  if (huge || count > available / array.dtype->bytes) {
+    error =
+        "'" + path + "' is truncated: expected " +
+        (huge ? "more than 2^62" : std::to_string(count * array.dtype->bytes)) +
+        " bytes of data";
+    return false;
+  }
+  int64_t bytes = static_cast<int64_t>(count * array.dtype->bytes);
   array.data.assign(bytes, 0);
   if (bytes && !in.read(reinterpret_cast<char *>(array.data.data()), bytes)) {
     error = "'" + path + "' is truncated: expected " + std::to_string(bytes) +
