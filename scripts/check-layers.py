@@ -31,18 +31,21 @@ COMPONENTS = [
     ("TideLowering", ["lib/Lowering", "include/tide/Lowering"]),
     ("TidePipelines", ["lib/Pipelines", "include/tide/Pipelines"]),
     ("TideCompiler", ["lib/Compiler", "include/tide/Compiler"]),
+    ("TideONNXImport", ["lib/Frontend/ONNX", "include/tide/Frontend/ONNX"]),
     ("TideInitAll", ["lib/InitAll.cpp", "include/tide/InitAll.h"]),
     ("TideCAPI", ["lib/CAPI", "include/tide-c"]),
     ("TidePlugins", ["lib/Plugins"]),
     ("tide-opt", ["tools/tide-opt"]),
     ("tide-compile", ["tools/tide-compile"]),
     ("tide-run", ["tools/tide-run"]),
+    ("tide-import-onnx", ["tools/tide-import-onnx"]),
 ]
 
 # CMake targets that belong to a component under another name.
 TARGET_ALIASES = {
     "TideCpuRuntime": "TideRuntime", "TideCudaRuntime": "TideRuntime",
     "TideDialectPlugin": "TidePlugins", "TidePassPlugin": "TidePlugins",
+    "TideONNXProto": "TideONNXImport",
 }
 
 PASS_LIBS = ["TidePlacement", "TideConversionPasses", "TideToLinalg", "TideLinalgToGPU",
@@ -69,11 +72,13 @@ ALLOWED = {
                      "TideRuntimeABI", "TideModuleABI"],
     "TideInitAll": PASS_LIBS + ["TideDialectTransforms", "TideGemmMatchers", "TideTarget",
                                 "TideIR", "TideSupport"],
-    "TideCAPI": ["TideInitAll", "TidePipelines", "TidePlacement", "TideTarget", "TideIR",
+    "TideONNXImport": ["TideIR", "TideSupport"],
+    "TideCAPI": ["TideONNXImport", "TideInitAll", "TidePipelines", "TidePlacement", "TideTarget", "TideIR",
                  "TideSupport"],
     "TidePlugins": ["TideInitAll"],
     "tide-opt": ["TideInitAll"],
-    "tide-compile": ["TideCompiler", "TideInitAll", "TidePlacement", "TidePipelines",
+    "tide-import-onnx": ["TideONNXImport", "TideInitAll", "TideIR", "TideSupport"],
+    "tide-compile": ["TideONNXImport", "TideCompiler", "TideInitAll", "TidePlacement", "TidePipelines",
                      "TideTarget", "TideIR", "TideSupport", "TideModuleABI"],
     "tide-run": ["TideRunner", "TideModuleABI", "TideRuntimeABI"],
 }

@@ -1,0 +1,1806 @@
+//===- ConvertOps.cpp - ONNX ops to tide ops ------------------------------===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+//
+// One converter per ONNX op type of the default domain. A converter reads the
+// node's inputs and attributes (per opset where the op changed), checks what
+// Tide's verifiers cannot (attributes, values that set shapes), and builds
+// tide ops whose result types Tide infers. ONNX functions (LayerNormalization,
+// Gelu, HardSwish, ...) convert directly into their primitives.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::tide;
+using namespace mlir::tide::onnx_import;
+
+namespace {
+
+using Shape = SmallVector<int64_t>;
+
+Shape shapeOf(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return Shape(t.getShape());
+}
+int64_t rankOf(Value v) { return cast<RankedTensorType>(v.getType()).getRank(); }
+Type elemOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+
+/// The inputs a converter needs, all present; else reports.
+LogicalResult need(NodeImporter &n, unsigned count) {
+  for (unsigned i = 0; i < count; ++i)
+    if (!n.has(i) || !n.in(i))
+      return n.fail("needs input " + llvm::Twine(i));
+  return success();
+}
+
+#define TRY(x)                                                                 \
+  do {                                                                         \
+    if (!(x))                                                                  \
+      return failure();                                                        \
+  } while (false)
+
+/// Sets output 0, failing when the op could not be built.
+LogicalResult out(NodeImporter &n, Value v) {
+  if (!v)
+    return failure();
+  n.setOut(0, v);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy> LogicalResult unary(NodeImporter &n) {
+  if (failed(n.checkAttrs({})) || failed(need(n, 1)))
+    return failure();
+  return out(n, n.make<OpTy>(n.in(0)));
+}
+
+/// Before opset 7, binary ops broadcast only with `broadcast = 1`, aligning
+/// the second operand at `axis`.
+Value legacyBroadcast(NodeImporter &n, Value lhs, Value rhs) {
+  if (n.opset >= 7 || !n.attr("broadcast") || n.attrInt("broadcast", 0) == 0)
+    return rhs;
+  int64_t r = rankOf(rhs), big = rankOf(lhs);
+  int64_t axis = n.attrInt("axis", big - r);
+  if (axis < 0)
+    axis += big;
+  Shape shape(axis, 1);
+  llvm::append_range(shape, shapeOf(rhs));
+  shape.resize(big, 1);
+  return n.reshape(rhs, shape);
+}
+
+template <typename OpTy> Value binaryOp(NodeImporter &n, Value a, Value b) {
+  return n.create<OpTy>(a, b);
+}
+
+template <typename OpTy> LogicalResult binary(NodeImporter &n) {
+  if (failed(n.checkAttrs({"broadcast", "axis"})) || failed(need(n, 2)))
+    return failure();
+  Value lhs = n.in(0);
+  Value rhs = legacyBroadcast(n, lhs, n.in(1));
+  return out(n, n.create<OpTy>(lhs, rhs));
+}
+
+/// Sum, Max, Min, Mean: any number of operands, broadcast.
+template <typename OpTy> LogicalResult variadic(NodeImporter &n) {
+  if (failed(n.checkAttrs({"consumed_inputs"})) || n.numInputs() == 0)
+    return n.fail("needs at least one input");
+  Value acc = n.in(0);
+  for (unsigned i = 1; i < n.numInputs(); ++i) {
+    TRY(n.in(i));
+    acc = n.create<OpTy>(acc, n.in(i));
+    TRY(acc);
+  }
+  if (n.opType() == "Mean") {
+    if (!isa<FloatType>(elemOf(acc)))
+      return n.fail("Mean needs floating-point inputs");
+    acc = n.create<DivOp>(acc, n.scalar(elemOf(acc), n.numInputs()));
+  }
+  return out(n, acc);
+}
+
+template <CmpPredicate P> LogicalResult compare(NodeImporter &n) {
+  if (failed(n.checkAttrs({"broadcast", "axis"})) || failed(need(n, 2)))
+    return failure();
+  Value lhs = n.in(0);
+  Value rhs = legacyBroadcast(n, lhs, n.in(1));
+  return out(n, n.create<CmpOp>(P, lhs, rhs));
+}
+
+LogicalResult convertXor(NodeImporter &n) {
+  if (failed(need(n, 2)))
+    return failure();
+  if (!elemOf(n.in(0)).isInteger(1))
+    return n.fail("Xor needs bool inputs");
+  Value lhs = n.in(0);
+  Value rhs = legacyBroadcast(n, lhs, n.in(1));
+  return out(n, n.create<CmpOp>(CmpPredicate::ne, lhs, rhs));
+}
+
+LogicalResult convertWhere(NodeImporter &n) {
+  if (failed(need(n, 3)))
+    return failure();
+  return out(n, n.create<SelectOp>(n.in(0), n.in(1), n.in(2)));
+}
+
+LogicalResult convertIdentity(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  n.setOut(0, n.in(0));
+  return success();
+}
+
+LogicalResult convertDropout(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  if (n.attrInt("is_test", 1) == 0 && n.opset < 7)
+    return n.fail("training-mode Dropout is not supported");
+  if (n.has(2)) {
+    auto training = n.constIn(2);
+    auto v = training ? readHostValues(*training) : std::nullopt;
+    if (!v || v->size() != 1 || v->intAt(0) != 0)
+      return n.fail("training-mode Dropout (random) is not supported");
+  }
+  Value x = n.in(0);
+  n.setOut(0, x);
+  if (n.wantsOutput(1)) {
+    auto type = cast<RankedTensorType>(x.getType());
+    if (!type.hasStaticShape())
+      return n.fail("Dropout's mask output needs a static shape");
+    auto maskType = type.clone(IntegerType::get(n.ctx, 1));
+    n.setConstOut(1, DenseElementsAttr::get(maskType, true));
+  }
+  return success();
+}
+
+LogicalResult convertCast(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  Type to;
+  if (n.opType() == "CastLike") {
+    TRY(n.in(1));
+    to = elemOf(n.in(1));
+  } else {
+    const auto *a = n.attr("to");
+    if (!a)
+      return n.fail("Cast needs the 'to' attribute");
+    std::string why;
+    int32_t dt = a->i();
+    if (a->type() == onnx::AttributeProto::STRING) {
+      // Opset 1 spells the type as a string ("FLOAT").
+      std::string s = a->s();
+      static const std::pair<const char *, int32_t> names[] = {
+          {"FLOAT", onnx::TensorProto::FLOAT},
+          {"DOUBLE", onnx::TensorProto::DOUBLE},
+          {"FLOAT16", onnx::TensorProto::FLOAT16},
+          {"INT8", onnx::TensorProto::INT8},
+          {"INT16", onnx::TensorProto::INT16},
+          {"INT32", onnx::TensorProto::INT32},
+          {"INT64", onnx::TensorProto::INT64},
+          {"BOOL", onnx::TensorProto::BOOL}};
+      dt = -1;
+      for (auto [name, value] : names)
+        if (s == name)
+          dt = value;
+    }
+    to = convertElementType(n.ctx, dt, why);
+    if (!to)
+      return n.fail("cannot cast to " + why.substr(0, why.find(" is not")) +
+                    (why.find("unsigned") != std::string::npos
+                         ? ": Tide has no unsigned integer types yet"
+                         : ": not supported"));
+  }
+  return out(n, n.cast(n.in(0), to));
+}
+
+//===----------------------------------------------------------------------===//
+// Activations (ONNX functions and simple compositions)
+//===----------------------------------------------------------------------===//
+
+Value sc(NodeImporter &n, Value like, double v) {
+  return n.scalar(elemOf(like), v);
+}
+
+LogicalResult requireFloat(NodeImporter &n, Value x) {
+  if (!isa<FloatType>(elemOf(x)))
+    return n.fail(n.opType() + " needs a floating-point input");
+  return success();
+}
+
+LogicalResult convertReciprocal(NodeImporter &n) {
+  if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  return out(n, n.create<DivOp>(sc(n, n.in(0), 1.0), n.in(0)));
+}
+
+LogicalResult convertLeakyRelu(NodeImporter &n) {
+  if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  Value x = n.in(0);
+  Value neg = n.create<CmpOp>(CmpPredicate::lt, x, sc(n, x, 0));
+  Value scaled = n.create<MulOp>(x, sc(n, x, n.attrFloat("alpha", 0.01)));
+  TRY(neg && scaled);
+  return out(n, n.create<SelectOp>(neg, scaled, x));
+}
+
+LogicalResult convertPRelu(NodeImporter &n) {
+  if (failed(need(n, 2)))
+    return failure();
+  Value x = n.in(0), slope = n.in(1);
+  if (n.opset < 7 && rankOf(slope) == 1 && rankOf(x) > 2 &&
+      shapeOf(slope)[0] == shapeOf(x)[1]) {
+    Shape s(rankOf(x) - 1, 1);
+    s[0] = shapeOf(slope)[0];
+    slope = n.reshape(slope, s);
+  }
+  Value neg = n.create<CmpOp>(CmpPredicate::lt, x, sc(n, x, 0));
+  Value scaled = n.create<MulOp>(x, slope);
+  TRY(neg && scaled);
+  return out(n, n.create<SelectOp>(neg, scaled, x));
+}
+
+LogicalResult convertElu(NodeImporter &n) {
+  if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  return out(n, n.make<EluOp>(n.in(0), llvm::APFloat(n.attrFloat("alpha", 1.0))));
+}
+
+LogicalResult convertSelu(NodeImporter &n) {
+  if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  Value x = n.in(0);
+  Value e = n.make<EluOp>(x, llvm::APFloat(n.attrFloat("alpha", 1.67326319217681884765625)));
+  TRY(e);
+  return out(n, n.create<MulOp>(
+                    e, sc(n, x, n.attrFloat("gamma", 1.05070102214813232421875))));
+}
+
+LogicalResult convertCelu(NodeImporter &n) {
+  if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  Value x = n.in(0);
+  double alpha = n.attrFloat("alpha", 1.0);
+  Value scaled = n.create<DivOp>(x, sc(n, x, alpha));
+  TRY(scaled);
+  Value e = n.make<EluOp>(scaled, llvm::APFloat(1.0));
+  TRY(e);
+  return out(n, n.create<MulOp>(e, sc(n, x, alpha)));
+}
+
+Value hardSigmoid(NodeImporter &n, Value x, double alpha, double beta) {
+  Value y = n.create<MulOp>(x, sc(n, x, alpha));
+  if (!y)
+    return {};
+  y = n.create<AddOp>(y, sc(n, x, beta));
+  if (!y)
+    return {};
+  y = n.create<MaximumOp>(y, sc(n, x, 0));
+  if (!y)
+    return {};
+  return n.create<MinimumOp>(y, sc(n, x, 1));
+}
+
+LogicalResult convertHardSigmoid(NodeImporter &n) {
+  if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  return out(n, hardSigmoid(n, n.in(0), n.attrFloat("alpha", 0.2),
+                            n.attrFloat("beta", 0.5)));
+}
+
+LogicalResult convertHardSwish(NodeImporter &n) {
+  if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  Value h = hardSigmoid(n, n.in(0), 1.0 / 6.0, 0.5);
+  TRY(h);
+  return out(n, n.create<MulOp>(n.in(0), h));
+}
+
+/// log(1 + e^x) without overflow: max(x, 0) + log(1 + e^-|x|).
+Value softplus(NodeImporter &n, Value x) {
+  Value pos = n.create<MaximumOp>(x, sc(n, x, 0));
+  Value negAbs = n.make<NegOp>(n.make<AbsOp>(x));
+  Value e = n.make<ExpOp>(negAbs);
+  Value l = n.make<LogOp>(n.create<AddOp>(e, sc(n, x, 1)));
+  if (!pos || !l)
+    return {};
+  return n.create<AddOp>(pos, l);
+}
+
+LogicalResult convertSoftplus(NodeImporter &n) {
+  if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  return out(n, softplus(n, n.in(0)));
+}
+
+LogicalResult convertSoftsign(NodeImporter &n) {
+  if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  Value x = n.in(0);
+  Value d = n.create<AddOp>(n.make<AbsOp>(x), sc(n, x, 1));
+  TRY(d);
+  return out(n, n.create<DivOp>(x, d));
+}
+
+LogicalResult convertMish(NodeImporter &n) {
+  if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  Value sp = softplus(n, n.in(0));
+  TRY(sp);
+  return out(n, n.create<MulOp>(n.in(0), n.make<TanhOp>(sp)));
+}
+
+LogicalResult convertThresholdedRelu(NodeImporter &n) {
+  if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  Value x = n.in(0);
+  Value gt =
+      n.create<CmpOp>(CmpPredicate::gt, x, sc(n, x, n.attrFloat("alpha", 1)));
+  TRY(gt);
+  return out(n, n.create<SelectOp>(gt, x, sc(n, x, 0)));
+}
+
+LogicalResult convertGelu(NodeImporter &n) {
+  if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  Value x = n.in(0);
+  std::string approx = n.attrString("approximate", "none");
+  Value inner;
+  if (approx == "none") {
+    Value s = n.create<MulOp>(x, sc(n, x, M_SQRT1_2));
+    TRY(s);
+    inner = n.make<ErfOp>(s);
+  } else if (approx == "tanh") {
+    Value x3 = n.create<MulOp>(n.create<MulOp>(x, x), x);
+    TRY(x3);
+    Value t = n.create<AddOp>(x, n.create<MulOp>(x3, sc(n, x, 0.044715)));
+    TRY(t);
+    t = n.create<MulOp>(t, sc(n, x, std::sqrt(2.0 / M_PI)));
+    TRY(t);
+    inner = n.make<TanhOp>(t);
+  } else {
+    return n.fail("approximate = '" + approx +
+                  "' is not a Gelu mode (none or tanh)");
+  }
+  TRY(inner);
+  Value onePlus = n.create<AddOp>(inner, sc(n, x, 1));
+  TRY(onePlus);
+  Value half = n.create<MulOp>(x, sc(n, x, 0.5));
+  TRY(half);
+  return out(n, n.create<MulOp>(half, onePlus));
+}
+
+LogicalResult convertSign(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  Value pos = n.create<CmpOp>(CmpPredicate::gt, x, sc(n, x, 0));
+  Value neg = n.create<CmpOp>(CmpPredicate::lt, x, sc(n, x, 0));
+  TRY(pos && neg);
+  Value inner = n.create<SelectOp>(neg, sc(n, x, -1), x);
+  TRY(inner);
+  return out(n, n.create<SelectOp>(pos, sc(n, x, 1), inner));
+}
+
+LogicalResult convertIsNaN(NodeImporter &n) {
+  if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  return out(n, n.create<CmpOp>(CmpPredicate::ne, n.in(0), n.in(0)));
+}
+
+LogicalResult convertIsInf(NodeImporter &n) {
+  if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  Value x = n.in(0);
+  bool pos = n.attrInt("detect_positive", 1), neg = n.attrInt("detect_negative", 1);
+  double inf = std::numeric_limits<double>::infinity();
+  Value isPos = n.create<CmpOp>(CmpPredicate::eq, x, sc(n, x, inf));
+  Value isNeg = n.create<CmpOp>(CmpPredicate::eq, x, sc(n, x, -inf));
+  TRY(isPos && isNeg);
+  if (pos && neg)
+    return out(n, n.create<OrOp>(isPos, isNeg));
+  if (pos)
+    return out(n, isPos);
+  if (neg)
+    return out(n, isNeg);
+  return out(n, n.create<AndOp>(isPos, isNeg)); // never true
+}
+
+LogicalResult convertClip(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  Value lo, hi;
+  if (n.opset < 11) {
+    if (n.attr("min"))
+      lo = sc(n, x, n.attrFloat("min", 0));
+    if (n.attr("max"))
+      hi = sc(n, x, n.attrFloat("max", 0));
+  } else {
+    if (n.has(1))
+      lo = n.in(1);
+    if (n.has(2))
+      hi = n.in(2);
+  }
+  if (lo) {
+    x = n.create<MaximumOp>(x, lo);
+    TRY(x);
+  }
+  if (hi) {
+    x = n.create<MinimumOp>(x, hi);
+    TRY(x);
+  }
+  return out(n, x);
+}
+
+LogicalResult convertPow(NodeImporter &n) {
+  if (failed(need(n, 2)))
+    return failure();
+  Value x = n.in(0), y = legacyBroadcast(n, n.in(0), n.in(1));
+  Type t = elemOf(x);
+  if (isa<FloatType>(t))
+    return out(n, n.create<PowOp>(x, n.cast(y, t)));
+  // Integer bases: compute in f64 (exact for results below 2^53).
+  Type f64 = Float64Type::get(n.ctx);
+  Value r = n.create<PowOp>(n.cast(x, f64), n.cast(y, f64));
+  TRY(r);
+  return out(n, n.cast(r, t));
+}
+
+/// ONNX Mod: integers follow the divisor's sign (Python) unless fmod = 1;
+/// floats need fmod = 1 (C's fmod, the dividend's sign).
+LogicalResult convertMod(NodeImporter &n) {
+  if (failed(need(n, 2)))
+    return failure();
+  Value a = n.in(0), d = n.in(1);
+  bool fmod = n.attrInt("fmod", 0);
+  bool isFloat = isa<FloatType>(elemOf(a));
+  if (isFloat && !fmod)
+    return n.fail("Mod of floating-point values needs fmod = 1");
+  Value q = n.create<DivOp>(a, d);
+  TRY(q);
+  if (isFloat) {
+    // trunc(a / d), in f64 so that the product below stays exact for f32.
+    Type f64 = Float64Type::get(n.ctx);
+    Value a64 = n.cast(a, f64), d64 = n.cast(d, f64);
+    Value q64 = n.create<DivOp>(a64, d64);
+    TRY(q64);
+    Value negq = n.create<CmpOp>(CmpPredicate::lt, q64, sc(n, q64, 0));
+    TRY(negq);
+    Value t = n.create<SelectOp>(negq, n.make<CeilOp>(q64), n.make<FloorOp>(q64));
+    TRY(t);
+    Value r = n.create<SubOp>(a64, n.create<MulOp>(t, d64));
+    TRY(r);
+    return out(n, n.cast(r, elemOf(a)));
+  }
+  Value r = n.create<SubOp>(a, n.create<MulOp>(q, d));
+  TRY(r);
+  if (fmod)
+    return out(n, r);
+  Value nonzero = n.create<CmpOp>(CmpPredicate::ne, r, sc(n, r, 0));
+  Value rNeg = n.create<CmpOp>(CmpPredicate::lt, r, sc(n, r, 0));
+  Value dNeg = n.create<CmpOp>(CmpPredicate::lt, d, sc(n, d, 0));
+  TRY(nonzero && rNeg && dNeg);
+  Value differ = n.create<CmpOp>(CmpPredicate::ne, rNeg, dNeg);
+  TRY(differ);
+  Value fix = n.create<AndOp>(nonzero, differ);
+  Value plus = n.create<AddOp>(r, d);
+  TRY(fix && plus);
+  return out(n, n.create<SelectOp>(fix, plus, r));
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix products
+//===----------------------------------------------------------------------===//
+
+Value matmul(NodeImporter &n, Value a, Value b) {
+  bool aVec = rankOf(a) == 1, bVec = rankOf(b) == 1;
+  if (aVec)
+    a = n.reshape(a, {1, shapeOf(a)[0]});
+  if (bVec)
+    b = n.reshape(b, {shapeOf(b)[0], 1});
+  Value r = n.create<MatmulOp>(a, b);
+  if (!r || (!aVec && !bVec))
+    return r;
+  Shape s = shapeOf(r);
+  if (bVec)
+    s.pop_back();
+  if (aVec)
+    s.erase(s.end() - (bVec ? 1 : 2));
+  return n.reshape(r, s);
+}
+
+LogicalResult convertMatMul(NodeImporter &n) {
+  if (failed(need(n, 2)))
+    return failure();
+  if (rankOf(n.in(0)) == 0 || rankOf(n.in(1)) == 0)
+    return n.fail("MatMul operands must have rank 1 or more");
+  return out(n, matmul(n, n.in(0), n.in(1)));
+}
+
+Value transpose2D(NodeImporter &n, Value v) {
+  return n.create<TransposeOp>(v, ArrayRef<int64_t>{1, 0});
+}
+
+LogicalResult convertGemm(NodeImporter &n) {
+  if (failed(n.checkAttrs({"alpha", "beta", "transA", "transB", "broadcast"})) ||
+      failed(need(n, 2)))
+    return failure();
+  Value a = n.in(0), b = n.in(1);
+  if (rankOf(a) != 2 || rankOf(b) != 2)
+    return n.fail("Gemm operands must be matrices");
+  if (n.attrInt("transA", 0))
+    TRY(a = transpose2D(n, a));
+  if (n.attrInt("transB", 0))
+    TRY(b = transpose2D(n, b));
+  Value y = n.create<MatmulOp>(a, b);
+  TRY(y);
+  double alpha = n.attrFloat("alpha", 1.0), beta = n.attrFloat("beta", 1.0);
+  if (alpha != 1.0)
+    TRY(y = n.create<MulOp>(y, sc(n, y, alpha)));
+  if (n.has(2) && beta != 0.0) {
+    Value c = n.in(2);
+    if (beta != 1.0)
+      TRY(c = n.create<MulOp>(c, sc(n, c, beta)));
+    TRY(y = n.create<AddOp>(y, c));
+  }
+  return out(n, y);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// The axes of a reduction (attribute before the opset that moved them to an
+/// input), normalized; empty means "all" unless noop_with_empty_axes.
+FailureOr<std::optional<Shape>> reductionAxes(NodeImporter &n, int64_t rank,
+                                              int64_t inputSince) {
+  Shape axes;
+  bool given = false;
+  if (n.opset >= inputSince) {
+    if (n.has(1)) {
+      auto v = n.requireInts(1, "axes");
+      if (failed(v))
+        return failure();
+      axes = *v;
+      given = true;
+    }
+  } else if (auto a = n.attrInts("axes")) {
+    axes = *a;
+    given = true;
+  }
+  if (!given || axes.empty()) {
+    if (n.attrInt("noop_with_empty_axes", 0))
+      return std::optional<Shape>();
+    axes.clear();
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  }
+  for (int64_t &a : axes) {
+    auto na = n.normAxis(a, rank);
+    if (failed(na))
+      return failure();
+    a = *na;
+  }
+  llvm::sort(axes);
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) {
+    n.error() << "reduction axes repeat an axis";
+    return failure();
+  }
+  return std::optional<Shape>(axes);
+}
+
+enum class ReduceKind { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
+
+template <ReduceKind K> LogicalResult convertReduce(NodeImporter &n) {
+  if (failed(n.checkAttrs({"axes", "keepdims", "noop_with_empty_axes"})) ||
+      failed(need(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  int64_t rank = rankOf(x);
+  int64_t since = K == ReduceKind::Sum ? 13 : 18;
+  auto axes = reductionAxes(n, rank, since);
+  if (failed(axes))
+    return failure();
+  bool keep = n.attrInt("keepdims", 1);
+  if (!*axes) {
+    // noop_with_empty_axes: the input, after the elementwise part.
+    switch (K) {
+    case ReduceKind::L1:
+      return out(n, n.make<AbsOp>(x));
+    case ReduceKind::L2:
+      return out(n, n.make<AbsOp>(x));
+    case ReduceKind::SumSquare:
+      return out(n, n.create<MulOp>(x, x));
+    case ReduceKind::LogSum:
+      return out(n, n.make<LogOp>(x));
+    default:
+      return out(n, x);
+    }
+  }
+  Shape ax = **axes;
+  // Reducing nothing (a rank-0 input): the identity.
+  if (ax.empty() && rank == 0) {
+    if (K == ReduceKind::SumSquare)
+      return out(n, n.create<MulOp>(x, x));
+    if (K == ReduceKind::L1 || K == ReduceKind::L2)
+      return out(n, n.make<AbsOp>(x));
+    if (K == ReduceKind::LogSum)
+      return out(n, n.make<LogOp>(x));
+    return out(n, x);
+  }
+  auto sum = [&](Value v) { return n.create<ReduceSumOp>(v, ax, keep); };
+  switch (K) {
+  case ReduceKind::Sum:
+    return out(n, sum(x));
+  case ReduceKind::Mean:
+    return out(n, n.create<ReduceMeanOp>(x, ax, keep));
+  case ReduceKind::Max:
+    return out(n, n.create<ReduceMaxOp>(x, ax, keep));
+  case ReduceKind::Min:
+    return out(n, n.create<ReduceMinOp>(x, ax, keep));
+  case ReduceKind::Prod:
+    return out(n, n.create<ReduceProdOp>(x, ax, keep));
+  case ReduceKind::L1:
+    return out(n, sum(n.make<AbsOp>(x)));
+  case ReduceKind::SumSquare:
+    return out(n, sum(n.create<MulOp>(x, x)));
+  case ReduceKind::L2: {
+    Value s = sum(n.create<MulOp>(x, x));
+    TRY(s);
+    if (!isa<FloatType>(elemOf(s))) {
+      // Integer L2: the root in f64, truncated back as ONNX's reference does.
+      Value r = n.make<SqrtOp>(n.cast(s, Float64Type::get(n.ctx)));
+      TRY(r);
+      return out(n, n.cast(r, elemOf(s)));
+    }
+    return out(n, n.make<SqrtOp>(s));
+  }
+  case ReduceKind::LogSum: {
+    if (failed(requireFloat(n, x)))
+      return failure();
+    Value s = sum(x);
+    TRY(s);
+    return out(n, n.make<LogOp>(s));
+  }
+  case ReduceKind::LogSumExp: {
+    if (failed(requireFloat(n, x)))
+      return failure();
+    Value m = n.create<ReduceMaxOp>(x, ax, /*keepdims=*/true);
+    TRY(m);
+    // A max of -inf (all -inf) would make x - m NaN; use 0 there.
+    Value isInf = n.create<CmpOp>(
+        CmpPredicate::eq, m,
+        sc(n, m, -std::numeric_limits<double>::infinity()));
+    TRY(isInf);
+    m = n.create<SelectOp>(isInf, sc(n, m, 0), m);
+    TRY(m);
+    Value e = n.make<ExpOp>(n.create<SubOp>(x, m));
+    TRY(e);
+    Value s = sum(e);
+    TRY(s);
+    Value l = n.make<LogOp>(s);
+    TRY(l);
+    Value mk = keep ? m : n.reshape(m, shapeOf(l));
+    return out(n, n.create<AddOp>(l, mk));
+  }
+  }
+  return failure();
+}
+
+template <bool IsMax> LogicalResult convertArg(NodeImporter &n) {
+  if (failed(n.checkAttrs({"axis", "keepdims", "select_last_index"})) ||
+      failed(need(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  auto axis = n.normAxis(n.attrInt("axis", 0), rankOf(x));
+  if (failed(axis))
+    return failure();
+  bool keep = n.attrInt("keepdims", 1);
+  if (n.attrInt("select_last_index", 0)) {
+    // The last index of the extreme: reverse the axis, take the first, map
+    // back with size - 1 - i.
+    int64_t size = shapeOf(x)[*axis];
+    if (ShapedType::isDynamic(size))
+      return n.fail("select_last_index needs a static size on the axis");
+    SmallVector<Value> parts;
+    for (int64_t i = size - 1; i >= 0; --i) {
+      Shape start(rankOf(x), 0), limit = shapeOf(x), strides(rankOf(x), 1);
+      start[*axis] = i;
+      limit[*axis] = i + 1;
+      Value s = n.create<SliceOp>(x, start, limit, strides);
+      TRY(s);
+      parts.push_back(s);
+    }
+    Value rev = parts.size() == 1 ? parts[0] : n.create<ConcatOp>(parts, *axis);
+    TRY(rev);
+    Value idx = IsMax ? n.create<ArgmaxOp>(rev, Shape{*axis}, keep)
+                      : n.create<ArgminOp>(rev, Shape{*axis}, keep);
+    TRY(idx);
+    return out(n, n.create<SubOp>(sc(n, idx, size - 1), idx));
+  }
+  if (IsMax)
+    return out(n, n.create<ArgmaxOp>(x, Shape{*axis}, keep));
+  return out(n, n.create<ArgminOp>(x, Shape{*axis}, keep));
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy> LogicalResult convertSoftmax(NodeImporter &n) {
+  if (failed(n.checkAttrs({"axis"})) || failed(need(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  int64_t rank = rankOf(x);
+  if (rank == 0)
+    return n.fail("Softmax needs a tensor of rank 1 or more");
+  if (n.opset >= 13) {
+    auto axis = n.normAxis(n.attrInt("axis", -1), rank);
+    if (failed(axis))
+      return failure();
+    return out(n, n.make<OpTy>(x, *axis));
+  }
+  // Before opset 13: the input is coerced to 2-D at `axis`.
+  auto axis = n.attrInt("axis", 1);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis > rank)
+    return n.fail("axis " + llvm::Twine(n.attrInt("axis", 1)) +
+                  " is out of range");
+  Shape s = shapeOf(x);
+  auto prod = [&](auto b, auto e) {
+    int64_t p = 1;
+    for (auto it = b; it != e; ++it) {
+      if (ShapedType::isDynamic(*it))
+        return ShapedType::kDynamic;
+      p *= *it;
+    }
+    return p;
+  };
+  int64_t rows = prod(s.begin(), s.begin() + axis);
+  int64_t cols = prod(s.begin() + axis, s.end());
+  if (ShapedType::isDynamic(cols) ||
+      (ShapedType::isDynamic(rows) && axis != 1))
+    return n.fail("Softmax before opset 13 needs static dimensions");
+  Value flat = n.reshape(x, {rows, cols});
+  Value r = n.make<OpTy>(flat, 1);
+  TRY(r);
+  return out(n, n.reshape(r, s));
+}
+
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
+
+LogicalResult convertReshape(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  Shape target;
+  if (n.opset < 5) {
+    auto s = n.attrInts("shape");
+    if (!s)
+      return n.fail("Reshape needs the 'shape' attribute");
+    target = *s;
+  } else {
+    auto s = n.requireInts(1, "shape");
+    if (failed(s))
+      return failure();
+    target = *s;
+  }
+  Value x = n.in(0);
+  Shape in = shapeOf(x);
+  bool allowZero = n.attrInt("allowzero", 0);
+  int64_t known = 1, inferAt = -1;
+  bool dynamic = false;
+  for (auto [i, d] : llvm::enumerate(target)) {
+    if (d == 0 && !allowZero) {
+      if (i >= in.size())
+        return n.fail("shape entry " + llvm::Twine(i) +
+                      " is 0 (copy the input's dimension) but the input has "
+                      "rank " +
+                      llvm::Twine(in.size()));
+      d = in[i];
+    }
+    if (d == -1) {
+      if (inferAt >= 0)
+        return n.fail("the shape has more than one -1");
+      inferAt = i;
+      continue;
+    }
+    if (d < -1 || (d == 0 && allowZero && false))
+      return n.fail("shape entry " + llvm::Twine(d) + " is not a size");
+    if (ShapedType::isDynamic(d))
+      dynamic = true;
+    else
+      known *= d;
+  }
+  if (inferAt >= 0) {
+    int64_t total = 1;
+    for (int64_t d : in) {
+      if (ShapedType::isDynamic(d)) {
+        dynamic = true;
+        break;
+      }
+      total *= d;
+    }
+    if (dynamic)
+      target[inferAt] = ShapedType::kDynamic;
+    else if (known == 0 || total % known != 0)
+      return n.fail("cannot reshape " + llvm::Twine(total) +
+                    " elements into a shape whose known sizes multiply to " +
+                    llvm::Twine(known));
+    else
+      target[inferAt] = total / known;
+  }
+  auto type = cast<RankedTensorType>(x.getType()).clone(target);
+  return out(n, n.make<ReshapeOp>(type, x));
+}
+
+LogicalResult convertFlatten(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  int64_t rank = rankOf(x);
+  int64_t axis = n.attrInt("axis", 1);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis > rank)
+    return n.fail("axis " + llvm::Twine(n.attrInt("axis", 1)) +
+                  " is out of range for rank " + llvm::Twine(rank));
+  Shape s = shapeOf(x);
+  int64_t a = 1, b = 1;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t &p = i < axis ? a : b;
+    if (ShapedType::isDynamic(s[i]) || ShapedType::isDynamic(p))
+      p = ShapedType::kDynamic;
+    else
+      p *= s[i];
+  }
+  return out(n, n.reshape(x, {a, b}));
+}
+
+FailureOr<Shape> axesFromAttrOrInput(NodeImporter &n, int64_t inputSince,
+                                     bool required) {
+  if (n.opset >= inputSince) {
+    if (!n.has(1)) {
+      if (required)
+        return (void)n.fail("needs the axes input"), failure();
+      return Shape();
+    }
+    auto v = n.requireInts(1, "axes");
+    if (failed(v))
+      return failure();
+    return Shape(*v);
+  }
+  auto a = n.attrInts("axes");
+  if (!a) {
+    if (required)
+      return (void)n.fail("needs the 'axes' attribute"), failure();
+    return Shape();
+  }
+  return Shape(*a);
+}
+
+LogicalResult convertSqueeze(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  auto axes = axesFromAttrOrInput(n, 13, false);
+  if (failed(axes))
+    return failure();
+  Shape s = shapeOf(x), r;
+  SmallVector<bool> drop(s.size(), false);
+  if (axes->empty()) {
+    for (auto [i, d] : llvm::enumerate(s))
+      drop[i] = d == 1;
+  }
+  for (int64_t a : *axes) {
+    auto na = n.normAxis(a, s.size());
+    if (failed(na))
+      return failure();
+    if (s[*na] != 1 && !ShapedType::isDynamic(s[*na]))
+      return n.fail("cannot squeeze axis " + llvm::Twine(a) + " of size " +
+                    llvm::Twine(s[*na]));
+    drop[*na] = true;
+  }
+  for (auto [i, d] : llvm::enumerate(s))
+    if (!drop[i])
+      r.push_back(d);
+  return out(n, n.reshape(x, r));
+}
+
+LogicalResult convertUnsqueeze(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  auto axes = axesFromAttrOrInput(n, 13, true);
+  if (failed(axes))
+    return failure();
+  Shape s = shapeOf(x);
+  int64_t rank = s.size() + axes->size();
+  SmallVector<bool> isNew(rank, false);
+  for (int64_t a : *axes) {
+    auto na = n.normAxis(a, rank);
+    if (failed(na))
+      return failure();
+    if (isNew[*na])
+      return n.fail("axis " + llvm::Twine(a) + " repeats");
+    isNew[*na] = true;
+  }
+  Shape r;
+  unsigned k = 0;
+  for (int64_t i = 0; i < rank; ++i)
+    r.push_back(isNew[i] ? 1 : s[k++]);
+  return out(n, n.reshape(x, r));
+}
+
+LogicalResult convertTranspose(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  int64_t rank = rankOf(x);
+  Shape perm;
+  if (auto p = n.attrInts("perm"))
+    perm = *p;
+  else
+    for (int64_t i = rank - 1; i >= 0; --i)
+      perm.push_back(i);
+  return out(n, n.create<TransposeOp>(x, perm));
+}
+
+/// NumPy broadcasting of two static-or-dynamic shapes.
+FailureOr<Shape> broadcastShapes(NodeImporter &n, Shape a, Shape b) {
+  Shape r(std::max(a.size(), b.size()), 1);
+  for (size_t i = 0; i < r.size(); ++i) {
+    int64_t x = i < a.size() ? a[a.size() - 1 - i] : 1;
+    int64_t y = i < b.size() ? b[b.size() - 1 - i] : 1;
+    int64_t &d = r[r.size() - 1 - i];
+    if (x == 1)
+      d = y;
+    else if (y == 1 || x == y)
+      d = x;
+    else if (ShapedType::isDynamic(x) || ShapedType::isDynamic(y))
+      d = ShapedType::isDynamic(x) ? y : x;
+    else {
+      n.error() << "shapes do not broadcast: size " << x << " against " << y;
+      return failure();
+    }
+  }
+  return r;
+}
+
+LogicalResult convertExpand(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  auto shape = n.requireInts(1, "shape");
+  if (failed(shape))
+    return failure();
+  auto target = broadcastShapes(n, shapeOf(n.in(0)), *shape);
+  if (failed(target))
+    return failure();
+  return out(n, n.broadcastTo(n.in(0), *target));
+}
+
+LogicalResult convertConcat(NodeImporter &n) {
+  if (n.numInputs() == 0)
+    return n.fail("needs at least one input");
+  SmallVector<Value> ins;
+  for (unsigned i = 0; i < n.numInputs(); ++i) {
+    TRY(n.in(i));
+    ins.push_back(n.in(i));
+  }
+  if (!n.attr("axis") && n.opset >= 4)
+    return n.fail("Concat needs the 'axis' attribute");
+  auto axis = n.normAxis(n.attrInt("axis", 1), rankOf(ins[0]));
+  if (failed(axis))
+    return failure();
+  if (ins.size() == 1)
+    return out(n, ins[0]);
+  return out(n, n.create<ConcatOp>(ins, *axis));
+}
+
+Value sliceAxis(NodeImporter &n, Value x, int64_t axis, int64_t start,
+                int64_t limit, int64_t step = 1) {
+  Shape s = shapeOf(x);
+  Shape st(s.size(), 0), lim = s, str(s.size(), 1);
+  st[axis] = start;
+  lim[axis] = limit;
+  str[axis] = step;
+  return n.create<SliceOp>(x, st, lim, str);
+}
+
+LogicalResult convertSplit(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  auto axis = n.normAxis(n.attrInt("axis", 0), rankOf(x));
+  if (failed(axis))
+    return failure();
+  int64_t size = shapeOf(x)[*axis];
+  if (ShapedType::isDynamic(size))
+    return n.fail("Split needs a static size on the split axis");
+  Shape sizes;
+  if (n.opset >= 13 && n.has(1)) {
+    auto v = n.requireInts(1, "split");
+    if (failed(v))
+      return failure();
+    sizes = *v;
+  } else if (n.opset < 13 && n.attrInts("split")) {
+    sizes = *n.attrInts("split");
+  } else if (n.opset < 13 && n.has(1)) {
+    auto v = n.requireInts(1, "split");
+    if (failed(v))
+      return failure();
+    sizes = *v;
+  } else {
+    int64_t parts = n.opset >= 18 && n.attr("num_outputs")
+                        ? n.attrInt("num_outputs", 1)
+                        : n.numOutputs();
+    if (parts <= 0)
+      return n.fail("num_outputs must be positive");
+    int64_t chunk = (size + parts - 1) / parts;
+    for (int64_t i = 0, left = size; i < parts; ++i) {
+      sizes.push_back(std::min(chunk, left));
+      left -= sizes.back();
+    }
+  }
+  if (sizes.size() != n.numOutputs())
+    return n.fail("split gives " + llvm::Twine(sizes.size()) +
+                  " sizes for " + llvm::Twine(n.numOutputs()) + " outputs");
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0)
+      return n.fail("split sizes must not be negative");
+    total += s;
+  }
+  if (total != size)
+    return n.fail("split sizes add up to " + llvm::Twine(total) +
+                  ", not the axis size " + llvm::Twine(size));
+  int64_t at = 0;
+  for (auto [i, s] : llvm::enumerate(sizes)) {
+    Value part = sliceAxis(n, x, *axis, at, at + s);
+    TRY(part);
+    n.setOut(i, part);
+    at += s;
+  }
+  return success();
+}
+
+LogicalResult convertSlice(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  Shape s = shapeOf(x);
+  int64_t rank = s.size();
+  Shape starts, ends, axes, steps;
+  if (n.opset < 10) {
+    auto a = n.attrInts("starts"), b = n.attrInts("ends");
+    if (!a || !b)
+      return n.fail("Slice needs 'starts' and 'ends'");
+    starts = *a;
+    ends = *b;
+    if (auto c = n.attrInts("axes"))
+      axes = *c;
+  } else {
+    auto a = n.requireInts(1, "starts");
+    if (failed(a))
+      return failure();
+    auto b = n.requireInts(2, "ends");
+    if (failed(b))
+      return failure();
+    starts = *a;
+    ends = *b;
+    if (n.has(3)) {
+      auto c = n.requireInts(3, "axes");
+      if (failed(c))
+        return failure();
+      axes = *c;
+    }
+    if (n.has(4)) {
+      auto d = n.requireInts(4, "steps");
+      if (failed(d))
+        return failure();
+      steps = *d;
+    }
+  }
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i)
+      axes.push_back(i);
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (starts.size() != ends.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size())
+    return n.fail("starts, ends, axes and steps must have the same length");
+  Shape st(rank, 0), lim = s, str(rank, 1);
+  SmallVector<bool> seen(rank, false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    auto a = n.normAxis(axes[i], rank);
+    if (failed(a))
+      return failure();
+    if (seen[*a])
+      return n.fail("axis " + llvm::Twine(axes[i]) + " repeats");
+    seen[*a] = true;
+    int64_t dim = s[*a];
+    if (ShapedType::isDynamic(dim))
+      return n.fail("Slice of a dynamic dimension is not supported yet");
+    int64_t step = steps[i];
+    if (step == 0)
+      return n.fail("a slice step of 0");
+    int64_t b = starts[i], e = ends[i];
+    if (b < 0)
+      b += dim;
+    if (e < 0)
+      e += dim;
+    if (step > 0) {
+      b = std::clamp<int64_t>(b, 0, dim);
+      e = std::clamp<int64_t>(e, 0, dim);
+    } else {
+      b = std::clamp<int64_t>(b, -1, dim - 1);
+      e = std::clamp<int64_t>(e, -1, dim - 1);
+    }
+    st[*a] = b;
+    lim[*a] = e;
+    str[*a] = step;
+    if (step < 0) {
+      // Negative steps: gather the elements one by one.
+      SmallVector<Value> parts;
+      Value cur = x;
+      for (int64_t k = b; k > e; k += step) {
+        Value p = sliceAxis(n, cur, *a, k, k + 1);
+        TRY(p);
+        parts.push_back(p);
+      }
+      Value r;
+      if (parts.empty()) {
+        r = sliceAxis(n, cur, *a, 0, 0);
+      } else {
+        r = parts.size() == 1 ? parts[0] : n.create<ConcatOp>(parts, *a);
+      }
+      TRY(r);
+      x = r;
+      s = shapeOf(x);
+      st[*a] = 0;
+      lim[*a] = s[*a];
+      str[*a] = 1;
+      continue;
+    }
+    if (e < b)
+      lim[*a] = b;
+  }
+  // Limits are recomputed against the (possibly reversed) input.
+  for (int64_t i = 0; i < rank; ++i)
+    if (!seen[i])
+      lim[i] = s[i];
+  return out(n, n.create<SliceOp>(x, st, lim, str));
+}
+
+LogicalResult convertTile(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  auto repeats = n.requireInts(1, "repeats");
+  if (failed(repeats))
+    return failure();
+  Value x = n.in(0);
+  Shape s = shapeOf(x);
+  if (repeats->size() != s.size())
+    return n.fail("repeats has " + llvm::Twine(repeats->size()) +
+                  " entries for an input of rank " + llvm::Twine(s.size()));
+  Shape spread, wide, result;
+  for (auto [d, r] : llvm::zip(s, *repeats)) {
+    if (r < 0)
+      return n.fail("a negative repeat count");
+    if (ShapedType::isDynamic(d))
+      return n.fail("Tile of a dynamic dimension is not supported yet");
+    spread.append({1, d});
+    wide.append({r, d});
+    result.push_back(r * d);
+  }
+  Value y = n.reshape(x, spread);
+  TRY(y);
+  y = n.broadcastTo(y, wide);
+  TRY(y);
+  return out(n, n.reshape(y, result));
+}
+
+LogicalResult convertDepthToSpace(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  Shape s = shapeOf(x);
+  if (s.size() != 4 || !cast<RankedTensorType>(x.getType()).hasStaticShape())
+    return n.fail(n.opType() + " needs a static 4-D input");
+  int64_t bs = n.attrInt("blocksize", 0);
+  if (bs <= 0)
+    return n.fail("blocksize must be positive");
+  int64_t N = s[0], C = s[1], H = s[2], W = s[3];
+  Value y;
+  if (n.opType() == "DepthToSpace") {
+    if (C % (bs * bs))
+      return n.fail("channels are not a multiple of blocksize^2");
+    int64_t c = C / (bs * bs);
+    bool crd = n.attrString("mode", "DCR") == "CRD";
+    if (crd) {
+      y = n.reshape(x, {N, c, bs, bs, H, W});
+      y = n.create<TransposeOp>(y, Shape{0, 1, 4, 2, 5, 3});
+    } else {
+      y = n.reshape(x, {N, bs, bs, c, H, W});
+      y = n.create<TransposeOp>(y, Shape{0, 3, 4, 1, 5, 2});
+    }
+    TRY(y);
+    return out(n, n.reshape(y, {N, c, H * bs, W * bs}));
+  }
+  if (H % bs || W % bs)
+    return n.fail("height and width must be multiples of blocksize");
+  y = n.reshape(x, {N, C, H / bs, bs, W / bs, bs});
+  y = n.create<TransposeOp>(y, Shape{0, 3, 5, 1, 2, 4});
+  TRY(y);
+  return out(n, n.reshape(y, {N, C * bs * bs, H / bs, W / bs}));
+}
+
+/// Pad (constant, edge, reflect) with pads known while importing.
+LogicalResult convertPad(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  int64_t rank = rankOf(x);
+  Shape pads;
+  double value = 0;
+  std::optional<Value> valueTensor;
+  if (n.opset < 11) {
+    auto p = n.attrInts(n.opset < 2 ? "paddings" : "pads");
+    if (!p)
+      return n.fail("Pad needs 'pads'");
+    pads = *p;
+    value = n.attrFloat("value", 0);
+  } else {
+    auto p = n.requireInts(1, "pads");
+    if (failed(p))
+      return failure();
+    pads = *p;
+    if (n.has(2))
+      valueTensor = n.in(2);
+  }
+  Shape axes;
+  if (n.opset >= 18 && n.has(3)) {
+    auto a = n.requireInts(3, "axes");
+    if (failed(a))
+      return failure();
+    for (int64_t ax : *a) {
+      auto na = n.normAxis(ax, rank);
+      if (failed(na))
+        return failure();
+      axes.push_back(*na);
+    }
+  } else {
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  }
+  if (pads.size() != 2 * axes.size())
+    return n.fail("pads has " + llvm::Twine(pads.size()) + " entries; " +
+                  llvm::Twine(2 * axes.size()) + " expected");
+  std::string mode = n.attrString("mode", "constant");
+  if (mode != "constant" && mode != "edge" && mode != "reflect" &&
+      mode != "wrap")
+    return n.fail("mode '" + mode + "' is not a Pad mode");
+  Value fill;
+  if (mode == "constant") {
+    if (valueTensor) {
+      fill = n.reshape(*valueTensor, {});
+    } else {
+      fill = sc(n, x, value);
+    }
+    TRY(fill);
+  }
+  for (size_t k = 0; k < axes.size(); ++k) {
+    int64_t axis = axes[k];
+    int64_t before = pads[k], after = pads[k + axes.size()];
+    int64_t dim = shapeOf(x)[axis];
+    if (ShapedType::isDynamic(dim))
+      return n.fail("Pad of a dynamic dimension is not supported yet");
+    // Negative pads crop.
+    if (before < 0 || after < 0) {
+      int64_t b = before < 0 ? -before : 0, e = dim - (after < 0 ? -after : 0);
+      if (e < b)
+        return n.fail("negative pads remove more than the dimension");
+      TRY(x = sliceAxis(n, x, axis, b, e));
+      before = std::max<int64_t>(before, 0);
+      after = std::max<int64_t>(after, 0);
+      dim = e - b;
+    }
+    if (before == 0 && after == 0)
+      continue;
+    SmallVector<Value> parts;
+    auto block = [&](int64_t count, bool atStart) -> Value {
+      Shape s = shapeOf(x);
+      s[axis] = count;
+      if (mode == "constant")
+        return n.broadcastTo(fill, s);
+      if (dim == 0) {
+        n.error() << "cannot pad an empty dimension in " << mode << " mode";
+        return {};
+      }
+      SmallVector<Value> pieces;
+      for (int64_t i = 0; i < count; ++i) {
+        int64_t src;
+        if (mode == "edge") {
+          src = atStart ? 0 : dim - 1;
+        } else if (mode == "wrap") {
+          src = atStart ? ((dim - count + i) % dim + dim) % dim : i % dim;
+        } else { // reflect
+          if (dim == 1)
+            src = 0;
+          else {
+            int64_t period = 2 * (dim - 1);
+            int64_t pos = atStart ? count - i : dim - 1 + i + 1;
+            pos = ((pos % period) + period) % period;
+            src = pos < dim ? pos : period - pos;
+          }
+        }
+        Value p = sliceAxis(n, x, axis, src, src + 1);
+        if (!p)
+          return {};
+        pieces.push_back(p);
+      }
+      return pieces.size() == 1 ? pieces[0]
+                                : n.create<ConcatOp>(pieces, axis);
+    };
+    if (before > 0)
+      parts.push_back(block(before, true));
+    parts.push_back(x);
+    if (after > 0)
+      parts.push_back(block(after, false));
+    for (Value p : parts)
+      TRY(p);
+    x = n.create<ConcatOp>(parts, axis);
+    TRY(x);
+  }
+  return out(n, x);
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+/// (x - mean) / sqrt(var + eps) over `axes` (kept), in f32 for f16/bf16.
+/// Returns the normalized value and optionally the mean and 1/std.
+Value normalize(NodeImporter &n, Value x, ArrayRef<int64_t> axes, double eps,
+                Value *meanOut = nullptr, Value *invStdOut = nullptr) {
+  Value mean = n.create<ReduceMeanOp>(x, axes, true);
+  if (!mean)
+    return {};
+  Value centered = n.create<SubOp>(x, mean);
+  if (!centered)
+    return {};
+  Value var = n.create<ReduceMeanOp>(n.create<MulOp>(centered, centered), axes,
+                                     true);
+  if (!var)
+    return {};
+  Value invStd = n.make<RsqrtOp>(n.create<AddOp>(var, sc(n, var, eps)));
+  if (!invStd)
+    return {};
+  if (meanOut)
+    *meanOut = mean;
+  if (invStdOut)
+    *invStdOut = invStd;
+  return n.create<MulOp>(centered, invStd);
+}
+
+bool isNarrowFloat(Type t) { return t.isF16() || t.isBF16(); }
+
+LogicalResult convertLayerNorm(NodeImporter &n) {
+  if (failed(need(n, 2)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  Value x = n.in(0);
+  Type t = elemOf(x);
+  int64_t rank = rankOf(x);
+  auto axis = n.normAxis(n.attrInt("axis", -1), rank);
+  if (failed(axis))
+    return failure();
+  Shape axes;
+  for (int64_t i = *axis; i < rank; ++i)
+    axes.push_back(i);
+  Type compute = isNarrowFloat(t) || n.attrInt("stash_type", 1) == 1
+                     ? (t.isF64() ? t : Float32Type::get(n.ctx))
+                     : t;
+  Value mean, invStd;
+  Value y = normalize(n, n.cast(x, compute), axes, n.attrFloat("epsilon", 1e-5),
+                      &mean, &invStd);
+  TRY(y);
+  y = n.cast(y, t);
+  TRY(y = n.create<MulOp>(y, n.in(1)));
+  if (n.has(2))
+    TRY(y = n.create<AddOp>(y, n.in(2)));
+  n.setOut(0, y);
+  if (n.wantsOutput(1))
+    n.setOut(1, n.cast(mean, compute));
+  if (n.wantsOutput(2))
+    n.setOut(2, n.cast(invStd, compute));
+  return success();
+}
+
+/// A per-channel parameter [C] reshaped to broadcast against NC...
+Value perChannel(NodeImporter &n, Value p, int64_t rank) {
+  Shape s(rank - 1, 1);
+  s[0] = shapeOf(p)[0];
+  return n.reshape(p, s);
+}
+
+LogicalResult convertBatchNorm(NodeImporter &n) {
+  if (failed(need(n, 5)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  if (n.attrInt("training_mode", 0) || (n.opset < 7 && !n.attrInt("is_test", 0) &&
+                                        n.numOutputs() > 1))
+    return n.fail("training-mode BatchNormalization is not supported");
+  Value x = n.in(0);
+  int64_t rank = rankOf(x);
+  if (rank < 2)
+    return n.fail("BatchNormalization needs an input of rank 2 or more");
+  for (unsigned i = 1; i < 5; ++i)
+    if (rankOf(n.in(i)) != 1)
+      return n.fail("scale, bias, mean and variance must be 1-D");
+  Value scale = perChannel(n, n.in(1), rank), bias = perChannel(n, n.in(2), rank);
+  Value mean = perChannel(n, n.in(3), rank), var = perChannel(n, n.in(4), rank);
+  double eps = n.attrFloat("epsilon", 1e-5);
+  Value invStd = n.make<RsqrtOp>(n.create<AddOp>(var, sc(n, var, eps)));
+  TRY(invStd);
+  Value y = n.create<MulOp>(n.create<SubOp>(x, mean), n.create<MulOp>(invStd, scale));
+  TRY(y);
+  return out(n, n.create<AddOp>(y, bias));
+}
+
+LogicalResult convertInstanceNorm(NodeImporter &n) {
+  if (failed(need(n, 3)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  Value x = n.in(0);
+  int64_t rank = rankOf(x);
+  if (rank < 3)
+    return n.fail("InstanceNormalization needs an input of rank 3 or more");
+  Shape axes;
+  for (int64_t i = 2; i < rank; ++i)
+    axes.push_back(i);
+  Type t = elemOf(x);
+  Type compute = isNarrowFloat(t) ? Float32Type::get(n.ctx) : t;
+  Value y = normalize(n, n.cast(x, compute), axes, n.attrFloat("epsilon", 1e-5));
+  TRY(y);
+  y = n.cast(y, t);
+  TRY(y = n.create<MulOp>(y, perChannel(n, n.in(1), rank)));
+  return out(n, n.create<AddOp>(y, perChannel(n, n.in(2), rank)));
+}
+
+LogicalResult convertMVN(NodeImporter &n) {
+  if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  Value x = n.in(0);
+  Shape axes = n.attrInts("axes").value_or(Shape{0, 2, 3});
+  for (int64_t &a : axes) {
+    auto na = n.normAxis(a, rankOf(x));
+    if (failed(na))
+      return failure();
+    a = *na;
+  }
+  llvm::sort(axes);
+  // ONNX's function: (x - mean) / (sqrt(mean(x^2) - mean(x)^2) + 1e-9).
+  Value mean = n.create<ReduceMeanOp>(x, axes, true);
+  Value meanSq = n.create<ReduceMeanOp>(n.create<MulOp>(x, x), axes, true);
+  TRY(mean && meanSq);
+  Value var = n.create<SubOp>(meanSq, n.create<MulOp>(mean, mean));
+  TRY(var);
+  Value std = n.create<AddOp>(n.make<SqrtOp>(var), sc(n, var, 1e-9));
+  TRY(std);
+  return out(n, n.create<DivOp>(n.create<SubOp>(x, mean), std));
+}
+
+LogicalResult convertLpNorm(NodeImporter &n) {
+  if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  Value x = n.in(0);
+  auto axis = n.normAxis(n.attrInt("axis", -1), rankOf(x));
+  if (failed(axis))
+    return failure();
+  int64_t p = n.attrInt("p", 2);
+  Value norm;
+  if (p == 1)
+    norm = n.create<ReduceSumOp>(n.make<AbsOp>(x), Shape{*axis}, true);
+  else if (p == 2)
+    norm = n.make<SqrtOp>(
+        n.create<ReduceSumOp>(n.create<MulOp>(x, x), Shape{*axis}, true));
+  else
+    return n.fail("p must be 1 or 2");
+  TRY(norm);
+  return out(n, n.create<DivOp>(x, norm));
+}
+
+template <bool IsMax> LogicalResult convertGlobalPool(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  int64_t rank = rankOf(x);
+  if (rank < 3)
+    return n.fail(n.opType() + " needs an input of rank 3 or more");
+  Shape axes;
+  for (int64_t i = 2; i < rank; ++i)
+    axes.push_back(i);
+  if (IsMax)
+    return out(n, n.create<ReduceMaxOp>(x, axes, true));
+  return out(n, n.create<ReduceMeanOp>(x, axes, true));
+}
+
+/// One-hot of `indices` along a new last axis of size `depth`, as i1.
+Value oneHotMask(NodeImporter &n, Value indices, int64_t depth, int64_t axis) {
+  Shape s = shapeOf(indices);
+  int64_t rank = s.size() + 1;
+  if (axis < 0)
+    axis += rank;
+  Shape iotaShape(rank, 1);
+  iotaShape[axis] = depth;
+  SmallVector<int64_t> iota(depth);
+  std::iota(iota.begin(), iota.end(), 0);
+  Type it = elemOf(indices);
+  Value range = n.constant(makeDense(RankedTensorType::get(iotaShape, it), iota, {}));
+  Shape expanded = s;
+  expanded.insert(expanded.begin() + axis, 1);
+  Value idx = n.reshape(indices, expanded);
+  return n.create<CmpOp>(CmpPredicate::eq, idx, range);
+}
+
+LogicalResult convertHardmax(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  int64_t rank = rankOf(x);
+  if (n.opset < 13)
+    return n.fail("Hardmax before opset 13 is not supported");
+  auto axis = n.normAxis(n.attrInt("axis", -1), rank);
+  if (failed(axis))
+    return failure();
+  int64_t depth = shapeOf(x)[*axis];
+  if (ShapedType::isDynamic(depth))
+    return n.fail("Hardmax needs a static size on its axis");
+  Value idx = n.create<ArgmaxOp>(x, Shape{*axis}, false);
+  TRY(idx);
+  Value mask = oneHotMask(n, idx, depth, *axis);
+  TRY(mask);
+  return out(n, n.create<SelectOp>(mask, sc(n, x, 1), sc(n, x, 0)));
+}
+
+LogicalResult convertOneHot(NodeImporter &n) {
+  if (failed(need(n, 3)))
+    return failure();
+  auto depthV = n.requireConstIn(1, "depth");
+  if (failed(depthV))
+    return failure();
+  if (depthV->size() != 1)
+    return n.fail("depth must have one element");
+  int64_t depth = static_cast<int64_t>(depthV->at(0));
+  if (depth <= 0)
+    return n.fail("depth must be positive");
+  Value indices = n.in(0);
+  if (isa<FloatType>(elemOf(indices)))
+    indices = n.cast(indices, IntegerType::get(n.ctx, 64));
+  Type it = elemOf(indices);
+  // Negative indices count from the end.
+  Value neg = n.create<CmpOp>(CmpPredicate::lt, indices, sc(n, indices, 0));
+  TRY(neg);
+  indices = n.create<SelectOp>(
+      neg, n.create<AddOp>(indices, n.scalar(it, depth)), indices);
+  TRY(indices);
+  Value mask = oneHotMask(n, indices, depth, n.attrInt("axis", -1));
+  TRY(mask);
+  Value values = n.in(2);
+  Value off = n.reshape(sliceAxis(n, values, 0, 0, 1), {});
+  Value on = n.reshape(sliceAxis(n, values, 0, 1, 2), {});
+  TRY(off && on);
+  return out(n, n.create<SelectOp>(mask, on, off));
+}
+
+LogicalResult convertEyeLike(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  auto type = n.inType(0);
+  if (type.getRank() != 2 || !type.hasStaticShape())
+    return n.fail("EyeLike needs a static 2-D input");
+  Type elem = type.getElementType();
+  if (const auto *a = n.attr("dtype")) {
+    std::string why;
+    elem = convertElementType(n.ctx, a->i(), why);
+    if (!elem)
+      return n.fail(why);
+  }
+  int64_t k = n.attrInt("k", 0);
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  std::vector<int64_t> ints(rows * cols, 0);
+  std::vector<double> floats(rows * cols, 0);
+  for (int64_t i = 0; i < rows; ++i)
+    if (i + k >= 0 && i + k < cols) {
+      ints[i * cols + i + k] = 1;
+      floats[i * cols + i + k] = 1;
+    }
+  n.setConstOut(0, makeDense(RankedTensorType::get({rows, cols}, elem), ints,
+                             floats));
+  return success();
+}
+
+LogicalResult convertTrilu(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  Shape s = shapeOf(x);
+  if (s.size() < 2 || ShapedType::isDynamic(s[s.size() - 1]) ||
+      ShapedType::isDynamic(s[s.size() - 2]))
+    return n.fail("Trilu needs static sizes on the last two axes");
+  int64_t k = 0;
+  if (n.has(1)) {
+    auto v = n.requireInts(1, "k");
+    if (failed(v))
+      return failure();
+    k = (*v)[0];
+  }
+  bool upper = n.attrInt("upper", 1);
+  int64_t rows = s[s.size() - 2], cols = s[s.size() - 1];
+  SmallVector<int64_t> keep(rows * cols);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      keep[i * cols + j] = upper ? (j - i >= k) : (j - i <= k);
+  Value mask = n.constant(makeDense(
+      RankedTensorType::get({rows, cols}, IntegerType::get(n.ctx, 1)), keep, {}));
+  return out(n, n.create<SelectOp>(mask, x, sc(n, x, 0)));
+}
+
+//===----------------------------------------------------------------------===//
+// Constants (the folder handles them; these run only if it declined)
+//===----------------------------------------------------------------------===//
+
+LogicalResult convertFoldOnly(NodeImporter &n) {
+  // Name the first input whose value is missing.
+  for (unsigned i = 0; i < n.numInputs(); ++i)
+    if (n.has(i) && !n.constIn(i)) {
+      (void)n.requireConstIn(i, "value");
+      return failure();
+    }
+  return n.fail(n.opType() +
+                " must be computed while importing, but its inputs are not "
+                "known then (they depend on run-time values or dynamic "
+                "dimensions); bind the graph inputs they depend on with "
+                "--bind-input or --bind-shape");
+}
+
+const llvm::StringMap<Converter> &converters() {
+  static const llvm::StringMap<Converter> table = {
+      // Elementwise.
+      {"Abs", unary<AbsOp>},
+      {"Neg", unary<NegOp>},
+      {"Exp", unary<ExpOp>},
+      {"Log", unary<LogOp>},
+      {"Sqrt", unary<SqrtOp>},
+      {"Tanh", unary<TanhOp>},
+      {"Sigmoid", unary<SigmoidOp>},
+      {"Relu", unary<ReluOp>},
+      {"Floor", unary<FloorOp>},
+      {"Ceil", unary<CeilOp>},
+      {"Round", unary<RoundOp>},
+      {"Sin", unary<SinOp>},
+      {"Cos", unary<CosOp>},
+      {"Erf", unary<ErfOp>},
+      {"Not", unary<NotOp>},
+      {"Reciprocal", convertReciprocal},
+      {"Add", binary<AddOp>},
+      {"Sub", binary<SubOp>},
+      {"Mul", binary<MulOp>},
+      {"Div", binary<DivOp>},
+      {"And", binary<AndOp>},
+      {"Or", binary<OrOp>},
+      {"Xor", convertXor},
+      {"Pow", convertPow},
+      {"Mod", convertMod},
+      {"Sum", variadic<AddOp>},
+      {"Max", variadic<MaximumOp>},
+      {"Min", variadic<MinimumOp>},
+      {"Mean", variadic<AddOp>},
+      {"Equal", compare<CmpPredicate::eq>},
+      {"Less", compare<CmpPredicate::lt>},
+      {"LessOrEqual", compare<CmpPredicate::le>},
+      {"Greater", compare<CmpPredicate::gt>},
+      {"GreaterOrEqual", compare<CmpPredicate::ge>},
+      {"Where", convertWhere},
+      {"Cast", convertCast},
+      {"CastLike", convertCast},
+      {"Identity", convertIdentity},
+      {"Dropout", convertDropout},
+      {"Sign", convertSign},
+      {"IsNaN", convertIsNaN},
+      {"IsInf", convertIsInf},
+      {"Clip", convertClip},
+      // Activations.
+      {"LeakyRelu", convertLeakyRelu},
+      {"PRelu", convertPRelu},
+      {"Elu", convertElu},
+      {"Selu", convertSelu},
+      {"Celu", convertCelu},
+      {"HardSigmoid", convertHardSigmoid},
+      {"HardSwish", convertHardSwish},
+      {"Softplus", convertSoftplus},
+      {"Softsign", convertSoftsign},
+      {"Mish", convertMish},
+      {"ThresholdedRelu", convertThresholdedRelu},
+      {"Gelu", convertGelu},
+      {"Softmax", convertSoftmax<SoftmaxOp>},
+      {"LogSoftmax", convertSoftmax<LogSoftmaxOp>},
+      {"Hardmax", convertHardmax},
+      // Products.
+      {"MatMul", convertMatMul},
+      {"Gemm", convertGemm},
+      // Reductions.
+      {"ReduceSum", convertReduce<ReduceKind::Sum>},
+      {"ReduceMean", convertReduce<ReduceKind::Mean>},
+      {"ReduceMax", convertReduce<ReduceKind::Max>},
+      {"ReduceMin", convertReduce<ReduceKind::Min>},
+      {"ReduceProd", convertReduce<ReduceKind::Prod>},
+      {"ReduceL1", convertReduce<ReduceKind::L1>},
+      {"ReduceL2", convertReduce<ReduceKind::L2>},
+      {"ReduceLogSum", convertReduce<ReduceKind::LogSum>},
+      {"ReduceLogSumExp", convertReduce<ReduceKind::LogSumExp>},
+      {"ReduceSumSquare", convertReduce<ReduceKind::SumSquare>},
+      {"ArgMax", convertArg<true>},
+      {"ArgMin", convertArg<false>},
+      // Shapes.
+      {"Reshape", convertReshape},
+      {"Flatten", convertFlatten},
+      {"Squeeze", convertSqueeze},
+      {"Unsqueeze", convertUnsqueeze},
+      {"Transpose", convertTranspose},
+      {"Expand", convertExpand},
+      {"Concat", convertConcat},
+      {"Split", convertSplit},
+      {"Slice", convertSlice},
+      {"Tile", convertTile},
+      {"DepthToSpace", convertDepthToSpace},
+      {"SpaceToDepth", convertDepthToSpace},
+      {"Pad", convertPad},
+      {"OneHot", convertOneHot},
+      {"EyeLike", convertEyeLike},
+      {"Trilu", convertTrilu},
+      // Normalization and pooling.
+      {"LayerNormalization", convertLayerNorm},
+      {"BatchNormalization", convertBatchNorm},
+      {"InstanceNormalization", convertInstanceNorm},
+      {"MeanVarianceNormalization", convertMVN},
+      {"LpNormalization", convertLpNorm},
+      {"GlobalAveragePool", convertGlobalPool<false>},
+      {"GlobalMaxPool", convertGlobalPool<true>},
+      // Evaluated while importing (FoldShapes.cpp).
+      {"Constant", convertFoldOnly},
+      {"ConstantOfShape", convertFoldOnly},
+      {"Shape", convertFoldOnly},
+      {"Size", convertFoldOnly},
+      {"Range", convertFoldOnly},
+  };
+  return table;
+}
+
+} // namespace
+
+Converter onnx_import::lookupConverter(llvm::StringRef opType) {
+  return converters().lookup(opType);
+}
+
+std::vector<std::string> onnx_import::supportedOpTypes() {
+  std::vector<std::string> names;
+  for (const auto &entry : converters())
+    names.push_back(entry.getKey().str());
+  llvm::sort(names);
+  return names;
+}

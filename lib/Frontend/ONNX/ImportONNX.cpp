@@ -1,0 +1,1043 @@
+//===- ImportONNX.cpp - ONNX models to the tide dialect -------------------===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The model, its main graph, tensors (initializers, Constant nodes, bound
+// inputs) and the per-node context. The op converters are in ConvertOps.cpp;
+// shape subgraphs are evaluated by FoldShapes.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tide/Frontend/ONNX/ImportONNX.h"
+
+#include "Importer.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::tide;
+using namespace mlir::tide::onnx_import;
+
+/// The newest default-domain opset whose semantics the converters know.
+static constexpr int64_t kMaxOpset = 23;
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+std::string onnx_import::dataTypeName(int32_t dataType) {
+  switch (dataType) {
+  case onnx::TensorProto::FLOAT:
+    return "float";
+  case onnx::TensorProto::UINT8:
+    return "uint8";
+  case onnx::TensorProto::INT8:
+    return "int8";
+  case onnx::TensorProto::UINT16:
+    return "uint16";
+  case onnx::TensorProto::INT16:
+    return "int16";
+  case onnx::TensorProto::INT32:
+    return "int32";
+  case onnx::TensorProto::INT64:
+    return "int64";
+  case onnx::TensorProto::STRING:
+    return "string";
+  case onnx::TensorProto::BOOL:
+    return "bool";
+  case onnx::TensorProto::FLOAT16:
+    return "float16";
+  case onnx::TensorProto::DOUBLE:
+    return "double";
+  case onnx::TensorProto::UINT32:
+    return "uint32";
+  case onnx::TensorProto::UINT64:
+    return "uint64";
+  case onnx::TensorProto::COMPLEX64:
+    return "complex64";
+  case onnx::TensorProto::COMPLEX128:
+    return "complex128";
+  case onnx::TensorProto::BFLOAT16:
+    return "bfloat16";
+  default:
+    return "data type " + std::to_string(dataType);
+  }
+}
+
+Type onnx_import::convertElementType(MLIRContext *ctx, int32_t dataType,
+                                     std::string &why) {
+  Builder b(ctx);
+  switch (dataType) {
+  case onnx::TensorProto::FLOAT:
+    return b.getF32Type();
+  case onnx::TensorProto::DOUBLE:
+    return b.getF64Type();
+  case onnx::TensorProto::FLOAT16:
+    return b.getF16Type();
+  case onnx::TensorProto::BFLOAT16:
+    return b.getBF16Type();
+  case onnx::TensorProto::BOOL:
+    return b.getI1Type();
+  case onnx::TensorProto::INT8:
+    return b.getIntegerType(8);
+  case onnx::TensorProto::INT16:
+    return b.getIntegerType(16);
+  case onnx::TensorProto::INT32:
+    return b.getIntegerType(32);
+  case onnx::TensorProto::INT64:
+    return b.getIntegerType(64);
+  case onnx::TensorProto::UINT8:
+  case onnx::TensorProto::UINT16:
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64:
+    why = "element type " + dataTypeName(dataType) +
+          " is not supported: Tide has no unsigned integer types yet";
+    return {};
+  default:
+    why = "element type " + dataTypeName(dataType) +
+          " is not supported (Tide has bool, int8-int64, float16, bfloat16, "
+          "float and double)";
+    return {};
+  }
+}
+
+static int64_t byteWidth(Type type) {
+  if (type.isInteger(1))
+    return 1;
+  return type.getIntOrFloatBitWidth() / 8;
+}
+
+//===----------------------------------------------------------------------===//
+// Host values
+//===----------------------------------------------------------------------===//
+
+std::optional<HostValues> onnx_import::readHostValues(ElementsAttr attr,
+                                                      int64_t limit) {
+  auto type = dyn_cast<RankedTensorType>(attr.getShapedType());
+  if (!type || !type.hasStaticShape() || type.getNumElements() > limit)
+    return std::nullopt;
+  HostValues v;
+  v.type = type;
+  Type elem = type.getElementType();
+  int64_t n = type.getNumElements();
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (isa<FloatType>(elem)) {
+      for (APFloat f : dense.getValues<APFloat>())
+        v.floats.push_back(f.convertToDouble());
+    } else if (elem.isInteger(1)) {
+      for (bool x : dense.getValues<bool>())
+        v.ints.push_back(x);
+    } else {
+      for (APInt x : dense.getValues<APInt>())
+        v.ints.push_back(x.getSExtValue());
+    }
+    return v;
+  }
+  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
+  if (!resource || !resource.getRawHandle().getBlob())
+    return std::nullopt;
+  ArrayRef<char> data = resource.getRawHandle().getBlob()->getData();
+  int64_t width = byteWidth(elem);
+  if (static_cast<int64_t>(data.size()) != n * width)
+    return std::nullopt;
+  const char *p = data.data();
+  for (int64_t i = 0; i < n; ++i, p += width) {
+    if (elem.isF32()) {
+      float f;
+      std::memcpy(&f, p, 4);
+      v.floats.push_back(f);
+    } else if (elem.isF64()) {
+      double d;
+      std::memcpy(&d, p, 8);
+      v.floats.push_back(d);
+    } else if (isa<FloatType>(elem)) {
+      uint16_t bits;
+      std::memcpy(&bits, p, 2);
+      APFloat f(llvm::cast<FloatType>(elem).getFloatSemantics(), APInt(16, bits));
+      v.floats.push_back(f.convertToDouble());
+    } else {
+      int64_t x = 0;
+      switch (width) {
+      case 1:
+        x = static_cast<int8_t>(*p);
+        break;
+      case 2: {
+        int16_t y;
+        std::memcpy(&y, p, 2);
+        x = y;
+        break;
+      }
+      case 4: {
+        int32_t y;
+        std::memcpy(&y, p, 4);
+        x = y;
+        break;
+      }
+      default:
+        std::memcpy(&x, p, 8);
+      }
+      v.ints.push_back(elem.isInteger(1) ? (x != 0) : x);
+    }
+  }
+  return v;
+}
+
+DenseElementsAttr onnx_import::makeDense(RankedTensorType type,
+                                         ArrayRef<int64_t> ints,
+                                         ArrayRef<double> floats) {
+  Type elem = type.getElementType();
+  if (auto ft = dyn_cast<FloatType>(elem)) {
+    SmallVector<APFloat> values;
+    for (double d : floats) {
+      APFloat f(d);
+      bool lost;
+      f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      values.push_back(f);
+    }
+    return DenseElementsAttr::get(type, values);
+  }
+  if (elem.isInteger(1)) {
+    SmallVector<bool> values;
+    for (int64_t x : ints)
+      values.push_back(x != 0);
+    return DenseElementsAttr::get(type, values);
+  }
+  SmallVector<APInt> values;
+  for (int64_t x : ints)
+    values.push_back(APInt(elem.getIntOrFloatBitWidth(), x, /*isSigned=*/true,
+                           /*implicitTrunc=*/true));
+  return DenseElementsAttr::get(type, values);
+}
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Reads TensorProtos (initializers, Constant values, bound inputs).
+struct TensorReader {
+  MLIRContext *ctx;
+  std::string baseDir;
+  int64_t inlineLimit;
+  /// External data files, read once.
+  llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> files;
+
+  /// Returns the tensor as an attribute, or an error message in `error`.
+  ElementsAttr read(const onnx::TensorProto &t, llvm::StringRef what,
+                    std::string &error);
+};
+} // namespace
+
+template <typename T, typename Field>
+static void appendAs(std::vector<char> &out, const Field &field) {
+  out.resize(field.size() * sizeof(T));
+  char *p = out.data();
+  for (auto x : field) {
+    T y = static_cast<T>(x);
+    std::memcpy(p, &y, sizeof(T));
+    p += sizeof(T);
+  }
+}
+
+ElementsAttr TensorReader::read(const onnx::TensorProto &t,
+                                llvm::StringRef what, std::string &error) {
+  std::string why;
+  Type elem = convertElementType(ctx, t.data_type(), why);
+  if (!elem) {
+    error = what.str() + ": " + why;
+    return {};
+  }
+  if (t.has_segment()) {
+    error = what.str() + ": segmented tensors are not supported";
+    return {};
+  }
+  SmallVector<int64_t> shape;
+  int64_t count = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0) {
+      error = what.str() + ": negative dimension " + std::to_string(d);
+      return {};
+    }
+    shape.push_back(d);
+    if (d != 0 && count > (int64_t(1) << 40) / d) {
+      error = what.str() + ": too many elements";
+      return {};
+    }
+    count *= d;
+  }
+  auto type = RankedTensorType::get(shape, elem);
+  int64_t width = byteWidth(elem);
+  int64_t need = count * width;
+
+  // The bytes, in Tide's layout (little-endian, bool as one byte).
+  std::vector<char> owned;
+  llvm::StringRef bytes;
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const auto &kv : t.external_data()) {
+      if (kv.key() == "location")
+        location = kv.value();
+      else if (kv.key() == "offset" || kv.key() == "length") {
+        int64_t x;
+        if (llvm::StringRef(kv.value()).getAsInteger(10, x) || x < 0) {
+          error = what.str() + ": bad external data " + kv.key() + " '" +
+                  kv.value() + "'";
+          return {};
+        }
+        (kv.key() == "offset" ? offset : length) = x;
+      }
+    }
+    if (location.empty()) {
+      error = what.str() + ": external data without a location";
+      return {};
+    }
+    llvm::SmallString<256> file(baseDir);
+    llvm::sys::path::append(file, location);
+    auto &buffer = files[file];
+    if (!buffer) {
+      auto loaded = llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
+                                                /*RequiresNullTerminator=*/
+                                                false);
+      if (!loaded) {
+        error = what.str() + ": cannot read external data file '" +
+                file.str().str() + "': " + loaded.getError().message();
+        return {};
+      }
+      buffer = std::move(*loaded);
+    }
+    int64_t size = buffer->getBufferSize();
+    if (length < 0)
+      length = size - std::min(offset, size);
+    if (offset > size || length > size - offset) {
+      error = what.str() + ": external data [" + std::to_string(offset) +
+              ", +" + std::to_string(length) + ") lies outside '" +
+              file.str().str() + "' (" + std::to_string(size) + " bytes)";
+      return {};
+    }
+    bytes = buffer->getBuffer().substr(offset, length);
+  } else if (t.has_raw_data()) {
+    bytes = t.raw_data();
+  } else {
+    switch (t.data_type()) {
+    case onnx::TensorProto::FLOAT:
+      appendAs<float>(owned, t.float_data());
+      break;
+    case onnx::TensorProto::DOUBLE:
+      appendAs<double>(owned, t.double_data());
+      break;
+    case onnx::TensorProto::INT64:
+      appendAs<int64_t>(owned, t.int64_data());
+      break;
+    case onnx::TensorProto::INT32:
+      appendAs<int32_t>(owned, t.int32_data());
+      break;
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16:
+      appendAs<uint16_t>(owned, t.int32_data());
+      break;
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::BOOL:
+      appendAs<uint8_t>(owned, t.int32_data());
+      break;
+    default:
+      break;
+    }
+    bytes = llvm::StringRef(owned.data(), owned.size());
+  }
+  if (static_cast<int64_t>(bytes.size()) != need) {
+    error = what.str() + " has " + std::to_string(bytes.size()) +
+            " bytes of data; its shape and type (" + std::to_string(count) +
+            " x " + dataTypeName(t.data_type()) + ") need " +
+            std::to_string(need);
+    return {};
+  }
+  ArrayRef<char> data(bytes.data(), bytes.size());
+  if (elem.isInteger(1)) {
+    SmallVector<bool> values;
+    for (char c : data)
+      values.push_back(c != 0);
+    return DenseElementsAttr::get(type, values);
+  }
+  if (count <= inlineLimit)
+    return DenseElementsAttr::getFromRawBuffer(type, data);
+  std::string blobName = what.str();
+  for (char &c : blobName)
+    if (!llvm::isAlnum(c) && c != '_' && c != '.')
+      c = '_';
+  return DenseResourceElementsAttr::get(
+      type, blobName,
+      HeapAsmResourceBlob::allocateAndCopyInferAlign(data));
+}
+
+//===----------------------------------------------------------------------===//
+// NodeImporter
+//===----------------------------------------------------------------------===//
+
+NodeImporter::NodeImporter(GraphImporter &graph, const onnx::NodeProto &node,
+                           Location loc, int64_t opset)
+    : node(node), loc(loc), opset(opset), b(graph.b), ctx(graph.ctx),
+      graph(graph) {}
+
+unsigned NodeImporter::numInputs() const {
+  unsigned n = node.input_size();
+  while (n > 0 && node.input(n - 1).empty())
+    --n;
+  return n;
+}
+
+bool NodeImporter::has(unsigned i) const {
+  return static_cast<int>(i) < node.input_size() && !node.input(i).empty();
+}
+
+Value NodeImporter::in(unsigned i) const {
+  if (!has(i))
+    return {};
+  Value v = graph.values.lookup(node.input(i));
+  if (v)
+    return v;
+  auto c = graph.constants.find(node.input(i));
+  if (c == graph.constants.end())
+    return {};
+  // Materialize a constant the first time a non-folding op uses it.
+  OpBuilder::InsertionGuard guard(b);
+  Value value = ConstantOp::create(b, loc, c->second.getShapedType(),
+                                   c->second);
+  graph.values[node.input(i)] = value;
+  return value;
+}
+
+RankedTensorType NodeImporter::inType(unsigned i) const {
+  if (auto c = constIn(i))
+    return llvm::cast<RankedTensorType>(c->getShapedType());
+  Value v = in(i);
+  return v ? llvm::cast<RankedTensorType>(v.getType()) : RankedTensorType();
+}
+
+std::optional<ElementsAttr> NodeImporter::constIn(unsigned i) const {
+  if (!has(i))
+    return std::nullopt;
+  auto it = graph.constants.find(node.input(i));
+  if (it == graph.constants.end())
+    return std::nullopt;
+  return it->second;
+}
+
+FailureOr<HostValues> NodeImporter::requireConstIn(unsigned i,
+                                                   llvm::StringRef role) {
+  if (auto c = constIn(i))
+    if (auto v = readHostValues(*c))
+      return *v;
+  auto diag = error();
+  diag << "input " << i << " ('" << node.input(i) << "', the " << role
+       << ") must be known while importing: it sets a result shape";
+  if (graph.graphInputs.count(node.input(i)))
+    diag << ". It is a graph input: bind it with --bind-input "
+         << node.input(i) << "=FILE";
+  else
+    diag << ", but it is computed from values known only at run time";
+  return failure();
+}
+
+FailureOr<SmallVector<int64_t>> NodeImporter::requireInts(unsigned i,
+                                                          llvm::StringRef role) {
+  auto v = requireConstIn(i, role);
+  if (failed(v))
+    return failure();
+  SmallVector<int64_t> out;
+  for (int64_t k = 0; k < v->size(); ++k)
+    out.push_back(v->intAt(k));
+  return out;
+}
+
+const onnx::AttributeProto *NodeImporter::attr(llvm::StringRef name) const {
+  for (const auto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t NodeImporter::attrInt(llvm::StringRef name, int64_t dflt) const {
+  const auto *a = attr(name);
+  return a ? a->i() : dflt;
+}
+
+double NodeImporter::attrFloat(llvm::StringRef name, double dflt) const {
+  const auto *a = attr(name);
+  return a ? a->f() : dflt;
+}
+
+std::string NodeImporter::attrString(llvm::StringRef name,
+                                     llvm::StringRef dflt) const {
+  const auto *a = attr(name);
+  return a ? a->s() : dflt.str();
+}
+
+std::optional<SmallVector<int64_t>>
+NodeImporter::attrInts(llvm::StringRef name) const {
+  const auto *a = attr(name);
+  if (!a)
+    return std::nullopt;
+  return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+LogicalResult NodeImporter::checkAttrs(ArrayRef<llvm::StringRef> known) {
+  for (const auto &a : node.attribute())
+    if (!llvm::is_contained(known, a.name()))
+      return fail("attribute '" + a.name() + "' is not supported");
+  return success();
+}
+
+bool NodeImporter::wantsOutput(unsigned i) const {
+  return static_cast<int>(i) < node.output_size() && !node.output(i).empty();
+}
+
+void NodeImporter::setOut(unsigned i, Value v) {
+  if (wantsOutput(i)) {
+    graph.values[node.output(i)] = v;
+    graph.constants.erase(node.output(i));
+  }
+}
+
+void NodeImporter::setConstOut(unsigned i, DenseElementsAttr value) {
+  if (wantsOutput(i)) {
+    graph.constants[node.output(i)] = value;
+    graph.values.erase(node.output(i));
+  }
+}
+
+Value NodeImporter::outValue(unsigned i) const {
+  return wantsOutput(i) ? graph.values.lookup(node.output(i)) : Value();
+}
+
+ElementsAttr NodeImporter::readTensor(const onnx::TensorProto &t,
+                                      llvm::StringRef what,
+                                      std::string &error) {
+  return graph.readTensor(t, what, error);
+}
+
+InFlightDiagnostic NodeImporter::error() { return emitError(loc); }
+
+LogicalResult NodeImporter::fail(const llvm::Twine &message) {
+  return emitError(loc) << message;
+}
+
+Value NodeImporter::finish(Operation *op) {
+  if (failed(mlir::verify(op, /*verifyRecursively=*/false))) {
+    op->erase();
+    return {};
+  }
+  return op->getResult(0);
+}
+
+Value NodeImporter::constant(DenseElementsAttr value) {
+  return ConstantOp::create(b, loc, value.getType(), value);
+}
+
+Value NodeImporter::scalar(Type elementType, double value) {
+  auto type = RankedTensorType::get({}, elementType);
+  if (auto ft = dyn_cast<FloatType>(elementType))
+    return constant(makeDense(type, {}, {value}));
+  return constant(makeDense(type, {static_cast<int64_t>(value)}, {}));
+}
+
+Value NodeImporter::cast(Value v, Type elementType) {
+  auto type = llvm::cast<RankedTensorType>(v.getType());
+  if (type.getElementType() == elementType)
+    return v;
+  return make<CastOp>(type.clone(elementType), v);
+}
+
+Value NodeImporter::reshape(Value v, ArrayRef<int64_t> shape) {
+  auto type = llvm::cast<RankedTensorType>(v.getType());
+  if (type.getShape() == shape)
+    return v;
+  return make<ReshapeOp>(type.clone(shape), v);
+}
+
+Value NodeImporter::broadcastTo(Value v, ArrayRef<int64_t> shape) {
+  auto type = llvm::cast<RankedTensorType>(v.getType());
+  if (type.getShape() == shape)
+    return v;
+  return make<BroadcastToOp>(type.clone(shape), v);
+}
+
+FailureOr<int64_t> NodeImporter::normAxis(int64_t axis, int64_t rank) {
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= std::max<int64_t>(rank, 1)) {
+    error() << "axis " << axis << " is out of range for rank " << rank;
+    return failure();
+  }
+  return a;
+}
+
+//===----------------------------------------------------------------------===//
+// GraphImporter
+//===----------------------------------------------------------------------===//
+
+Location GraphImporter::fileLoc() {
+  return FileLineColLoc::get(ctx, path, 0, 0);
+}
+
+Location GraphImporter::nodeLoc(const onnx::NodeProto &node, int index) {
+  std::string name = node.name().empty()
+                         ? "#" + std::to_string(index)
+                         : node.name();
+  return NameLoc::get(StringAttr::get(ctx, name + " (" + node.op_type() + ")"),
+                      fileLoc());
+}
+
+namespace {
+struct ModelImporter {
+  MLIRContext *ctx;
+  llvm::StringRef path;
+  const ONNXImportOptions &options;
+  OpBuilder b;
+  GraphImporter graph;
+  TensorReader reader;
+
+  ModelImporter(MLIRContext *ctx, llvm::StringRef path,
+                const ONNXImportOptions &options)
+      : ctx(ctx), path(path), options(options), b(ctx),
+        graph(ctx, b, path),
+        reader{ctx, "", options.inlineConstantLimit, {}} {
+    llvm::SmallString<256> dir(path);
+    llvm::sys::path::remove_filename(dir);
+    graph.baseDir = dir.str().str();
+    reader.baseDir = graph.baseDir;
+    graph.readTensor = [this](const onnx::TensorProto &t, llvm::StringRef what,
+                              std::string &error) {
+      return reader.read(t, what, error);
+    };
+  }
+
+  LogicalResult fail(const llvm::Twine &message) {
+    return emitError(graph.fileLoc()) << message;
+  }
+
+  FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &info);
+  LogicalResult bindInput(llvm::StringRef name, llvm::StringRef file);
+  OwningOpRef<ModuleOp> run(onnx::ModelProto &model);
+};
+} // namespace
+
+FailureOr<RankedTensorType>
+ModelImporter::inputType(const onnx::ValueInfoProto &info) {
+  if (!info.has_type() || !info.type().has_tensor_type()) {
+    std::string kind = !info.has_type()                  ? "has no type"
+                       : info.type().has_sequence_type() ? "is a sequence"
+                       : info.type().has_optional_type() ? "is an optional"
+                       : info.type().has_map_type()      ? "is a map"
+                                                         : "is not a tensor";
+    (void)fail("graph input '" + info.name() + "' " + kind +
+               "; Tide takes tensors only");
+    return failure();
+  }
+  const auto &tensor = info.type().tensor_type();
+  std::string why;
+  Type elem = convertElementType(ctx, tensor.elem_type(), why);
+  if (!elem) {
+    (void)fail("graph input '" + info.name() + "': " + why);
+    return failure();
+  }
+  auto bound = options.boundShapes.find(info.name());
+  if (bound != options.boundShapes.end()) {
+    if (tensor.has_shape() &&
+        tensor.shape().dim_size() != static_cast<int>(bound->second.size())) {
+      (void)fail("--bind-shape " + info.name() + " gives rank " +
+                 llvm::Twine(bound->second.size()) + " but the input has rank " +
+                 llvm::Twine(tensor.shape().dim_size()));
+      return failure();
+    }
+    return RankedTensorType::get(bound->second, elem);
+  }
+  if (!tensor.has_shape()) {
+    (void)fail("graph input '" + info.name() +
+               "' has no shape (not even a rank); give one with --bind-shape " +
+               info.name() + "=D0xD1x...");
+    return failure();
+  }
+  SmallVector<int64_t> shape;
+  for (const auto &dim : tensor.shape().dim()) {
+    if (dim.has_dim_value()) {
+      if (dim.dim_value() < 0) {
+        (void)fail("graph input '" + info.name() + "' has a negative dimension");
+        return failure();
+      }
+      shape.push_back(dim.dim_value());
+      continue;
+    }
+    auto sym = dim.has_dim_param() ? options.boundShapes.find(dim.dim_param())
+                                   : options.boundShapes.end();
+    if (sym != options.boundShapes.end() && sym->second.size() == 1)
+      shape.push_back(sym->second[0]);
+    else
+      shape.push_back(ShapedType::kDynamic);
+  }
+  return RankedTensorType::get(shape, elem);
+}
+
+LogicalResult ModelImporter::bindInput(llvm::StringRef name,
+                                       llvm::StringRef file) {
+  auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return fail("--bind-input " + name + ": cannot read '" + file +
+                "': " + buffer.getError().message());
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+  std::string error;
+  ElementsAttr value;
+  if (bytes.starts_with("\x93NUMPY")) {
+    // A .npy file: a header dict, then the data in C order.
+    if (bytes.size() < 10)
+      return fail("--bind-input " + name + ": '" + file + "' is truncated");
+    unsigned major = static_cast<unsigned char>(bytes[6]);
+    size_t headerLen, start;
+    if (major == 1) {
+      headerLen = static_cast<unsigned char>(bytes[8]) |
+                  (static_cast<unsigned char>(bytes[9]) << 8);
+      start = 10;
+    } else {
+      if (bytes.size() < 12)
+        return fail("--bind-input " + name + ": '" + file + "' is truncated");
+      headerLen = llvm::support::endian::read32le(bytes.data() + 8);
+      start = 12;
+    }
+    if (start + headerLen > bytes.size())
+      return fail("--bind-input " + name + ": '" + file + "' is truncated");
+    llvm::StringRef header = bytes.substr(start, headerLen);
+    auto field = [&](llvm::StringRef key) -> llvm::StringRef {
+      size_t at = header.find("'" + key.str() + "'");
+      if (at == llvm::StringRef::npos)
+        return {};
+      llvm::StringRef rest = header.substr(at + key.size() + 2).ltrim(" :");
+      return rest;
+    };
+    llvm::StringRef descr = field("descr");
+    llvm::StringRef order = field("fortran_order");
+    llvm::StringRef shapeText = field("shape");
+    if (descr.size() < 3 || shapeText.empty() || !shapeText.starts_with("("))
+      return fail("--bind-input " + name + ": '" + file +
+                  "' has a .npy header Tide cannot read");
+    if (order.starts_with("True"))
+      return fail("--bind-input " + name + ": '" + file +
+                  "' is in Fortran order; save it in C order");
+    llvm::StringRef kind = descr.drop_front(1).take_until(
+        [](char c) { return c == '\'' || c == '"'; });
+    static const struct {
+      const char *descr;
+      int32_t onnxType;
+    } kinds[] = {{"<f4", onnx::TensorProto::FLOAT},
+                 {"<f8", onnx::TensorProto::DOUBLE},
+                 {"<f2", onnx::TensorProto::FLOAT16},
+                 {"<i8", onnx::TensorProto::INT64},
+                 {"<i4", onnx::TensorProto::INT32},
+                 {"<i2", onnx::TensorProto::INT16},
+                 {"|i1", onnx::TensorProto::INT8},
+                 {"|b1", onnx::TensorProto::BOOL}};
+    int32_t dataType = -1;
+    for (const auto &k : kinds)
+      if (kind == k.descr)
+        dataType = k.onnxType;
+    if (dataType < 0)
+      return fail("--bind-input " + name + ": '" + file +
+                  "' has element type '" + kind + "', which Tide cannot read");
+    onnx::TensorProto t;
+    t.set_data_type(dataType);
+    llvm::StringRef dims = shapeText.drop_front(1).take_until(
+        [](char c) { return c == ')'; });
+    SmallVector<llvm::StringRef> parts;
+    dims.split(parts, ',', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef p : parts) {
+      p = p.trim();
+      if (p.empty())
+        continue;
+      int64_t d;
+      if (p.getAsInteger(10, d) || d < 0)
+        return fail("--bind-input " + name + ": '" + file +
+                    "' has a bad shape '" + dims + "'");
+      t.add_dims(d);
+    }
+    t.set_raw_data(bytes.substr(start + headerLen).str());
+    value = reader.read(t, ("--bind-input " + name).str(), error);
+  } else {
+    onnx::TensorProto t;
+    if (!t.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+      return fail("--bind-input " + name + ": '" + file +
+                  "' is neither a .npy file nor a serialized TensorProto");
+    value = reader.read(t, ("--bind-input " + name).str(), error);
+  }
+  if (!value)
+    return fail(error);
+  graph.constants[name] = value;
+  return success();
+}
+
+OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
+  Location fileLoc = graph.fileLoc();
+  if (!model.has_graph())
+    return (void)fail("the model has no graph"), nullptr;
+  int64_t opset = -1;
+  for (const auto &imp : model.opset_import()) {
+    if (imp.domain().empty() || imp.domain() == "ai.onnx")
+      opset = imp.version();
+  }
+  if (opset < 0) {
+    if (model.opset_import_size() == 0 && model.ir_version() < 3)
+      opset = 1;
+    else
+      return (void)fail("the model imports no version of the default ONNX "
+                        "opset (ai.onnx)"),
+             nullptr;
+  }
+  if (opset > kMaxOpset)
+    return (void)fail("the model uses ONNX opset " + llvm::Twine(opset) +
+                      "; Tide knows opsets up to " + llvm::Twine(kMaxOpset)),
+           nullptr;
+
+  const onnx::GraphProto &g = model.graph();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+
+  // Initializers (weights) first: constants by name.
+  for (auto &init : *model.mutable_graph()->mutable_initializer()) {
+    std::string error;
+    ElementsAttr value =
+        reader.read(init, "initializer '" + init.name() + "'", error);
+    if (!value)
+      return (void)fail(error), nullptr;
+    graph.constants[init.name()] = value;
+    // The blob holds a copy; free the protobuf's bytes now.
+    init.clear_raw_data();
+  }
+  for (const auto &sparse : g.sparse_initializer())
+    return (void)fail("sparse initializer '" + sparse.values().name() +
+                      "' is not supported"),
+           nullptr;
+
+  for (const auto &entry : options.boundInputs) {
+    bool found = llvm::any_of(g.input(), [&](const onnx::ValueInfoProto &i) {
+      return i.name() == entry.getKey();
+    });
+    if (!found)
+      return (void)fail("--bind-input " + entry.getKey() +
+                        ": the graph has no input of that name"),
+             nullptr;
+    if (failed(bindInput(entry.getKey(), entry.getValue())))
+      return nullptr;
+  }
+  for (const auto &entry : options.boundShapes) {
+    bool found = llvm::any_of(g.input(), [&](const onnx::ValueInfoProto &i) {
+      if (i.name() == entry.getKey())
+        return true;
+      if (!i.type().has_tensor_type())
+        return false;
+      for (const auto &d : i.type().tensor_type().shape().dim())
+        if (d.has_dim_param() && d.dim_param() == entry.getKey())
+          return true;
+      return false;
+    });
+    if (!found)
+      return (void)fail("--bind-shape " + entry.getKey() +
+                        ": the graph has no input or symbolic dimension of "
+                        "that name"),
+             nullptr;
+  }
+
+  // The signature: graph inputs that are neither initializers nor bound.
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  for (const auto &info : g.input()) {
+    if (graph.constants.count(info.name()))
+      continue;
+    auto type = inputType(info);
+    if (failed(type))
+      return nullptr;
+    argTypes.push_back(*type);
+    argNames.push_back(info.name());
+  }
+
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(b, fileLoc, options.functionName,
+                                   b.getFunctionType(argTypes, {}));
+  Block *body = func.addEntryBlock();
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    graph.values[name] = body->getArgument(i);
+    graph.graphInputs.insert(name);
+    func.setArgAttr(i, "onnx.name", b.getStringAttr(name));
+  }
+  b.setInsertionPointToEnd(body);
+
+  int index = 0;
+  for (const auto &node : g.node()) {
+    Location loc = graph.nodeLoc(node, index++);
+    if (!node.domain().empty() && node.domain() != "ai.onnx") {
+      return (void)(emitError(loc)
+                    << "op domain '" << node.domain()
+                    << "' is not supported (Tide imports the default ONNX "
+                       "domain)"),
+             nullptr;
+    }
+    for (int i = 0; i < node.input_size(); ++i) {
+      const std::string &name = node.input(i);
+      if (!name.empty() && !graph.values.count(name) &&
+          !graph.constants.count(name))
+        return (void)(emitError(loc)
+                      << "input '" << name
+                      << "' is not produced by any earlier node, initializer "
+                         "or graph input"),
+               nullptr;
+    }
+    Converter convert = lookupConverter(node.op_type());
+    if (!convert)
+      return (void)(emitError(loc) << "ONNX op '" << node.op_type()
+                                   << "' is not supported"),
+             nullptr;
+    NodeImporter n(graph, node, loc, opset);
+    FailureOr<bool> folded = tryFoldNode(n);
+    if (failed(folded))
+      return nullptr;
+    if (!*folded) {
+      bool allConstant = n.numInputs() > 0;
+      for (unsigned i = 0; i < n.numInputs(); ++i)
+        allConstant &= !n.has(i) || n.constIn(i).has_value();
+      if (failed(convert(n)))
+        return nullptr;
+      if (allConstant)
+        foldConstantOutputs(n);
+    }
+    for (int i = 0; i < node.output_size(); ++i) {
+      const std::string &name = node.output(i);
+      if (!name.empty() && !graph.values.count(name) &&
+          !graph.constants.count(name))
+        return (void)(emitError(loc) << "output " << i << " ('" << name
+                                     << "') is not supported"),
+               nullptr;
+    }
+  }
+
+  SmallVector<Value> results;
+  for (const auto &info : g.output()) {
+    Value v = graph.values.lookup(info.name());
+    if (!v) {
+      auto c = graph.constants.find(info.name());
+      if (c == graph.constants.end())
+        return (void)fail("graph output '" + info.name() +
+                          "' is not produced by any node"),
+               nullptr;
+      v = ConstantOp::create(b, fileLoc, c->second.getShapedType(), c->second);
+    }
+    results.push_back(v);
+  }
+  func::ReturnOp::create(b, fileLoc, results);
+  // Ops whose results were folded into constants are dead now.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*body)))
+    if (isa<TideDialect>(op.getDialect()) && op.use_empty())
+      op.erase();
+  func.setFunctionType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  for (auto [i, info] : llvm::enumerate(g.output()))
+    func.setResultAttr(i, "onnx.name", b.getStringAttr(info.name()));
+  if (failed(mlir::verify(*module)))
+    return nullptr;
+  return module;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+OwningOpRef<ModuleOp> mlir::tide::importONNXModel(
+    llvm::StringRef bytes, llvm::StringRef path, MLIRContext *context,
+    const ONNXImportOptions &options) {
+  context->getOrLoadDialect<TideDialect>();
+  context->getOrLoadDialect<func::FuncDialect>();
+  onnx::ModelProto model;
+  google::protobuf::io::ArrayInputStream raw(bytes.data(),
+                                             static_cast<int>(bytes.size()));
+  google::protobuf::io::CodedInputStream stream(&raw);
+  stream.SetTotalBytesLimit(INT32_MAX);
+  Location fileLoc = FileLineColLoc::get(context, path, 0, 0);
+  if (bytes.size() >= static_cast<size_t>(INT32_MAX))
+    return (void)(emitError(fileLoc)
+                  << "the model file is 2 GiB or larger; store its weights "
+                     "as external data"),
+           nullptr;
+  if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
+    return (void)(emitError(fileLoc)
+                  << "not a valid ONNX model (the protobuf does not parse: "
+                     "the file is truncated, corrupt or not ONNX)"),
+           nullptr;
+  if (!model.has_graph() && model.opset_import_size() == 0)
+    return (void)(emitError(fileLoc)
+                  << "not an ONNX model (no graph and no opset)"),
+           nullptr;
+  ModelImporter importer(context, path, options);
+  return importer.run(model);
+}
+
+OwningOpRef<ModuleOp> mlir::tide::importONNXFile(
+    llvm::StringRef path, MLIRContext *context,
+    const ONNXImportOptions &options) {
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(
+      path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    emitError(FileLineColLoc::get(context, path, 0, 0))
+        << "cannot read the model: " << buffer.getError().message();
+    return nullptr;
+  }
+  return importONNXModel((*buffer)->getBuffer(), path, context, options);
+}
+
+std::string mlir::tide::parseBindShape(llvm::StringRef spec,
+                                       ONNXImportOptions &options) {
+  auto [name, dims] = spec.split('=');
+  if (name.empty() || !spec.contains('='))
+    return "--bind-shape expects NAME=D0xD1x... (got '" + spec.str() + "')";
+  SmallVector<int64_t> shape;
+  if (!dims.empty()) {
+    SmallVector<llvm::StringRef> parts;
+    dims.split(parts, 'x');
+    for (llvm::StringRef p : parts) {
+      int64_t d;
+      if (p.getAsInteger(10, d) || d < 0)
+        return "--bind-shape " + name.str() + ": '" + dims.str() +
+               "' is not a list of sizes like 1x3x224x224";
+      shape.push_back(d);
+    }
+  }
+  options.boundShapes[name] = shape;
+  return "";
+}
+
+std::string mlir::tide::parseBindInput(llvm::StringRef spec,
+                                       ONNXImportOptions &options) {
+  auto [name, file] = spec.split('=');
+  if (name.empty() || file.empty())
+    return "--bind-input expects NAME=FILE (got '" + spec.str() + "')";
+  options.boundInputs[name] = file.str();
+  return "";
+}
+
+bool mlir::tide::looksLikeONNX(llvm::StringRef path, llvm::StringRef bytes) {
+  if (path.ends_with(".onnx"))
+    return true;
+  if (path.ends_with(".mlir"))
+    return false;
+  // A ModelProto starts with field 1 (ir_version, varint: 0x08) in practice.
+  return !bytes.empty() && bytes[0] == 0x08;
+}

@@ -1,0 +1,191 @@
+//===- Importer.h - Internals of the ONNX importer --------------*- C++ -*-===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Shared by ImportONNX.cpp (the model, the graph, tensors), ConvertOps.cpp
+// (one converter per ONNX op type) and FoldShapes.cpp (shape subgraphs
+// evaluated while importing).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIDE_LIB_FRONTEND_ONNX_IMPORTER_H
+#define TIDE_LIB_FRONTEND_ONNX_IMPORTER_H
+
+#include "tide/IR/TideDialect.h"
+#include "tide/IR/TideOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include "onnx/onnx.pb.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::tide::onnx_import {
+
+/// A constant's values, widened for host evaluation (shape arithmetic).
+struct HostValues {
+  RankedTensorType type;
+  std::vector<int64_t> ints;   // integer and bool element types
+  std::vector<double> floats;  // float element types
+  bool isFloat() const { return isa<FloatType>(type.getElementType()); }
+  int64_t size() const { return type.getNumElements(); }
+  double at(int64_t i) const {
+    return isFloat() ? floats[i] : static_cast<double>(ints[i]);
+  }
+  int64_t intAt(int64_t i) const {
+    return isFloat() ? static_cast<int64_t>(floats[i]) : ints[i];
+  }
+};
+
+/// Converts an ONNX element type (TensorProto.DataType) to Tide's, or null
+/// with `why` set.
+Type convertElementType(MLIRContext *ctx, int32_t dataType, std::string &why);
+/// ONNX's name of a TensorProto.DataType ("float", "uint8", ...).
+std::string dataTypeName(int32_t dataType);
+
+/// Reads a constant's values for evaluation; std::nullopt when the attribute
+/// is too large (over `limit` elements) or of a kind that cannot be read.
+std::optional<HostValues> readHostValues(ElementsAttr attr,
+                                         int64_t limit = 1 << 20);
+/// Builds a `dense<>` attribute of `type` from host values.
+DenseElementsAttr makeDense(RankedTensorType type, ArrayRef<int64_t> ints,
+                            ArrayRef<double> floats);
+
+class GraphImporter;
+
+/// One node being converted: its inputs, attributes and the builder.
+class NodeImporter {
+public:
+  NodeImporter(GraphImporter &graph, const onnx::NodeProto &node,
+               Location loc, int64_t opset);
+
+  const onnx::NodeProto &node;
+  Location loc;
+  int64_t opset;
+  OpBuilder &b;
+  MLIRContext *ctx;
+
+  llvm::StringRef opType() const { return node.op_type(); }
+  /// Number of inputs given (trailing omitted ones not counted).
+  unsigned numInputs() const;
+  /// True if input `i` is given (not omitted, not "").
+  bool has(unsigned i) const;
+  Value in(unsigned i) const;
+  RankedTensorType inType(unsigned i) const;
+  /// The constant value of input `i` (an initializer, a Constant node, a
+  /// bound input or a folded shape computation), if known.
+  std::optional<ElementsAttr> constIn(unsigned i) const;
+  /// Host values of constant input `i`, or an error naming the input (it sets
+  /// a shape and must be known while importing).
+  FailureOr<HostValues> requireConstIn(unsigned i, llvm::StringRef role);
+  FailureOr<SmallVector<int64_t>> requireInts(unsigned i,
+                                              llvm::StringRef role);
+
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  int64_t attrInt(llvm::StringRef name, int64_t dflt) const;
+  double attrFloat(llvm::StringRef name, double dflt) const;
+  std::string attrString(llvm::StringRef name, llvm::StringRef dflt) const;
+  std::optional<SmallVector<int64_t>> attrInts(llvm::StringRef name) const;
+  /// Errors for attributes this converter does not understand. `known` lists
+  /// the ones it handles.
+  LogicalResult checkAttrs(ArrayRef<llvm::StringRef> known);
+
+  unsigned numOutputs() const { return node.output_size(); }
+  bool wantsOutput(unsigned i) const;
+  void setOut(unsigned i, Value v);
+  void setConstOut(unsigned i, DenseElementsAttr value);
+  /// The value output `i` was set to (null if constant or unset).
+  Value outValue(unsigned i) const;
+  /// Reads a TensorProto attribute (Constant's value, ...).
+  ElementsAttr readTensor(const onnx::TensorProto &t, llvm::StringRef what,
+                          std::string &error);
+
+  InFlightDiagnostic error();
+  LogicalResult fail(const llvm::Twine &message);
+
+  /// Creates a tide op whose result type Tide infers; reports (at the node)
+  /// and returns null if inference fails. `args` follow the op's builder
+  /// that takes an explicit result type.
+  template <typename OpTy, typename... Args> Value create(Args &&...args) {
+    OperationState state(loc, OpTy::getOperationName());
+    OpTy::build(b, state, Type(), std::forward<Args>(args)...);
+    state.types.clear();
+    SmallVector<Type, 1> types;
+    if (failed(OpTy::inferReturnTypes(
+            ctx, loc, state.operands, state.attributes.getDictionary(ctx),
+            state.getRawProperties(), state.regions, types)))
+      return {};
+    state.addTypes(types);
+    return finish(b.create(state));
+  }
+  /// Creates a tide op with a known result type (or one the builder sets).
+  template <typename OpTy, typename... Args> Value make(Args &&...args) {
+    return finish(OpTy::create(b, loc, std::forward<Args>(args)...));
+  }
+  /// Verifies a new op (its message names this node) and returns its result,
+  /// or null.
+  Value finish(Operation *op);
+
+  // Building blocks shared by converters.
+  Value constant(DenseElementsAttr value);
+  Value scalar(Type elementType, double value);
+  Value cast(Value v, Type elementType);
+  Value reshape(Value v, ArrayRef<int64_t> shape);
+  Value broadcastTo(Value v, ArrayRef<int64_t> shape);
+  /// Normalizes `axis` for rank `rank`, or reports.
+  FailureOr<int64_t> normAxis(int64_t axis, int64_t rank);
+
+private:
+  GraphImporter &graph;
+};
+
+using Converter = LogicalResult (*)(NodeImporter &);
+
+/// The converter for an ONNX op type of the default domain, or null.
+Converter lookupConverter(llvm::StringRef opType);
+/// Every op type that has a converter (sorted), for docs and messages.
+std::vector<std::string> supportedOpTypes();
+
+/// Evaluates `node` on the host when all its inputs are constant and it is a
+/// shape-arithmetic op; returns true if it set the outputs.
+FailureOr<bool> tryFoldNode(NodeImporter &node);
+
+/// After a node whose inputs were all constant was converted: replaces its
+/// outputs by constants where the tide ops' folders compute them.
+void foldConstantOutputs(NodeImporter &node);
+
+/// The graph being imported.
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext *ctx, OpBuilder &b, llvm::StringRef path)
+      : ctx(ctx), b(b), path(path.str()) {}
+
+  MLIRContext *ctx;
+  OpBuilder &b;
+  std::string path;
+  std::string baseDir;
+  llvm::StringMap<Value> values;
+  llvm::StringMap<ElementsAttr> constants;
+  /// Names of the function's arguments (graph inputs not bound).
+  llvm::StringSet<> graphInputs;
+  std::function<ElementsAttr(const onnx::TensorProto &, llvm::StringRef,
+                             std::string &)>
+      readTensor;
+
+  Location nodeLoc(const onnx::NodeProto &node, int index);
+  Location fileLoc();
+};
+
+} // namespace mlir::tide::onnx_import
+
+#endif // TIDE_LIB_FRONTEND_ONNX_IMPORTER_H
