@@ -52,7 +52,7 @@ if os.path.exists(os.path.join(config.tide_src_root, ".git")):
 if os.path.exists(os.path.join(config.tide_tools_dir, "tide-fuzz-npy")):
     config.available_features.add("fuzzers")
 
-tools = ["tide-opt", "tide-compile", "tide-run", "TideUnitTests", "tide-capi-test", "tide-gpu-runtime-test",
+tools = ["tide-opt", "tide-compile", "tide-run", "tide-import-onnx", "TideUnitTests", "tide-capi-test", "tide-gpu-runtime-test",
          "tide-fuzz-npy", "tide-fuzz-metadata"]
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))

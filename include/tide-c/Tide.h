@@ -46,6 +46,20 @@ MLIR_CAPI_EXPORTED MlirStringRef tideGetOpDevice(MlirOperation op);
  *  context. */
 MLIR_CAPI_EXPORTED MlirStringRef tideGetOpReason(MlirOperation op);
 
+/** Imports the ONNX model at `path` into a new module of `context` (which
+ *  must have the tide dialect registered; see tideRegisterAllDialects).
+ *  `options` is a space-separated list of `bind-shape=NAME=1x3x224x224`,
+ *  `bind-input=NAME=FILE` (.npy or .pb) and `function-name=NAME`. Every
+ *  diagnostic is passed to `onDiagnostic` (may be NULL) as one line
+ *  "error: model.onnx: node 'fc1' (Gemm): message". Returns a null module
+ *  (check with mlirModuleIsNull) on failure; the caller owns the module
+ *  (mlirModuleDestroy). */
+MLIR_CAPI_EXPORTED MlirModule tideImportONNXFile(MlirContext context,
+                                                 MlirStringRef path,
+                                                 MlirStringRef options,
+                                                 MlirStringCallback onDiagnostic,
+                                                 void *userData);
+
 #ifdef __cplusplus
 }
 #endif

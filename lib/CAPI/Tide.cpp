@@ -6,9 +6,11 @@
 
 #include "tide-c/Tide.h"
 
+#include "tide/Frontend/ONNX/ImportONNX.h"
 #include "tide/IR/TideDialect.h"
 #include "tide/InitAll.h"
 #include "tide/Pipelines/Pipelines.h"
+#include "tide/Support/Diagnostics.h"
 #include "tide/Support/EnumOptionParser.h"
 
 #include "mlir/CAPI/IR.h"
@@ -108,4 +110,54 @@ MlirStringRef tideGetOpDevice(MlirOperation op) {
 
 MlirStringRef tideGetOpReason(MlirOperation op) {
   return stringAttrOf(op, tide::TideDialect::getReasonAttrName());
+}
+
+MlirModule tideImportONNXFile(MlirContext cContext, MlirStringRef cPath,
+                              MlirStringRef cOptions,
+                              MlirStringCallback onDiagnostic,
+                              void *userData) {
+  MLIRContext *ctx = unwrap(cContext);
+  auto report = [&](StringRef line) {
+    if (onDiagnostic)
+      onDiagnostic(wrap(line), userData);
+  };
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+    std::string line;
+    llvm::raw_string_ostream os(line);
+    os << (diag.getSeverity() == DiagnosticSeverity::Error ? "error: "
+                                                           : "note: ");
+    if (auto where = tide::describeNamedLocation(diag.getLocation()))
+      os << *where;
+    else
+      os << diag.getLocation();
+    os << ": " << diag.str();
+    report(line);
+    return success();
+  });
+  tide::ONNXImportOptions options;
+  SmallVector<StringRef> tokens;
+  unwrap(cOptions).split(tokens, ' ', -1, /*KeepEmpty=*/false);
+  for (StringRef token : tokens) {
+    auto [key, value] = token.split('=');
+    std::string error;
+    if (key == "bind-shape")
+      error = tide::parseBindShape(value, options);
+    else if (key == "bind-input")
+      error = tide::parseBindInput(value, options);
+    else if (key == "function-name" && !value.empty())
+      options.functionName = value.str();
+    else
+      error = "unknown ONNX import option '" + token.str() +
+              "'; expected bind-shape=NAME=DIMS, bind-input=NAME=FILE or "
+              "function-name=NAME";
+    if (!error.empty()) {
+      report("error: " + error);
+      return MlirModule{nullptr};
+    }
+  }
+  OwningOpRef<ModuleOp> module =
+      tide::importONNXFile(unwrap(cPath), ctx, options);
+  if (!module)
+    return MlirModule{nullptr};
+  return wrap(module.release());
 }

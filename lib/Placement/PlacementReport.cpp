@@ -36,6 +36,9 @@ static std::string locationString(Operation *op) {
   if (auto file = dyn_cast<FileLineColLoc>(op->getLoc()))
     os << llvm::sys::path::filename(file.getFilename().getValue()) << ":"
        << file.getLine();
+  else if (auto named = dyn_cast<NameLoc>(op->getLoc()))
+    // An imported model's node: "fc1 (Gemm)".
+    os << named.getName().getValue();
   else
     op->getLoc().print(os);
   return s;
@@ -225,14 +228,20 @@ void mlir::tide::printPlacementText(const PlacementSummary &summary,
                         "{6,-13} {7}\n",
                         "#", "op", "dtype", "device", "cpu", "gpu",
                         "if moved", "reason");
-    for (auto [i, op] : llvm::enumerate(func.ops))
+    for (auto [i, op] : llvm::enumerate(func.ops)) {
       os << llvm::formatv("  {0,-4} {1,-18} {2,-9} {3,-10} {4,-12} {5,-12} "
-                          "{6,-13} {7}\n",
+                          "{6,-13} {7}",
                           i, op.name, op.dtype, deviceName(op.device),
                           formatTime(op.cpuTime), formatTime(op.gpuTime),
                           summary.target.empty() ? std::string("-")
                                                  : formatDelta(op.flipDelta),
                           op.reason);
+      // Ops of an imported model name their node: "[fc1 (Gemm)]".
+      if (op.op)
+        if (auto named = dyn_cast<NameLoc>(op.op->getLoc()))
+          os << "  [" << named.getName().getValue() << "]";
+      os << "\n";
+    }
     os << "  transfers: " << func.transfers.size() << " per call, "
        << formatBytes(func.transferBytes, func.dynamicTransferBytes) << "\n";
     for (const TransferRecord &t : func.transfers)

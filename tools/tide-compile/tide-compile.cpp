@@ -2,12 +2,14 @@
 //
 // Part of the Tide project.
 //
-//   tide-compile FILE.mlir --target=T [--policy=P] -o OUT.so [--header=OUT.h]
+//   tide-compile FILE.{mlir,onnx} --target=T [--policy=P] -o OUT.so [--header=OUT.h]
 //
 //===----------------------------------------------------------------------===//
 
 #include "tide/Compiler/Compile.h"
+#include "tide/Frontend/ONNX/ImportONNX.h"
 #include "tide/InitAll.h"
+#include "tide/Support/Diagnostics.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -25,8 +27,9 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
-                                      cl::Required);
+static cl::opt<std::string>
+    inputFile(cl::Positional, cl::desc("<input.mlir or model.onnx>"),
+              cl::Required);
 static cl::opt<std::string> outputFile("o", cl::desc("Output shared library"),
                                        cl::value_desc("file.so"),
                                        cl::Required);
@@ -66,6 +69,16 @@ static cl::opt<bool> cpuFallback(
     "cpu-fallback",
     cl::desc("For GPU code: also compile a CPU-only version of every function, "
              "run where no GPU can be used"));
+static cl::list<std::string> bindShape(
+    "bind-shape",
+    cl::desc("ONNX input: fix a graph input's shape (NAME=1x3x224x224) or a "
+             "symbolic dimension's size (batch=8)"),
+    cl::value_desc("NAME=DIMS"));
+static cl::list<std::string> bindInput(
+    "bind-input",
+    cl::desc("ONNX input: replace a graph input by a constant from a .npy or "
+             ".pb file"),
+    cl::value_desc("NAME=FILE"));
 static cl::opt<bool> emitLLVMDialect(
     "emit-llvm-dialect",
     cl::desc("Print the lowered module (LLVM dialect) instead of linking"));
@@ -96,10 +109,33 @@ int main(int argc, char **argv) {
     llvm::errs() << "tide-compile: " << error << "\n";
     return 1;
   }
+  bool isONNX = tide::looksLikeONNX(inputFile, file->getBuffer());
+  if (!isONNX && (!bindShape.empty() || !bindInput.empty())) {
+    llvm::errs() << "tide-compile: --bind-shape and --bind-input apply to "
+                    "ONNX models only\n";
+    return 1;
+  }
   llvm::SourceMgr sourceMgr;
+  llvm::StringRef bytes = file->getBuffer();
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  // Messages at imported ONNX nodes name the node.
+  tide::NamedLocDiagnosticHandler named(&context);
+  OwningOpRef<ModuleOp> module;
+  if (isONNX) {
+    tide::ONNXImportOptions importOptions;
+    for (const std::string &spec : bindShape)
+      error += tide::parseBindShape(spec, importOptions);
+    for (const std::string &spec : bindInput)
+      error += tide::parseBindInput(spec, importOptions);
+    if (!error.empty()) {
+      llvm::errs() << "tide-compile: " << error << "\n";
+      return 1;
+    }
+    module = tide::importONNXModel(bytes, inputFile, &context, importOptions);
+  } else {
+    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  }
   if (!module)
     return 1;
 

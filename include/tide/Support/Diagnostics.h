@@ -18,6 +18,7 @@
 #ifndef TIDE_SUPPORT_DIAGNOSTICS_H
 #define TIDE_SUPPORT_DIAGNOSTICS_H
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/MLIRContext.h"
@@ -29,9 +30,14 @@
 namespace mlir::tide {
 
 /// "model.onnx: node 'fc1' (Gemm)" for a location that holds a NameLoc over a
-/// FileLineColLoc of line 0 (an imported node); std::nullopt otherwise.
+/// FileLineColLoc of line 0 (an imported node), "model.onnx" for such a
+/// FileLineColLoc alone (the model as a whole); std::nullopt otherwise.
 inline std::optional<std::string> describeNamedLocation(Location loc) {
   std::optional<std::string> result;
+  // A whole-file location (line 0): "model.onnx".
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    if (file.getLine() == 0)
+      return file.getFilename().str();
   loc->walk([&](Location l) {
     auto named = dyn_cast<NameLoc>(l);
     if (!named)

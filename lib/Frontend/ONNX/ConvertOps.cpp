@@ -1661,6 +1661,126 @@ LogicalResult convertTrilu(NodeImporter &n) {
 }
 
 //===----------------------------------------------------------------------===//
+// Losses (one-hot masks instead of a gather: the class axis is static)
+//===----------------------------------------------------------------------===//
+
+/// -input[n, target[n], d...] * weight[target], reduced as asked; shared by
+/// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
+Value negativeLogLikelihood(NodeImporter &n, Value input, Value target,
+                            Value weight) {
+  Shape s = shapeOf(input);
+  if (s.size() < 2 || ShapedType::isDynamic(s[1])) {
+    n.error() << "the input must be (N, C, ...) with a static class count";
+    return {};
+  }
+  if (rankOf(target) != static_cast<int64_t>(s.size()) - 1) {
+    n.error() << "the target must have the input's rank minus one";
+    return {};
+  }
+  if (isa<FloatType>(elemOf(target))) {
+    n.error() << "the target must hold integer class indices";
+    return {};
+  }
+  int64_t classes = s[1];
+  // mask[n, c, d...] = (target[n, d...] == c)
+  SmallVector<int64_t> iota(classes);
+  std::iota(iota.begin(), iota.end(), 0);
+  Shape iotaShape(s.size(), 1);
+  iotaShape[1] = classes;
+  Value range = n.constant(
+      makeDense(RankedTensorType::get(iotaShape, elemOf(target)), iota, {}));
+  Shape expanded = shapeOf(target);
+  expanded.insert(expanded.begin() + 1, 1);
+  Value t = n.reshape(target, expanded);
+  Value mask = n.create<CmpOp>(CmpPredicate::eq, t, range);
+  if (!mask)
+    return {};
+  Value zero = sc(n, input, 0);
+  Value picked = n.create<ReduceSumOp>(n.create<SelectOp>(mask, input, zero),
+                                       Shape{1}, false);
+  if (!picked)
+    return {};
+  // The weight of each element's class (1 without weights), 0 where ignored.
+  Value w;
+  if (weight) {
+    Value wb = n.reshape(weight, iotaShape);
+    w = n.create<ReduceSumOp>(n.create<SelectOp>(mask, wb, zero), Shape{1},
+                              false);
+  } else {
+    w = n.create<SelectOp>(n.create<CmpOp>(CmpPredicate::eq, target, target),
+                           sc(n, input, 1), zero);
+  }
+  if (!w)
+    return {};
+  if (const auto *a = n.attr("ignore_index")) {
+    Value valid = n.create<CmpOp>(CmpPredicate::ne, target,
+                                  n.scalar(elemOf(target), a->i()));
+    if (!valid)
+      return {};
+    w = n.create<SelectOp>(valid, w, zero);
+    if (!w)
+      return {};
+  }
+  Value loss = n.make<NegOp>(n.create<MulOp>(picked, w));
+  if (!loss)
+    return {};
+  std::string reduction = n.attrString("reduction", "mean");
+  Shape all;
+  for (int64_t i = 0; i < rankOf(loss); ++i)
+    all.push_back(i);
+  if (reduction == "none")
+    return loss;
+  Value total = n.create<ReduceSumOp>(loss, all, false);
+  if (reduction == "sum" || !total)
+    return total;
+  if (reduction != "mean") {
+    n.error() << "reduction '" << reduction << "' is not none, sum or mean";
+    return {};
+  }
+  Value wsum = n.create<ReduceSumOp>(w, all, false);
+  if (!wsum)
+    return {};
+  return n.create<DivOp>(total, wsum);
+}
+
+LogicalResult convertNLL(NodeImporter &n) {
+  if (failed(need(n, 2)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  return out(n, negativeLogLikelihood(n, n.in(0), n.in(1),
+                                      n.has(2) ? n.in(2) : Value()));
+}
+
+LogicalResult convertSoftmaxCrossEntropy(NodeImporter &n) {
+  if (failed(need(n, 2)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  if (rankOf(n.in(0)) < 2)
+    return n.fail("the scores must be (N, C, ...)");
+  Value logp = n.make<LogSoftmaxOp>(n.in(0), 1);
+  TRY(logp);
+  Value loss = negativeLogLikelihood(n, logp, n.in(1),
+                                     n.has(2) ? n.in(2) : Value());
+  TRY(loss);
+  n.setOut(0, loss);
+  n.setOut(1, logp);
+  return success();
+}
+
+LogicalResult convertShrink(NodeImporter &n) {
+  if (failed(need(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  double lambd = n.attrFloat("lambd", 0.5), bias = n.attrFloat("bias", 0);
+  Value lo = n.create<CmpOp>(CmpPredicate::lt, x, sc(n, x, -lambd));
+  Value hi = n.create<CmpOp>(CmpPredicate::gt, x, sc(n, x, lambd));
+  Value plus = n.create<AddOp>(x, sc(n, x, bias));
+  Value minus = n.create<SubOp>(x, sc(n, x, bias));
+  TRY(lo && hi && plus && minus);
+  Value inner = n.create<SelectOp>(hi, minus, sc(n, x, 0));
+  TRY(inner);
+  return out(n, n.create<SelectOp>(lo, plus, inner));
+}
+
+//===----------------------------------------------------------------------===//
 // Constants (the folder handles them; these run only if it declined)
 //===----------------------------------------------------------------------===//
 
@@ -1781,6 +1901,10 @@ const llvm::StringMap<Converter> &converters() {
       {"LpNormalization", convertLpNorm},
       {"GlobalAveragePool", convertGlobalPool<false>},
       {"GlobalMaxPool", convertGlobalPool<true>},
+      // Losses.
+      {"NegativeLogLikelihoodLoss", convertNLL},
+      {"SoftmaxCrossEntropyLoss", convertSoftmaxCrossEntropy},
+      {"Shrink", convertShrink},
       // Evaluated while importing (FoldShapes.cpp).
       {"Constant", convertFoldOnly},
       {"ConstantOfShape", convertFoldOnly},

@@ -240,6 +240,7 @@ struct TensorReader {
   /// Returns the tensor as an attribute, or an error message in `error`.
   ElementsAttr read(const onnx::TensorProto &t, llvm::StringRef what,
                     std::string &error);
+
 };
 } // namespace
 
@@ -377,12 +378,12 @@ ElementsAttr TensorReader::read(const onnx::TensorProto &t,
   }
   if (count <= inlineLimit)
     return DenseElementsAttr::getFromRawBuffer(type, data);
-  std::string blobName = what.str();
-  for (char &c : blobName)
+  std::string name = t.name().empty() ? what.str() : t.name();
+  for (char &c : name)
     if (!llvm::isAlnum(c) && c != '_' && c != '.')
       c = '_';
   return DenseResourceElementsAttr::get(
-      type, blobName,
+      type, name,
       HeapAsmResourceBlob::allocateAndCopyInferAlign(data));
 }
 
@@ -903,15 +904,15 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
                          "or graph input"),
                nullptr;
     }
-    Converter convert = lookupConverter(node.op_type());
-    if (!convert)
-      return (void)(emitError(loc) << "ONNX op '" << node.op_type()
-                                   << "' is not supported"),
-             nullptr;
     NodeImporter n(graph, node, loc, opset);
     FailureOr<bool> folded = tryFoldNode(n);
     if (failed(folded))
       return nullptr;
+    Converter convert = lookupConverter(node.op_type());
+    if (!*folded && !convert)
+      return (void)(emitError(loc) << "ONNX op '" << node.op_type()
+                                   << "' is not supported"),
+             nullptr;
     if (!*folded) {
       bool allConstant = n.numInputs() > 0;
       for (unsigned i = 0; i < n.numInputs(); ++i)

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Writes the small ONNX models the importer's lit tests use into OUTDIR
+(built with onnx.helper at test time, so no binary files live in the repo),
+plus inputs and NumPy reference outputs for the ones that run.
+
+    make_models.py OUTDIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+rng = np.random.default_rng(7)
+
+
+def save(model, name, check=True):
+    if check:
+        onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, name))
+
+
+def opset(v):
+    return [helper.make_opsetid("", v)]
+
+
+# An MLP with a symbolic batch: Gemm -> Relu -> MatMul -> Add -> Softmax.
+w1 = rng.standard_normal((8, 16)).astype(np.float32)
+b1 = rng.standard_normal(16).astype(np.float32)
+w2 = rng.standard_normal((16, 4)).astype(np.float32)
+b2 = rng.standard_normal(4).astype(np.float32)
+graph = helper.make_graph(
+    [helper.make_node("Gemm", ["x", "w1", "b1"], ["h"], name="fc1"),
+     helper.make_node("Relu", ["h"], ["r"], name="act1"),
+     helper.make_node("MatMul", ["r", "w2"], ["m"], name="fc2"),
+     helper.make_node("Add", ["m", "b2"], ["logits"], name="bias2"),
+     helper.make_node("Softmax", ["logits"], ["probs"], name="softmax", axis=-1)],
+    "mlp",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 8])],
+    [helper.make_tensor_value_info("probs", TensorProto.FLOAT, ["batch", 4])],
+    [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(b1, "b1"),
+     numpy_helper.from_array(w2, "w2"), numpy_helper.from_array(b2, "b2")])
+save(helper.make_model(graph, opset_imports=opset(17)), "mlp.onnx")
+x = rng.standard_normal((3, 8)).astype(np.float32)
+logits = np.maximum(x @ w1 + b1, 0) @ w2 + b2
+e = np.exp(logits - logits.max(-1, keepdims=True))
+np.save(os.path.join(out, "mlp_x.npy"), x)
+np.save(os.path.join(out, "mlp_probs.npy"), (e / e.sum(-1, keepdims=True)).astype(np.float32))
+
+# The same model with its weights in an external data file.
+import copy
+onnx.save(helper.make_model(copy.deepcopy(graph), opset_imports=opset(17)),
+          os.path.join(out, "mlp_external.onnx"), save_as_external_data=True,
+          all_tensors_to_one_file=True, location="mlp_external.data", size_threshold=0)
+# ... and with that file missing.
+onnx.save(helper.make_model(copy.deepcopy(graph), opset_imports=opset(17)),
+          os.path.join(out, "mlp_missing.onnx"), save_as_external_data=True,
+          all_tensors_to_one_file=True, location="mlp_missing.data", size_threshold=0)
+os.remove(os.path.join(out, "mlp_missing.data"))
+
+# A shape subgraph an exporter writes: Shape -> Gather -> Concat -> Reshape.
+graph = helper.make_graph(
+    [helper.make_node("Shape", ["x"], ["s"], name="shape"),
+     helper.make_node("Gather", ["s", "zero"], ["n"], name="batch", axis=0),
+     helper.make_node("Unsqueeze", ["n", "axes0"], ["n1"], name="unsq"),
+     helper.make_node("Concat", ["n1", "minus1"], ["target"], name="cat", axis=0),
+     helper.make_node("Reshape", ["x", "target"], ["y"], name="flatten")],
+    "shapes",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 12])],
+    [numpy_helper.from_array(np.array(0, np.int64), "zero"),
+     numpy_helper.from_array(np.array([0], np.int64), "axes0"),
+     numpy_helper.from_array(np.array([-1], np.int64), "minus1")])
+save(helper.make_model(graph, opset_imports=opset(17)), "shapes.onnx")
+
+# Reshape whose shape is a graph input: needs --bind-input.
+graph = helper.make_graph(
+    [helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")],
+    "bind",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6]),
+     helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])])
+save(helper.make_model(graph, opset_imports=opset(17)), "bind.onnx")
+np.save(os.path.join(out, "shape_3x4.npy"), np.array([3, 4], np.int64))
+
+# Bad inputs.
+def one_node(node, inputs, outputs, version=17, name="m.onnx", check=True):
+    g = helper.make_graph([node], "g", inputs, outputs)
+    save(helper.make_model(g, opset_imports=opset(version)), name, check)
+
+f32 = lambda n, s: helper.make_tensor_value_info(n, TensorProto.FLOAT, s)
+one_node(helper.make_node("Det", ["x"], ["y"], name="det"), [f32("x", [3, 3])],
+         [f32("y", [])], name="unknown_op.onnx", check=False)
+one_node(helper.make_node("Relu", ["x"], ["y"], name="relu"), [f32("x", [3])],
+         [f32("y", [3])], version=99, name="new_opset.onnx", check=False)
+one_node(helper.make_node("Gemm", ["x", "x"], ["y"], name="gemm", transC=1),
+         [f32("x", [3, 3])], [f32("y", [3, 3])], name="bad_attr.onnx", check=False)
+one_node(helper.make_node("Relu", ["x"], ["y"], name="relu"),
+         [helper.make_tensor_value_info("x", TensorProto.UINT8, [3])],
+         [helper.make_tensor_value_info("y", TensorProto.UINT8, [3])],
+         name="uint8.onnx", check=False)
+one_node(helper.make_node("Add", ["x", "y"], ["z"], name="add"),
+         [f32("x", [3]), f32("y", [4])], [f32("z", [3])], name="no_broadcast.onnx",
+         check=False)
+one_node(helper.make_node("Relu", ["nowhere"], ["y"], name="relu"),
+         [f32("x", [3])], [f32("y", [3])], name="dangling.onnx", check=False)
+one_node(helper.make_node("Exp", ["x"], ["y"], name="exp"),
+         [helper.make_tensor_value_info("x", TensorProto.INT32, [3])],
+         [helper.make_tensor_value_info("y", TensorProto.INT32, [3])],
+         name="exp_int.onnx", check=False)
+data = open(os.path.join(out, "mlp.onnx"), "rb").read()
+open(os.path.join(out, "truncated.onnx"), "wb").write(data[: len(data) // 2])
+open(os.path.join(out, "text.onnx"), "w").write("this is not a model\n")
