@@ -17,6 +17,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <cmath>
+#include <map>
 #include <numeric>
 
 using namespace mlir;
@@ -1660,6 +1661,116 @@ LogicalResult convertTrilu(NodeImporter &n) {
   return out(n, n.create<SelectOp>(mask, x, sc(n, x, 0)));
 }
 
+/// Einsum without diagonals or ellipses: operands laid out on a common index
+/// order, multiplied with broadcasting, summed over the indices the output
+/// drops. Two-operand contractions that are matrix products use matmul.
+LogicalResult convertEinsum(NodeImporter &n) {
+  std::string eq = n.attrString("equation", "");
+  eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
+  if (eq.find("...") != std::string::npos)
+    return n.fail("Einsum with an ellipsis ('...') is not supported yet");
+  size_t arrow = eq.find("->");
+  std::string lhs = eq.substr(0, arrow);
+  SmallVector<std::string> terms;
+  for (size_t at = 0;;) {
+    size_t comma = lhs.find(',', at);
+    terms.push_back(lhs.substr(at, comma - at));
+    if (comma == std::string::npos)
+      break;
+    at = comma + 1;
+  }
+  if (terms.size() != n.numInputs())
+    return n.fail("the equation has " + llvm::Twine(terms.size()) +
+                  " operands but the node has " + llvm::Twine(n.numInputs()) +
+                  " inputs");
+  std::string output;
+  if (arrow != std::string::npos) {
+    output = eq.substr(arrow + 2);
+  } else {
+    // Implicit output: the indices that appear once, sorted.
+    std::map<char, int> count;
+    for (const std::string &t : terms)
+      for (char c : t)
+        ++count[c];
+    for (auto [c, k] : count)
+      if (k == 1)
+        output += c;
+  }
+  // Every index in order of first appearance; its size.
+  std::string order;
+  std::map<char, int64_t> sizes;
+  for (auto [k, t] : llvm::enumerate(terms)) {
+    Value v = n.in(k);
+    TRY(v);
+    Shape s = shapeOf(v);
+    if (s.size() != t.size())
+      return n.fail("operand " + llvm::Twine(k) + " has rank " +
+                    llvm::Twine(s.size()) + " but its term '" + t + "' has " +
+                    llvm::Twine(t.size()) + " indices");
+    for (auto [i, c] : llvm::enumerate(t)) {
+      if (!std::isalpha(static_cast<unsigned char>(c)))
+        return n.fail("bad Einsum index '" + std::string(1, c) + "'");
+      if (t.find(c) != i)
+        return n.fail("Einsum diagonals (an index repeated in one operand) "
+                      "are not supported yet");
+      if (order.find(c) == std::string::npos)
+        order += c;
+      auto it = sizes.find(c);
+      if (it != sizes.end() && it->second != s[i] && it->second != 1 &&
+          s[i] != 1)
+        return n.fail("index '" + std::string(1, c) +
+                      "' has sizes " + llvm::Twine(it->second) + " and " +
+                      llvm::Twine(s[i]));
+      if (it == sizes.end() || it->second == 1)
+        sizes[c] = s[i];
+    }
+  }
+  for (char c : output)
+    if (order.find(c) == std::string::npos)
+      return n.fail("output index '" + std::string(1, c) +
+                    "' is not in any operand");
+  // Put the output indices first (in output order), then the summed ones.
+  std::string layout = output;
+  for (char c : order)
+    if (output.find(c) == std::string::npos)
+      layout += c;
+  Value acc;
+  for (auto [k, t] : llvm::enumerate(terms)) {
+    // Transpose operand k to the layout's order of its own indices, then
+    // insert size-1 dimensions for the others.
+    Shape perm;
+    for (char c : layout)
+      if (t.find(c) != std::string::npos)
+        perm.push_back(t.find(c));
+    Value v = n.in(k);
+    bool identity = true;
+    for (auto [i, p] : llvm::enumerate(perm))
+      identity &= static_cast<int64_t>(i) == p;
+    if (!identity)
+      TRY(v = n.create<TransposeOp>(v, perm));
+    Shape full;
+    Shape vs = shapeOf(v);
+    unsigned j = 0;
+    for (char c : layout)
+      full.push_back(t.find(c) != std::string::npos ? vs[j++] : 1);
+    v = n.reshape(v, full);
+    TRY(v);
+    acc = acc ? n.create<MulOp>(acc, v) : v;
+    TRY(acc);
+  }
+  if (layout.size() > output.size()) {
+    Shape axes;
+    for (size_t i = output.size(); i < layout.size(); ++i)
+      axes.push_back(i);
+    TRY(acc = n.create<ReduceSumOp>(acc, axes, false));
+  }
+  // Broadcast any size-1 output dimension to the index's size.
+  Shape want;
+  for (char c : output)
+    want.push_back(sizes[c]);
+  return out(n, n.broadcastTo(acc, want));
+}
+
 //===----------------------------------------------------------------------===//
 // Losses (one-hot masks instead of a gather: the class axis is static)
 //===----------------------------------------------------------------------===//
@@ -1780,6 +1891,40 @@ LogicalResult convertShrink(NodeImporter &n) {
   return out(n, n.create<SelectOp>(lo, plus, inner));
 }
 
+/// Hann, Hamming and Blackman windows: constants once the size is known.
+LogicalResult convertWindow(NodeImporter &n) {
+  auto size = n.requireConstIn(0, "size");
+  if (failed(size))
+    return failure();
+  if (size->size() != 1 || size->intAt(0) < 0)
+    return n.fail("the window size must be a non-negative scalar");
+  int64_t count = size->intAt(0);
+  std::string why;
+  Type elem = convertElementType(n.ctx, n.attrInt("output_datatype", 1), why);
+  if (!elem)
+    return n.fail(why);
+  double denom = n.attrInt("periodic", 1) ? count : count - 1;
+  double a0 = 0.5, a1 = 0.5, a2 = 0;
+  if (n.opType() == "HammingWindow") {
+    a0 = 25.0 / 46.0;
+    a1 = 21.0 / 46.0;
+  } else if (n.opType() == "BlackmanWindow") {
+    a0 = 0.42;
+    a1 = 0.5;
+    a2 = 0.08;
+  }
+  std::vector<double> floats;
+  std::vector<int64_t> ints;
+  for (int64_t i = 0; i < count; ++i) {
+    double v = a0 - a1 * std::cos(2 * M_PI * i / denom) +
+               a2 * std::cos(4 * M_PI * i / denom);
+    floats.push_back(v);
+    ints.push_back(static_cast<int64_t>(v));
+  }
+  n.setConstOut(0, makeDense(RankedTensorType::get({count}, elem), ints, floats));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Constants (the folder handles them; these run only if it declined)
 //===----------------------------------------------------------------------===//
@@ -1863,6 +2008,7 @@ const llvm::StringMap<Converter> &converters() {
       // Products.
       {"MatMul", convertMatMul},
       {"Gemm", convertGemm},
+      {"Einsum", convertEinsum},
       // Reductions.
       {"ReduceSum", convertReduce<ReduceKind::Sum>},
       {"ReduceMean", convertReduce<ReduceKind::Mean>},
@@ -1905,6 +2051,9 @@ const llvm::StringMap<Converter> &converters() {
       {"NegativeLogLikelihoodLoss", convertNLL},
       {"SoftmaxCrossEntropyLoss", convertSoftmaxCrossEntropy},
       {"Shrink", convertShrink},
+      {"HannWindow", convertWindow},
+      {"HammingWindow", convertWindow},
+      {"BlackmanWindow", convertWindow},
       // Evaluated while importing (FoldShapes.cpp).
       {"Constant", convertFoldOnly},
       {"ConstantOfShape", convertFoldOnly},

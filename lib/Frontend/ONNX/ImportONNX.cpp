@@ -18,6 +18,7 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/BuiltinDialect.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
@@ -448,11 +449,41 @@ FailureOr<HostValues> NodeImporter::requireConstIn(unsigned i,
   auto diag = error();
   diag << "input " << i << " ('" << node.input(i) << "', the " << role
        << ") must be known while importing: it sets a result shape";
-  if (graph.graphInputs.count(node.input(i)))
+  if (graph.graphInputs.count(node.input(i))) {
     diag << ". It is a graph input: bind it with --bind-input "
          << node.input(i) << "=FILE";
-  else
-    diag << ", but it is computed from values known only at run time";
+    return failure();
+  }
+  // Which graph inputs does it depend on?
+  SmallVector<std::string> sources;
+  SmallVector<Value> work{in(i)};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty() && seen.size() < 10000) {
+    Value v = work.pop_back_val();
+    if (!v || !seen.insert(v).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+      if (auto name = func ? func.getArgAttrOfType<StringAttr>(
+                                 arg.getArgNumber(), "onnx.name")
+                           : StringAttr())
+        sources.push_back(name.str());
+      continue;
+    }
+    for (Value operand : v.getDefiningOp()->getOperands())
+      work.push_back(operand);
+  }
+  llvm::sort(sources);
+  if (sources.empty()) {
+    diag << ", but it is computed at run time";
+    return failure();
+  }
+  diag << ", but it is computed at run time from graph input";
+  diag << (sources.size() > 1 ? "s " : " ");
+  for (auto [k, name] : llvm::enumerate(sources))
+    diag << (k ? ", '" : "'") << name << "'";
+  diag << ": bind " << (sources.size() > 1 ? "them" : "it")
+       << " with --bind-input " << sources.front() << "=FILE";
   return failure();
 }
 
