@@ -18,6 +18,7 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tide_src", config.tide_src_root))
 config.substitutions.append(("%tide_obj", config.tide_obj_root))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%tide_bin", config.tide_tools_dir))
 config.substitutions.append(("%examples", os.path.join(config.tide_src_root, "examples")))
 config.substitutions.append(("%targets", os.path.join(config.tide_src_root, "targets")))
 

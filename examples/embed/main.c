@@ -97,13 +97,14 @@ int main(int argc, char **argv) {
   /* An ONNX model (argv[1]), imported and placed; then a missing file and a
    * bad import option, which fail with a message. */
   if (argc > 1) {
-    MlirModule onnx = tideImportONNXFile(ctx, mlirStringRefCreateFromCString(argv[1]),
-                                         mlirStringRefCreateFromCString(""), printLine, NULL);
+    MlirModule onnx =
+        tideImportONNXFile(ctx, mlirStringRefCreateFromCString(argv[1]),
+                           mlirStringRefCreateFromCString(""), printLine, NULL);
     printf("onnx import: %s\n", mlirModuleIsNull(onnx) ? "failure" : "success");
     failures += mlirModuleIsNull(onnx);
     if (!mlirModuleIsNull(onnx)) {
-      ok = tideRunPlacementPipeline(onnx, mlirStringRefCreateFromCString("target=h200"),
-                                    printLine, NULL);
+      ok = tideRunPlacementPipeline(
+          onnx, mlirStringRefCreateFromCString("target=h200"), printLine, NULL);
       failures += mlirLogicalResultIsFailure(ok);
       walk(mlirModuleGetOperation(onnx));
       mlirModuleDestroy(onnx);
@@ -111,12 +112,14 @@ int main(int argc, char **argv) {
     MlirModule missing = tideImportONNXFile(
         ctx, mlirStringRefCreateFromCString("/nonexistent/model.onnx"),
         mlirStringRefCreateFromCString(""), printLine, NULL);
-    printf("missing model: %s\n", mlirModuleIsNull(missing) ? "failure" : "success");
+    printf("missing model: %s\n",
+           mlirModuleIsNull(missing) ? "failure" : "success");
     failures += !mlirModuleIsNull(missing);
     MlirModule badOption = tideImportONNXFile(
         ctx, mlirStringRefCreateFromCString(argv[1]),
         mlirStringRefCreateFromCString("bind-shap=x=1"), printLine, NULL);
-    printf("bad import option: %s\n", mlirModuleIsNull(badOption) ? "failure" : "success");
+    printf("bad import option: %s\n",
+           mlirModuleIsNull(badOption) ? "failure" : "success");
     failures += !mlirModuleIsNull(badOption);
   }
   mlirContextDestroy(ctx);

@@ -54,11 +54,9 @@ MLIR_CAPI_EXPORTED MlirStringRef tideGetOpReason(MlirOperation op);
  *  "error: model.onnx: node 'fc1' (Gemm): message". Returns a null module
  *  (check with mlirModuleIsNull) on failure; the caller owns the module
  *  (mlirModuleDestroy). */
-MLIR_CAPI_EXPORTED MlirModule tideImportONNXFile(MlirContext context,
-                                                 MlirStringRef path,
-                                                 MlirStringRef options,
-                                                 MlirStringCallback onDiagnostic,
-                                                 void *userData);
+MLIR_CAPI_EXPORTED MlirModule tideImportONNXFile(
+    MlirContext context, MlirStringRef path, MlirStringRef options,
+    MlirStringCallback onDiagnostic, void *userData);
 
 #ifdef __cplusplus
 }

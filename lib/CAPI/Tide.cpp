@@ -114,8 +114,7 @@ MlirStringRef tideGetOpReason(MlirOperation op) {
 
 MlirModule tideImportONNXFile(MlirContext cContext, MlirStringRef cPath,
                               MlirStringRef cOptions,
-                              MlirStringCallback onDiagnostic,
-                              void *userData) {
+                              MlirStringCallback onDiagnostic, void *userData) {
   MLIRContext *ctx = unwrap(cContext);
   auto report = [&](StringRef line) {
     if (onDiagnostic)

@@ -2,7 +2,8 @@
 //
 // Part of the Tide project.
 //
-//   tide-compile FILE.{mlir,onnx} --target=T [--policy=P] -o OUT.so [--header=OUT.h]
+//   tide-compile FILE.{mlir,onnx} --target=T [--policy=P] -o OUT.so
+//   [--header=OUT.h]
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,9 +28,9 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string>
-    inputFile(cl::Positional, cl::desc("<input.mlir or model.onnx>"),
-              cl::Required);
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<input.mlir or model.onnx>"),
+                                      cl::Required);
 static cl::opt<std::string> outputFile("o", cl::desc("Output shared library"),
                                        cl::value_desc("file.so"),
                                        cl::Required);

@@ -32,7 +32,9 @@ Shape shapeOf(Value v) {
   auto t = cast<RankedTensorType>(v.getType());
   return Shape(t.getShape());
 }
-int64_t rankOf(Value v) { return cast<RankedTensorType>(v.getType()).getRank(); }
+int64_t rankOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getRank();
+}
 Type elemOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getElementType();
 }
@@ -63,7 +65,8 @@ LogicalResult out(NodeImporter &n, Value v) {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-template <typename OpTy> LogicalResult unary(NodeImporter &n) {
+template <typename OpTy>
+LogicalResult unary(NodeImporter &n) {
   if (failed(n.checkAttrs({})) || failed(need(n, 1)))
     return failure();
   return out(n, n.make<OpTy>(n.in(0)));
@@ -84,11 +87,13 @@ Value legacyBroadcast(NodeImporter &n, Value lhs, Value rhs) {
   return n.reshape(rhs, shape);
 }
 
-template <typename OpTy> Value binaryOp(NodeImporter &n, Value a, Value b) {
+template <typename OpTy>
+Value binaryOp(NodeImporter &n, Value a, Value b) {
   return n.create<OpTy>(a, b);
 }
 
-template <typename OpTy> LogicalResult binary(NodeImporter &n) {
+template <typename OpTy>
+LogicalResult binary(NodeImporter &n) {
   if (failed(n.checkAttrs({"broadcast", "axis"})) || failed(need(n, 2)))
     return failure();
   Value lhs = n.in(0);
@@ -97,7 +102,8 @@ template <typename OpTy> LogicalResult binary(NodeImporter &n) {
 }
 
 /// Sum, Max, Min, Mean: any number of operands, broadcast.
-template <typename OpTy> LogicalResult variadic(NodeImporter &n) {
+template <typename OpTy>
+LogicalResult variadic(NodeImporter &n) {
   if (failed(n.checkAttrs({"consumed_inputs"})) || n.numInputs() == 0)
     return n.fail("needs at least one input");
   Value acc = n.in(0);
@@ -114,7 +120,8 @@ template <typename OpTy> LogicalResult variadic(NodeImporter &n) {
   return out(n, acc);
 }
 
-template <CmpPredicate P> LogicalResult compare(NodeImporter &n) {
+template <CmpPredicate P>
+LogicalResult compare(NodeImporter &n) {
   if (failed(n.checkAttrs({"broadcast", "axis"})) || failed(need(n, 2)))
     return failure();
   Value lhs = n.in(0);
@@ -257,17 +264,20 @@ LogicalResult convertPRelu(NodeImporter &n) {
 LogicalResult convertElu(NodeImporter &n) {
   if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
     return failure();
-  return out(n, n.make<EluOp>(n.in(0), llvm::APFloat(n.attrFloat("alpha", 1.0))));
+  return out(n,
+             n.make<EluOp>(n.in(0), llvm::APFloat(n.attrFloat("alpha", 1.0))));
 }
 
 LogicalResult convertSelu(NodeImporter &n) {
   if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
     return failure();
   Value x = n.in(0);
-  Value e = n.make<EluOp>(x, llvm::APFloat(n.attrFloat("alpha", 1.67326319217681884765625)));
+  Value e = n.make<EluOp>(
+      x, llvm::APFloat(n.attrFloat("alpha", 1.67326319217681884765625)));
   TRY(e);
-  return out(n, n.create<MulOp>(
-                    e, sc(n, x, n.attrFloat("gamma", 1.05070102214813232421875))));
+  return out(n,
+             n.create<MulOp>(
+                 e, sc(n, x, n.attrFloat("gamma", 1.05070102214813232421875))));
 }
 
 LogicalResult convertCelu(NodeImporter &n) {
@@ -406,7 +416,8 @@ LogicalResult convertIsInf(NodeImporter &n) {
   if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
     return failure();
   Value x = n.in(0);
-  bool pos = n.attrInt("detect_positive", 1), neg = n.attrInt("detect_negative", 1);
+  bool pos = n.attrInt("detect_positive", 1),
+       neg = n.attrInt("detect_negative", 1);
   double inf = std::numeric_limits<double>::infinity();
   Value isPos = n.create<CmpOp>(CmpPredicate::eq, x, sc(n, x, inf));
   Value isNeg = n.create<CmpOp>(CmpPredicate::eq, x, sc(n, x, -inf));
@@ -481,7 +492,8 @@ LogicalResult convertMod(NodeImporter &n) {
     TRY(q64);
     Value negq = n.create<CmpOp>(CmpPredicate::lt, q64, sc(n, q64, 0));
     TRY(negq);
-    Value t = n.create<SelectOp>(negq, n.make<CeilOp>(q64), n.make<FloorOp>(q64));
+    Value t =
+        n.create<SelectOp>(negq, n.make<CeilOp>(q64), n.make<FloorOp>(q64));
     TRY(t);
     Value r = n.create<SubOp>(a64, n.create<MulOp>(t, d64));
     TRY(r);
@@ -537,7 +549,8 @@ Value transpose2D(NodeImporter &n, Value v) {
 }
 
 LogicalResult convertGemm(NodeImporter &n) {
-  if (failed(n.checkAttrs({"alpha", "beta", "transA", "transB", "broadcast"})) ||
+  if (failed(
+          n.checkAttrs({"alpha", "beta", "transA", "transB", "broadcast"})) ||
       failed(need(n, 2)))
     return failure();
   Value a = n.in(0), b = n.in(1);
@@ -604,9 +617,21 @@ FailureOr<std::optional<Shape>> reductionAxes(NodeImporter &n, int64_t rank,
   return std::optional<Shape>(axes);
 }
 
-enum class ReduceKind { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
+enum class ReduceKind {
+  Sum,
+  Mean,
+  Max,
+  Min,
+  Prod,
+  L1,
+  L2,
+  LogSum,
+  LogSumExp,
+  SumSquare
+};
 
-template <ReduceKind K> LogicalResult convertReduce(NodeImporter &n) {
+template <ReduceKind K>
+LogicalResult convertReduce(NodeImporter &n) {
   if (failed(n.checkAttrs({"axes", "keepdims", "noop_with_empty_axes"})) ||
       failed(need(n, 1)))
     return failure();
@@ -683,9 +708,9 @@ template <ReduceKind K> LogicalResult convertReduce(NodeImporter &n) {
     Value m = n.create<ReduceMaxOp>(x, ax, /*keepdims=*/true);
     TRY(m);
     // A max of -inf (all -inf) would make x - m NaN; use 0 there.
-    Value isInf = n.create<CmpOp>(
-        CmpPredicate::eq, m,
-        sc(n, m, -std::numeric_limits<double>::infinity()));
+    Value isInf =
+        n.create<CmpOp>(CmpPredicate::eq, m,
+                        sc(n, m, -std::numeric_limits<double>::infinity()));
     TRY(isInf);
     m = n.create<SelectOp>(isInf, sc(n, m, 0), m);
     TRY(m);
@@ -702,7 +727,8 @@ template <ReduceKind K> LogicalResult convertReduce(NodeImporter &n) {
   return failure();
 }
 
-template <bool IsMax> LogicalResult convertArg(NodeImporter &n) {
+template <bool IsMax>
+LogicalResult convertArg(NodeImporter &n) {
   if (failed(n.checkAttrs({"axis", "keepdims", "select_last_index"})) ||
       failed(need(n, 1)))
     return failure();
@@ -742,7 +768,8 @@ template <bool IsMax> LogicalResult convertArg(NodeImporter &n) {
 // Softmax
 //===----------------------------------------------------------------------===//
 
-template <typename OpTy> LogicalResult convertSoftmax(NodeImporter &n) {
+template <typename OpTy>
+LogicalResult convertSoftmax(NodeImporter &n) {
   if (failed(n.checkAttrs({"axis"})) || failed(need(n, 1)))
     return failure();
   Value x = n.in(0);
@@ -774,8 +801,7 @@ template <typename OpTy> LogicalResult convertSoftmax(NodeImporter &n) {
   };
   int64_t rows = prod(s.begin(), s.begin() + axis);
   int64_t cols = prod(s.begin() + axis, s.end());
-  if (ShapedType::isDynamic(cols) ||
-      (ShapedType::isDynamic(rows) && axis != 1))
+  if (ShapedType::isDynamic(cols) || (ShapedType::isDynamic(rows) && axis != 1))
     return n.fail("Softmax before opset 13 needs static dimensions");
   Value flat = n.reshape(x, {rows, cols});
   Value r = n.make<OpTy>(flat, 1);
@@ -1060,8 +1086,8 @@ LogicalResult convertSplit(NodeImporter &n) {
     }
   }
   if (sizes.size() != n.numOutputs())
-    return n.fail("split gives " + llvm::Twine(sizes.size()) +
-                  " sizes for " + llvm::Twine(n.numOutputs()) + " outputs");
+    return n.fail("split gives " + llvm::Twine(sizes.size()) + " sizes for " +
+                  llvm::Twine(n.numOutputs()) + " outputs");
   int64_t total = 0;
   for (int64_t s : sizes) {
     if (s < 0)
@@ -1356,8 +1382,7 @@ LogicalResult convertPad(NodeImporter &n) {
           return {};
         pieces.push_back(p);
       }
-      return pieces.size() == 1 ? pieces[0]
-                                : n.create<ConcatOp>(pieces, axis);
+      return pieces.size() == 1 ? pieces[0] : n.create<ConcatOp>(pieces, axis);
     };
     if (before > 0)
       parts.push_back(block(before, true));
@@ -1386,8 +1411,8 @@ Value normalize(NodeImporter &n, Value x, ArrayRef<int64_t> axes, double eps,
   Value centered = n.create<SubOp>(x, mean);
   if (!centered)
     return {};
-  Value var = n.create<ReduceMeanOp>(n.create<MulOp>(centered, centered), axes,
-                                     true);
+  Value var =
+      n.create<ReduceMeanOp>(n.create<MulOp>(centered, centered), axes, true);
   if (!var)
     return {};
   Value invStd = n.make<RsqrtOp>(n.create<AddOp>(var, sc(n, var, eps)));
@@ -1443,8 +1468,8 @@ Value perChannel(NodeImporter &n, Value p, int64_t rank) {
 LogicalResult convertBatchNorm(NodeImporter &n) {
   if (failed(need(n, 5)) || failed(requireFloat(n, n.in(0))))
     return failure();
-  if (n.attrInt("training_mode", 0) || (n.opset < 7 && !n.attrInt("is_test", 0) &&
-                                        n.numOutputs() > 1))
+  if (n.attrInt("training_mode", 0) ||
+      (n.opset < 7 && !n.attrInt("is_test", 0) && n.numOutputs() > 1))
     return n.fail("training-mode BatchNormalization is not supported");
   Value x = n.in(0);
   int64_t rank = rankOf(x);
@@ -1453,12 +1478,14 @@ LogicalResult convertBatchNorm(NodeImporter &n) {
   for (unsigned i = 1; i < 5; ++i)
     if (rankOf(n.in(i)) != 1)
       return n.fail("scale, bias, mean and variance must be 1-D");
-  Value scale = perChannel(n, n.in(1), rank), bias = perChannel(n, n.in(2), rank);
+  Value scale = perChannel(n, n.in(1), rank),
+        bias = perChannel(n, n.in(2), rank);
   Value mean = perChannel(n, n.in(3), rank), var = perChannel(n, n.in(4), rank);
   double eps = n.attrFloat("epsilon", 1e-5);
   Value invStd = n.make<RsqrtOp>(n.create<AddOp>(var, sc(n, var, eps)));
   TRY(invStd);
-  Value y = n.create<MulOp>(n.create<SubOp>(x, mean), n.create<MulOp>(invStd, scale));
+  Value y =
+      n.create<MulOp>(n.create<SubOp>(x, mean), n.create<MulOp>(invStd, scale));
   TRY(y);
   return out(n, n.create<AddOp>(y, bias));
 }
@@ -1475,7 +1502,8 @@ LogicalResult convertInstanceNorm(NodeImporter &n) {
     axes.push_back(i);
   Type t = elemOf(x);
   Type compute = isNarrowFloat(t) ? Float32Type::get(n.ctx) : t;
-  Value y = normalize(n, n.cast(x, compute), axes, n.attrFloat("epsilon", 1e-5));
+  Value y =
+      normalize(n, n.cast(x, compute), axes, n.attrFloat("epsilon", 1e-5));
   TRY(y);
   y = n.cast(y, t);
   TRY(y = n.create<MulOp>(y, perChannel(n, n.in(1), rank)));
@@ -1525,7 +1553,8 @@ LogicalResult convertLpNorm(NodeImporter &n) {
   return out(n, n.create<DivOp>(x, norm));
 }
 
-template <bool IsMax> LogicalResult convertGlobalPool(NodeImporter &n) {
+template <bool IsMax>
+LogicalResult convertGlobalPool(NodeImporter &n) {
   if (failed(need(n, 1)))
     return failure();
   Value x = n.in(0);
@@ -1551,7 +1580,8 @@ Value oneHotMask(NodeImporter &n, Value indices, int64_t depth, int64_t axis) {
   SmallVector<int64_t> iota(depth);
   std::iota(iota.begin(), iota.end(), 0);
   Type it = elemOf(indices);
-  Value range = n.constant(makeDense(RankedTensorType::get(iotaShape, it), iota, {}));
+  Value range =
+      n.constant(makeDense(RankedTensorType::get(iotaShape, it), iota, {}));
   Shape expanded = s;
   expanded.insert(expanded.begin() + axis, 1);
   Value idx = n.reshape(indices, expanded);
@@ -1630,8 +1660,8 @@ LogicalResult convertEyeLike(NodeImporter &n) {
       ints[i * cols + i + k] = 1;
       floats[i * cols + i + k] = 1;
     }
-  n.setConstOut(0, makeDense(RankedTensorType::get({rows, cols}, elem), ints,
-                             floats));
+  n.setConstOut(
+      0, makeDense(RankedTensorType::get({rows, cols}, elem), ints, floats));
   return success();
 }
 
@@ -1656,8 +1686,9 @@ LogicalResult convertTrilu(NodeImporter &n) {
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j)
       keep[i * cols + j] = upper ? (j - i >= k) : (j - i <= k);
-  Value mask = n.constant(makeDense(
-      RankedTensorType::get({rows, cols}, IntegerType::get(n.ctx, 1)), keep, {}));
+  Value mask = n.constant(
+      makeDense(RankedTensorType::get({rows, cols}, IntegerType::get(n.ctx, 1)),
+                keep, {}));
   return out(n, n.create<SelectOp>(mask, x, sc(n, x, 0)));
 }
 
@@ -1718,9 +1749,8 @@ LogicalResult convertEinsum(NodeImporter &n) {
       auto it = sizes.find(c);
       if (it != sizes.end() && it->second != s[i] && it->second != 1 &&
           s[i] != 1)
-        return n.fail("index '" + std::string(1, c) +
-                      "' has sizes " + llvm::Twine(it->second) + " and " +
-                      llvm::Twine(s[i]));
+        return n.fail("index '" + std::string(1, c) + "' has sizes " +
+                      llvm::Twine(it->second) + " and " + llvm::Twine(s[i]));
       if (it == sizes.end() || it->second == 1)
         sizes[c] = s[i];
     }
@@ -1868,8 +1898,8 @@ LogicalResult convertSoftmaxCrossEntropy(NodeImporter &n) {
     return n.fail("the scores must be (N, C, ...)");
   Value logp = n.make<LogSoftmaxOp>(n.in(0), 1);
   TRY(logp);
-  Value loss = negativeLogLikelihood(n, logp, n.in(1),
-                                     n.has(2) ? n.in(2) : Value());
+  Value loss =
+      negativeLogLikelihood(n, logp, n.in(1), n.has(2) ? n.in(2) : Value());
   TRY(loss);
   n.setOut(0, loss);
   n.setOut(1, logp);
@@ -1921,7 +1951,8 @@ LogicalResult convertWindow(NodeImporter &n) {
     floats.push_back(v);
     ints.push_back(static_cast<int64_t>(v));
   }
-  n.setConstOut(0, makeDense(RankedTensorType::get({count}, elem), ints, floats));
+  n.setConstOut(0,
+                makeDense(RankedTensorType::get({count}, elem), ints, floats));
   return success();
 }
 

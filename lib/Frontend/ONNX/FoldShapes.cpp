@@ -59,10 +59,10 @@ void push(HostValues &out, const HostValues &in, int64_t i) {
     out.ints.push_back(in.ints[i]);
 }
 
-FailureOr<bool> foldConstant(NodeImporter &n,
-                             const std::function<ElementsAttr(
-                                 const onnx::TensorProto &, std::string &)>
-                                 &readTensor) {
+FailureOr<bool> foldConstant(
+    NodeImporter &n,
+    const std::function<ElementsAttr(const onnx::TensorProto &, std::string &)>
+        &readTensor) {
   Builder b(n.ctx);
   auto set = [&](ElementsAttr value) {
     if (auto dense = dyn_cast<DenseElementsAttr>(value))
@@ -79,11 +79,11 @@ FailureOr<bool> foldConstant(NodeImporter &n,
     return set(value);
   }
   if (const auto *a = n.attr("value_float"))
-    return set(makeDense(RankedTensorType::get({}, b.getF32Type()), {},
-                         {a->f()}));
+    return set(
+        makeDense(RankedTensorType::get({}, b.getF32Type()), {}, {a->f()}));
   if (const auto *a = n.attr("value_int"))
-    return set(makeDense(RankedTensorType::get({}, b.getI64Type()), {a->i()},
-                         {}));
+    return set(
+        makeDense(RankedTensorType::get({}, b.getI64Type()), {a->i()}, {}));
   if (const auto *a = n.attr("value_floats")) {
     std::vector<double> f(a->floats().begin(), a->floats().end());
     return set(makeDense(
@@ -99,8 +99,9 @@ FailureOr<bool> foldConstant(NodeImporter &n,
   if (n.attr("sparse_value"))
     return (void)n.fail("sparse constants are not supported"), failure();
   if (n.attr("value_string") || n.attr("value_strings"))
-    return (void)n.fail("string constants are not supported: Tide has no string "
-                  "type"),
+    return (void)n.fail(
+               "string constants are not supported: Tide has no string "
+               "type"),
            failure();
   return (void)n.fail("Constant has no value"), failure();
 }
@@ -120,11 +121,12 @@ FailureOr<bool> foldShape(NodeImporter &n) {
   Shape dims;
   for (int64_t i = start; i < end; ++i) {
     if (type.isDynamicDim(i))
-      return (void)n.fail("Shape of a tensor with a dynamic dimension (" +
-                    llvm::Twine(i) +
-                    ") cannot be computed while importing, and Tide cannot "
-                    "compute shapes at run time yet; fix the size with "
-                    "--bind-shape"),
+      return (void)n.fail(
+                 "Shape of a tensor with a dynamic dimension (" +
+                 llvm::Twine(i) +
+                 ") cannot be computed while importing, and Tide cannot "
+                 "compute shapes at run time yet; fix the size with "
+                 "--bind-shape"),
              failure();
     dims.push_back(type.getDimSize(i));
   }
@@ -139,11 +141,13 @@ FailureOr<bool> foldSize(NodeImporter &n) {
   if (!type)
     return false;
   if (!type.hasStaticShape())
-    return (void)n.fail("Size of a tensor with dynamic dimensions cannot be "
-                  "computed while importing; fix the sizes with --bind-shape"),
+    return (void)n.fail(
+               "Size of a tensor with dynamic dimensions cannot be "
+               "computed while importing; fix the sizes with --bind-shape"),
            failure();
-  n.setConstOut(0, makeDense(RankedTensorType::get({}, IntegerType::get(n.ctx, 64)),
-                             {type.getNumElements()}, {}));
+  n.setConstOut(
+      0, makeDense(RankedTensorType::get({}, IntegerType::get(n.ctx, 64)),
+                   {type.getNumElements()}, {}));
   return true;
 }
 
@@ -178,13 +182,15 @@ FailureOr<bool> foldConstantOfShape(
   }
   auto type = RankedTensorType::get(*shape, elem);
   if (isa<FloatType>(elem))
-    n.setConstOut(0, DenseElementsAttr::get(
-                         type, makeDense(RankedTensorType::get({}, elem), {}, {f})
-                                   .getSplatValue<Attribute>()));
+    n.setConstOut(0,
+                  DenseElementsAttr::get(
+                      type, makeDense(RankedTensorType::get({}, elem), {}, {f})
+                                .getSplatValue<Attribute>()));
   else
-    n.setConstOut(0, DenseElementsAttr::get(
-                         type, makeDense(RankedTensorType::get({}, elem), {i}, {})
-                                   .getSplatValue<Attribute>()));
+    n.setConstOut(0,
+                  DenseElementsAttr::get(
+                      type, makeDense(RankedTensorType::get({}, elem), {i}, {})
+                                .getSplatValue<Attribute>()));
   return true;
 }
 
@@ -234,7 +240,7 @@ FailureOr<bool> foldGather(NodeImporter &n) {
     axis += rank;
   if (axis < 0 || axis >= rank)
     return (void)n.fail("axis " + llvm::Twine(n.attrInt("axis", 0)) +
-                  " is out of range"),
+                        " is out of range"),
            failure();
   Shape is(indices->type.getShape());
   Shape rs(ds.begin(), ds.begin() + axis);
@@ -245,7 +251,8 @@ FailureOr<bool> foldGather(NodeImporter &n) {
     outer *= ds[i];
   for (int64_t i = axis + 1; i < rank; ++i)
     inner *= ds[i];
-  HostValues out = empty(RankedTensorType::get(rs, data->type.getElementType()));
+  HostValues out =
+      empty(RankedTensorType::get(rs, data->type.getElementType()));
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t k = 0; k < indices->size(); ++k) {
       int64_t idx = indices->ints[k];
@@ -253,8 +260,8 @@ FailureOr<bool> foldGather(NodeImporter &n) {
         idx += ds[axis];
       if (idx < 0 || idx >= ds[axis])
         return (void)n.fail("index " + llvm::Twine(indices->ints[k]) +
-                      " is out of range for a dimension of size " +
-                      llvm::Twine(ds[axis])),
+                            " is out of range for a dimension of size " +
+                            llvm::Twine(ds[axis])),
                failure();
       for (int64_t i = 0; i < inner; ++i)
         push(out, *data, (o * ds[axis] + idx) * inner + i);
@@ -289,7 +296,8 @@ FailureOr<bool> foldSlice(NodeImporter &n) {
     steps.assign(starts->size(), 1);
   if (axes.size() != starts->size() || ends->size() != starts->size() ||
       steps.size() != starts->size())
-    return (void)n.fail("starts, ends, axes and steps must have the same length"),
+    return (void)n.fail(
+               "starts, ends, axes and steps must have the same length"),
            failure();
   Shape st(rank, 0), step(rank, 1), count(ds);
   for (size_t k = 0; k < axes.size(); ++k) {
@@ -316,7 +324,8 @@ FailureOr<bool> foldSlice(NodeImporter &n) {
     st[a] = s;
     step[a] = d;
   }
-  HostValues out = empty(RankedTensorType::get(count, data->type.getElementType()));
+  HostValues out =
+      empty(RankedTensorType::get(count, data->type.getElementType()));
   Shape inStrides = stridesOf(ds);
   int64_t total = 1;
   for (int64_t c : count)
@@ -336,11 +345,9 @@ FailureOr<bool> foldSlice(NodeImporter &n) {
 }
 
 /// Broadcasting binary evaluation for comparisons and Where.
-std::optional<HostValues> broadcast3(ArrayRef<const HostValues *> ins,
-                                     Type resultElem,
-                                     function_ref<void(HostValues &,
-                                                       ArrayRef<int64_t>)>
-                                         fn) {
+std::optional<HostValues>
+broadcast3(ArrayRef<const HostValues *> ins, Type resultElem,
+           function_ref<void(HostValues &, ArrayRef<int64_t>)> fn) {
   size_t rank = 0;
   for (const HostValues *v : ins)
     rank = std::max<size_t>(rank, v->type.getRank());
@@ -394,11 +401,11 @@ FailureOr<bool> foldCompare(NodeImporter &n) {
   auto r = broadcast3({&*a, &*c}, IntegerType::get(n.ctx, 1),
                       [&](HostValues &out, ArrayRef<int64_t> o) {
                         double x = a->at(o[0]), y = c->at(o[1]);
-                        bool v = op == "Equal"            ? x == y
-                                 : op == "Less"           ? x < y
-                                 : op == "LessOrEqual"    ? x <= y
-                                 : op == "Greater"        ? x > y
-                                                          : x >= y;
+                        bool v = op == "Equal"         ? x == y
+                                 : op == "Less"        ? x < y
+                                 : op == "LessOrEqual" ? x <= y
+                                 : op == "Greater"     ? x > y
+                                                       : x >= y;
                         out.ints.push_back(v);
                       });
   if (!r)
@@ -502,13 +509,13 @@ FailureOr<bool> onnx_import::tryFoldNode(NodeImporter &n) {
     return foldGather(n);
   if (op == "Slice")
     return foldSlice(n);
-  if (op == "Equal" || op == "Less" || op == "LessOrEqual" ||
-      op == "Greater" || op == "GreaterOrEqual")
+  if (op == "Equal" || op == "Less" || op == "LessOrEqual" || op == "Greater" ||
+      op == "GreaterOrEqual")
     return foldCompare(n);
   if (op == "Where")
     return foldWhere(n);
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" ||
-      op == "Max" || op == "Min")
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Max" ||
+      op == "Min")
     return foldIntBinary(n);
   return false;
 }
@@ -538,10 +545,9 @@ static Attribute evaluateOp(Operation *op, ArrayRef<Attribute> operands) {
     HostValues target = empty(resultType);
     target.ints.assign(resultType.getNumElements(), 0);
     target.floats.assign(resultType.getNumElements(), 0);
-    auto r = broadcast3({&ins[0], &target}, resultType.getElementType(),
-                        [&](HostValues &out, ArrayRef<int64_t> o) {
-                          push(out, ins[0], o[0]);
-                        });
+    auto r = broadcast3(
+        {&ins[0], &target}, resultType.getElementType(),
+        [&](HostValues &out, ArrayRef<int64_t> o) { push(out, ins[0], o[0]); });
     return r ? Attribute(toAttr(*r)) : Attribute();
   }
   if (isa<CastOp>(op)) {

@@ -16,8 +16,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
@@ -169,7 +169,8 @@ std::optional<HostValues> onnx_import::readHostValues(ElementsAttr attr,
     } else if (isa<FloatType>(elem)) {
       uint16_t bits;
       std::memcpy(&bits, p, 2);
-      APFloat f(llvm::cast<FloatType>(elem).getFloatSemantics(), APInt(16, bits));
+      APFloat f(llvm::cast<FloatType>(elem).getFloatSemantics(),
+                APInt(16, bits));
       v.floats.push_back(f.convertToDouble());
     } else {
       int64_t x = 0;
@@ -241,7 +242,6 @@ struct TensorReader {
   /// Returns the tensor as an attribute, or an error message in `error`.
   ElementsAttr read(const onnx::TensorProto &t, llvm::StringRef what,
                     std::string &error);
-
 };
 } // namespace
 
@@ -384,8 +384,7 @@ ElementsAttr TensorReader::read(const onnx::TensorProto &t,
     if (!llvm::isAlnum(c) && c != '_' && c != '.')
       c = '_';
   return DenseResourceElementsAttr::get(
-      type, name,
-      HeapAsmResourceBlob::allocateAndCopyInferAlign(data));
+      type, name, HeapAsmResourceBlob::allocateAndCopyInferAlign(data));
 }
 
 //===----------------------------------------------------------------------===//
@@ -419,8 +418,8 @@ Value NodeImporter::in(unsigned i) const {
     return {};
   // Materialize a constant the first time a non-folding op uses it.
   OpBuilder::InsertionGuard guard(b);
-  Value value = ConstantOp::create(b, loc, c->second.getShapedType(),
-                                   c->second);
+  Value value =
+      ConstantOp::create(b, loc, c->second.getShapedType(), c->second);
   graph.values[node.input(i)] = value;
   return value;
 }
@@ -450,8 +449,8 @@ FailureOr<HostValues> NodeImporter::requireConstIn(unsigned i,
   diag << "input " << i << " ('" << node.input(i) << "', the " << role
        << ") must be known while importing: it sets a result shape";
   if (graph.graphInputs.count(node.input(i))) {
-    diag << ". It is a graph input: bind it with --bind-input "
-         << node.input(i) << "=FILE";
+    diag << ". It is a graph input: bind it with --bind-input " << node.input(i)
+         << "=FILE";
     return failure();
   }
   // Which graph inputs does it depend on?
@@ -487,8 +486,8 @@ FailureOr<HostValues> NodeImporter::requireConstIn(unsigned i,
   return failure();
 }
 
-FailureOr<SmallVector<int64_t>> NodeImporter::requireInts(unsigned i,
-                                                          llvm::StringRef role) {
+FailureOr<SmallVector<int64_t>>
+NodeImporter::requireInts(unsigned i, llvm::StringRef role) {
   auto v = requireConstIn(i, role);
   if (failed(v))
     return failure();
@@ -628,9 +627,8 @@ Location GraphImporter::fileLoc() {
 }
 
 Location GraphImporter::nodeLoc(const onnx::NodeProto &node, int index) {
-  std::string name = node.name().empty()
-                         ? "#" + std::to_string(index)
-                         : node.name();
+  std::string name =
+      node.name().empty() ? "#" + std::to_string(index) : node.name();
   return NameLoc::get(StringAttr::get(ctx, name + " (" + node.op_type() + ")"),
                       fileLoc());
 }
@@ -646,8 +644,7 @@ struct ModelImporter {
 
   ModelImporter(MLIRContext *ctx, llvm::StringRef path,
                 const ONNXImportOptions &options)
-      : ctx(ctx), path(path), options(options), b(ctx),
-        graph(ctx, b, path),
+      : ctx(ctx), path(path), options(options), b(ctx), graph(ctx, b, path),
         reader{ctx, "", options.inlineConstantLimit, {}} {
     llvm::SmallString<256> dir(path);
     llvm::sys::path::remove_filename(dir);
@@ -693,7 +690,8 @@ ModelImporter::inputType(const onnx::ValueInfoProto &info) {
     if (tensor.has_shape() &&
         tensor.shape().dim_size() != static_cast<int>(bound->second.size())) {
       (void)fail("--bind-shape " + info.name() + " gives rank " +
-                 llvm::Twine(bound->second.size()) + " but the input has rank " +
+                 llvm::Twine(bound->second.size()) +
+                 " but the input has rank " +
                  llvm::Twine(tensor.shape().dim_size()));
       return failure();
     }
@@ -709,7 +707,8 @@ ModelImporter::inputType(const onnx::ValueInfoProto &info) {
   for (const auto &dim : tensor.shape().dim()) {
     if (dim.has_dim_value()) {
       if (dim.dim_value() < 0) {
-        (void)fail("graph input '" + info.name() + "' has a negative dimension");
+        (void)fail("graph input '" + info.name() +
+                   "' has a negative dimension");
         return failure();
       }
       shape.push_back(dim.dim_value());
@@ -775,14 +774,11 @@ LogicalResult ModelImporter::bindInput(llvm::StringRef name,
     static const struct {
       const char *descr;
       int32_t onnxType;
-    } kinds[] = {{"<f4", onnx::TensorProto::FLOAT},
-                 {"<f8", onnx::TensorProto::DOUBLE},
-                 {"<f2", onnx::TensorProto::FLOAT16},
-                 {"<i8", onnx::TensorProto::INT64},
-                 {"<i4", onnx::TensorProto::INT32},
-                 {"<i2", onnx::TensorProto::INT16},
-                 {"|i1", onnx::TensorProto::INT8},
-                 {"|b1", onnx::TensorProto::BOOL}};
+    } kinds[] = {
+        {"<f4", onnx::TensorProto::FLOAT},   {"<f8", onnx::TensorProto::DOUBLE},
+        {"<f2", onnx::TensorProto::FLOAT16}, {"<i8", onnx::TensorProto::INT64},
+        {"<i4", onnx::TensorProto::INT32},   {"<i2", onnx::TensorProto::INT16},
+        {"|i1", onnx::TensorProto::INT8},    {"|b1", onnx::TensorProto::BOOL}};
     int32_t dataType = -1;
     for (const auto &k : kinds)
       if (kind == k.descr)
@@ -792,8 +788,8 @@ LogicalResult ModelImporter::bindInput(llvm::StringRef name,
                   "' has element type '" + kind + "', which Tide cannot read");
     onnx::TensorProto t;
     t.set_data_type(dataType);
-    llvm::StringRef dims = shapeText.drop_front(1).take_until(
-        [](char c) { return c == ')'; });
+    llvm::StringRef dims =
+        shapeText.drop_front(1).take_until([](char c) { return c == ')'; });
     SmallVector<llvm::StringRef> parts;
     dims.split(parts, ',', -1, /*KeepEmpty=*/false);
     for (llvm::StringRef p : parts) {
@@ -941,8 +937,8 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
       return nullptr;
     Converter convert = lookupConverter(node.op_type());
     if (!*folded && !convert)
-      return (void)(emitError(loc) << "ONNX op '" << node.op_type()
-                                   << "' is not supported"),
+      return (void)(emitError(loc)
+                    << "ONNX op '" << node.op_type() << "' is not supported"),
              nullptr;
     if (!*folded) {
       bool allConstant = n.numInputs() > 0;
@@ -981,7 +977,8 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*body)))
     if (isa<TideDialect>(op.getDialect()) && op.use_empty())
       op.erase();
-  func.setFunctionType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  func.setFunctionType(
+      b.getFunctionType(argTypes, ValueRange(results).getTypes()));
   for (auto [i, info] : llvm::enumerate(g.output()))
     func.setResultAttr(i, "onnx.name", b.getStringAttr(info.name()));
   if (failed(mlir::verify(*module)))
@@ -993,9 +990,10 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
 // Entry points
 //===----------------------------------------------------------------------===//
 
-OwningOpRef<ModuleOp> mlir::tide::importONNXModel(
-    llvm::StringRef bytes, llvm::StringRef path, MLIRContext *context,
-    const ONNXImportOptions &options) {
+OwningOpRef<ModuleOp>
+mlir::tide::importONNXModel(llvm::StringRef bytes, llvm::StringRef path,
+                            MLIRContext *context,
+                            const ONNXImportOptions &options) {
   context->getOrLoadDialect<TideDialect>();
   context->getOrLoadDialect<func::FuncDialect>();
   onnx::ModelProto model;
@@ -1022,9 +1020,9 @@ OwningOpRef<ModuleOp> mlir::tide::importONNXModel(
   return importer.run(model);
 }
 
-OwningOpRef<ModuleOp> mlir::tide::importONNXFile(
-    llvm::StringRef path, MLIRContext *context,
-    const ONNXImportOptions &options) {
+OwningOpRef<ModuleOp>
+mlir::tide::importONNXFile(llvm::StringRef path, MLIRContext *context,
+                           const ONNXImportOptions &options) {
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(
       path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buffer) {

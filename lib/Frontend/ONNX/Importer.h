@@ -35,8 +35,8 @@ namespace mlir::tide::onnx_import {
 /// A constant's values, widened for host evaluation (shape arithmetic).
 struct HostValues {
   RankedTensorType type;
-  std::vector<int64_t> ints;   // integer and bool element types
-  std::vector<double> floats;  // float element types
+  std::vector<int64_t> ints;  // integer and bool element types
+  std::vector<double> floats; // float element types
   bool isFloat() const { return isa<FloatType>(type.getElementType()); }
   int64_t size() const { return type.getNumElements(); }
   double at(int64_t i) const {
@@ -66,8 +66,8 @@ class GraphImporter;
 /// One node being converted: its inputs, attributes and the builder.
 class NodeImporter {
 public:
-  NodeImporter(GraphImporter &graph, const onnx::NodeProto &node,
-               Location loc, int64_t opset);
+  NodeImporter(GraphImporter &graph, const onnx::NodeProto &node, Location loc,
+               int64_t opset);
 
   const onnx::NodeProto &node;
   Location loc;
@@ -88,8 +88,7 @@ public:
   /// Host values of constant input `i`, or an error naming the input (it sets
   /// a shape and must be known while importing).
   FailureOr<HostValues> requireConstIn(unsigned i, llvm::StringRef role);
-  FailureOr<SmallVector<int64_t>> requireInts(unsigned i,
-                                              llvm::StringRef role);
+  FailureOr<SmallVector<int64_t>> requireInts(unsigned i, llvm::StringRef role);
 
   const onnx::AttributeProto *attr(llvm::StringRef name) const;
   int64_t attrInt(llvm::StringRef name, int64_t dflt) const;
@@ -116,7 +115,8 @@ public:
   /// Creates a tide op whose result type Tide infers; reports (at the node)
   /// and returns null if inference fails. `args` follow the op's builder
   /// that takes an explicit result type.
-  template <typename OpTy, typename... Args> Value create(Args &&...args) {
+  template <typename OpTy, typename... Args>
+  Value create(Args &&...args) {
     OperationState state(loc, OpTy::getOperationName());
     OpTy::build(b, state, Type(), std::forward<Args>(args)...);
     state.types.clear();
@@ -129,7 +129,8 @@ public:
     return finish(b.create(state));
   }
   /// Creates a tide op with a known result type (or one the builder sets).
-  template <typename OpTy, typename... Args> Value make(Args &&...args) {
+  template <typename OpTy, typename... Args>
+  Value make(Args &&...args) {
     return finish(OpTy::create(b, loc, std::forward<Args>(args)...));
   }
   /// Verifies a new op (its message names this node) and returns its result,

@@ -258,7 +258,8 @@ def write_expectations(path, results, target):
         if r.get("scope"):
             why = "out-of-scope: %s" % r["scope"]
         else:
-            why = "gap: %s" % r["why"]
+            why = re.sub(r"^import: (node \S+ \(\w+\): )?error: ", "import: ", r["why"])
+            why = "gap: %s" % why
         lines.append("%s %s" % (r["key"], why))
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")

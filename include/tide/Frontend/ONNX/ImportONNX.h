@@ -54,8 +54,7 @@ OwningOpRef<ModuleOp> importONNXModel(llvm::StringRef bytes,
                                       const ONNXImportOptions &options);
 
 /// Reads `path` and imports it.
-OwningOpRef<ModuleOp> importONNXFile(llvm::StringRef path,
-                                     MLIRContext *context,
+OwningOpRef<ModuleOp> importONNXFile(llvm::StringRef path, MLIRContext *context,
                                      const ONNXImportOptions &options);
 
 /// Parses a `--bind-shape` value, `NAME=D0xD1x...` (a scalar: `NAME=`), into
