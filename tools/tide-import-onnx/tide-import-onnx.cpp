@@ -24,8 +24,9 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
-                                      cl::Required);
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"));
+static cl::opt<bool> listOps("list-ops",
+                             cl::desc("Print the ONNX ops Tide imports"));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
                                        cl::value_desc("file.mlir"),
                                        cl::init("-"));
@@ -54,6 +55,16 @@ int main(int argc, char **argv) {
       argc, argv,
       "tide-import-onnx: convert an ONNX model into the tide dialect\n");
 
+  if (listOps) {
+    for (const std::string &op : tide::getSupportedONNXOps())
+      llvm::outs() << op << "\n";
+    return 0;
+  }
+  if (inputFile.empty()) {
+    llvm::errs() << "tide-import-onnx: error: no model given (usage: "
+                    "tide-import-onnx MODEL.onnx [-o OUT.mlir])\n";
+    return 1;
+  }
   tide::ONNXImportOptions options;
   options.functionName = functionName;
   for (const std::string &spec : bindShape) {

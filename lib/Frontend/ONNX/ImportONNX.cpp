@@ -1071,3 +1071,7 @@ bool mlir::tide::looksLikeONNX(llvm::StringRef path, llvm::StringRef bytes) {
   // A ModelProto starts with field 1 (ir_version, varint: 0x08) in practice.
   return !bytes.empty() && bytes[0] == 0x08;
 }
+
+std::vector<std::string> mlir::tide::getSupportedONNXOps() {
+  return supportedOpTypes();
+}

@@ -28,6 +28,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir::tide {
 
@@ -63,6 +64,9 @@ std::string parseBindShape(llvm::StringRef spec, ONNXImportOptions &options);
 
 /// Parses a `--bind-input` value, `NAME=FILE`.
 std::string parseBindInput(llvm::StringRef spec, ONNXImportOptions &options);
+
+/// The ONNX op types (default domain) the importer converts, sorted.
+std::vector<std::string> getSupportedONNXOps();
 
 /// True if `bytes` look like an ONNX model rather than MLIR text (a protobuf
 /// message starts with a field tag, never with text MLIR begins with).
