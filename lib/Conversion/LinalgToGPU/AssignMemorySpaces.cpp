@@ -26,6 +26,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <functional>
+
 namespace mlir::tide {
 #define GEN_PASS_DEF_ASSIGNMEMORYSPACESPASS
 #include "tide/Conversion/Passes.h.inc"
@@ -142,6 +144,21 @@ struct AssignMemorySpacesPass
       }
 
       MLIRContext *ctx = &getContext();
+      // The GPU of a linalg op that reads `view`'s result, possibly through
+      // further views; null if only host ops read it.
+      std::function<DeviceAttr(Operation *)> gpuReaderThroughViews =
+          [&](Operation *view) -> DeviceAttr {
+        for (Operation *user : view->getUsers()) {
+          if (isGpuOp(user) && (isa<linalg::LinalgOp>(user) ||
+                                isa<tensor::InsertSliceOp>(user)))
+            return gpuOps.lookup(user);
+          if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+                  tensor::CastOp, tensor::ReshapeOp>(user))
+            if (DeviceAttr gpu = gpuReaderThroughViews(user))
+              return gpu;
+        }
+        return {};
+      };
       SmallVector<Operation *> ops;
       for (Operation &op : body)
         ops.push_back(&op);
@@ -175,9 +192,16 @@ struct AssignMemorySpacesPass
             Operation *user = use.getOwner();
             bool reads = isa<linalg::LinalgOp>(user) ||
                          isa<tensor::InsertSliceOp>(user);
-            if (!isGpuOp(user) || !reads)
+            DeviceAttr gpu = reads && isGpuOp(user) ? gpuOps.lookup(user)
+                                                    : DeviceAttr();
+            // A constant seen through reshapes (folding makes such chains:
+            // constant -> expand_shape -> GPU op): the views are of the
+            // device copy.
+            if (!gpu && isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+                            tensor::CastOp, tensor::ReshapeOp>(user))
+              gpu = gpuReaderThroughViews(user);
+            if (!gpu)
               continue;
-            DeviceAttr gpu = gpuOps.lookup(user);
             Value &copy = copies[gpu];
             if (!copy) {
               OpBuilder b(ctx);

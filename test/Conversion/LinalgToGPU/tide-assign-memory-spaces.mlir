@@ -71,6 +71,29 @@ func.func @untagged_reader(%x: tensor<8xf32>, %m: tensor<4x4xf32>) -> (tensor<8x
 
 // -----
 
+// A constant a GPU op reads through a reshape (folding makes such chains) is
+// copied to the device, and the reshape views the copy.
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @constant_through_reshape(
+// CHECK: %[[C:.*]] = arith.constant dense<{{.*}}> : tensor<3xf32>
+// CHECK: %[[CD:.*]] = bufferization.alloc_tensor() copy(%[[C]]) {memory_space = #tide.device<cuda:0>}
+// CHECK: tensor.expand_shape %[[CD]]
+func.func @constant_through_reshape(%x: tensor<3x1x1xf32>) -> tensor<3x1x1xf32> {
+  %t = bufferization.alloc_tensor() copy(%x) {memory_space = #tide.device<cuda:0>} : tensor<3x1x1xf32>
+  %c = arith.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %r = tensor.expand_shape %c [[0, 1, 2]] output_shape [3, 1, 1] : tensor<3xf32> into tensor<3x1x1xf32>
+  %e = tensor.empty() : tensor<3x1x1xf32>
+  %g = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%t, %r : tensor<3x1x1xf32>, tensor<3x1x1xf32>) outs(%e : tensor<3x1x1xf32>) attrs = {tide.device = #tide.device<cuda:0>} {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %0 = arith.mulf %in, %in2 : f32
+    linalg.yield %0 : f32
+  } -> tensor<3x1x1xf32>
+  return %g : tensor<3x1x1xf32>
+}
+
+// -----
+
 // A concatenation on the GPU becomes insert_slice ops into one device
 // allocation.
 // CHECK-LABEL: func.func @concat(
