@@ -466,6 +466,17 @@ REFERENCES = {
     "erf": Ref("unary", np_erf, "transc", domain=(-2.5, 2.5)),
     "elu": Ref("unary", elu(1.0), "transc", domain=(-3, 3),
                variants=[("elu_alpha", " alpha = 0.5", elu(0.5))]),
+    "tan": Ref("unary", np.tan, "transc", domain=(-1.4, 1.4), fixed=[0.0, 1e-6]),
+    "asin": Ref("unary", np.arcsin, "transc", domain=(-1, 1), fixed=[1.0, -1.0, 1e-6, 0.0]),
+    "acos": Ref("unary", np.arccos, "transc", domain=(-1, 1), fixed=[1.0, -1.0, 0.0]),
+    "atan": Ref("unary", np.arctan, "transc", domain=(-6, 6), fixed=[1e-6, 0.0]),
+    # Tiny arguments: sinh(x) ~ x, asinh(x) ~ x and atanh(x) ~ x must not cancel.
+    "sinh": Ref("unary", np.sinh, "transc", domain=(-5, 5), fixed=[1e-6, -3e-5, 0.0]),
+    "cosh": Ref("unary", np.cosh, "transc", domain=(-5, 5), fixed=[1e-6, 0.0]),
+    "asinh": Ref("unary", np.arcsinh, "transc", domain=(-6, 6), fixed=[1e-6, -3e-5, 0.0]),
+    "acosh": Ref("unary", np.arccosh, "transc", domain=(1, 10), fixed=[1.0, 1.0009765625]),
+    "atanh": Ref("unary", np.arctanh, "transc", domain=(-0.99, 0.99), fixed=[1e-6, -3e-5, 0.0]),
+    "sign": Ref("unary", np.sign, "ieee", fixed=[0.0, -0.0, 1.0, -1.0], int_input="full"),
     "not": Ref("unary", None, int_fn=np.invert, bool_fn=np.logical_not, int_input="full"),
 
     "add": Ref("binary", lambda a, b: a + b, "ieee"),
@@ -553,7 +564,7 @@ def gen_unary_float(ops, t):
             for _, _, _, _, _, (lo, hi), fixed in part:
                 x = gen_float(rng, (rows, 7), lo, hi, t)
                 if fixed:
-                    x.reshape(-1)[:len(fixed)] = fixed
+                    x.reshape(-1)[:len(fixed)] = quantize(fixed, t)
                 ins.append(x)
             f.run("%dx7" % rows, ins)
         funcs.append(f)
@@ -610,8 +621,7 @@ def gen_binary(ops, t):
         rng = rng_for(f.name + str(rows))
         shape = (rows, 5)
         if t == "i1":
-            a, b = gen_bool(rng, shape), gen_bool(rng, shape)
-            ins = [a, b]
+            ins = [gen_bool(rng, shape) for _ in range(nargs)]
         elif t in INTS:
             m = ARITH_INT[t]
             a = gen_int(rng, shape, -m, m)
@@ -932,7 +942,7 @@ def gen_special(t):
     for name, ref in CMP:
         v = f.op("tide.cmp %s, %s, %s : %s" % (name, f.arg(0), f.arg(1), T(s, t)))
         f.ret(v, s, "i1", "cmp %s with nan/inf" % name, (lambda ref: lambda ins: ref(ins[0], ins[1]))(ref))
-    for name, ref in (("relu", relu), ("abs", np.abs), ("neg", lambda a: -a)):
+    for name, ref in (("relu", relu), ("abs", np.abs), ("neg", lambda a: -a), ("sign", np.sign)):
         v = f.op("tide.%s %s : %s" % (name, f.arg(0), T(s, t)))
         f.ret(v, s, t, name + " with nan/inf", (lambda ref: lambda ins: ref(ins[0]))(ref), "ieee")
     v = f.op("tide.exp %s : %s" % (f.arg(0), T(s, t)))

@@ -104,6 +104,24 @@ func.func @pow_on_integer(%a: tensor<4xi32>) {
 
 // -----
 
+// The inverse and hyperbolic trigonometric ops are float-only.
+func.func @atanh_on_integer(%a: tensor<4xi64>) {
+  // expected-error @+1 {{'tide.atanh' expects a floating-point element type (f16, bf16, f32 or f64) but got 'i64'; convert the operand with 'tide.cast' to a floating-point type first}}
+  %0 = tide.atanh %a : tensor<4xi64>
+  return
+}
+
+// -----
+
+// sign is numeric: not on i1.
+func.func @sign_on_i1(%a: tensor<4xi1>) {
+  // expected-error @+1 {{'tide.sign' expects a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
+  %0 = tide.sign %a : tensor<4xi1>
+  return
+}
+
+// -----
+
 // Integer-only unary op on a float tensor.
 func.func @not_on_float(%a: tensor<4xf32>) {
   // expected-error @+1 {{'tide.not' expects an integer or boolean element type (i1, i8, i16, i32 or i64) but got 'f32'; compare with 'tide.cmp' or convert with 'tide.cast' first}}

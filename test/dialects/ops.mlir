@@ -81,6 +81,34 @@ func.func @unary_float(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
   return %13 : tensor<4x?xf32>
 }
 
+// Inverse and hyperbolic trigonometry, and sign, on f64 with a dynamic dimension.
+// CHECK-LABEL: func.func @unary_trigonometry(
+// CHECK-SAME: %[[X:.*]]: tensor<?x3xf64>)
+// CHECK: %[[TAN:.*]] = tide.tan %[[X]] : tensor<?x3xf64>
+// CHECK: %[[ASIN:.*]] = tide.asin %[[TAN]] : tensor<?x3xf64>
+// CHECK: %[[ACOS:.*]] = tide.acos %[[ASIN]] : tensor<?x3xf64>
+// CHECK: %[[ATAN:.*]] = tide.atan %[[ACOS]] : tensor<?x3xf64>
+// CHECK: %[[SINH:.*]] = tide.sinh %[[ATAN]] : tensor<?x3xf64>
+// CHECK: %[[COSH:.*]] = tide.cosh %[[SINH]] : tensor<?x3xf64>
+// CHECK: %[[ASINH:.*]] = tide.asinh %[[COSH]] : tensor<?x3xf64>
+// CHECK: %[[ACOSH:.*]] = tide.acosh %[[ASINH]] : tensor<?x3xf64>
+// CHECK: %[[ATANH:.*]] = tide.atanh %[[ACOSH]] : tensor<?x3xf64>
+// CHECK: %[[SIGN:.*]] = tide.sign %[[ATANH]] : tensor<?x3xf64>
+// CHECK: return %[[SIGN]] : tensor<?x3xf64>
+func.func @unary_trigonometry(%x: tensor<?x3xf64>) -> tensor<?x3xf64> {
+  %0 = tide.tan %x : tensor<?x3xf64>
+  %1 = tide.asin %0 : tensor<?x3xf64>
+  %2 = tide.acos %1 : tensor<?x3xf64>
+  %3 = tide.atan %2 : tensor<?x3xf64>
+  %4 = tide.sinh %3 : tensor<?x3xf64>
+  %5 = tide.cosh %4 : tensor<?x3xf64>
+  %6 = tide.asinh %5 : tensor<?x3xf64>
+  %7 = tide.acosh %6 : tensor<?x3xf64>
+  %8 = tide.atanh %7 : tensor<?x3xf64>
+  %9 = tide.sign %8 : tensor<?x3xf64>
+  return %9 : tensor<?x3xf64>
+}
+
 // Float-only ops accept the narrow and wide float types too (f16, bf16, f64).
 // CHECK-LABEL: func.func @unary_other_floats(
 // CHECK-SAME: %[[H:.*]]: tensor<8xf16>, %[[B:.*]]: tensor<?x2xbf16>, %[[D:.*]]: tensor<f64>)

@@ -61,14 +61,15 @@ def Tide_ConstantOp : Tide_Op<"constant", [ConstantLike,
 // `flops` is the arithmetic per element the cost model assumes
 // (transcendentals are polynomial evaluations of roughly that many
 // operations).
+// `notes` is appended to the description (edge cases, conventions).
 class Tide_UnaryOp<string mnemonic, string kind, string what,
-                   list<Trait> traits = [], int flops = 1>
+                   list<Trait> traits = [], int flops = 1, string notes = "">
     : Tide_Op<mnemonic, !listconcat(traits, [SameOperandsAndResultType,
           Tide_Facts<"Unary", "Elementwise", kind, flops>])> {
   let summary = "Elementwise " # what;
   let description = [{
     Applies }] # what # [{ to every element. Accepts }] # kind # [{ element
-    types; the result has the operand's type.
+    types; the result has the operand's type.}] # notes # [{
 
     ```mlir
     %y = tide.}] # mnemonic # [{ %x : tensor<4x?xf32>
@@ -102,6 +103,26 @@ def Tide_RoundOp : Tide_UnaryOp<"round", "Float", "rounding to the nearest integ
 def Tide_SinOp : Tide_UnaryOp<"sin", "Float", "the sine", [], 10>;
 def Tide_CosOp : Tide_UnaryOp<"cos", "Float", "the cosine", [], 10>;
 def Tide_ErfOp : Tide_UnaryOp<"erf", "Float", "the error function", [], 10>;
+// Inverse and hyperbolic trigonometry: libm on the CPU, libdevice on the GPU
+// (both correctly handle small arguments, e.g. sinh(x) ~ x, without
+// cancellation).
+def Tide_TanOp : Tide_UnaryOp<"tan", "Float", "the tangent", [], 10>;
+def Tide_AsinOp : Tide_UnaryOp<"asin", "Float", "the arcsine", [], 10, [{
+    Outside [-1, 1] the result is NaN.}]>;
+def Tide_AcosOp : Tide_UnaryOp<"acos", "Float", "the arccosine", [], 10, [{
+    Outside [-1, 1] the result is NaN.}]>;
+def Tide_AtanOp : Tide_UnaryOp<"atan", "Float", "the arctangent", [], 10>;
+def Tide_SinhOp : Tide_UnaryOp<"sinh", "Float", "the hyperbolic sine", [], 10>;
+def Tide_CoshOp : Tide_UnaryOp<"cosh", "Float", "the hyperbolic cosine", [], 10>;
+def Tide_AsinhOp : Tide_UnaryOp<"asinh", "Float", "the inverse hyperbolic sine", [], 10>;
+def Tide_AcoshOp : Tide_UnaryOp<"acosh", "Float", "the inverse hyperbolic cosine", [], 10, [{
+    Below 1 the result is NaN.}]>;
+def Tide_AtanhOp : Tide_UnaryOp<"atanh", "Float", "the inverse hyperbolic tangent", [], 10, [{
+    At -1 and 1 the result is -inf and +inf; outside [-1, 1] it is NaN.}]>;
+def Tide_SignOp : Tide_UnaryOp<"sign", "Numeric", "the sign", [], 1, [{
+
+    The result is -1 for negative elements, 1 for positive ones and 0 for
+    zeros (a float `-0` gives `+0`); NaN stays NaN (as NumPy's `sign`).}]>;
 def Tide_NotOp : Tide_UnaryOp<"not", "Integer", "logical (i1) or bitwise (iN) negation"> { let hasFolder = 1; }
 
 def Tide_EluOp : Tide_Op<"elu", [SameOperandsAndResultType,
@@ -129,7 +150,7 @@ def Tide_EluOp : Tide_Op<"elu", [SameOperandsAndResultType,
 //===----------------------------------------------------------------------===//
 
 class Tide_BinaryOp<string mnemonic, string kind, string what,
-                    list<Trait> traits = [], int flops = 1>
+                    list<Trait> traits = [], int flops = 1, string notes = "">
     : Tide_Op<mnemonic, !listconcat(traits, [Tide_InferTypeOpAdaptor,
           Tide_Facts<"Binary", "Elementwise", kind, flops>])> {
   let summary = "Elementwise " # what # " with NumPy broadcasting";
@@ -138,7 +159,7 @@ class Tide_BinaryOp<string mnemonic, string kind, string what,
     element type (}] # kind # [{); their shapes broadcast by NumPy's rules
     (trailing dimensions are aligned; a dimension of 1 stretches). The result
     type is inferred. When both operands have the same type it is written
-    once.
+    once.}] # notes # [{
 
     ```mlir
     %z = tide.}] # mnemonic # [{ %x, %y : tensor<4x3xf32>

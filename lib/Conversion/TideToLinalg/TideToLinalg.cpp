@@ -209,6 +209,39 @@ Value scalarUnary(Operation *op, OpBuilder &b, Location loc, Value x) {
       .Case([&](SinOp) -> Value { return math::SinOp::create(b, loc, x); })
       .Case([&](CosOp) -> Value { return math::CosOp::create(b, loc, x); })
       .Case([&](ErfOp) -> Value { return math::ErfOp::create(b, loc, x); })
+      .Case([&](TanOp) -> Value { return math::TanOp::create(b, loc, x); })
+      .Case([&](AsinOp) -> Value { return math::AsinOp::create(b, loc, x); })
+      .Case([&](AcosOp) -> Value { return math::AcosOp::create(b, loc, x); })
+      .Case([&](AtanOp) -> Value { return math::AtanOp::create(b, loc, x); })
+      .Case([&](SinhOp) -> Value { return math::SinhOp::create(b, loc, x); })
+      .Case([&](CoshOp) -> Value { return math::CoshOp::create(b, loc, x); })
+      .Case([&](AsinhOp) -> Value { return math::AsinhOp::create(b, loc, x); })
+      .Case([&](AcoshOp) -> Value { return math::AcoshOp::create(b, loc, x); })
+      .Case([&](AtanhOp) -> Value { return math::AtanhOp::create(b, loc, x); })
+      .Case([&](SignOp) -> Value {
+        Value zero = constantOf(b, loc, t, 0);
+        if (!f) {
+          // (x > 0) - (x < 0).
+          Value pos = arith::ExtUIOp::create(
+              b, loc, t,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, x, zero));
+          Value neg = arith::ExtUIOp::create(
+              b, loc, t,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero));
+          return arith::SubIOp::create(b, loc, pos, neg);
+        }
+        // Ordered comparisons are false for NaN, which falls through as is;
+        // both zeros give +0.
+        Value isZero =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, zero);
+        Value r = arith::SelectOp::create(b, loc, isZero, zero, x);
+        Value neg =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
+        r = arith::SelectOp::create(b, loc, neg, constantOf(b, loc, t, -1), r);
+        Value pos =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+        return arith::SelectOp::create(b, loc, pos, constantOf(b, loc, t, 1), r);
+      })
       .Case([&](NotOp) -> Value {
         Value ones = arith::ConstantOp::create(
             b, loc, b.getIntegerAttr(t, APInt::getAllOnes(t.getIntOrFloatBitWidth())));

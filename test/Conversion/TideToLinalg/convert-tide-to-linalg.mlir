@@ -84,6 +84,66 @@ func.func @unary_float_ops(%x: tensor<8xf64>) -> tensor<8xf64> {
   return %11 : tensor<8xf64>
 }
 
+// Inverse and hyperbolic trigonometry map to their math ops (libm on the
+// CPU, libdevice on the GPU: accurate for tiny arguments).
+// CHECK-LABEL: func.func @unary_trigonometry(
+// CHECK: math.tan
+// CHECK: math.asin
+// CHECK: math.acos
+// CHECK: math.atan
+// CHECK: math.sinh
+// CHECK: math.cosh
+// CHECK: math.asinh
+// CHECK: math.acosh
+// CHECK: math.atanh
+// CHECK: return
+func.func @unary_trigonometry(%x: tensor<8xf64>) -> tensor<8xf64> {
+  %0 = tide.tan %x : tensor<8xf64>
+  %1 = tide.asin %0 : tensor<8xf64>
+  %2 = tide.acos %1 : tensor<8xf64>
+  %3 = tide.atan %2 : tensor<8xf64>
+  %4 = tide.sinh %3 : tensor<8xf64>
+  %5 = tide.cosh %4 : tensor<8xf64>
+  %6 = tide.asinh %5 : tensor<8xf64>
+  %7 = tide.acosh %6 : tensor<8xf64>
+  %8 = tide.atanh %7 : tensor<8xf64>
+  return %8 : tensor<8xf64>
+}
+
+// Float sign: +-1 by ordered comparisons (false for NaN, which passes
+// through), and both zeros give +0.
+// CHECK-LABEL: func.func @sign_float(
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[ISZ:.*]] = arith.cmpf oeq, %[[X]], %[[Z]] : f32
+// CHECK-NEXT: %[[R0:.*]] = arith.select %[[ISZ]], %[[Z]], %[[X]] : f32
+// CHECK-NEXT: %[[NEG:.*]] = arith.cmpf olt, %[[X]], %[[Z]] : f32
+// CHECK-NEXT: %[[M1:.*]] = arith.constant -1.000000e+00 : f32
+// CHECK-NEXT: %[[R1:.*]] = arith.select %[[NEG]], %[[M1]], %[[R0]] : f32
+// CHECK-NEXT: %[[POS:.*]] = arith.cmpf ogt, %[[X]], %[[Z]] : f32
+// CHECK-NEXT: %[[P1:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[R:.*]] = arith.select %[[POS]], %[[P1]], %[[R1]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+func.func @sign_float(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tide.sign %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// Integer sign: (x > 0) - (x < 0).
+// CHECK-LABEL: func.func @sign_integer(
+// CHECK: ^bb0(%[[X:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: %[[GT:.*]] = arith.cmpi sgt, %[[X]], %[[Z]] : i32
+// CHECK-NEXT: %[[P:.*]] = arith.extui %[[GT]] : i1 to i32
+// CHECK-NEXT: %[[LT:.*]] = arith.cmpi slt, %[[X]], %[[Z]] : i32
+// CHECK-NEXT: %[[N:.*]] = arith.extui %[[LT]] : i1 to i32
+// CHECK-NEXT: %[[R:.*]] = arith.subi %[[P]], %[[N]] : i32
+// CHECK-NEXT: linalg.yield %[[R]] : i32
+func.func @sign_integer(%x: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = tide.sign %x : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
 // sigmoid(x) = 1 / (1 + exp(-x)).
 // CHECK-LABEL: func.func @sigmoid(
 // CHECK: linalg.generic
