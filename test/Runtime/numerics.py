@@ -301,6 +301,55 @@ def trunc_div(a, b):
     return np.where((a < 0) != (b < 0), -q, q)
 
 
+def quiet(fn):
+    """fn without NumPy's warnings (NaN from fmod by 0 is the expected result)."""
+    def f(*args):
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    return f
+
+
+def int_rem(a, b):
+    """Truncated remainder (C's %); by 0 (and by -1) it is 0."""
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    trivial = (b == 0) | (b == -1)
+    return np.where(trivial, 0, np.fmod(a, np.where(trivial, 1, b)))
+
+
+def int_mod(a, b):
+    """Floored modulo (Python's %); by 0 (and by -1) it is 0."""
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    trivial = (b == 0) | (b == -1)
+    return np.where(trivial, 0, np.mod(a, np.where(trivial, 1, b)))
+
+
+def bits_of(t):
+    return 1 if t == "i1" else int(t[1:])
+
+
+def shift_ref(left):
+    """Logical shifts of t's bits (read as unsigned); an amount outside
+    [0, bits) gives 0. Typed: shift_ref(left)(t) -> (a, b) -> result."""
+    def typed(t):
+        n = bits_of(t)
+        mask = (1 << n) - 1
+
+        def f(a, b):
+            a = np.asarray(a).astype(np.int64)
+            b = np.asarray(b).astype(np.int64)
+            a, b = np.broadcast_arrays(a, b)
+            ok = (b >= 0) & (b < n)
+            u = [int(x) & mask for x in a.reshape(-1)]
+            k = [int(x) if o else 0 for x, o in zip(b.reshape(-1), ok.reshape(-1))]
+            r = [((x << s) if left else (x >> s)) & mask for x, s in zip(u, k)]
+            r = np.array([x - (1 << n) if (t != "i1" and x >> (n - 1)) else x for x in r],
+                         dtype=np.int64).reshape(a.shape)
+            r = np.where(ok, r, 0)
+            return r.astype(np.bool_) if t == "i1" else r
+        return f
+    return typed
+
+
 def np_erf(x):
     return np.vectorize(math.erf, otypes=[np.float64])(np.asarray(x, dtype=np.float64))
 
@@ -377,7 +426,9 @@ class Ref:
 
     family            the op's lowering family (must be the one tide-opt lists)
     fn                the reference (on float inputs, and on any inputs unless
-                      int_fn / bool_fn say otherwise for integers / i1)
+                      int_fn / bool_fn say otherwise for integers / i1); with
+                      typed=True each of them takes the element type and
+                      returns the reference for it
     cls               tolerance class of its float results (see TOLERANCES);
                       integer and i1 results are always exact
     data (keywords)   what the family's generator reads, documented in REFERENCES
@@ -394,12 +445,12 @@ class Ref:
     def for_type(self, t):
         """The reference on inputs of type t."""
         if t == "i1" and self.bool_fn is not None:
-            return self.bool_fn
+            return self.bool_fn(t) if self.get("typed") else self.bool_fn
         if t in INTS + ["i1"] and self.int_fn is not None:
-            return self.int_fn
+            return self.int_fn(t) if self.get("typed") else self.int_fn
         if self.fn is None:
             raise AssertionError("the reference has no function for %s" % t)
-        return self.fn
+        return self.fn(t) if self.get("typed") else self.fn
 
     def cls_for(self, t):
         return self.cls if t in FLOATS else "exact"
@@ -438,9 +489,11 @@ FIXED_ROUNDING = [-2.0, -0.5, 0.5, 3.0]     # exact integers and halves
 #              float inputs; int_input="full": full-range integers (otherwise
 #              INT_MIN is left out, as -x and |x| wrap there); variants: more
 #              calls of the op, (label, attributes, reference)
-#   binary     inputs="pow": a positive base and a small exponent (otherwise any
-#              a, and b away from 0); full_range: integers also over their full
-#              range (the result cannot overflow)
+#   binary     inputs="pow": a positive base and a small exponent; inputs="shift":
+#              full-range integers and shift amounts around [0, bits) (otherwise
+#              any a, and b away from 0); full_range: integers also over their
+#              full range (the result cannot overflow); edges: integers also on
+#              divisors 0 and -1 and the extremes (remainders)
 #   compare    predicates: (predicate, reference)
 #   reduction, arg_reduction
 #              cases: (argument, axes, keepdims) over x: 3x4x5, y: ?x5, z: 2x3x2
@@ -487,6 +540,13 @@ REFERENCES = {
     "minimum": Ref("binary", np.minimum, "ieee", full_range=True),
     "and": Ref("binary", None, int_fn=np.bitwise_and, bool_fn=np.logical_and, full_range=True),
     "or": Ref("binary", None, int_fn=np.bitwise_or, bool_fn=np.logical_or, full_range=True),
+    "xor": Ref("binary", None, int_fn=np.bitwise_xor, bool_fn=np.logical_xor, full_range=True),
+    "rem": Ref("binary", quiet(np.fmod), "ieee", int_fn=int_rem, full_range=True, edges=True),
+    "mod": Ref("binary", quiet(np.mod), "ieee", int_fn=int_mod, full_range=True, edges=True),
+    "shl": Ref("binary", None, int_fn=shift_ref(True), bool_fn=shift_ref(True), typed=True,
+               inputs="shift"),
+    "shr": Ref("binary", None, int_fn=shift_ref(False), bool_fn=shift_ref(False), typed=True,
+               inputs="shift"),
     "pow": Ref("binary", np.power, "transc", inputs="pow"),
 
     "cmp": Ref("compare", None, predicates=CMP),
@@ -607,11 +667,14 @@ def gen_unary_int(ops, t):
 def gen_binary(ops, t):
     s = (None, 5)
     is_float = t in FLOATS
-    nargs = 4 if is_float else 2                 # a, b; and for floats pow's p, q
+    # a, b; and for floats pow's p, q, for integers the shifts' x, n
+    shifts = any(REFERENCES[op].get("inputs") == "shift" for op in ops)
+    nargs = 4 if is_float or shifts else 2
     f = Func("binary_%s" % t, [(s, t)] * nargs)
     for op in ops:
         r = REFERENCES[op]
-        i, j = (2, 3) if is_float and r.get("inputs") == "pow" else (0, 1)
+        special = r.get("inputs") == ("pow" if is_float else "shift")
+        i, j = (2, 3) if special else (0, 1)
         ref, cls = r.for_type(t), r.cls_for(t)
         v = f.op("tide.%s %s, %s : %s" % (op, f.arg(i), f.arg(j), T(s, t)))
         f.ret(v, s, t, op,
@@ -631,6 +694,13 @@ def gen_binary(ops, t):
                 a.reshape(-1)[:4] = [-7, 7, -8, 0]     # truncation toward zero
                 b.reshape(-1)[:4] = [2, -2, -3, 5]
             ins = [a, b]
+            if shifts:
+                n = bits_of(t)
+                x = full_range_ints(rng, shape, t) if rows else gen_int(rng, shape, 0, 1)
+                k = gen_int(rng, shape, -2, n + 1)
+                if rows:
+                    k.reshape(-1)[:6] = [0, 1, n - 1, n, -1, n + 1]
+                ins += [x, k]
         else:
             a = gen_float(rng, shape, -10, 10, t)
             b = gen_float(rng, shape, 0.5, 4, t) * np.where(gen_bool(rng, shape), 1, -1)
@@ -649,6 +719,19 @@ def gen_binary(ops, t):
                   (lambda ref: lambda ins: ref(ins[0], ins[1]))(REFERENCES[op].for_type(t)))
         rng = rng_for(g.name)
         g.run("", [full_range_ints(rng, (3, 4), t), full_range_ints(rng, (3, 4), t)[::-1].copy()])
+        funcs.append(g)
+    edges = [op for op in ops if REFERENCES[op].get("edges")]
+    if t in INTS and edges:
+        # Divisors 0 and -1 (the minimum by -1 overflows a quotient), signs.
+        lo, hi = INT_RANGE[t]
+        a = np.array([lo, lo, hi, 5, -5, 0, 7, -7, 7, -7, lo, hi, 6, -6, lo + 1, 1])
+        b = np.array([-1, 0, 0, 0, 0, 0, 3, 3, -3, -3, hi, lo, 3, 3, lo, -1])
+        g = Func("binary_edges_%s" % t, [((16,), t)] * 2)
+        for op in edges:
+            v = g.op("tide.%s %s, %s : %s" % (op, g.arg(0), g.arg(1), T((16,), t)))
+            g.ret(v, (16,), t, op + "(divisors 0, -1, extremes)",
+                  (lambda ref: lambda ins: ref(ins[0], ins[1]))(REFERENCES[op].for_type(t)))
+        g.run("", [a, b])
         funcs.append(g)
     return funcs + gen_broadcast(ops, t)
 
@@ -936,7 +1019,7 @@ def gen_special(t):
     x = np.array([np.nan, np.inf, -np.inf, 1.0, -0.0, 2.0])
     y = np.array([1.0, np.nan, 3.0, -np.inf, 0.0, 2.0])
     for name, ref in (("maximum", np.maximum), ("minimum", np.minimum),
-                      ("add", lambda a, b: a + b)):
+                      ("add", lambda a, b: a + b), ("rem", quiet(np.fmod)), ("mod", quiet(np.mod))):
         v = f.op("tide.%s %s, %s : %s" % (name, f.arg(0), f.arg(1), T(s, t)))
         f.ret(v, s, t, name + " with nan/inf", (lambda ref: lambda ins: ref(ins[0], ins[1]))(ref), "ieee")
     for name, ref in CMP:

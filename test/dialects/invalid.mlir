@@ -122,6 +122,33 @@ func.func @sign_on_i1(%a: tensor<4xi1>) {
 
 // -----
 
+// Remainders are numeric: not on i1.
+func.func @rem_on_i1(%a: tensor<4xi1>) {
+  // expected-error @+1 {{'tide.rem' expects a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
+  %0 = tide.rem %a, %a : tensor<4xi1>
+  return
+}
+
+// -----
+
+// Shifts are integer-only.
+func.func @shl_on_float(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tide.shl' expects an integer or boolean element type (i1, i8, i16, i32 or i64) but got 'f32'; compare with 'tide.cmp' or convert with 'tide.cast' first}}
+  %0 = tide.shl %a, %a : tensor<4xf32>
+  return
+}
+
+// -----
+
+// mod needs the same element type on both sides, like every binary op.
+func.func @mod_mixed_types(%a: tensor<4xi32>, %b: tensor<4xi64>) {
+  // expected-error @+1 {{'tide.mod' operands have different element types ('i32' and 'i64'); Tide never converts implicitly: insert 'tide.cast' on one operand}}
+  %0 = tide.mod %a, %b : tensor<4xi32>, tensor<4xi64>
+  return
+}
+
+// -----
+
 // Integer-only unary op on a float tensor.
 func.func @not_on_float(%a: tensor<4xf32>) {
   // expected-error @+1 {{'tide.not' expects an integer or boolean element type (i1, i8, i16, i32 or i64) but got 'f32'; compare with 'tide.cmp' or convert with 'tide.cast' first}}

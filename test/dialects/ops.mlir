@@ -207,6 +207,35 @@ func.func @binary_integer(%s: tensor<5xi16>, %l: tensor<5xi64>, %b: tensor<5xi1>
   return %0, %2, %3 : tensor<5xi16>, tensor<5xi1>, tensor<5xi64>
 }
 
+// Remainders on floats and integers, shifts and xor on integers, xor on i1,
+// sign on an integer, with and without broadcasting.
+// CHECK-LABEL: func.func @binary_remainders_and_bits(
+// CHECK-SAME: %[[F:.*]]: tensor<4x3xf32>, %[[G:.*]]: tensor<3xf32>, %[[I:.*]]: tensor<?xi8>, %[[B:.*]]: tensor<?xi1>)
+// CHECK: %[[REMF:.*]] = tide.rem %[[F]], %[[G]] : tensor<4x3xf32>, tensor<3xf32>
+// CHECK: %[[MODF:.*]] = tide.mod %[[REMF]], %[[F]] : tensor<4x3xf32>
+// CHECK: %[[REMI:.*]] = tide.rem %[[I]], %[[I]] : tensor<?xi8>
+// CHECK: %[[MODI:.*]] = tide.mod %[[REMI]], %[[I]] : tensor<?xi8>
+// CHECK: %[[SHL:.*]] = tide.shl %[[MODI]], %[[I]] : tensor<?xi8>
+// CHECK: %[[SHR:.*]] = tide.shr %[[SHL]], %[[I]] : tensor<?xi8>
+// CHECK: %[[XOR:.*]] = tide.xor %[[SHR]], %[[I]] : tensor<?xi8>
+// CHECK: %[[SIGN:.*]] = tide.sign %[[XOR]] : tensor<?xi8>
+// CHECK: %[[XORB:.*]] = tide.xor %[[B]], %[[B]] : tensor<?xi1>
+// CHECK: return %[[MODF]], %[[SIGN]], %[[XORB]] : tensor<4x3xf32>, tensor<?xi8>, tensor<?xi1>
+func.func @binary_remainders_and_bits(%f: tensor<4x3xf32>, %g: tensor<3xf32>,
+                                      %i: tensor<?xi8>, %b: tensor<?xi1>)
+    -> (tensor<4x3xf32>, tensor<?xi8>, tensor<?xi1>) {
+  %0 = tide.rem %f, %g : tensor<4x3xf32>, tensor<3xf32>
+  %1 = tide.mod %0, %f : tensor<4x3xf32>
+  %2 = tide.rem %i, %i : tensor<?xi8>
+  %3 = tide.mod %2, %i : tensor<?xi8>
+  %4 = tide.shl %3, %i : tensor<?xi8>
+  %5 = tide.shr %4, %i : tensor<?xi8>
+  %6 = tide.xor %5, %i : tensor<?xi8>
+  %7 = tide.sign %6 : tensor<?xi8>
+  %8 = tide.xor %b, %b : tensor<?xi1>
+  return %1, %7, %8 : tensor<4x3xf32>, tensor<?xi8>, tensor<?xi1>
+}
+
 // Static NumPy broadcasting: row bias, [4, 1] x [1, 3], and the smaller operand on the left.
 // CHECK-LABEL: func.func @binary_broadcast_static(
 // CHECK-SAME: %[[M:.*]]: tensor<4x3xf64>, %[[V:.*]]: tensor<3xf64>, %[[C:.*]]: tensor<4x1xf64>, %[[R:.*]]: tensor<1x3xf64>)

@@ -191,6 +191,37 @@ def Tide_MaximumOp : Tide_BinaryOp<"maximum", "Numeric", "maximum", [Commutative
 def Tide_MinimumOp : Tide_BinaryOp<"minimum", "Numeric", "minimum", [Commutative]> { let hasFolder = 1; }
 def Tide_AndOp : Tide_BinaryOp<"and", "Integer", "logical (i1) or bitwise (iN) and", [Commutative]> { let hasFolder = 1; }
 def Tide_OrOp : Tide_BinaryOp<"or", "Integer", "logical (i1) or bitwise (iN) or", [Commutative]> { let hasFolder = 1; }
+def Tide_XorOp : Tide_BinaryOp<"xor", "Integer", "logical (i1) or bitwise (iN) exclusive or", [Commutative]>;
+def Tide_RemOp : Tide_BinaryOp<"rem", "Numeric", "truncated remainder", [], 4, [{
+
+    `lhs - trunc(lhs / rhs) * rhs`, computed exactly: C's `fmod` for floats
+    and `%` for integers, so a non-zero result has the sign of `lhs` (ONNX
+    `Mod` with `fmod = 1`, NumPy's `fmod`). A float remainder by 0 is NaN;
+    an integer remainder by 0 is 0 (as in NumPy; it never traps), and so is
+    the minimum integer by -1.}]>;
+def Tide_ModOp : Tide_BinaryOp<"mod", "Numeric", "floored modulo", [], 4, [{
+
+    `lhs - floor(lhs / rhs) * rhs`: Python's and NumPy's `%` (`np.mod`), so
+    a non-zero result has the sign of `rhs` (ONNX `Mod` with `fmod = 0`).
+    Floats follow NumPy: the truncated remainder, plus `rhs` when it is not
+    zero and its sign differs from `rhs`'s; a zero result takes the sign of
+    `rhs`; a modulo by 0 is NaN. An integer modulo by 0 is 0 (as in NumPy; it never traps).}]>;
+def Tide_ShlOp : Tide_BinaryOp<"shl", "Integer", "left shift", [], 1, [{
+
+    Shifts `lhs` left by `rhs` bits, zeros shifting in (the bits shifted
+    out are lost: the result wraps). A shift amount that is negative or at
+    least the bit width gives 0, the limit of shifting one bit at a time
+    (ONNX `BitShift` with `direction = "LEFT"`).}]>;
+def Tide_ShrOp : Tide_BinaryOp<"shr", "Integer", "logical right shift", [], 1, [{
+
+    Shifts `lhs` right by `rhs` bits with zeros shifting in: the bits of
+    `lhs` are read as an unsigned number (ONNX `BitShift` with `direction =
+    "RIGHT"`, which is defined on unsigned types; Tide has no unsigned types,
+    so data that ONNX holds as `uint8` arrives here as `i8` with the same
+    bits, and the result has the right bits). So a negative `lhs` shifted by
+    1 or more becomes non-negative: `shr(-1 : i8, 1)` is 127. This is not
+    an arithmetic shift (`x >> n` on signed NumPy integers). A shift amount
+    that is negative or at least the bit width gives 0.}]>;
 
 def Tide_CmpOp : Tide_Op<"cmp", [Tide_InferTypeOpAdaptor,
     Tide_Facts<"Compare", "Elementwise", "Any">]> {

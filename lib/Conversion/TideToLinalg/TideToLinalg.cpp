@@ -224,10 +224,12 @@ Value scalarUnary(Operation *op, OpBuilder &b, Location loc, Value x) {
           // (x > 0) - (x < 0).
           Value pos = arith::ExtUIOp::create(
               b, loc, t,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, x, zero));
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, x,
+                                    zero));
           Value neg = arith::ExtUIOp::create(
               b, loc, t,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero));
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x,
+                                    zero));
           return arith::SubIOp::create(b, loc, pos, neg);
         }
         // Ordered comparisons are false for NaN, which falls through as is;
@@ -240,7 +242,8 @@ Value scalarUnary(Operation *op, OpBuilder &b, Location loc, Value x) {
         r = arith::SelectOp::create(b, loc, neg, constantOf(b, loc, t, -1), r);
         Value pos =
             arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
-        return arith::SelectOp::create(b, loc, pos, constantOf(b, loc, t, 1), r);
+        return arith::SelectOp::create(b, loc, pos, constantOf(b, loc, t, 1),
+                                       r);
       })
       .Case([&](NotOp) -> Value {
         Value ones = arith::ConstantOp::create(
@@ -248,6 +251,69 @@ Value scalarUnary(Operation *op, OpBuilder &b, Location loc, Value x) {
         return arith::XOrIOp::create(b, loc, x, ones);
       })
       .Default([](Operation *) -> Value { return {}; });
+}
+
+/// The integer remainder `x % y` (truncated, C's `%`) without undefined
+/// behaviour: a remainder by 0 is 0 (NumPy's result), and so is the
+/// minimum integer by -1 (whose quotient overflows; `%` by -1 is always 0).
+Value safeRemSI(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = x.getType();
+  Value zero = constantOf(b, loc, t, 0), one = constantOf(b, loc, t, 1);
+  Value byZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero);
+  Value byMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y,
+                                           constantOf(b, loc, t, -1));
+  Value safe = arith::SelectOp::create(
+      b, loc, arith::OrIOp::create(b, loc, byZero, byMinusOne), one, y);
+  return arith::RemSIOp::create(b, loc, x, safe);
+}
+
+/// The floored modulo (Python's `%`): the truncated remainder, plus `y` when
+/// it is not zero and its sign differs from `y`'s. A float zero result takes
+/// the sign of `y`, as in NumPy.
+Value floorMod(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = x.getType();
+  Value zero = constantOf(b, loc, t, 0);
+  if (!isFloat(t)) {
+    Value r = safeRemSI(b, loc, x, y);
+    Value nonZero =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
+    Value signsDiffer = arith::XOrIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y, zero));
+    Value fix = arith::AndIOp::create(b, loc, nonZero, signsDiffer);
+    return arith::SelectOp::create(b, loc, fix,
+                                   arith::AddIOp::create(b, loc, r, y), r);
+  }
+  Value r = arith::RemFOp::create(b, loc, x, y);
+  // NaN compares unordered-not-equal to 0, so it takes the first branch and
+  // stays NaN (r + y).
+  Value nonZero =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, r, zero);
+  Value signsDiffer = arith::XOrIOp::create(
+      b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, r, zero),
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, y, zero));
+  Value fixed = arith::SelectOp::create(b, loc, signsDiffer,
+                                        arith::AddFOp::create(b, loc, r, y), r);
+  Value signedZero = math::CopySignOp::create(b, loc, zero, y);
+  return arith::SelectOp::create(b, loc, nonZero, fixed, signedZero);
+}
+
+/// A logical shift of `x` by `y` bits; an amount outside [0, bit width)
+/// gives 0 (LLVM's shifts are poison there).
+Value shift(OpBuilder &b, Location loc, Value x, Value y, bool left) {
+  Type t = x.getType();
+  unsigned width = t.getIntOrFloatBitWidth();
+  // As unsigned, a negative amount is at least the width too.
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, y,
+                                        constantOf(b, loc, t, width));
+  Value amount =
+      arith::SelectOp::create(b, loc, inRange, y, constantOf(b, loc, t, 0));
+  Value shifted = left ? arith::ShLIOp::create(b, loc, x, amount).getResult()
+                       : arith::ShRUIOp::create(b, loc, x, amount).getResult();
+  return arith::SelectOp::create(b, loc, inRange, shifted,
+                                 constantOf(b, loc, t, 0));
 }
 
 Value scalarBinary(Operation *op, OpBuilder &b, Location loc, Value x,
@@ -281,16 +347,37 @@ Value scalarBinary(Operation *op, OpBuilder &b, Location loc, Value x,
       })
       .Case([&](AndOp) -> Value { return arith::AndIOp::create(b, loc, x, y); })
       .Case([&](OrOp) -> Value { return arith::OrIOp::create(b, loc, x, y); })
+      .Case([&](XorOp) -> Value { return arith::XOrIOp::create(b, loc, x, y); })
+      .Case([&](RemOp) -> Value {
+        if (f)
+          return arith::RemFOp::create(b, loc, x, y);
+        return safeRemSI(b, loc, x, y);
+      })
+      .Case([&](ModOp) -> Value { return floorMod(b, loc, x, y); })
+      .Case([&](ShlOp) -> Value { return shift(b, loc, x, y, /*left=*/true); })
+      .Case([&](ShrOp) -> Value { return shift(b, loc, x, y, /*left=*/false); })
       .Case([&](CmpOp cmp) -> Value {
         if (f) {
           arith::CmpFPredicate p;
           switch (cmp.getPredicate()) {
-          case CmpPredicate::eq: p = arith::CmpFPredicate::OEQ; break;
-          case CmpPredicate::ne: p = arith::CmpFPredicate::UNE; break;
-          case CmpPredicate::lt: p = arith::CmpFPredicate::OLT; break;
-          case CmpPredicate::le: p = arith::CmpFPredicate::OLE; break;
-          case CmpPredicate::gt: p = arith::CmpFPredicate::OGT; break;
-          case CmpPredicate::ge: p = arith::CmpFPredicate::OGE; break;
+          case CmpPredicate::eq:
+            p = arith::CmpFPredicate::OEQ;
+            break;
+          case CmpPredicate::ne:
+            p = arith::CmpFPredicate::UNE;
+            break;
+          case CmpPredicate::lt:
+            p = arith::CmpFPredicate::OLT;
+            break;
+          case CmpPredicate::le:
+            p = arith::CmpFPredicate::OLE;
+            break;
+          case CmpPredicate::gt:
+            p = arith::CmpFPredicate::OGT;
+            break;
+          case CmpPredicate::ge:
+            p = arith::CmpFPredicate::OGE;
+            break;
           }
           return arith::CmpFOp::create(b, loc, p, x, y);
         }
@@ -298,12 +385,24 @@ Value scalarBinary(Operation *op, OpBuilder &b, Location loc, Value x,
         bool u = x.getType().isInteger(1);
         arith::CmpIPredicate p;
         switch (cmp.getPredicate()) {
-        case CmpPredicate::eq: p = arith::CmpIPredicate::eq; break;
-        case CmpPredicate::ne: p = arith::CmpIPredicate::ne; break;
-        case CmpPredicate::lt: p = u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt; break;
-        case CmpPredicate::le: p = u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle; break;
-        case CmpPredicate::gt: p = u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt; break;
-        case CmpPredicate::ge: p = u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge; break;
+        case CmpPredicate::eq:
+          p = arith::CmpIPredicate::eq;
+          break;
+        case CmpPredicate::ne:
+          p = arith::CmpIPredicate::ne;
+          break;
+        case CmpPredicate::lt:
+          p = u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+          break;
+        case CmpPredicate::le:
+          p = u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
+          break;
+        case CmpPredicate::gt:
+          p = u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+          break;
+        case CmpPredicate::ge:
+          p = u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+          break;
         }
         return arith::CmpIOp::create(b, loc, p, x, y);
       })

@@ -335,6 +335,87 @@ func.func @binary_integer_ops(%x: tensor<5xi16>, %y: tensor<5xi16>, %b: tensor<5
   return %7, %8 : tensor<5xi16>, tensor<5xi1>
 }
 
+// The integer remainder never divides by 0 or by -1 (the minimum by -1
+// overflows): those divisors are replaced by 1, whose remainder 0 is the
+// result.
+// CHECK-LABEL: func.func @rem_integer(
+// CHECK: ^bb0(%[[X:.*]]: i16, %[[Y:.*]]: i16, %{{.*}}: i16):
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : i16
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : i16
+// CHECK-NEXT: %[[BY0:.*]] = arith.cmpi eq, %[[Y]], %[[Z]] : i16
+// CHECK-NEXT: %[[M1:.*]] = arith.constant -1 : i16
+// CHECK-NEXT: %[[BYM1:.*]] = arith.cmpi eq, %[[Y]], %[[M1]] : i16
+// CHECK: %[[TRIV:.*]] = arith.ori %[[BY0]], %[[BYM1]] : i1
+// CHECK: %[[SAFE:.*]] = arith.select %[[TRIV]], %[[ONE]], %[[Y]] : i16
+// CHECK: %[[R:.*]] = arith.remsi %[[X]], %[[SAFE]] : i16
+// CHECK-NEXT: linalg.yield %[[R]] : i16
+func.func @rem_integer(%x: tensor<5xi16>, %y: tensor<5xi16>) -> tensor<5xi16> {
+  %0 = tide.rem %x, %y : tensor<5xi16>
+  return %0 : tensor<5xi16>
+}
+
+// The float remainder is arith.remf (fmod: exact, libm / libdevice).
+// CHECK-LABEL: func.func @rem_float(
+// CHECK: ^bb0(%[[X:.*]]: f64, %[[Y:.*]]: f64, %{{.*}}: f64):
+// CHECK-NEXT: %[[R:.*]] = arith.remf %[[X]], %[[Y]] : f64
+// CHECK-NEXT: linalg.yield %[[R]] : f64
+func.func @rem_float(%x: tensor<5xf64>, %y: tensor<5xf64>) -> tensor<5xf64> {
+  %0 = tide.rem %x, %y : tensor<5xf64>
+  return %0 : tensor<5xf64>
+}
+
+// The floored modulo adds the divisor to a non-zero remainder of the other
+// sign; a float zero takes the divisor's sign (NumPy).
+// CHECK-LABEL: func.func @mod(
+// CHECK: ^bb0(%[[X:.*]]: i32, %[[Y:.*]]: i32, %{{.*}}: i32):
+// CHECK: %[[R:.*]] = arith.remsi %[[X]], %{{.*}} : i32
+// CHECK: %[[NZ:.*]] = arith.cmpi ne, %[[R]], %{{.*}} : i32
+// CHECK: %[[RN:.*]] = arith.cmpi slt, %[[R]], %{{.*}} : i32
+// CHECK: %[[YN:.*]] = arith.cmpi slt, %[[Y]], %{{.*}} : i32
+// CHECK: %[[DIFF:.*]] = arith.xori %[[RN]], %[[YN]] : i1
+// CHECK: %[[FIX:.*]] = arith.andi %[[NZ]], %[[DIFF]] : i1
+// CHECK: %[[SUM:.*]] = arith.addi %[[R]], %[[Y]] : i32
+// CHECK: %[[M:.*]] = arith.select %[[FIX]], %[[SUM]], %[[R]] : i32
+// CHECK-NEXT: linalg.yield %[[M]] : i32
+// CHECK: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[FR:.*]] = arith.remf %[[A]], %[[B]] : f32
+// CHECK: %[[FNZ:.*]] = arith.cmpf une, %[[FR]], %{{.*}} : f32
+// CHECK: %[[FS:.*]] = arith.addf %[[FR]], %[[B]] : f32
+// CHECK: %[[FF:.*]] = arith.select %{{.*}}, %[[FS]], %[[FR]] : f32
+// CHECK: %[[SZ:.*]] = math.copysign %{{.*}}, %[[B]] : f32
+// CHECK: %[[FM:.*]] = arith.select %[[FNZ]], %[[FF]], %[[SZ]] : f32
+// CHECK-NEXT: linalg.yield %[[FM]] : f32
+func.func @mod(%x: tensor<5xi32>, %y: tensor<5xi32>, %a: tensor<5xf32>, %b: tensor<5xf32>)
+    -> (tensor<5xi32>, tensor<5xf32>) {
+  %0 = tide.mod %x, %y : tensor<5xi32>
+  %1 = tide.mod %a, %b : tensor<5xf32>
+  return %0, %1 : tensor<5xi32>, tensor<5xf32>
+}
+
+// Shifts are logical; an amount outside [0, bits) (negative amounts are
+// large as unsigned) shifts by 0 and selects 0.
+// CHECK-LABEL: func.func @shifts(
+// CHECK: ^bb0(%[[X:.*]]: i8, %[[N:.*]]: i8, %{{.*}}: i8):
+// CHECK-NEXT: %[[W:.*]] = arith.constant 8 : i8
+// CHECK-NEXT: %[[OK:.*]] = arith.cmpi ult, %[[N]], %[[W]] : i8
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : i8
+// CHECK-NEXT: %[[AMT:.*]] = arith.select %[[OK]], %[[N]], %[[Z]] : i8
+// CHECK-NEXT: %[[S:.*]] = arith.shli %[[X]], %[[AMT]] : i8
+// CHECK-NEXT: %[[Z2:.*]] = arith.constant 0 : i8
+// CHECK-NEXT: %[[R:.*]] = arith.select %[[OK]], %[[S]], %[[Z2]] : i8
+// CHECK-NEXT: linalg.yield %[[R]] : i8
+// CHECK: arith.cmpi ult
+// CHECK: arith.shrui
+// CHECK: ^bb0(%[[P:.*]]: i64, %[[Q:.*]]: i64, %{{.*}}: i64):
+// CHECK-NEXT: arith.xori %[[P]], %[[Q]] : i64
+func.func @shifts(%x: tensor<3xi8>, %n: tensor<3xi8>, %l: tensor<3xi64>)
+    -> (tensor<3xi8>, tensor<3xi8>, tensor<3xi64>) {
+  %0 = tide.shl %x, %n : tensor<3xi8>
+  %1 = tide.shr %x, %n : tensor<3xi8>
+  %2 = tide.xor %l, %l : tensor<3xi64>
+  return %0, %1, %2 : tensor<3xi8>, tensor<3xi8>, tensor<3xi64>
+}
+
 //===----------------------------------------------------------------------===//
 // Comparison and select
 //===----------------------------------------------------------------------===//
