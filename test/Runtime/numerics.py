@@ -474,6 +474,22 @@ def cast_ref(x, src, dst):
     return quantize(x.astype(np.float64).astype(np.float32), "bf16")
 
 
+def gather_ref(x, indices, axis):
+    """take_along_axis with Tide's rules: indices in [-n, 0) count from the end,
+    the rest is clamped to [0, n - 1]; an empty axis gives zeros; along the
+    other axes the indices may be smaller than x (its leading part is read)."""
+    x, indices = np.asarray(x), np.asarray(indices, dtype=np.int64)
+    axis %= x.ndim
+    n = x.shape[axis]
+    if n == 0:
+        return np.zeros(indices.shape, dtype=x.dtype)
+    k = np.where(indices < 0, indices + n, indices)
+    k = np.clip(k, 0, n - 1)
+    part = x[tuple(slice(None) if d == axis else slice(0, indices.shape[d])
+                   for d in range(x.ndim))]
+    return np.take_along_axis(part, k, axis)
+
+
 def slice_ref(x, start, limit, strides):
     return x[tuple(slice(a, b, c) for a, b, c in zip(start, limit, strides))]
 
@@ -580,6 +596,7 @@ REFERENCES = {
     "broadcast_to": Ref("broadcast", np.broadcast_to),
     "concat": Ref("concat", np.concatenate),
     "slice": Ref("slice", slice_ref),
+    "gather": Ref("gather", gather_ref),
 }
 
 
@@ -1161,6 +1178,48 @@ def gen_slice(ops, t):
     return funcs
 
 
+def gen_gather(ops, t):
+    """take_along_axis: both index types, every axis sign, indices smaller
+    than the input along other axes, dynamic sizes, an axis that is empty at
+    run time, and out-of-range indices (wrapped once, then clamped)."""
+    funcs = []
+    for op in ops:
+        ref = REFERENCES[op].for_type(t)
+        # (input shape, indices shape and type, axis, result shape, label)
+        cases = [((3, 5), ((3, 4), "i64"), 1, (3, 4), "rows"),
+                 ((3, 5), ((2, 5), "i32"), 0, (2, 5), "columns, i32"),
+                 ((4, 6), ((2, 3), "i64"), -1, (2, 3), "smaller indices"),
+                 ((2, 3, 4), ((2, 3, 7), "i32"), 2, (2, 3, 7), "rank 3, more than the axis"),
+                 ((6,), ((9,), "i64"), 0, (9,), "rank 1"),
+                 ((None, 5), ((None, 2), "i64"), -1, (None, 2), "dynamic rows"),
+                 ((3, None), ((3, 4), "i32"), 1, (3, 4), "dynamic axis")]
+        args = []
+        for shape, (ishape, it), _, _, _ in cases:
+            args += [(shape, t), (ishape, it)]
+        f = shape_func(funcs, op, t, args)
+        for c, (shape, (ishape, it), axis, rs, label) in enumerate(cases):
+            v = f.op("tide.%s %s, %s axis = %d : %s, %s" % (op, f.arg(2 * c), f.arg(2 * c + 1), axis,
+                                                             T(shape, t), T(ishape, it)))
+            f.ret(v, rs, t, "%s %s" % (op, label),
+                  (lambda c, axis: lambda ins: ref(ins[2 * c], ins[2 * c + 1], axis))(c, axis))
+        for run, (rows, n) in enumerate(((4, 5), (2, 0))):
+            rng = rng_for(f.name + str(run))
+            ins = []
+            for shape, (ishape, it), axis, _, _ in cases:
+                shape = tuple((rows if d is None and k == 0 else n) if d is None else d
+                              for k, d in enumerate(shape))
+                ishape = tuple(rows if d is None else d for d in ishape)
+                size = shape[axis]
+                ins.append(shape_inputs(rng, shape, t))
+                idx = gen_int(rng, ishape, -size - 2, size + 2)
+                flat = idx.reshape(-1)
+                extremes = [0, -1, size - 1, -size, size, -size - 1, 2 ** 31 - 1, -2 ** 31]
+                flat[:min(len(extremes), flat.size)] = extremes[:flat.size]
+                ins.append(idx)
+            f.run("?=%d,%d" % (rows, n), ins)
+    return funcs
+
+
 def gen_transfer(t):
     """tide.transfer (placement's copy; not a kernel, so not in the op list)."""
     funcs = []
@@ -1220,7 +1279,7 @@ OPS_MODULE = [(("unary",), gen_unary), (("binary",), gen_binary), (("compare",),
               (("constant",), gen_constant), (("softmax",), gen_softmax)]
 SHAPE_MODULE = [(("reshape",), gen_reshape), (("transpose",), gen_transpose),
                 (("broadcast",), gen_broadcast_to), (("concat",), gen_concat),
-                (("slice",), gen_slice)]
+                (("slice",), gen_slice), (("gather",), gen_gather)]
 CAST_FAMILY = "cast"
 FAMILIES = set(f for fams, _ in OPS_MODULE + SHAPE_MODULE for f in fams) | {CAST_FAMILY}
 

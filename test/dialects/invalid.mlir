@@ -782,3 +782,48 @@ func.func @target_on_function() attributes {tide.target = #tide.target<name = "h
   // expected-error @-1 {{'tide.target' belongs on a module}}
   return
 }
+
+// -----
+
+// gather indices are i32 or i64.
+func.func @gather_float_indices(%x: tensor<3x5xf32>, %i: tensor<3x2xf32>) {
+  // expected-error @+1 {{'tide.gather' indices must be i32 or i64, got 'f32'; convert them with 'tide.cast' first}}
+  %0 = tide.gather %x, %i axis = 1 : tensor<3x5xf32>, tensor<3x2xf32>
+  return
+}
+
+// -----
+
+// gather indices have the input's rank (take_along_axis, not take).
+func.func @gather_rank_mismatch(%x: tensor<3x5xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{'tide.gather' indices must have the rank of the input (2), got rank 1}}
+  %0 = tide.gather %x, %i axis = 1 : tensor<3x5xf32>, tensor<2xi64>
+  return
+}
+
+// -----
+
+// The axis must exist.
+func.func @gather_bad_axis(%x: tensor<3x5xf32>, %i: tensor<3x2xi64>) {
+  // expected-error @+1 {{'tide.gather' axis 2 is out of range for a rank-2 tensor; valid axes are [-2, 2)}}
+  %0 = tide.gather %x, %i axis = 2 : tensor<3x5xf32>, tensor<3x2xi64>
+  return
+}
+
+// -----
+
+// Along the other axes the indices may not be larger than the input.
+func.func @gather_indices_too_large(%x: tensor<3x5xf32>, %i: tensor<4x2xi64>) {
+  // expected-error @+1 {{'tide.gather' indices have size 4 in dimension 0, larger than the input's 3; only the gathered axis may be larger}}
+  %0 = tide.gather %x, %i axis = 1 : tensor<3x5xf32>, tensor<4x2xi64>
+  return
+}
+
+// -----
+
+// A rank-0 input has no axis to gather along.
+func.func @gather_rank0(%x: tensor<f32>, %i: tensor<i64>) {
+  // expected-error @+1 {{'tide.gather' needs an input of rank 1 or more, got a rank-0 tensor}}
+  %0 = tide.gather %x, %i axis = 0 : tensor<f32>, tensor<i64>
+  return
+}

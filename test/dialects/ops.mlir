@@ -576,6 +576,24 @@ func.func @slice(%x: tensor<4x5xf32>, %y: tensor<?x8xi32>)
 // GENERIC-LABEL: sym_name = "slice"
 // GENERIC: "tide.slice"(%{{.*}}) <{limit = array<i64: 2, 3>, start = array<i64: 0, 1>, strides = array<i64: 1, 1>}> : (tensor<4x5xf32>) -> tensor<2x2xf32>
 
+// gather: i64 and i32 indices, a negative axis, indices larger than the
+// input along the axis and smaller along another, dynamic sizes, i1 data.
+// The result takes the indices' shape and the input's element type.
+// CHECK-LABEL: func.func @gather(
+// CHECK-SAME: %[[X:.*]]: tensor<3x5xf32>, %[[I:.*]]: tensor<2x9xi64>, %[[Y:.*]]: tensor<?x4xi1>, %[[J:.*]]: tensor<?x4xi32>)
+// CHECK: %[[A:.*]] = tide.gather %[[X]], %[[I]] axis = 1 : tensor<3x5xf32>, tensor<2x9xi64>
+// CHECK: %[[B:.*]] = tide.gather %[[Y]], %[[J]] axis = -2 : tensor<?x4xi1>, tensor<?x4xi32>
+// CHECK: return %[[A]], %[[B]] : tensor<2x9xf32>, tensor<?x4xi1>
+func.func @gather(%x: tensor<3x5xf32>, %i: tensor<2x9xi64>, %y: tensor<?x4xi1>,
+                  %j: tensor<?x4xi32>) -> (tensor<2x9xf32>, tensor<?x4xi1>) {
+  %0 = tide.gather %x, %i axis = 1 : tensor<3x5xf32>, tensor<2x9xi64>
+  %1 = tide.gather %y, %j axis = -2 : tensor<?x4xi1>, tensor<?x4xi32>
+  return %0, %1 : tensor<2x9xf32>, tensor<?x4xi1>
+}
+
+// GENERIC-LABEL: sym_name = "gather"
+// GENERIC: "tide.gather"(%{{.*}}, %{{.*}}) <{axis = 1 : i64}> : (tensor<3x5xf32>, tensor<2x9xi64>) -> tensor<2x9xf32>
+
 //===----------------------------------------------------------------------===//
 // Composite ops
 //===----------------------------------------------------------------------===//

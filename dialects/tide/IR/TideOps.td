@@ -503,6 +503,49 @@ def Tide_SliceOp : Tide_Op<"slice", [Tide_InferTypeOpAdaptor,
   }];
 }
 
+def Tide_GatherOp : Tide_Op<"gather", [Tide_InferTypeOpAdaptor,
+    Tide_Facts<"Gather", "Shape", "Any", 1>]> {
+  let summary = "Take elements along an axis at given indices";
+  let description = [{
+    NumPy's `take_along_axis` and ONNX's `GatherElements`: the result has the
+    shape of `indices` and the element type of `input`, and
+
+    ```
+    result[i0, ..., ik, ..., in] = input[i0, ..., indices[i0, ..., in], ..., in]
+    ```
+
+    with the index taken along dimension `axis` (negative counts from the
+    end). `indices` is an `i32` or `i64` tensor of the same rank as `input`;
+    along the other dimensions it may be smaller than `input` (only the
+    leading part of `input` is read) but not larger (checked where the sizes
+    are static).
+
+    An index `k` in `[-n, 0)`, where `n` is the size of `input` along
+    `axis`, counts from the end (`k + n`). Out-of-range indices never read
+    outside `input`: after that wrap they are clamped to `[0, n - 1]` (so
+    `n` and above read the last element, below `-n` the first). When `n` is
+    0 there is nothing to read and every element of the result is 0 (`false`
+    for `i1`).
+
+    ```mlir
+    %r = tide.gather %x, %i axis = 1 : tensor<3x5xf32>, tensor<3x2xi64>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input, Tide_Tensor:$indices, I64Attr:$axis);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $indices `axis` `=` $axis attr-dict `:` type($input) `,`
+    type($indices)
+  }];
+  let extraClassDeclaration = [{
+    /// `axis` made non-negative.
+    int64_t getNormalizedAxis() {
+      int64_t axis = getAxis();
+      return axis < 0 ? axis + getInput().getType().getRank() : axis;
+    }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Composite ops
 //===----------------------------------------------------------------------===//

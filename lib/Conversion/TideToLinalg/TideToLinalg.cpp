@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -800,6 +801,85 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
   }
 };
 
+/// take_along_axis: a parallel linalg.generic over the indices whose payload
+/// reads the input with tensor.extract at the wrapped and clamped index (so
+/// it never reads out of bounds). An axis of size 0 has nothing to read: the
+/// result is zeros (a static 0 is a fill; a dynamic size is checked in the
+/// payload).
+struct LowerGather : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = op.getInput(), indices = op.getIndices();
+    auto inType = op.getInput().getType();
+    auto resultType = op.getType();
+    Type element = resultType.getElementType();
+    int64_t rank = resultType.getRank(), axis = op.getNormalizedAxis();
+    SmallVector<Value> dyn;
+    for (int64_t d = 0; d < rank; ++d)
+      if (resultType.isDynamicDim(d))
+        dyn.push_back(tensor::DimOp::create(rewriter, loc, indices, d));
+    Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                         element, dyn);
+    int64_t staticSize = inType.getDimSize(axis);
+    if (staticSize == 0) {
+      rewriter.replaceOpWithNewOp<linalg::FillOp>(
+          op, constantOf(rewriter, loc, element, 0), init);
+      return success();
+    }
+    Value size = tensor::DimOp::create(rewriter, loc, input, axis);
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, ValueRange{indices},
+        ValueRange{init}, ArrayRef<AffineMap>{identity, identity}, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Type indexType = b.getIndexType();
+          Value k = arith::IndexCastOp::create(b, l, indexType, args[0]);
+          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+          // [-n, 0) counts from the end; then clamp to [0, n - 1].
+          Value negative =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, k, zero);
+          k = arith::SelectOp::create(b, l, negative,
+                                      arith::AddIOp::create(b, l, k, size), k);
+          Value last = arith::SubIOp::create(
+              b, l, size, arith::ConstantIndexOp::create(b, l, 1));
+          k = arith::MaxSIOp::create(b, l, k, zero);
+          k = arith::MinSIOp::create(b, l, k, last);
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < rank; ++d)
+            coords.push_back(
+                d == axis ? k : linalg::IndexOp::create(b, l, d).getResult());
+          Value v;
+          if (!ShapedType::isDynamic(staticSize)) {
+            v = tensor::ExtractOp::create(b, l, input, coords);
+          } else {
+            // A dynamic axis may be empty at run time: read only when it is
+            // not.
+            Value nonEmpty = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::sgt, size, zero);
+            auto ifOp = scf::IfOp::create(
+                b, l, nonEmpty,
+                [&](OpBuilder &tb, Location tl) {
+                  scf::YieldOp::create(
+                      tb, tl,
+                      tensor::ExtractOp::create(tb, tl, input, coords)
+                          .getResult());
+                },
+                [&](OpBuilder &eb, Location el) {
+                  scf::YieldOp::create(eb, el, constantOf(eb, el, element, 0));
+                });
+            v = ifOp.getResult(0);
+          }
+          linalg::YieldOp::create(b, l, v);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 struct LowerTranspose : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TransposeOp op,
@@ -1052,8 +1132,8 @@ void mlir::tide::populateTideToLinalgPatterns(RewritePatternSet &patterns) {
   populateDecompositionPatterns(patterns);
   patterns.add<LowerElementwise, LowerConstant, LowerMatmul, LowerTranspose,
                LowerConcat, LowerSlice, LowerReshape, LowerTransfer,
-               LowerReduction<ReduceSumOp>, LowerReduction<ReduceMeanOp>,
-               LowerReduction<ReduceMaxOp>, LowerReduction<ReduceMinOp>,
-               LowerReduction<ReduceProdOp>, LowerReduction<ArgmaxOp>,
-               LowerReduction<ArgminOp>>(ctx);
+               LowerGather, LowerReduction<ReduceSumOp>,
+               LowerReduction<ReduceMeanOp>, LowerReduction<ReduceMaxOp>,
+               LowerReduction<ReduceMinOp>, LowerReduction<ReduceProdOp>,
+               LowerReduction<ArgmaxOp>, LowerReduction<ArgminOp>>(ctx);
 }

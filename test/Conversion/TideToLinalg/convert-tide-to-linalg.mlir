@@ -825,6 +825,69 @@ func.func @slice(%x: tensor<4x5xf32>, %y: tensor<?x8xi32>) -> (tensor<2x3xf32>, 
   return %0, %1 : tensor<2x3xf32>, tensor<3x8xi32>
 }
 
+// gather: a parallel generic over the indices; the payload wraps a negative
+// index once (k + n), clamps it to [0, n - 1] and reads the input with
+// tensor.extract at the loop indices, the clamped index along the axis.
+// CHECK-LABEL: func.func @gather(
+// CHECK-SAME: %[[X:.*]]: tensor<3x5xf32>, %[[I:.*]]: tensor<3x4xi64>)
+// CHECK: %[[INIT:.*]] = tensor.empty() : tensor<3x4xf32>
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<3x5xf32>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[I]] : tensor<3x4xi64>) outs(%[[INIT]] : tensor<3x4xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: i64, %{{.*}}: f32):
+// CHECK-NEXT: %[[K:.*]] = arith.index_cast %[[IN]] : i64 to index
+// CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[NEG:.*]] = arith.cmpi slt, %[[K]], %[[C0]] : index
+// CHECK-NEXT: %[[WRAP:.*]] = arith.addi %[[K]], %[[N]] : index
+// CHECK-NEXT: %[[K1:.*]] = arith.select %[[NEG]], %[[WRAP]], %[[K]] : index
+// CHECK-NEXT: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[LAST:.*]] = arith.subi %[[N]], %[[C1]] : index
+// CHECK-NEXT: %[[K2:.*]] = arith.maxsi %[[K1]], %[[C0]] : index
+// CHECK-NEXT: %[[K3:.*]] = arith.minsi %[[K2]], %[[LAST]] : index
+// CHECK-NEXT: %[[ROW:.*]] = linalg.index 0 : index
+// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[X]][%[[ROW]], %[[K3]]] : tensor<3x5xf32>
+// CHECK-NEXT: linalg.yield %[[V]] : f32
+func.func @gather(%x: tensor<3x5xf32>, %i: tensor<3x4xi64>) -> tensor<3x4xf32> {
+  %0 = tide.gather %x, %i axis = 1 : tensor<3x5xf32>, tensor<3x4xi64>
+  return %0 : tensor<3x4xf32>
+}
+
+// A dynamic axis may be empty at run time: the payload reads only when it
+// is not, and yields 0 otherwise. The result's dynamic size comes from the
+// indices.
+// CHECK-LABEL: func.func @gather_dynamic_axis(
+// CHECK-SAME: %[[X:.*]]: tensor<?x?xi8>, %[[I:.*]]: tensor<?x2xi32>)
+// CHECK: %[[D0:.*]] = tensor.dim %[[I]], %{{.*}} : tensor<?x2xi32>
+// CHECK: tensor.empty(%[[D0]]) : tensor<?x2xi8>
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x?xi8>
+// CHECK: arith.index_cast %{{.*}} : i32 to index
+// CHECK: %[[K:.*]] = arith.minsi
+// CHECK: %[[ROW:.*]] = linalg.index 0 : index
+// CHECK: %[[NONEMPTY:.*]] = arith.cmpi sgt, %[[N]], %{{.*}} : index
+// CHECK: %[[V:.*]] = scf.if %[[NONEMPTY]] -> (i8) {
+// CHECK-NEXT: %[[E:.*]] = tensor.extract %[[X]][%[[ROW]], %[[K]]] : tensor<?x?xi8>
+// CHECK-NEXT: scf.yield %[[E]] : i8
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : i8
+// CHECK-NEXT: scf.yield %[[Z]] : i8
+// CHECK: linalg.yield %[[V]] : i8
+func.func @gather_dynamic_axis(%x: tensor<?x?xi8>, %i: tensor<?x2xi32>) -> tensor<?x2xi8> {
+  %0 = tide.gather %x, %i axis = 1 : tensor<?x?xi8>, tensor<?x2xi32>
+  return %0 : tensor<?x2xi8>
+}
+
+// An axis of static size 0 has nothing to read: the result is a zero fill.
+// CHECK-LABEL: func.func @gather_empty_axis(
+// CHECK: %[[INIT:.*]] = tensor.empty() : tensor<2x3xf16>
+// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f16
+// CHECK: %[[R:.*]] = linalg.fill ins(%[[Z]] : f16) outs(%[[INIT]] : tensor<2x3xf16>)
+// CHECK-NOT: tensor.extract
+// CHECK: return %[[R]]
+func.func @gather_empty_axis(%x: tensor<2x0xf16>, %i: tensor<2x3xi64>) -> tensor<2x3xf16> {
+  %0 = tide.gather %x, %i axis = 1 : tensor<2x0xf16>, tensor<2x3xi64>
+  return %0 : tensor<2x3xf16>
+}
+
 // Static reshape: tensor.reshape with a constant shape tensor.
 // CHECK-LABEL: func.func @reshape_static(
 // CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>)
