@@ -119,6 +119,15 @@ static Work estimateWork(Operation *op, int64_t dyn) {
     work.free = true;
     return work;
   }
+  if (auto gather = dyn_cast<GatherOp>(op)) {
+    // Each result element reads one index and one input element (the input
+    // is not read as a whole) and is written once.
+    double result = estimateBytes(gather.getType(), dyn);
+    work.bytes = estimateBytes(gather.getIndices().getType(), dyn) + 2 * result;
+    work.flops =
+        numElements(gather.getType(), dyn) * facts.getFlopsPerElement();
+    return work;
+  }
   for (Value operand : op->getOperands())
     work.bytes += estimateBytes(operand.getType(), dyn);
   for (Value result : op->getResults())

@@ -111,11 +111,16 @@ def constant(op, t):
                  "%%r = tide.%s %%a0, %%c : %s" % (user, a)], a
 
 
+def gather(op, t):  # take_along_axis over the rows, i64 indices
+    a, i = T(A, t), T((4, 3), "i64")
+    return [a, i], ["%%r = tide.%s %%a0, %%a1 axis = 1 : %s, %s" % (op, a, i)], T((4, 3), t)
+
+
 FAMILIES = {
     "unary": unary, "binary": binary, "compare": compare, "select": select, "cast": cast,
     "matmul": matmul, "reduction": reduction, "arg_reduction": arg_reduction,
     "reshape": reshape, "transpose": transpose, "broadcast": broadcast, "concat": concat,
-    "slice": slice_, "softmax": softmax, "constant": constant,
+    "slice": slice_, "softmax": softmax, "constant": constant, "gather": gather,
 }
 
 

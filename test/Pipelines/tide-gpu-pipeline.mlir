@@ -34,3 +34,28 @@ func.func @mixed(%x: tensor<1024xf32>) -> tensor<f32> {
 // PTX: st.global.v4.b32
 // PTX: .visible .entry mixed_addf_2(
 // PTX: shfl.sync.bfly.b32
+
+// gather on the GPU: one thread per index; a constant input is copied to the
+// device before the kernel that reads it (its payload reads it, it is no
+// operand of the linalg op), and the kernel reads the device copy.
+func.func @gather_constant(%i: tensor<4xi64>) -> tensor<4xf32> {
+  %c = tide.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0]> : tensor<5xf32>
+  %r = tide.gather %c, %i axis = 0 : tensor<5xf32>, tensor<4xi64>
+  return %r : tensor<4xf32>
+}
+
+// CHECK-LABEL: llvm.func @gather_constant(
+// CHECK:       %[[G:.*]] = llvm.mlir.addressof @__constant_5xf32
+// CHECK:       %[[GP:.*]] = llvm.getelementptr %[[G]]
+// CHECK:       %[[D:.*]] = llvm.call @mgpuMemAlloc(
+// CHECK:       llvm.call @mgpuMemcpy(%[[D]], %[[GP]],
+// CHECK:       gpu.launch_func <{{.*}}> @tide_kernels::@gather_constant_{{.*}} args({{.*}}%[[D]] : !llvm.ptr, %[[D]] : !llvm.ptr
+// CHECK-LABEL: llvm.func @_mlir_ciface_gather_constant(
+
+// The kernel clamps each index before it loads (two indices per thread here:
+// 16-byte vector loads of the i64 indices).
+// PTX: .visible .entry gather_constant_
+// PTX: ld.global.v2.b64
+// PTX: max.s64
+// PTX: min.s64
+// PTX: ld.global.b32

@@ -301,6 +301,55 @@ def trunc_div(a, b):
     return np.where((a < 0) != (b < 0), -q, q)
 
 
+def quiet(fn):
+    """fn without NumPy's warnings (NaN from fmod by 0 is the expected result)."""
+    def f(*args):
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    return f
+
+
+def int_rem(a, b):
+    """Truncated remainder (C's %); by 0 (and by -1) it is 0."""
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    trivial = (b == 0) | (b == -1)
+    return np.where(trivial, 0, np.fmod(a, np.where(trivial, 1, b)))
+
+
+def int_mod(a, b):
+    """Floored modulo (Python's %); by 0 (and by -1) it is 0."""
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    trivial = (b == 0) | (b == -1)
+    return np.where(trivial, 0, np.mod(a, np.where(trivial, 1, b)))
+
+
+def bits_of(t):
+    return 1 if t == "i1" else int(t[1:])
+
+
+def shift_ref(left):
+    """Logical shifts of t's bits (read as unsigned); an amount outside
+    [0, bits) gives 0. Typed: shift_ref(left)(t) -> (a, b) -> result."""
+    def typed(t):
+        n = bits_of(t)
+        mask = (1 << n) - 1
+
+        def f(a, b):
+            a = np.asarray(a).astype(np.int64)
+            b = np.asarray(b).astype(np.int64)
+            a, b = np.broadcast_arrays(a, b)
+            ok = (b >= 0) & (b < n)
+            u = [int(x) & mask for x in a.reshape(-1)]
+            k = [int(x) if o else 0 for x, o in zip(b.reshape(-1), ok.reshape(-1))]
+            r = [((x << s) if left else (x >> s)) & mask for x, s in zip(u, k)]
+            r = np.array([x - (1 << n) if (t != "i1" and x >> (n - 1)) else x for x in r],
+                         dtype=np.int64).reshape(a.shape)
+            r = np.where(ok, r, 0)
+            return r.astype(np.bool_) if t == "i1" else r
+        return f
+    return typed
+
+
 def np_erf(x):
     return np.vectorize(math.erf, otypes=[np.float64])(np.asarray(x, dtype=np.float64))
 
@@ -377,7 +426,9 @@ class Ref:
 
     family            the op's lowering family (must be the one tide-opt lists)
     fn                the reference (on float inputs, and on any inputs unless
-                      int_fn / bool_fn say otherwise for integers / i1)
+                      int_fn / bool_fn say otherwise for integers / i1); with
+                      typed=True each of them takes the element type and
+                      returns the reference for it
     cls               tolerance class of its float results (see TOLERANCES);
                       integer and i1 results are always exact
     data (keywords)   what the family's generator reads, documented in REFERENCES
@@ -394,12 +445,12 @@ class Ref:
     def for_type(self, t):
         """The reference on inputs of type t."""
         if t == "i1" and self.bool_fn is not None:
-            return self.bool_fn
+            return self.bool_fn(t) if self.get("typed") else self.bool_fn
         if t in INTS + ["i1"] and self.int_fn is not None:
-            return self.int_fn
+            return self.int_fn(t) if self.get("typed") else self.int_fn
         if self.fn is None:
             raise AssertionError("the reference has no function for %s" % t)
-        return self.fn
+        return self.fn(t) if self.get("typed") else self.fn
 
     def cls_for(self, t):
         return self.cls if t in FLOATS else "exact"
@@ -423,6 +474,22 @@ def cast_ref(x, src, dst):
     return quantize(x.astype(np.float64).astype(np.float32), "bf16")
 
 
+def gather_ref(x, indices, axis):
+    """take_along_axis with Tide's rules: indices in [-n, 0) count from the end,
+    the rest is clamped to [0, n - 1]; an empty axis gives zeros; along the
+    other axes the indices may be smaller than x (its leading part is read)."""
+    x, indices = np.asarray(x), np.asarray(indices, dtype=np.int64)
+    axis %= x.ndim
+    n = x.shape[axis]
+    if n == 0:
+        return np.zeros(indices.shape, dtype=x.dtype)
+    k = np.where(indices < 0, indices + n, indices)
+    k = np.clip(k, 0, n - 1)
+    part = x[tuple(slice(None) if d == axis else slice(0, indices.shape[d])
+                   for d in range(x.ndim))]
+    return np.take_along_axis(part, k, axis)
+
+
 def slice_ref(x, start, limit, strides):
     return x[tuple(slice(a, b, c) for a, b, c in zip(start, limit, strides))]
 
@@ -438,9 +505,11 @@ FIXED_ROUNDING = [-2.0, -0.5, 0.5, 3.0]     # exact integers and halves
 #              float inputs; int_input="full": full-range integers (otherwise
 #              INT_MIN is left out, as -x and |x| wrap there); variants: more
 #              calls of the op, (label, attributes, reference)
-#   binary     inputs="pow": a positive base and a small exponent (otherwise any
-#              a, and b away from 0); full_range: integers also over their full
-#              range (the result cannot overflow)
+#   binary     inputs="pow": a positive base and a small exponent; inputs="shift":
+#              full-range integers and shift amounts around [0, bits) (otherwise
+#              any a, and b away from 0); full_range: integers also over their
+#              full range (the result cannot overflow); edges: integers also on
+#              divisors 0 and -1 and the extremes (remainders)
 #   compare    predicates: (predicate, reference)
 #   reduction, arg_reduction
 #              cases: (argument, axes, keepdims) over x: 3x4x5, y: ?x5, z: 2x3x2
@@ -466,6 +535,17 @@ REFERENCES = {
     "erf": Ref("unary", np_erf, "transc", domain=(-2.5, 2.5)),
     "elu": Ref("unary", elu(1.0), "transc", domain=(-3, 3),
                variants=[("elu_alpha", " alpha = 0.5", elu(0.5))]),
+    "tan": Ref("unary", np.tan, "transc", domain=(-1.4, 1.4), fixed=[0.0, 1e-6]),
+    "asin": Ref("unary", np.arcsin, "transc", domain=(-1, 1), fixed=[1.0, -1.0, 1e-6, 0.0]),
+    "acos": Ref("unary", np.arccos, "transc", domain=(-1, 1), fixed=[1.0, -1.0, 0.0]),
+    "atan": Ref("unary", np.arctan, "transc", domain=(-6, 6), fixed=[1e-6, 0.0]),
+    # Tiny arguments: sinh(x) ~ x, asinh(x) ~ x and atanh(x) ~ x must not cancel.
+    "sinh": Ref("unary", np.sinh, "transc", domain=(-5, 5), fixed=[1e-6, -3e-5, 0.0]),
+    "cosh": Ref("unary", np.cosh, "transc", domain=(-5, 5), fixed=[1e-6, 0.0]),
+    "asinh": Ref("unary", np.arcsinh, "transc", domain=(-6, 6), fixed=[1e-6, -3e-5, 0.0]),
+    "acosh": Ref("unary", np.arccosh, "transc", domain=(1, 10), fixed=[1.0, 1.0009765625]),
+    "atanh": Ref("unary", np.arctanh, "transc", domain=(-0.99, 0.99), fixed=[1e-6, -3e-5, 0.0]),
+    "sign": Ref("unary", np.sign, "ieee", fixed=[0.0, -0.0, 1.0, -1.0], int_input="full"),
     "not": Ref("unary", None, int_fn=np.invert, bool_fn=np.logical_not, int_input="full"),
 
     "add": Ref("binary", lambda a, b: a + b, "ieee"),
@@ -476,6 +556,13 @@ REFERENCES = {
     "minimum": Ref("binary", np.minimum, "ieee", full_range=True),
     "and": Ref("binary", None, int_fn=np.bitwise_and, bool_fn=np.logical_and, full_range=True),
     "or": Ref("binary", None, int_fn=np.bitwise_or, bool_fn=np.logical_or, full_range=True),
+    "xor": Ref("binary", None, int_fn=np.bitwise_xor, bool_fn=np.logical_xor, full_range=True),
+    "rem": Ref("binary", quiet(np.fmod), "ieee", int_fn=int_rem, full_range=True, edges=True),
+    "mod": Ref("binary", quiet(np.mod), "ieee", int_fn=int_mod, full_range=True, edges=True),
+    "shl": Ref("binary", None, int_fn=shift_ref(True), bool_fn=shift_ref(True), typed=True,
+               inputs="shift"),
+    "shr": Ref("binary", None, int_fn=shift_ref(False), bool_fn=shift_ref(False), typed=True,
+               inputs="shift"),
     "pow": Ref("binary", np.power, "transc", inputs="pow"),
 
     "cmp": Ref("compare", None, predicates=CMP),
@@ -509,6 +596,7 @@ REFERENCES = {
     "broadcast_to": Ref("broadcast", np.broadcast_to),
     "concat": Ref("concat", np.concatenate),
     "slice": Ref("slice", slice_ref),
+    "gather": Ref("gather", gather_ref),
 }
 
 
@@ -553,7 +641,7 @@ def gen_unary_float(ops, t):
             for _, _, _, _, _, (lo, hi), fixed in part:
                 x = gen_float(rng, (rows, 7), lo, hi, t)
                 if fixed:
-                    x.reshape(-1)[:len(fixed)] = fixed
+                    x.reshape(-1)[:len(fixed)] = quantize(fixed, t)
                 ins.append(x)
             f.run("%dx7" % rows, ins)
         funcs.append(f)
@@ -596,11 +684,14 @@ def gen_unary_int(ops, t):
 def gen_binary(ops, t):
     s = (None, 5)
     is_float = t in FLOATS
-    nargs = 4 if is_float else 2                 # a, b; and for floats pow's p, q
+    # a, b; and for floats pow's p, q, for integers the shifts' x, n
+    shifts = any(REFERENCES[op].get("inputs") == "shift" for op in ops)
+    nargs = 4 if is_float or shifts else 2
     f = Func("binary_%s" % t, [(s, t)] * nargs)
     for op in ops:
         r = REFERENCES[op]
-        i, j = (2, 3) if is_float and r.get("inputs") == "pow" else (0, 1)
+        special = r.get("inputs") == ("pow" if is_float else "shift")
+        i, j = (2, 3) if special else (0, 1)
         ref, cls = r.for_type(t), r.cls_for(t)
         v = f.op("tide.%s %s, %s : %s" % (op, f.arg(i), f.arg(j), T(s, t)))
         f.ret(v, s, t, op,
@@ -610,8 +701,7 @@ def gen_binary(ops, t):
         rng = rng_for(f.name + str(rows))
         shape = (rows, 5)
         if t == "i1":
-            a, b = gen_bool(rng, shape), gen_bool(rng, shape)
-            ins = [a, b]
+            ins = [gen_bool(rng, shape) for _ in range(nargs)]
         elif t in INTS:
             m = ARITH_INT[t]
             a = gen_int(rng, shape, -m, m)
@@ -621,6 +711,13 @@ def gen_binary(ops, t):
                 a.reshape(-1)[:4] = [-7, 7, -8, 0]     # truncation toward zero
                 b.reshape(-1)[:4] = [2, -2, -3, 5]
             ins = [a, b]
+            if shifts:
+                n = bits_of(t)
+                x = full_range_ints(rng, shape, t) if rows else gen_int(rng, shape, 0, 1)
+                k = gen_int(rng, shape, -2, n + 1)
+                if rows:
+                    k.reshape(-1)[:6] = [0, 1, n - 1, n, -1, n + 1]
+                ins += [x, k]
         else:
             a = gen_float(rng, shape, -10, 10, t)
             b = gen_float(rng, shape, 0.5, 4, t) * np.where(gen_bool(rng, shape), 1, -1)
@@ -639,6 +736,19 @@ def gen_binary(ops, t):
                   (lambda ref: lambda ins: ref(ins[0], ins[1]))(REFERENCES[op].for_type(t)))
         rng = rng_for(g.name)
         g.run("", [full_range_ints(rng, (3, 4), t), full_range_ints(rng, (3, 4), t)[::-1].copy()])
+        funcs.append(g)
+    edges = [op for op in ops if REFERENCES[op].get("edges")]
+    if t in INTS and edges:
+        # Divisors 0 and -1 (the minimum by -1 overflows a quotient), signs.
+        lo, hi = INT_RANGE[t]
+        a = np.array([lo, lo, hi, 5, -5, 0, 7, -7, 7, -7, lo, hi, 6, -6, lo + 1, 1])
+        b = np.array([-1, 0, 0, 0, 0, 0, 3, 3, -3, -3, hi, lo, 3, 3, lo, -1])
+        g = Func("binary_edges_%s" % t, [((16,), t)] * 2)
+        for op in edges:
+            v = g.op("tide.%s %s, %s : %s" % (op, g.arg(0), g.arg(1), T((16,), t)))
+            g.ret(v, (16,), t, op + "(divisors 0, -1, extremes)",
+                  (lambda ref: lambda ins: ref(ins[0], ins[1]))(REFERENCES[op].for_type(t)))
+        g.run("", [a, b])
         funcs.append(g)
     return funcs + gen_broadcast(ops, t)
 
@@ -926,13 +1036,13 @@ def gen_special(t):
     x = np.array([np.nan, np.inf, -np.inf, 1.0, -0.0, 2.0])
     y = np.array([1.0, np.nan, 3.0, -np.inf, 0.0, 2.0])
     for name, ref in (("maximum", np.maximum), ("minimum", np.minimum),
-                      ("add", lambda a, b: a + b)):
+                      ("add", lambda a, b: a + b), ("rem", quiet(np.fmod)), ("mod", quiet(np.mod))):
         v = f.op("tide.%s %s, %s : %s" % (name, f.arg(0), f.arg(1), T(s, t)))
         f.ret(v, s, t, name + " with nan/inf", (lambda ref: lambda ins: ref(ins[0], ins[1]))(ref), "ieee")
     for name, ref in CMP:
         v = f.op("tide.cmp %s, %s, %s : %s" % (name, f.arg(0), f.arg(1), T(s, t)))
         f.ret(v, s, "i1", "cmp %s with nan/inf" % name, (lambda ref: lambda ins: ref(ins[0], ins[1]))(ref))
-    for name, ref in (("relu", relu), ("abs", np.abs), ("neg", lambda a: -a)):
+    for name, ref in (("relu", relu), ("abs", np.abs), ("neg", lambda a: -a), ("sign", np.sign)):
         v = f.op("tide.%s %s : %s" % (name, f.arg(0), T(s, t)))
         f.ret(v, s, t, name + " with nan/inf", (lambda ref: lambda ins: ref(ins[0]))(ref), "ieee")
     v = f.op("tide.exp %s : %s" % (f.arg(0), T(s, t)))
@@ -1068,6 +1178,48 @@ def gen_slice(ops, t):
     return funcs
 
 
+def gen_gather(ops, t):
+    """take_along_axis: both index types, every axis sign, indices smaller
+    than the input along other axes, dynamic sizes, an axis that is empty at
+    run time, and out-of-range indices (wrapped once, then clamped)."""
+    funcs = []
+    for op in ops:
+        ref = REFERENCES[op].for_type(t)
+        # (input shape, indices shape and type, axis, result shape, label)
+        cases = [((3, 5), ((3, 4), "i64"), 1, (3, 4), "rows"),
+                 ((3, 5), ((2, 5), "i32"), 0, (2, 5), "columns, i32"),
+                 ((4, 6), ((2, 3), "i64"), -1, (2, 3), "smaller indices"),
+                 ((2, 3, 4), ((2, 3, 7), "i32"), 2, (2, 3, 7), "rank 3, more than the axis"),
+                 ((6,), ((9,), "i64"), 0, (9,), "rank 1"),
+                 ((None, 5), ((None, 2), "i64"), -1, (None, 2), "dynamic rows"),
+                 ((3, None), ((3, 4), "i32"), 1, (3, 4), "dynamic axis")]
+        args = []
+        for shape, (ishape, it), _, _, _ in cases:
+            args += [(shape, t), (ishape, it)]
+        f = shape_func(funcs, op, t, args)
+        for c, (shape, (ishape, it), axis, rs, label) in enumerate(cases):
+            v = f.op("tide.%s %s, %s axis = %d : %s, %s" % (op, f.arg(2 * c), f.arg(2 * c + 1), axis,
+                                                             T(shape, t), T(ishape, it)))
+            f.ret(v, rs, t, "%s %s" % (op, label),
+                  (lambda c, axis: lambda ins: ref(ins[2 * c], ins[2 * c + 1], axis))(c, axis))
+        for run, (rows, n) in enumerate(((4, 5), (2, 0))):
+            rng = rng_for(f.name + str(run))
+            ins = []
+            for shape, (ishape, it), axis, _, _ in cases:
+                shape = tuple((rows if d is None and k == 0 else n) if d is None else d
+                              for k, d in enumerate(shape))
+                ishape = tuple(rows if d is None else d for d in ishape)
+                size = shape[axis]
+                ins.append(shape_inputs(rng, shape, t))
+                idx = gen_int(rng, ishape, -size - 2, size + 2)
+                flat = idx.reshape(-1)
+                extremes = [0, -1, size - 1, -size, size, -size - 1, 2 ** 31 - 1, -2 ** 31]
+                flat[:min(len(extremes), flat.size)] = extremes[:flat.size]
+                ins.append(idx)
+            f.run("?=%d,%d" % (rows, n), ins)
+    return funcs
+
+
 def gen_transfer(t):
     """tide.transfer (placement's copy; not a kernel, so not in the op list)."""
     funcs = []
@@ -1127,7 +1279,7 @@ OPS_MODULE = [(("unary",), gen_unary), (("binary",), gen_binary), (("compare",),
               (("constant",), gen_constant), (("softmax",), gen_softmax)]
 SHAPE_MODULE = [(("reshape",), gen_reshape), (("transpose",), gen_transpose),
                 (("broadcast",), gen_broadcast_to), (("concat",), gen_concat),
-                (("slice",), gen_slice)]
+                (("slice",), gen_slice), (("gather",), gen_gather)]
 CAST_FAMILY = "cast"
 FAMILIES = set(f for fams, _ in OPS_MODULE + SHAPE_MODULE for f in fams) | {CAST_FAMILY}
 

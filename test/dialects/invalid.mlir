@@ -104,6 +104,51 @@ func.func @pow_on_integer(%a: tensor<4xi32>) {
 
 // -----
 
+// The inverse and hyperbolic trigonometric ops are float-only.
+func.func @atanh_on_integer(%a: tensor<4xi64>) {
+  // expected-error @+1 {{'tide.atanh' expects a floating-point element type (f16, bf16, f32 or f64) but got 'i64'; convert the operand with 'tide.cast' to a floating-point type first}}
+  %0 = tide.atanh %a : tensor<4xi64>
+  return
+}
+
+// -----
+
+// sign is numeric: not on i1.
+func.func @sign_on_i1(%a: tensor<4xi1>) {
+  // expected-error @+1 {{'tide.sign' expects a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
+  %0 = tide.sign %a : tensor<4xi1>
+  return
+}
+
+// -----
+
+// Remainders are numeric: not on i1.
+func.func @rem_on_i1(%a: tensor<4xi1>) {
+  // expected-error @+1 {{'tide.rem' expects a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
+  %0 = tide.rem %a, %a : tensor<4xi1>
+  return
+}
+
+// -----
+
+// Shifts are integer-only.
+func.func @shl_on_float(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tide.shl' expects an integer or boolean element type (i1, i8, i16, i32 or i64) but got 'f32'; compare with 'tide.cmp' or convert with 'tide.cast' first}}
+  %0 = tide.shl %a, %a : tensor<4xf32>
+  return
+}
+
+// -----
+
+// mod needs the same element type on both sides, like every binary op.
+func.func @mod_mixed_types(%a: tensor<4xi32>, %b: tensor<4xi64>) {
+  // expected-error @+1 {{'tide.mod' operands have different element types ('i32' and 'i64'); Tide never converts implicitly: insert 'tide.cast' on one operand}}
+  %0 = tide.mod %a, %b : tensor<4xi32>, tensor<4xi64>
+  return
+}
+
+// -----
+
 // Integer-only unary op on a float tensor.
 func.func @not_on_float(%a: tensor<4xf32>) {
   // expected-error @+1 {{'tide.not' expects an integer or boolean element type (i1, i8, i16, i32 or i64) but got 'f32'; compare with 'tide.cmp' or convert with 'tide.cast' first}}
@@ -735,5 +780,50 @@ func.func @broadcast_to_undetermined_dynamic(%x: tensor<3xf32>) -> tensor<?x3xf3
 // tide.target belongs on a module.
 func.func @target_on_function() attributes {tide.target = #tide.target<name = "h200", source = "built-in", chips = {}>} {
   // expected-error @-1 {{'tide.target' belongs on a module}}
+  return
+}
+
+// -----
+
+// gather indices are i32 or i64.
+func.func @gather_float_indices(%x: tensor<3x5xf32>, %i: tensor<3x2xf32>) {
+  // expected-error @+1 {{'tide.gather' indices must be i32 or i64, got 'f32'; convert them with 'tide.cast' first}}
+  %0 = tide.gather %x, %i axis = 1 : tensor<3x5xf32>, tensor<3x2xf32>
+  return
+}
+
+// -----
+
+// gather indices have the input's rank (take_along_axis, not take).
+func.func @gather_rank_mismatch(%x: tensor<3x5xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{'tide.gather' indices must have the rank of the input (2), got rank 1}}
+  %0 = tide.gather %x, %i axis = 1 : tensor<3x5xf32>, tensor<2xi64>
+  return
+}
+
+// -----
+
+// The axis must exist.
+func.func @gather_bad_axis(%x: tensor<3x5xf32>, %i: tensor<3x2xi64>) {
+  // expected-error @+1 {{'tide.gather' axis 2 is out of range for a rank-2 tensor; valid axes are [-2, 2)}}
+  %0 = tide.gather %x, %i axis = 2 : tensor<3x5xf32>, tensor<3x2xi64>
+  return
+}
+
+// -----
+
+// Along the other axes the indices may not be larger than the input.
+func.func @gather_indices_too_large(%x: tensor<3x5xf32>, %i: tensor<4x2xi64>) {
+  // expected-error @+1 {{'tide.gather' indices have size 4 in dimension 0, larger than the input's 3; only the gathered axis may be larger}}
+  %0 = tide.gather %x, %i axis = 1 : tensor<3x5xf32>, tensor<4x2xi64>
+  return
+}
+
+// -----
+
+// A rank-0 input has no axis to gather along.
+func.func @gather_rank0(%x: tensor<f32>, %i: tensor<i64>) {
+  // expected-error @+1 {{'tide.gather' needs an input of rank 1 or more, got a rank-0 tensor}}
+  %0 = tide.gather %x, %i axis = 0 : tensor<f32>, tensor<i64>
   return
 }

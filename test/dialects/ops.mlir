@@ -81,6 +81,34 @@ func.func @unary_float(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
   return %13 : tensor<4x?xf32>
 }
 
+// Inverse and hyperbolic trigonometry, and sign, on f64 with a dynamic dimension.
+// CHECK-LABEL: func.func @unary_trigonometry(
+// CHECK-SAME: %[[X:.*]]: tensor<?x3xf64>)
+// CHECK: %[[TAN:.*]] = tide.tan %[[X]] : tensor<?x3xf64>
+// CHECK: %[[ASIN:.*]] = tide.asin %[[TAN]] : tensor<?x3xf64>
+// CHECK: %[[ACOS:.*]] = tide.acos %[[ASIN]] : tensor<?x3xf64>
+// CHECK: %[[ATAN:.*]] = tide.atan %[[ACOS]] : tensor<?x3xf64>
+// CHECK: %[[SINH:.*]] = tide.sinh %[[ATAN]] : tensor<?x3xf64>
+// CHECK: %[[COSH:.*]] = tide.cosh %[[SINH]] : tensor<?x3xf64>
+// CHECK: %[[ASINH:.*]] = tide.asinh %[[COSH]] : tensor<?x3xf64>
+// CHECK: %[[ACOSH:.*]] = tide.acosh %[[ASINH]] : tensor<?x3xf64>
+// CHECK: %[[ATANH:.*]] = tide.atanh %[[ACOSH]] : tensor<?x3xf64>
+// CHECK: %[[SIGN:.*]] = tide.sign %[[ATANH]] : tensor<?x3xf64>
+// CHECK: return %[[SIGN]] : tensor<?x3xf64>
+func.func @unary_trigonometry(%x: tensor<?x3xf64>) -> tensor<?x3xf64> {
+  %0 = tide.tan %x : tensor<?x3xf64>
+  %1 = tide.asin %0 : tensor<?x3xf64>
+  %2 = tide.acos %1 : tensor<?x3xf64>
+  %3 = tide.atan %2 : tensor<?x3xf64>
+  %4 = tide.sinh %3 : tensor<?x3xf64>
+  %5 = tide.cosh %4 : tensor<?x3xf64>
+  %6 = tide.asinh %5 : tensor<?x3xf64>
+  %7 = tide.acosh %6 : tensor<?x3xf64>
+  %8 = tide.atanh %7 : tensor<?x3xf64>
+  %9 = tide.sign %8 : tensor<?x3xf64>
+  return %9 : tensor<?x3xf64>
+}
+
 // Float-only ops accept the narrow and wide float types too (f16, bf16, f64).
 // CHECK-LABEL: func.func @unary_other_floats(
 // CHECK-SAME: %[[H:.*]]: tensor<8xf16>, %[[B:.*]]: tensor<?x2xbf16>, %[[D:.*]]: tensor<f64>)
@@ -177,6 +205,35 @@ func.func @binary_integer(%s: tensor<5xi16>, %l: tensor<5xi64>, %b: tensor<5xi1>
   %2 = tide.and %b, %b : tensor<5xi1>
   %3 = tide.or %1, %l : tensor<5xi64>
   return %0, %2, %3 : tensor<5xi16>, tensor<5xi1>, tensor<5xi64>
+}
+
+// Remainders on floats and integers, shifts and xor on integers, xor on i1,
+// sign on an integer, with and without broadcasting.
+// CHECK-LABEL: func.func @binary_remainders_and_bits(
+// CHECK-SAME: %[[F:.*]]: tensor<4x3xf32>, %[[G:.*]]: tensor<3xf32>, %[[I:.*]]: tensor<?xi8>, %[[B:.*]]: tensor<?xi1>)
+// CHECK: %[[REMF:.*]] = tide.rem %[[F]], %[[G]] : tensor<4x3xf32>, tensor<3xf32>
+// CHECK: %[[MODF:.*]] = tide.mod %[[REMF]], %[[F]] : tensor<4x3xf32>
+// CHECK: %[[REMI:.*]] = tide.rem %[[I]], %[[I]] : tensor<?xi8>
+// CHECK: %[[MODI:.*]] = tide.mod %[[REMI]], %[[I]] : tensor<?xi8>
+// CHECK: %[[SHL:.*]] = tide.shl %[[MODI]], %[[I]] : tensor<?xi8>
+// CHECK: %[[SHR:.*]] = tide.shr %[[SHL]], %[[I]] : tensor<?xi8>
+// CHECK: %[[XOR:.*]] = tide.xor %[[SHR]], %[[I]] : tensor<?xi8>
+// CHECK: %[[SIGN:.*]] = tide.sign %[[XOR]] : tensor<?xi8>
+// CHECK: %[[XORB:.*]] = tide.xor %[[B]], %[[B]] : tensor<?xi1>
+// CHECK: return %[[MODF]], %[[SIGN]], %[[XORB]] : tensor<4x3xf32>, tensor<?xi8>, tensor<?xi1>
+func.func @binary_remainders_and_bits(%f: tensor<4x3xf32>, %g: tensor<3xf32>,
+                                      %i: tensor<?xi8>, %b: tensor<?xi1>)
+    -> (tensor<4x3xf32>, tensor<?xi8>, tensor<?xi1>) {
+  %0 = tide.rem %f, %g : tensor<4x3xf32>, tensor<3xf32>
+  %1 = tide.mod %0, %f : tensor<4x3xf32>
+  %2 = tide.rem %i, %i : tensor<?xi8>
+  %3 = tide.mod %2, %i : tensor<?xi8>
+  %4 = tide.shl %3, %i : tensor<?xi8>
+  %5 = tide.shr %4, %i : tensor<?xi8>
+  %6 = tide.xor %5, %i : tensor<?xi8>
+  %7 = tide.sign %6 : tensor<?xi8>
+  %8 = tide.xor %b, %b : tensor<?xi1>
+  return %1, %7, %8 : tensor<4x3xf32>, tensor<?xi8>, tensor<?xi1>
 }
 
 // Static NumPy broadcasting: row bias, [4, 1] x [1, 3], and the smaller operand on the left.
@@ -518,6 +575,24 @@ func.func @slice(%x: tensor<4x5xf32>, %y: tensor<?x8xi32>)
 
 // GENERIC-LABEL: sym_name = "slice"
 // GENERIC: "tide.slice"(%{{.*}}) <{limit = array<i64: 2, 3>, start = array<i64: 0, 1>, strides = array<i64: 1, 1>}> : (tensor<4x5xf32>) -> tensor<2x2xf32>
+
+// gather: i64 and i32 indices, a negative axis, indices larger than the
+// input along the axis and smaller along another, dynamic sizes, i1 data.
+// The result takes the indices' shape and the input's element type.
+// CHECK-LABEL: func.func @gather(
+// CHECK-SAME: %[[X:.*]]: tensor<3x5xf32>, %[[I:.*]]: tensor<2x9xi64>, %[[Y:.*]]: tensor<?x4xi1>, %[[J:.*]]: tensor<?x4xi32>)
+// CHECK: %[[A:.*]] = tide.gather %[[X]], %[[I]] axis = 1 : tensor<3x5xf32>, tensor<2x9xi64>
+// CHECK: %[[B:.*]] = tide.gather %[[Y]], %[[J]] axis = -2 : tensor<?x4xi1>, tensor<?x4xi32>
+// CHECK: return %[[A]], %[[B]] : tensor<2x9xf32>, tensor<?x4xi1>
+func.func @gather(%x: tensor<3x5xf32>, %i: tensor<2x9xi64>, %y: tensor<?x4xi1>,
+                  %j: tensor<?x4xi32>) -> (tensor<2x9xf32>, tensor<?x4xi1>) {
+  %0 = tide.gather %x, %i axis = 1 : tensor<3x5xf32>, tensor<2x9xi64>
+  %1 = tide.gather %y, %j axis = -2 : tensor<?x4xi1>, tensor<?x4xi32>
+  return %0, %1 : tensor<2x9xf32>, tensor<?x4xi1>
+}
+
+// GENERIC-LABEL: sym_name = "gather"
+// GENERIC: "tide.gather"(%{{.*}}, %{{.*}}) <{axis = 1 : i64}> : (tensor<3x5xf32>, tensor<2x9xi64>) -> tensor<2x9xf32>
 
 //===----------------------------------------------------------------------===//
 // Composite ops

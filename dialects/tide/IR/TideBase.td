@@ -210,7 +210,8 @@ def Tide_LoweringFamily : I32EnumAttr<"LoweringFamily",
     I32EnumAttrCase<"Broadcast", 12, "broadcast">,
     I32EnumAttrCase<"Concat", 13, "concat">,
     I32EnumAttrCase<"Slice", 14, "slice">,
-    I32EnumAttrCase<"Softmax", 15, "softmax">
+    I32EnumAttrCase<"Softmax", 15, "softmax">,
+    I32EnumAttrCase<"Gather", 16, "gather">
   ]> {
   let cppNamespace = "::mlir::tide";
   let genSpecializedAttr = 0;

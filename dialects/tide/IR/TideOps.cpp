@@ -943,6 +943,49 @@ static LogicalResult verifySoftmax(OpTy op) {
                    op.getInput().getType().getRank());
 }
 
+//===----------------------------------------------------------------------===//
+// Gather
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto input = rankedOrError(loc, "gather", adaptor.getInput());
+  auto indices = rankedOrError(loc, "gather", adaptor.getIndices());
+  if (!input || !indices)
+    return failure();
+  Type index = indices.getElementType();
+  if (!index.isInteger(32) && !index.isInteger(64))
+    return emitOptionalError(loc,
+                             "'tide.gather' indices must be i32 or i64, got ",
+                             index, "; convert them with 'tide.cast' first");
+  int64_t rank = input.getRank();
+  if (rank == 0)
+    return emitOptionalError(loc, "'tide.gather' needs an input of rank 1 or "
+                                  "more, got a rank-0 tensor");
+  if (indices.getRank() != rank)
+    return emitOptionalError(
+        loc, "'tide.gather' indices must have the rank of the input (", rank,
+        "), got rank ", indices.getRank());
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkAxes(loc, "gather", {axis}, rank)))
+    return failure();
+  if (axis < 0)
+    axis += rank;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t have = input.getDimSize(d), want = indices.getDimSize(d);
+    if (d != axis && !ShapedType::isDynamic(have) &&
+        !ShapedType::isDynamic(want) && want > have)
+      return emitOptionalError(loc, "'tide.gather' indices have size ", want,
+                               " in dimension ", d,
+                               ", larger than the input's ", have,
+                               "; only the gathered axis may be larger");
+  }
+  types.push_back(indices.clone(input.getElementType()));
+  return success();
+}
+
 LogicalResult SoftmaxOp::verify() { return verifySoftmax(*this); }
 LogicalResult LogSoftmaxOp::verify() { return verifySoftmax(*this); }
 

@@ -61,14 +61,15 @@ def Tide_ConstantOp : Tide_Op<"constant", [ConstantLike,
 // `flops` is the arithmetic per element the cost model assumes
 // (transcendentals are polynomial evaluations of roughly that many
 // operations).
+// `notes` is appended to the description (edge cases, conventions).
 class Tide_UnaryOp<string mnemonic, string kind, string what,
-                   list<Trait> traits = [], int flops = 1>
+                   list<Trait> traits = [], int flops = 1, string notes = "">
     : Tide_Op<mnemonic, !listconcat(traits, [SameOperandsAndResultType,
           Tide_Facts<"Unary", "Elementwise", kind, flops>])> {
   let summary = "Elementwise " # what;
   let description = [{
     Applies }] # what # [{ to every element. Accepts }] # kind # [{ element
-    types; the result has the operand's type.
+    types; the result has the operand's type.}] # notes # [{
 
     ```mlir
     %y = tide.}] # mnemonic # [{ %x : tensor<4x?xf32>
@@ -102,6 +103,26 @@ def Tide_RoundOp : Tide_UnaryOp<"round", "Float", "rounding to the nearest integ
 def Tide_SinOp : Tide_UnaryOp<"sin", "Float", "the sine", [], 10>;
 def Tide_CosOp : Tide_UnaryOp<"cos", "Float", "the cosine", [], 10>;
 def Tide_ErfOp : Tide_UnaryOp<"erf", "Float", "the error function", [], 10>;
+// Inverse and hyperbolic trigonometry: libm on the CPU, libdevice on the GPU
+// (both correctly handle small arguments, e.g. sinh(x) ~ x, without
+// cancellation).
+def Tide_TanOp : Tide_UnaryOp<"tan", "Float", "the tangent", [], 10>;
+def Tide_AsinOp : Tide_UnaryOp<"asin", "Float", "the arcsine", [], 10, [{
+    Outside [-1, 1] the result is NaN.}]>;
+def Tide_AcosOp : Tide_UnaryOp<"acos", "Float", "the arccosine", [], 10, [{
+    Outside [-1, 1] the result is NaN.}]>;
+def Tide_AtanOp : Tide_UnaryOp<"atan", "Float", "the arctangent", [], 10>;
+def Tide_SinhOp : Tide_UnaryOp<"sinh", "Float", "the hyperbolic sine", [], 10>;
+def Tide_CoshOp : Tide_UnaryOp<"cosh", "Float", "the hyperbolic cosine", [], 10>;
+def Tide_AsinhOp : Tide_UnaryOp<"asinh", "Float", "the inverse hyperbolic sine", [], 10>;
+def Tide_AcoshOp : Tide_UnaryOp<"acosh", "Float", "the inverse hyperbolic cosine", [], 10, [{
+    Below 1 the result is NaN.}]>;
+def Tide_AtanhOp : Tide_UnaryOp<"atanh", "Float", "the inverse hyperbolic tangent", [], 10, [{
+    At -1 and 1 the result is -inf and +inf; outside [-1, 1] it is NaN.}]>;
+def Tide_SignOp : Tide_UnaryOp<"sign", "Numeric", "the sign", [], 1, [{
+
+    The result is -1 for negative elements, 1 for positive ones and 0 for
+    zeros (a float `-0` gives `+0`); NaN stays NaN (as NumPy's `sign`).}]>;
 def Tide_NotOp : Tide_UnaryOp<"not", "Integer", "logical (i1) or bitwise (iN) negation"> { let hasFolder = 1; }
 
 def Tide_EluOp : Tide_Op<"elu", [SameOperandsAndResultType,
@@ -129,7 +150,7 @@ def Tide_EluOp : Tide_Op<"elu", [SameOperandsAndResultType,
 //===----------------------------------------------------------------------===//
 
 class Tide_BinaryOp<string mnemonic, string kind, string what,
-                    list<Trait> traits = [], int flops = 1>
+                    list<Trait> traits = [], int flops = 1, string notes = "">
     : Tide_Op<mnemonic, !listconcat(traits, [Tide_InferTypeOpAdaptor,
           Tide_Facts<"Binary", "Elementwise", kind, flops>])> {
   let summary = "Elementwise " # what # " with NumPy broadcasting";
@@ -138,7 +159,7 @@ class Tide_BinaryOp<string mnemonic, string kind, string what,
     element type (}] # kind # [{); their shapes broadcast by NumPy's rules
     (trailing dimensions are aligned; a dimension of 1 stretches). The result
     type is inferred. When both operands have the same type it is written
-    once.
+    once.}] # notes # [{
 
     ```mlir
     %z = tide.}] # mnemonic # [{ %x, %y : tensor<4x3xf32>
@@ -170,6 +191,37 @@ def Tide_MaximumOp : Tide_BinaryOp<"maximum", "Numeric", "maximum", [Commutative
 def Tide_MinimumOp : Tide_BinaryOp<"minimum", "Numeric", "minimum", [Commutative]> { let hasFolder = 1; }
 def Tide_AndOp : Tide_BinaryOp<"and", "Integer", "logical (i1) or bitwise (iN) and", [Commutative]> { let hasFolder = 1; }
 def Tide_OrOp : Tide_BinaryOp<"or", "Integer", "logical (i1) or bitwise (iN) or", [Commutative]> { let hasFolder = 1; }
+def Tide_XorOp : Tide_BinaryOp<"xor", "Integer", "logical (i1) or bitwise (iN) exclusive or", [Commutative]>;
+def Tide_RemOp : Tide_BinaryOp<"rem", "Numeric", "truncated remainder", [], 4, [{
+
+    `lhs - trunc(lhs / rhs) * rhs`, computed exactly: C's `fmod` for floats
+    and `%` for integers, so a non-zero result has the sign of `lhs` (ONNX
+    `Mod` with `fmod = 1`, NumPy's `fmod`). A float remainder by 0 is NaN;
+    an integer remainder by 0 is 0 (as in NumPy; it never traps), and so is
+    the minimum integer by -1.}]>;
+def Tide_ModOp : Tide_BinaryOp<"mod", "Numeric", "floored modulo", [], 4, [{
+
+    `lhs - floor(lhs / rhs) * rhs`: Python's and NumPy's `%` (`np.mod`), so
+    a non-zero result has the sign of `rhs` (ONNX `Mod` with `fmod = 0`).
+    Floats follow NumPy: the truncated remainder, plus `rhs` when it is not
+    zero and its sign differs from `rhs`'s; a zero result takes the sign of
+    `rhs`; a modulo by 0 is NaN. An integer modulo by 0 is 0 (as in NumPy; it never traps).}]>;
+def Tide_ShlOp : Tide_BinaryOp<"shl", "Integer", "left shift", [], 1, [{
+
+    Shifts `lhs` left by `rhs` bits, zeros shifting in (the bits shifted
+    out are lost: the result wraps). A shift amount that is negative or at
+    least the bit width gives 0, the limit of shifting one bit at a time
+    (ONNX `BitShift` with `direction = "LEFT"`).}]>;
+def Tide_ShrOp : Tide_BinaryOp<"shr", "Integer", "logical right shift", [], 1, [{
+
+    Shifts `lhs` right by `rhs` bits with zeros shifting in: the bits of
+    `lhs` are read as an unsigned number (ONNX `BitShift` with `direction =
+    "RIGHT"`, which is defined on unsigned types; Tide has no unsigned types,
+    so data that ONNX holds as `uint8` arrives here as `i8` with the same
+    bits, and the result has the right bits). So a negative `lhs` shifted by
+    1 or more becomes non-negative: `shr(-1 : i8, 1)` is 127. This is not
+    an arithmetic shift (`x >> n` on signed NumPy integers). A shift amount
+    that is negative or at least the bit width gives 0.}]>;
 
 def Tide_CmpOp : Tide_Op<"cmp", [Tide_InferTypeOpAdaptor,
     Tide_Facts<"Compare", "Elementwise", "Any">]> {
@@ -448,6 +500,49 @@ def Tide_SliceOp : Tide_Op<"slice", [Tide_InferTypeOpAdaptor,
   let assemblyFormat = [{
     $input `start` `=` $start `limit` `=` $limit `strides` `=` $strides
     attr-dict `:` type($input)
+  }];
+}
+
+def Tide_GatherOp : Tide_Op<"gather", [Tide_InferTypeOpAdaptor,
+    Tide_Facts<"Gather", "Shape", "Any", 1>]> {
+  let summary = "Take elements along an axis at given indices";
+  let description = [{
+    NumPy's `take_along_axis` and ONNX's `GatherElements`: the result has the
+    shape of `indices` and the element type of `input`, and
+
+    ```
+    result[i0, ..., ik, ..., in] = input[i0, ..., indices[i0, ..., in], ..., in]
+    ```
+
+    with the index taken along dimension `axis` (negative counts from the
+    end). `indices` is an `i32` or `i64` tensor of the same rank as `input`;
+    along the other dimensions it may be smaller than `input` (only the
+    leading part of `input` is read) but not larger (checked where the sizes
+    are static).
+
+    An index `k` in `[-n, 0)`, where `n` is the size of `input` along
+    `axis`, counts from the end (`k + n`). Out-of-range indices never read
+    outside `input`: after that wrap they are clamped to `[0, n - 1]` (so
+    `n` and above read the last element, below `-n` the first). When `n` is
+    0 there is nothing to read and every element of the result is 0 (`false`
+    for `i1`).
+
+    ```mlir
+    %r = tide.gather %x, %i axis = 1 : tensor<3x5xf32>, tensor<3x2xi64>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input, Tide_Tensor:$indices, I64Attr:$axis);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $indices `axis` `=` $axis attr-dict `:` type($input) `,`
+    type($indices)
+  }];
+  let extraClassDeclaration = [{
+    /// `axis` made non-negative.
+    int64_t getNormalizedAxis() {
+      int64_t axis = getAxis();
+      return axis < 0 ? axis + getInput().getType().getRank() : axis;
+    }
   }];
 }
 

@@ -182,14 +182,18 @@ struct AssignMemorySpacesPass
             empty->erase();
           continue;
         }
-        // Tensor constants read by GPU ops are copied to the device once.
+        // Tensor constants read by GPU ops are copied to the device once,
+        // also where a GPU op's payload reads them (tide.gather's
+        // tensor.extract inside a linalg.generic).
         if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
           if (!isTensor(cst))
             continue;
           // One copy per GPU that reads it.
           DenseMap<DeviceAttr, Value> copies;
           for (OpOperand &use : llvm::make_early_inc_range(cst->getUses())) {
-            Operation *user = use.getOwner();
+            Operation *user = body.findAncestorOpInBlock(*use.getOwner());
+            if (!user)
+              continue;
             bool reads = isa<linalg::LinalgOp>(user) ||
                          isa<tensor::InsertSliceOp>(user);
             DeviceAttr gpu = reads && isGpuOp(user) ? gpuOps.lookup(user)

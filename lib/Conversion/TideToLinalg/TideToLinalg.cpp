@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -209,12 +210,111 @@ Value scalarUnary(Operation *op, OpBuilder &b, Location loc, Value x) {
       .Case([&](SinOp) -> Value { return math::SinOp::create(b, loc, x); })
       .Case([&](CosOp) -> Value { return math::CosOp::create(b, loc, x); })
       .Case([&](ErfOp) -> Value { return math::ErfOp::create(b, loc, x); })
+      .Case([&](TanOp) -> Value { return math::TanOp::create(b, loc, x); })
+      .Case([&](AsinOp) -> Value { return math::AsinOp::create(b, loc, x); })
+      .Case([&](AcosOp) -> Value { return math::AcosOp::create(b, loc, x); })
+      .Case([&](AtanOp) -> Value { return math::AtanOp::create(b, loc, x); })
+      .Case([&](SinhOp) -> Value { return math::SinhOp::create(b, loc, x); })
+      .Case([&](CoshOp) -> Value { return math::CoshOp::create(b, loc, x); })
+      .Case([&](AsinhOp) -> Value { return math::AsinhOp::create(b, loc, x); })
+      .Case([&](AcoshOp) -> Value { return math::AcoshOp::create(b, loc, x); })
+      .Case([&](AtanhOp) -> Value { return math::AtanhOp::create(b, loc, x); })
+      .Case([&](SignOp) -> Value {
+        Value zero = constantOf(b, loc, t, 0);
+        if (!f) {
+          // (x > 0) - (x < 0).
+          Value pos = arith::ExtUIOp::create(
+              b, loc, t,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, x,
+                                    zero));
+          Value neg = arith::ExtUIOp::create(
+              b, loc, t,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x,
+                                    zero));
+          return arith::SubIOp::create(b, loc, pos, neg);
+        }
+        // Ordered comparisons are false for NaN, which falls through as is;
+        // both zeros give +0.
+        Value isZero =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, zero);
+        Value r = arith::SelectOp::create(b, loc, isZero, zero, x);
+        Value neg =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
+        r = arith::SelectOp::create(b, loc, neg, constantOf(b, loc, t, -1), r);
+        Value pos =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+        return arith::SelectOp::create(b, loc, pos, constantOf(b, loc, t, 1),
+                                       r);
+      })
       .Case([&](NotOp) -> Value {
         Value ones = arith::ConstantOp::create(
             b, loc, b.getIntegerAttr(t, APInt::getAllOnes(t.getIntOrFloatBitWidth())));
         return arith::XOrIOp::create(b, loc, x, ones);
       })
       .Default([](Operation *) -> Value { return {}; });
+}
+
+/// The integer remainder `x % y` (truncated, C's `%`) without undefined
+/// behaviour: a remainder by 0 is 0 (NumPy's result), and so is the
+/// minimum integer by -1 (whose quotient overflows; `%` by -1 is always 0).
+Value safeRemSI(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = x.getType();
+  Value zero = constantOf(b, loc, t, 0), one = constantOf(b, loc, t, 1);
+  Value byZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero);
+  Value byMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y,
+                                           constantOf(b, loc, t, -1));
+  Value safe = arith::SelectOp::create(
+      b, loc, arith::OrIOp::create(b, loc, byZero, byMinusOne), one, y);
+  return arith::RemSIOp::create(b, loc, x, safe);
+}
+
+/// The floored modulo (Python's `%`): the truncated remainder, plus `y` when
+/// it is not zero and its sign differs from `y`'s. A float zero result takes
+/// the sign of `y`, as in NumPy.
+Value floorMod(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = x.getType();
+  Value zero = constantOf(b, loc, t, 0);
+  if (!isFloat(t)) {
+    Value r = safeRemSI(b, loc, x, y);
+    Value nonZero =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
+    Value signsDiffer = arith::XOrIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y, zero));
+    Value fix = arith::AndIOp::create(b, loc, nonZero, signsDiffer);
+    return arith::SelectOp::create(b, loc, fix,
+                                   arith::AddIOp::create(b, loc, r, y), r);
+  }
+  Value r = arith::RemFOp::create(b, loc, x, y);
+  // NaN compares unordered-not-equal to 0, so it takes the first branch and
+  // stays NaN (r + y).
+  Value nonZero =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, r, zero);
+  Value signsDiffer = arith::XOrIOp::create(
+      b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, r, zero),
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, y, zero));
+  Value fixed = arith::SelectOp::create(b, loc, signsDiffer,
+                                        arith::AddFOp::create(b, loc, r, y), r);
+  Value signedZero = math::CopySignOp::create(b, loc, zero, y);
+  return arith::SelectOp::create(b, loc, nonZero, fixed, signedZero);
+}
+
+/// A logical shift of `x` by `y` bits; an amount outside [0, bit width)
+/// gives 0 (LLVM's shifts are poison there).
+Value shift(OpBuilder &b, Location loc, Value x, Value y, bool left) {
+  Type t = x.getType();
+  unsigned width = t.getIntOrFloatBitWidth();
+  // As unsigned, a negative amount is at least the width too.
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, y,
+                                        constantOf(b, loc, t, width));
+  Value amount =
+      arith::SelectOp::create(b, loc, inRange, y, constantOf(b, loc, t, 0));
+  Value shifted = left ? arith::ShLIOp::create(b, loc, x, amount).getResult()
+                       : arith::ShRUIOp::create(b, loc, x, amount).getResult();
+  return arith::SelectOp::create(b, loc, inRange, shifted,
+                                 constantOf(b, loc, t, 0));
 }
 
 Value scalarBinary(Operation *op, OpBuilder &b, Location loc, Value x,
@@ -248,16 +348,37 @@ Value scalarBinary(Operation *op, OpBuilder &b, Location loc, Value x,
       })
       .Case([&](AndOp) -> Value { return arith::AndIOp::create(b, loc, x, y); })
       .Case([&](OrOp) -> Value { return arith::OrIOp::create(b, loc, x, y); })
+      .Case([&](XorOp) -> Value { return arith::XOrIOp::create(b, loc, x, y); })
+      .Case([&](RemOp) -> Value {
+        if (f)
+          return arith::RemFOp::create(b, loc, x, y);
+        return safeRemSI(b, loc, x, y);
+      })
+      .Case([&](ModOp) -> Value { return floorMod(b, loc, x, y); })
+      .Case([&](ShlOp) -> Value { return shift(b, loc, x, y, /*left=*/true); })
+      .Case([&](ShrOp) -> Value { return shift(b, loc, x, y, /*left=*/false); })
       .Case([&](CmpOp cmp) -> Value {
         if (f) {
           arith::CmpFPredicate p;
           switch (cmp.getPredicate()) {
-          case CmpPredicate::eq: p = arith::CmpFPredicate::OEQ; break;
-          case CmpPredicate::ne: p = arith::CmpFPredicate::UNE; break;
-          case CmpPredicate::lt: p = arith::CmpFPredicate::OLT; break;
-          case CmpPredicate::le: p = arith::CmpFPredicate::OLE; break;
-          case CmpPredicate::gt: p = arith::CmpFPredicate::OGT; break;
-          case CmpPredicate::ge: p = arith::CmpFPredicate::OGE; break;
+          case CmpPredicate::eq:
+            p = arith::CmpFPredicate::OEQ;
+            break;
+          case CmpPredicate::ne:
+            p = arith::CmpFPredicate::UNE;
+            break;
+          case CmpPredicate::lt:
+            p = arith::CmpFPredicate::OLT;
+            break;
+          case CmpPredicate::le:
+            p = arith::CmpFPredicate::OLE;
+            break;
+          case CmpPredicate::gt:
+            p = arith::CmpFPredicate::OGT;
+            break;
+          case CmpPredicate::ge:
+            p = arith::CmpFPredicate::OGE;
+            break;
           }
           return arith::CmpFOp::create(b, loc, p, x, y);
         }
@@ -265,12 +386,24 @@ Value scalarBinary(Operation *op, OpBuilder &b, Location loc, Value x,
         bool u = x.getType().isInteger(1);
         arith::CmpIPredicate p;
         switch (cmp.getPredicate()) {
-        case CmpPredicate::eq: p = arith::CmpIPredicate::eq; break;
-        case CmpPredicate::ne: p = arith::CmpIPredicate::ne; break;
-        case CmpPredicate::lt: p = u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt; break;
-        case CmpPredicate::le: p = u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle; break;
-        case CmpPredicate::gt: p = u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt; break;
-        case CmpPredicate::ge: p = u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge; break;
+        case CmpPredicate::eq:
+          p = arith::CmpIPredicate::eq;
+          break;
+        case CmpPredicate::ne:
+          p = arith::CmpIPredicate::ne;
+          break;
+        case CmpPredicate::lt:
+          p = u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+          break;
+        case CmpPredicate::le:
+          p = u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
+          break;
+        case CmpPredicate::gt:
+          p = u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+          break;
+        case CmpPredicate::ge:
+          p = u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+          break;
         }
         return arith::CmpIOp::create(b, loc, p, x, y);
       })
@@ -668,6 +801,85 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
   }
 };
 
+/// take_along_axis: a parallel linalg.generic over the indices whose payload
+/// reads the input with tensor.extract at the wrapped and clamped index (so
+/// it never reads out of bounds). An axis of size 0 has nothing to read: the
+/// result is zeros (a static 0 is a fill; a dynamic size is checked in the
+/// payload).
+struct LowerGather : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = op.getInput(), indices = op.getIndices();
+    auto inType = op.getInput().getType();
+    auto resultType = op.getType();
+    Type element = resultType.getElementType();
+    int64_t rank = resultType.getRank(), axis = op.getNormalizedAxis();
+    SmallVector<Value> dyn;
+    for (int64_t d = 0; d < rank; ++d)
+      if (resultType.isDynamicDim(d))
+        dyn.push_back(tensor::DimOp::create(rewriter, loc, indices, d));
+    Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                         element, dyn);
+    int64_t staticSize = inType.getDimSize(axis);
+    if (staticSize == 0) {
+      rewriter.replaceOpWithNewOp<linalg::FillOp>(
+          op, constantOf(rewriter, loc, element, 0), init);
+      return success();
+    }
+    Value size = tensor::DimOp::create(rewriter, loc, input, axis);
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, ValueRange{indices},
+        ValueRange{init}, ArrayRef<AffineMap>{identity, identity}, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Type indexType = b.getIndexType();
+          Value k = arith::IndexCastOp::create(b, l, indexType, args[0]);
+          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+          // [-n, 0) counts from the end; then clamp to [0, n - 1].
+          Value negative =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, k, zero);
+          k = arith::SelectOp::create(b, l, negative,
+                                      arith::AddIOp::create(b, l, k, size), k);
+          Value last = arith::SubIOp::create(
+              b, l, size, arith::ConstantIndexOp::create(b, l, 1));
+          k = arith::MaxSIOp::create(b, l, k, zero);
+          k = arith::MinSIOp::create(b, l, k, last);
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < rank; ++d)
+            coords.push_back(
+                d == axis ? k : linalg::IndexOp::create(b, l, d).getResult());
+          Value v;
+          if (!ShapedType::isDynamic(staticSize)) {
+            v = tensor::ExtractOp::create(b, l, input, coords);
+          } else {
+            // A dynamic axis may be empty at run time: read only when it is
+            // not.
+            Value nonEmpty = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::sgt, size, zero);
+            auto ifOp = scf::IfOp::create(
+                b, l, nonEmpty,
+                [&](OpBuilder &tb, Location tl) {
+                  scf::YieldOp::create(
+                      tb, tl,
+                      tensor::ExtractOp::create(tb, tl, input, coords)
+                          .getResult());
+                },
+                [&](OpBuilder &eb, Location el) {
+                  scf::YieldOp::create(eb, el, constantOf(eb, el, element, 0));
+                });
+            v = ifOp.getResult(0);
+          }
+          linalg::YieldOp::create(b, l, v);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 struct LowerTranspose : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TransposeOp op,
@@ -920,8 +1132,8 @@ void mlir::tide::populateTideToLinalgPatterns(RewritePatternSet &patterns) {
   populateDecompositionPatterns(patterns);
   patterns.add<LowerElementwise, LowerConstant, LowerMatmul, LowerTranspose,
                LowerConcat, LowerSlice, LowerReshape, LowerTransfer,
-               LowerReduction<ReduceSumOp>, LowerReduction<ReduceMeanOp>,
-               LowerReduction<ReduceMaxOp>, LowerReduction<ReduceMinOp>,
-               LowerReduction<ReduceProdOp>, LowerReduction<ArgmaxOp>,
-               LowerReduction<ArgminOp>>(ctx);
+               LowerGather, LowerReduction<ReduceSumOp>,
+               LowerReduction<ReduceMeanOp>, LowerReduction<ReduceMaxOp>,
+               LowerReduction<ReduceMinOp>, LowerReduction<ReduceProdOp>,
+               LowerReduction<ArgmaxOp>, LowerReduction<ArgminOp>>(ctx);
 }

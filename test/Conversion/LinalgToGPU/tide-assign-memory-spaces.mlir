@@ -90,6 +90,27 @@ func.func @constant_through_reshape(%x: tensor<3x1x1xf32>) -> tensor<3x1x1xf32> 
     linalg.yield %0 : f32
   } -> tensor<3x1x1xf32>
   return %g : tensor<3x1x1xf32>
+// -----
+
+// A constant that a GPU op's payload reads (tide.gather: tensor.extract in a
+// linalg.generic) is copied to the device too, and the payload reads the copy.
+#id2 = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @payload_reads_constant(
+// CHECK: %[[C:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<3xf32>
+// CHECK: %[[CD:.*]] = bufferization.alloc_tensor() copy(%[[C]]) {memory_space = #tide.device<cuda:0>}
+// CHECK: linalg.generic
+// CHECK: tensor.extract %[[CD]][
+func.func @payload_reads_constant(%i: tensor<4xindex>) -> tensor<4xf32> {
+  %t = bufferization.alloc_tensor() copy(%i) {memory_space = #tide.device<cuda:0>} : tensor<4xindex>
+  %c = arith.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  %g = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel"]}
+      ins(%t : tensor<4xindex>) outs(%e : tensor<4xf32>) attrs = {tide.device = #tide.device<cuda:0>} {
+  ^bb0(%in: index, %out: f32):
+    %0 = tensor.extract %c[%in] : tensor<3xf32>
+    linalg.yield %0 : f32
+  } -> tensor<4xf32>
+  return %g : tensor<4xf32>
 }
 
 // -----

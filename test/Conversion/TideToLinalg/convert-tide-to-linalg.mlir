@@ -84,6 +84,66 @@ func.func @unary_float_ops(%x: tensor<8xf64>) -> tensor<8xf64> {
   return %11 : tensor<8xf64>
 }
 
+// Inverse and hyperbolic trigonometry map to their math ops (libm on the
+// CPU, libdevice on the GPU: accurate for tiny arguments).
+// CHECK-LABEL: func.func @unary_trigonometry(
+// CHECK: math.tan
+// CHECK: math.asin
+// CHECK: math.acos
+// CHECK: math.atan
+// CHECK: math.sinh
+// CHECK: math.cosh
+// CHECK: math.asinh
+// CHECK: math.acosh
+// CHECK: math.atanh
+// CHECK: return
+func.func @unary_trigonometry(%x: tensor<8xf64>) -> tensor<8xf64> {
+  %0 = tide.tan %x : tensor<8xf64>
+  %1 = tide.asin %0 : tensor<8xf64>
+  %2 = tide.acos %1 : tensor<8xf64>
+  %3 = tide.atan %2 : tensor<8xf64>
+  %4 = tide.sinh %3 : tensor<8xf64>
+  %5 = tide.cosh %4 : tensor<8xf64>
+  %6 = tide.asinh %5 : tensor<8xf64>
+  %7 = tide.acosh %6 : tensor<8xf64>
+  %8 = tide.atanh %7 : tensor<8xf64>
+  return %8 : tensor<8xf64>
+}
+
+// Float sign: +-1 by ordered comparisons (false for NaN, which passes
+// through), and both zeros give +0.
+// CHECK-LABEL: func.func @sign_float(
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[ISZ:.*]] = arith.cmpf oeq, %[[X]], %[[Z]] : f32
+// CHECK-NEXT: %[[R0:.*]] = arith.select %[[ISZ]], %[[Z]], %[[X]] : f32
+// CHECK-NEXT: %[[NEG:.*]] = arith.cmpf olt, %[[X]], %[[Z]] : f32
+// CHECK-NEXT: %[[M1:.*]] = arith.constant -1.000000e+00 : f32
+// CHECK-NEXT: %[[R1:.*]] = arith.select %[[NEG]], %[[M1]], %[[R0]] : f32
+// CHECK-NEXT: %[[POS:.*]] = arith.cmpf ogt, %[[X]], %[[Z]] : f32
+// CHECK-NEXT: %[[P1:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[R:.*]] = arith.select %[[POS]], %[[P1]], %[[R1]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+func.func @sign_float(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tide.sign %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// Integer sign: (x > 0) - (x < 0).
+// CHECK-LABEL: func.func @sign_integer(
+// CHECK: ^bb0(%[[X:.*]]: i32, %{{.*}}: i32):
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: %[[GT:.*]] = arith.cmpi sgt, %[[X]], %[[Z]] : i32
+// CHECK-NEXT: %[[P:.*]] = arith.extui %[[GT]] : i1 to i32
+// CHECK-NEXT: %[[LT:.*]] = arith.cmpi slt, %[[X]], %[[Z]] : i32
+// CHECK-NEXT: %[[N:.*]] = arith.extui %[[LT]] : i1 to i32
+// CHECK-NEXT: %[[R:.*]] = arith.subi %[[P]], %[[N]] : i32
+// CHECK-NEXT: linalg.yield %[[R]] : i32
+func.func @sign_integer(%x: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = tide.sign %x : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
 // sigmoid(x) = 1 / (1 + exp(-x)).
 // CHECK-LABEL: func.func @sigmoid(
 // CHECK: linalg.generic
@@ -273,6 +333,87 @@ func.func @binary_integer_ops(%x: tensor<5xi16>, %y: tensor<5xi16>, %b: tensor<5
   %7 = tide.or %6, %y : tensor<5xi16>
   %8 = tide.and %b, %b : tensor<5xi1>
   return %7, %8 : tensor<5xi16>, tensor<5xi1>
+}
+
+// The integer remainder never divides by 0 or by -1 (the minimum by -1
+// overflows): those divisors are replaced by 1, whose remainder 0 is the
+// result.
+// CHECK-LABEL: func.func @rem_integer(
+// CHECK: ^bb0(%[[X:.*]]: i16, %[[Y:.*]]: i16, %{{.*}}: i16):
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : i16
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : i16
+// CHECK-NEXT: %[[BY0:.*]] = arith.cmpi eq, %[[Y]], %[[Z]] : i16
+// CHECK-NEXT: %[[M1:.*]] = arith.constant -1 : i16
+// CHECK-NEXT: %[[BYM1:.*]] = arith.cmpi eq, %[[Y]], %[[M1]] : i16
+// CHECK: %[[TRIV:.*]] = arith.ori %[[BY0]], %[[BYM1]] : i1
+// CHECK: %[[SAFE:.*]] = arith.select %[[TRIV]], %[[ONE]], %[[Y]] : i16
+// CHECK: %[[R:.*]] = arith.remsi %[[X]], %[[SAFE]] : i16
+// CHECK-NEXT: linalg.yield %[[R]] : i16
+func.func @rem_integer(%x: tensor<5xi16>, %y: tensor<5xi16>) -> tensor<5xi16> {
+  %0 = tide.rem %x, %y : tensor<5xi16>
+  return %0 : tensor<5xi16>
+}
+
+// The float remainder is arith.remf (fmod: exact, libm / libdevice).
+// CHECK-LABEL: func.func @rem_float(
+// CHECK: ^bb0(%[[X:.*]]: f64, %[[Y:.*]]: f64, %{{.*}}: f64):
+// CHECK-NEXT: %[[R:.*]] = arith.remf %[[X]], %[[Y]] : f64
+// CHECK-NEXT: linalg.yield %[[R]] : f64
+func.func @rem_float(%x: tensor<5xf64>, %y: tensor<5xf64>) -> tensor<5xf64> {
+  %0 = tide.rem %x, %y : tensor<5xf64>
+  return %0 : tensor<5xf64>
+}
+
+// The floored modulo adds the divisor to a non-zero remainder of the other
+// sign; a float zero takes the divisor's sign (NumPy).
+// CHECK-LABEL: func.func @mod(
+// CHECK: ^bb0(%[[X:.*]]: i32, %[[Y:.*]]: i32, %{{.*}}: i32):
+// CHECK: %[[R:.*]] = arith.remsi %[[X]], %{{.*}} : i32
+// CHECK: %[[NZ:.*]] = arith.cmpi ne, %[[R]], %{{.*}} : i32
+// CHECK: %[[RN:.*]] = arith.cmpi slt, %[[R]], %{{.*}} : i32
+// CHECK: %[[YN:.*]] = arith.cmpi slt, %[[Y]], %{{.*}} : i32
+// CHECK: %[[DIFF:.*]] = arith.xori %[[RN]], %[[YN]] : i1
+// CHECK: %[[FIX:.*]] = arith.andi %[[NZ]], %[[DIFF]] : i1
+// CHECK: %[[SUM:.*]] = arith.addi %[[R]], %[[Y]] : i32
+// CHECK: %[[M:.*]] = arith.select %[[FIX]], %[[SUM]], %[[R]] : i32
+// CHECK-NEXT: linalg.yield %[[M]] : i32
+// CHECK: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[FR:.*]] = arith.remf %[[A]], %[[B]] : f32
+// CHECK: %[[FNZ:.*]] = arith.cmpf une, %[[FR]], %{{.*}} : f32
+// CHECK: %[[FS:.*]] = arith.addf %[[FR]], %[[B]] : f32
+// CHECK: %[[FF:.*]] = arith.select %{{.*}}, %[[FS]], %[[FR]] : f32
+// CHECK: %[[SZ:.*]] = math.copysign %{{.*}}, %[[B]] : f32
+// CHECK: %[[FM:.*]] = arith.select %[[FNZ]], %[[FF]], %[[SZ]] : f32
+// CHECK-NEXT: linalg.yield %[[FM]] : f32
+func.func @mod(%x: tensor<5xi32>, %y: tensor<5xi32>, %a: tensor<5xf32>, %b: tensor<5xf32>)
+    -> (tensor<5xi32>, tensor<5xf32>) {
+  %0 = tide.mod %x, %y : tensor<5xi32>
+  %1 = tide.mod %a, %b : tensor<5xf32>
+  return %0, %1 : tensor<5xi32>, tensor<5xf32>
+}
+
+// Shifts are logical; an amount outside [0, bits) (negative amounts are
+// large as unsigned) shifts by 0 and selects 0.
+// CHECK-LABEL: func.func @shifts(
+// CHECK: ^bb0(%[[X:.*]]: i8, %[[N:.*]]: i8, %{{.*}}: i8):
+// CHECK-NEXT: %[[W:.*]] = arith.constant 8 : i8
+// CHECK-NEXT: %[[OK:.*]] = arith.cmpi ult, %[[N]], %[[W]] : i8
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : i8
+// CHECK-NEXT: %[[AMT:.*]] = arith.select %[[OK]], %[[N]], %[[Z]] : i8
+// CHECK-NEXT: %[[S:.*]] = arith.shli %[[X]], %[[AMT]] : i8
+// CHECK-NEXT: %[[Z2:.*]] = arith.constant 0 : i8
+// CHECK-NEXT: %[[R:.*]] = arith.select %[[OK]], %[[S]], %[[Z2]] : i8
+// CHECK-NEXT: linalg.yield %[[R]] : i8
+// CHECK: arith.cmpi ult
+// CHECK: arith.shrui
+// CHECK: ^bb0(%[[P:.*]]: i64, %[[Q:.*]]: i64, %{{.*}}: i64):
+// CHECK-NEXT: arith.xori %[[P]], %[[Q]] : i64
+func.func @shifts(%x: tensor<3xi8>, %n: tensor<3xi8>, %l: tensor<3xi64>)
+    -> (tensor<3xi8>, tensor<3xi8>, tensor<3xi64>) {
+  %0 = tide.shl %x, %n : tensor<3xi8>
+  %1 = tide.shr %x, %n : tensor<3xi8>
+  %2 = tide.xor %l, %l : tensor<3xi64>
+  return %0, %1, %2 : tensor<3xi8>, tensor<3xi8>, tensor<3xi64>
 }
 
 //===----------------------------------------------------------------------===//
@@ -682,6 +823,69 @@ func.func @slice(%x: tensor<4x5xf32>, %y: tensor<?x8xi32>) -> (tensor<2x3xf32>, 
   %0 = tide.slice %x start = [0, 0] limit = [4, 5] strides = [3, 2] : tensor<4x5xf32>
   %1 = tide.slice %y start = [1, 0] limit = [10, 8] strides = [4, 1] : tensor<?x8xi32>
   return %0, %1 : tensor<2x3xf32>, tensor<3x8xi32>
+}
+
+// gather: a parallel generic over the indices; the payload wraps a negative
+// index once (k + n), clamps it to [0, n - 1] and reads the input with
+// tensor.extract at the loop indices, the clamped index along the axis.
+// CHECK-LABEL: func.func @gather(
+// CHECK-SAME: %[[X:.*]]: tensor<3x5xf32>, %[[I:.*]]: tensor<3x4xi64>)
+// CHECK: %[[INIT:.*]] = tensor.empty() : tensor<3x4xf32>
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<3x5xf32>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[I]] : tensor<3x4xi64>) outs(%[[INIT]] : tensor<3x4xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: i64, %{{.*}}: f32):
+// CHECK-NEXT: %[[K:.*]] = arith.index_cast %[[IN]] : i64 to index
+// CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[NEG:.*]] = arith.cmpi slt, %[[K]], %[[C0]] : index
+// CHECK-NEXT: %[[WRAP:.*]] = arith.addi %[[K]], %[[N]] : index
+// CHECK-NEXT: %[[K1:.*]] = arith.select %[[NEG]], %[[WRAP]], %[[K]] : index
+// CHECK-NEXT: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[LAST:.*]] = arith.subi %[[N]], %[[C1]] : index
+// CHECK-NEXT: %[[K2:.*]] = arith.maxsi %[[K1]], %[[C0]] : index
+// CHECK-NEXT: %[[K3:.*]] = arith.minsi %[[K2]], %[[LAST]] : index
+// CHECK-NEXT: %[[ROW:.*]] = linalg.index 0 : index
+// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[X]][%[[ROW]], %[[K3]]] : tensor<3x5xf32>
+// CHECK-NEXT: linalg.yield %[[V]] : f32
+func.func @gather(%x: tensor<3x5xf32>, %i: tensor<3x4xi64>) -> tensor<3x4xf32> {
+  %0 = tide.gather %x, %i axis = 1 : tensor<3x5xf32>, tensor<3x4xi64>
+  return %0 : tensor<3x4xf32>
+}
+
+// A dynamic axis may be empty at run time: the payload reads only when it
+// is not, and yields 0 otherwise. The result's dynamic size comes from the
+// indices.
+// CHECK-LABEL: func.func @gather_dynamic_axis(
+// CHECK-SAME: %[[X:.*]]: tensor<?x?xi8>, %[[I:.*]]: tensor<?x2xi32>)
+// CHECK: %[[D0:.*]] = tensor.dim %[[I]], %{{.*}} : tensor<?x2xi32>
+// CHECK: tensor.empty(%[[D0]]) : tensor<?x2xi8>
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x?xi8>
+// CHECK: arith.index_cast %{{.*}} : i32 to index
+// CHECK: %[[K:.*]] = arith.minsi
+// CHECK: %[[ROW:.*]] = linalg.index 0 : index
+// CHECK: %[[NONEMPTY:.*]] = arith.cmpi sgt, %[[N]], %{{.*}} : index
+// CHECK: %[[V:.*]] = scf.if %[[NONEMPTY]] -> (i8) {
+// CHECK-NEXT: %[[E:.*]] = tensor.extract %[[X]][%[[ROW]], %[[K]]] : tensor<?x?xi8>
+// CHECK-NEXT: scf.yield %[[E]] : i8
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : i8
+// CHECK-NEXT: scf.yield %[[Z]] : i8
+// CHECK: linalg.yield %[[V]] : i8
+func.func @gather_dynamic_axis(%x: tensor<?x?xi8>, %i: tensor<?x2xi32>) -> tensor<?x2xi8> {
+  %0 = tide.gather %x, %i axis = 1 : tensor<?x?xi8>, tensor<?x2xi32>
+  return %0 : tensor<?x2xi8>
+}
+
+// An axis of static size 0 has nothing to read: the result is a zero fill.
+// CHECK-LABEL: func.func @gather_empty_axis(
+// CHECK: %[[INIT:.*]] = tensor.empty() : tensor<2x3xf16>
+// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f16
+// CHECK: %[[R:.*]] = linalg.fill ins(%[[Z]] : f16) outs(%[[INIT]] : tensor<2x3xf16>)
+// CHECK-NOT: tensor.extract
+// CHECK: return %[[R]]
+func.func @gather_empty_axis(%x: tensor<2x0xf16>, %i: tensor<2x3xi64>) -> tensor<2x3xf16> {
+  %0 = tide.gather %x, %i axis = 1 : tensor<2x0xf16>, tensor<2x3xi64>
+  return %0 : tensor<2x3xf16>
 }
 
 // Static reshape: tensor.reshape with a constant shape tensor.
