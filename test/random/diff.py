@@ -290,6 +290,42 @@ def load_case(d):
     return case, inputs
 
 
+def self_check(ops, seed, count):
+    """The reference must pass against itself; changing one element of a
+    result (by 64 units in the last place plus 1e-3, or by 1) must be caught
+    nearly always (not always: the element may be one whose value depends on
+    rounding)."""
+    caught = total = 0
+    for f, ins in gen.generate(seed, ops, count):
+        ref = gen.evaluate(f, ins, strict=False)
+        outs = [gen.to_npy(ref[r], gen.value_info(f, r)["dtype"]) for r in f["results"]]
+        problem = check_outputs(f, ins, outs)
+        if problem:
+            print("self-check: %s fails against its own reference: %s" % (f["name"], problem))
+            return 1
+        for k, r in enumerate(f["results"]):
+            t = gen.value_info(f, r)["dtype"]
+            x = np.array(ref[r], copy=True)
+            if x.size == 0:
+                continue
+            flat = x.reshape(-1)
+            if t in gen.FLOATS:
+                flat[0] = flat[0] * (1 + 64 * gen.ULP[t]) + 1e-3
+            elif t == "i1":
+                flat[0] = ~flat[0]
+            else:
+                flat[0] += 1
+            changed = list(outs)
+            changed[k] = gen.to_npy(x, t)
+            total += 1
+            caught += check_outputs(f, ins, changed) is not None
+            break
+    enough = caught >= 0.9 * total
+    print("self-check: %d programs, the reference passes; %d of %d perturbed results caught, %s"
+          % (count, caught, total, "at least 90%" if enough else "TOO FEW"))
+    return 0 if enough else 1
+
+
 def list_ops(tide_bin, path):
     p = subprocess.run([os.path.join(tide_bin, "tide-opt"),
                         "--tide-list-kernels=target=h200 format=json", "-o", os.devnull],
@@ -314,8 +350,14 @@ def main():
     ap.add_argument("--build-only", action="store_true")
     ap.add_argument("--prebuilt", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--self-check", action="store_true",
+                    help="check the checker: the reference against itself, and perturbed results")
     args = ap.parse_args()
 
+    if args.self_check:
+        os.makedirs(args.work, exist_ok=True)
+        return self_check(list_ops(args.tide_bin, os.path.join(args.work, "ops.json")),
+                          args.seed, args.count)
     start = time.time()
     r = Runner(args)
     if args.prebuilt:
