@@ -236,7 +236,7 @@ class Runner:
                 with open(os.path.join(d, "programs.json"), "w") as fh:
                     json.dump({"policy": policy, "target": self.target,
                                "funcs": [f for f, _ in progs]}, fh)
-                np.savez(os.path.join(d, "inputs.npz"),
+                np.savez_compressed(os.path.join(d, "inputs.npz"),
                          **{"%s_%d" % (f["name"], i): x for f, ins in progs for i, x in enumerate(ins)})
                 self.stats["programs"] += len(progs)
                 return
@@ -347,6 +347,8 @@ def main():
     ap.add_argument("--per-module", type=int, default=50)
     ap.add_argument("--target", default="cpu")
     ap.add_argument("--policy", help="placement policy (default: a random one per module)")
+    ap.add_argument("--max-elems", type=int, default=gen.Gen.MAX_ELEMS,
+                    help="largest value, in elements (smaller: smaller build-only folders)")
     ap.add_argument("--build-only", action="store_true")
     ap.add_argument("--prebuilt", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true")
@@ -359,6 +361,7 @@ def main():
         return self_check(list_ops(args.tide_bin, os.path.join(args.work, "ops.json")),
                           args.seed, args.count)
     start = time.time()
+    gen.Gen.MAX_ELEMS = args.max_elems
     r = Runner(args)
     if args.prebuilt:
         dirs = sorted(os.path.join(r.work, n) for n in os.listdir(r.work)

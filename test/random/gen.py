@@ -361,6 +361,9 @@ def eval_op(op, ins, rng=None, strict=True):
                 return r.astype(NP[t])
             hx, hy = _hi(x, t), _hi(y, t)
             r = np.matmul(hx, hy)
+            if strict and x.shape[-1] > 0 and r.size and np.any(
+                    np.matmul(np.abs(hx), np.abs(hy)) > float(np.finfo(NP[ACC[t]]).max) / 1e3):
+                raise Violation("a partial dot product overflows %s" % ACC[t])
             if rng is not None and x.shape[-1] > 0:
                 mag = np.matmul(np.abs(hx), np.abs(hy))
                 k = x.shape[-1]
@@ -384,6 +387,19 @@ def eval_op(op, ins, rng=None, strict=True):
             if name in ("reduce_max", "reduce_min"):
                 return np.asarray(REDUCE[name](x, axis=axes, keepdims=keep)).astype(NP[t])
             h = _hi(x, t)
+            if strict and n > 0 and name in ("reduce_prod", "reduce_sum", "reduce_mean"):
+                # The accumulator must not overflow or underflow part way
+                # (an inf times a 0 later is NaN): the result would depend on
+                # the order of the steps.
+                big = float(np.finfo(NP[ACC[t]]).max) / 1e3
+                a = np.abs(h)
+                if name == "reduce_prod":
+                    hi_part = np.prod(np.where(a > 1, a, 1), axis=axes)
+                    lo_part = np.prod(np.where((a < 1) & (a > 0), a, 1), axis=axes)
+                    if np.any(hi_part > big) or np.any(lo_part < 1e3 * TINY[ACC[t]]):
+                        raise Violation("a partial product leaves the range of %s" % ACC[t])
+                elif np.any(np.sum(a, axis=axes) > big):
+                    raise Violation("a partial sum overflows %s" % ACC[t])
             r = REDUCE[name](h, axis=axes, keepdims=keep)
             if rng is not None and n > 0:
                 if name == "reduce_prod":
@@ -1018,7 +1034,7 @@ class Gen:
     def g_constant(self, name):
         t = self.pick(self.ops[name]["dtypes"])
         shape = self.shape(self.pick([0, 1, 1, 2]))
-        shape = [min(d, 6) for d in shape]
+        shape = [max(1, min(d, 6)) for d in shape]
         if t == "i1":
             val = self.r.integers(0, 2, size=shape).astype(bool)
         elif t in INTS:
@@ -1084,7 +1100,7 @@ class Gen:
             if self.chance(0.2):
                 d = self.pick(devs)
                 # Only where the target has a kernel (strict refuses others).
-                if op["dtype"] in kernels.get(d, {}) or op["op"] == "constant":
+                if kernels.get(d, {}).get(op["dtype"], "none") != "none" or op["op"] == "constant":
                     op["pin"] = d
             if self.chance(0.1):
                 grp = "g%d" % int(self.r.integers(0, 2))
