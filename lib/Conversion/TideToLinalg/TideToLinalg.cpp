@@ -719,22 +719,22 @@ struct LowerConcat : OpRewritePattern<ConcatOp> {
         if (!resultType.isDynamicDim(d))
           continue;
         if (d != axis) {
-          dyn.push_back(tensor::DimOp::create(rewriter, loc,
-                                              op.getInputs().front(), d));
+          dyn.push_back(
+              tensor::DimOp::create(rewriter, loc, op.getInputs().front(), d));
           continue;
         }
         Value sum = arith::ConstantIndexOp::create(rewriter, loc, 0);
         for (Value input : op.getInputs())
           sum = arith::AddIOp::create(
-              rewriter, loc, sum, tensor::DimOp::create(rewriter, loc, input, d));
+              rewriter, loc, sum,
+              tensor::DimOp::create(rewriter, loc, input, d));
         dyn.push_back(sum);
       }
       rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
           op, resultType.getShape(), resultType.getElementType(), dyn);
       return success();
     }
-    rewriter.replaceOpWithNewOp<tensor::ConcatOp>(op, resultType, axis,
-                                                  inputs);
+    rewriter.replaceOpWithNewOp<tensor::ConcatOp>(op, resultType, axis, inputs);
     return success();
   }
 };
