@@ -429,14 +429,18 @@ def eval_op(op, ins, rng=None, strict=True):
             m = np.max(h, axis=ax, keepdims=True)
             e = np.exp(h - m)
             s = np.sum(e, axis=ax, keepdims=True)
+            # The sum's summation order: a relative error up to ~sqrt(n) ulps.
+            n = x.shape[ax]
+            sum_err = ULP[ACC[t]] * 2 * (math.sqrt(n) + 2)
             if name == "softmax":
                 r = e / s
                 if rng is not None:
-                    r = _noise(rng, r, ULP[ACC[t]] * 4 * (1 + np.abs(h - m)) + ULP[t])
+                    r = _noise(rng, r, ULP[ACC[t]] * 4 * (1 + np.abs(h - m)) + sum_err + ULP[t])
             else:
                 r = h - m - np.log(s)
                 if rng is not None:
-                    r = _noise_abs(rng, r, ULP[ACC[t]] * 4 * (np.abs(h - m) + np.abs(np.log(s)) + 1))
+                    r = _noise_abs(rng, r, ULP[ACC[t]] * 4 * (np.abs(h - m) + np.abs(np.log(s)) + 1)
+                                   + sum_err)
                     r = _noise(rng, r, ULP[t])
             return round_to(r, t)
         if name == "reshape":
