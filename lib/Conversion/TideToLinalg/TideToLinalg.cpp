@@ -476,12 +476,22 @@ struct LowerElementwise : RewritePattern {
             return scalarCast(b, l, args[0], resultType.getElementType());
           if (isa<BroadcastToOp>(op))
             return args[0];
-          // Ops made of several scalar steps compute f16/bf16 in f32 and
-          // round once (the others are one step, rounded once anyway).
-          if (isa<SigmoidOp, EluOp>(op) && isNarrowFloat(args[0].getType())) {
-            Value wide = scalarCast(b, l, args[0], b.getF32Type());
-            return scalarCast(b, l, scalarUnary(op, b, l, wide),
-                              args[0].getType());
+          // f16/bf16 arithmetic computes in f32 and rounds once, here, with
+          // a plain extf/truncf pair around every op. Left to the pipelines'
+          // upstream widening (arith-emulate-unsupported-floats,
+          // math-extend-to-supported-types), the conversions carry the
+          // `contract` fast-math flag, and extf(truncf(x)) of two fused ops
+          // folds to x: an f16 mul feeding a cos was never rounded to f16.
+          if ((family == LoweringFamily::Unary ||
+               family == LoweringFamily::Binary) &&
+              isNarrowFloat(args[0].getType())) {
+            SmallVector<Value> wide;
+            for (Value arg : args)
+              wide.push_back(scalarCast(b, l, arg, b.getF32Type()));
+            Value r = wide.size() == 1
+                          ? scalarUnary(op, b, l, wide[0])
+                          : scalarBinary(op, b, l, wide[0], wide[1]);
+            return r ? scalarCast(b, l, r, args[0].getType()) : Value();
           }
           if (args.size() == 1)
             return scalarUnary(op, b, l, args[0]);
@@ -902,11 +912,41 @@ struct LowerConcat : OpRewritePattern<ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConcatOp op,
                                 PatternRewriter &rewriter) const override {
+    auto resultType = op.getType();
     int64_t axis = static_cast<int64_t>(op.getAxis());
     if (axis < 0)
-      axis += op.getType().getRank();
-    rewriter.replaceOpWithNewOp<tensor::ConcatOp>(op, op.getType(), axis,
-                                                  op.getInputs());
+      axis += resultType.getRank();
+    // Inputs of static size 0 along the axis add nothing; tensor.concat would
+    // insert them at an offset past the end (a verifier error).
+    SmallVector<Value> inputs;
+    for (Value input : op.getInputs())
+      if (cast<RankedTensorType>(input.getType()).getDimSize(axis) != 0)
+        inputs.push_back(input);
+    // A result with no elements (a static 0 in any dimension; upstream also
+    // rejects inserting into one) is an empty tensor of the right sizes.
+    if (inputs.empty() || llvm::is_contained(resultType.getShape(), 0)) {
+      Location loc = op.getLoc();
+      SmallVector<Value> dyn;
+      for (int64_t d = 0; d < resultType.getRank(); ++d) {
+        if (!resultType.isDynamicDim(d))
+          continue;
+        if (d != axis) {
+          dyn.push_back(
+              tensor::DimOp::create(rewriter, loc, op.getInputs().front(), d));
+          continue;
+        }
+        Value sum = arith::ConstantIndexOp::create(rewriter, loc, 0);
+        for (Value input : op.getInputs())
+          sum = arith::AddIOp::create(
+              rewriter, loc, sum,
+              tensor::DimOp::create(rewriter, loc, input, d));
+        dyn.push_back(sum);
+      }
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+          op, resultType.getShape(), resultType.getElementType(), dyn);
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<tensor::ConcatOp>(op, resultType, axis, inputs);
     return success();
   }
 };

@@ -1,0 +1,1151 @@
+#!/usr/bin/env python3
+"""Random valid Tide programs, and an independent NumPy interpreter for them.
+
+A *program* is one function: a small DAG over the ops of the `tide` dialect,
+described as plain data (JSON-able dicts, see `Func`), with the input arrays it
+is run on. The generator builds it op by op and evaluates every op as it goes
+(with the interpreter below), so it knows every value and can keep out of the
+domains where the result is ill-defined or the reference cannot be trusted
+(log of x <= 0, an integer division by 0 or INT_MIN / -1, a float result that is
+not finite, a float cast to an integer it does not fit, max/min/argmax over an
+empty axis, a runtime broadcast of a dynamic dimension, ...).
+
+Which ops exist, their lowering family and the element types each accepts come
+from `tide-opt --tide-list-kernels="format=json"` (the op facts in ODS), so a
+new op is picked up automatically; an op whose family has no generator here, or
+that has no NumPy semantics in SEMANTICS, fails by name (`coverage_problems`).
+
+The interpreter computes every op in its element type's semantics: IEEE ops
+(add, sub, mul, div, sqrt, neg, abs, floor, ...) exactly as the hardware does
+(NumPy float16 computes in float32 and rounds once; bf16 is emulated: computed
+in float32, rounded to bf16 once); transcendental ops, reductions, matmul and
+softmax in float64 (long double for f64) and rounded once to the element type;
+integers wrap. Where Tide's result may legitimately differ (transcendental
+accuracy, summation order), `evaluate(..., noise=rng)` perturbs those ops'
+results by a few units in the last place before rounding; the checker (diff.py)
+derives each element's tolerance from the spread of such perturbed runs, so
+errors that later ops amplify (cancellation, a floor that flips, a comparison
+of nearly equal values) are tolerated exactly where they can happen, and
+elements whose integer or boolean value depends on such rounding are not
+compared.
+
+Usage as a script (prints programs as MLIR):
+    gen.py --ops OPS.json [--seed N] [--count N] [--target cpu|h200]
+"""
+
+import argparse
+import json
+import math
+import sys
+
+import numpy as np
+
+INTS = ["i8", "i16", "i32", "i64"]
+FLOATS = ["f16", "bf16", "f32", "f64"]
+ALL_TYPES = ["i1"] + INTS + FLOATS
+
+# Storage of values in the interpreter: bf16 values are float32 arrays holding
+# bf16-exact values.
+NP = {"i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+      "f16": np.float16, "bf16": np.float32, "f32": np.float32, "f64": np.float64}
+# .npy storage for tide-run (bf16 as raw uint16 bits).
+NPY = {"i1": np.dtype(np.bool_), "i8": np.dtype(np.int8), "i16": np.dtype("<i2"),
+       "i32": np.dtype("<i4"), "i64": np.dtype("<i8"), "f16": np.dtype("<f2"),
+       "bf16": np.dtype("<u2"), "f32": np.dtype("<f4"), "f64": np.dtype("<f8")}
+# Unit roundoff-ish: one unit in the last place, relative.
+ULP = {"f16": 2.0 ** -10, "bf16": 2.0 ** -7, "f32": 2.0 ** -23, "f64": 2.0 ** -52}
+# The type f16/bf16 sums and products accumulate in.
+ACC = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64"}
+TINY = {"f16": 6.1e-5, "bf16": 1.2e-38, "f32": 1.2e-38, "f64": 2.3e-308}
+INT_MIN = {t: int(np.iinfo(NP[t]).min) for t in INTS}
+INT_MAX = {t: int(np.iinfo(NP[t]).max) for t in INTS}
+
+
+class Violation(Exception):
+    """The program leaves the domain where the reference is well defined."""
+
+
+# ---------------------------------------------------------------------------
+# bf16 emulation
+# ---------------------------------------------------------------------------
+
+
+def f32_to_bf16_bits(x):
+    x = np.array(x, dtype=np.float32, order="C")
+    flat = x.reshape(-1)
+    bits = flat.view(np.uint32).astype(np.uint64)
+    s = np.uint64(16)
+    rounded = (bits + np.uint64(0x7FFF) + ((bits >> s) & np.uint64(1))) >> s
+    out = (rounded & np.uint64(0xFFFF)).astype(np.uint16)
+    nan = np.isnan(flat)
+    out[nan] = ((bits[nan] >> s).astype(np.uint16) & np.uint16(0x8000)) | np.uint16(0x7FC0)
+    return out.reshape(x.shape)
+
+
+def bf16_bits_to_f32(u):
+    u = np.array(u, dtype=np.uint16, order="C")
+    return (u.reshape(-1).astype(np.uint32) << np.uint32(16)).view(np.float32).reshape(u.shape)
+
+
+def f64_to_bf16(x):
+    """float64 -> bf16 values (as float32), rounded once (to nearest even)."""
+    x = np.array(x, dtype=np.float64, order="C")
+    flat = x.reshape(-1)
+    bits = flat.view(np.uint64)
+    sh = np.uint64(45)   # 52 - 7 mantissa bits
+    r = ((bits + np.uint64((1 << 44) - 1) + ((bits >> sh) & np.uint64(1))) >> sh) << sh
+    out = r.view(np.float64).astype(np.float32)
+    # Subnormal in float32 (and NaN/inf): the float32 path (exact enough there).
+    odd = ~np.isfinite(flat) | (np.abs(flat) < 1.2e-38)
+    if odd.any():
+        out[odd] = bf16_bits_to_f32(f32_to_bf16_bits(flat[odd].astype(np.float32)))
+    return out.reshape(x.shape)
+
+
+def round_to(x, t):
+    """High-precision float values -> the storage of float type t, rounded once."""
+    with np.errstate(all="ignore"):
+        if t == "bf16":
+            return f64_to_bf16(np.asarray(x, dtype=np.float64))
+        return np.asarray(x).astype(NP[t])
+
+
+def to_npy(x, t):
+    """Interpreter storage -> the array tide-run reads."""
+    if t == "bf16":
+        return f32_to_bf16_bits(x)
+    return np.array(x, dtype=NPY[t], order="C")
+
+
+def from_npy(a, t):
+    if t == "bf16":
+        return bf16_bits_to_f32(a)
+    return np.asarray(a).astype(NP[t])
+
+
+# ---------------------------------------------------------------------------
+# Types and shapes
+# ---------------------------------------------------------------------------
+
+
+def tensor_type(ty, t):
+    if not ty:
+        return "tensor<%s>" % t
+    return "tensor<%sx%s>" % ("x".join("?" if d is None else str(d) for d in ty), t)
+
+
+def bcast_type(a, b):
+    """MLIR's OpTrait::util::getBroadcastedShape on static/dynamic (None) dims."""
+    n = max(len(a), len(b))
+    a = [1] * (n - len(a)) + list(a)
+    b = [1] * (n - len(b)) + list(b)
+    out = []
+    for x, y in zip(a, b):
+        if x is None or y is None:
+            if x is not None and x > 1:
+                out.append(x)
+            elif y is not None and y > 1:
+                out.append(y)
+            elif x == 1:
+                out.append(y)
+            elif y == 1:
+                out.append(x)
+            else:
+                out.append(None)
+        elif x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            return None
+    return out
+
+
+def bcast_runtime_ok(vals):
+    """Whether operands (type, shape) broadcast at run time as Tide lowers it: a
+    size-1 dimension broadcasts only where it is static."""
+    n = max(len(v["shape"]) for v in vals)
+    for d in range(1, n + 1):
+        dims = [(v["type"][-d], v["shape"][-d]) for v in vals if len(v["shape"]) >= d]
+        sizes = set(c for _, c in dims)
+        if len(sizes) == 1:
+            continue
+        big = sizes - {1}
+        if len(big) > 1:
+            return False
+        for ty, c in dims:
+            if c == 1 and ty is None:
+                return False
+    return True
+
+
+def numel(shape):
+    return int(np.prod(shape, dtype=np.int64)) if shape else 1
+
+
+# ---------------------------------------------------------------------------
+# Op semantics (the reference)
+# ---------------------------------------------------------------------------
+
+
+def _erf(x):
+    x = np.asarray(x, dtype=np.float64)
+    return np.vectorize(math.erf, otypes=[np.float64])(x) if x.size else x.copy()
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+# Unary: (float function on high precision, int function on native ints (None:
+# floats only), bool function, class, domain). Class 'ieee': computed exactly in
+# the element type; 'transc': high precision + noise.
+UNARY = {
+    "neg": (lambda x: -x, lambda x: -x, None, "ieee", None),
+    "abs": (np.abs, np.abs, None, "ieee", None),
+    "relu": (lambda x: np.maximum(x, 0), lambda x: np.maximum(x, 0).astype(x.dtype), None, "ieee", None),
+    "floor": (np.floor, None, None, "ieee", None),
+    "ceil": (np.ceil, None, None, "ieee", None),
+    "round": (np.round, None, None, "ieee", None),
+    "sqrt": (np.sqrt, None, None, "ieee", "nonneg"),
+    "exp": (np.exp, None, None, "transc", None),
+    "log": (np.log, None, None, "transc", "pos"),
+    "rsqrt": (lambda x: 1 / np.sqrt(x), None, None, "transc", "pos"),
+    "tanh": (np.tanh, None, None, "transc", None),
+    "sigmoid": (_sigmoid, None, None, "transc", None),
+    "sin": (np.sin, None, None, "transc", None),
+    "cos": (np.cos, None, None, "transc", None),
+    "erf": (_erf, None, None, "transc", None),
+    "elu": (None, None, None, "transc", None),   # alpha: see eval_op
+    "not": (None, np.invert, np.logical_not, "ieee", None),
+}
+
+BINARY = {
+    "add": (lambda a, b: a + b, lambda a, b: a + b, None, "ieee"),
+    "sub": (lambda a, b: a - b, lambda a, b: a - b, None, "ieee"),
+    "mul": (lambda a, b: a * b, lambda a, b: a * b, None, "ieee"),
+    "div": (lambda a, b: a / b, "truncdiv", None, "ieee"),
+    "pow": (np.power, None, None, "transc"),
+    "maximum": (np.maximum, np.maximum, None, "ieee"),
+    "minimum": (np.minimum, np.minimum, None, "ieee"),
+    "and": (None, np.bitwise_and, np.logical_and, "ieee"),
+    "or": (None, np.bitwise_or, np.logical_or, "ieee"),
+}
+
+CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+       "gt": np.greater, "ge": np.greater_equal}
+
+REDUCE = {"reduce_sum": np.sum, "reduce_max": np.max, "reduce_min": np.min,
+          "reduce_prod": np.prod, "reduce_mean": np.mean}
+ARGREDUCE = {"argmax": np.argmax, "argmin": np.argmin}
+
+# Every op this file can generate and evaluate, by family. coverage_problems()
+# compares it with tide-opt's list.
+SEMANTICS = {
+    "unary": set(UNARY), "binary": set(BINARY), "compare": {"cmp"}, "select": {"select"},
+    "cast": {"cast"}, "matmul": {"matmul"}, "reduction": set(REDUCE),
+    "arg_reduction": set(ARGREDUCE), "reshape": {"reshape"}, "transpose": {"transpose"},
+    "broadcast": {"broadcast_to"}, "concat": {"concat"}, "slice": {"slice"},
+    "softmax": {"softmax", "log_softmax"}, "constant": {"constant"},
+}
+
+
+def coverage_problems(ops):
+    problems = []
+    for name, op in sorted(ops.items()):
+        fam = op["family"]
+        if fam not in SEMANTICS:
+            problems.append("tide.%s: gen.py has no generator for family '%s'; add one "
+                            "(GEN_FAMILY and SEMANTICS in test/random/gen.py)" % (name, fam))
+        elif name not in SEMANTICS[fam]:
+            problems.append("tide.%s: gen.py has no NumPy semantics for it (family %s); add it "
+                            "to SEMANTICS in test/random/gen.py" % (name, fam))
+    return problems
+
+
+def _hi(x, t):
+    """Float values -> the precision references are computed in."""
+    return np.asarray(x, dtype=np.longdouble if t == "f64" else np.float64)
+
+
+def _noise(rng, y, scale):
+    """y * (1 + u * scale) with |u| in [0.5, 1], random sign (scale: array or
+    scalar relative size)."""
+    u = rng.uniform(0.5, 1.0, size=np.shape(y)) * rng.choice([-1.0, 1.0], size=np.shape(y))
+    return y + y * u * scale
+
+
+def _noise_abs(rng, y, amount):
+    u = rng.uniform(0.5, 1.0, size=np.shape(y)) * rng.choice([-1.0, 1.0], size=np.shape(y))
+    return y + u * amount
+
+
+def check_finite(y, what):
+    if y.dtype.kind == "f" and y.size and not np.all(np.isfinite(y)):
+        raise Violation("%s is not finite" % what)
+
+
+def trunc_div(a, b):
+    a64, b64 = a.astype(np.int64), b.astype(np.int64)
+    q = np.abs(a64) // np.abs(b64)
+    return np.where((a64 < 0) != (b64 < 0), -q, q)
+
+
+K_TRANSC = 2.0      # noise, in ULPs of the element type, on transcendental results
+
+
+def eval_op(op, ins, rng=None, strict=True):
+    """One op on interpreter values. `rng`: perturb inexact results (a noisy
+    run). `strict`: raise Violation outside the reference's domain."""
+    name, t, a = op["op"], op["dtype"], op.get("attrs", {})
+    with np.errstate(all="ignore"):
+        if name in UNARY:
+            x = ins[0]
+            ffn, ifn, bfn, cls, dom = UNARY[name]
+            if t == "i1":
+                return bfn(x)
+            if t in INTS:
+                return ifn(x).astype(NP[t])
+            if strict and dom and x.size:
+                if dom == "pos" and not np.all(x > 0):
+                    raise Violation("%s of a value <= 0" % name)
+                if dom == "nonneg" and not np.all(x >= 0):
+                    raise Violation("%s of a negative value" % name)
+            if name == "elu":
+                alpha = a.get("alpha", 1.0)
+                h = _hi(x, t)
+                y = np.where(h > 0, h, alpha * np.expm1(h))
+            elif cls == "ieee" and t != "bf16":
+                return np.asarray(ffn(x)).astype(NP[t])
+            else:
+                y = ffn(_hi(x, t))
+            if rng is not None and cls == "transc":
+                y = _noise(rng, y, K_TRANSC * ULP[t])
+            return round_to(y, t)
+        if name in BINARY:
+            x, y = ins
+            ffn, ifn, bfn, cls = BINARY[name]
+            if t == "i1":
+                return bfn(x, y)
+            if t in INTS:
+                if ifn == "truncdiv":
+                    if strict and x.size and (np.any(y == 0) or np.any((x == INT_MIN[t]) & (y == -1))):
+                        raise Violation("integer division by 0 or INT_MIN / -1")
+                    b = np.broadcast_arrays(x, y)
+                    return trunc_div(b[0], b[1]).astype(NP[t])
+                return np.asarray(ifn(x, y)).astype(NP[t])
+            if name == "pow":
+                if strict and np.broadcast_to(x, np.broadcast_shapes(x.shape, y.shape)).size and \
+                        not np.all(x > 0):
+                    raise Violation("pow of a base <= 0")
+                r = np.power(_hi(x, t), _hi(y, t))
+                if rng is not None:
+                    r = _noise(rng, r, K_TRANSC * ULP[t])
+                return round_to(r, t)
+            if t == "bf16":
+                return round_to(ffn(x.astype(np.float64), y.astype(np.float64)), t)
+            return np.asarray(ffn(x, y)).astype(NP[t])
+        if name == "cmp":
+            return CMP[a["predicate"]](ins[0], ins[1])
+        if name == "select":
+            return np.where(ins[0], ins[1], ins[2]).astype(NP[t])
+        if name == "cast":
+            return eval_cast(ins[0], a["from"], t, strict)
+        if name == "constant":
+            return np.array(a["value"], dtype=np.float64 if t in FLOATS else np.int64).astype(NP[t]) \
+                if t != "i1" else np.array(a["value"], dtype=np.bool_)
+        if name == "matmul":
+            x, y = ins
+            if t in INTS:
+                r = np.matmul(x.astype(np.int64), y.astype(np.int64))
+                return r.astype(NP[t])
+            hx, hy = _hi(x, t), _hi(y, t)
+            r = np.matmul(hx, hy)
+            if strict and x.shape[-1] > 0 and r.size and np.any(
+                    np.matmul(np.abs(hx), np.abs(hy)) > float(np.finfo(NP[ACC[t]]).max) / 1e3):
+                raise Violation("a partial dot product overflows %s" % ACC[t])
+            if rng is not None and x.shape[-1] > 0:
+                mag = np.matmul(np.abs(hx), np.abs(hy))
+                k = x.shape[-1]
+                r = _noise_abs(rng, r, mag * ULP[ACC[t]] * 2 * (math.sqrt(k) + 2))
+                r = _noise(rng, r, ULP[t])
+            return round_to(r, t)
+        if name in REDUCE:
+            x = ins[0]
+            axes = tuple(sorted(ax % x.ndim for ax in a["axes"])) if x.ndim else ()
+            keep = a.get("keepdims", False)
+            n = int(np.prod([x.shape[ax] for ax in axes])) if axes else 1
+            if strict and n == 0 and name in ("reduce_max", "reduce_min", "reduce_mean"):
+                raise Violation("%s over an empty axis" % name)
+            if t in INTS:
+                fn = REDUCE[name]
+                if name in ("reduce_sum", "reduce_prod"):
+                    r = fn(x.astype(np.int64), axis=axes, keepdims=keep)
+                else:
+                    r = fn(x, axis=axes, keepdims=keep)
+                return np.asarray(r).astype(NP[t])
+            if name in ("reduce_max", "reduce_min"):
+                return np.asarray(REDUCE[name](x, axis=axes, keepdims=keep)).astype(NP[t])
+            h = _hi(x, t)
+            if strict and n > 0 and name in ("reduce_prod", "reduce_sum", "reduce_mean"):
+                # The accumulator must not overflow or underflow part way
+                # (an inf times a 0 later is NaN): the result would depend on
+                # the order of the steps.
+                big = float(np.finfo(NP[ACC[t]]).max) / 1e3
+                a = np.abs(h)
+                if name == "reduce_prod":
+                    hi_part = np.prod(np.where(a > 1, a, 1), axis=axes)
+                    lo_part = np.prod(np.where((a < 1) & (a > 0), a, 1), axis=axes)
+                    if np.any(hi_part > big) or np.any(lo_part < 1e3 * TINY[ACC[t]]):
+                        raise Violation("a partial product leaves the range of %s" % ACC[t])
+                elif np.any(np.sum(a, axis=axes) > big):
+                    raise Violation("a partial sum overflows %s" % ACC[t])
+            r = REDUCE[name](h, axis=axes, keepdims=keep)
+            if rng is not None and n > 0:
+                if name == "reduce_prod":
+                    r = _noise(rng, r, ULP[ACC[t]] * 2 * (n + 1))
+                else:
+                    mag = np.sum(np.abs(h), axis=axes, keepdims=keep)
+                    if name == "reduce_mean":
+                        mag = mag / n
+                    r = _noise_abs(rng, r, mag * ULP[ACC[t]] * 2 * (math.sqrt(n) + 2))
+                r = _noise(rng, r, ULP[t])
+            return round_to(np.asarray(r), t)
+        if name in ARGREDUCE:
+            x = ins[0]
+            ax = a["axes"][0] % x.ndim
+            if strict and x.shape[ax] == 0:
+                raise Violation("%s over an empty axis" % name)
+            r = ARGREDUCE[name](x, axis=ax)
+            if a.get("keepdims"):
+                r = np.expand_dims(r, ax)
+            return np.asarray(r).astype(np.int64)
+        if name in ("softmax", "log_softmax"):
+            x = ins[0]
+            ax = a["axis"]
+            h = _hi(x, t)
+            if x.size == 0:
+                return x.copy()
+            m = np.max(h, axis=ax, keepdims=True)
+            e = np.exp(h - m)
+            s = np.sum(e, axis=ax, keepdims=True)
+            # The sum's summation order: a relative error up to ~sqrt(n) ulps.
+            n = x.shape[ax]
+            sum_err = ULP[ACC[t]] * 2 * (math.sqrt(n) + 2)
+            if name == "softmax":
+                r = e / s
+                if rng is not None:
+                    r = _noise(rng, r, ULP[ACC[t]] * 4 * (1 + np.abs(h - m)) + sum_err + ULP[t])
+            else:
+                r = h - m - np.log(s)
+                if rng is not None:
+                    r = _noise_abs(rng, r, ULP[ACC[t]] * 4 * (np.abs(h - m) + np.abs(np.log(s)) + 1)
+                                   + sum_err)
+                    r = _noise(rng, r, ULP[t])
+            return round_to(r, t)
+        if name == "reshape":
+            return ins[0].reshape(op["shape"])
+        if name == "transpose":
+            return np.transpose(ins[0], a["perm"]).copy()
+        if name == "broadcast_to":
+            return np.broadcast_to(ins[0], op["shape"]).copy()
+        if name == "concat":
+            return np.concatenate(ins, axis=a["axis"])
+        if name == "slice":
+            return ins[0][tuple(slice(s, l, st) for s, l, st in
+                                zip(a["start"], a["limit"], a["strides"]))].copy()
+    raise AssertionError("no semantics for tide.%s" % name)
+
+
+def eval_cast(x, src, dst, strict=True):
+    with np.errstate(all="ignore"):
+        if dst == "i1":
+            return x != 0
+        if src == "i1":
+            x = x.astype(np.int64)
+            src = "i64"
+        if dst in INTS:
+            if src in FLOATS:
+                r = np.trunc(x.astype(np.float64))
+                if strict and r.size and (np.any(r < INT_MIN[dst]) or np.any(r >= INT_MAX[dst] + 1.0)):
+                    raise Violation("a float cast to %s that does not fit" % dst)
+                return r.astype(np.int64).astype(NP[dst])
+            return x.astype(NP[dst])        # wraps
+        # to a float
+        if src in INTS:
+            if dst == "bf16" or dst == "f16":
+                if strict and np.any(np.abs(x.astype(np.int64)) > 2 ** 53):
+                    raise Violation("an integer beyond 2^53 cast to %s" % dst)
+                return round_to(x.astype(np.float64), dst)
+            return x.astype(NP[dst])
+        if dst == "bf16":
+            return round_to(x.astype(np.float64), dst)
+        if src == "bf16":
+            return x.astype(np.float32).astype(NP[dst])
+        return x.astype(NP[dst])
+
+
+def evaluate(func, inputs, rng=None, strict=True):
+    """All values of func: {'a0': ..., 'v0': ...}."""
+    env = {}
+    for i, x in enumerate(inputs):
+        env["a%d" % i] = x
+    for i, op in enumerate(func["ops"]):
+        y = eval_op(op, [env[r] for r in op["in"]], rng, strict)
+        if strict:
+            check_finite(y, "tide.%s" % op["op"])
+        if tuple(y.shape) != tuple(op["shape"]):
+            raise AssertionError("v%d: tide.%s gives shape %s, the program says %s"
+                                 % (i, op["op"], y.shape, op["shape"]))
+        env["v%d" % i] = y
+    return env
+
+
+# ---------------------------------------------------------------------------
+# MLIR text
+# ---------------------------------------------------------------------------
+
+
+def literal(v, t):
+    if t == "i1":
+        return "true" if v else "false"
+    if t in INTS:
+        return str(int(v))
+    return repr(float(v))
+
+
+def dense(values, t):
+    a = np.asarray(values)
+    if a.ndim == 0:
+        return literal(a.item(), t)
+    return "[" + ", ".join(dense(x, t) for x in a) + "]"
+
+
+def value_info(func, ref):
+    if ref[0] == "a":
+        return func["args"][int(ref[1:])]
+    return func["ops"][int(ref[1:])]
+
+
+def op_attr_dict(op, target):
+    items = []
+    pin = op.get("pin")
+    if pin and (pin == "cpu" or target != "cpu"):
+        items.append("tide.device = #tide.device<%s>" % pin)
+    if op.get("colocate"):
+        items.append('tide.colocate = "%s"' % op["colocate"])
+    return (" {%s}" % ", ".join(items)) if items else ""
+
+
+def emit_op(func, i, op, target):
+    name, a, t = op["op"], op.get("attrs", {}), op["dtype"]
+    ins = op["in"]
+    vi = [value_info(func, r) for r in ins]
+    tys = [tensor_type(v["type"], v["dtype"]) for v in vi]
+    res = tensor_type(op["type"], t)
+    names = ["%" + r for r in ins]
+    ad = op_attr_dict(op, target)
+    if name == "constant":
+        body = "tide.constant%s dense<%s> : %s" % (ad, dense(a["value"], t), res)
+    elif name == "elu":
+        al = " alpha = %s" % repr(float(a["alpha"])) if "alpha" in a else ""
+        body = "tide.elu %s%s%s : %s" % (names[0], al, ad, tys[0])
+    elif name in UNARY:
+        body = "tide.%s %s%s : %s" % (name, names[0], ad, tys[0])
+    elif name in BINARY or name == "matmul":
+        tt = tys[0] if tys[0] == tys[1] else "%s, %s" % (tys[0], tys[1])
+        body = "tide.%s %s, %s%s : %s" % (name, names[0], names[1], ad, tt)
+    elif name == "cmp":
+        tt = tys[0] if tys[0] == tys[1] else "%s, %s" % (tys[0], tys[1])
+        body = "tide.cmp %s, %s, %s%s : %s" % (a["predicate"], names[0], names[1], ad, tt)
+    elif name == "select":
+        body = "tide.select %s%s : %s" % (", ".join(names), ad, ", ".join(tys))
+    elif name in ("cast", "reshape", "broadcast_to"):
+        body = "tide.%s %s%s : %s to %s" % (name, names[0], ad, tys[0], res)
+    elif name in REDUCE or name in ARGREDUCE:
+        body = "tide.%s %s axes = [%s]%s%s : %s" % (
+            name, names[0], ", ".join(map(str, a["axes"])),
+            " keepdims" if a.get("keepdims") else "", ad, tys[0])
+    elif name in ("softmax", "log_softmax"):
+        body = "tide.%s %s axis = %d%s : %s" % (name, names[0], a["axis"], ad, tys[0])
+    elif name == "transpose":
+        body = "tide.transpose %s perm = [%s]%s : %s" % (names[0], ", ".join(map(str, a["perm"])), ad, tys[0])
+    elif name == "concat":
+        body = "tide.concat %s axis = %d%s : %s" % (", ".join(names), a["axis"], ad, ", ".join(tys))
+    elif name == "slice":
+        body = "tide.slice %s start = [%s] limit = [%s] strides = [%s]%s : %s" % (
+            names[0], ", ".join(map(str, a["start"])), ", ".join(map(str, a["limit"])),
+            ", ".join(map(str, a["strides"])), ad, tys[0])
+    else:
+        raise AssertionError("cannot print tide.%s" % name)
+    return "  %%v%d = %s" % (i, body)
+
+
+def emit_func(func, target="cpu"):
+    args = ", ".join("%%a%d: %s" % (i, tensor_type(a["type"], a["dtype"]))
+                     for i, a in enumerate(func["args"]))
+    rtys = [tensor_type(value_info(func, r)["type"], value_info(func, r)["dtype"])
+            for r in func["results"]]
+    attrs = ""
+    dd = func.get("default_device")
+    if dd and (dd == "cpu" or target != "cpu"):
+        attrs = " attributes {tide.default_device = #tide.device<%s>}" % dd
+    lines = ["func.func @%s(%s) -> (%s)%s {" % (func["name"], args, ", ".join(rtys), attrs)]
+    for i, op in enumerate(func["ops"]):
+        lines.append(emit_op(func, i, op, target))
+    lines.append("  return %s : %s" % (", ".join("%" + r for r in func["results"]), ", ".join(rtys)))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# The generator
+# ---------------------------------------------------------------------------
+
+
+class Retry(Exception):
+    """This op cannot be built here; try another."""
+
+
+def load_ops(path_or_text):
+    text = path_or_text
+    if not path_or_text.lstrip().startswith("{"):
+        with open(path_or_text) as fh:
+            text = fh.read()
+    table = json.loads(text)
+    return {op["name"]: op for op in table["ops"]}
+
+
+class Gen:
+    """Builds one function. `ops`: tide-opt's op table (name -> entry)."""
+
+    MAX_ELEMS = 200_000
+
+    def __init__(self, rng, ops, name, target="cpu"):
+        self.r = rng
+        self.ops = ops
+        self.target = target
+        self.f = {"name": name, "args": [], "ops": [], "results": []}
+        self.vals = {}          # ref -> interpreter value
+        self.inputs = []
+        self.groups = 0
+        self.theme = self.pick(ALL_TYPES + FLOATS)   # the element type most values have
+
+    # -- random helpers --
+    def chance(self, p):
+        return self.r.random() < p
+
+    def pick(self, seq):
+        return seq[int(self.r.integers(len(seq)))]
+
+    def dim(self):
+        u = self.r.random()
+        if u < 0.25:
+            return 1
+        if u < 0.75:
+            return int(self.r.integers(2, 8))
+        if u < 0.90:
+            return self.pick([9, 13, 16, 17, 31, 33, 64, 65])
+        if u < 0.97:
+            return int(self.r.integers(100, 1200))
+        return 0
+
+    def shape(self, rank=None):
+        if rank is None:
+            rank = self.pick([0, 1, 1, 2, 2, 2, 3, 3, 4])
+        while True:
+            s = [self.dim() for _ in range(rank)]
+            if numel(s) <= self.MAX_ELEMS:
+                return s
+
+    def dynamize(self, shape, p=0.3):
+        return [None if self.chance(p) else d for d in shape]
+
+    # -- values --
+    def info(self, ref):
+        return value_info(self.f, ref)
+
+    def refs(self, pred=lambda v: True):
+        out = ["a%d" % i for i in range(len(self.f["args"]))] + \
+              ["v%d" % i for i in range(len(self.f["ops"]))]
+        return [r for r in out if pred(self.info(r))]
+
+    def data(self, t, shape, kind="any"):
+        r = self.r
+        if t == "i1":
+            return r.integers(0, 2, size=shape).astype(np.bool_)
+        if t in INTS:
+            u = r.random()
+            if kind == "nonzero":
+                x = r.integers(1, 12, size=shape) * r.choice([-1, 1], size=shape)
+            elif u < 0.7:
+                x = r.integers(-20, 21, size=shape)
+            elif u < 0.9:
+                x = r.integers(-1000, 1001, size=shape)
+            else:
+                x = r.integers(INT_MIN[t], INT_MAX[t], size=shape, dtype=np.int64, endpoint=True)
+            return np.asarray(x).astype(NP[t])
+        u = r.random()
+        if kind == "pos":
+            x = r.uniform(0.05, 8.0, size=shape)
+        elif u < 0.6:
+            x = r.uniform(-4, 4, size=shape)
+        elif u < 0.75:
+            x = r.integers(-8, 9, size=shape) / 2.0     # exact halves: ties, zeros
+        elif u < 0.9:
+            x = r.uniform(-100, 100, size=shape)
+        else:
+            x = r.standard_normal(size=shape) * 0.01
+        return round_to(x, t)
+
+    def new_arg(self, t, shape, ty=None, kind="any"):
+        if ty is None:
+            ty = self.dynamize(shape)
+        self.f["args"].append({"dtype": t, "type": list(ty), "shape": list(shape)})
+        x = self.data(t, shape, kind)
+        self.inputs.append(x)
+        ref = "a%d" % (len(self.f["args"]) - 1)
+        self.vals[ref] = x
+        return ref
+
+    def add_op(self, name, ins, t, ty, shape, attrs=None):
+        op = {"op": name, "in": list(ins), "dtype": t, "type": list(ty), "shape": list(shape)}
+        if attrs:
+            op["attrs"] = attrs
+        y = eval_op(op, [self.vals[r] for r in ins])
+        check_finite(y, "tide." + name)
+        if tuple(y.shape) != tuple(shape):
+            raise AssertionError("tide.%s: shape %s, expected %s" % (name, y.shape, shape))
+        if numel(shape) > self.MAX_ELEMS:
+            raise Retry()
+        self.f["ops"].append(op)
+        ref = "v%d" % (len(self.f["ops"]) - 1)
+        self.vals[ref] = y
+        return ref
+
+    def operand(self, types, pred=lambda v: True, fresh=0.25, rank=None, kind="any"):
+        """An existing value of one of `types` (the recent ones preferred), or a
+        new argument."""
+        cands = self.refs(lambda v: v["dtype"] in types and pred(v) and
+                          (rank is None or len(v["shape"]) in rank))
+        if kind == "pos":
+            cands = [c for c in cands if self.vals[c].size and np.all(self.vals[c] > 0)]
+        if cands and not self.chance(fresh):
+            # Prefer recent values: a deeper DAG.
+            w = np.arange(1, len(cands) + 1, dtype=np.float64) ** 2
+            return cands[int(self.r.choice(len(cands), p=w / w.sum()))]
+        t = self.theme if self.theme in types and self.chance(0.7) else self.pick(types)
+        s = self.shape(self.pick(rank) if rank else None)
+        return self.new_arg(t, s, kind=kind)
+
+    def partner(self, ref, types=None, kind="any"):
+        """A value that broadcasts with `ref` at run time (existing or new)."""
+        v = self.info(ref)
+        types = types or [v["dtype"]]
+        cands = self.refs(lambda w: w["dtype"] in types and bcast_type(w["type"], v["type"]) is not None
+                          and bcast_runtime_ok([v, w]))
+        if kind == "pos":
+            cands = [c for c in cands if self.vals[c].size and np.all(self.vals[c] > 0)]
+        if cands and self.chance(0.5):
+            return self.pick(cands)
+        if kind == "any" and self.chance(0.15):
+            return self.constant_like(v, self.pick(types))
+        # A new argument: a broadcast variant of ref's shape.
+        shape, ty = list(v["shape"]), list(v["type"])
+        if len(shape) and self.chance(0.3):
+            k = int(self.r.integers(0, len(shape) + 1))
+            shape, ty = shape[k:], ty[k:]
+        nshape, nty = [], []
+        for c, d in zip(shape, ty):
+            u = self.r.random()
+            if u < 0.25 and (c == 1 or d is not None):   # broadcast from a static 1
+                nshape.append(1), nty.append(1)
+            elif u < 0.5:
+                nshape.append(c), nty.append(None if c != 1 or d is None else 1)
+            else:
+                nshape.append(c), nty.append(c)
+        if len(shape) < 3 and self.chance(0.1):
+            # A leading dim the other operand broadcasts over.
+            c = self.pick([2, 3, 5])
+            nshape.insert(0, c), nty.insert(0, c if v["type"] != [] or self.chance(0.5) else None)
+            if len(v["shape"]) >= len(nshape):
+                nshape.pop(0), nty.pop(0)
+        if numel(nshape) > self.MAX_ELEMS:
+            raise Retry()
+        ref2 = self.new_arg(self.pick(types), nshape, nty, kind)
+        if not bcast_runtime_ok([v, self.info(ref2)]) or bcast_type(v["type"], nty) is None:
+            raise Retry()
+        return ref2
+
+    def constant_like(self, v, t):
+        # A small constant broadcasting with v: rank-0, or its trailing dims (static ones).
+        ty = v["type"]
+        if ty and ty[-1] is not None and ty[-1] <= 8 and self.chance(0.5):
+            shape = [ty[-1]]
+        else:
+            shape = []
+        if t == "i1":
+            val = self.r.integers(0, 2, size=shape).astype(bool)
+        elif t in INTS:
+            val = self.r.integers(1, 9, size=shape) * self.r.choice([-1, 1], size=shape)
+        else:
+            val = self.r.integers(-16, 17, size=shape) / 8.0
+            val = np.where(val == 0, 0.5, val)
+        ref = self.add_op("constant", [], t, shape, shape, {"value": np.asarray(val).tolist()})
+        return ref
+
+    # -- one op per family --
+    def g_unary(self, name):
+        types = self.ops[name]["dtypes"]
+        dom = UNARY.get(name, (None,) * 5)[4]
+        kind = "pos" if dom in ("pos", "nonneg") else "any"
+        x = self.operand(types, kind=kind)
+        v = self.info(x)
+        attrs = None
+        if name == "elu" and self.chance(0.5):
+            attrs = {"alpha": self.pick([0.5, 1.5, 0.25, 2.0])}
+        return self.add_op(name, [x], v["dtype"], v["type"], v["shape"], attrs)
+
+    def g_binary(self, name, compare=False):
+        types = self.ops[name]["dtypes"]
+        kind = "pos" if name == "pow" else "any"
+        x = self.operand(types, kind=kind)
+        v = self.info(x)
+        y = self.partner(x, kind="nonzero" if name == "div" and v["dtype"] in INTS else
+                         ("any" if name != "pow" else "any"))
+        if name == "pow":
+            # Keep the exponent small: results stay finite.
+            w = self.info(y)
+            if np.any(np.abs(self.vals[y]) > 6):
+                raise Retry()
+        w = self.info(y)
+        if self.chance(0.5):
+            x, y, v, w = y, x, w, v
+            if name == "pow":
+                raise Retry()
+        ty = bcast_type(v["type"], w["type"])
+        shape = list(np.broadcast_shapes(tuple(v["shape"]), tuple(w["shape"])))
+        if compare:
+            return self.add_op("cmp", [x, y], "i1", ty, shape,
+                               {"predicate": self.pick(sorted(CMP))})
+        return self.add_op(name, [x, y], v["dtype"], ty, shape)
+
+    def g_compare(self, name):
+        return self.g_binary(name, compare=True)
+
+    def g_select(self, name):
+        types = self.ops[name]["dtypes"]
+        x = self.operand(types)
+        v = self.info(x)
+        y = self.partner(x)
+        w = self.info(y)
+        c = self.partner(x, types=["i1"]) if self.chance(0.7) else self.partner(y, types=["i1"])
+        cv = self.info(c)
+        if not bcast_runtime_ok([v, w, cv]):
+            raise Retry()
+        t1 = bcast_type(v["type"], w["type"])
+        ty = bcast_type(t1, cv["type"]) if t1 is not None else None
+        if ty is None:
+            raise Retry()
+        shape = list(np.broadcast_shapes(tuple(v["shape"]), tuple(w["shape"]), tuple(cv["shape"])))
+        return self.add_op(name, [c, x, y], v["dtype"], ty, shape)
+
+    def g_cast(self, name):
+        types = self.ops[name]["dtypes"]
+        x = self.operand(types)
+        v = self.info(x)
+        dst = self.pick(types)
+        ty = list(v["type"])
+        if ty and self.chance(0.15):
+            d = int(self.r.integers(len(ty)))
+            ty[d] = None if ty[d] is not None else v["shape"][d]   # more or less static
+        return self.add_op(name, [x], dst, ty, v["shape"], {"from": v["dtype"]})
+
+    def g_matmul(self, name):
+        types = self.ops[name]["dtypes"]
+        x = self.operand(types, rank=[2, 3, 4], fresh=0.4)
+        v = self.info(x)
+        t = v["dtype"]
+        K, Kty = v["shape"][-1], v["type"][-1]
+        cands = self.refs(lambda w: w["dtype"] == t and len(w["shape"]) >= 2 and w["shape"][-2] == K)
+        y = None
+        if cands and self.chance(0.5):
+            y = self.pick(cands)
+        else:
+            N = self.pick([1, 2, 3, 5, 8, 16, 33]) if not self.chance(0.05) else 0
+            batch_s, batch_t = [], []
+            vb_s, vb_t = v["shape"][:-2], v["type"][:-2]
+            if vb_s and self.chance(0.6):
+                k = int(self.r.integers(0, len(vb_s) + 1))
+                for c, d in zip(vb_s[k:], vb_t[k:]):
+                    if self.chance(0.3) and (d is not None or c == 1):
+                        batch_s.append(1), batch_t.append(1)
+                    else:
+                        batch_s.append(c), batch_t.append(d if self.chance(0.5) else c)
+            shape = batch_s + [K, N]
+            ty = batch_t + [Kty if self.chance(0.5) else K, None if self.chance(0.3) else N]
+            y = self.new_arg(t, shape, ty)
+        w = self.info(y)
+        if w["shape"][-2] != K:
+            raise Retry()
+        vb = {"type": v["type"][:-2], "shape": v["shape"][:-2]}
+        wb = {"type": w["type"][:-2], "shape": w["shape"][:-2]}
+        bt = bcast_type(vb["type"], wb["type"])
+        if bt is None or not bcast_runtime_ok([vb, wb]):
+            raise Retry()
+        if Kty is not None and w["type"][-2] is not None and Kty != w["type"][-2]:
+            raise Retry()
+        bs = list(np.broadcast_shapes(tuple(vb["shape"]), tuple(wb["shape"])))
+        shape = bs + [v["shape"][-2], w["shape"][-1]]
+        ty = bt + [v["type"][-2], w["type"][-1]]
+        if t in INTS and K * 400 ** 2 > 2 ** 31 and t != "i64":
+            pass   # wraps, which the reference does too
+        return self.add_op(name, [x, y], t, ty, shape)
+
+    def g_reduction(self, name):
+        types = self.ops[name]["dtypes"]
+        x = self.operand(types, rank=[1, 2, 3, 4])
+        v = self.info(x)
+        r = len(v["shape"])
+        k = int(self.r.integers(1, r + 1)) if name not in ARGREDUCE else 1
+        axes = sorted(self.r.choice(r, size=k, replace=False).tolist())
+        axes = [a - r if self.chance(0.3) else a for a in axes]
+        if self.chance(0.5):
+            axes = list(self.r.permutation(axes))
+        axes = [int(a) for a in axes]
+        keep = self.chance(0.3)
+        norm = [a % r for a in axes]
+        ty, shape = [], []
+        for d in range(r):
+            if d in norm:
+                if keep:
+                    ty.append(1), shape.append(1)
+            else:
+                ty.append(v["type"][d]), shape.append(v["shape"][d])
+        attrs = {"axes": axes}
+        if keep:
+            attrs["keepdims"] = True
+        t = "i64" if name in ARGREDUCE else v["dtype"]
+        return self.add_op(name, [x], t, ty, shape, attrs)
+
+    g_arg_reduction = g_reduction
+
+    def g_softmax(self, name):
+        x = self.operand(self.ops[name]["dtypes"], rank=[1, 2, 3])
+        v = self.info(x)
+        r = len(v["shape"])
+        axis = int(self.r.integers(-r, r))
+        return self.add_op(name, [x], v["dtype"], v["type"], v["shape"], {"axis": axis})
+
+    def g_reshape(self, name):
+        x = self.operand(self.ops[name]["dtypes"])
+        v = self.info(x)
+        n = numel(v["shape"])
+        # A random factorization of n into 0..4 dims.
+        rank = self.pick([0, 1, 2, 2, 3, 4])
+        if n == 0:
+            shape = [0] + [self.pick([1, 2, 3]) for _ in range(max(rank, 1) - 1)]
+        else:
+            shape, m = [], n
+            for _ in range(max(rank - 1, 0)):
+                divs = [d for d in range(1, min(m, 64) + 1) if m % d == 0]
+                d = self.pick(divs)
+                shape.append(d)
+                m //= d
+            if rank:
+                shape.append(m)
+            elif n != 1:
+                raise Retry()
+            shape = list(self.r.permutation(shape)) if shape else []
+            shape = [int(d) for d in shape]
+        ty = list(shape)
+        if shape and n > 0 and self.chance(0.4):
+            ty[int(self.r.integers(len(shape)))] = None
+        return self.add_op(name, [x], v["dtype"], ty, shape)
+
+    def g_transpose(self, name):
+        x = self.operand(self.ops[name]["dtypes"], rank=[1, 2, 3, 4])
+        v = self.info(x)
+        perm = [int(p) for p in self.r.permutation(len(v["shape"]))]
+        return self.add_op(name, [x], v["dtype"], [v["type"][p] for p in perm],
+                           [v["shape"][p] for p in perm], {"perm": perm})
+
+    def g_broadcast(self, name):
+        x = self.operand(self.ops[name]["dtypes"], rank=[0, 1, 2, 3])
+        v = self.info(x)
+        lead = int(self.r.integers(0, 3 - min(len(v["shape"]), 2)))
+        shape, ty = [], []
+        for _ in range(lead):
+            c = self.pick([1, 2, 3, 4, 7])
+            shape.append(c), ty.append(c)
+        for c, d in zip(v["shape"], v["type"]):
+            if d is None:
+                shape.append(c), ty.append(None if self.chance(0.7) else c)
+            elif c == 1 and self.chance(0.6):
+                n = self.pick([2, 3, 5, 16])
+                shape.append(n), ty.append(n)
+            else:
+                shape.append(c), ty.append(c)
+        return self.add_op(name, [x], v["dtype"], ty, shape)
+
+    def g_concat(self, name):
+        x = self.operand(self.ops[name]["dtypes"], rank=[1, 2, 3])
+        v = self.info(x)
+        r = len(v["shape"])
+        axis = int(self.r.integers(0, r))
+        ins = [x]
+        for _ in range(int(self.r.integers(0, 3))):
+            cands = self.refs(lambda w: w["dtype"] == v["dtype"] and len(w["shape"]) == r and all(
+                w["shape"][d] == v["shape"][d] for d in range(r) if d != axis))
+            if cands and self.chance(0.5):
+                ins.append(self.pick(cands))
+            else:
+                shape = list(v["shape"])
+                shape[axis] = self.pick([0, 1, 2, 3, 5, 8]) if self.chance(0.9) else 0
+                ty = [None if (self.chance(0.3) and d != axis) or (d == axis and self.chance(0.3))
+                      else c for d, c in enumerate(shape)]
+                ins.append(self.new_arg(v["dtype"], shape, ty))
+        # Type inference of tide.concat.
+        infos = [self.info(i) for i in ins]
+        ty = list(infos[0]["type"])
+        for w in infos[1:]:
+            for d in range(r):
+                a, b = ty[d], w["type"][d]
+                if d == axis:
+                    ty[d] = None if a is None or b is None else a + b
+                elif a is None:
+                    ty[d] = b
+        shape = list(v["shape"])
+        shape[axis] = sum(w["shape"][axis] for w in infos)
+        ax = axis - r if self.chance(0.3) else axis
+        return self.add_op(name, ins, v["dtype"], ty, shape, {"axis": ax})
+
+    def g_slice(self, name):
+        x = self.operand(self.ops[name]["dtypes"], rank=[1, 2, 3, 4])
+        v = self.info(x)
+        start, limit, strides, shape = [], [], [], []
+        for c in v["shape"]:
+            lo = int(self.r.integers(0, c + 1))
+            hi = int(self.r.integers(lo, c + 1))
+            if self.chance(0.3):
+                lo, hi = 0, c
+            st = self.pick([1, 1, 1, 2, 3, 7])
+            start.append(lo), limit.append(hi), strides.append(st)
+            shape.append((hi - lo + st - 1) // st)
+        return self.add_op(name, [x], v["dtype"], shape, shape,
+                           {"start": start, "limit": limit, "strides": strides})
+
+    def g_constant(self, name):
+        t = self.pick(self.ops[name]["dtypes"])
+        shape = self.shape(self.pick([0, 1, 1, 2]))
+        shape = [max(1, min(d, 6)) for d in shape]
+        if t == "i1":
+            val = self.r.integers(0, 2, size=shape).astype(bool)
+        elif t in INTS:
+            val = self.r.integers(-20, 21, size=shape)
+        else:
+            val = self.r.integers(-32, 33, size=shape) / 8.0
+        if self.chance(0.3):
+            val = np.full(shape, np.asarray(val).reshape(-1)[0] if np.size(val) else 1)
+        return self.add_op(name, [], t, shape, shape, {"value": np.asarray(val).tolist()})
+
+    # -- a function --
+    def build(self, nops):
+        names = sorted(self.ops)
+        tries = 0
+        while len(self.f["ops"]) < nops and tries < nops * 30:
+            tries += 1
+            name = self.pick(names)
+            last = self.refs()[-1:] if self.f["ops"] else []
+            if last and self.chance(0.7):
+                # Mostly an op that can take the newest value: deeper chains.
+                t = self.info(last[0])["dtype"]
+                fitting = [n for n in names if t in self.ops[n]["dtypes"] and n != "constant"]
+                if fitting:
+                    name = self.pick(fitting)
+            fam = self.ops[name]["family"]
+            gen = getattr(self, "g_" + fam, None)
+            if gen is None:
+                raise AssertionError("no generator for family %s (tide.%s)" % (fam, name))
+            saved = (len(self.f["args"]), len(self.f["ops"]), len(self.inputs))
+            try:
+                gen(name)
+            except (Retry, Violation):
+                # Undo what this attempt added.
+                na, no, ni = saved
+                for i in range(na, len(self.f["args"])):
+                    self.vals.pop("a%d" % i, None)
+                for i in range(no, len(self.f["ops"])):
+                    self.vals.pop("v%d" % i, None)
+                del self.f["args"][na:], self.f["ops"][no:], self.inputs[ni:]
+        if not self.f["ops"]:
+            return None
+        self.finish()
+        return self.f, self.inputs
+
+    def finish(self):
+        used = set(r for op in self.f["ops"] for r in op["in"])
+        sinks = ["v%d" % i for i in range(len(self.f["ops"])) if "v%d" % i not in used]
+        others = [r for r in self.refs() if r not in sinks]
+        res = list(sinks)
+        if others and self.chance(0.3):
+            res.append(self.pick(others))
+        self.f["results"] = res[:6]
+        if not self.f["args"]:
+            # Every function takes an argument (tide-run needs no zero-arg path
+            # special-casing, and constants alone fold away).
+            pass
+        # Placement: pins, a default device, colocation groups.
+        devs = ["cpu", "cuda:0"]
+        if self.chance(0.2):
+            self.f["default_device"] = self.pick(devs)
+        for op in self.f["ops"]:
+            kernels = self.ops[op["op"]].get("kernels", {})
+            if self.chance(0.2):
+                d = self.pick(devs)
+                # Only where the target has a kernel (strict refuses others).
+                if kernels.get(d, {}).get(op["dtype"], "none") != "none" or op["op"] == "constant":
+                    op["pin"] = d
+            if self.chance(0.1):
+                grp = "g%d" % int(self.r.integers(0, 2))
+                # Pinned members of a group agree.
+                pins = set(o.get("pin") for o in self.f["ops"] if o.get("colocate") == grp) - {None}
+                if not op.get("pin") or pins <= {op["pin"]}:
+                    op["colocate"] = grp
+
+
+def generate(seed, ops, count, prefix="p", target="cpu"):
+    """`count` functions from `seed`: [(func, inputs)]."""
+    out = []
+    k = 0
+    while len(out) < count:
+        rng = np.random.default_rng([seed, k])
+        k += 1
+        g = Gen(rng, ops, "%s%d_%d" % (prefix, seed, k - 1), target)
+        nops = int(rng.choice([1, 2, 3, 4, 5, 6, 8, 12]))
+        built = g.build(nops)
+        if built:
+            out.append(built)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--ops", required=True, help="tide-opt --tide-list-kernels format=json output")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--count", type=int, default=5)
+    ap.add_argument("--target", default="cpu")
+    args = ap.parse_args()
+    ops = load_ops(args.ops)
+    probs = coverage_problems(ops)
+    for p in probs:
+        print("error: " + p, file=sys.stderr)
+    if probs:
+        return 1
+    for f, _ in generate(args.seed, ops, args.count, target=args.target):
+        sys.stdout.write(emit_func(f, args.target) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
