@@ -129,15 +129,6 @@ LogicalResult compare(NodeImporter &n) {
   return out(n, n.create<CmpOp>(P, lhs, rhs));
 }
 
-LogicalResult convertXor(NodeImporter &n) {
-  if (failed(need(n, 2)))
-    return failure();
-  if (!elemOf(n.in(0)).isInteger(1))
-    return n.fail("Xor needs bool inputs");
-  Value lhs = n.in(0);
-  Value rhs = legacyBroadcast(n, lhs, n.in(1));
-  return out(n, n.create<CmpOp>(CmpPredicate::ne, lhs, rhs));
-}
 
 LogicalResult convertWhere(NodeImporter &n) {
   if (failed(need(n, 3)))
@@ -394,17 +385,6 @@ LogicalResult convertGelu(NodeImporter &n) {
   return out(n, n.create<MulOp>(half, onePlus));
 }
 
-LogicalResult convertSign(NodeImporter &n) {
-  if (failed(need(n, 1)))
-    return failure();
-  Value x = n.in(0);
-  Value pos = n.create<CmpOp>(CmpPredicate::gt, x, sc(n, x, 0));
-  Value neg = n.create<CmpOp>(CmpPredicate::lt, x, sc(n, x, 0));
-  TRY(pos && neg);
-  Value inner = n.create<SelectOp>(neg, sc(n, x, -1), x);
-  TRY(inner);
-  return out(n, n.create<SelectOp>(pos, sc(n, x, 1), inner));
-}
 
 LogicalResult convertIsNaN(NodeImporter &n) {
   if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
@@ -472,47 +452,17 @@ LogicalResult convertPow(NodeImporter &n) {
   return out(n, n.cast(r, t));
 }
 
-/// ONNX Mod: integers follow the divisor's sign (Python) unless fmod = 1;
-/// floats need fmod = 1 (C's fmod, the dividend's sign).
+/// ONNX Mod: integers follow the divisor's sign (Python, tide.mod) unless
+/// fmod = 1 (C, tide.rem); floats need fmod = 1.
 LogicalResult convertMod(NodeImporter &n) {
-  if (failed(need(n, 2)))
+  if (failed(n.checkAttrs({"fmod"})) || failed(need(n, 2)))
     return failure();
-  Value a = n.in(0), d = n.in(1);
   bool fmod = n.attrInt("fmod", 0);
-  bool isFloat = isa<FloatType>(elemOf(a));
-  if (isFloat && !fmod)
+  if (isa<FloatType>(elemOf(n.in(0))) && !fmod)
     return n.fail("Mod of floating-point values needs fmod = 1");
-  Value q = n.create<DivOp>(a, d);
-  TRY(q);
-  if (isFloat) {
-    // trunc(a / d), in f64 so that the product below stays exact for f32.
-    Type f64 = Float64Type::get(n.ctx);
-    Value a64 = n.cast(a, f64), d64 = n.cast(d, f64);
-    Value q64 = n.create<DivOp>(a64, d64);
-    TRY(q64);
-    Value negq = n.create<CmpOp>(CmpPredicate::lt, q64, sc(n, q64, 0));
-    TRY(negq);
-    Value t =
-        n.create<SelectOp>(negq, n.make<CeilOp>(q64), n.make<FloorOp>(q64));
-    TRY(t);
-    Value r = n.create<SubOp>(a64, n.create<MulOp>(t, d64));
-    TRY(r);
-    return out(n, n.cast(r, elemOf(a)));
-  }
-  Value r = n.create<SubOp>(a, n.create<MulOp>(q, d));
-  TRY(r);
   if (fmod)
-    return out(n, r);
-  Value nonzero = n.create<CmpOp>(CmpPredicate::ne, r, sc(n, r, 0));
-  Value rNeg = n.create<CmpOp>(CmpPredicate::lt, r, sc(n, r, 0));
-  Value dNeg = n.create<CmpOp>(CmpPredicate::lt, d, sc(n, d, 0));
-  TRY(nonzero && rNeg && dNeg);
-  Value differ = n.create<CmpOp>(CmpPredicate::ne, rNeg, dNeg);
-  TRY(differ);
-  Value fix = n.create<AndOp>(nonzero, differ);
-  Value plus = n.create<AddOp>(r, d);
-  TRY(fix && plus);
-  return out(n, n.create<SelectOp>(fix, plus, r));
+    return out(n, n.create<RemOp>(n.in(0), n.in(1)));
+  return out(n, n.create<ModOp>(n.in(0), n.in(1)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -1851,6 +1801,110 @@ LogicalResult convertCumSum(NodeImporter &n) {
 }
 
 //===----------------------------------------------------------------------===//
+// Gathers (onto tide.gather, take-along-axis)
+//===----------------------------------------------------------------------===//
+
+LogicalResult requireIndices(NodeImporter &n, Value indices) {
+  Type t = elemOf(indices);
+  if (!t.isInteger(32) && !t.isInteger(64))
+    return n.fail("indices must be int32 or int64");
+  return success();
+}
+
+LogicalResult convertGatherElements(NodeImporter &n) {
+  if (failed(need(n, 2)) || failed(requireIndices(n, n.in(1))))
+    return failure();
+  Value data = n.in(0), indices = n.in(1);
+  if (rankOf(data) != rankOf(indices))
+    return n.fail("data and indices must have the same rank");
+  auto axis = n.normAxis(n.attrInt("axis", 0), rankOf(data));
+  if (failed(axis))
+    return failure();
+  return out(n, n.create<GatherOp>(data, indices, *axis));
+}
+
+/// numpy.take(data, indices, axis): the indices, flattened and broadcast over
+/// the other dimensions, gathered along `axis`, then reshaped.
+Value take(NodeImporter &n, Value data, Value indices, int64_t axis) {
+  Shape ds = shapeOf(data), is = shapeOf(indices);
+  int64_t count = 1;
+  for (int64_t d : is)
+    count = ShapedType::isDynamic(d) || ShapedType::isDynamic(count)
+                ? ShapedType::kDynamic
+                : count * d;
+  Shape spread(ds.size(), 1), full = ds;
+  spread[axis] = count;
+  full[axis] = count;
+  Value idx = n.reshape(indices, spread);
+  if (!idx)
+    return {};
+  idx = n.broadcastTo(idx, full);
+  if (!idx)
+    return {};
+  Value g = n.create<GatherOp>(data, idx, axis);
+  if (!g)
+    return {};
+  Shape result(ds.begin(), ds.begin() + axis);
+  result.append(is.begin(), is.end());
+  result.append(ds.begin() + axis + 1, ds.end());
+  return n.reshape(g, result);
+}
+
+LogicalResult convertGather(NodeImporter &n) {
+  if (failed(need(n, 2)) || failed(requireIndices(n, n.in(1))))
+    return failure();
+  Value data = n.in(0);
+  if (rankOf(data) == 0)
+    return n.fail("Gather needs data of rank 1 or more");
+  auto axis = n.normAxis(n.attrInt("axis", 0), rankOf(data));
+  if (failed(axis))
+    return failure();
+  return out(n, take(n, data, n.in(1), *axis));
+}
+
+LogicalResult convertGatherND(NodeImporter &n) {
+  if (failed(need(n, 2)) || failed(requireIndices(n, n.in(1))))
+    return failure();
+  if (n.attrInt("batch_dims", 0) != 0)
+    return n.fail("GatherND with batch_dims is not supported yet");
+  Value data = n.in(0), indices = n.in(1);
+  Shape ds = shapeOf(data), is = shapeOf(indices);
+  if (is.empty() || ShapedType::isDynamic(is.back()))
+    return n.fail("the last dimension of the indices must be static");
+  int64_t k = is.back();
+  if (k < 1 || k > static_cast<int64_t>(ds.size()))
+    return n.fail("the indices' last dimension (" + llvm::Twine(k) +
+                  ") must be between 1 and the data's rank");
+  for (int64_t i = 0; i < k; ++i)
+    if (ShapedType::isDynamic(ds[i]))
+      return n.fail("GatherND needs static sizes on the indexed dimensions");
+  // Linear index over the first k dimensions (each index wrapped once).
+  Type it = elemOf(indices);
+  std::vector<int64_t> dims(ds.begin(), ds.begin() + k), strides(k, 1);
+  for (int64_t i = k - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * ds[i + 1];
+  auto vecType = RankedTensorType::get({k}, it);
+  Value dimsC = n.constant(makeDense(vecType, dims, {}));
+  Value stridesC = n.constant(makeDense(vecType, strides, {}));
+  Value neg = n.create<CmpOp>(CmpPredicate::lt, indices, n.scalar(it, 0));
+  TRY(neg);
+  Value wrapped =
+      n.create<SelectOp>(neg, n.create<AddOp>(indices, dimsC), indices);
+  TRY(wrapped);
+  Value lin = n.create<ReduceSumOp>(n.create<MulOp>(wrapped, stridesC),
+                                    Shape{rankOf(indices) - 1}, false);
+  TRY(lin);
+  int64_t rows = 1;
+  for (int64_t i = 0; i < k; ++i)
+    rows *= ds[i];
+  Shape flat{rows};
+  flat.append(ds.begin() + k, ds.end());
+  Value table = n.reshape(data, flat);
+  TRY(table);
+  return out(n, take(n, table, lin, 0));
+}
+
+//===----------------------------------------------------------------------===//
 // Losses (one-hot masks instead of a gather: the class axis is static)
 //===----------------------------------------------------------------------===//
 
@@ -2040,6 +2094,19 @@ const llvm::StringMap<Converter> &converters() {
       {"Sin", unary<SinOp>},
       {"Cos", unary<CosOp>},
       {"Erf", unary<ErfOp>},
+      {"Tan", unary<TanOp>},
+      {"Asin", unary<AsinOp>},
+      {"Acos", unary<AcosOp>},
+      {"Atan", unary<AtanOp>},
+      {"Sinh", unary<SinhOp>},
+      {"Cosh", unary<CoshOp>},
+      {"Asinh", unary<AsinhOp>},
+      {"Acosh", unary<AcoshOp>},
+      {"Atanh", unary<AtanhOp>},
+      {"BitwiseNot", unary<NotOp>},
+      {"BitwiseAnd", binary<AndOp>},
+      {"BitwiseOr", binary<OrOp>},
+      {"BitwiseXor", binary<XorOp>},
       {"Not", unary<NotOp>},
       {"Reciprocal", convertReciprocal},
       {"Add", binary<AddOp>},
@@ -2048,7 +2115,7 @@ const llvm::StringMap<Converter> &converters() {
       {"Div", binary<DivOp>},
       {"And", binary<AndOp>},
       {"Or", binary<OrOp>},
-      {"Xor", convertXor},
+      {"Xor", binary<XorOp>},
       {"Pow", convertPow},
       {"Mod", convertMod},
       {"Sum", variadic<AddOp>},
@@ -2065,7 +2132,7 @@ const llvm::StringMap<Converter> &converters() {
       {"CastLike", convertCast},
       {"Identity", convertIdentity},
       {"Dropout", convertDropout},
-      {"Sign", convertSign},
+      {"Sign", unary<SignOp>},
       {"IsNaN", convertIsNaN},
       {"IsInf", convertIsInf},
       {"Clip", convertClip},
@@ -2089,6 +2156,9 @@ const llvm::StringMap<Converter> &converters() {
       {"MatMul", convertMatMul},
       {"Gemm", convertGemm},
       {"Einsum", convertEinsum},
+      {"Gather", convertGather},
+      {"GatherElements", convertGatherElements},
+      {"GatherND", convertGatherND},
       {"CumSum", convertCumSum},
       // Reductions.
       {"ReduceSum", convertReduce<ReduceKind::Sum>},
