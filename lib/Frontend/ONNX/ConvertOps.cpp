@@ -2078,7 +2078,8 @@ LogicalResult convertFoldOnly(NodeImporter &n) {
 }
 
 const llvm::StringMap<Converter> &converters() {
-  static const llvm::StringMap<Converter> table = {
+  static const llvm::StringMap<Converter> table = [] {
+    llvm::StringMap<Converter> t = {
       // Elementwise.
       {"Abs", unary<AbsOp>},
       {"Neg", unary<NegOp>},
@@ -2212,6 +2213,9 @@ const llvm::StringMap<Converter> &converters() {
       {"Size", convertFoldOnly},
       {"Range", convertFoldOnly},
   };
+    addNNConverters(t);
+    return t;
+  }();
   return table;
 }
 

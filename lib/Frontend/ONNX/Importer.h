@@ -152,6 +152,10 @@ private:
 
 using Converter = LogicalResult (*)(NodeImporter &);
 
+/// Converters of convolution, pooling and resize ops (ConvertNN.cpp), added
+/// to the table of ConvertOps.cpp.
+void addNNConverters(llvm::StringMap<Converter> &table);
+
 /// The converter for an ONNX op type of the default domain, or null.
 Converter lookupConverter(llvm::StringRef opType);
 /// Every op type that has a converter (sorted), for docs and messages.
