@@ -149,8 +149,8 @@ struct AssignMemorySpacesPass
       std::function<DeviceAttr(Operation *)> gpuReaderThroughViews =
           [&](Operation *view) -> DeviceAttr {
         for (Operation *user : view->getUsers()) {
-          if (isGpuOp(user) && (isa<linalg::LinalgOp>(user) ||
-                                isa<tensor::InsertSliceOp>(user)))
+          if (isGpuOp(user) &&
+              (isa<linalg::LinalgOp>(user) || isa<tensor::InsertSliceOp>(user)))
             return gpuOps.lookup(user);
           if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
                   tensor::CastOp, tensor::ReshapeOp>(user))
@@ -196,8 +196,8 @@ struct AssignMemorySpacesPass
               continue;
             bool reads = isa<linalg::LinalgOp>(user) ||
                          isa<tensor::InsertSliceOp>(user);
-            DeviceAttr gpu = reads && isGpuOp(user) ? gpuOps.lookup(user)
-                                                    : DeviceAttr();
+            DeviceAttr gpu =
+                reads && isGpuOp(user) ? gpuOps.lookup(user) : DeviceAttr();
             // A constant seen through reshapes (folding makes such chains:
             // constant -> expand_shape -> GPU op): the views are of the
             // device copy.
