@@ -116,11 +116,17 @@ def gather(op, t):  # take_along_axis over the rows, i64 indices
     return [a, i], ["%%r = tide.%s %%a0, %%a1 axis = 1 : %s, %s" % (op, a, i)], T((4, 3), t)
 
 
+def cumsum(op, t):
+    a = T(A, t)
+    return [a], ["%%r = tide.%s %%a0 axis = -1 reverse : %s" % (op, a)], a
+
+
 FAMILIES = {
     "unary": unary, "binary": binary, "compare": compare, "select": select, "cast": cast,
     "matmul": matmul, "reduction": reduction, "arg_reduction": arg_reduction,
     "reshape": reshape, "transpose": transpose, "broadcast": broadcast, "concat": concat,
     "slice": slice_, "softmax": softmax, "constant": constant, "gather": gather,
+    "cumsum": cumsum,
 }
 
 

@@ -490,6 +490,18 @@ def gather_ref(x, indices, axis):
     return np.take_along_axis(part, k, axis)
 
 
+def cumsum_ref(x, axis, exclusive, reverse):
+    x = np.asarray(x)
+    if reverse:
+        x = np.flip(x, axis)
+    c = np.cumsum(x, axis=axis)
+    if exclusive:
+        c = np.moveaxis(c, axis, 0)
+        c = np.concatenate([np.zeros_like(c[:1]), c[:-1]], axis=0) if c.shape[0] else c
+        c = np.moveaxis(c, 0, axis)
+    return np.flip(c, axis) if reverse else c
+
+
 def slice_ref(x, start, limit, strides):
     return x[tuple(slice(a, b, c) for a, b, c in zip(start, limit, strides))]
 
@@ -597,6 +609,7 @@ REFERENCES = {
     "concat": Ref("concat", np.concatenate),
     "slice": Ref("slice", slice_ref),
     "gather": Ref("gather", gather_ref),
+    "cumsum": Ref("cumsum", cumsum_ref, "reduce"),
 }
 
 
@@ -932,6 +945,41 @@ def gen_argreduce(ops, t):
         ins[2][123, 456] = np.nan
     f.run("ties and NaN" if t in FLOATS else "ties", ins)
     return [f]
+
+
+def gen_cumsum(ops, t):
+    """Cumulative sums: every axis sign, exclusive and reverse, a dynamic axis
+    (empty at run time too), rank 1 and 3. Floats are positive (no
+    cancellation); f16/bf16 are halves (exact sums)."""
+    funcs = []
+    for op in ops:
+        ref = REFERENCES[op].for_type(t)
+        cls = REFERENCES[op].cls_for(t)
+        cases = [((3, 7), 1, False, False), ((3, 7), 0, True, False), ((3, 7), -1, False, True),
+                 ((3, 7), 1, True, True), ((2, 3, 4), 1, False, False), ((None, 5), 0, False, True),
+                 ((None, 5), 0, True, False), ((6,), 0, True, True)]
+        f = Func("%s_%s" % (op, t), [(shape, t) for shape, _, _, _ in cases])
+        for c, (shape, axis, exclusive, reverse) in enumerate(cases):
+            flags = (" exclusive" if exclusive else "") + (" reverse" if reverse else "")
+            v = f.op("tide.%s %s axis = %d%s : %s" % (op, f.arg(c), axis, flags, T(shape, t)))
+            f.ret(v, shape, t, "%s axis=%d%s on %s" % (op, axis, flags, T(shape, t)),
+                  (lambda c, axis, e, r: lambda ins: wrap_check(
+                      ref(lift(ins[c], t, cls), axis % len(cases[c][0]), e, r), t))(c, axis, exclusive, reverse),
+                  cls)
+        for rows in (4, 0):
+            rng = rng_for(f.name + str(rows))
+            ins = []
+            for shape, _, _, _ in cases:
+                shape = tuple(rows if d is None else d for d in shape)
+                if t in INTS:
+                    ins.append(gen_int(rng, shape, -10, 10))
+                elif t in ("f16", "bf16"):
+                    ins.append(gen_halves(rng, shape, 0.5, 2))
+                else:
+                    ins.append(gen_float(rng, shape, 0.25, 2, t))
+            f.run("?=%d" % rows, ins)
+        funcs.append(f)
+    return funcs
 
 
 def gen_matmul(ops, t):
@@ -1275,7 +1323,8 @@ def gen_cast(ops):
 # generators in this order), and one module of casts over every type pair.
 OPS_MODULE = [(("unary",), gen_unary), (("binary",), gen_binary), (("compare",), gen_cmp),
               (("select",), gen_select), (("reduction", "arg_reduction"), gen_reduce),
-              (("arg_reduction",), gen_argreduce), (("matmul",), gen_matmul),
+              (("arg_reduction",), gen_argreduce), (("cumsum",), gen_cumsum),
+              (("matmul",), gen_matmul),
               (("constant",), gen_constant), (("softmax",), gen_softmax)]
 SHAPE_MODULE = [(("reshape",), gen_reshape), (("transpose",), gen_transpose),
                 (("broadcast",), gen_broadcast_to), (("concat",), gen_concat),

@@ -827,3 +827,30 @@ func.func @gather_rank0(%x: tensor<f32>, %i: tensor<i64>) {
   %0 = tide.gather %x, %i axis = 0 : tensor<f32>, tensor<i64>
   return
 }
+
+// -----
+
+// cumsum's axis must exist.
+func.func @cumsum_bad_axis(%x: tensor<3x5xf32>) {
+  // expected-error @+1 {{'tide.cumsum' axis -3 is out of range for a rank-2 tensor; valid axes are [-2, 2)}}
+  %0 = tide.cumsum %x axis = -3 : tensor<3x5xf32>
+  return
+}
+
+// -----
+
+// cumsum is numeric: not on i1.
+func.func @cumsum_on_i1(%x: tensor<4xi1>) {
+  // expected-error @+1 {{'tide.cumsum' expects a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
+  %0 = tide.cumsum %x axis = 0 : tensor<4xi1>
+  return
+}
+
+// -----
+
+// cumsum of a rank-0 tensor has no axis.
+func.func @cumsum_rank0(%x: tensor<f32>) {
+  // expected-error @+1 {{'tide.cumsum' op needs an input of rank 1 or more, got a rank-0 tensor}}
+  %0 = tide.cumsum %x axis = 0 : tensor<f32>
+  return
+}

@@ -594,6 +594,26 @@ func.func @gather(%x: tensor<3x5xf32>, %i: tensor<2x9xi64>, %y: tensor<?x4xi1>,
 // GENERIC-LABEL: sym_name = "gather"
 // GENERIC: "tide.gather"(%{{.*}}, %{{.*}}) <{axis = 1 : i64}> : (tensor<3x5xf32>, tensor<2x9xi64>) -> tensor<2x9xf32>
 
+// cumsum with and without exclusive and reverse, a negative axis, integers.
+// CHECK-LABEL: func.func @cumsum(
+// CHECK-SAME: %[[X:.*]]: tensor<4x?xf32>, %[[I:.*]]: tensor<8xi64>)
+// CHECK: %[[A:.*]] = tide.cumsum %[[X]] axis = 1 : tensor<4x?xf32>
+// CHECK: %[[B:.*]] = tide.cumsum %[[A]] axis = -2 exclusive : tensor<4x?xf32>
+// CHECK: %[[C:.*]] = tide.cumsum %[[B]] axis = 0 reverse : tensor<4x?xf32>
+// CHECK: %[[D:.*]] = tide.cumsum %[[I]] axis = 0 exclusive reverse : tensor<8xi64>
+// CHECK: return %[[C]], %[[D]] : tensor<4x?xf32>, tensor<8xi64>
+func.func @cumsum(%x: tensor<4x?xf32>, %i: tensor<8xi64>) -> (tensor<4x?xf32>, tensor<8xi64>) {
+  %0 = tide.cumsum %x axis = 1 : tensor<4x?xf32>
+  %1 = tide.cumsum %0 axis = -2 exclusive : tensor<4x?xf32>
+  %2 = tide.cumsum %1 axis = 0 reverse : tensor<4x?xf32>
+  %3 = tide.cumsum %i axis = 0 exclusive reverse : tensor<8xi64>
+  return %2, %3 : tensor<4x?xf32>, tensor<8xi64>
+}
+
+// GENERIC-LABEL: sym_name = "cumsum"
+// GENERIC: "tide.cumsum"(%{{.*}}) <{axis = 1 : i64}> : (tensor<4x?xf32>) -> tensor<4x?xf32>
+// GENERIC: "tide.cumsum"(%{{.*}}) <{axis = -2 : i64, exclusive}> : (tensor<4x?xf32>) -> tensor<4x?xf32>
+
 //===----------------------------------------------------------------------===//
 // Composite ops
 //===----------------------------------------------------------------------===//

@@ -211,7 +211,8 @@ def Tide_LoweringFamily : I32EnumAttr<"LoweringFamily",
     I32EnumAttrCase<"Concat", 13, "concat">,
     I32EnumAttrCase<"Slice", 14, "slice">,
     I32EnumAttrCase<"Softmax", 15, "softmax">,
-    I32EnumAttrCase<"Gather", 16, "gather">
+    I32EnumAttrCase<"Gather", 16, "gather">,
+    I32EnumAttrCase<"Cumsum", 17, "cumsum">
   ]> {
   let cppNamespace = "::mlir::tide";
   let genSpecializedAttr = 0;

@@ -986,6 +986,20 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Cumsum
+//===----------------------------------------------------------------------===//
+
+LogicalResult CumsumOp::verify() {
+  auto type = getInput().getType();
+  if (failed(verifyElementKind(getOperation(), type, ElementKind::Numeric)))
+    return failure();
+  if (type.getRank() == 0)
+    return emitOpError("needs an input of rank 1 or more, got a rank-0 tensor");
+  return checkAxes(getLoc(), "cumsum", {static_cast<int64_t>(getAxis())},
+                   type.getRank());
+}
+
 LogicalResult SoftmaxOp::verify() { return verifySoftmax(*this); }
 LogicalResult LogSoftmaxOp::verify() { return verifySoftmax(*this); }
 

@@ -404,6 +404,45 @@ def Tide_ArgmaxOp : Tide_ReduceOp<"argmax", "Numeric",
 def Tide_ArgminOp : Tide_ReduceOp<"argmin", "Numeric",
     "the index (i64) of the first minimum along one axis">;
 
+// Costed as one add per element (it does one per element and input element
+// it sums over; see the lowering).
+def Tide_CumsumOp : Tide_Op<"cumsum", [SameOperandsAndResultType,
+    Tide_Facts<"Cumsum", "Reductions", "Numeric", 1>]> {
+  let summary = "Cumulative sum along one axis";
+  let description = [{
+    NumPy's `cumsum` and ONNX's `CumSum` along `axis` (negative counts from
+    the end): element `i` of the result is the sum of the input's elements
+    `0..i` along the axis. With `exclusive` it leaves out element `i` itself
+    (the first result is 0); with `reverse` it sums from the end (`i..n-1`,
+    or `i+1..n-1` with both). Integers wrap on overflow; f16 and bf16
+    accumulate in f32 and are rounded once.
+
+    Each result element is summed on its own, so the work grows with the
+    square of the axis length (correct on every device, meant for the axis
+    lengths of real models, not for very long scans).
+
+    ```mlir
+    %s = tide.cumsum %x axis = 1 : tensor<4x16xf32>
+    %t = tide.cumsum %x axis = -1 exclusive reverse : tensor<4x16xi64>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input, I64Attr:$axis, UnitAttr:$exclusive,
+                       UnitAttr:$reverse);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = [{
+    $input `axis` `=` $axis (`exclusive` $exclusive^)? (`reverse` $reverse^)?
+    attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// `axis` made non-negative.
+    int64_t getNormalizedAxis() {
+      int64_t axis = static_cast<int64_t>(getAxis());
+      return axis < 0 ? axis + getInput().getType().getRank() : axis;
+    }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Shape manipulation
 //===----------------------------------------------------------------------===//
@@ -540,7 +579,7 @@ def Tide_GatherOp : Tide_Op<"gather", [Tide_InferTypeOpAdaptor,
   let extraClassDeclaration = [{
     /// `axis` made non-negative.
     int64_t getNormalizedAxis() {
-      int64_t axis = getAxis();
+      int64_t axis = static_cast<int64_t>(getAxis());
       return axis < 0 ? axis + getInput().getType().getRank() : axis;
     }
   }];

@@ -890,6 +890,74 @@ struct LowerGather : OpRewritePattern<GatherOp> {
   }
 };
 
+/// cumsum: a linalg.generic with the result's loops plus one reduction loop
+/// `j` over the axis; element `i` adds the inputs whose `j` is in its range
+/// (`j <= i`, `j < i` when exclusive, `j >= i` / `j > i` when reversed).
+/// f16/bf16 accumulate in f32 and are rounded once.
+struct LowerCumsum : OpRewritePattern<CumsumOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CumsumOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value input = op.getInput();
+    auto type = op.getType();
+    Type element = type.getElementType();
+    Type acc = isNarrowFloat(element) ? rewriter.getF32Type() : element;
+    int64_t rank = type.getRank(), axis = op.getNormalizedAxis();
+    SmallVector<Value> dyn;
+    for (int64_t d = 0; d < rank; ++d)
+      if (type.isDynamicDim(d))
+        dyn.push_back(tensor::DimOp::create(rewriter, loc, input, d));
+    Value init =
+        linalg::FillOp::create(
+            rewriter, loc, constantOf(rewriter, loc, acc, 0),
+            tensor::EmptyOp::create(rewriter, loc, type.getShape(), acc, dyn)
+                .getResult())
+            .getResult(0);
+    // Loops d0..d(rank-1) over the result, d(rank) = j over the axis.
+    SmallVector<AffineExpr> inExprs, outExprs;
+    for (int64_t d = 0; d < rank; ++d) {
+      inExprs.push_back(getAffineDimExpr(d == axis ? rank : d, ctx));
+      outExprs.push_back(getAffineDimExpr(d, ctx));
+    }
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    arith::CmpIPredicate in =
+        op.getReverse() ? (op.getExclusive() ? arith::CmpIPredicate::sgt
+                                             : arith::CmpIPredicate::sge)
+                        : (op.getExclusive() ? arith::CmpIPredicate::slt
+                                             : arith::CmpIPredicate::sle);
+    bool f = isFloat(element);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type.clone(acc)}, ValueRange{input},
+        ValueRange{init},
+        ArrayRef<AffineMap>{AffineMap::get(rank + 1, 0, inExprs, ctx),
+                            AffineMap::get(rank + 1, 0, outExprs, ctx)},
+        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value i = linalg::IndexOp::create(b, l, axis);
+          Value j = linalg::IndexOp::create(b, l, rank);
+          Value take = arith::CmpIOp::create(b, l, in, j, i);
+          Value x = arith::SelectOp::create(b, l, take,
+                                            scalarCast(b, l, args[0], acc),
+                                            constantOf(b, l, acc, 0));
+          Value sum = f ? arith::AddFOp::create(b, l, args[1], x).getResult()
+                        : arith::AddIOp::create(b, l, args[1], x).getResult();
+          linalg::YieldOp::create(b, l, sum);
+        });
+    Value result = generic.getResult(0);
+    if (acc != element)
+      result = buildElementwise(
+          rewriter, loc, type, ValueRange{result},
+          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+            return scalarCast(b, l, args[0], element);
+          });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct LowerTranspose : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TransposeOp op,
@@ -1172,7 +1240,7 @@ void mlir::tide::populateTideToLinalgPatterns(RewritePatternSet &patterns) {
   populateDecompositionPatterns(patterns);
   patterns.add<LowerElementwise, LowerConstant, LowerMatmul, LowerTranspose,
                LowerConcat, LowerSlice, LowerReshape, LowerTransfer,
-               LowerGather, LowerReduction<ReduceSumOp>,
+               LowerGather, LowerCumsum, LowerReduction<ReduceSumOp>,
                LowerReduction<ReduceMeanOp>, LowerReduction<ReduceMaxOp>,
                LowerReduction<ReduceMinOp>, LowerReduction<ReduceProdOp>,
                LowerReduction<ArgmaxOp>, LowerReduction<ArgminOp>>(ctx);

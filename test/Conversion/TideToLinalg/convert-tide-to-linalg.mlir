@@ -888,6 +888,41 @@ func.func @gather_empty_axis(%x: tensor<2x0xf16>, %i: tensor<2x3xi64>) -> tensor
   return %0 : tensor<2x3xf16>
 }
 
+// cumsum: the result's loops plus a reduction loop j over the axis (the
+// input is read at j along the axis); element i adds x[j] for j <= i.
+// CHECK-LABEL: func.func @cumsum(
+// CHECK-SAME: %[[X:.*]]: tensor<3x?xf32>)
+// CHECK: %[[D:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<3x?xf32>
+// CHECK: %[[E:.*]] = tensor.empty(%[[D]]) : tensor<3x?xf32>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<3x?xf32>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[X]] : tensor<3x?xf32>) outs(%[[INIT]] : tensor<3x?xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[I:.*]] = linalg.index 1 : index
+// CHECK-NEXT: %[[J:.*]] = linalg.index 2 : index
+// CHECK-NEXT: %[[TAKE:.*]] = arith.cmpi sle, %[[J]], %[[I]] : index
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[V:.*]] = arith.select %[[TAKE]], %[[IN]], %[[Z]] : f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[ACC]], %[[V]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+func.func @cumsum(%x: tensor<3x?xf32>) -> tensor<3x?xf32> {
+  %0 = tide.cumsum %x axis = 1 : tensor<3x?xf32>
+  return %0 : tensor<3x?xf32>
+}
+
+// exclusive takes j < i, reverse j >= i, both j > i; integers add with addi.
+// CHECK-LABEL: func.func @cumsum_flags(
+// CHECK: arith.cmpi slt, %{{.*}}, %{{.*}} : index
+// CHECK: arith.cmpi sge, %{{.*}}, %{{.*}} : index
+// CHECK: arith.cmpi sgt, %{{.*}}, %{{.*}} : index
+// CHECK: arith.addi
+func.func @cumsum_flags(%x: tensor<5xi32>) -> (tensor<5xi32>, tensor<5xi32>, tensor<5xi32>) {
+  %0 = tide.cumsum %x axis = 0 exclusive : tensor<5xi32>
+  %1 = tide.cumsum %x axis = 0 reverse : tensor<5xi32>
+  %2 = tide.cumsum %x axis = -1 exclusive reverse : tensor<5xi32>
+  return %0, %1, %2 : tensor<5xi32>, tensor<5xi32>, tensor<5xi32>
+}
+
 // Static reshape: tensor.reshape with a constant shape tensor.
 // CHECK-LABEL: func.func @reshape_static(
 // CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>)
@@ -1088,6 +1123,18 @@ func.func @negative_broadcast_to_unknown_size(%x: tensor<3xf32>) -> tensor<?x3xf
 func.func @sum_f16(%x: tensor<8x?xf16>) -> tensor<8xf16> {
   %s = tide.reduce_sum %x axes = [1] : tensor<8x?xf16>
   return %s : tensor<8xf16>
+}
+
+// An f16 cumsum accumulates in f32 on every device and rounds once.
+// CHECK-LABEL: func.func @cumsum_f16(
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<6xf32>)
+// CHECK: ^bb0(%[[IN:.*]]: f16, %[[ACC:.*]]: f32):
+// CHECK: %[[W:.*]] = arith.extf %[[IN]] : f16 to f32
+// CHECK: arith.addf %[[ACC]], %{{.*}} : f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @cumsum_f16(%x: tensor<6xf16>) -> tensor<6xf16> {
+  %s = tide.cumsum %x axis = 0 : tensor<6xf16>
+  return %s : tensor<6xf16>
 }
 
 // A bf16 product: the same, starting from 1.
