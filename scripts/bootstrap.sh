@@ -11,7 +11,7 @@ PACKAGES=(
   cmake ninja-build python3 python3-numpy ccache
   clang-22 libclang-rt-22-dev lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   clang-format-22 libgtest-dev libopenblas-dev libopenblas0-pthread
-  libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata python3-onnx
+  libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata python3-onnx python3-venv
 )
 
 missing=()
@@ -39,3 +39,5 @@ if [ ! -f "$BUILD_DIR/build.ninja" ]; then
     "${launcher[@]}"
 fi
 cmake --build "$BUILD_DIR"
+# The test venv (ONNX Runtime, pinned): see scripts/venv.sh.
+scripts/venv.sh "$BUILD_DIR/venv"

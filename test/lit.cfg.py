@@ -2,6 +2,7 @@
 """lit configuration for Tide's tests."""
 
 import os
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -19,6 +20,14 @@ config.substitutions.append(("%tide_src", config.tide_src_root))
 config.substitutions.append(("%tide_obj", config.tide_obj_root))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%tide_bin", config.tide_tools_dir))
+# The test venv of scripts/venv.sh (ONNX Runtime): tests that compare with it
+# say `REQUIRES: onnxruntime`.
+venv_python = os.path.join(config.tide_obj_root, "venv", "bin", "python")
+if os.path.exists(venv_python) and subprocess.call(
+        [venv_python, "-c", "import onnxruntime"], stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL) == 0:
+    config.available_features.add("onnxruntime")
+config.substitutions.append(("%ort_python", venv_python))
 config.substitutions.append(("%examples", os.path.join(config.tide_src_root, "examples")))
 config.substitutions.append(("%targets", os.path.join(config.tide_src_root, "targets")))
 

@@ -185,7 +185,7 @@ class Tide_BinaryOp<string mnemonic, string kind, string what,
 def Tide_AddOp : Tide_BinaryOp<"add", "Numeric", "addition", [Commutative]> { let hasFolder = 1; }
 def Tide_SubOp : Tide_BinaryOp<"sub", "Numeric", "subtraction"> { let hasFolder = 1; }
 def Tide_MulOp : Tide_BinaryOp<"mul", "Numeric", "multiplication", [Commutative]> { let hasFolder = 1; }
-def Tide_DivOp : Tide_BinaryOp<"div", "Numeric", "division (truncating for integers)", [], 4> { let hasFolder = 1; }
+def Tide_DivOp : Tide_BinaryOp<"div", "Numeric", "division (truncating for integers; an integer division by 0 gives 0, and the minimum integer by -1 wraps)", [], 4> { let hasFolder = 1; }
 def Tide_PowOp : Tide_BinaryOp<"pow", "Float", "power x^y", [], 10>;
 def Tide_MaximumOp : Tide_BinaryOp<"maximum", "Numeric", "maximum", [Commutative]> { let hasFolder = 1; }
 def Tide_MinimumOp : Tide_BinaryOp<"minimum", "Numeric", "minimum", [Commutative]> { let hasFolder = 1; }

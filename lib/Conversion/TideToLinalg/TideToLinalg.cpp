@@ -269,6 +269,24 @@ Value safeRemSI(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::RemSIOp::create(b, loc, x, safe);
 }
 
+/// The truncated integer quotient `x / y` without undefined behaviour (no
+/// SIGFPE): a quotient by 0 is 0 (NumPy's result), and the minimum integer by
+/// -1 wraps to itself (the negation, as two's complement arithmetic gives).
+Value safeDivSI(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = x.getType();
+  Value zero = constantOf(b, loc, t, 0), one = constantOf(b, loc, t, 1);
+  Value byZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero);
+  Value byMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y,
+                                           constantOf(b, loc, t, -1));
+  Value safe = arith::SelectOp::create(
+      b, loc, arith::OrIOp::create(b, loc, byZero, byMinusOne), one, y);
+  Value q = arith::DivSIOp::create(b, loc, x, safe);
+  Value negated = arith::SubIOp::create(b, loc, zero, x);
+  q = arith::SelectOp::create(b, loc, byMinusOne, negated, q);
+  return arith::SelectOp::create(b, loc, byZero, zero, q);
+}
+
 /// The floored modulo (Python's `%`): the truncated remainder, plus `y` when
 /// it is not zero and its sign differs from `y`'s. A float zero result takes
 /// the sign of `y`, as in NumPy.
@@ -335,7 +353,7 @@ Value scalarBinary(Operation *op, OpBuilder &b, Location loc, Value x,
       })
       .Case([&](DivOp) -> Value {
         return f ? arith::DivFOp::create(b, loc, x, y).getResult()
-                 : arith::DivSIOp::create(b, loc, x, y).getResult();
+                 : safeDivSI(b, loc, x, y);
       })
       .Case([&](PowOp) -> Value { return math::PowFOp::create(b, loc, x, y); })
       .Case([&](MaximumOp) -> Value {

@@ -789,6 +789,10 @@ LogicalResult convertReshape(NodeImporter &n) {
                       "rank " +
                       llvm::Twine(in.size()));
       d = in[i];
+      if (ShapedType::isDynamic(d)) {
+        dynamic = true;
+        continue;
+      }
     }
     if (d == -1) {
       if (inferAt >= 0)
@@ -796,7 +800,7 @@ LogicalResult convertReshape(NodeImporter &n) {
       inferAt = i;
       continue;
     }
-    if (d < -1 || (d == 0 && allowZero && false))
+    if (d < -1)
       return n.fail("shape entry " + llvm::Twine(d) + " is not a size");
     if (ShapedType::isDynamic(d))
       dynamic = true;
@@ -1749,10 +1753,8 @@ LogicalResult convertEinsum(NodeImporter &n) {
   return out(n, n.broadcastTo(acc, want));
 }
 
-/// CumSum as a product with a triangular 0/1 matrix along the axis (exact
-/// for integers; floats sum the same terms).
 LogicalResult convertCumSum(NodeImporter &n) {
-  if (failed(need(n, 1)))
+  if (failed(n.checkAttrs({"exclusive", "reverse"})) || failed(need(n, 1)))
     return failure();
   Value x = n.in(0);
   int64_t rank = rankOf(x);
@@ -1766,36 +1768,8 @@ LogicalResult convertCumSum(NodeImporter &n) {
   auto axis = n.normAxis((*axisV)[0], rank);
   if (failed(axis))
     return failure();
-  int64_t len = shapeOf(x)[*axis];
-  if (ShapedType::isDynamic(len))
-    return n.fail("CumSum needs a static size on its axis");
-  bool exclusive = n.attrInt("exclusive", 0), reverse = n.attrInt("reverse", 0);
-  // out[j] = sum_i x[i] * T[i][j]
-  std::vector<int64_t> ints(len * len);
-  std::vector<double> floats(len * len);
-  for (int64_t i = 0; i < len; ++i)
-    for (int64_t j = 0; j < len; ++j) {
-      bool take =
-          reverse ? (exclusive ? i > j : i >= j) : (exclusive ? i < j : i <= j);
-      ints[i * len + j] = take;
-      floats[i * len + j] = take;
-    }
-  Value tri = n.constant(
-      makeDense(RankedTensorType::get({len, len}, elemOf(x)), ints, floats));
-  // Move the axis last, multiply, move it back.
-  Shape perm, inv(rank);
-  for (int64_t i = 0; i < rank; ++i)
-    if (i != *axis)
-      perm.push_back(i);
-  perm.push_back(*axis);
-  for (int64_t i = 0; i < rank; ++i)
-    inv[perm[i]] = i;
-  bool moved = *axis != rank - 1;
-  Value t = moved ? n.create<TransposeOp>(x, perm) : x;
-  TRY(t);
-  Value y = rank == 1 ? matmul(n, t, tri) : n.create<MatmulOp>(t, tri);
-  TRY(y);
-  return out(n, moved ? n.create<TransposeOp>(y, inv) : y);
+  return out(n, n.create<CumsumOp>(x, *axis, n.attrInt("exclusive", 0) != 0,
+                                   n.attrInt("reverse", 0) != 0));
 }
 
 //===----------------------------------------------------------------------===//
