@@ -19,6 +19,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -118,7 +119,13 @@ int main(int argc, char **argv) {
   }
   llvm::SourceMgr sourceMgr;
   llvm::StringRef bytes = file->getBuffer();
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  // An ONNX model's bytes are freed once imported (the weights then live in
+  // the module's blobs); MLIR text stays for the diagnostics' source lines.
+  std::unique_ptr<llvm::MemoryBuffer> onnxBytes;
+  if (isONNX)
+    onnxBytes = std::move(file);
+  else
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   // Messages at imported ONNX nodes name the node.
   tide::NamedLocDiagnosticHandler named(&context);
@@ -134,6 +141,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     module = tide::importONNXModel(bytes, inputFile, &context, importOptions);
+    onnxBytes.reset();
   } else {
     module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   }

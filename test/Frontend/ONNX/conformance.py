@@ -322,6 +322,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--build-only", action="store_true")
     ap.add_argument("--run-only", action="store_true")
+    ap.add_argument("--results", default=None, help="write every result as JSON")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     args.tide_bin = os.path.abspath(args.tide_bin)
@@ -378,6 +379,9 @@ def main():
     for r in results:
         r["key"] = r["name"] if r["suite"] == "node" else r["suite"] + "/" + r["name"]
 
+    if args.results:
+        json.dump([{k: r.get(k) for k in ("key", "name", "suite", "status", "why", "scope", "ops")}
+                   for r in results], open(args.results, "w"), indent=0)
     if args.write_expectations and args.expect:
         write_expectations(args.expect, results, args.target)
     if args.report:
