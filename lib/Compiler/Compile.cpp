@@ -16,6 +16,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
@@ -351,6 +353,21 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
     }
     linkFallback(*llvmModule, std::move(cpuModule));
   }
+  // The weights now live in the LLVM module: free the MLIR blobs
+  // (dense_resource, an imported model's initializers) before code
+  // generation makes its own copy, so peak memory holds two copies, not three.
+  // Nothing reads the blobs' values after translation.
+  auto releaseBlobs = [](Operation *root) {
+    root->walk([](LLVM::GlobalOp global) {
+      if (auto attr = dyn_cast_or_null<DenseResourceElementsAttr>(
+              global.getValueOrNull()))
+        if (auto *entry = attr.getRawHandle().getResource())
+          entry->setBlob(AsmResourceBlob());
+    });
+  };
+  releaseBlobs(module);
+  if (fallback)
+    releaseBlobs(fallback);
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   std::string lookupError;
   const llvm::Target *target =

@@ -118,7 +118,6 @@ int main(int argc, char **argv) {
     return 1;
   }
   llvm::SourceMgr sourceMgr;
-  llvm::StringRef bytes = file->getBuffer();
   // An ONNX model's bytes are freed once imported (the weights then live in
   // the module's blobs); MLIR text stays for the diagnostics' source lines.
   std::unique_ptr<llvm::MemoryBuffer> onnxBytes;
@@ -140,8 +139,9 @@ int main(int argc, char **argv) {
       llvm::errs() << "tide-compile: " << error << "\n";
       return 1;
     }
-    module = tide::importONNXModel(bytes, inputFile, &context, importOptions);
+    // Parsed from the file in pieces (importONNXFile), not from these bytes.
     onnxBytes.reset();
+    module = tide::importONNXFile(inputFile, &context, importOptions);
   } else {
     module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   }

@@ -26,7 +26,10 @@
 #include "llvm/Support/Path.h"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <unistd.h>
 
 #include <cstring>
 
@@ -990,23 +993,17 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
 // Entry points
 //===----------------------------------------------------------------------===//
 
-OwningOpRef<ModuleOp>
-mlir::tide::importONNXModel(llvm::StringRef bytes, llvm::StringRef path,
-                            MLIRContext *context,
-                            const ONNXImportOptions &options) {
+/// Parses a ModelProto from `raw`; reports at `path` on failure.
+static OwningOpRef<ModuleOp>
+importFromStream(google::protobuf::io::ZeroCopyInputStream &raw,
+                 llvm::StringRef path, MLIRContext *context,
+                 const ONNXImportOptions &options) {
   context->getOrLoadDialect<TideDialect>();
   context->getOrLoadDialect<func::FuncDialect>();
   onnx::ModelProto model;
-  google::protobuf::io::ArrayInputStream raw(bytes.data(),
-                                             static_cast<int>(bytes.size()));
   google::protobuf::io::CodedInputStream stream(&raw);
   stream.SetTotalBytesLimit(INT32_MAX);
   Location fileLoc = FileLineColLoc::get(context, path, 0, 0);
-  if (bytes.size() >= static_cast<size_t>(INT32_MAX))
-    return (void)(emitError(fileLoc)
-                  << "the model file is 2 GiB or larger; store its weights "
-                     "as external data"),
-           nullptr;
   if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
     return (void)(emitError(fileLoc)
                   << "not a valid ONNX model (the protobuf does not parse: "
@@ -1021,16 +1018,54 @@ mlir::tide::importONNXModel(llvm::StringRef bytes, llvm::StringRef path,
 }
 
 OwningOpRef<ModuleOp>
+mlir::tide::importONNXModel(llvm::StringRef bytes, llvm::StringRef path,
+                            MLIRContext *context,
+                            const ONNXImportOptions &options) {
+  if (bytes.size() >= static_cast<size_t>(INT32_MAX))
+    return (void)(emitError(FileLineColLoc::get(context, path, 0, 0))
+                  << "the model file is 2 GiB or larger; store its weights "
+                     "as external data"),
+           nullptr;
+  google::protobuf::io::ArrayInputStream raw(bytes.data(),
+                                             static_cast<int>(bytes.size()));
+  return importFromStream(raw, path, context, options);
+}
+
+OwningOpRef<ModuleOp>
 mlir::tide::importONNXFile(llvm::StringRef path, MLIRContext *context,
                            const ONNXImportOptions &options) {
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(
-      path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buffer) {
-    emitError(FileLineColLoc::get(context, path, 0, 0))
-        << "cannot read the model: " << buffer.getError().message();
+  Location fileLoc = FileLineColLoc::get(context, path, 0, 0);
+  if (path == "-") {
+    auto buffer = llvm::MemoryBuffer::getSTDIN();
+    if (!buffer) {
+      emitError(fileLoc) << "cannot read the model: "
+                         << buffer.getError().message();
+      return nullptr;
+    }
+    return importONNXModel((*buffer)->getBuffer(), path, context, options);
+  }
+  // Parsed from the file in pieces: the model's bytes are never all in
+  // memory beside the parsed weights.
+  int fd;
+  if (std::error_code ec = llvm::sys::fs::openFileForRead(path, fd)) {
+    emitError(fileLoc) << "cannot read the model: " << ec.message();
     return nullptr;
   }
-  return importONNXModel((*buffer)->getBuffer(), path, context, options);
+  uint64_t size = 0;
+  if (!llvm::sys::fs::file_size(path, size) &&
+      size >= static_cast<uint64_t>(INT32_MAX)) {
+    ::close(fd);
+    emitError(fileLoc) << "the model file is 2 GiB or larger; store its "
+                          "weights as external data";
+    return nullptr;
+  }
+  OwningOpRef<ModuleOp> module;
+  {
+    google::protobuf::io::FileInputStream raw(fd, 1 << 20);
+    module = importFromStream(raw, path, context, options);
+  }
+  ::close(fd);
+  return module;
 }
 
 std::string mlir::tide::parseBindShape(llvm::StringRef spec,
