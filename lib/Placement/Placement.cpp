@@ -140,6 +140,27 @@ static Work estimateWork(Operation *op, int64_t dyn) {
     work.flops = 2 * k * numElements(matmul.getType(), dyn);
     return work;
   }
+  if (auto conv = dyn_cast<ConvOp>(op)) {
+    // A multiply and an add per output element and weight element of its
+    // group: (C / groups) * kernel elements.
+    auto weight = cast<ShapedType>(conv.getWeight().getType());
+    double window = 1;
+    for (int64_t size : weight.getShape().drop_front())
+      window *= size;
+    work.flops = 2 * window * numElements(conv.getType(), dyn);
+    return work;
+  }
+  if (isa<MaxPoolOp, AvgPoolOp>(op)) {
+    // One max or add per output element and window element.
+    ArrayRef<int64_t> kernel = isa<MaxPoolOp>(op)
+                                   ? cast<MaxPoolOp>(op).getKernel()
+                                   : cast<AvgPoolOp>(op).getKernel();
+    double window = 1;
+    for (int64_t size : kernel)
+      window *= size;
+    work.flops = window * numElements(op->getResult(0).getType(), dyn);
+    return work;
+  }
   double flopsPerElement = facts ? facts.getFlopsPerElement() : 1.0;
   if (flopsPerElement == 0)
     return work;

@@ -121,12 +121,24 @@ def cumsum(op, t):
     return [a], ["%%r = tide.%s %%a0 axis = -1 reverse : %s" % (op, a)], a
 
 
+def conv(op, t):  # 2-D, grouped, strided, dilated, padded
+    x, w = T((2, 4, 9, 9), t), T((6, 2, 3, 3), t)
+    return [x, w], ["%%r = tide.%s %%a0, %%a1 strides = [2, 1] dilations = [1, 2] "
+                    "pads = [1, 0, 1, 2] groups = 2 : %s, %s" % (op, x, w)], T((2, 6, 5, 7), t)
+
+
+def pool(op, t):  # 2-D, padded, ceil_mode
+    x = T((2, 3, 9, 9), t)
+    return [x], ["%%r = tide.%s %%a0 kernel = [3, 2] strides = [2, 2] dilations = [1, 1] "
+                 "pads = [1, 0, 1, 0] ceil_mode : %s" % (op, x)], T((2, 3, 5, 5), t)
+
+
 FAMILIES = {
     "unary": unary, "binary": binary, "compare": compare, "select": select, "cast": cast,
     "matmul": matmul, "reduction": reduction, "arg_reduction": arg_reduction,
     "reshape": reshape, "transpose": transpose, "broadcast": broadcast, "concat": concat,
     "slice": slice_, "softmax": softmax, "constant": constant, "gather": gather,
-    "cumsum": cumsum,
+    "cumsum": cumsum, "conv": conv, "pool": pool,
 }
 
 

@@ -502,6 +502,68 @@ def cumsum_ref(x, axis, exclusive, reverse):
     return np.flip(c, axis) if reverse else c
 
 
+def conv_ref(x, w, strides, dilations, pads, groups):
+    """N-D NCHW convolution (cross-correlation), straight from the definition:
+    zero padding, then for every kernel offset the strided input patch times
+    that offset's weights, per group."""
+    k = x.ndim - 2
+    x = np.pad(x, [(0, 0), (0, 0)] + [(pads[i], pads[k + i]) for i in range(k)])
+    n, c = x.shape[:2]
+    f = w.shape[0]
+    cg, fg = c // groups, f // groups
+    outs = [(x.shape[2 + i] - dilations[i] * (w.shape[2 + i] - 1) - 1) // strides[i] + 1
+            for i in range(k)]
+    y = np.zeros((n, f) + tuple(outs), dtype=np.result_type(x, w))
+    for off in np.ndindex(*w.shape[2:]):
+        window = tuple(slice(off[i] * dilations[i],
+                             off[i] * dilations[i] + strides[i] * (outs[i] - 1) + 1, strides[i])
+                       for i in range(k))
+        patch = x[(slice(None), slice(None)) + window]          # (n, c, outs...)
+        for g in range(groups):
+            wg = w[(slice(g * fg, (g + 1) * fg), slice(None)) + off]   # (fg, cg)
+            part = np.tensordot(wg, patch[:, g * cg:(g + 1) * cg], axes=([1], [1]))
+            y[:, g * fg:(g + 1) * fg] += np.moveaxis(part, 0, 1)
+    return y
+
+
+def pool_sizes(sizes, kernel, strides, dilations, pads, ceil_mode):
+    k = len(sizes)
+    outs = []
+    for i in range(k):
+        span = sizes[i] + pads[i] + pads[k + i] - dilations[i] * (kernel[i] - 1) - 1
+        o = (-(-span // strides[i]) if ceil_mode else span // strides[i]) + 1
+        if ceil_mode and (o - 1) * strides[i] >= sizes[i] + pads[i]:
+            o -= 1   # the last window would start in the end padding
+        outs.append(o)
+    return outs
+
+
+def pool_ref(x, kernel, strides, dilations, pads, ceil_mode, mode, count_include_pad=False):
+    """max or avg pooling window by window: the in-bounds elements of each
+    window; max of them (-inf / the lowest integer when there are none), or
+    their sum over their count (with count_include_pad: the count of window
+    positions inside the padded input)."""
+    k = x.ndim - 2
+    sizes = x.shape[2:]
+    outs = pool_sizes(sizes, kernel, strides, dilations, pads, ceil_mode)
+    y = np.zeros(x.shape[:2] + tuple(outs), dtype=x.dtype)
+    for o in np.ndindex(*outs):
+        inside, padded = [], 1
+        for i in range(k):
+            pos = [o[i] * strides[i] - pads[i] + j * dilations[i] for j in range(kernel[i])]
+            inside.append([p for p in pos if 0 <= p < sizes[i]])
+            padded *= sum(1 for p in pos if -pads[i] <= p < sizes[i] + pads[k + i])
+        count = int(np.prod([len(p) for p in inside]))
+        vals = x[(slice(None), slice(None)) + np.ix_(*inside)].reshape(x.shape[:2] + (count,))
+        at = (slice(None), slice(None)) + o
+        if mode == "max":
+            lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(np.int64).min
+            y[at] = vals.max(axis=-1) if vals.shape[-1] else lowest
+        else:
+            y[at] = vals.sum(axis=-1) / (padded if count_include_pad else vals.shape[-1])
+    return y
+
+
 def slice_ref(x, start, limit, strides):
     return x[tuple(slice(a, b, c) for a, b, c in zip(start, limit, strides))]
 
@@ -610,6 +672,11 @@ REFERENCES = {
     "slice": Ref("slice", slice_ref),
     "gather": Ref("gather", gather_ref),
     "cumsum": Ref("cumsum", cumsum_ref, "reduce"),
+    # conv: f16/bf16 inputs are halves, so products and sums are exact.
+    "conv": Ref("conv", conv_ref, "composite"),
+    # pool: "mode" is the reference's pooling (max is exact, avg divides).
+    "max_pool": Ref("pool", pool_ref, "exact", mode="max"),
+    "avg_pool": Ref("pool", pool_ref, "reduce", mode="avg"),
 }
 
 
@@ -982,6 +1049,90 @@ def gen_cumsum(ops, t):
     return funcs
 
 
+def gen_conv(ops, t):
+    """Convolutions: 1-D, 2-D (dynamic batch, asymmetric pads, strides,
+    dilations), grouped and depthwise, 3-D. f16/bf16 inputs are halves
+    (exact products and f32 sums, rounded once)."""
+    funcs = []
+    # (input shape, weight shape, strides, dilations, pads, groups)
+    cases = [((2, 3, 11), (4, 3, 3), [2], [1], [1, 2], 1),
+             ((None, 3, 7, 8), (5, 3, 3, 2), [1, 2], [2, 1], [1, 0, 2, 1], 1),
+             ((1, 4, 6, 6), (6, 2, 3, 3), [1, 1], [1, 1], [0, 1, 0, 1], 2),
+             ((2, 4, 5, 5), (4, 1, 3, 3), [2, 2], [1, 1], [1, 1, 1, 1], 4),
+             ((1, 2, 4, 5, 4), (3, 2, 2, 3, 2), [1, 2, 1], [1, 1, 2], [0, 1, 1, 1, 0, 0], 1)]
+    for op in ops:
+        ref = REFERENCES[op].for_type(t)
+        cls = "exact" if t in ("f16", "bf16") else REFERENCES[op].cls_for(t)
+        args = []
+        for x, w, *_ in cases:
+            args += [(x, t), (w, t)]
+        f = Func("%s_%s" % (op, t), args)
+        for c, (x, w, st, dl, pd, g) in enumerate(cases):
+            groups = " groups = %d" % g if g != 1 else ""
+            v = f.op("tide.%s %s, %s strides = %s dilations = %s pads = %s%s : %s, %s"
+                     % (op, f.arg(2 * c), f.arg(2 * c + 1), st, dl, pd, groups, T(x, t), T(w, t)))
+            r = x[:1] + w[:1] + tuple(pool_sizes(x[2:], w[2:], st, dl, pd, False))
+            f.ret(v, r, t, "%s strides=%s dilations=%s pads=%s groups=%d on %s, %s"
+                  % (op, st, dl, pd, g, T(x, t), T(w, t)),
+                  (lambda ref, cls, c, st, dl, pd, g: lambda ins: ref(
+                      lift(ins[2 * c], t, cls), lift(ins[2 * c + 1], t, cls), st, dl, pd, g))(
+                      ref, cls, c, st, dl, pd, g), cls)
+        for batch in (2, 0):
+            rng = rng_for(f.name + str(batch))
+            ins = []
+            for shape, _ in args:
+                shape = tuple(batch if d is None else d for d in shape)
+                if t in ("f16", "bf16"):
+                    ins.append(gen_halves(rng, shape, -2, 2))
+                else:
+                    ins.append(gen_float(rng, shape, -1, 1, t))
+            f.run("N=%d" % batch, ins)
+        funcs.append(f)
+    return funcs
+
+
+def gen_pooling(ops, t):
+    """Pooling: 1-D, 2-D (dynamic batch and channels, padding, ceil_mode,
+    dilations), 3-D; avg with and without count_include_pad."""
+    funcs = []
+    # (input shape, kernel, strides, dilations, pads, ceil_mode)
+    cases = [((2, 3, 9), [3], [2], [1], [1, 1], False),
+             ((None, None, 7, 6), [3, 2], [2, 2], [1, 1], [1, 0, 1, 1], True),
+             ((1, 2, 8, 8), [2, 3], [1, 2], [2, 1], [0, 1, 1, 1], False),
+             ((1, 2, 5, 4, 6), [2, 2, 3], [2, 1, 3], [1, 1, 1], [1, 0, 0, 0, 1, 1], True)]
+    for op in ops:
+        r = REFERENCES[op]
+        ref = r.for_type(t)
+        cls = r.cls_for(t)
+        mode = r.get("mode")
+        f = Func("%s_%s" % (op, t), [(x, t) for x, *_ in cases])
+        for c, (x, kn, st, dl, pd, ceil) in enumerate(cases):
+            for include in ((False, True) if mode == "avg" else (False,)):
+                flags = (" ceil_mode" if ceil else "") + (" count_include_pad" if include else "")
+                outs = pool_sizes(x[2:], kn, st, dl, pd, ceil)
+                v = f.op("tide.%s %s kernel = %s strides = %s dilations = %s pads = %s%s : %s"
+                         % (op, f.arg(c), kn, st, dl, pd, flags, T(x, t)))
+                f.ret(v, x[:2] + tuple(outs), t, "%s kernel=%s strides=%s dilations=%s pads=%s%s on %s"
+                      % (op, kn, st, dl, pd, flags, T(x, t)),
+                      (lambda ref, cls, mode, c, kn, st, dl, pd, ceil, include: lambda ins: ref(
+                          lift(ins[c], t, cls), kn, st, dl, pd, ceil, mode, include))(
+                          ref, cls, mode, c, kn, st, dl, pd, ceil, include), cls)
+        for batch in (2, 0):
+            rng = rng_for(f.name + str(batch))
+            ins = []
+            for x, *_ in cases:
+                shape = tuple(batch if d is None else d for d in x)
+                if t in INTS:
+                    ins.append(gen_int(rng, shape, -100, 100))
+                elif t in ("f16", "bf16"):
+                    ins.append(gen_halves(rng, shape, -4, 4))
+                else:
+                    ins.append(gen_float(rng, shape, -2, 2, t))
+            f.run("N=C=%d" % batch, ins)
+        funcs.append(f)
+    return funcs
+
+
 def gen_matmul(ops, t):
     funcs = []
     for op in ops:
@@ -1324,7 +1475,7 @@ def gen_cast(ops):
 OPS_MODULE = [(("unary",), gen_unary), (("binary",), gen_binary), (("compare",), gen_cmp),
               (("select",), gen_select), (("reduction", "arg_reduction"), gen_reduce),
               (("arg_reduction",), gen_argreduce), (("cumsum",), gen_cumsum),
-              (("matmul",), gen_matmul),
+              (("matmul",), gen_matmul), (("conv",), gen_conv), (("pool",), gen_pooling),
               (("constant",), gen_constant), (("softmax",), gen_softmax)]
 SHAPE_MODULE = [(("reshape",), gen_reshape), (("transpose",), gen_transpose),
                 (("broadcast",), gen_broadcast_to), (("concat",), gen_concat),

@@ -854,3 +854,183 @@ func.func @cumsum_rank0(%x: tensor<f32>) {
   %0 = tide.cumsum %x axis = 0 : tensor<f32>
   return
 }
+
+// -----
+
+// conv's channels must split into the groups.
+func.func @conv_groups(%x: tensor<1x6x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'tide.conv' input channels (6) are not a multiple of groups (4)}}
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 4 : tensor<1x6x8x8xf32>, tensor<4x3x3x3xf32>
+  return
+}
+
+// -----
+
+// conv's weight has C / groups channels.
+func.func @conv_weight_channels(%x: tensor<1x6x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+1 {{'tide.conv' weight has 2 input channels per group, but the input's 6 channels in 1 groups make 6}}
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x6x8x8xf32>, tensor<4x2x3x3xf32>
+  return
+}
+
+// -----
+
+// conv's output channels split into the groups too.
+func.func @conv_filters_groups(%x: tensor<1x6x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+1 {{'tide.conv' output channels (4) are not a multiple of groups (3)}}
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 3 : tensor<1x6x8x8xf32>, tensor<4x2x3x3xf32>
+  return
+}
+
+// -----
+
+// A (dilated) kernel larger than the padded input.
+func.func @conv_kernel_too_large(%x: tensor<1x3x4x4xf32>, %w: tensor<2x3x3x3xf32>) {
+  // expected-error @+1 {{'tide.conv' window of 5 elements (kernel 3, dilation 2) is larger than the padded input (4 + 0 + 0) in spatial dimension 1}}
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 2] pads = [1, 0, 1, 0] : tensor<1x3x4x4xf32>, tensor<2x3x3x3xf32>
+  return
+}
+
+// -----
+
+// Strides must be positive.
+func.func @conv_bad_strides(%x: tensor<1x3x8x8xf32>, %w: tensor<2x3x3x3xf32>) {
+  // expected-error @+1 {{'tide.conv' strides must be positive, got [1, 0]}}
+  %0 = tide.conv %x, %w strides = [1, 0] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x3x8x8xf32>, tensor<2x3x3x3xf32>
+  return
+}
+
+// -----
+
+// One stride per spatial dimension.
+func.func @conv_strides_count(%x: tensor<1x3x8x8xf32>, %w: tensor<2x3x3x3xf32>) {
+  // expected-error @+1 {{'tide.conv' needs 2 strides (one per spatial dimension) for an input with 2 spatial dimensions, got 1}}
+  %0 = tide.conv %x, %w strides = [1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x3x8x8xf32>, tensor<2x3x3x3xf32>
+  return
+}
+
+// -----
+
+// Dilations must be positive.
+func.func @conv_bad_dilations(%x: tensor<1x3x8x8xf32>, %w: tensor<2x3x3x3xf32>) {
+  // expected-error @+1 {{'tide.conv' dilations must be positive, got [0, 1]}}
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [0, 1] pads = [0, 0, 0, 0] : tensor<1x3x8x8xf32>, tensor<2x3x3x3xf32>
+  return
+}
+
+// -----
+
+// Pads: begin and end of each spatial dimension.
+func.func @conv_pads_count(%x: tensor<1x3x8x8xf32>, %w: tensor<2x3x3x3xf32>) {
+  // expected-error @+1 {{'tide.conv' needs 4 pads (the begin of each spatial dimension, then the end) for an input with 2 spatial dimensions, got 2}}
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [1, 1] : tensor<1x3x8x8xf32>, tensor<2x3x3x3xf32>
+  return
+}
+
+// -----
+
+// Pads cannot be negative.
+func.func @conv_negative_pads(%x: tensor<1x3x8x8xf32>, %w: tensor<2x3x3x3xf32>) {
+  // expected-error @+1 {{'tide.conv' pads must be non-negative, got [0, -1, 0, 0]}}
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, -1, 0, 0] : tensor<1x3x8x8xf32>, tensor<2x3x3x3xf32>
+  return
+}
+
+// -----
+
+// conv is floating-point only.
+func.func @conv_int(%x: tensor<1x3x8x8xi32>, %w: tensor<2x3x3x3xi32>) {
+  // expected-error @+1 {{'tide.conv' expects a floating-point element type (f16, bf16, f32 or f64) but got 'i32'; convert the operand with 'tide.cast' to a floating-point type first}}
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x3x8x8xi32>, tensor<2x3x3x3xi32>
+  return
+}
+
+// -----
+
+// Input and weight share an element type.
+func.func @conv_mixed(%x: tensor<1x3x8x8xf32>, %w: tensor<2x3x3x3xf16>) {
+  // expected-error @+1 {{'tide.conv' operands have different element types ('f32' and 'f16'); Tide never converts implicitly: insert 'tide.cast' on one operand}}
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x3x8x8xf32>, tensor<2x3x3x3xf16>
+  return
+}
+
+// -----
+
+// The weight has the input's rank.
+func.func @conv_weight_rank(%x: tensor<1x3x8x8xf32>, %w: tensor<2x3x3xf32>) {
+  // expected-error @+1 {{'tide.conv' weight must have the input's rank (4: F, C / groups and one size per spatial dimension), got 'tensor<2x3x3xf32>'}}
+  %0 = tide.conv %x, %w strides = [1] dilations = [1] pads = [0, 0] : tensor<1x3x8x8xf32>, tensor<2x3x3xf32>
+  return
+}
+
+// -----
+
+// The weight's shape is static.
+func.func @conv_dynamic_weight(%x: tensor<1x3x8x8xf32>, %w: tensor<?x3x3x3xf32>) {
+  // expected-error @+1 {{'tide.conv' needs a weight of static shape, got 'tensor<?x3x3x3xf32>'}}
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x3x8x8xf32>, tensor<?x3x3x3xf32>
+  return
+}
+
+// -----
+
+// Spatial sizes are static.
+func.func @conv_dynamic_spatial(%x: tensor<1x3x?x8xf32>, %w: tensor<2x3x3x3xf32>) {
+  // expected-error @+1 {{'tide.conv' needs static spatial dimensions (N and C may be dynamic), got 'tensor<1x3x?x8xf32>'}}
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x3x?x8xf32>, tensor<2x3x3x3xf32>
+  return
+}
+
+// -----
+
+// An input without a spatial dimension.
+func.func @pool_rank2(%x: tensor<4x3xf32>) {
+  // expected-error @+1 {{'tide.max_pool' needs an input of rank 3 or more (N, C and at least one spatial dimension), got 'tensor<4x3xf32>'}}
+  %0 = tide.max_pool %x kernel = [] strides = [] dilations = [] pads = [] : tensor<4x3xf32>
+  return
+}
+
+// -----
+
+// One kernel size per spatial dimension.
+func.func @pool_kernel_count(%x: tensor<1x3x8x8xf32>) {
+  // expected-error @+1 {{'tide.avg_pool' needs 2 kernel sizes for an input with 2 spatial dimensions, got 3}}
+  %0 = tide.avg_pool %x kernel = [2, 2, 2] strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+// Kernel sizes are positive.
+func.func @pool_empty_kernel(%x: tensor<1x3x8x8xf32>) {
+  // expected-error @+1 {{'tide.max_pool' kernel sizes must be positive, got [2, 0]}}
+  %0 = tide.max_pool %x kernel = [2, 0] strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x3x8x8xf32>
+  return
+}
+
+// -----
+
+// A pooling window larger than the padded input.
+func.func @pool_window_too_large(%x: tensor<1x3x2x8xf32>) {
+  // expected-error @+1 {{'tide.max_pool' window of 3 elements (kernel 3, dilation 1) is larger than the padded input (2 + 0 + 0) in spatial dimension 0}}
+  %0 = tide.max_pool %x kernel = [3, 3] strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x3x2x8xf32>
+  return
+}
+
+// -----
+
+// avg_pool is floating-point only.
+func.func @avg_pool_int(%x: tensor<1x3x8x8xi32>) {
+  // expected-error @+1 {{'tide.avg_pool' expects a floating-point element type (f16, bf16, f32 or f64) but got 'i32'; convert the operand with 'tide.cast' to a floating-point type first}}
+  %0 = tide.avg_pool %x kernel = [2, 2] strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x3x8x8xi32>
+  return
+}
+
+// -----
+
+// max_pool is numeric: not on i1.
+func.func @max_pool_i1(%x: tensor<1x3x8x8xi1>) {
+  // expected-error @+1 {{'tide.max_pool' expects a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
+  %0 = tide.max_pool %x kernel = [2, 2] strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x3x8x8xi1>
+  return
+}

@@ -615,6 +615,46 @@ func.func @cumsum(%x: tensor<4x?xf32>, %i: tensor<8xi64>) -> (tensor<4x?xf32>, t
 // GENERIC: "tide.cumsum"(%{{.*}}) <{axis = -2 : i64, exclusive}> : (tensor<4x?xf32>) -> tensor<4x?xf32>
 
 //===----------------------------------------------------------------------===//
+// Convolution and pooling
+//===----------------------------------------------------------------------===//
+
+// conv: 2-D with a dynamic batch and padding, 1-D grouped (depthwise) f16,
+// 3-D with dilations.
+// CHECK-LABEL: func.func @conv(
+// CHECK-SAME: %[[X:.*]]: tensor<?x3x32x32xf32>, %[[W:.*]]: tensor<16x3x3x3xf32>, %[[D:.*]]: tensor<1x8x100xf16>, %[[K:.*]]: tensor<8x1x5xf16>, %[[V:.*]]: tensor<2x4x9x9x9xf64>, %[[U:.*]]: tensor<6x4x2x2x2xf64>)
+// CHECK: %[[A:.*]] = tide.conv %[[X]], %[[W]] strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<?x3x32x32xf32>, tensor<16x3x3x3xf32>
+// CHECK: %[[B:.*]] = tide.conv %[[D]], %[[K]] strides = [2] dilations = [1] pads = [0, 1] groups = 8 : tensor<1x8x100xf16>, tensor<8x1x5xf16>
+// CHECK: %[[C:.*]] = tide.conv %[[V]], %[[U]] strides = [1, 2, 3] dilations = [2, 2, 1] pads = [0, 0, 0, 0, 0, 0] : tensor<2x4x9x9x9xf64>, tensor<6x4x2x2x2xf64>
+// CHECK: return %[[A]], %[[B]], %[[C]] : tensor<?x16x32x32xf32>, tensor<1x8x49xf16>, tensor<2x6x7x4x3xf64>
+func.func @conv(%x: tensor<?x3x32x32xf32>, %w: tensor<16x3x3x3xf32>, %d: tensor<1x8x100xf16>, %k: tensor<8x1x5xf16>, %v: tensor<2x4x9x9x9xf64>, %u: tensor<6x4x2x2x2xf64>) -> (tensor<?x16x32x32xf32>, tensor<1x8x49xf16>, tensor<2x6x7x4x3xf64>) {
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<?x3x32x32xf32>, tensor<16x3x3x3xf32>
+  %1 = tide.conv %d, %k strides = [2] dilations = [1] pads = [0, 1] groups = 8 : tensor<1x8x100xf16>, tensor<8x1x5xf16>
+  %2 = tide.conv %v, %u strides = [1, 2, 3] dilations = [2, 2, 1] pads = [0, 0, 0, 0, 0, 0] : tensor<2x4x9x9x9xf64>, tensor<6x4x2x2x2xf64>
+  return %0, %1, %2 : tensor<?x16x32x32xf32>, tensor<1x8x49xf16>, tensor<2x6x7x4x3xf64>
+}
+
+// GENERIC-LABEL: sym_name = "conv"
+// GENERIC: "tide.conv"(%{{.*}}, %{{.*}}) <{dilations = array<i64: 1, 1>, groups = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}> : (tensor<?x3x32x32xf32>, tensor<16x3x3x3xf32>) -> tensor<?x16x32x32xf32>
+
+// max_pool and avg_pool: padding, ceil_mode (the last window dropped when it
+// would start in the padding), count_include_pad, integers for max.
+// CHECK-LABEL: func.func @pool(
+// CHECK-SAME: %[[X:.*]]: tensor<?x3x32x32xf32>, %[[I:.*]]: tensor<2x?x5xi8>)
+// CHECK: %[[A:.*]] = tide.max_pool %[[X]] kernel = [3, 3] strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<?x3x32x32xf32>
+// CHECK: %[[B:.*]] = tide.avg_pool %[[X]] kernel = [3, 3] strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] ceil_mode count_include_pad : tensor<?x3x32x32xf32>
+// CHECK: %[[C:.*]] = tide.max_pool %[[I]] kernel = [2] strides = [2] dilations = [2] pads = [0, 0] ceil_mode : tensor<2x?x5xi8>
+// CHECK: return %[[A]], %[[B]], %[[C]] : tensor<?x3x16x16xf32>, tensor<?x3x17x17xf32>, tensor<2x?x2xi8>
+func.func @pool(%x: tensor<?x3x32x32xf32>, %i: tensor<2x?x5xi8>) -> (tensor<?x3x16x16xf32>, tensor<?x3x17x17xf32>, tensor<2x?x2xi8>) {
+  %0 = tide.max_pool %x kernel = [3, 3] strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<?x3x32x32xf32>
+  %1 = tide.avg_pool %x kernel = [3, 3] strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] ceil_mode count_include_pad : tensor<?x3x32x32xf32>
+  %2 = tide.max_pool %i kernel = [2] strides = [2] dilations = [2] pads = [0, 0] ceil_mode : tensor<2x?x5xi8>
+  return %0, %1, %2 : tensor<?x3x16x16xf32>, tensor<?x3x17x17xf32>, tensor<2x?x2xi8>
+}
+
+// GENERIC-LABEL: sym_name = "pool"
+// GENERIC: "tide.avg_pool"(%{{.*}}) <{ceil_mode, count_include_pad, dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}> : (tensor<?x3x32x32xf32>) -> tensor<?x3x17x17xf32>
+
+//===----------------------------------------------------------------------===//
 // Composite ops
 //===----------------------------------------------------------------------===//
 

@@ -212,7 +212,9 @@ def Tide_LoweringFamily : I32EnumAttr<"LoweringFamily",
     I32EnumAttrCase<"Slice", 14, "slice">,
     I32EnumAttrCase<"Softmax", 15, "softmax">,
     I32EnumAttrCase<"Gather", 16, "gather">,
-    I32EnumAttrCase<"Cumsum", 17, "cumsum">
+    I32EnumAttrCase<"Cumsum", 17, "cumsum">,
+    I32EnumAttrCase<"Conv", 18, "conv">,
+    I32EnumAttrCase<"Pool", 19, "pool">
   ]> {
   let cppNamespace = "::mlir::tide";
   let genSpecializedAttr = 0;

@@ -1000,6 +1000,202 @@ LogicalResult CumsumOp::verify() {
                    type.getRank());
 }
 
+//===----------------------------------------------------------------------===//
+// Convolution and pooling
+//===----------------------------------------------------------------------===//
+
+int64_t mlir::tide::getWindowOutputSize(int64_t size, int64_t kernel,
+                                        int64_t stride, int64_t dilation,
+                                        int64_t padBegin, int64_t padEnd,
+                                        bool ceilMode) {
+  if (ShapedType::isDynamic(size))
+    return ShapedType::kDynamic;
+  int64_t span = size + padBegin + padEnd - (dilation * (kernel - 1) + 1);
+  int64_t out = (ceilMode ? llvm::divideCeil(span, stride) : span / stride) + 1;
+  // A last window starting in the end padding would read no input.
+  if (ceilMode && (out - 1) * stride >= size + padBegin)
+    --out;
+  return out;
+}
+
+static std::string listString(ArrayRef<int64_t> values) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleaveComma(values, os);
+  os << "]";
+  return s;
+}
+
+/// Checks the window attributes of a conv or pool named `name` over `input`
+/// with window sizes `kernel` (one per spatial dimension) and appends the
+/// result's spatial sizes to `shape`.
+static LogicalResult
+inferWindow(std::optional<Location> loc, StringRef name, RankedTensorType input,
+            ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+            ArrayRef<int64_t> dilations, ArrayRef<int64_t> pads, bool ceilMode,
+            SmallVectorImpl<int64_t> &shape) {
+  int64_t k = input.getRank() - 2;
+  auto count = [&](StringRef what, ArrayRef<int64_t> values,
+                   int64_t want) -> LogicalResult {
+    if (static_cast<int64_t>(values.size()) == want)
+      return success();
+    return emitOptionalError(loc, "'tide.", name, "' needs ", want, " ", what,
+                             " for an input with ", k,
+                             " spatial dimensions, got ", values.size());
+  };
+  if (failed(count("kernel sizes", kernel, k)) ||
+      failed(count("strides (one per spatial dimension)", strides, k)) ||
+      failed(count("dilations (one per spatial dimension)", dilations, k)) ||
+      failed(count("pads (the begin of each spatial dimension, then the end)",
+                   pads, 2 * k)))
+    return failure();
+  if (llvm::any_of(kernel, [](int64_t v) { return v < 1; }))
+    return emitOptionalError(loc, "'tide.", name,
+                             "' kernel sizes must be positive, got ",
+                             listString(kernel));
+  if (llvm::any_of(strides, [](int64_t v) { return v < 1; }))
+    return emitOptionalError(loc, "'tide.", name,
+                             "' strides must be positive, got ",
+                             listString(strides));
+  if (llvm::any_of(dilations, [](int64_t v) { return v < 1; }))
+    return emitOptionalError(loc, "'tide.", name,
+                             "' dilations must be positive, got ",
+                             listString(dilations));
+  if (llvm::any_of(pads, [](int64_t v) { return v < 0; }))
+    return emitOptionalError(loc, "'tide.", name,
+                             "' pads must be non-negative, got ",
+                             listString(pads));
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t size = input.getDimSize(i + 2);
+    int64_t extent = dilations[i] * (kernel[i] - 1) + 1;
+    if (!ShapedType::isDynamic(size) && size + pads[i] + pads[k + i] < extent)
+      return emitOptionalError(
+          loc, "'tide.", name, "' window of ", extent, " elements (kernel ",
+          kernel[i], ", dilation ", dilations[i],
+          ") is larger than the padded input (", size, " + ", pads[i], " + ",
+          pads[k + i], ") in spatial dimension ", i);
+    shape.push_back(getWindowOutputSize(size, kernel[i], strides[i],
+                                        dilations[i], pads[i], pads[k + i],
+                                        ceilMode));
+  }
+  return success();
+}
+
+/// The input of a conv or pool: ranked, of `kind`, with a spatial dimension.
+static RankedTensorType windowInput(std::optional<Location> loc, StringRef name,
+                                    Value value, ElementKind kind) {
+  auto type = rankedOrError(loc, name, value);
+  if (!type)
+    return {};
+  if (!isElementKind(type.getElementType(), kind)) {
+    if (loc)
+      emitKindError(*loc, name, kind, type.getElementType());
+    return {};
+  }
+  if (type.getRank() < 3) {
+    (void)emitOptionalError(loc, "'tide.", name,
+                            "' needs an input of rank 3 or more (N, C and at "
+                            "least one spatial dimension), got ",
+                            type);
+    return {};
+  }
+  if (llvm::any_of(type.getShape().drop_front(2), ShapedType::isDynamic)) {
+    (void)emitOptionalError(loc, "'tide.", name,
+                            "' needs static spatial dimensions (N and C may "
+                            "be dynamic), got ",
+                            type);
+    return {};
+  }
+  return type;
+}
+
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  auto input = windowInput(loc, "conv", adaptor.getInput(), ElementKind::Float);
+  auto weight = rankedOrError(loc, "conv", adaptor.getWeight());
+  if (!input || !weight)
+    return failure();
+  if (weight.getElementType() != input.getElementType())
+    return emitMixedTypes(loc, "conv", input.getElementType(),
+                          weight.getElementType());
+  int64_t rank = input.getRank();
+  if (weight.getRank() != rank)
+    return emitOptionalError(
+        loc, "'tide.conv' weight must have the input's rank (", rank,
+        ": F, C / groups and one size per spatial dimension), got ", weight);
+  if (!weight.hasStaticShape())
+    return emitOptionalError(loc,
+                             "'tide.conv' needs a weight of static "
+                             "shape, got ",
+                             weight);
+  // The default is not filled in yet while parsing.
+  IntegerAttr groupsAttr = adaptor.getGroupsAttr();
+  int64_t groups = groupsAttr ? groupsAttr.getInt() : 1;
+  if (groups < 1)
+    return emitOptionalError(loc, "'tide.conv' groups must be positive, got ",
+                             groups);
+  int64_t channels = input.getDimSize(1), filters = weight.getDimSize(0),
+          perGroup = weight.getDimSize(1);
+  if (!ShapedType::isDynamic(channels)) {
+    if (channels % groups != 0)
+      return emitOptionalError(loc, "'tide.conv' input channels (", channels,
+                               ") are not a multiple of groups (", groups, ")");
+    if (perGroup * groups != channels)
+      return emitOptionalError(loc, "'tide.conv' weight has ", perGroup,
+                               " input channels per group, but the input's ",
+                               channels, " channels in ", groups,
+                               " groups make ", channels / groups);
+  } else if (groups != 1) {
+    return emitOptionalError(loc,
+                             "'tide.conv' with groups needs a static "
+                             "number of input channels, got ",
+                             input);
+  }
+  if (filters % groups != 0)
+    return emitOptionalError(loc, "'tide.conv' output channels (", filters,
+                             ") are not a multiple of groups (", groups, ")");
+  SmallVector<int64_t> shape = {input.getDimSize(0), filters};
+  if (failed(inferWindow(loc, "conv", input, weight.getShape().drop_front(2),
+                         adaptor.getStrides(), adaptor.getDilations(),
+                         adaptor.getPads(), /*ceilMode=*/false, shape)))
+    return failure();
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+template <typename Adaptor>
+static LogicalResult inferPool(std::optional<Location> loc, StringRef name,
+                               ElementKind kind, Adaptor adaptor,
+                               SmallVectorImpl<Type> &types) {
+  auto input = windowInput(loc, name, adaptor.getInput(), kind);
+  if (!input)
+    return failure();
+  SmallVector<int64_t> shape = {input.getDimSize(0), input.getDimSize(1)};
+  if (failed(inferWindow(loc, name, input, adaptor.getKernel(),
+                         adaptor.getStrides(), adaptor.getDilations(),
+                         adaptor.getPads(), adaptor.getCeilMode(), shape)))
+    return failure();
+  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  return inferPool(loc, "max_pool", ElementKind::Numeric, adaptor, types);
+}
+
+LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  return inferPool(loc, "avg_pool", ElementKind::Float, adaptor, types);
+}
+
 LogicalResult SoftmaxOp::verify() { return verifySoftmax(*this); }
 LogicalResult LogSoftmaxOp::verify() { return verifySoftmax(*this); }
 

@@ -39,6 +39,15 @@ LogicalResult inferReductionResult(MLIRContext *ctx,
                                    llvm::ArrayRef<int64_t> axes, bool keepdims,
                                    ElementKind kind, bool indexResult,
                                    llvm::SmallVectorImpl<Type> &types);
+/// Size of a sliding-window result along a dimension of `size` elements
+/// (ShapedType::kDynamic when `size` is): windows of `kernel` elements spaced
+/// by `dilation`, moved by `stride`, over the input padded with `padBegin`
+/// and `padEnd` elements. `ceilMode` keeps a last partial window unless it
+/// would start in the end padding. Assumes the window fits the padded input
+/// (conv and pool verify it).
+int64_t getWindowOutputSize(int64_t size, int64_t kernel, int64_t stride,
+                            int64_t dilation, int64_t padBegin, int64_t padEnd,
+                            bool ceilMode);
 /// `axes` made non-negative and sorted (assumes they verified).
 llvm::SmallVector<int64_t> normalizeAxes(llvm::ArrayRef<int64_t> axes,
                                          int64_t rank);

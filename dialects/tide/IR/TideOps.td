@@ -586,6 +586,102 @@ def Tide_GatherOp : Tide_Op<"gather", [Tide_InferTypeOpAdaptor,
 }
 
 //===----------------------------------------------------------------------===//
+// Convolution and pooling (NCHW)
+//===----------------------------------------------------------------------===//
+
+// Costed from the shapes (2 * C/groups * kernel elements per output element;
+// see estimateWork). Kernel group matmul: a convolution is a contraction.
+def Tide_ConvOp : Tide_Op<"conv", [Tide_InferTypeOpAdaptor,
+    Tide_Facts<"Conv", "Matmul", "Float", 2>]> {
+  let summary = "N-D convolution in NCHW layout (cross-correlation, grouped)";
+  let description = [{
+    The convolution of deep learning (ONNX `Conv`, PyTorch `conv2d`; no
+    kernel flip). `input` is `(N, C, D1, ..., Dk)` with k >= 1 spatial
+    dimensions, `weight` is `(F, C / groups, K1, ..., Kk)`; the result is
+    `(N, F, O1, ..., Ok)` with
+
+    ```
+    Oi = floor((Di + pads[i] + pads[k + i] - dilations[i] * (Ki - 1) - 1) / strides[i]) + 1
+    ```
+
+    `pads` lists the zeros added before each spatial dimension, then those
+    added after (ONNX's order: `[begin_1, ..., begin_k, end_1, ..., end_k]`).
+    The channels are split into `groups` groups (C and F are multiples of
+    `groups`); output channel `f` reads the input channels of its group only.
+    `groups == C` is a depthwise convolution. The weight's shape and the
+    input's spatial sizes must be static (N may be dynamic). f16 and bf16 products accumulate in f32 and are rounded once.
+
+    ```mlir
+    %y = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1]
+        : tensor<?x3x32x32xf32>, tensor<16x3x3x3xf32>
+    %d = tide.conv %x, %k strides = [2] dilations = [1] pads = [0, 0] groups = 8
+        : tensor<1x8x100xf16>, tensor<8x1x5xf16>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input, Tide_Tensor:$weight,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight `strides` `=` $strides `dilations` `=` $dilations
+    `pads` `=` $pads (`groups` `=` $groups^)? attr-dict `:` type($input) `,`
+    type($weight)
+  }];
+}
+
+// Costed as one operation per window element (see estimateWork).
+class Tide_PoolOp<string mnemonic, string kind, string what, string pad,
+                  dag extra, string extraSyntax, string notes>
+    : Tide_Op<mnemonic, [Tide_InferTypeOpAdaptor,
+          Tide_Facts<"Pool", "Reductions", kind, 1>]> {
+  let summary = "N-D " # what # " pooling in NCHW layout";
+  let description = [{
+    The }] # what # [{ of each window (ONNX `}] # !if(!eq(mnemonic, "max_pool"),
+    "MaxPool", "AveragePool") # [{`). `input` is `(N, C, D1, ..., Dk)` with
+    k >= 1 spatial dimensions; windows of `kernel` elements (spaced by
+    `dilations`) move by `strides`; the result is `(N, C, O1, ..., Ok)` with
+
+    ```
+    Oi = floor((Di + pads[i] + pads[k + i] - dilations[i] * (Ki - 1) - 1) / strides[i]) + 1
+    ```
+
+    (`ceil` instead of `floor` with `ceil_mode`; a last window that would
+    start in the end padding is dropped, as in ONNX and PyTorch). `pads`
+    lists the padding before each spatial dimension, then after it
+    (`[begin_1, ..., begin_k, end_1, ..., end_k]`). The spatial sizes must
+    be static (N and C may be dynamic). }] # pad # notes # [{
+
+    ```mlir
+    %y = tide.}] # mnemonic # [{ %x kernel = [3, 3] strides = [2, 2]
+        dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<?x64x56x56xf32>
+    ```
+  }];
+  let arguments = !con((ins Tide_Tensor:$input, DenseI64ArrayAttr:$kernel,
+                            DenseI64ArrayAttr:$strides,
+                            DenseI64ArrayAttr:$dilations,
+                            DenseI64ArrayAttr:$pads, UnitAttr:$ceil_mode),
+                       extra);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = [{
+    $input `kernel` `=` $kernel `strides` `=` $strides `dilations` `=`
+    $dilations `pads` `=` $pads (`ceil_mode` $ceil_mode^)? }] # extraSyntax # [{
+    attr-dict `:` type($input)
+  }];
+}
+
+def Tide_MaxPoolOp : Tide_PoolOp<"max_pool", "Numeric", "maximum",
+    "Padding never wins: it is -inf (the lowest integer for integer types).",
+    (ins), "", [{ NaN propagates (as NumPy's `max`).}]>;
+def Tide_AvgPoolOp : Tide_PoolOp<"avg_pool", "Float", "average",
+    "Padding adds zeros to the sum.", (ins UnitAttr:$count_include_pad),
+    "(`count_include_pad` $count_include_pad^)?", [{ The sum is divided by
+    the number of window elements inside the input, or with
+    `count_include_pad` by the number inside the padded input (elements
+    past the end padding, which `ceil_mode` may add, never count). f16 and
+    bf16 sum in f32 and are rounded once.}]>;
+
+//===----------------------------------------------------------------------===//
 // Composite ops
 //===----------------------------------------------------------------------===//
 

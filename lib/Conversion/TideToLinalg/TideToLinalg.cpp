@@ -976,6 +976,302 @@ struct LowerCumsum : OpRewritePattern<CumsumOp> {
   }
 };
 
+/// The lowest value of `type`: -inf, or the minimum signed integer.
+Value lowestOf(OpBuilder &b, Location loc, Type type) {
+  if (auto ft = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(),
+                                           /*Negative=*/true)));
+  return arith::ConstantOp::create(
+      b, loc,
+      b.getIntegerAttr(type,
+                       APInt::getSignedMinValue(type.getIntOrFloatBitWidth())));
+}
+
+/// `x` (N, C, spatial...) with `begin[i]` and `end[i]` elements of `value`
+/// around spatial dimension `i`: a fill of the padded shape with `x` inserted.
+Value padSpatial(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> begin,
+                 ArrayRef<int64_t> end, Value value) {
+  if (llvm::all_of(begin, [](int64_t v) { return v == 0; }) &&
+      llvm::all_of(end, [](int64_t v) { return v == 0; }))
+    return x;
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  SmallVector<OpFoldResult> padded(sizes), offsets(rank, b.getIndexAttr(0)),
+      strides(rank, b.getIndexAttr(1));
+  for (size_t i = 0; i < begin.size(); ++i) {
+    padded[i + 2] = b.getIndexAttr(type.getDimSize(i + 2) + begin[i] + end[i]);
+    offsets[i + 2] = b.getIndexAttr(begin[i]);
+  }
+  Value empty = tensor::EmptyOp::create(b, loc, padded, type.getElementType());
+  Value filled = linalg::FillOp::create(b, loc, value, empty).getResult(0);
+  return tensor::InsertSliceOp::create(b, loc, x, filled, offsets, sizes,
+                                       strides);
+}
+
+/// A tensor of `shape` (dynamic sizes read from `like`'s same dimensions)
+/// filled with `value`.
+Value filledLike(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                 Value like, Value value) {
+  SmallVector<Value> dyn;
+  for (auto [d, size] : llvm::enumerate(shape))
+    if (ShapedType::isDynamic(size))
+      dyn.push_back(tensor::DimOp::create(b, loc, like, d));
+  Value empty = tensor::EmptyOp::create(b, loc, shape, value.getType(), dyn);
+  return linalg::FillOp::create(b, loc, value, empty).getResult(0);
+}
+
+/// conv: zero padding, then one linalg.generic with loops (n, [g,] f,
+/// o_1..o_k) parallel and (c, k_1..k_k) reduction, reading
+/// input[n, [g,] c, o_i * stride_i + k_i * dilation_i] and
+/// weight[[g,] f, c, k_i], accumulating into a zero fill. With groups the
+/// channels are split into (groups, channels per group) by expand_shape, and
+/// the result collapsed back. f16/bf16 accumulate in f32 and are rounded once.
+struct LowerConv : OpRewritePattern<ConvOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    Type element = type.getElementType();
+    Type acc = isNarrowFloat(element) ? rewriter.getF32Type() : element;
+    auto weightType = op.getWeight().getType();
+    int64_t k = type.getRank() - 2, groups = op.getGroups();
+    ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations(),
+                      pads = op.getPads();
+    Value x =
+        padSpatial(rewriter, loc, op.getInput(), pads.take_front(k),
+                   pads.drop_front(k), constantOf(rewriter, loc, element, 0));
+    Value w = op.getWeight();
+    bool grouped = groups != 1;
+    SmallVector<int64_t> outShape(type.getShape());
+    if (grouped) {
+      // (N, C, ...) -> (N, G, C/G, ...); (F, C/G, ...) -> (G, F/G, C/G, ...).
+      auto xType = cast<RankedTensorType>(x.getType());
+      SmallVector<int64_t> xShape = {xType.getDimSize(0), groups,
+                                     xType.getDimSize(1) / groups};
+      SmallVector<int64_t> wShape = {groups, weightType.getDimSize(0) / groups};
+      SmallVector<ReassociationIndices> xMap = {{0}, {1, 2}}, wMap = {{0, 1}};
+      for (int64_t d = 2; d < xType.getRank(); ++d) {
+        xShape.push_back(xType.getDimSize(d));
+        xMap.push_back({d + 1});
+      }
+      for (int64_t d = 1; d < weightType.getRank(); ++d) {
+        wShape.push_back(weightType.getDimSize(d));
+        wMap.push_back({d + 1});
+      }
+      x = tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get(xShape, element), x, xMap);
+      w = tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get(wShape, element), w, wMap);
+      outShape = {type.getDimSize(0), groups, type.getDimSize(1) / groups};
+      llvm::append_range(outShape, type.getShape().drop_front(2));
+    }
+    // Loops: n, [g,] f, o_1..o_k, c, k_1..k_k.
+    int64_t lead = grouped ? 3 : 2, numLoops = lead + 2 * k + 1;
+    auto dim = [&](int64_t d) { return getAffineDimExpr(d, ctx); };
+    SmallVector<AffineExpr> inExprs = {dim(0)}, wExprs, outExprs = {dim(0)};
+    if (grouped) {
+      inExprs.push_back(dim(1));
+      wExprs.push_back(dim(1));
+      outExprs.push_back(dim(1));
+    }
+    int64_t f = lead - 1, c = lead + k;
+    inExprs.push_back(dim(c));
+    wExprs.append({dim(f), dim(c)});
+    outExprs.push_back(dim(f));
+    for (int64_t i = 0; i < k; ++i) {
+      inExprs.push_back(dim(lead + i) * strides[i] +
+                        dim(c + 1 + i) * dilations[i]);
+      wExprs.push_back(dim(c + 1 + i));
+      outExprs.push_back(dim(lead + i));
+    }
+    SmallVector<utils::IteratorType> iterators(lead + k,
+                                               utils::IteratorType::parallel);
+    iterators.append(k + 1, utils::IteratorType::reduction);
+    Value init = filledLike(rewriter, loc, outShape, op.getInput(),
+                            constantOf(rewriter, loc, acc, 0));
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{init.getType()}, ValueRange{x, w},
+        ValueRange{init},
+        ArrayRef<AffineMap>{AffineMap::get(numLoops, 0, inExprs, ctx),
+                            AffineMap::get(numLoops, 0, wExprs, ctx),
+                            AffineMap::get(numLoops, 0, outExprs, ctx)},
+        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value product =
+              arith::MulFOp::create(b, l, scalarCast(b, l, args[0], acc),
+                                    scalarCast(b, l, args[1], acc));
+          linalg::YieldOp::create(
+              b, l, arith::AddFOp::create(b, l, args[2], product).getResult());
+        });
+    Value result = generic.getResult(0);
+    if (acc != element)
+      result = buildElementwise(
+          rewriter, loc, RankedTensorType::get(outShape, element),
+          ValueRange{result},
+          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+            return scalarCast(b, l, args[0], element);
+          });
+    if (grouped) {
+      SmallVector<ReassociationIndices> map = {{0}, {1, 2}};
+      for (int64_t i = 0; i < k; ++i)
+        map.push_back({3 + i});
+      result =
+          tensor::CollapseShapeOp::create(rewriter, loc, type, result, map);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// max_pool and avg_pool: padding (-inf or the lowest integer for max, zeros
+/// for avg; as far as the last window reaches, which ceil_mode may take past
+/// `pads`), then one linalg.generic with loops (n, c, o_1..o_k) parallel and
+/// (k_1..k_k) reduction over input[n, c, o_i * stride_i + k_i * dilation_i];
+/// an empty tensor of the kernel's shape gives the window loops their sizes
+/// (as linalg's named pooling ops do). avg_pool then divides each sum by its
+/// count of elements (a constant, or computed from the output index where
+/// windows overlap padding). f16/bf16 sums accumulate in f32.
+template <typename OpTy>
+struct LowerPool : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    constexpr bool isMax = std::is_same_v<OpTy, MaxPoolOp>;
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = op.getType();
+    auto inType = op.getInput().getType();
+    Type element = type.getElementType();
+    Type acc =
+        !isMax && isNarrowFloat(element) ? rewriter.getF32Type() : element;
+    int64_t k = type.getRank() - 2;
+    ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
+                      dilations = op.getDilations(), pads = op.getPads();
+    // Padding read by the windows: `pads` before, up to the last window's
+    // end after.
+    SmallVector<int64_t> begin(pads.take_front(k)), end;
+    for (int64_t i = 0; i < k; ++i) {
+      int64_t extent = dilations[i] * (kernel[i] - 1) + 1;
+      end.push_back(std::max<int64_t>(
+          0, (type.getDimSize(i + 2) - 1) * strides[i] + extent -
+                 inType.getDimSize(i + 2) - begin[i]));
+    }
+    Value pad = isMax ? lowestOf(rewriter, loc, element)
+                      : constantOf(rewriter, loc, element, 0);
+    Value x = padSpatial(rewriter, loc, op.getInput(), begin, end, pad);
+    Value window = tensor::EmptyOp::create(rewriter, loc, kernel, acc);
+    int64_t numLoops = 2 + 2 * k;
+    auto dim = [&](int64_t d) { return getAffineDimExpr(d, ctx); };
+    SmallVector<AffineExpr> inExprs = {dim(0), dim(1)}, winExprs,
+                            outExprs = {dim(0), dim(1)};
+    for (int64_t i = 0; i < k; ++i) {
+      inExprs.push_back(dim(2 + i) * strides[i] +
+                        dim(2 + k + i) * dilations[i]);
+      winExprs.push_back(dim(2 + k + i));
+      outExprs.push_back(dim(2 + i));
+    }
+    SmallVector<utils::IteratorType> iterators(2 + k,
+                                               utils::IteratorType::parallel);
+    iterators.append(k, utils::IteratorType::reduction);
+    Value init = filledLike(rewriter, loc, type.getShape(), op.getInput(),
+                            isMax ? lowestOf(rewriter, loc, acc)
+                                  : constantOf(rewriter, loc, acc, 0));
+    bool f = isFloat(element);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{init.getType()}, ValueRange{x, window},
+        ValueRange{init},
+        ArrayRef<AffineMap>{AffineMap::get(numLoops, 0, inExprs, ctx),
+                            AffineMap::get(numLoops, 0, winExprs, ctx),
+                            AffineMap::get(numLoops, 0, outExprs, ctx)},
+        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value v = scalarCast(b, l, args[0], acc);
+          Value r;
+          if (isMax)
+            r = f ? arith::MaximumFOp::create(b, l, args[2], v).getResult()
+                  : arith::MaxSIOp::create(b, l, args[2], v).getResult();
+          else
+            r = arith::AddFOp::create(b, l, args[2], v);
+          linalg::YieldOp::create(b, l, r);
+        });
+    Value result = generic.getResult(0);
+    if constexpr (!isMax)
+      result = divideByCount(rewriter, loc, op, result, end);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// avg_pool: each window's sum divided by its number of elements (inside
+  /// the input, or with count_include_pad inside the padded input), rounded
+  /// to the result's type.
+  static Value divideByCount(PatternRewriter &rewriter, Location loc,
+                             AvgPoolOp op, Value sums,
+                             ArrayRef<int64_t> reach) {
+    auto type = op.getType();
+    auto inType = op.getInput().getType();
+    Type element = type.getElementType();
+    Type acc = cast<RankedTensorType>(sums.getType()).getElementType();
+    int64_t k = type.getRank() - 2;
+    ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
+                      dilations = op.getDilations(), pads = op.getPads();
+    bool include = op.getCountIncludePad();
+    // Per dimension, the range [lo, hi) of padded coordinates that count.
+    SmallVector<int64_t> lo, hi;
+    bool constant = true;
+    for (int64_t i = 0; i < k; ++i) {
+      int64_t size = inType.getDimSize(i + 2);
+      lo.push_back(include ? 0 : pads[i]);
+      hi.push_back(include ? pads[i] + size + pads[k + i] : pads[i] + size);
+      // Every window is inside [lo, hi) when nothing outside it is read.
+      constant &= lo.back() == 0 && pads[i] + size + reach[i] <= hi.back();
+    }
+    return buildElementwise(
+        rewriter, loc, type, ValueRange{sums},
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value count;
+          if (constant) {
+            int64_t n = 1;
+            for (int64_t size : kernel)
+              n *= size;
+            count = constantOf(b, l, acc, static_cast<double>(n));
+          } else {
+            auto idx = [&](int64_t v) -> Value {
+              return arith::ConstantIndexOp::create(b, l, v);
+            };
+            // ceil(max(v, 0) / d) for the first/last window element in range.
+            auto ceilDiv = [&](Value v, int64_t d) -> Value {
+              v = arith::MaxSIOp::create(b, l, v, idx(0));
+              return arith::DivUIOp::create(
+                  b, l, arith::AddIOp::create(b, l, v, idx(d - 1)), idx(d));
+            };
+            Value n = idx(1);
+            for (int64_t i = 0; i < k; ++i) {
+              Value start = arith::MulIOp::create(
+                  b, l, linalg::IndexOp::create(b, l, i + 2), idx(strides[i]));
+              // Window elements j with lo <= start + j * dilation < hi.
+              Value first = ceilDiv(
+                  arith::SubIOp::create(b, l, idx(lo[i]), start), dilations[i]);
+              Value last = arith::MinSIOp::create(
+                  b, l,
+                  ceilDiv(arith::SubIOp::create(b, l, idx(hi[i]), start),
+                          dilations[i]),
+                  idx(kernel[i]));
+              Value inside = arith::MaxSIOp::create(
+                  b, l, arith::SubIOp::create(b, l, last, first), idx(0));
+              n = arith::MulIOp::create(b, l, n, inside);
+            }
+            count = arith::SIToFPOp::create(
+                b, l, acc, arith::IndexCastOp::create(b, l, b.getI64Type(), n));
+          }
+          return scalarCast(b, l, arith::DivFOp::create(b, l, args[0], count),
+                            element);
+        });
+  }
+};
+
 struct LowerTranspose : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TransposeOp op,
@@ -1258,7 +1554,8 @@ void mlir::tide::populateTideToLinalgPatterns(RewritePatternSet &patterns) {
   populateDecompositionPatterns(patterns);
   patterns.add<LowerElementwise, LowerConstant, LowerMatmul, LowerTranspose,
                LowerConcat, LowerSlice, LowerReshape, LowerTransfer,
-               LowerGather, LowerCumsum, LowerReduction<ReduceSumOp>,
+               LowerGather, LowerCumsum, LowerConv, LowerPool<MaxPoolOp>,
+               LowerPool<AvgPoolOp>, LowerReduction<ReduceSumOp>,
                LowerReduction<ReduceMeanOp>, LowerReduction<ReduceMaxOp>,
                LowerReduction<ReduceMinOp>, LowerReduction<ReduceProdOp>,
                LowerReduction<ArgmaxOp>, LowerReduction<ArgminOp>>(ctx);

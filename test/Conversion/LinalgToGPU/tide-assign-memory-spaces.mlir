@@ -90,6 +90,8 @@ func.func @constant_through_reshape(%x: tensor<3x1x1xf32>) -> tensor<3x1x1xf32> 
     linalg.yield %0 : f32
   } -> tensor<3x1x1xf32>
   return %g : tensor<3x1x1xf32>
+}
+
 // -----
 
 // A constant that a GPU op's payload reads (tide.gather: tensor.extract in a

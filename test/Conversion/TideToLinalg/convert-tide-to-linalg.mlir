@@ -923,6 +923,101 @@ func.func @cumsum_flags(%x: tensor<5xi32>) -> (tensor<5xi32>, tensor<5xi32>, ten
   return %0, %1, %2 : tensor<5xi32>, tensor<5xi32>, tensor<5xi32>
 }
 
+// conv: zero padding (a fill with the input inserted), then one generic with
+// loops (n, f, oh, ow) parallel and (c, kh, kw) reduction; the input is read
+// at oh * stride + kh * dilation; the batch stays dynamic.
+// CHECK-LABEL: func.func @conv(
+// CHECK-SAME: %[[X:.*]]: tensor<?x3x8x8xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>)
+// CHECK: %[[D:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x3x8x8xf32>
+// CHECK: %[[PE:.*]] = tensor.empty(%[[D]]) : tensor<?x3x10x9xf32>
+// CHECK: %[[PF:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[PE]] : tensor<?x3x10x9xf32>)
+// CHECK: %[[P:.*]] = tensor.insert_slice %[[X]] into %[[PF]][0, 0, 1, 1] [%[[D]], 3, 8, 8] [1, 1, 1, 1]
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x4x4x3xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 * 2 + d5, d3 * 2 + d6 * 2)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+// CHECK-SAME: ins(%[[P]], %[[W]] : tensor<?x3x10x9xf32>, tensor<4x3x3x3xf32>) outs(%[[INIT]] : tensor<?x4x4x3xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[ACC]], %[[M]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK: return %[[R]]
+func.func @conv(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<?x4x4x3xf32> {
+  %0 = tide.conv %x, %w strides = [2, 2] dilations = [1, 2] pads = [1, 1, 1, 0] : tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>
+  return %0 : tensor<?x4x4x3xf32>
+}
+
+// Grouped f16 conv: channels split by expand_shape into (groups, per group),
+// products accumulated in f32, rounded once, and the result collapsed back.
+// CHECK-LABEL: func.func @conv_groups_f16(
+// CHECK-SAME: %[[X:.*]]: tensor<1x4x6xf16>, %[[W:.*]]: tensor<4x2x3xf16>)
+// CHECK: %[[XE:.*]] = tensor.expand_shape %[[X]] {{\[\[}}0], [1, 2], [3]] output_shape [1, 2, 2, 6] : tensor<1x4x6xf16> into tensor<1x2x2x6xf16>
+// CHECK: %[[WE:.*]] = tensor.expand_shape %[[W]] {{\[\[}}0, 1], [2], [3]] output_shape [2, 2, 2, 3] : tensor<4x2x3xf16> into tensor<2x2x2x3xf16>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x2x2x4xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d3 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+// CHECK-SAME: ins(%[[XE]], %[[WE]] : tensor<1x2x2x6xf16>, tensor<2x2x2x3xf16>) outs(%[[INIT]] : tensor<1x2x2x4xf32>)
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3]] : tensor<1x2x2x4xf16> into tensor<1x4x4xf16>
+// CHECK: return %[[C]]
+func.func @conv_groups_f16(%x: tensor<1x4x6xf16>, %w: tensor<4x2x3xf16>) -> tensor<1x4x4xf16> {
+  %0 = tide.conv %x, %w strides = [1] dilations = [1] pads = [0, 0] groups = 2 : tensor<1x4x6xf16>, tensor<4x2x3xf16>
+  return %0 : tensor<1x4x4xf16>
+}
+
+// max_pool: -inf padding as far as the last window reaches (ceil_mode takes
+// it one past `pads` here), an empty kernel-shaped tensor for the window
+// loops, maximumf into a -inf fill.
+// CHECK-LABEL: func.func @max_pool(
+// CHECK-SAME: %[[X:.*]]: tensor<2x?x5xf32>)
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[PF:.*]] = linalg.fill ins(%[[NINF]] : f32) outs(%{{.*}} : tensor<2x?x6xf32>)
+// CHECK: %[[P:.*]] = tensor.insert_slice %[[X]] into %[[PF]][0, 0, 0] [2, %{{.*}}, 5] [1, 1, 1]
+// CHECK: %[[WIN:.*]] = tensor.empty() : tensor<2xf32>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x?x3xf32>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2 + d3)>, affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[P]], %[[WIN]] : tensor<2x?x6xf32>, tensor<2xf32>) outs(%[[INIT]] : tensor<2x?x3xf32>)
+// CHECK: arith.maximumf
+func.func @max_pool(%x: tensor<2x?x5xf32>) -> tensor<2x?x3xf32> {
+  %0 = tide.max_pool %x kernel = [2] strides = [2] dilations = [1] pads = [0, 0] ceil_mode : tensor<2x?x5xf32>
+  return %0 : tensor<2x?x3xf32>
+}
+
+// Integer max_pool pads with the lowest integer and takes maxsi.
+// CHECK-LABEL: func.func @max_pool_i8(
+// CHECK: arith.constant -128 : i8
+// CHECK: arith.maxsi
+func.func @max_pool_i8(%x: tensor<1x1x4xi8>) -> tensor<1x1x4xi8> {
+  %0 = tide.max_pool %x kernel = [2] strides = [1] dilations = [1] pads = [0, 1] : tensor<1x1x4xi8>
+  return %0 : tensor<1x1x4xi8>
+}
+
+// avg_pool without padding: a sum, divided by the constant window size.
+// CHECK-LABEL: func.func @avg_pool(
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}} ins(%[[SUM]] : tensor<1x1x2x2xf32>)
+// CHECK-NEXT: ^bb0(%[[S:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[N:.*]] = arith.constant 4.000000e+00 : f32
+// CHECK-NEXT: %[[Q:.*]] = arith.divf %[[S]], %[[N]] : f32
+// CHECK-NEXT: linalg.yield %[[Q]]
+func.func @avg_pool(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  %0 = tide.avg_pool %x kernel = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x1x4x4xf32>
+  return %0 : tensor<1x1x2x2xf32>
+}
+
+// avg_pool over padding: f16 sums in f32, each divided by its count of
+// in-bounds elements, computed from the output index (linalg.index).
+// CHECK-LABEL: func.func @avg_pool_pads_f16(
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: linalg.index 2 : index
+// CHECK: arith.sitofp %{{.*}} : i64 to f32
+// CHECK: arith.divf
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @avg_pool_pads_f16(%x: tensor<1x1x5xf16>) -> tensor<1x1x3xf16> {
+  %0 = tide.avg_pool %x kernel = [3] strides = [2] dilations = [1] pads = [1, 1] : tensor<1x1x5xf16>
+  return %0 : tensor<1x1x3xf16>
+}
+
 // Static reshape: tensor.reshape with a constant shape tensor.
 // CHECK-LABEL: func.func @reshape_static(
 // CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>)
