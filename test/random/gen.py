@@ -218,6 +218,16 @@ UNARY = {
     "erf": (_erf, None, None, "transc", None),
     "elu": (None, None, None, "transc", None),   # alpha: see eval_op
     "not": (None, np.invert, np.logical_not, "ieee", None),
+    "tan": (np.tan, None, None, "transc", None),
+    "asin": (np.arcsin, None, None, "transc", "unit"),
+    "acos": (np.arccos, None, None, "transc", "unit"),
+    "atan": (np.arctan, None, None, "transc", None),
+    "sinh": (np.sinh, None, None, "transc", None),
+    "cosh": (np.cosh, None, None, "transc", None),
+    "asinh": (np.arcsinh, None, None, "transc", None),
+    "acosh": (np.arccosh, None, None, "transc", "ge1"),
+    "atanh": (np.arctanh, None, None, "transc", "open_unit"),
+    "sign": (np.sign, lambda x: np.sign(x).astype(x.dtype), None, "ieee", None),
 }
 
 BINARY = {
@@ -230,7 +240,18 @@ BINARY = {
     "minimum": (np.minimum, np.minimum, None, "ieee"),
     "and": (None, np.bitwise_and, np.logical_and, "ieee"),
     "or": (None, np.bitwise_or, np.logical_or, "ieee"),
+    "xor": (None, np.bitwise_xor, np.logical_xor, "ieee"),
+    "rem": (np.fmod, "rem", None, "ieee"),
+    "mod": (np.mod, "mod", None, "ieee"),
+    # On i1 a shift by true (1, the bit width) gives 0, by false the value.
+    "shl": (None, "shl", lambda a, b: np.logical_and(a, np.logical_not(b)), "ieee"),
+    "shr": (None, "shr", lambda a, b: np.logical_and(a, np.logical_not(b)), "ieee"),
 }
+
+# Families the generator does not write yet (documented in
+# docs/reliability.md); the other harnesses (numerics.py, registry_walk.py)
+# cover them.
+NOT_GENERATED = {"gather", "cumsum", "conv", "pool"}
 
 CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
        "gt": np.greater, "ge": np.greater_equal}
@@ -254,6 +275,8 @@ def coverage_problems(ops):
     problems = []
     for name, op in sorted(ops.items()):
         fam = op["family"]
+        if fam in NOT_GENERATED:
+            continue
         if fam not in SEMANTICS:
             problems.append("tide.%s: gen.py has no generator for family '%s'; add one "
                             "(GEN_FAMILY and SEMANTICS in test/random/gen.py)" % (name, fam))
@@ -311,6 +334,12 @@ def eval_op(op, ins, rng=None, strict=True):
                     raise Violation("%s of a value <= 0" % name)
                 if dom == "nonneg" and not np.all(x >= 0):
                     raise Violation("%s of a negative value" % name)
+                if dom == "unit" and not np.all(np.abs(x.astype(np.float64)) <= 1):
+                    raise Violation("%s outside [-1, 1]" % name)
+                if dom == "open_unit" and not np.all(np.abs(x.astype(np.float64)) < 1):
+                    raise Violation("%s outside (-1, 1)" % name)
+                if dom == "ge1" and not np.all(x.astype(np.float64) >= 1):
+                    raise Violation("%s below 1" % name)
             if name == "elu":
                 alpha = a.get("alpha", 1.0)
                 h = _hi(x, t)
@@ -333,6 +362,24 @@ def eval_op(op, ins, rng=None, strict=True):
                         raise Violation("integer division by 0 or INT_MIN / -1")
                     b = np.broadcast_arrays(x, y)
                     return trunc_div(b[0], b[1]).astype(NP[t])
+                if ifn in ("rem", "mod"):
+                    if strict and x.size and (np.any(y == 0) or np.any((x == INT_MIN[t]) & (y == -1))):
+                        raise Violation("integer remainder by 0 or INT_MIN by -1")
+                    a64, b64 = np.broadcast_arrays(x.astype(np.int64), y.astype(np.int64))
+                    r = a64 - trunc_div(a64, b64) * b64
+                    if ifn == "mod":
+                        r = np.where((r != 0) & ((r < 0) != (b64 < 0)), r + b64, r)
+                    return r.astype(NP[t])
+                if ifn in ("shl", "shr"):
+                    bits = np.dtype(NP[t]).itemsize * 8
+                    a64, b64 = np.broadcast_arrays(x.astype(np.int64), y.astype(np.int64))
+                    ok = (b64 >= 0) & (b64 < bits)
+                    sh = np.where(ok, b64, 0).astype(np.uint64)
+                    mask = np.uint64((1 << bits) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
+                    u = a64.astype(np.uint64) & mask
+                    r = ((u << sh) if ifn == "shl" else (u >> sh)) & mask
+                    r = np.where(ok, r, np.uint64(0)).astype(np.uint64)
+                    return r.astype(np.dtype("u%d" % (bits // 8))).view(NP[t]).reshape(r.shape)
                 return np.asarray(ifn(x, y)).astype(NP[t])
             if name == "pow":
                 if strict and np.broadcast_to(x, np.broadcast_shapes(x.shape, y.shape)).size and \
@@ -342,6 +389,8 @@ def eval_op(op, ins, rng=None, strict=True):
                 if rng is not None:
                     r = _noise(rng, r, K_TRANSC * ULP[t])
                 return round_to(r, t)
+            if name in ("rem", "mod") and strict and x.size and np.any(y == 0):
+                raise Violation("remainder by 0")
             if t == "bf16":
                 return round_to(ffn(x.astype(np.float64), y.astype(np.float64)), t)
             return np.asarray(ffn(x, y)).astype(NP[t])
@@ -811,7 +860,7 @@ class Gen:
         kind = "pos" if name == "pow" else "any"
         x = self.operand(types, kind=kind)
         v = self.info(x)
-        y = self.partner(x, kind="nonzero" if name == "div" and v["dtype"] in INTS else
+        y = self.partner(x, kind="nonzero" if name in ("div", "rem", "mod") else
                          ("any" if name != "pow" else "any"))
         if name == "pow":
             # Keep the exponent small: results stay finite.
@@ -1051,7 +1100,7 @@ class Gen:
 
     # -- a function --
     def build(self, nops):
-        names = sorted(self.ops)
+        names = sorted(n for n in self.ops if self.ops[n]["family"] not in NOT_GENERATED)
         tries = 0
         while len(self.f["ops"]) < nops and tries < nops * 30:
             tries += 1
