@@ -17,10 +17,10 @@ using namespace tide::runner;
 // ui16 comes before bf16: a '<u2' file is read as ui16, and a bf16
 // argument also takes it (bf16 travels as uint16 bits; see acceptsArray).
 static const DTypeInfo kDTypes[] = {
-    {"i1", "|b1", 1},    {"i8", "|i1", 1},    {"i16", "<i2", 2},
-    {"i32", "<i4", 4},   {"i64", "<i8", 8},   {"ui8", "|u1", 1},
-    {"ui16", "<u2", 2},  {"ui32", "<u4", 4},  {"ui64", "<u8", 8},
-    {"f16", "<f2", 2},   {"bf16", "<u2", 2},  {"f32", "<f4", 4},
+    {"i1", "|b1", 1},   {"i8", "|i1", 1},   {"i16", "<i2", 2},
+    {"i32", "<i4", 4},  {"i64", "<i8", 8},  {"ui8", "|u1", 1},
+    {"ui16", "<u2", 2}, {"ui32", "<u4", 4}, {"ui64", "<u8", 8},
+    {"f16", "<f2", 2},  {"bf16", "<u2", 2}, {"f32", "<f4", 4},
     {"f64", "<f8", 8},
 };
 
@@ -30,8 +30,8 @@ bool tide::runner::isUnsignedDType(const DTypeInfo *dtype) {
 
 bool tide::runner::acceptsArray(const DTypeInfo *expected,
                                 const DTypeInfo *given) {
-  return expected == given || (expected == findDType("bf16") &&
-                               given == findDType("ui16"));
+  return expected == given ||
+         (expected == findDType("bf16") && given == findDType("ui16"));
 }
 
 const DTypeInfo *tide::runner::findDType(const std::string &name) {

@@ -407,8 +407,7 @@ llvm::Error TargetParser::applyRules(const llvm::json::Value *rules,
             name ? symbolizeDType(*name) : std::nullopt;
         if (!dtype)
           return error(rulePath + ".dtypes[" + std::to_string(j) + "]",
-                       "unknown dtype; expected one of " +
-                           dtypeChoices());
+                       "unknown dtype; expected one of " + dtypeChoices());
         dtypes.push_back(*dtype);
       }
     } else {
@@ -541,8 +540,7 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
     std::string where = path + ".peak_gflops." + entry.first.str();
     std::optional<DType> dtype = symbolizeDType(entry.first);
     if (!dtype)
-      return error(where, "unknown dtype; expected one of " +
-                                 dtypeChoices());
+      return error(where, "unknown dtype; expected one of " + dtypeChoices());
     auto number = getNumber(*peakObject, path + ".peak_gflops", entry.first,
                             true, 0, true);
     if (!number)
@@ -551,10 +549,9 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
   }
   // Unsigned integers run at the rate of the signed ones of their width
   // unless the file says otherwise.
-  for (auto [u, s] : {std::pair(DType::UI8, DType::I8),
-                      std::pair(DType::UI16, DType::I16),
-                      std::pair(DType::UI32, DType::I32),
-                      std::pair(DType::UI64, DType::I64)})
+  for (auto [u, s] :
+       {std::pair(DType::UI8, DType::I8), std::pair(DType::UI16, DType::I16),
+        std::pair(DType::UI32, DType::I32), std::pair(DType::UI64, DType::I64)})
     if (!peakObject->get(stringifyDType(u)))
       device.peakFlops[static_cast<unsigned>(u)] =
           device.peakFlops[static_cast<unsigned>(s)];

@@ -356,8 +356,8 @@ bool mlir::tide::isFloatDType(DType dtype) {
 }
 
 bool mlir::tide::isUnsignedDType(DType dtype) {
-  return dtype == DType::UI8 || dtype == DType::UI16 ||
-         dtype == DType::UI32 || dtype == DType::UI64;
+  return dtype == DType::UI8 || dtype == DType::UI16 || dtype == DType::UI32 ||
+         dtype == DType::UI64;
 }
 
 bool mlir::tide::isUnsignedElement(Type type) {

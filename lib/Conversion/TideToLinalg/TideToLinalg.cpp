@@ -24,13 +24,13 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/BuiltinDialect.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -149,7 +149,8 @@ bool isFloat(Type t) { return isa<FloatType>(t); }
 
 /// `type` with unsigned integers (as element types too) made signless.
 Type signless(Type type) {
-  if (auto integer = dyn_cast<IntegerType>(type); integer && !integer.isSignless())
+  if (auto integer = dyn_cast<IntegerType>(type);
+      integer && !integer.isSignless())
     return IntegerType::get(type.getContext(), integer.getWidth());
   if (auto tensor = dyn_cast<RankedTensorType>(type))
     return tensor.clone(signless(tensor.getElementType()));
@@ -285,8 +286,7 @@ Value scalarUnary(Operation *op, OpBuilder &b, Location loc, Value x,
           // x != 0.
           return arith::ExtUIOp::create(
               b, loc, t,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
-                                    zero));
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero));
         if (!f) {
           // (x > 0) - (x < 0).
           Value pos = arith::ExtUIOp::create(
@@ -393,8 +393,8 @@ Value shift(OpBuilder &b, Location loc, Value x, Value y, bool left) {
                                  constantOf(b, loc, t, 0));
 }
 
-Value scalarBinary(Operation *op, OpBuilder &b, Location loc, Value x,
-                   Value y, bool isUnsigned) {
+Value scalarBinary(Operation *op, OpBuilder &b, Location loc, Value x, Value y,
+                   bool isUnsigned) {
   bool f = isFloat(x.getType());
   bool u = isUnsigned;
   return llvm::TypeSwitch<Operation *, Value>(op)
@@ -783,15 +783,15 @@ struct LowerReduction : OpRewritePattern<OpTy> {
             bool f = isFloat(element);
             Value r;
             if (isa<ReduceMaxOp>(op))
-              r = f            ? arith::MaximumFOp::create(b, l, x, acc)
-                                     .getResult()
-                  : isUnsigned ? arith::MaxUIOp::create(b, l, x, acc).getResult()
-                               : arith::MaxSIOp::create(b, l, x, acc).getResult();
+              r = f ? arith::MaximumFOp::create(b, l, x, acc).getResult()
+                  : isUnsigned
+                      ? arith::MaxUIOp::create(b, l, x, acc).getResult()
+                      : arith::MaxSIOp::create(b, l, x, acc).getResult();
             else if (isa<ReduceMinOp>(op))
-              r = f            ? arith::MinimumFOp::create(b, l, x, acc)
-                                     .getResult()
-                  : isUnsigned ? arith::MinUIOp::create(b, l, x, acc).getResult()
-                               : arith::MinSIOp::create(b, l, x, acc).getResult();
+              r = f ? arith::MinimumFOp::create(b, l, x, acc).getResult()
+                  : isUnsigned
+                      ? arith::MinUIOp::create(b, l, x, acc).getResult()
+                      : arith::MinSIOp::create(b, l, x, acc).getResult();
             else if (isa<ReduceProdOp>(op))
               r = f ? arith::MulFOp::create(b, l, x, acc).getResult()
                     : arith::MulIOp::create(b, l, x, acc).getResult();
@@ -855,11 +855,9 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
         continue;
       Value size;
       if (d == rank - 2)
-        size = tensor::DimOp::create(rewriter, loc, lhs,
-                                     lhsType.getRank() - 2);
+        size = tensor::DimOp::create(rewriter, loc, lhs, lhsType.getRank() - 2);
       else if (d == rank - 1)
-        size = tensor::DimOp::create(rewriter, loc, rhs,
-                                     rhsType.getRank() - 1);
+        size = tensor::DimOp::create(rewriter, loc, rhs, rhsType.getRank() - 1);
       else
         for (Value operand : {lhs, rhs}) {
           auto t = cast<RankedTensorType>(operand.getType());
@@ -893,9 +891,9 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
                          .getResult())
                      .getResult(0);
     if (rank == 2)
-      return finish(linalg::MatmulOp::create(
-                        rewriter, loc, TypeRange{accType},
-                        ValueRange{lhs, rhs}, ValueRange{init})
+      return finish(linalg::MatmulOp::create(rewriter, loc, TypeRange{accType},
+                                             ValueRange{lhs, rhs},
+                                             ValueRange{init})
                         .getResult(0));
     // Batched: loops (batch..., m, n, k).
     int64_t loops = rank + 1, m = rank - 2, n = rank - 1, k = rank;
@@ -1138,8 +1136,7 @@ struct LowerConcat : OpRewritePattern<ConcatOp> {
         if (!resultType.isDynamicDim(d))
           continue;
         if (d != axis) {
-          dyn.push_back(
-              tensor::DimOp::create(rewriter, loc, all.front(), d));
+          dyn.push_back(tensor::DimOp::create(rewriter, loc, all.front(), d));
           continue;
         }
         Value sum = arith::ConstantIndexOp::create(rewriter, loc, 0);
@@ -1149,12 +1146,11 @@ struct LowerConcat : OpRewritePattern<ConcatOp> {
               tensor::DimOp::create(rewriter, loc, input, d));
         dyn.push_back(sum);
       }
-      replaceFromSignless(rewriter, op,
-                          tensor::EmptyOp::create(rewriter, loc,
-                                                  resultType.getShape(),
-                                                  resultType.getElementType(),
-                                                  dyn)
-                              .getResult());
+      replaceFromSignless(
+          rewriter, op,
+          tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                  resultType.getElementType(), dyn)
+              .getResult());
       return success();
     }
     replaceFromSignless(
@@ -1250,12 +1246,11 @@ struct LowerTransfer : OpRewritePattern<TransferOp> {
                                 PatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(signless(op.getType()));
     Value input = toSignless(rewriter, op.getLoc(), op.getInput()).front();
-    replaceFromSignless(
-        rewriter, op,
-        bufferization::AllocTensorOp::create(
-            rewriter, op.getLoc(), type, ValueRange(), input,
-            /*size_hint=*/Value(), getMemorySpace(op.getTo()))
-            .getResult());
+    replaceFromSignless(rewriter, op,
+                        bufferization::AllocTensorOp::create(
+                            rewriter, op.getLoc(), type, ValueRange(), input,
+                            /*size_hint=*/Value(), getMemorySpace(op.getTo()))
+                            .getResult());
     return success();
   }
 };

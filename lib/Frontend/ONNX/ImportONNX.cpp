@@ -785,13 +785,18 @@ LogicalResult ModelImporter::bindInput(llvm::StringRef name,
     static const struct {
       const char *descr;
       int32_t onnxType;
-    } kinds[] = {
-        {"<f4", onnx::TensorProto::FLOAT},   {"<f8", onnx::TensorProto::DOUBLE},
-        {"<f2", onnx::TensorProto::FLOAT16}, {"<i8", onnx::TensorProto::INT64},
-        {"<i4", onnx::TensorProto::INT32},   {"<i2", onnx::TensorProto::INT16},
-        {"|i1", onnx::TensorProto::INT8},    {"|b1", onnx::TensorProto::BOOL},
-        {"|u1", onnx::TensorProto::UINT8},   {"<u2", onnx::TensorProto::UINT16},
-        {"<u4", onnx::TensorProto::UINT32},  {"<u8", onnx::TensorProto::UINT64}};
+    } kinds[] = {{"<f4", onnx::TensorProto::FLOAT},
+                 {"<f8", onnx::TensorProto::DOUBLE},
+                 {"<f2", onnx::TensorProto::FLOAT16},
+                 {"<i8", onnx::TensorProto::INT64},
+                 {"<i4", onnx::TensorProto::INT32},
+                 {"<i2", onnx::TensorProto::INT16},
+                 {"|i1", onnx::TensorProto::INT8},
+                 {"|b1", onnx::TensorProto::BOOL},
+                 {"|u1", onnx::TensorProto::UINT8},
+                 {"<u2", onnx::TensorProto::UINT16},
+                 {"<u4", onnx::TensorProto::UINT32},
+                 {"<u8", onnx::TensorProto::UINT64}};
     int32_t dataType = -1;
     for (const auto &k : kinds)
       if (kind == k.descr)
