@@ -18,8 +18,9 @@ struct ElementType {
   unsigned bytes;
 };
 constexpr ElementType kElementTypes[] = {
-    {"i1", 1},  {"i8", 1},   {"i16", 2}, {"i32", 4}, {"i64", 8},
-    {"f16", 2}, {"bf16", 2}, {"f32", 4}, {"f64", 8},
+    {"i1", 1},   {"i8", 1},   {"i16", 2},  {"i32", 4},  {"i64", 8},
+    {"ui8", 1},  {"ui16", 2}, {"ui32", 4}, {"ui64", 8}, {"f16", 2},
+    {"bf16", 2}, {"f32", 4},  {"f64", 8},
 };
 
 /// Splits `s` at runs of spaces and tabs.

@@ -147,7 +147,7 @@ bool CompiledModule::check(const FunctionSpec &fn,
     const TensorSpec &spec = fn.args[i];
     const Array &a = inputs[i];
     std::string which = "input " + std::to_string(i) + " of @" + fn.name;
-    if (a.dtype != spec.dtype) {
+    if (!acceptsArray(spec.dtype, a.dtype)) {
       error = which + " has dtype " + a.dtype->name +
               " but the function "
               "expects " +

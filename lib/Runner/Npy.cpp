@@ -14,11 +14,25 @@
 
 using namespace tide::runner;
 
+// ui16 comes before bf16: a '<u2' file is read as ui16, and a bf16
+// argument also takes it (bf16 travels as uint16 bits; see acceptsArray).
 static const DTypeInfo kDTypes[] = {
-    {"i1", "|b1", 1},  {"i8", "|i1", 1},  {"i16", "<i2", 2},
-    {"i32", "<i4", 4}, {"i64", "<i8", 8}, {"f16", "<f2", 2},
-    {"bf16", "<u2", 2}, {"f32", "<f4", 4}, {"f64", "<f8", 8},
+    {"i1", "|b1", 1},   {"i8", "|i1", 1},   {"i16", "<i2", 2},
+    {"i32", "<i4", 4},  {"i64", "<i8", 8},  {"ui8", "|u1", 1},
+    {"ui16", "<u2", 2}, {"ui32", "<u4", 4}, {"ui64", "<u8", 8},
+    {"f16", "<f2", 2},  {"bf16", "<u2", 2}, {"f32", "<f4", 4},
+    {"f64", "<f8", 8},
 };
+
+bool tide::runner::isUnsignedDType(const DTypeInfo *dtype) {
+  return dtype && dtype->name[0] == 'u';
+}
+
+bool tide::runner::acceptsArray(const DTypeInfo *expected,
+                                const DTypeInfo *given) {
+  return expected == given ||
+         (expected == findDType("bf16") && given == findDType("ui16"));
+}
 
 const DTypeInfo *tide::runner::findDType(const std::string &name) {
   for (const DTypeInfo &d : kDTypes)
@@ -35,6 +49,8 @@ static const DTypeInfo *fromDescr(const std::string &descr) {
     d = "|b1";
   if (d == "<i1" || d == "i1")
     d = "|i1";
+  if (d == "<u1" || d == "u1")
+    d = "|u1";
   for (const DTypeInfo &info : kDTypes)
     if (d == info.descr)
       return &info;
@@ -126,6 +142,8 @@ double Array::get(int64_t i) const {
   }
   if (n == "i1")
     return *p ? 1 : 0;
+  if (isUnsignedDType(dtype))
+    return static_cast<double>(getUnsigned(i));
   if (n == "i8")
     return static_cast<int8_t>(*p);
   if (n == "i16") {
@@ -163,6 +181,11 @@ void Array::set(int64_t i, double value) {
     std::memcpy(p, &h, 2);
   } else if (n == "i1") {
     *p = value != 0;
+  } else if (isUnsignedDType(dtype)) {
+    // Through a 64-bit integer, wrapping like a C cast of a signed value.
+    uint64_t v = value < 0 ? static_cast<uint64_t>(static_cast<int64_t>(value))
+                           : static_cast<uint64_t>(value);
+    std::memcpy(p, &v, dtype->bytes); // little-endian: the low bytes
   } else if (n == "i8") {
     *p = static_cast<unsigned char>(static_cast<int8_t>(value));
   } else if (n == "i16") {
@@ -175,6 +198,12 @@ void Array::set(int64_t i, double value) {
     int64_t v = static_cast<int64_t>(value);
     std::memcpy(p, &v, 8);
   }
+}
+
+uint64_t Array::getUnsigned(int64_t i) const {
+  uint64_t v = 0;
+  std::memcpy(&v, data.data() + i * dtype->bytes, dtype->bytes);
+  return v; // little-endian: the low bytes
 }
 
 /// Value of `key` in the header dict ("{'descr': '<f4', ...}").
@@ -264,8 +293,9 @@ bool tide::runner::readNpy(const std::string &path, Array &array,
   array.dtype = fromDescr(descr);
   if (!array.dtype) {
     error = "'" + path + "' has dtype '" + descr +
-            "', which Tide does not support (bool, int8..int64, float16, "
-            "float32, float64; bfloat16 as uint16 bits)";
+            "', which Tide does not support (bool, int8..int64, "
+            "uint8..uint64, float16, float32, float64; bfloat16 as uint16 "
+            "bits)";
     return false;
   }
   if (order.find("True") != std::string::npos) {

@@ -252,6 +252,14 @@ void Target::printKernelTableJSON(llvm::raw_ostream &os) const {
 // Target files
 //===----------------------------------------------------------------------===//
 
+/// "i1, i8, ..., f64": the dtype names a target file may use.
+static std::string dtypeChoices() {
+  std::string s;
+  for (unsigned i = 0; i < kNumDTypes; ++i)
+    s += (i ? ", " : "") + stringifyDType(static_cast<DType>(i)).str();
+  return s;
+}
+
 namespace {
 /// Strict reader of one target file: every error names the file and the key.
 class TargetParser {
@@ -399,8 +407,7 @@ llvm::Error TargetParser::applyRules(const llvm::json::Value *rules,
             name ? symbolizeDType(*name) : std::nullopt;
         if (!dtype)
           return error(rulePath + ".dtypes[" + std::to_string(j) + "]",
-                       "unknown dtype; expected one of i1, i8, i16, i32, "
-                       "i64, f16, bf16, f32, f64");
+                       "unknown dtype; expected one of " + dtypeChoices());
         dtypes.push_back(*dtype);
       }
     } else {
@@ -533,14 +540,21 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
     std::string where = path + ".peak_gflops." + entry.first.str();
     std::optional<DType> dtype = symbolizeDType(entry.first);
     if (!dtype)
-      return error(where, "unknown dtype; expected one of i1, i8, i16, i32, "
-                          "i64, f16, bf16, f32, f64");
+      return error(where, "unknown dtype; expected one of " + dtypeChoices());
     auto number = getNumber(*peakObject, path + ".peak_gflops", entry.first,
                             true, 0, true);
     if (!number)
       return number.takeError();
     device.peakFlops[static_cast<unsigned>(*dtype)] = *number * 1e9;
   }
+  // Unsigned integers run at the rate of the signed ones of their width
+  // unless the file says otherwise.
+  for (auto [u, s] :
+       {std::pair(DType::UI8, DType::I8), std::pair(DType::UI16, DType::I16),
+        std::pair(DType::UI32, DType::I32), std::pair(DType::UI64, DType::I64)})
+    if (!peakObject->get(stringifyDType(u)))
+      device.peakFlops[static_cast<unsigned>(u)] =
+          device.peakFlops[static_cast<unsigned>(s)];
 
   if (const llvm::json::Value *kernels = object->get("kernels")) {
     const llvm::json::Object *kernelObject = kernels->getAsObject();

@@ -48,18 +48,41 @@ import numpy as np
 
 # Classes of element types, for test data. Which types each op accepts comes
 # from tide-opt (see OPS).
-INTS = ["i8", "i16", "i32", "i64"]
+# Unsigned integers (ui8..ui64) are in INTS: the generators draw their test
+# data in the signed range of the same width, and Func.run maps it modulo 2^N
+# (so -1 becomes the largest value); their logical values are uint64 arrays,
+# whose NumPy arithmetic is unsigned, and results compare modulo 2^N.
+UINTS = ["ui8", "ui16", "ui32", "ui64"]
+INTS = ["i8", "i16", "i32", "i64"] + UINTS
 FLOATS = ["f16", "bf16", "f32", "f64"]
+
+
+def signed_of(t):
+    """The signed type of t's width ("ui8" -> "i8"); t itself otherwise."""
+    return t[1:] if t in UINTS else t
+
+
+def to_unsigned(x, t):
+    """Logical values (any integers) -> t's values modulo 2^N, as uint64."""
+    mask = np.uint64((1 << bits_of(t)) - 1)
+    x = np.asarray(x)
+    if x.dtype.kind == "f":
+        x = x.astype(np.int64)
+    return (x.astype(np.int64).astype(np.uint64) if x.dtype.kind in "ib" else
+            x.astype(np.uint64)) & mask
 
 # How tide-run stores each type in a .npy (bf16 as raw uint16 bits).
 STORAGE = {
     "i1": np.dtype(np.bool_), "i8": np.dtype(np.int8),
     "i16": np.dtype("<i2"), "i32": np.dtype("<i4"), "i64": np.dtype("<i8"),
+    "ui8": np.dtype("|u1"), "ui16": np.dtype("<u2"), "ui32": np.dtype("<u4"),
+    "ui64": np.dtype("<u8"),
     "f16": np.dtype("<f2"), "bf16": np.dtype("<u2"),
     "f32": np.dtype("<f4"), "f64": np.dtype("<f8"),
 }
-INT_RANGE = {t: (int(np.iinfo(STORAGE[t]).min), int(np.iinfo(STORAGE[t]).max))
-             for t in INTS}
+# The range test data is drawn from (signed, also for unsigned types: see UINTS).
+INT_RANGE = {t: (int(np.iinfo(STORAGE[signed_of(t)]).min),
+                 int(np.iinfo(STORAGE[signed_of(t)]).max)) for t in INTS}
 
 # ---------------------------------------------------------------------------
 # Tolerances: (rtol, atol) per element type and class of check. A float result
@@ -144,6 +167,8 @@ def decode(a, t):
         return a.astype(np.longdouble)
     if t == "i1":
         return a.astype(np.bool_)
+    if t in UINTS:
+        return a.astype(np.uint64)
     return a.astype(np.int64)
 
 
@@ -162,6 +187,8 @@ def T(shape, t):
 def literal(v, t):
     if t == "i1":
         return "true" if v else "false"
+    if t in UINTS:
+        return str(int(v) % (1 << bits_of(t)))
     if t in INTS:
         return str(int(v))
     return repr(float(v))
@@ -204,6 +231,8 @@ class Func:
         self.results.append((v, T(shape, t), label, ref, t, cls))
 
     def run(self, label, inputs):
+        inputs = [to_unsigned(x, t) if t in UINTS else x
+                  for x, (_, t) in zip(inputs, self.args)]
         self.runs.append((label, inputs))
 
     def text(self):
@@ -288,6 +317,7 @@ def full_range_ints(rng, shape, t):
 
 # Safe ranges for elementwise integer arithmetic (products do not overflow).
 ARITH_INT = {"i8": 11, "i16": 180, "i32": 46000, "i64": 3_000_000_000}
+ARITH_INT.update((u, ARITH_INT[signed_of(u)]) for u in UINTS)
 
 # ---------------------------------------------------------------------------
 # Op semantics for references
@@ -324,7 +354,19 @@ def int_mod(a, b):
 
 
 def bits_of(t):
-    return 1 if t == "i1" else int(t[1:])
+    return 1 if t == "i1" else int(t.lstrip("uif"))
+
+
+def uint_rem(a, b):
+    """Unsigned remainder (= floored modulo); by 0 it is 0."""
+    a, b = np.asarray(a, dtype=np.uint64), np.asarray(b, dtype=np.uint64)
+    zero = b == 0
+    return np.where(zero, np.uint64(0), a % np.where(zero, np.uint64(1), b))
+
+
+def typed_int(signed, unsigned):
+    """An integer reference that differs for unsigned types (typed=True)."""
+    return lambda t: unsigned if t in UINTS else signed
 
 
 def shift_ref(left):
@@ -335,6 +377,8 @@ def shift_ref(left):
         mask = (1 << n) - 1
 
         def f(a, b):
+            if t in UINTS:   # as int64: the same bits, and 2^63.. are >= n
+                a, b = to_unsigned(a, t).astype(np.int64), to_unsigned(b, t).astype(np.int64)
             a = np.asarray(a).astype(np.int64)
             b = np.asarray(b).astype(np.int64)
             a, b = np.broadcast_arrays(a, b)
@@ -342,6 +386,8 @@ def shift_ref(left):
             u = [int(x) & mask for x in a.reshape(-1)]
             k = [int(x) if o else 0 for x, o in zip(b.reshape(-1), ok.reshape(-1))]
             r = [((x << s) if left else (x >> s)) & mask for x, s in zip(u, k)]
+            if t in UINTS:
+                return np.where(ok, np.array(r, dtype=np.uint64).reshape(a.shape), np.uint64(0))
             r = np.array([x - (1 << n) if (t != "i1" and x >> (n - 1)) else x for x in r],
                          dtype=np.int64).reshape(a.shape)
             r = np.where(ok, r, 0)
@@ -377,7 +423,10 @@ def log_softmax(x, axis):
 
 
 def wrap_check(ref, t):
-    """Integer reference must fit in t (else the test data is wrong)."""
+    """Integer reference must fit in t (else the test data is wrong); unsigned
+    results wrap (compare() takes them modulo 2^N)."""
+    if t in UINTS:
+        return ref
     if t in INTS:
         lo, hi = INT_RANGE[t]
         r = np.asarray(ref)
@@ -447,6 +496,8 @@ class Ref:
         if t == "i1" and self.bool_fn is not None:
             return self.bool_fn(t) if self.get("typed") else self.bool_fn
         if t in INTS + ["i1"] and self.int_fn is not None:
+            if self.get("uint_fn") is not None and t in UINTS:
+                return self.get("uint_fn")
             return self.int_fn(t) if self.get("typed") else self.int_fn
         if self.fn is None:
             raise AssertionError("the reference has no function for %s" % t)
@@ -462,7 +513,16 @@ def cast_ref(x, src, dst):
         return x != 0
     if src == "i1":
         x = x.astype(np.int64)
+    if dst in UINTS:
+        # Integers keep their low bits (a signless source sign-extends);
+        # floats truncate toward zero (the inputs are in range).
+        return to_unsigned(np.trunc(x) if src in FLOATS else x, dst)
     if dst in INTS:
+        if src in UINTS:   # the low bits, read as signed
+            n = bits_of(dst)
+            r = to_unsigned(x, src) & np.uint64((1 << n) - 1)
+            r = r.astype(np.int64)
+            return np.where(r >= (1 << (n - 1)), r - (1 << n), r) if n < 64 else r
         r = np.trunc(x).astype(np.int64) if src in FLOATS else x.astype(np.int64)
         return wrap_check(r, dst)
     if dst == "f64":
@@ -470,7 +530,8 @@ def cast_ref(x, src, dst):
     if dst == "f32":
         return x.astype(np.float64).astype(np.float32).astype(np.float64)
     if dst == "f16":
-        return x.astype(np.float64).astype(np.float16).astype(np.float64)
+        with np.errstate(over="ignore"):     # large integers become inf
+            return x.astype(np.float64).astype(np.float16).astype(np.float64)
     return quantize(x.astype(np.float64).astype(np.float32), "bf16")
 
 
@@ -625,14 +686,17 @@ REFERENCES = {
     "add": Ref("binary", lambda a, b: a + b, "ieee"),
     "sub": Ref("binary", lambda a, b: a - b, "ieee"),
     "mul": Ref("binary", lambda a, b: a * b, "ieee"),
-    "div": Ref("binary", lambda a, b: a / b, "ieee", int_fn=trunc_div),
+    "div": Ref("binary", lambda a, b: a / b, "ieee", int_fn=trunc_div,
+               uint_fn=lambda a, b: np.asarray(a, dtype=np.uint64) // np.asarray(b, dtype=np.uint64)),
     "maximum": Ref("binary", np.maximum, "ieee", full_range=True),
     "minimum": Ref("binary", np.minimum, "ieee", full_range=True),
     "and": Ref("binary", None, int_fn=np.bitwise_and, bool_fn=np.logical_and, full_range=True),
     "or": Ref("binary", None, int_fn=np.bitwise_or, bool_fn=np.logical_or, full_range=True),
     "xor": Ref("binary", None, int_fn=np.bitwise_xor, bool_fn=np.logical_xor, full_range=True),
-    "rem": Ref("binary", quiet(np.fmod), "ieee", int_fn=int_rem, full_range=True, edges=True),
-    "mod": Ref("binary", quiet(np.mod), "ieee", int_fn=int_mod, full_range=True, edges=True),
+    "rem": Ref("binary", quiet(np.fmod), "ieee", int_fn=int_rem, uint_fn=uint_rem,
+               full_range=True, edges=True),
+    "mod": Ref("binary", quiet(np.mod), "ieee", int_fn=int_mod, uint_fn=uint_rem,
+               full_range=True, edges=True),
     "shl": Ref("binary", None, int_fn=shift_ref(True), bool_fn=shift_ref(True), typed=True,
                inputs="shift"),
     "shr": Ref("binary", None, int_fn=shift_ref(False), bool_fn=shift_ref(False), typed=True,
@@ -970,7 +1034,7 @@ def gen_reduce(ops, t):
     for rows in (3, 1):
         rng = rng_for(f.name + str(rows))
         if t in INTS:
-            m = {"i8": 2, "i16": 500, "i32": 30_000_000, "i64": 10 ** 17}[t]
+            m = {"i8": 2, "i16": 500, "i32": 30_000_000, "i64": 10 ** 17}[signed_of(t)]
             pool = gen_int(rng, (6,), -m, m)
             zpool = [-2, -1, 1, 2]
         elif t in ("f16", "bf16"):
@@ -1155,7 +1219,7 @@ def gen_matmul(ops, t):
             for k, (shape, _) in enumerate(args):
                 shape = tuple((m if k == 6 else n) if d is None else d for d in shape)
                 if t in INTS:
-                    lim = {"i8": 3, "i16": 50, "i32": 1000, "i64": 1_000_000}[t]
+                    lim = {"i8": 3, "i16": 50, "i32": 1000, "i64": 1_000_000}[signed_of(t)]
                     ins.append(gen_int(rng, shape, -lim, lim))
                 elif t in ("f16", "bf16"):
                     ins.append(gen_halves(rng, shape, -2, 2))         # exact products/sums
@@ -1197,6 +1261,9 @@ def gen_constant(ops, t):
             lo, hi = INT_RANGE[t]
             vals = np.array([[lo, hi], [-7, 0]])
             splat, scalar, c4 = -3, hi, np.array([1, -2, 3, -4])
+            if t in UINTS:   # the same values modulo 2^N, unsigned arithmetic
+                vals, c4 = to_unsigned(vals, t), to_unsigned(c4, t)
+                splat, scalar = to_unsigned(splat, t)[()], to_unsigned(scalar, t)[()]
         else:
             vals = np.array([[1.5, -2.25], [0.125, 100.0]])
             splat, scalar, c4 = -0.75, 3.0, np.array([0.5, -1.0, 2.0, 4.0])
@@ -1451,6 +1518,8 @@ def gen_cast(ops):
             for dst in types:
                 if dst == "bf16" and src != "bf16":
                     continue
+                if src in FLOATS and dst in UINTS:   # below: non-negative inputs
+                    continue
                 v = f.op("tide.%s %s : %s to %s" % (op, f.arg(0), T(s, src), T(s, dst)))
                 f.ret(v, s, dst, "%s %s -> %s" % (op, src, dst),
                       (lambda src, dst: lambda ins: ref(ins[0], src, dst))(src, dst))
@@ -1458,6 +1527,19 @@ def gen_cast(ops):
             f.run("n=%d" % len(x), [x])
             f.run("n=3", [x[:3].copy()])
             funcs.append(f)
+            udsts = [t for t in types if t in UINTS]
+            if src in FLOATS and udsts:
+                # Float to unsigned truncates toward zero; a negative or too
+                # large float has no defined result (as in C), so these
+                # inputs are in [0, 256).
+                g = Func("%s_from_%s_to_unsigned" % (op, src), [(s, src)])
+                for dst in udsts:
+                    v = g.op("tide.%s %s : %s to %s" % (op, g.arg(0), T(s, src), T(s, dst)))
+                    g.ret(v, s, dst, "%s %s -> %s" % (op, src, dst),
+                          (lambda src, dst: lambda ins: ref(ins[0], src, dst))(src, dst))
+                g.run("", [quantize([0.0, -0.0, 0.25, 0.7, 1.0, 2.5, 3.999, 42.1, 99.5, 126.9,
+                                     128.0, 200.75, 255.0], src)])
+                funcs.append(g)
         srcs = [t for t in types if t != "bf16"]
         if "bf16" in types and srcs:
             f = Func("%s_to_bf16" % op, [(s, src) for src in srcs])
@@ -2001,6 +2083,12 @@ def compare(got, expected, t, cls, where=""):
     if tuple(got.shape) != tuple(expected.shape):
         return False, "result shape %s, expected %s" % (tuple(got.shape), tuple(expected.shape))
     g = decode(got, t)
+    if t in UINTS:
+        e = to_unsigned(expected, t)
+        bad = g != e
+        if not bad.any():
+            return True, ""
+        return False, mismatch(g, e, bad, "exact")
     if t not in FLOATS:
         e = expected.astype(g.dtype)
         bad = g != e
@@ -2189,6 +2277,7 @@ def run_bad_inputs(s):
     np.save(P("x_rank1.npy"), good_x.reshape(6))
     np.save(P("x_2x4.npy"), np.zeros((2, 4), np.float32))
     np.save(P("x_c64.npy"), good_x.astype(np.complex64))
+    np.save(P("y_u32.npy"), good_y.astype(np.uint32))
     np.save(P("x_fortran.npy"), np.asfortranarray(np.arange(6, dtype=np.float32).reshape(3, 2).T))
     with open(P("corrupt.npy"), "wb") as fh:
         fh.write(rng_for("corrupt").integers(0, 256, 200, dtype=np.uint8).tobytes())
@@ -2202,6 +2291,8 @@ def run_bad_inputs(s):
     cases = [
         ("wrong dtype of an input", "f", [P("x_f64.npy"), Y], [o1, o2], [],
          "input 0 of @f has dtype f64 but the function expects f32[2x3]"),
+        ("unsigned data for a signed input", "f", [X, P("y_u32.npy")], [o1, o2], [],
+         "input 1 of @f has dtype ui32 but the function expects i32[?]"),
         ("wrong rank", "f", [P("x_rank1.npy"), Y], [o1, o2], [],
          "input 0 of @f has rank 1 (shape [6]) but the function expects f32[2x3]"),
         ("wrong static dim size", "f", [P("x_2x4.npy"), Y], [o1, o2], [],

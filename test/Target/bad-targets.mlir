@@ -9,7 +9,7 @@
 // CUSTOM: target custom-ok ({{.*}}Inputs/custom-ok.json): A valid target file
 // CUSTOM: cuda:0 sm_80, test GPU
 // CUSTOM: {{^}} exp | C C C C | C C . C{{ *$}}
-// CUSTOM: {{^}} matmul | C C C C C C L L | . . . . L L L .{{ *$}}
+// CUSTOM: {{^}} matmul | C C C C C C C C C C L L | . . . . . . . . L L L .{{ *$}}
 
 // An unknown built-in name lists the built-in targets.
 // RUN: not tide-opt %s --tide-list-kernels=target=h100 2>&1 | FileCheck %s --check-prefix=UNKNOWN-NAME
@@ -103,7 +103,7 @@
 
 // A peak rate for a dtype Tide does not have.
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/bad-dtype.json 2>&1 | FileCheck %s --check-prefix=BAD-DTYPE
-// BAD-DTYPE: error: invalid 'target' option: {{.*}}Inputs/bad-dtype.json: devices[0].peak_gflops.f128: unknown dtype; expected one of i1, i8, i16, i32, i64, f16, bf16, f32, f64
+// BAD-DTYPE: error: invalid 'target' option: {{.*}}Inputs/bad-dtype.json: devices[0].peak_gflops.f128: unknown dtype; expected one of i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32, f64
 // BAD-DTYPE-NOT: error
 
 // A number written as a string.
@@ -138,7 +138,7 @@
 
 // A dtype spelt the NumPy way.
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/unknown-rule-dtype.json 2>&1 | FileCheck %s --check-prefix=UNKNOWN-RULE-DTYPE
-// UNKNOWN-RULE-DTYPE: error: invalid 'target' option: {{.*}}Inputs/unknown-rule-dtype.json: devices[0].kernels.deny[0].dtypes[0]: unknown dtype; expected one of i1, i8, i16, i32, i64, f16, bf16, f32, f64
+// UNKNOWN-RULE-DTYPE: error: invalid 'target' option: {{.*}}Inputs/unknown-rule-dtype.json: devices[0].kernels.deny[0].dtypes[0]: unknown dtype; expected one of i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32, f64
 // UNKNOWN-RULE-DTYPE-NOT: error
 
 // A rule naming a dtype the op cannot have.

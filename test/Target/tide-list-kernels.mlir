@@ -19,22 +19,22 @@
 // H200: target h200 (built-in): NVIDIA H200 (sm_90, full-rate FP64)
 // H200: devices:
 // H200-NEXT: cpu x86-64 host, AVX2, 16 cores
-// H200-NEXT: bandwidth 60 GB/s, launch 0.2 us, peak GFLOP/s: i8=800 i16=800 i32=400 i64=200 f16=400 bf16=400 f32=800 f64=400
+// H200-NEXT: bandwidth 60 GB/s, launch 0.2 us, peak GFLOP/s: i8=800 i16=800 i32=400 i64=200 ui8=800 ui16=800 ui32=400 ui64=200 f16=400 bf16=400 f32=800 f64=400
 // H200-NEXT: cuda:0 sm_90, NVIDIA H200, 141 GB HBM3e
-// H200-NEXT: bandwidth 4250 GB/s, launch 7.3 us, peak GFLOP/s: i8=60000 i16=30000 i32=30000 i64=15000 f16=833000 bf16=833000 f32=51000 f64=56000
+// H200-NEXT: bandwidth 4250 GB/s, launch 7.3 us, peak GFLOP/s: i8=60000 i16=30000 i32=30000 i64=15000 ui8=60000 ui16=30000 ui32=30000 ui64=15000 f16=833000 bf16=833000 f32=51000 f64=56000
 // H200: links (GB/s: host->device pinned/pageable, device->host pinned/pageable; latency):
 // H200-NEXT: cpu <-> cuda:0: 52.0/12.0, 52.0/7.0; 10.0 us
 // H200: kernels (C = codegen, L = library, . = none, blank = the op has no such form):
 // H200-NEXT: op | cpu | cuda:0
-// H200-NEXT: | i1 i8 i16 i32 i64 f16 bf16 f32 f64 | i1 i8 i16 i32 i64 f16 bf16 f32 f64
+// H200-NEXT: | i1 i8 i16 i32 i64 ui8 ui16 ui32 ui64 f16 bf16 f32 f64 | i1 i8 i16 i32 i64 ui8 ui16 ui32 ui64 f16 bf16 f32 f64
 // Logical ops: integer dtypes only.
-// H200: {{^}} and | C C C C C | C C C C C{{ *$}}
+// H200: {{^}} and | C C C C C C C C C | C C C C C C C C C{{ *$}}
 // Elementwise float op: f16 to f64 everywhere, f64 included on the H200.
 // H200: {{^}} exp | C C C C | C C C C{{ *$}}
 // matmul: BLAS (L) for f32/f64 on the CPU; cuBLAS (L) for floats on the GPU, no integer GEMM there.
-// H200: {{^}} matmul | C C C C C C L L | . . . . L L L L{{ *$}}
+// H200: {{^}} matmul | C C C C C C C C C C L L | . . . . . . . . L L L L{{ *$}}
 // H200: {{^}} reduce_mean | C C C C | C C C C{{ *$}}
-// H200: {{^}} transpose | C C C C C C C C C | C C C C C C C C C{{ *$}}
+// H200: {{^}} transpose | C C C C C C C C C C C C C | C C C C C C C C C C C C C{{ *$}}
 // The table has no row for tide.transfer (it is not placed).
 // H200-NOT: transfer |
 
@@ -43,27 +43,27 @@
 // THEANO-NEXT: bandwidth 336 GB/s, launch 5.0 us, peak GFLOP/s: f32=6600 f64=206
 // THEANO: cpu <-> cuda:0: 12.0/6.0, 12.0/4.0; 10.0 us
 // Integer-only ops have no GPU kernel at all.
-// THEANO: {{^}} and | C C C C C | . . . . .{{ *$}}
+// THEANO: {{^}} and | C C C C C C C C C | . . . . . . . . .{{ *$}}
 // f32 only on the GPU: a cast needs both of its dtypes.
-// THEANO: {{^}} cast | C C C C C C C C C | . . . . . . . C .{{ *$}}
+// THEANO: {{^}} cast | C C C C C C C C C C C C C | . . . . . . . . . . . C .{{ *$}}
 // exp: no f64 kernel on Theano's cuda:0 (the exp f64 of the user report).
 // THEANO: {{^}} exp | C C C C | . . C .{{ *$}}
-// THEANO: {{^}} matmul | C C C C C C L L | . . . . . . L .{{ *$}}
+// THEANO: {{^}} matmul | C C C C C C C C C C L L | . . . . . . . . . . L .{{ *$}}
 // THEANO: {{^}} reduce_mean | C C C C | . . C .{{ *$}}
 
 // TF: target tensorflow-0.7 (built-in): TensorFlow 0.7's GPU kernel table
 // exp f64 is fine on the GPU; matmul and reductions are not in f64, and Mean not at all.
 // TF: {{^}} exp | C C C C | C C C C{{ *$}}
-// TF: {{^}} matmul | C C C C C C L L | . . . . L L L .{{ *$}}
-// TF: {{^}} reduce_max | C C C C C C C C | C C C C C C C .{{ *$}}
+// TF: {{^}} matmul | C C C C C C C C C C L L | . . . . . . . . L L L .{{ *$}}
+// TF: {{^}} reduce_max | C C C C C C C C C C C C | C C C C C C C C C C C .{{ *$}}
 // TF: {{^}} reduce_mean | C C C C | . . . .{{ *$}}
-// TF: {{^}} reduce_sum | C C C C C C C C | C C C C C C C .{{ *$}}
+// TF: {{^}} reduce_sum | C C C C C C C C C C C C | C C C C C C C C C C C .{{ *$}}
 // Composites are not reductions: softmax keeps its f64 GPU kernel.
 // TF: {{^}} softmax | C C C C | C C C C{{ *$}}
 
 // RTX: target rtx3090 (built-in): NVIDIA GeForce RTX 3090 (sm_86; FP64 at 1/64 of FP32)
 // RTX: cuda:0 sm_86, NVIDIA GeForce RTX 3090, 24 GB GDDR6X
-// RTX-NEXT: bandwidth 936 GB/s, launch 5.0 us, peak GFLOP/s: i8=35600 i16=17800 i32=17800 i64=4450 f16=71000 bf16=71000 f32=35600 f64=556
+// RTX-NEXT: bandwidth 936 GB/s, launch 5.0 us, peak GFLOP/s: i8=35600 i16=17800 i32=17800 i64=4450 ui8=35600 ui16=17800 ui32=17800 ui64=4450 f16=71000 bf16=71000 f32=35600 f64=556
 // RTX: cpu <-> cuda:0: 24.0/10.0, 24.0/6.0; 10.0 us
 
 // A CPU-only target: one device, one column, no links.
@@ -74,10 +74,10 @@
 // CPU-NOT: links
 // CPU: kernels (C = codegen
 // CPU-NEXT: op | cpu{{ *$}}
-// CPU: {{^}} matmul | C C C C C C L L{{ *$}}
+// CPU: {{^}} matmul | C C C C C C C C C C L L{{ *$}}
 
 // H200-FILE: target h200 ({{.*}}targets/h200.json): NVIDIA H200
-// H200-FILE: {{^}} matmul | C C C C C C L L | . . . . L L L L{{ *$}}
+// H200-FILE: {{^}} matmul | C C C C C C C C C C L L | . . . . . . . . L L L L{{ *$}}
 
 // IR-LABEL: func.func @unchanged(
 // IR-NEXT: tide.exp %{{.*}} : tensor<4xf32>{{$}}

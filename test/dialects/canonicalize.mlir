@@ -493,3 +493,51 @@ func.func @negative_fold_large_constant() -> tensor<4097xi8> {
   %0 = tide.neg %c : tensor<4097xi8>
   return %0 : tensor<4097xi8>
 }
+
+//===----------------------------------------------------------------------===//
+// Unsigned integers
+//===----------------------------------------------------------------------===//
+
+// Unsigned division, maximum and minimum read 200 as 200, not -56.
+// CHECK-LABEL: func.func @fold_unsigned(
+// CHECK-DAG: %[[D:.*]] = tide.constant dense<[66, 0]> : tensor<2xui8>
+// CHECK-DAG: %[[MAX:.*]] = tide.constant dense<[200, 7]> : tensor<2xui8>
+// CHECK-DAG: %[[MIN:.*]] = tide.constant dense<[3, 2]> : tensor<2xui8>
+// CHECK-NOT: tide.div
+// CHECK-NOT: tide.maximum
+// CHECK-NOT: tide.minimum
+// CHECK: return %[[D]], %[[MAX]], %[[MIN]]
+func.func @fold_unsigned() -> (tensor<2xui8>, tensor<2xui8>, tensor<2xui8>) {
+  %a = tide.constant dense<[200, 2]> : tensor<2xui8>
+  %b = tide.constant dense<[3, 7]> : tensor<2xui8>
+  %0 = tide.div %a, %b : tensor<2xui8>
+  %1 = tide.maximum %a, %b : tensor<2xui8>
+  %2 = tide.minimum %a, %b : tensor<2xui8>
+  return %0, %1, %2 : tensor<2xui8>, tensor<2xui8>, tensor<2xui8>
+}
+
+// abs and relu of unsigned values are the identity; neg wraps (2^8 - x).
+// CHECK-LABEL: func.func @fold_unsigned_unary(
+// CHECK-DAG: %[[X:.*]] = tide.constant dense<[200, 0]> : tensor<2xui8>
+// CHECK-DAG: %[[N:.*]] = tide.constant dense<[56, 0]> : tensor<2xui8>
+// CHECK-NOT: tide.abs
+// CHECK-NOT: tide.relu
+// CHECK: return %[[X]], %[[X]], %[[N]]
+func.func @fold_unsigned_unary() -> (tensor<2xui8>, tensor<2xui8>, tensor<2xui8>) {
+  %a = tide.constant dense<[200, 0]> : tensor<2xui8>
+  %0 = tide.abs %a : tensor<2xui8>
+  %1 = tide.relu %a : tensor<2xui8>
+  %2 = tide.neg %a : tensor<2xui8>
+  return %0, %1, %2 : tensor<2xui8>, tensor<2xui8>, tensor<2xui8>
+}
+
+// Unsigned division by zero is left for run time, like the signed one.
+// CHECK-LABEL: func.func @negative_div_unsigned_by_zero(
+// CHECK: %[[D:.*]] = tide.div
+// CHECK-NEXT: return %[[D]] : tensor<1xui16>
+func.func @negative_div_unsigned_by_zero() -> tensor<1xui16> {
+  %a = tide.constant dense<7> : tensor<1xui16>
+  %b = tide.constant dense<0> : tensor<1xui16>
+  %0 = tide.div %a, %b : tensor<1xui16>
+  return %0 : tensor<1xui16>
+}

@@ -115,7 +115,7 @@ func.func @atanh_on_integer(%a: tensor<4xi64>) {
 
 // sign is numeric: not on i1.
 func.func @sign_on_i1(%a: tensor<4xi1>) {
-  // expected-error @+1 {{'tide.sign' expects a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
+  // expected-error @+1 {{'tide.sign' expects a numeric element type (i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
   %0 = tide.sign %a : tensor<4xi1>
   return
 }
@@ -124,7 +124,7 @@ func.func @sign_on_i1(%a: tensor<4xi1>) {
 
 // Remainders are numeric: not on i1.
 func.func @rem_on_i1(%a: tensor<4xi1>) {
-  // expected-error @+1 {{'tide.rem' expects a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
+  // expected-error @+1 {{'tide.rem' expects a numeric element type (i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
   %0 = tide.rem %a, %a : tensor<4xi1>
   return
 }
@@ -133,7 +133,7 @@ func.func @rem_on_i1(%a: tensor<4xi1>) {
 
 // Shifts are integer-only.
 func.func @shl_on_float(%a: tensor<4xf32>) {
-  // expected-error @+1 {{'tide.shl' expects an integer or boolean element type (i1, i8, i16, i32 or i64) but got 'f32'; compare with 'tide.cmp' or convert with 'tide.cast' first}}
+  // expected-error @+1 {{'tide.shl' expects an integer or boolean element type (i1, i8, i16, i32, i64, ui8, ui16, ui32 or ui64) but got 'f32'; compare with 'tide.cmp' or convert with 'tide.cast' first}}
   %0 = tide.shl %a, %a : tensor<4xf32>
   return
 }
@@ -151,7 +151,7 @@ func.func @mod_mixed_types(%a: tensor<4xi32>, %b: tensor<4xi64>) {
 
 // Integer-only unary op on a float tensor.
 func.func @not_on_float(%a: tensor<4xf32>) {
-  // expected-error @+1 {{'tide.not' expects an integer or boolean element type (i1, i8, i16, i32 or i64) but got 'f32'; compare with 'tide.cmp' or convert with 'tide.cast' first}}
+  // expected-error @+1 {{'tide.not' expects an integer or boolean element type (i1, i8, i16, i32, i64, ui8, ui16, ui32 or ui64) but got 'f32'; compare with 'tide.cmp' or convert with 'tide.cast' first}}
   %0 = tide.not %a : tensor<4xf32>
   return
 }
@@ -160,7 +160,7 @@ func.func @not_on_float(%a: tensor<4xf32>) {
 
 // Integer-only binary op on a float tensor.
 func.func @and_on_float(%a: tensor<4xbf16>) {
-  // expected-error @+1 {{'tide.and' expects an integer or boolean element type (i1, i8, i16, i32 or i64) but got 'bf16'; compare with 'tide.cmp' or convert with 'tide.cast' first}}
+  // expected-error @+1 {{'tide.and' expects an integer or boolean element type (i1, i8, i16, i32, i64, ui8, ui16, ui32 or ui64) but got 'bf16'; compare with 'tide.cmp' or convert with 'tide.cast' first}}
   %0 = tide.and %a, %a : tensor<4xbf16>
   return
 }
@@ -169,7 +169,7 @@ func.func @and_on_float(%a: tensor<4xbf16>) {
 
 // Numeric unary op on i1: booleans are not numbers.
 func.func @neg_on_i1(%a: tensor<4xi1>) {
-  // expected-error @+1 {{'tide.neg' expects a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
+  // expected-error @+1 {{'tide.neg' expects a numeric element type (i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
   %0 = tide.neg %a : tensor<4xi1>
   return
 }
@@ -178,7 +178,7 @@ func.func @neg_on_i1(%a: tensor<4xi1>) {
 
 // Numeric binary op on i1.
 func.func @add_on_i1(%a: tensor<4xi1>) {
-  // expected-error @+1 {{'tide.add' expects a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
+  // expected-error @+1 {{'tide.add' expects a numeric element type (i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
   %0 = tide.add %a, %a : tensor<4xi1>
   return
 }
@@ -187,7 +187,7 @@ func.func @add_on_i1(%a: tensor<4xi1>) {
 
 // matmul on i1.
 func.func @matmul_on_i1(%a: tensor<4x4xi1>) {
-  // expected-error @+1 {{'tide.matmul' expects a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
+  // expected-error @+1 {{'tide.matmul' expects a numeric element type (i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
   %0 = tide.matmul %a, %a : tensor<4x4xi1>
   return
 }
@@ -196,7 +196,7 @@ func.func @matmul_on_i1(%a: tensor<4x4xi1>) {
 
 // Numeric reduction on i1.
 func.func @reduce_sum_on_i1(%a: tensor<4x5xi1>) {
-  // expected-error @+1 {{'tide.reduce_sum' expects a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
+  // expected-error @+1 {{'tide.reduce_sum' expects a numeric element type (i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
   %0 = tide.reduce_sum %a axes = [0] : tensor<4x5xi1>
   return
 }
@@ -841,7 +841,7 @@ func.func @cumsum_bad_axis(%x: tensor<3x5xf32>) {
 
 // cumsum is numeric: not on i1.
 func.func @cumsum_on_i1(%x: tensor<4xi1>) {
-  // expected-error @+1 {{'tide.cumsum' expects a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
+  // expected-error @+1 {{'tide.cumsum' expects a numeric element type (i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
   %0 = tide.cumsum %x axis = 0 : tensor<4xi1>
   return
 }
@@ -1030,7 +1030,61 @@ func.func @avg_pool_int(%x: tensor<1x3x8x8xi32>) {
 
 // max_pool is numeric: not on i1.
 func.func @max_pool_i1(%x: tensor<1x3x8x8xi1>) {
-  // expected-error @+1 {{'tide.max_pool' expects a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
+  // expected-error @+1 {{'tide.max_pool' expects a numeric element type (i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
   %0 = tide.max_pool %x kernel = [2, 2] strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x3x8x8xi1>
+  return
+}
+
+// -----
+
+// Signed and unsigned integers do not mix, even of one width.
+func.func @mixed_signedness(%x: tensor<4xi8>, %y: tensor<4xui8>) {
+  // expected-error @+1 {{'tide.add' operands have different element types ('i8' and 'ui8') (signed and unsigned integers do not mix: division, comparison and widening differ); Tide never converts implicitly: insert 'tide.cast' on one operand}}
+  %0 = tide.add %x, %y : tensor<4xi8>, tensor<4xui8>
+  return
+}
+
+// -----
+
+// Nor in a comparison.
+func.func @mixed_signedness_cmp(%x: tensor<4xui32>, %y: tensor<4xi32>) {
+  // expected-error @+1 {{'tide.cmp' operands have different element types ('ui32' and 'i32') (signed and unsigned integers do not mix}}
+  %0 = tide.cmp lt, %x, %y : tensor<4xui32>, tensor<4xi32>
+  return
+}
+
+// -----
+
+// Unsigned integers of different widths are just different types.
+func.func @mixed_unsigned_widths(%x: tensor<4xui8>, %y: tensor<4xui16>) {
+  // expected-error @+1 {{'tide.maximum' operands have different element types ('ui8' and 'ui16'); Tide never converts implicitly}}
+  %0 = tide.maximum %x, %y : tensor<4xui8>, tensor<4xui16>
+  return
+}
+
+// -----
+
+// Unsigned integers are not floats.
+func.func @unsigned_exp(%x: tensor<4xui8>) {
+  // expected-error @+1 {{'tide.exp' expects a floating-point element type (f16, bf16, f32 or f64) but got 'ui8'}}
+  %0 = tide.exp %x : tensor<4xui8>
+  return
+}
+
+// -----
+
+// Signed integer types (si8, ...) are not Tide types.
+func.func @signed_type(%x: tensor<4xsi8>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of}}
+  %0 = tide.neg %x : tensor<4xsi8>
+  return
+}
+
+// -----
+
+// gather indices are signless: ui32/ui64 indices are refused.
+func.func @gather_unsigned_indices(%x: tensor<3x5xf32>, %i: tensor<3x2xui64>) {
+  // expected-error @+1 {{'tide.gather' indices must be i32 or i64, got 'ui64'}}
+  %0 = tide.gather %x, %i axis = 1 : tensor<3x5xf32>, tensor<3x2xui64>
   return
 }

@@ -727,3 +727,47 @@ module @placed attributes {tide.default_device = #tide.device<cpu>} {
 // GENERIC: arg_attrs = [{tide.donate, tide.resident = #tide.device<cuda:1>}, {tide.resident = #tide.device<cpu>}]
 // GENERIC-SAME: res_attrs = [{tide.resident = #tide.device<cuda:1>}, {}]
 // GENERIC: }) {tide.default_device = #tide.device<cpu>} : () -> ()
+
+//===----------------------------------------------------------------------===//
+// Unsigned integers
+//===----------------------------------------------------------------------===//
+
+// ui8..ui64 are element types of their own: constants, elementwise ops,
+// comparisons, casts to and from them, reductions and shape ops.
+// CHECK-LABEL: func.func @unsigned_types(
+// CHECK-SAME: %[[A:.*]]: tensor<4xui8>, %[[B:.*]]: tensor<4xui8>, %[[W:.*]]: tensor<2x3xui64>)
+// CHECK: %[[C:.*]] = tide.constant dense<[0, 255]> : tensor<2xui8>
+// CHECK: %[[C16:.*]] = tide.constant dense<65535> : tensor<ui16>
+// CHECK: %[[C32:.*]] = tide.constant dense<4294967295> : tensor<3xui32>
+// CHECK: %[[D:.*]] = tide.div %[[A]], %[[B]] : tensor<4xui8>
+// CHECK: %[[S:.*]] = tide.shr %[[A]], %[[B]] : tensor<4xui8>
+// CHECK: %[[M:.*]] = tide.cmp lt, %[[A]], %[[B]] : tensor<4xui8>
+// CHECK: %[[F:.*]] = tide.cast %[[A]] : tensor<4xui8> to tensor<4xf32>
+// CHECK: %[[I:.*]] = tide.cast %[[A]] : tensor<4xui8> to tensor<4xi8>
+// CHECK: %[[R:.*]] = tide.reduce_max %[[W]] axes = [1] : tensor<2x3xui64>
+// CHECK: %[[K:.*]] = tide.argmin %[[W]] axes = [0] : tensor<2x3xui64>
+// CHECK: %[[T:.*]] = tide.transpose %[[W]] perm = [1, 0] : tensor<2x3xui64>
+// CHECK: return %[[C]], %[[C16]], %[[C32]], %[[D]], %[[S]], %[[M]], %[[F]], %[[I]], %[[R]], %[[K]], %[[T]]
+func.func @unsigned_types(%a: tensor<4xui8>, %b: tensor<4xui8>, %w: tensor<2x3xui64>)
+    -> (tensor<2xui8>, tensor<ui16>, tensor<3xui32>, tensor<4xui8>,
+        tensor<4xui8>, tensor<4xi1>, tensor<4xf32>, tensor<4xi8>,
+        tensor<2xui64>, tensor<3xi64>, tensor<3x2xui64>) {
+  %c = tide.constant dense<[0, 255]> : tensor<2xui8>
+  %c16 = tide.constant dense<65535> : tensor<ui16>
+  %c32 = tide.constant dense<4294967295> : tensor<3xui32>
+  %d = tide.div %a, %b : tensor<4xui8>
+  %s = tide.shr %a, %b : tensor<4xui8>
+  %m = tide.cmp lt, %a, %b : tensor<4xui8>
+  %f = tide.cast %a : tensor<4xui8> to tensor<4xf32>
+  %i = tide.cast %a : tensor<4xui8> to tensor<4xi8>
+  %r = tide.reduce_max %w axes = [1] : tensor<2x3xui64>
+  %k = tide.argmin %w axes = [0] : tensor<2x3xui64>
+  %t = tide.transpose %w perm = [1, 0] : tensor<2x3xui64>
+  return %c, %c16, %c32, %d, %s, %m, %f, %i, %r, %k, %t
+      : tensor<2xui8>, tensor<ui16>, tensor<3xui32>, tensor<4xui8>,
+        tensor<4xui8>, tensor<4xi1>, tensor<4xf32>, tensor<4xi8>,
+        tensor<2xui64>, tensor<3xi64>, tensor<3x2xui64>
+}
+
+// GENERIC-LABEL: sym_name = "unsigned_types"
+// GENERIC: "tide.div"(%{{.*}}, %{{.*}}) : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>

@@ -122,6 +122,9 @@ void printArray(const std::string &label, const Array &a) {
     }
     if (isFloat)
       std::printf("%s%.9g", i ? ", " : "", a.get(i));
+    else if (isUnsignedDType(a.dtype))
+      std::printf("%s%llu", i ? ", " : "",
+                  static_cast<unsigned long long>(a.getUnsigned(i)));
     else
       std::printf("%s%lld", i ? ", " : "", static_cast<long long>(a.get(i)));
   }

@@ -21,8 +21,10 @@ def Tide_Dialect : Dialect {
   let summary = "Tensor ops that Tide places on a CPU or an NVIDIA GPU";
   let description = [{
     The `tide` dialect holds value-semantic tensor operations on builtin ranked
-    tensors with element types `i1`, `i8`, `i16`, `i32`, `i64`, `f16`, `bf16`,
-    `f32` and `f64`. Dynamic dimensions (`?`) are allowed everywhere; shape
+    tensors with element types `i1`, `i8`, `i16`, `i32`, `i64`, `ui8`,
+    `ui16`, `ui32`, `ui64`, `f16`, `bf16`, `f32` and `f64`. Signless integers
+    (`iN`) are signed where it matters (division, comparison, widening);
+    unsigned integers (`uiN`) are unsigned. Dynamic dimensions (`?`) are allowed everywhere; shape
     rules check them as far as the static information allows.
 
     Every op may carry a `tide.device` attribute (`#tide.device<cpu>` or
@@ -153,9 +155,11 @@ def Tide_CmpPredicate : I32EnumAttr<"CmpPredicate", "comparison predicate", [
 def Tide_DType : I32EnumAttr<"DType", "element type Tide knows", [
     I32EnumAttrCase<"I1", 0, "i1">, I32EnumAttrCase<"I8", 1, "i8">,
     I32EnumAttrCase<"I16", 2, "i16">, I32EnumAttrCase<"I32", 3, "i32">,
-    I32EnumAttrCase<"I64", 4, "i64">, I32EnumAttrCase<"F16", 5, "f16">,
-    I32EnumAttrCase<"BF16", 6, "bf16">, I32EnumAttrCase<"F32", 7, "f32">,
-    I32EnumAttrCase<"F64", 8, "f64">
+    I32EnumAttrCase<"I64", 4, "i64">, I32EnumAttrCase<"UI8", 5, "ui8">,
+    I32EnumAttrCase<"UI16", 6, "ui16">, I32EnumAttrCase<"UI32", 7, "ui32">,
+    I32EnumAttrCase<"UI64", 8, "ui64">, I32EnumAttrCase<"F16", 9, "f16">,
+    I32EnumAttrCase<"BF16", 10, "bf16">, I32EnumAttrCase<"F32", 11, "f32">,
+    I32EnumAttrCase<"F64", 12, "f64">
   ]> {
   let cppNamespace = "::mlir::tide";
   let genSpecializedAttr = 0;
@@ -165,7 +169,7 @@ def Tide_ElementKind : I32EnumAttr<"ElementKind",
     "class of element types an op accepts", [
     // f16, bf16, f32, f64
     I32EnumAttrCase<"Float", 0, "float">,
-    // i1, i8, i16, i32, i64
+    // i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64
     I32EnumAttrCase<"Integer", 1, "integer">,
     // every supported type except i1
     I32EnumAttrCase<"Numeric", 2, "numeric">,
@@ -227,8 +231,14 @@ def Tide_LoweringFamily : I32EnumAttr<"LoweringFamily",
 // Element kinds are checked by the op verifiers (see TideOps.cpp) so that the
 // message can say how to fix the program; ODS only requires a ranked tensor of
 // one of the supported element types.
-def Tide_ElementType : AnyTypeOf<[I1, I8, I16, I32, I64, F16, BF16, F32, F64]>;
-def Tide_Tensor : RankedTensorOf<[I1, I8, I16, I32, I64, F16, BF16, F32, F64]>;
+// Unsigned integers (ui8..ui64) are their own element types: an op on them
+// has unsigned semantics (division, remainder, comparison, maximum, widening
+// casts), and mixing them with signless integers is an error like any other
+// mix of element types.
+defvar Tide_ElementTypes = [I1, I8, I16, I32, I64, UI8, UI16, UI32, UI64, F16,
+                            BF16, F32, F64];
+def Tide_ElementType : AnyTypeOf<Tide_ElementTypes>;
+def Tide_Tensor : RankedTensorOf<Tide_ElementTypes>;
 def Tide_BoolTensor : RankedTensorOf<[I1]>;
 def Tide_IndexTensor : RankedTensorOf<[I64]>;
 

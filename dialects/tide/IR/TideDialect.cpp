@@ -277,16 +277,26 @@ LogicalResult TideDialect::verifyRegionResultAttribute(Operation *op, unsigned,
 //===----------------------------------------------------------------------===//
 
 std::optional<DType> mlir::tide::getDType(Type type) {
-  if (type.isInteger(1))
-    return DType::I1;
-  if (type.isInteger(8))
-    return DType::I8;
-  if (type.isInteger(16))
-    return DType::I16;
-  if (type.isInteger(32))
-    return DType::I32;
-  if (type.isInteger(64))
-    return DType::I64;
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    // Signed integer types (si8, ...) are not Tide types.
+    if (integer.isSigned())
+      return std::nullopt;
+    bool u = integer.isUnsigned();
+    switch (integer.getWidth()) {
+    case 1:
+      return u ? std::nullopt : std::optional<DType>(DType::I1);
+    case 8:
+      return u ? DType::UI8 : DType::I8;
+    case 16:
+      return u ? DType::UI16 : DType::I16;
+    case 32:
+      return u ? DType::UI32 : DType::I32;
+    case 64:
+      return u ? DType::UI64 : DType::I64;
+    default:
+      return std::nullopt;
+    }
+  }
   if (type.isF16())
     return DType::F16;
   if (type.isBF16())
@@ -300,6 +310,9 @@ std::optional<DType> mlir::tide::getDType(Type type) {
 
 Type mlir::tide::getElementType(MLIRContext *ctx, DType dtype) {
   Builder b(ctx);
+  auto unsignedType = [&](unsigned width) -> Type {
+    return IntegerType::get(ctx, width, IntegerType::Unsigned);
+  };
   switch (dtype) {
   case DType::I1:
     return b.getI1Type();
@@ -319,18 +332,37 @@ Type mlir::tide::getElementType(MLIRContext *ctx, DType dtype) {
     return b.getF32Type();
   case DType::F64:
     return b.getF64Type();
+  case DType::UI8:
+    return unsignedType(8);
+  case DType::UI16:
+    return unsignedType(16);
+  case DType::UI32:
+    return unsignedType(32);
+  case DType::UI64:
+    return unsignedType(64);
   }
   llvm_unreachable("unknown dtype");
 }
 
 unsigned mlir::tide::getDTypeBytes(DType dtype) {
-  static const unsigned bytes[kNumDTypes] = {1, 1, 2, 4, 8, 2, 2, 4, 8};
+  static const unsigned bytes[kNumDTypes] = {1, 1, 2, 4, 8, 1, 2,
+                                             4, 8, 2, 2, 4, 8};
   return bytes[static_cast<unsigned>(dtype)];
 }
 
 bool mlir::tide::isFloatDType(DType dtype) {
   return dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::F32 ||
          dtype == DType::F64;
+}
+
+bool mlir::tide::isUnsignedDType(DType dtype) {
+  return dtype == DType::UI8 || dtype == DType::UI16 || dtype == DType::UI32 ||
+         dtype == DType::UI64;
+}
+
+bool mlir::tide::isUnsignedElement(Type type) {
+  auto integer = dyn_cast<IntegerType>(type);
+  return integer && integer.isUnsigned();
 }
 
 bool mlir::tide::isDTypeOfKind(DType dtype, ElementKind kind) {

@@ -64,7 +64,7 @@ DeviceAttr parseDeviceString(MLIRContext *ctx, llvm::StringRef text,
 //===----------------------------------------------------------------------===//
 
 /// Number of DType cases.
-constexpr unsigned kNumDTypes = 9;
+constexpr unsigned kNumDTypes = 13;
 /// The DType of a builtin element type, if Tide supports it.
 std::optional<DType> getDType(Type type);
 /// The builtin element type of `dtype`.
@@ -73,6 +73,11 @@ Type getElementType(MLIRContext *ctx, DType dtype);
 unsigned getDTypeBytes(DType dtype);
 /// True for f16, bf16, f32 and f64.
 bool isFloatDType(DType dtype);
+/// True for ui8, ui16, ui32 and ui64.
+bool isUnsignedDType(DType dtype);
+/// True for an unsigned integer type (ui8..ui64); the one test every pass
+/// uses to pick unsigned semantics.
+bool isUnsignedElement(Type type);
 /// True when `dtype` belongs to `kind`.
 bool isDTypeOfKind(DType dtype, ElementKind kind);
 

@@ -67,9 +67,11 @@ StringRef mlir::tide::describeElementKind(ElementKind kind) {
   case ElementKind::Float:
     return "a floating-point element type (f16, bf16, f32 or f64)";
   case ElementKind::Integer:
-    return "an integer or boolean element type (i1, i8, i16, i32 or i64)";
+    return "an integer or boolean element type (i1, i8, i16, i32, i64, ui8, "
+           "ui16, ui32 or ui64)";
   case ElementKind::Numeric:
-    return "a numeric element type (i8, i16, i32, i64, f16, bf16, f32 or f64)";
+    return "a numeric element type (i8, i16, i32, i64, ui8, ui16, ui32, ui64, "
+           "f16, bf16, f32 or f64)";
   case ElementKind::Any:
     return "a Tide element type";
   }
@@ -119,13 +121,21 @@ LogicalResult mlir::tide::verifyElementKind(Operation *op, Type tensorType,
   return emitKindError(op->getLoc(), name, kind, element);
 }
 
-/// Emits the "mixed element types" error: no implicit promotion, ever.
+/// Emits the "mixed element types" error: no implicit promotion, ever. Two
+/// integers of one width that differ only in signedness (i8 and ui8) say so:
+/// the bits are the same, the meaning is not.
 static LogicalResult emitMixedTypes(std::optional<Location> loc,
                                     StringRef name, Type a, Type b) {
+  auto ia = dyn_cast<IntegerType>(a), ib = dyn_cast<IntegerType>(b);
+  StringRef signedness =
+      ia && ib && ia.getWidth() == ib.getWidth()
+          ? " (signed and unsigned integers do not mix: division, comparison "
+            "and widening differ)"
+          : "";
   return emitOptionalError(
       loc, "'tide.", name, "' operands have different element types (", a,
-      " and ", b,
-      "); Tide never converts implicitly: insert 'tide.cast' on one operand");
+      " and ", b, ")", signedness,
+      "; Tide never converts implicitly: insert 'tide.cast' on one operand");
 }
 
 static std::string shapeString(ArrayRef<int64_t> shape) {
@@ -408,10 +418,11 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = isUnsignedElement(getType().getElementType());
   return foldUnary(
       adaptor.getOperands(), getType(),
       [](const APFloat &x) -> OptFloat { return abs(x); },
-      [](const APInt &x) -> OptInt { return x.abs(); });
+      [&](const APInt &x) -> OptInt { return isUnsigned ? x : x.abs(); });
 }
 
 OpFoldResult ExpOp::fold(FoldAdaptor adaptor) {
@@ -433,6 +444,7 @@ OpFoldResult SqrtOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = isUnsignedElement(getType().getElementType());
   return foldUnary(
       adaptor.getOperands(), getType(),
       [](const APFloat &x) -> OptFloat {
@@ -440,8 +452,9 @@ OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
           return x;
         return x.isNegative() ? APFloat::getZero(x.getSemantics()) : x;
       },
-      [](const APInt &x) -> OptInt {
-        return x.isNegative() ? APInt::getZero(x.getBitWidth()) : x;
+      [&](const APInt &x) -> OptInt {
+        return !isUnsigned && x.isNegative() ? APInt::getZero(x.getBitWidth())
+                                             : x;
       });
 }
 
@@ -503,36 +516,43 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = isUnsignedElement(getType().getElementType());
   return foldBinary(
       adaptor.getOperands(), getType(),
       [](const APFloat &a, const APFloat &b) -> OptFloat { return a / b; },
-      [](const APInt &a, const APInt &b) -> OptInt {
+      [&](const APInt &a, const APInt &b) -> OptInt {
         // Division by zero and INT_MIN / -1 are left for run time.
-        if (b.isZero() || (a.isMinSignedValue() && b.isAllOnes()))
+        if (b.isZero())
+          return std::nullopt;
+        if (isUnsigned)
+          return a.udiv(b);
+        if (a.isMinSignedValue() && b.isAllOnes())
           return std::nullopt;
         return a.sdiv(b);
       });
 }
 
 OpFoldResult MaximumOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = isUnsignedElement(getType().getElementType());
   return foldBinary(
       adaptor.getOperands(), getType(),
       [](const APFloat &a, const APFloat &b) -> OptFloat {
         return llvm::maximum(a, b);
       },
-      [](const APInt &a, const APInt &b) -> OptInt {
-        return a.sge(b) ? a : b;
+      [&](const APInt &a, const APInt &b) -> OptInt {
+        return (isUnsigned ? a.uge(b) : a.sge(b)) ? a : b;
       });
 }
 
 OpFoldResult MinimumOp::fold(FoldAdaptor adaptor) {
+  bool isUnsigned = isUnsignedElement(getType().getElementType());
   return foldBinary(
       adaptor.getOperands(), getType(),
       [](const APFloat &a, const APFloat &b) -> OptFloat {
         return llvm::minimum(a, b);
       },
-      [](const APInt &a, const APInt &b) -> OptInt {
-        return a.sle(b) ? a : b;
+      [&](const APInt &a, const APInt &b) -> OptInt {
+        return (isUnsigned ? a.ule(b) : a.sle(b)) ? a : b;
       });
 }
 
@@ -956,7 +976,7 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
   if (!input || !indices)
     return failure();
   Type index = indices.getElementType();
-  if (!index.isInteger(32) && !index.isInteger(64))
+  if (!index.isSignlessInteger(32) && !index.isSignlessInteger(64))
     return emitOptionalError(loc,
                              "'tide.gather' indices must be i32 or i64, got ",
                              index, "; convert them with 'tide.cast' first");

@@ -88,15 +88,19 @@ class Tide_UnaryOp<string mnemonic, string kind, string what,
   }];
 }
 
-def Tide_NegOp : Tide_UnaryOp<"neg", "Numeric", "negation"> { let hasFolder = 1; }
-def Tide_AbsOp : Tide_UnaryOp<"abs", "Numeric", "absolute value"> { let hasFolder = 1; }
+def Tide_NegOp : Tide_UnaryOp<"neg", "Numeric", "negation", [], 1, [{
+    Integers wrap: the negation of an unsigned `x` is `2^N - x` (NumPy's
+    `negative` on unsigned arrays).}]> { let hasFolder = 1; }
+def Tide_AbsOp : Tide_UnaryOp<"abs", "Numeric", "absolute value", [], 1, [{
+    On unsigned integers it is the identity.}]> { let hasFolder = 1; }
 def Tide_ExpOp : Tide_UnaryOp<"exp", "Float", "the exponential e^x", [], 10> { let hasFolder = 1; }
 def Tide_LogOp : Tide_UnaryOp<"log", "Float", "the natural logarithm", [], 10>;
 def Tide_SqrtOp : Tide_UnaryOp<"sqrt", "Float", "the square root", [], 4> { let hasFolder = 1; }
 def Tide_RsqrtOp : Tide_UnaryOp<"rsqrt", "Float", "the reciprocal square root", [], 4>;
 def Tide_TanhOp : Tide_UnaryOp<"tanh", "Float", "the hyperbolic tangent", [], 10>;
 def Tide_SigmoidOp : Tide_UnaryOp<"sigmoid", "Float", "the logistic sigmoid 1/(1+e^-x)", [], 10>;
-def Tide_ReluOp : Tide_UnaryOp<"relu", "Numeric", "the rectifier max(x, 0)"> { let hasFolder = 1; }
+def Tide_ReluOp : Tide_UnaryOp<"relu", "Numeric", "the rectifier max(x, 0)", [], 1, [{
+    On unsigned integers it is the identity.}]> { let hasFolder = 1; }
 def Tide_FloorOp : Tide_UnaryOp<"floor", "Float", "rounding toward -inf"> { let hasFolder = 1; }
 def Tide_CeilOp : Tide_UnaryOp<"ceil", "Float", "rounding toward +inf"> { let hasFolder = 1; }
 def Tide_RoundOp : Tide_UnaryOp<"round", "Float", "rounding to the nearest integer, halves to even">;
@@ -122,7 +126,8 @@ def Tide_AtanhOp : Tide_UnaryOp<"atanh", "Float", "the inverse hyperbolic tangen
 def Tide_SignOp : Tide_UnaryOp<"sign", "Numeric", "the sign", [], 1, [{
 
     The result is -1 for negative elements, 1 for positive ones and 0 for
-    zeros (a float `-0` gives `+0`); NaN stays NaN (as NumPy's `sign`).}]>;
+    zeros (a float `-0` gives `+0`); NaN stays NaN (as NumPy's `sign`). On
+    unsigned integers it is 1 for non-zero elements and 0 for zeros.}]>;
 def Tide_NotOp : Tide_UnaryOp<"not", "Integer", "logical (i1) or bitwise (iN) negation"> { let hasFolder = 1; }
 
 def Tide_EluOp : Tide_Op<"elu", [SameOperandsAndResultType,
@@ -185,7 +190,9 @@ class Tide_BinaryOp<string mnemonic, string kind, string what,
 def Tide_AddOp : Tide_BinaryOp<"add", "Numeric", "addition", [Commutative]> { let hasFolder = 1; }
 def Tide_SubOp : Tide_BinaryOp<"sub", "Numeric", "subtraction"> { let hasFolder = 1; }
 def Tide_MulOp : Tide_BinaryOp<"mul", "Numeric", "multiplication", [Commutative]> { let hasFolder = 1; }
-def Tide_DivOp : Tide_BinaryOp<"div", "Numeric", "division (truncating for integers; an integer division by 0 gives 0, and the minimum integer by -1 wraps)", [], 4> { let hasFolder = 1; }
+def Tide_DivOp : Tide_BinaryOp<"div", "Numeric", "division (truncating for integers; an integer division by 0 gives 0, and the minimum integer by -1 wraps)", [], 4, [{
+
+    Unsigned integers divide as unsigned numbers.}]> { let hasFolder = 1; }
 def Tide_PowOp : Tide_BinaryOp<"pow", "Float", "power x^y", [], 10>;
 def Tide_MaximumOp : Tide_BinaryOp<"maximum", "Numeric", "maximum", [Commutative]> { let hasFolder = 1; }
 def Tide_MinimumOp : Tide_BinaryOp<"minimum", "Numeric", "minimum", [Commutative]> { let hasFolder = 1; }
@@ -198,14 +205,16 @@ def Tide_RemOp : Tide_BinaryOp<"rem", "Numeric", "truncated remainder", [], 4, [
     and `%` for integers, so a non-zero result has the sign of `lhs` (ONNX
     `Mod` with `fmod = 1`, NumPy's `fmod`). A float remainder by 0 is NaN;
     an integer remainder by 0 is 0 (as in NumPy; it never traps), and so is
-    the minimum integer by -1.}]>;
+    the minimum integer by -1. Unsigned integers take the unsigned
+    remainder.}]>;
 def Tide_ModOp : Tide_BinaryOp<"mod", "Numeric", "floored modulo", [], 4, [{
 
     `lhs - floor(lhs / rhs) * rhs`: Python's and NumPy's `%` (`np.mod`), so
     a non-zero result has the sign of `rhs` (ONNX `Mod` with `fmod = 0`).
     Floats follow NumPy: the truncated remainder, plus `rhs` when it is not
     zero and its sign differs from `rhs`'s; a zero result takes the sign of
-    `rhs`; a modulo by 0 is NaN. An integer modulo by 0 is 0 (as in NumPy; it never traps).}]>;
+    `rhs`; a modulo by 0 is NaN. An integer modulo by 0 is 0 (as in NumPy; it never traps).
+    On unsigned integers it is the unsigned remainder (the same as `rem`).}]>;
 def Tide_ShlOp : Tide_BinaryOp<"shl", "Integer", "left shift", [], 1, [{
 
     Shifts `lhs` left by `rhs` bits, zeros shifting in (the bits shifted
@@ -215,13 +224,13 @@ def Tide_ShlOp : Tide_BinaryOp<"shl", "Integer", "left shift", [], 1, [{
 def Tide_ShrOp : Tide_BinaryOp<"shr", "Integer", "logical right shift", [], 1, [{
 
     Shifts `lhs` right by `rhs` bits with zeros shifting in: the bits of
-    `lhs` are read as an unsigned number (ONNX `BitShift` with `direction =
-    "RIGHT"`, which is defined on unsigned types; Tide has no unsigned types,
-    so data that ONNX holds as `uint8` arrives here as `i8` with the same
-    bits, and the result has the right bits). So a negative `lhs` shifted by
-    1 or more becomes non-negative: `shr(-1 : i8, 1)` is 127. This is not
-    an arithmetic shift (`x >> n` on signed NumPy integers). A shift amount
-    that is negative or at least the bit width gives 0.}]>;
+    `lhs` are read as an unsigned number, which is NumPy's `>>` on unsigned
+    types and ONNX `BitShift` with `direction = "RIGHT"` (defined on
+    `ui8`..`ui64`). On a signless `lhs` it is still logical: a negative
+    `lhs` shifted by 1 or more becomes non-negative, `shr(-1 : i8, 1)` is
+    127 (not an arithmetic shift, `x >> n` on signed NumPy integers). A
+    shift amount that is negative or at least the bit width gives 0 (an
+    unsigned amount is never negative).}]>;
 
 def Tide_CmpOp : Tide_Op<"cmp", [Tide_InferTypeOpAdaptor,
     Tide_Facts<"Compare", "Elementwise", "Any">]> {
@@ -229,7 +238,8 @@ def Tide_CmpOp : Tide_Op<"cmp", [Tide_InferTypeOpAdaptor,
   let description = [{
     Compares the operands elementwise with `predicate` (eq, ne, lt, le, gt,
     ge) and produces an `i1` tensor of the broadcast shape. Operands must have
-    the same element type; integers compare as signed.
+    the same element type; signless integers compare as signed, unsigned
+    integers (`ui8`..`ui64`) as unsigned, `i1` as false < true.
 
     ```mlir
     %m = tide.cmp lt, %x, %y : tensor<4xf32>
@@ -275,7 +285,11 @@ def Tide_CastOp : Tide_Op<"cast", [
     Converts every element to the result's element type. Shapes must match.
     This is the only op that changes an element type: Tide never promotes or
     demotes implicitly. Float to integer truncates toward zero; to `i1` means
-    `!= 0`.
+    `!= 0`. Widening an integer sign-extends a signless source and
+    zero-extends an unsigned (or `i1`) one; narrowing keeps the low bits; a
+    cast between `iN` and `uiN` keeps the bits. Unsigned to float converts
+    the unsigned value; float to unsigned truncates toward zero (a negative
+    or too large float gives an unspecified value, as in C).
 
     ```mlir
     %d = tide.cast %x : tensor<230400xf32> to tensor<230400xf64>

@@ -27,6 +27,12 @@ def ConvertTideToLinalgPass : Pass<"convert-tide-to-linalg"> {
     itself, `#tide.device<cuda:0>`). Every op created for a tide
     op carries that op's `tide.device`, so later passes know where it runs.
 
+    Unsigned integers (`ui8`..`ui64`) become signless (`i8`..`i64`, the same
+    bits): their ops use the unsigned arith ops where the semantics differ
+    (`divui`, `remui`, `cmpi ult/ule/ugt/uge`, `maxui`/`minui`, `extui`,
+    `uitofp`, `fptoui`), and function signatures, returns and calls are
+    converted, so no unsigned type is left after the pass.
+
     Ops placed on a GPU are an error unless `gpu=true` (set by
     `tide-gpu-pipeline`): the CPU pipeline cannot run them.
 

@@ -21,6 +21,11 @@ struct DTypeInfo {
 };
 /// The type named `name` (Tide name), or null.
 const DTypeInfo *findDType(const std::string &name);
+/// True for ui8, ui16, ui32 and ui64.
+bool isUnsignedDType(const DTypeInfo *dtype);
+/// Whether an argument of type `expected` takes an array of type `given`:
+/// the same type, or uint16 bits for bf16.
+bool acceptsArray(const DTypeInfo *expected, const DTypeInfo *given);
 
 /// A dense row-major array.
 struct Array {
@@ -33,10 +38,13 @@ struct Array {
   double get(int64_t i) const;
   /// Stores `value` converted to the dtype at element `i`.
   void set(int64_t i, double value);
+  /// Element `i` of an unsigned array, exactly (a double holds 53 bits).
+  uint64_t getUnsigned(int64_t i) const;
 };
 
-/// Reads a .npy file (format 1.0-3.0, little-endian, C order). bf16 is read
-/// from NumPy's raw 2-byte types ('<u2' or '|V2') holding the bits. Returns
+/// Reads a .npy file (format 1.0-3.0, little-endian, C order). '<u2' is read
+/// as ui16 (which a bf16 argument also accepts: NumPy has no bfloat16, so
+/// bf16 travels as the bits in uint16), '|V2' as bf16. Returns
 /// false and sets `error` on any problem.
 bool readNpy(const std::string &path, Array &array, std::string &error);
 

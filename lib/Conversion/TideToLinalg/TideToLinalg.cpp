@@ -24,11 +24,16 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -130,6 +135,57 @@ Value buildElementwise(RewriterBase &b, Location loc,
 
 bool isFloat(Type t) { return isa<FloatType>(t); }
 
+//===----------------------------------------------------------------------===//
+// Unsigned integers
+//===----------------------------------------------------------------------===//
+//
+// linalg and arith take signless integers only. A pattern lowering a tide op
+// on uiN tensors computes on iN tensors (the same bits), choosing the
+// unsigned arith ops where the semantics differ (divui, remui, cmpi ult,
+// maxui, extui, uitofp, ...), and casts its operands and results with
+// builtin.unrealized_conversion_cast. The casts cancel once the function
+// boundary is signless too (convertUnsignedBoundary, at the end of the pass),
+// so no unsigned type is left after convert-tide-to-linalg.
+
+/// `type` with unsigned integers (as element types too) made signless.
+Type signless(Type type) {
+  if (auto integer = dyn_cast<IntegerType>(type);
+      integer && !integer.isSignless())
+    return IntegerType::get(type.getContext(), integer.getWidth());
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.clone(signless(tensor.getElementType()));
+  return type;
+}
+
+/// `v` cast to `type` (a no-op when it has that type already).
+Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
+  if (v.getType() == type)
+    return v;
+  return UnrealizedConversionCastOp::create(b, loc, type, v).getResult(0);
+}
+
+SmallVector<Value> toSignless(OpBuilder &b, Location loc, ValueRange values) {
+  SmallVector<Value> out;
+  for (Value v : values)
+    out.push_back(castTo(b, loc, v, signless(v.getType())));
+  return out;
+}
+
+/// Replaces `op` by `results` (computed on signless types), cast back to
+/// the op's own result types.
+void replaceFromSignless(RewriterBase &rewriter, Operation *op,
+                         ValueRange results) {
+  SmallVector<Value> cast;
+  for (auto [r, old] : llvm::zip_equal(results, op->getResults()))
+    cast.push_back(castTo(rewriter, op->getLoc(), r, old.getType()));
+  rewriter.replaceOp(op, cast);
+}
+
+/// Whether `v`'s elements are unsigned integers.
+bool isUnsignedValue(Value v) {
+  return isUnsignedElement(getElementTypeOrSelf(v.getType()));
+}
+
 Value constantOf(OpBuilder &b, Location loc, Type type, double value) {
   if (auto ft = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, value));
@@ -162,7 +218,8 @@ Type accumulatorType(Operation *op, Type element) {
 }
 
 /// Scalar code of each elementwise op.
-Value scalarUnary(Operation *op, OpBuilder &b, Location loc, Value x) {
+Value scalarUnary(Operation *op, OpBuilder &b, Location loc, Value x,
+                  bool isUnsigned) {
   Type t = x.getType();
   bool f = isFloat(t);
   return llvm::TypeSwitch<Operation *, Value>(op)
@@ -174,6 +231,8 @@ Value scalarUnary(Operation *op, OpBuilder &b, Location loc, Value x) {
       .Case([&](AbsOp) -> Value {
         if (f)
           return math::AbsFOp::create(b, loc, x);
+        if (isUnsigned)
+          return x;
         return math::AbsIOp::create(b, loc, x);
       })
       .Case([&](ExpOp) -> Value { return math::ExpOp::create(b, loc, x); })
@@ -191,6 +250,8 @@ Value scalarUnary(Operation *op, OpBuilder &b, Location loc, Value x) {
         Value zero = constantOf(b, loc, t, 0);
         if (f)
           return arith::MaximumFOp::create(b, loc, x, zero);
+        if (isUnsigned)
+          return x;
         return arith::MaxSIOp::create(b, loc, x, zero);
       })
       .Case([&](EluOp elu) -> Value {
@@ -221,6 +282,11 @@ Value scalarUnary(Operation *op, OpBuilder &b, Location loc, Value x) {
       .Case([&](AtanhOp) -> Value { return math::AtanhOp::create(b, loc, x); })
       .Case([&](SignOp) -> Value {
         Value zero = constantOf(b, loc, t, 0);
+        if (isUnsigned)
+          // x != 0.
+          return arith::ExtUIOp::create(
+              b, loc, t,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero));
         if (!f) {
           // (x > 0) - (x < 0).
           Value pos = arith::ExtUIOp::create(
@@ -287,6 +353,28 @@ Value safeDivSI(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::SelectOp::create(b, loc, byZero, zero, q);
 }
 
+/// The unsigned quotient without undefined behaviour: by 0 it is 0.
+Value safeDivUI(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = x.getType();
+  Value zero = constantOf(b, loc, t, 0);
+  Value byZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero);
+  Value safe =
+      arith::SelectOp::create(b, loc, byZero, constantOf(b, loc, t, 1), y);
+  Value q = arith::DivUIOp::create(b, loc, x, safe);
+  return arith::SelectOp::create(b, loc, byZero, zero, q);
+}
+
+/// The unsigned remainder without undefined behaviour: by 0 it is 0.
+Value safeRemUI(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = x.getType();
+  Value byZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y,
+                                       constantOf(b, loc, t, 0));
+  Value safe =
+      arith::SelectOp::create(b, loc, byZero, constantOf(b, loc, t, 1), y);
+  return arith::RemUIOp::create(b, loc, x, safe);
+}
+
 /// The floored modulo (Python's `%`): the truncated remainder, plus `y` when
 /// it is not zero and its sign differs from `y`'s. A float zero result takes
 /// the sign of `y`, as in NumPy.
@@ -335,9 +423,10 @@ Value shift(OpBuilder &b, Location loc, Value x, Value y, bool left) {
                                  constantOf(b, loc, t, 0));
 }
 
-Value scalarBinary(Operation *op, OpBuilder &b, Location loc, Value x,
-                   Value y) {
+Value scalarBinary(Operation *op, OpBuilder &b, Location loc, Value x, Value y,
+                   bool isUnsigned) {
   bool f = isFloat(x.getType());
+  bool u = isUnsigned;
   return llvm::TypeSwitch<Operation *, Value>(op)
       .Case([&](AddOp) -> Value {
         return f ? arith::AddFOp::create(b, loc, x, y).getResult()
@@ -352,16 +441,21 @@ Value scalarBinary(Operation *op, OpBuilder &b, Location loc, Value x,
                  : arith::MulIOp::create(b, loc, x, y).getResult();
       })
       .Case([&](DivOp) -> Value {
-        return f ? arith::DivFOp::create(b, loc, x, y).getResult()
-                 : safeDivSI(b, loc, x, y);
+        if (f)
+          return arith::DivFOp::create(b, loc, x, y);
+        return u ? safeDivUI(b, loc, x, y) : safeDivSI(b, loc, x, y);
       })
       .Case([&](PowOp) -> Value { return math::PowFOp::create(b, loc, x, y); })
       .Case([&](MaximumOp) -> Value {
-        return f ? arith::MaximumFOp::create(b, loc, x, y).getResult()
+        if (f)
+          return arith::MaximumFOp::create(b, loc, x, y);
+        return u ? arith::MaxUIOp::create(b, loc, x, y).getResult()
                  : arith::MaxSIOp::create(b, loc, x, y).getResult();
       })
       .Case([&](MinimumOp) -> Value {
-        return f ? arith::MinimumFOp::create(b, loc, x, y).getResult()
+        if (f)
+          return arith::MinimumFOp::create(b, loc, x, y);
+        return u ? arith::MinUIOp::create(b, loc, x, y).getResult()
                  : arith::MinSIOp::create(b, loc, x, y).getResult();
       })
       .Case([&](AndOp) -> Value { return arith::AndIOp::create(b, loc, x, y); })
@@ -370,9 +464,13 @@ Value scalarBinary(Operation *op, OpBuilder &b, Location loc, Value x,
       .Case([&](RemOp) -> Value {
         if (f)
           return arith::RemFOp::create(b, loc, x, y);
-        return safeRemSI(b, loc, x, y);
+        return u ? safeRemUI(b, loc, x, y) : safeRemSI(b, loc, x, y);
       })
-      .Case([&](ModOp) -> Value { return floorMod(b, loc, x, y); })
+      .Case([&](ModOp) -> Value {
+        // Unsigned operands have one sign: the floored modulo is the
+        // remainder.
+        return u ? safeRemUI(b, loc, x, y) : floorMod(b, loc, x, y);
+      })
       .Case([&](ShlOp) -> Value { return shift(b, loc, x, y, /*left=*/true); })
       .Case([&](ShrOp) -> Value { return shift(b, loc, x, y, /*left=*/false); })
       .Case([&](CmpOp cmp) -> Value {
@@ -400,8 +498,9 @@ Value scalarBinary(Operation *op, OpBuilder &b, Location loc, Value x,
           }
           return arith::CmpFOp::create(b, loc, p, x, y);
         }
-        // Integers compare as signed; booleans as false < true.
-        bool u = x.getType().isInteger(1);
+        // Signless integers compare as signed; unsigned integers and
+        // booleans (false < true) as unsigned.
+        u = u || x.getType().isInteger(1);
         arith::CmpIPredicate p;
         switch (cmp.getPredicate()) {
         case CmpPredicate::eq:
@@ -429,8 +528,12 @@ Value scalarBinary(Operation *op, OpBuilder &b, Location loc, Value x,
 }
 
 /// Element type conversion with NumPy's semantics (bool is 0/1; to bool is
-/// != 0; float to int truncates toward zero).
-Value scalarCast(OpBuilder &b, Location loc, Value x, Type to) {
+/// != 0; float to int truncates toward zero; an unsigned source zero-extends
+/// and converts to float as unsigned; an unsigned destination takes floats
+/// as unsigned). `x` and `to` are signless; `fromUnsigned` and `toUnsigned`
+/// say how the tide op's types read them.
+Value scalarCast(OpBuilder &b, Location loc, Value x, Type to,
+                 bool fromUnsigned = false, bool toUnsigned = false) {
   Type from = x.getType();
   if (from == to)
     return x;
@@ -451,16 +554,18 @@ Value scalarCast(OpBuilder &b, Location loc, Value x, Type to) {
     return arith::TruncFOp::create(b, loc, to, wide);
   }
   if (!fromF && toF) {
-    if (from.isInteger(1))
+    if (from.isInteger(1) || fromUnsigned)
       return arith::UIToFPOp::create(b, loc, to, x);
     return arith::SIToFPOp::create(b, loc, to, x);
   }
   if (fromF && !toF)
-    return arith::FPToSIOp::create(b, loc, to, x);
+    return toUnsigned ? arith::FPToUIOp::create(b, loc, to, x).getResult()
+                      : arith::FPToSIOp::create(b, loc, to, x).getResult();
   unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
   if (fw < tw)
-    return from.isInteger(1) ? arith::ExtUIOp::create(b, loc, to, x).getResult()
-                             : arith::ExtSIOp::create(b, loc, to, x).getResult();
+    return from.isInteger(1) || fromUnsigned
+               ? arith::ExtUIOp::create(b, loc, to, x).getResult()
+               : arith::ExtSIOp::create(b, loc, to, x).getResult();
   return arith::TruncIOp::create(b, loc, to, x);
 }
 
@@ -483,15 +588,21 @@ struct LowerElementwise : RewritePattern {
         family != LoweringFamily::Compare && family != LoweringFamily::Select &&
         family != LoweringFamily::Cast && family != LoweringFamily::Broadcast)
       return failure();
-    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    auto resultType =
+        cast<RankedTensorType>(signless(op->getResult(0).getType()));
     Location loc = op->getLoc();
+    // The operands' signedness picks the semantics (a select's is its value
+    // operands', which do not need it); a cast also reads the result's.
+    bool isUnsigned = isUnsignedValue(op->getOperand(0));
+    bool toUnsigned = isUnsignedValue(op->getResult(0));
     Value result = buildElementwise(
-        rewriter, loc, resultType, op->getOperands(),
+        rewriter, loc, resultType, toSignless(rewriter, loc, op->getOperands()),
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           if (isa<SelectOp>(op))
             return arith::SelectOp::create(b, l, args[0], args[1], args[2]);
           if (isa<CastOp>(op))
-            return scalarCast(b, l, args[0], resultType.getElementType());
+            return scalarCast(b, l, args[0], resultType.getElementType(),
+                              isUnsigned, toUnsigned);
           if (isa<BroadcastToOp>(op))
             return args[0];
           // f16/bf16 arithmetic computes in f32 and rounds once, here, with
@@ -507,17 +618,17 @@ struct LowerElementwise : RewritePattern {
             for (Value arg : args)
               wide.push_back(scalarCast(b, l, arg, b.getF32Type()));
             Value r = wide.size() == 1
-                          ? scalarUnary(op, b, l, wide[0])
-                          : scalarBinary(op, b, l, wide[0], wide[1]);
+                          ? scalarUnary(op, b, l, wide[0], false)
+                          : scalarBinary(op, b, l, wide[0], wide[1], false);
             return r ? scalarCast(b, l, r, args[0].getType()) : Value();
           }
           if (args.size() == 1)
-            return scalarUnary(op, b, l, args[0]);
-          return scalarBinary(op, b, l, args[0], args[1]);
+            return scalarUnary(op, b, l, args[0], isUnsigned);
+          return scalarBinary(op, b, l, args[0], args[1], isUnsigned);
         });
     if (!result)
       return rewriter.notifyMatchFailure(op, "no scalar code for this op");
-    rewriter.replaceOp(op, result);
+    replaceFromSignless(rewriter, op, result);
     return success();
   }
 };
@@ -529,14 +640,30 @@ struct LowerConstant : OpRewritePattern<ConstantOp> {
     auto value = dyn_cast<TypedAttr>(op.getValue());
     if (!value)
       return rewriter.notifyMatchFailure(op, "not a typed attribute");
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
+    // arith.constant takes signless integers: the same bits, signless.
+    auto type = cast<ShapedType>(value.getType());
+    auto signlessType = cast<ShapedType>(signless(type));
+    if (signlessType != type) {
+      if (auto dense = dyn_cast<DenseElementsAttr>(value))
+        value = dense.bitcast(signlessType.getElementType());
+      else if (auto resource = dyn_cast<DenseResourceElementsAttr>(value))
+        value = DenseResourceElementsAttr::get(signlessType,
+                                               resource.getRawHandle());
+      else
+        return rewriter.notifyMatchFailure(op, "an unsigned constant that is "
+                                               "neither dense nor a resource");
+    }
+    Value c = arith::ConstantOp::create(rewriter, op.getLoc(), value);
+    replaceFromSignless(rewriter, op, c);
     return success();
   }
 };
 
 /// Identity value of a reduction in `type`.
-Value reductionInit(OpBuilder &b, Location loc, Operation *op, Type type) {
+Value reductionInit(OpBuilder &b, Location loc, Operation *op, Type type,
+                    bool isUnsigned) {
   bool f = isFloat(type);
+  unsigned width = f ? 0 : type.getIntOrFloatBitWidth();
   auto negInf = [&]() -> Value {
     if (f)
       return arith::ConstantOp::create(
@@ -544,8 +671,9 @@ Value reductionInit(OpBuilder &b, Location loc, Operation *op, Type type) {
                                            cast<FloatType>(type).getFloatSemantics(),
                                            /*Negative=*/true)));
     return arith::ConstantOp::create(
-        b, loc, b.getIntegerAttr(type, APInt::getSignedMinValue(
-                                           type.getIntOrFloatBitWidth())));
+        b, loc,
+        b.getIntegerAttr(type, isUnsigned ? APInt::getZero(width)
+                                          : APInt::getSignedMinValue(width)));
   };
   auto posInf = [&]() -> Value {
     if (f)
@@ -554,8 +682,9 @@ Value reductionInit(OpBuilder &b, Location loc, Operation *op, Type type) {
                                            cast<FloatType>(type).getFloatSemantics(),
                                            /*Negative=*/false)));
     return arith::ConstantOp::create(
-        b, loc, b.getIntegerAttr(type, APInt::getSignedMaxValue(
-                                           type.getIntOrFloatBitWidth())));
+        b, loc,
+        b.getIntegerAttr(type, isUnsigned ? APInt::getAllOnes(width)
+                                          : APInt::getSignedMaxValue(width)));
   };
   if (isa<ReduceMaxOp, ArgmaxOp>(op))
     return negInf();
@@ -575,9 +704,10 @@ struct LowerReduction : OpRewritePattern<OpTy> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    Value input = op.getInput();
+    bool isUnsigned = isUnsignedValue(op.getInput());
+    Value input = toSignless(rewriter, loc, op.getInput()).front();
     auto inType = cast<RankedTensorType>(input.getType());
-    auto resultType = cast<RankedTensorType>(op.getType());
+    auto resultType = cast<RankedTensorType>(signless(op.getType()));
     Type element = inType.getElementType();
     int64_t rank = inType.getRank();
     SmallVector<int64_t> axes = op.getNormalizedAxes();
@@ -612,7 +742,7 @@ struct LowerReduction : OpRewritePattern<OpTy> {
     auto valueType = resultType.clone(acc);
     Value valueInit =
         linalg::FillOp::create(
-            rewriter, loc, reductionInit(rewriter, loc, op, acc),
+            rewriter, loc, reductionInit(rewriter, loc, op, acc, isUnsigned),
             tensor::EmptyOp::create(rewriter, loc, valueType.getShape(), acc,
                                     outDynSizes)
                 .getResult())
@@ -652,10 +782,12 @@ struct LowerReduction : OpRewritePattern<OpTy> {
                   b, l, bestOrdered,
                   arith::OrIOp::create(b, l, strict, xNaN));
             } else {
-              better = arith::CmpIOp::create(
-                  b, l, isMax ? arith::CmpIPredicate::sgt
-                              : arith::CmpIPredicate::slt,
-                  x, best);
+              arith::CmpIPredicate p =
+                  isUnsigned ? (isMax ? arith::CmpIPredicate::ugt
+                                      : arith::CmpIPredicate::ult)
+                             : (isMax ? arith::CmpIPredicate::sgt
+                                      : arith::CmpIPredicate::slt);
+              better = arith::CmpIOp::create(b, l, p, x, best);
             }
             // The first element always wins, so all-equal rows give 0 and
             // -inf/+inf inputs are handled.
@@ -668,7 +800,7 @@ struct LowerReduction : OpRewritePattern<OpTy> {
                 ValueRange{arith::SelectOp::create(b, l, better, x, best),
                            arith::SelectOp::create(b, l, better, idx, bestIdx)});
           });
-      rewriter.replaceOp(op, generic.getResult(1));
+      replaceFromSignless(rewriter, op, generic.getResult(1));
       return success();
     } else {
       auto generic = linalg::GenericOp::create(
@@ -681,10 +813,14 @@ struct LowerReduction : OpRewritePattern<OpTy> {
             Value r;
             if (isa<ReduceMaxOp>(op))
               r = f ? arith::MaximumFOp::create(b, l, x, acc).getResult()
-                    : arith::MaxSIOp::create(b, l, x, acc).getResult();
+                  : isUnsigned
+                      ? arith::MaxUIOp::create(b, l, x, acc).getResult()
+                      : arith::MaxSIOp::create(b, l, x, acc).getResult();
             else if (isa<ReduceMinOp>(op))
               r = f ? arith::MinimumFOp::create(b, l, x, acc).getResult()
-                    : arith::MinSIOp::create(b, l, x, acc).getResult();
+                  : isUnsigned
+                      ? arith::MinUIOp::create(b, l, x, acc).getResult()
+                      : arith::MinSIOp::create(b, l, x, acc).getResult();
             else if (isa<ReduceProdOp>(op))
               r = f ? arith::MulFOp::create(b, l, x, acc).getResult()
                     : arith::MulIOp::create(b, l, x, acc).getResult();
@@ -719,7 +855,7 @@ struct LowerReduction : OpRewritePattern<OpTy> {
               return scalarCast(b, l, args[0], element);
             });
       }
-      rewriter.replaceOp(op, result);
+      replaceFromSignless(rewriter, op, result);
       return success();
     }
   }
@@ -731,8 +867,13 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    auto lhsType = op.getLhs().getType(), rhsType = op.getRhs().getType();
-    auto resultType = op.getType();
+    // Integer products and sums wrap alike for signed and unsigned.
+    SmallVector<Value> operands =
+        toSignless(rewriter, loc, ValueRange{op.getLhs(), op.getRhs()});
+    Value lhs = operands[0], rhs = operands[1];
+    auto lhsType = cast<RankedTensorType>(lhs.getType());
+    auto rhsType = cast<RankedTensorType>(rhs.getType());
+    auto resultType = cast<RankedTensorType>(signless(op.getType()));
     Type element = resultType.getElementType();
     int64_t rank = resultType.getRank();
     // Dynamic sizes: M from lhs, N from rhs, batch dims from whichever
@@ -743,13 +884,11 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
         continue;
       Value size;
       if (d == rank - 2)
-        size = tensor::DimOp::create(rewriter, loc, op.getLhs(),
-                                     lhsType.getRank() - 2);
+        size = tensor::DimOp::create(rewriter, loc, lhs, lhsType.getRank() - 2);
       else if (d == rank - 1)
-        size = tensor::DimOp::create(rewriter, loc, op.getRhs(),
-                                     rhsType.getRank() - 1);
+        size = tensor::DimOp::create(rewriter, loc, rhs, rhsType.getRank() - 1);
       else
-        for (Value operand : {op.getLhs(), op.getRhs()}) {
+        for (Value operand : {lhs, rhs}) {
           auto t = cast<RankedTensorType>(operand.getType());
           int64_t i = d - (rank - t.getRank());
           if (i >= 0 && i < t.getRank() - 2 && t.isDynamicDim(i)) {
@@ -770,7 +909,7 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
             [&](OpBuilder &b, Location l, ValueRange args) -> Value {
               return scalarCast(b, l, args[0], element);
             });
-      rewriter.replaceOp(op, product);
+      replaceFromSignless(rewriter, op, product);
       return success();
     };
     Value zero = constantOf(rewriter, loc, acc, 0);
@@ -781,9 +920,9 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
                          .getResult())
                      .getResult(0);
     if (rank == 2)
-      return finish(linalg::MatmulOp::create(
-                        rewriter, loc, TypeRange{accType},
-                        ValueRange{op.getLhs(), op.getRhs()}, ValueRange{init})
+      return finish(linalg::MatmulOp::create(rewriter, loc, TypeRange{accType},
+                                             ValueRange{lhs, rhs},
+                                             ValueRange{init})
                         .getResult(0));
     // Batched: loops (batch..., m, n, k).
     int64_t loops = rank + 1, m = rank - 2, n = rank - 1, k = rank;
@@ -808,7 +947,7 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
                                                utils::IteratorType::parallel);
     iterators.back() = utils::IteratorType::reduction;
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{accType}, ValueRange{op.getLhs(), op.getRhs()},
+        rewriter, loc, TypeRange{accType}, ValueRange{lhs, rhs},
         ValueRange{init},
         ArrayRef<AffineMap>{operandMap(lhsType, m, k),
                             operandMap(rhsType, k, n),
@@ -839,9 +978,10 @@ struct LowerGather : OpRewritePattern<GatherOp> {
   LogicalResult matchAndRewrite(GatherOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value input = op.getInput(), indices = op.getIndices();
-    auto inType = op.getInput().getType();
-    auto resultType = op.getType();
+    Value input = toSignless(rewriter, loc, op.getInput()).front();
+    Value indices = op.getIndices();
+    auto inType = cast<RankedTensorType>(input.getType());
+    auto resultType = cast<RankedTensorType>(signless(op.getType()));
     Type element = resultType.getElementType();
     int64_t rank = resultType.getRank(), axis = op.getNormalizedAxis();
     SmallVector<Value> dyn;
@@ -852,8 +992,11 @@ struct LowerGather : OpRewritePattern<GatherOp> {
                                          element, dyn);
     int64_t staticSize = inType.getDimSize(axis);
     if (staticSize == 0) {
-      rewriter.replaceOpWithNewOp<linalg::FillOp>(
-          op, constantOf(rewriter, loc, element, 0), init);
+      replaceFromSignless(
+          rewriter, op,
+          linalg::FillOp::create(rewriter, loc,
+                                 constantOf(rewriter, loc, element, 0), init)
+              .getResult(0));
       return success();
     }
     Value size = tensor::DimOp::create(rewriter, loc, input, axis);
@@ -903,7 +1046,7 @@ struct LowerGather : OpRewritePattern<GatherOp> {
           }
           linalg::YieldOp::create(b, l, v);
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    replaceFromSignless(rewriter, op, generic.getResult(0));
     return success();
   }
 };
@@ -918,8 +1061,9 @@ struct LowerCumsum : OpRewritePattern<CumsumOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    Value input = op.getInput();
-    auto type = op.getType();
+    // Sums wrap alike for signed and unsigned integers.
+    Value input = toSignless(rewriter, loc, op.getInput()).front();
+    auto type = cast<RankedTensorType>(signless(op.getType()));
     Type element = type.getElementType();
     Type acc = isNarrowFloat(element) ? rewriter.getF32Type() : element;
     int64_t rank = type.getRank(), axis = op.getNormalizedAxis();
@@ -971,7 +1115,7 @@ struct LowerCumsum : OpRewritePattern<CumsumOp> {
           [&](OpBuilder &b, Location l, ValueRange args) -> Value {
             return scalarCast(b, l, args[0], element);
           });
-    rewriter.replaceOp(op, result);
+    replaceFromSignless(rewriter, op, result);
     return success();
   }
 };
@@ -1143,8 +1287,12 @@ struct LowerPool : OpRewritePattern<OpTy> {
     constexpr bool isMax = std::is_same_v<OpTy, MaxPoolOp>;
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    auto type = op.getType();
-    auto inType = op.getInput().getType();
+    // Unsigned integers (max_pool) compute on signless types.
+    bool u = isUnsignedValue(op.getInput());
+    auto type = cast<RankedTensorType>(signless(op.getType()));
+    Value input = castTo(rewriter, loc, op.getInput(),
+                         signless(op.getInput().getType()));
+    auto inType = cast<RankedTensorType>(input.getType());
     Type element = type.getElementType();
     Type acc =
         !isMax && isNarrowFloat(element) ? rewriter.getF32Type() : element;
@@ -1160,9 +1308,9 @@ struct LowerPool : OpRewritePattern<OpTy> {
           0, (type.getDimSize(i + 2) - 1) * strides[i] + extent -
                  inType.getDimSize(i + 2) - begin[i]));
     }
-    Value pad = isMax ? lowestOf(rewriter, loc, element)
-                      : constantOf(rewriter, loc, element, 0);
-    Value x = padSpatial(rewriter, loc, op.getInput(), begin, end, pad);
+    Value pad = isMax && !u ? lowestOf(rewriter, loc, element)
+                            : constantOf(rewriter, loc, element, 0);
+    Value x = padSpatial(rewriter, loc, input, begin, end, pad);
     Value window = tensor::EmptyOp::create(rewriter, loc, kernel, acc);
     int64_t numLoops = 2 + 2 * k;
     auto dim = [&](int64_t d) { return getAffineDimExpr(d, ctx); };
@@ -1177,9 +1325,9 @@ struct LowerPool : OpRewritePattern<OpTy> {
     SmallVector<utils::IteratorType> iterators(2 + k,
                                                utils::IteratorType::parallel);
     iterators.append(k, utils::IteratorType::reduction);
-    Value init = filledLike(rewriter, loc, type.getShape(), op.getInput(),
-                            isMax ? lowestOf(rewriter, loc, acc)
-                                  : constantOf(rewriter, loc, acc, 0));
+    Value init = filledLike(rewriter, loc, type.getShape(), input,
+                            isMax && !u ? lowestOf(rewriter, loc, acc)
+                                        : constantOf(rewriter, loc, acc, 0));
     bool f = isFloat(element);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{init.getType()}, ValueRange{x, window},
@@ -1191,8 +1339,9 @@ struct LowerPool : OpRewritePattern<OpTy> {
           Value v = scalarCast(b, l, args[0], acc);
           Value r;
           if (isMax)
-            r = f ? arith::MaximumFOp::create(b, l, args[2], v).getResult()
-                  : arith::MaxSIOp::create(b, l, args[2], v).getResult();
+            r = f   ? arith::MaximumFOp::create(b, l, args[2], v).getResult()
+                : u ? arith::MaxUIOp::create(b, l, args[2], v).getResult()
+                    : arith::MaxSIOp::create(b, l, args[2], v).getResult();
           else
             r = arith::AddFOp::create(b, l, args[2], v);
           linalg::YieldOp::create(b, l, r);
@@ -1200,7 +1349,7 @@ struct LowerPool : OpRewritePattern<OpTy> {
     Value result = generic.getResult(0);
     if constexpr (!isMax)
       result = divideByCount(rewriter, loc, op, result, end);
-    rewriter.replaceOp(op, result);
+    replaceFromSignless(rewriter, op, result);
     return success();
   }
 
@@ -1277,15 +1426,18 @@ struct LowerTranspose : OpRewritePattern<TransposeOp> {
   LogicalResult matchAndRewrite(TransposeOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto resultType = op.getType();
+    auto resultType = cast<RankedTensorType>(signless(op.getType()));
+    Value input = toSignless(rewriter, loc, op.getInput()).front();
     SmallVector<Value> dyn;
     for (auto [i, p] : llvm::enumerate(op.getPerm()))
       if (resultType.isDynamicDim(i))
-        dyn.push_back(tensor::DimOp::create(rewriter, loc, op.getInput(), p));
+        dyn.push_back(tensor::DimOp::create(rewriter, loc, input, p));
     Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                          resultType.getElementType(), dyn);
-    rewriter.replaceOpWithNewOp<linalg::TransposeOp>(op, op.getInput(), init,
-                                                     op.getPerm());
+    replaceFromSignless(
+        rewriter, op,
+        linalg::TransposeOp::create(rewriter, loc, input, init, op.getPerm())
+            .getResult());
     return success();
   }
 };
@@ -1294,41 +1446,47 @@ struct LowerConcat : OpRewritePattern<ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConcatOp op,
                                 PatternRewriter &rewriter) const override {
-    auto resultType = op.getType();
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(signless(op.getType()));
+    SmallVector<Value> all = toSignless(rewriter, loc, op.getInputs());
     int64_t axis = static_cast<int64_t>(op.getAxis());
     if (axis < 0)
       axis += resultType.getRank();
     // Inputs of static size 0 along the axis add nothing; tensor.concat would
     // insert them at an offset past the end (a verifier error).
     SmallVector<Value> inputs;
-    for (Value input : op.getInputs())
+    for (Value input : all)
       if (cast<RankedTensorType>(input.getType()).getDimSize(axis) != 0)
         inputs.push_back(input);
     // A result with no elements (a static 0 in any dimension; upstream also
     // rejects inserting into one) is an empty tensor of the right sizes.
     if (inputs.empty() || llvm::is_contained(resultType.getShape(), 0)) {
-      Location loc = op.getLoc();
       SmallVector<Value> dyn;
       for (int64_t d = 0; d < resultType.getRank(); ++d) {
         if (!resultType.isDynamicDim(d))
           continue;
         if (d != axis) {
-          dyn.push_back(
-              tensor::DimOp::create(rewriter, loc, op.getInputs().front(), d));
+          dyn.push_back(tensor::DimOp::create(rewriter, loc, all.front(), d));
           continue;
         }
         Value sum = arith::ConstantIndexOp::create(rewriter, loc, 0);
-        for (Value input : op.getInputs())
+        for (Value input : all)
           sum = arith::AddIOp::create(
               rewriter, loc, sum,
               tensor::DimOp::create(rewriter, loc, input, d));
         dyn.push_back(sum);
       }
-      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
-          op, resultType.getShape(), resultType.getElementType(), dyn);
+      replaceFromSignless(
+          rewriter, op,
+          tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                  resultType.getElementType(), dyn)
+              .getResult());
       return success();
     }
-    rewriter.replaceOpWithNewOp<tensor::ConcatOp>(op, resultType, axis, inputs);
+    replaceFromSignless(
+        rewriter, op,
+        tensor::ConcatOp::create(rewriter, loc, resultType, axis, inputs)
+            .getResult());
     return success();
   }
 };
@@ -1337,20 +1495,28 @@ struct LowerSlice : OpRewritePattern<SliceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SliceOp op,
                                 PatternRewriter &rewriter) const override {
-    SmallVector<int64_t> sizes(op.getType().getShape());
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(signless(op.getType()));
+    SmallVector<int64_t> sizes(type.getShape());
     // An empty slice reads nothing (tensor.extract_slice wants offsets inside
     // the input's dimensions, which a size-0 dimension has none of).
     if (llvm::is_contained(sizes, 0)) {
-      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
-          op, sizes, op.getType().getElementType());
+      replaceFromSignless(
+          rewriter, op,
+          tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType())
+              .getResult());
       return success();
     }
     SmallVector<int64_t> offsets(op.getStart());
-    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-        op, op.getType(), op.getInput(), ValueRange{}, ValueRange{},
-        ValueRange{}, rewriter.getDenseI64ArrayAttr(offsets),
-        rewriter.getDenseI64ArrayAttr(sizes),
-        rewriter.getDenseI64ArrayAttr(op.getStrides()));
+    Value input = toSignless(rewriter, loc, op.getInput()).front();
+    replaceFromSignless(rewriter, op,
+                        tensor::ExtractSliceOp::create(
+                            rewriter, loc, type, input, ValueRange{},
+                            ValueRange{}, ValueRange{},
+                            rewriter.getDenseI64ArrayAttr(offsets),
+                            rewriter.getDenseI64ArrayAttr(sizes),
+                            rewriter.getDenseI64ArrayAttr(op.getStrides()))
+                            .getResult());
     return success();
   }
 };
@@ -1360,8 +1526,9 @@ struct LowerReshape : OpRewritePattern<ReshapeOp> {
   LogicalResult matchAndRewrite(ReshapeOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto resultType = op.getType();
-    auto inType = op.getInput().getType();
+    auto resultType = cast<RankedTensorType>(signless(op.getType()));
+    Value input = toSignless(rewriter, loc, op.getInput()).front();
+    auto inType = cast<RankedTensorType>(input.getType());
     int64_t dynamicCount = resultType.getNumDynamicDims();
     if (dynamicCount > 1)
       return op.emitOpError("cannot lower: more than one dynamic result "
@@ -1373,7 +1540,7 @@ struct LowerReshape : OpRewritePattern<ReshapeOp> {
       for (int64_t d = 0; d < inType.getRank(); ++d)
         total = arith::MulIOp::create(
             rewriter, loc, total,
-            tensor::DimOp::create(rewriter, loc, op.getInput(), d));
+            tensor::DimOp::create(rewriter, loc, input, d));
       int64_t known = 1;
       for (int64_t d : resultType.getShape())
         if (!ShapedType::isDynamic(d))
@@ -1392,8 +1559,10 @@ struct LowerReshape : OpRewritePattern<ReshapeOp> {
         rewriter, loc,
         RankedTensorType::get({resultType.getRank()}, rewriter.getIndexType()),
         dims);
-    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, resultType,
-                                                   op.getInput(), shape);
+    replaceFromSignless(
+        rewriter, op,
+        tensor::ReshapeOp::create(rewriter, loc, resultType, input, shape)
+            .getResult());
     return success();
   }
 };
@@ -1405,10 +1574,13 @@ struct LowerTransfer : OpRewritePattern<TransferOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TransferOp op,
                                 PatternRewriter &rewriter) const override {
-    auto type = cast<RankedTensorType>(op.getType());
-    rewriter.replaceOpWithNewOp<bufferization::AllocTensorOp>(
-        op, type, ValueRange(), op.getInput(), /*size_hint=*/Value(),
-        getMemorySpace(op.getTo()));
+    auto type = cast<RankedTensorType>(signless(op.getType()));
+    Value input = toSignless(rewriter, op.getLoc(), op.getInput()).front();
+    replaceFromSignless(rewriter, op,
+                        bufferization::AllocTensorOp::create(
+                            rewriter, op.getLoc(), type, ValueRange(), input,
+                            /*size_hint=*/Value(), getMemorySpace(op.getTo()))
+                            .getResult());
     return success();
   }
 };
@@ -1485,6 +1657,69 @@ struct DeviceCarrier : public RewriterBase::Listener {
   }
 };
 
+/// Whether `type` (or a type inside a function type) has unsigned integers.
+bool hasUnsigned(Type type) {
+  if (auto fn = dyn_cast<FunctionType>(type))
+    return llvm::any_of(fn.getInputs(), hasUnsigned) ||
+           llvm::any_of(fn.getResults(), hasUnsigned);
+  return signless(type) != type;
+}
+
+/// Makes the function boundary signless: signatures, returns and calls of
+/// uiN tensors become iN tensors, and the casts the patterns left between
+/// the two cancel. Nothing is done (and nothing changes) when no unsigned
+/// type is left.
+LogicalResult convertUnsignedBoundary(Operation *root) {
+  bool any = false;
+  root->walk([&](Operation *op) {
+    if (auto fn = dyn_cast<FunctionOpInterface>(op))
+      any |= hasUnsigned(fn.getFunctionType());
+    any |= llvm::any_of(op->getResultTypes(), hasUnsigned) ||
+           llvm::any_of(op->getOperandTypes(), hasUnsigned);
+  });
+  if (!any)
+    return success();
+  MLIRContext *ctx = root->getContext();
+  TypeConverter converter;
+  converter.addConversion([](Type type) { return signless(type); });
+  auto materialize = [](OpBuilder &b, Type type, ValueRange inputs,
+                        Location loc) -> Value {
+    return UnrealizedConversionCastOp::create(b, loc, type, inputs)
+        .getResult(0);
+  };
+  converter.addSourceMaterialization(materialize);
+  converter.addTargetMaterialization(materialize);
+  ConversionTarget target(*ctx);
+  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+  target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+    return converter.isSignatureLegal(op.getFunctionType()) &&
+           converter.isLegal(&op.getBody());
+  });
+  target.addDynamicallyLegalOp<func::ReturnOp, func::CallOp>(
+      [&](Operation *op) { return converter.isLegal(op); });
+  target.addLegalOp<UnrealizedConversionCastOp>();
+  RewritePatternSet patterns(ctx);
+  populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                 converter);
+  populateReturnOpTypeConversionPattern(patterns, converter);
+  populateCallOpTypeConversionPattern(patterns, converter);
+  if (failed(applyPartialConversion(root, target, std::move(patterns))))
+    return failure();
+  SmallVector<UnrealizedConversionCastOp> casts;
+  root->walk([&](UnrealizedConversionCastOp op) { casts.push_back(op); });
+  reconcileUnrealizedCasts(casts);
+  WalkResult left = root->walk([&](Operation *op) {
+    if (llvm::any_of(op->getResultTypes(), hasUnsigned)) {
+      op->emitError("an unsigned integer type is left after lowering; only "
+                    "func.func, func.return and func.call are converted at "
+                    "the boundary");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(left.wasInterrupted());
+}
+
 struct ConvertTideToLinalgPass
     : public tide::impl::ConvertTideToLinalgPassBase<ConvertTideToLinalgPass> {
   using Base::Base;
@@ -1536,7 +1771,7 @@ struct ConvertTideToLinalgPass
       op->emitError("cannot be lowered to linalg");
       return WalkResult::interrupt();
     });
-    if (left.wasInterrupted())
+    if (left.wasInterrupted() || failed(convertUnsignedBoundary(root)))
       signalPassFailure();
   }
 

@@ -463,6 +463,18 @@ LogicalResult convertMod(NodeImporter &n) {
   return out(n, n.create<ModOp>(n.in(0), n.in(1)));
 }
 
+/// ONNX BitShift (uint8..uint64 only): tide.shl / tide.shr, logical.
+LogicalResult convertBitShift(NodeImporter &n) {
+  if (failed(n.checkAttrs({"direction"})) || failed(need(n, 2)))
+    return failure();
+  const auto *a = n.attr("direction");
+  if (!a || (a->s() != "LEFT" && a->s() != "RIGHT"))
+    return n.fail("BitShift needs direction = \"LEFT\" or \"RIGHT\"");
+  if (a->s() == "LEFT")
+    return out(n, n.create<ShlOp>(n.in(0), n.in(1)));
+  return out(n, n.create<ShrOp>(n.in(0), n.in(1)));
+}
+
 //===----------------------------------------------------------------------===//
 // Matrix products
 //===----------------------------------------------------------------------===//
@@ -2080,6 +2092,7 @@ const llvm::StringMap<Converter> &converters() {
         {"BitwiseAnd", binary<AndOp>},
         {"BitwiseOr", binary<OrOp>},
         {"BitwiseXor", binary<XorOp>},
+        {"BitShift", convertBitShift},
         {"Not", unary<NotOp>},
         {"Reciprocal", convertReciprocal},
         {"Add", binary<AddOp>},

@@ -106,16 +106,17 @@ Type onnx_import::convertElementType(MLIRContext *ctx, int32_t dataType,
   case onnx::TensorProto::INT64:
     return b.getIntegerType(64);
   case onnx::TensorProto::UINT8:
+    return b.getIntegerType(8, /*isSigned=*/false);
   case onnx::TensorProto::UINT16:
+    return b.getIntegerType(16, /*isSigned=*/false);
   case onnx::TensorProto::UINT32:
+    return b.getIntegerType(32, /*isSigned=*/false);
   case onnx::TensorProto::UINT64:
-    why = "element type " + dataTypeName(dataType) +
-          " is not supported: Tide has no unsigned integer types yet";
-    return {};
+    return b.getIntegerType(64, /*isSigned=*/false);
   default:
     why = "element type " + dataTypeName(dataType) +
-          " is not supported (Tide has bool, int8-int64, float16, bfloat16, "
-          "float and double)";
+          " is not supported (Tide has bool, int8-int64, uint8-uint64, "
+          "float16, bfloat16, float and double)";
     return {};
   }
 }
@@ -352,12 +353,22 @@ ElementsAttr TensorReader::read(const onnx::TensorProto &t,
     case onnx::TensorProto::INT32:
       appendAs<int32_t>(owned, t.int32_data());
       break;
+    // uint32 and uint64 are stored in uint64_data; uint8 and uint16 in
+    // int32_data, like the other narrow types.
+    case onnx::TensorProto::UINT64:
+      appendAs<uint64_t>(owned, t.uint64_data());
+      break;
+    case onnx::TensorProto::UINT32:
+      appendAs<uint32_t>(owned, t.uint64_data());
+      break;
     case onnx::TensorProto::INT16:
+    case onnx::TensorProto::UINT16:
     case onnx::TensorProto::FLOAT16:
     case onnx::TensorProto::BFLOAT16:
       appendAs<uint16_t>(owned, t.int32_data());
       break;
     case onnx::TensorProto::INT8:
+    case onnx::TensorProto::UINT8:
     case onnx::TensorProto::BOOL:
       appendAs<uint8_t>(owned, t.int32_data());
       break;
@@ -777,11 +788,18 @@ LogicalResult ModelImporter::bindInput(llvm::StringRef name,
     static const struct {
       const char *descr;
       int32_t onnxType;
-    } kinds[] = {
-        {"<f4", onnx::TensorProto::FLOAT},   {"<f8", onnx::TensorProto::DOUBLE},
-        {"<f2", onnx::TensorProto::FLOAT16}, {"<i8", onnx::TensorProto::INT64},
-        {"<i4", onnx::TensorProto::INT32},   {"<i2", onnx::TensorProto::INT16},
-        {"|i1", onnx::TensorProto::INT8},    {"|b1", onnx::TensorProto::BOOL}};
+    } kinds[] = {{"<f4", onnx::TensorProto::FLOAT},
+                 {"<f8", onnx::TensorProto::DOUBLE},
+                 {"<f2", onnx::TensorProto::FLOAT16},
+                 {"<i8", onnx::TensorProto::INT64},
+                 {"<i4", onnx::TensorProto::INT32},
+                 {"<i2", onnx::TensorProto::INT16},
+                 {"|i1", onnx::TensorProto::INT8},
+                 {"|b1", onnx::TensorProto::BOOL},
+                 {"|u1", onnx::TensorProto::UINT8},
+                 {"<u2", onnx::TensorProto::UINT16},
+                 {"<u4", onnx::TensorProto::UINT32},
+                 {"<u8", onnx::TensorProto::UINT64}};
     int32_t dataType = -1;
     for (const auto &k : kinds)
       if (kind == k.descr)

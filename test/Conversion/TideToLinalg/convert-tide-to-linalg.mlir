@@ -17,6 +17,12 @@
 // f32), means do not (the division follows the sum).
 // RUN: tide-opt %t/narrow.mlir --convert-tide-to-linalg=gpu=true --mlir-print-local-scope \
 // RUN:   | FileCheck %t/narrow.mlir --implicit-check-not='= tide.'
+// Unsigned integers: computed on signless integers with the unsigned arith
+// ops where the semantics differ; the function boundary becomes signless and
+// no cast is left (no ui type survives the pass).
+// RUN: tide-opt %t/unsigned.mlir --convert-tide-to-linalg --mlir-print-local-scope \
+// RUN:   | FileCheck %t/unsigned.mlir --implicit-check-not=tide. \
+// RUN:       --implicit-check-not=unrealized_conversion_cast --implicit-check-not='{{ui(8|16|32|64)}}'
 // Known bugs (see the comments in those parts): run last so that the checks
 // above still run while they are open.
 // RUN: tide-opt %t/dynamic-result.mlir --convert-tide-to-linalg --mlir-print-local-scope \
@@ -1170,6 +1176,137 @@ func.func @negative_reshape_two_dynamic(%x: tensor<8xf32>) -> tensor<?x?xf32> {
   // expected-error @below {{cannot be lowered to linalg}}
   %0 = tide.reshape %x : tensor<8xf32> to tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
+}
+
+//--- unsigned.mlir
+
+// Division, remainder, modulo, maximum and minimum pick the unsigned ops; the
+// boundary is signless.
+// CHECK-LABEL: func.func @unsigned_binary(
+// CHECK-SAME: %[[A:.*]]: tensor<4xi8>, %[[B:.*]]: tensor<4xi8>)
+// CHECK-SAME: -> (tensor<4xi8>, tensor<4xi8>, tensor<4xi8>, tensor<4xi8>, tensor<4xi8>)
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[A]], %[[B]] : tensor<4xi8>, tensor<4xi8>)
+// CHECK: arith.divui
+// CHECK: arith.remui
+// CHECK: arith.remui
+// CHECK: arith.maxui
+// CHECK: arith.minui
+func.func @unsigned_binary(%a: tensor<4xui8>, %b: tensor<4xui8>)
+    -> (tensor<4xui8>, tensor<4xui8>, tensor<4xui8>, tensor<4xui8>, tensor<4xui8>) {
+  %0 = tide.div %a, %b : tensor<4xui8>
+  %1 = tide.rem %a, %b : tensor<4xui8>
+  %2 = tide.mod %a, %b : tensor<4xui8>
+  %3 = tide.maximum %a, %b : tensor<4xui8>
+  %4 = tide.minimum %a, %b : tensor<4xui8>
+  return %0, %1, %2, %3, %4 : tensor<4xui8>, tensor<4xui8>, tensor<4xui8>, tensor<4xui8>, tensor<4xui8>
+}
+
+// Comparisons of unsigned values are unsigned; eq/ne have no sign.
+// CHECK-LABEL: func.func @unsigned_cmp(
+// CHECK: arith.cmpi ult
+// CHECK: arith.cmpi ule
+// CHECK: arith.cmpi ugt
+// CHECK: arith.cmpi uge
+// CHECK: arith.cmpi eq
+func.func @unsigned_cmp(%a: tensor<4xui32>, %b: tensor<4xui32>)
+    -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+  %0 = tide.cmp lt, %a, %b : tensor<4xui32>
+  %1 = tide.cmp le, %a, %b : tensor<4xui32>
+  %2 = tide.cmp gt, %a, %b : tensor<4xui32>
+  %3 = tide.cmp ge, %a, %b : tensor<4xui32>
+  %4 = tide.cmp eq, %a, %b : tensor<4xui32>
+  return %0, %1, %2, %3, %4 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+}
+
+// Casts: an unsigned source zero-extends and converts to float as unsigned;
+// float to unsigned is fptoui; a signless source still sign-extends into an
+// unsigned type (NumPy's int8(-1).astype(uint16) is 65535); iN <-> uiN keeps
+// the bits (no arith op at all).
+// CHECK-LABEL: func.func @unsigned_cast(
+// CHECK-SAME: %[[U:.*]]: tensor<4xi8>, %[[I:.*]]: tensor<4xi8>, %[[F:.*]]: tensor<4xf32>)
+// CHECK: arith.extui %{{.*}} : i8 to i32
+// CHECK: arith.uitofp %{{.*}} : i8 to f64
+// CHECK: arith.fptoui %{{.*}} : f32 to i16
+// CHECK: arith.extsi %{{.*}} : i8 to i16
+// CHECK: %[[SAME:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[U]] : tensor<4xi8>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: i8, %{{.*}}: i8):
+// CHECK-NEXT: linalg.yield %[[IN]] : i8
+func.func @unsigned_cast(%u: tensor<4xui8>, %i: tensor<4xi8>, %f: tensor<4xf32>)
+    -> (tensor<4xui32>, tensor<4xf64>, tensor<4xui16>, tensor<4xui16>, tensor<4xi8>) {
+  %0 = tide.cast %u : tensor<4xui8> to tensor<4xui32>
+  %1 = tide.cast %u : tensor<4xui8> to tensor<4xf64>
+  %2 = tide.cast %f : tensor<4xf32> to tensor<4xui16>
+  %3 = tide.cast %i : tensor<4xi8> to tensor<4xui16>
+  %4 = tide.cast %u : tensor<4xui8> to tensor<4xi8>
+  return %0, %1, %2, %3, %4 : tensor<4xui32>, tensor<4xf64>, tensor<4xui16>, tensor<4xui16>, tensor<4xi8>
+}
+
+// abs and relu of unsigned values are the identity, sign is x != 0, neg
+// wraps (0 - x), shr is logical.
+// CHECK-LABEL: func.func @unsigned_unary(
+// CHECK-NOT: math.absi
+// CHECK-NOT: arith.maxsi
+// CHECK: arith.cmpi ne
+// CHECK: arith.extui %{{.*}} : i1 to i16
+// CHECK: arith.subi
+// CHECK: arith.shrui
+func.func @unsigned_unary(%a: tensor<4xui16>)
+    -> (tensor<4xui16>, tensor<4xui16>, tensor<4xui16>, tensor<4xui16>, tensor<4xui16>) {
+  %0 = tide.abs %a : tensor<4xui16>
+  %1 = tide.relu %a : tensor<4xui16>
+  %2 = tide.sign %a : tensor<4xui16>
+  %3 = tide.neg %a : tensor<4xui16>
+  %4 = tide.shr %a, %a : tensor<4xui16>
+  return %0, %1, %2, %3, %4 : tensor<4xui16>, tensor<4xui16>, tensor<4xui16>, tensor<4xui16>, tensor<4xui16>
+}
+
+// Reductions: max starts at 0 and min at 2^N - 1 (all ones), with maxui /
+// minui; argmax/argmin compare unsigned.
+// CHECK-LABEL: func.func @unsigned_reductions(
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK: linalg.fill ins(%[[ZERO]] : i64)
+// CHECK: arith.maxui
+// CHECK: %[[ONES:.*]] = arith.constant -1 : i64
+// CHECK: linalg.fill ins(%[[ONES]] : i64)
+// CHECK: arith.minui
+// CHECK: arith.cmpi ugt
+// CHECK: arith.cmpi ult
+func.func @unsigned_reductions(%a: tensor<2x3xui64>)
+    -> (tensor<2xui64>, tensor<2xui64>, tensor<2xi64>, tensor<2xi64>) {
+  %0 = tide.reduce_max %a axes = [1] : tensor<2x3xui64>
+  %1 = tide.reduce_min %a axes = [1] : tensor<2x3xui64>
+  %2 = tide.argmax %a axes = [1] : tensor<2x3xui64>
+  %3 = tide.argmin %a axes = [1] : tensor<2x3xui64>
+  return %0, %1, %2, %3 : tensor<2xui64>, tensor<2xui64>, tensor<2xi64>, tensor<2xi64>
+}
+
+// Constants and shape ops carry the same bits on signless types.
+// CHECK-LABEL: func.func @unsigned_shapes(
+// CHECK-SAME: %[[A:.*]]: tensor<2x3xi8>)
+// CHECK: %[[C:.*]] = arith.constant dense<[-1, 1, 2]> : tensor<3xi8>
+// CHECK: linalg.transpose ins(%[[A]] : tensor<2x3xi8>)
+// CHECK: tensor.concat dim(0) %[[A]], %[[A]] : (tensor<2x3xi8>, tensor<2x3xi8>) -> tensor<4x3xi8>
+// CHECK: tensor.extract_slice %[[A]]
+// CHECK: tensor.reshape %[[A]]
+// CHECK: return %[[C]],
+func.func @unsigned_shapes(%a: tensor<2x3xui8>)
+    -> (tensor<3xui8>, tensor<3x2xui8>, tensor<4x3xui8>, tensor<1x3xui8>, tensor<6xui8>) {
+  %c = tide.constant dense<[255, 1, 2]> : tensor<3xui8>
+  %0 = tide.transpose %a perm = [1, 0] : tensor<2x3xui8>
+  %1 = tide.concat %a, %a axis = 0 : tensor<2x3xui8>, tensor<2x3xui8>
+  %2 = tide.slice %a start = [0, 0] limit = [1, 3] strides = [1, 1] : tensor<2x3xui8>
+  %3 = tide.reshape %a : tensor<2x3xui8> to tensor<6xui8>
+  return %c, %0, %1, %2, %3 : tensor<3xui8>, tensor<3x2xui8>, tensor<4x3xui8>, tensor<1x3xui8>, tensor<6xui8>
+}
+
+// A returned argument is the converted argument itself.
+// CHECK-LABEL: func.func @unsigned_identity(
+// CHECK-SAME: %[[A:.*]]: tensor<?xi32>) -> tensor<?xi32>
+// CHECK-NEXT: return %[[A]] : tensor<?xi32>
+func.func @unsigned_identity(%a: tensor<?xui32>) -> tensor<?xui32> {
+  return %a : tensor<?xui32>
 }
 
 //--- dynamic-result.mlir

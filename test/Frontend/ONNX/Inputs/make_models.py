@@ -86,6 +86,34 @@ graph = helper.make_graph(
 save(helper.make_model(graph, opset_imports=opset(17)), "bind.onnx")
 np.save(os.path.join(out, "shape_3x4.npy"), np.array([3, 4], np.int64))
 
+# Unsigned integers: a uint8 input, constants in every field ONNX stores
+# unsigned data in (int32_data for uint8/uint16, uint64_data for uint32/uint64,
+# raw_data), BitShift and a Cast to uint16.
+U = TensorProto
+graph = helper.make_graph(
+    [helper.make_node("Add", ["x", "c8"], ["a"], name="add"),
+     helper.make_node("BitShift", ["a", "one"], ["s"], name="shr", direction="RIGHT"),
+     helper.make_node("Cast", ["s"], ["y16"], name="widen", to=U.UINT16),
+     helper.make_node("Identity", ["c32"], ["o32"], name="id32"),
+     helper.make_node("Identity", ["c64"], ["o64"], name="id64"),
+     helper.make_node("Identity", ["r16"], ["o16"], name="id16"),
+     helper.make_node("Identity", ["c16"], ["p16"], name="idp16")],
+    "unsigned",
+    [helper.make_tensor_value_info("x", U.UINT8, [3])],
+    [helper.make_tensor_value_info("s", U.UINT8, [3]),
+     helper.make_tensor_value_info("y16", U.UINT16, [3]),
+     helper.make_tensor_value_info("o32", U.UINT32, [2]),
+     helper.make_tensor_value_info("o64", U.UINT64, [1]),
+     helper.make_tensor_value_info("o16", U.UINT16, [2]),
+     helper.make_tensor_value_info("p16", U.UINT16, [2])],
+    [helper.make_tensor("c8", U.UINT8, [3], [1, 2, 255]),
+     helper.make_tensor("one", U.UINT8, [3], [1, 1, 1]),
+     helper.make_tensor("c16", U.UINT16, [2], [65535, 7]),
+     helper.make_tensor("c32", U.UINT32, [2], [4000000000, 1]),
+     helper.make_tensor("c64", U.UINT64, [1], [18446744073709551615]),
+     numpy_helper.from_array(np.array([65534, 3], np.uint16), "r16")])
+save(helper.make_model(graph, opset_imports=opset(17)), "unsigned.onnx")
+
 # Bad inputs.
 def one_node(node, inputs, outputs, version=17, name="m.onnx", check=True):
     g = helper.make_graph([node], "g", inputs, outputs)
@@ -99,9 +127,9 @@ one_node(helper.make_node("Relu", ["x"], ["y"], name="relu"), [f32("x", [3])],
 one_node(helper.make_node("Gemm", ["x", "x"], ["y"], name="gemm", transC=1),
          [f32("x", [3, 3])], [f32("y", [3, 3])], name="bad_attr.onnx", check=False)
 one_node(helper.make_node("Relu", ["x"], ["y"], name="relu"),
-         [helper.make_tensor_value_info("x", TensorProto.UINT8, [3])],
-         [helper.make_tensor_value_info("y", TensorProto.UINT8, [3])],
-         name="uint8.onnx", check=False)
+         [helper.make_tensor_value_info("x", TensorProto.COMPLEX64, [3])],
+         [helper.make_tensor_value_info("y", TensorProto.COMPLEX64, [3])],
+         name="complex64.onnx", check=False)
 one_node(helper.make_node("Add", ["x", "y"], ["z"], name="add"),
          [f32("x", [3]), f32("y", [4])], [f32("z", [3])], name="no_broadcast.onnx",
          check=False)
