@@ -1290,8 +1290,8 @@ struct LowerPool : OpRewritePattern<OpTy> {
     // Unsigned integers (max_pool) compute on signless types.
     bool u = isUnsignedValue(op.getInput());
     auto type = cast<RankedTensorType>(signless(op.getType()));
-    Value input = castTo(rewriter, loc, op.getInput(),
-                         signless(op.getInput().getType()));
+    Value input =
+        castTo(rewriter, loc, op.getInput(), signless(op.getInput().getType()));
     auto inType = cast<RankedTensorType>(input.getType());
     Type element = type.getElementType();
     Type acc =
