@@ -38,6 +38,20 @@ int64_t rankOf(Value v) {
 Type elemOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getElementType();
 }
+/// "[2, ?, 4]".
+std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleaveComma(shape, os, [&](int64_t d) {
+    if (ShapedType::isDynamic(d))
+      os << "?";
+    else
+      os << d;
+  });
+  os << "]";
+  return s;
+}
 
 /// The inputs a converter needs, all present; else reports.
 LogicalResult need(NodeImporter &n, unsigned count) {
@@ -1846,6 +1860,29 @@ LogicalResult convertGather(NodeImporter &n) {
   return out(n, take(n, data, n.in(1), *axis));
 }
 
+/// The row-major index into the first `k` dimensions (sizes `ds`) of each
+/// `k`-tuple along the last dimension of `indices` (each index wrapped once
+/// when negative), shaped like `indices` without its last dimension.
+Value linearIndex(NodeImporter &n, Value indices, ArrayRef<int64_t> ds,
+                  int64_t k) {
+  Type it = elemOf(indices);
+  std::vector<int64_t> dims(ds.begin(), ds.begin() + k), strides(k, 1);
+  for (int64_t i = k - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * ds[i + 1];
+  auto vecType = RankedTensorType::get({k}, it);
+  Value dimsC = n.constant(makeDense(vecType, dims, {}));
+  Value stridesC = n.constant(makeDense(vecType, strides, {}));
+  Value neg = n.create<CmpOp>(CmpPredicate::lt, indices, n.scalar(it, 0));
+  if (!neg)
+    return {};
+  Value wrapped =
+      n.create<SelectOp>(neg, n.create<AddOp>(indices, dimsC), indices);
+  if (!wrapped)
+    return {};
+  return n.create<ReduceSumOp>(n.create<MulOp>(wrapped, stridesC),
+                               Shape{rankOf(indices) - 1}, false);
+}
+
 LogicalResult convertGatherND(NodeImporter &n) {
   if (failed(need(n, 2)) || failed(requireIndices(n, n.in(1))))
     return failure();
@@ -1862,21 +1899,7 @@ LogicalResult convertGatherND(NodeImporter &n) {
   for (int64_t i = 0; i < k; ++i)
     if (ShapedType::isDynamic(ds[i]))
       return n.fail("GatherND needs static sizes on the indexed dimensions");
-  // Linear index over the first k dimensions (each index wrapped once).
-  Type it = elemOf(indices);
-  std::vector<int64_t> dims(ds.begin(), ds.begin() + k), strides(k, 1);
-  for (int64_t i = k - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * ds[i + 1];
-  auto vecType = RankedTensorType::get({k}, it);
-  Value dimsC = n.constant(makeDense(vecType, dims, {}));
-  Value stridesC = n.constant(makeDense(vecType, strides, {}));
-  Value neg = n.create<CmpOp>(CmpPredicate::lt, indices, n.scalar(it, 0));
-  TRY(neg);
-  Value wrapped =
-      n.create<SelectOp>(neg, n.create<AddOp>(indices, dimsC), indices);
-  TRY(wrapped);
-  Value lin = n.create<ReduceSumOp>(n.create<MulOp>(wrapped, stridesC),
-                                    Shape{rankOf(indices) - 1}, false);
+  Value lin = linearIndex(n, indices, ds, k);
   TRY(lin);
   int64_t rows = 1;
   for (int64_t i = 0; i < k; ++i)
@@ -1886,6 +1909,85 @@ LogicalResult convertGatherND(NodeImporter &n) {
   Value table = n.reshape(data, flat);
   TRY(table);
   return out(n, take(n, table, lin, 0));
+}
+
+/// ScatterElements' (and ScatterND's) `reduction` attribute.
+FailureOr<ScatterReduction> scatterReduction(NodeImporter &n) {
+  std::string r = n.attrString("reduction", "none");
+  if (auto kind = symbolizeScatterReduction(r))
+    return *kind;
+  return n.fail("reduction '" + r + "' is not one of none, add, mul, max, min");
+}
+
+/// ScatterElements (and the older Scatter): tide.scatter.
+LogicalResult convertScatterElements(NodeImporter &n) {
+  if (failed(need(n, 3)) || failed(requireIndices(n, n.in(1))))
+    return failure();
+  Value data = n.in(0), indices = n.in(1), updates = n.in(2);
+  if (rankOf(data) != rankOf(indices) || rankOf(indices) != rankOf(updates))
+    return n.fail("data, indices and updates must have the same rank");
+  auto axis = n.normAxis(n.attrInt("axis", 0), rankOf(data));
+  auto reduction = scatterReduction(n);
+  if (failed(axis) || failed(reduction))
+    return failure();
+  return out(n, n.create<ScatterOp>(data, indices, updates, *axis, *reduction));
+}
+
+/// ScatterND: the data seen as a table of rows (its first k dimensions
+/// flattened), each index tuple made a row number, and tide.scatter along
+/// the rows.
+LogicalResult convertScatterND(NodeImporter &n) {
+  if (failed(need(n, 3)) || failed(requireIndices(n, n.in(1))))
+    return failure();
+  auto reduction = scatterReduction(n);
+  if (failed(reduction))
+    return failure();
+  Value data = n.in(0), indices = n.in(1), updates = n.in(2);
+  Shape ds = shapeOf(data), is = shapeOf(indices), us = shapeOf(updates);
+  if (is.empty() || ShapedType::isDynamic(is.back()))
+    return n.fail("the last dimension of the indices must be static");
+  int64_t k = is.back();
+  if (k < 1 || k > static_cast<int64_t>(ds.size()))
+    return n.fail("the indices' last dimension (" + llvm::Twine(k) +
+                  ") must be between 1 and the data's rank");
+  for (int64_t d : ds)
+    if (ShapedType::isDynamic(d))
+      return n.fail("ScatterND needs static data sizes; bind the input's "
+                    "shape with --bind-shape");
+  int64_t q = 1;
+  for (size_t i = 0; i + 1 < is.size(); ++i) {
+    if (ShapedType::isDynamic(is[i]))
+      return n.fail("ScatterND needs static index sizes");
+    q *= is[i];
+  }
+  Shape want(is.begin(), is.end() - 1);
+  want.append(ds.begin() + k, ds.end());
+  if (us != want)
+    return n.fail("updates have shape " + shapeString(us) + "; expected " +
+                  shapeString(want) +
+                  " (indices' shape without its last "
+                  "dimension, then the data's dimensions after the first " +
+                  llvm::Twine(k) + ")");
+  Value lin = linearIndex(n, indices, ds, k);
+  TRY(lin);
+  int64_t rows = 1;
+  for (int64_t i = 0; i < k; ++i)
+    rows *= ds[i];
+  Shape table{rows}, rowsOfUpdates{q}, spread{q};
+  table.append(ds.begin() + k, ds.end());
+  rowsOfUpdates.append(ds.begin() + k, ds.end());
+  spread.append(ds.size() - k, 1);
+  Value flat = n.reshape(data, table);
+  Value upd = n.reshape(updates, rowsOfUpdates);
+  Value idx = n.reshape(lin, spread);
+  TRY(flat);
+  TRY(upd);
+  TRY(idx);
+  idx = n.broadcastTo(idx, rowsOfUpdates);
+  TRY(idx);
+  Value r = n.create<ScatterOp>(flat, idx, upd, 0, *reduction);
+  TRY(r);
+  return out(n, n.reshape(r, ds));
 }
 
 //===----------------------------------------------------------------------===//
@@ -2145,6 +2247,9 @@ const llvm::StringMap<Converter> &converters() {
         {"Gather", convertGather},
         {"GatherElements", convertGatherElements},
         {"GatherND", convertGatherND},
+        {"Scatter", convertScatterElements},
+        {"ScatterElements", convertScatterElements},
+        {"ScatterND", convertScatterND},
         {"CumSum", convertCumSum},
         // Reductions.
         {"ReduceSum", convertReduce<ReduceKind::Sum>},
