@@ -1990,6 +1990,120 @@ LogicalResult convertScatterND(NodeImporter &n) {
   return out(n, n.reshape(r, ds));
 }
 
+/// TopK without a sort: the rank of element j along the axis is the number
+/// of elements that come before it (larger, or equal with a smaller index;
+/// NaN counts as the largest value, as in NumPy's sort), an all-pairs
+/// comparison summed over one axis; position r of the result then selects
+/// the element of rank r (ranks >= k are not selected). Work and memory grow
+/// with the square of the axis length, fine for the k-of-n of detection
+/// heads and beam search, not for a sort of very long rows.
+LogicalResult convertTopK(NodeImporter &n) {
+  if (failed(n.checkAttrs({"axis", "largest", "sorted"})) || failed(need(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  Shape s = shapeOf(x);
+  int64_t rank = s.size();
+  if (rank == 0)
+    return n.fail("TopK needs an input of rank 1 or more");
+  auto axis = n.normAxis(n.attrInt("axis", -1), rank);
+  if (failed(axis))
+    return failure();
+  int64_t size = s[*axis];
+  if (ShapedType::isDynamic(size))
+    return n.fail("TopK needs a static size along the axis; bind the input's "
+                  "shape with --bind-shape");
+  int64_t k;
+  if (n.opset < 10) {
+    if (!n.attr("k"))
+      return n.fail("TopK (opset 1) needs the 'k' attribute");
+    k = n.attrInt("k", 0);
+  } else {
+    auto ks = n.requireInts(1, "k (the number of elements to keep)");
+    if (failed(ks))
+      return failure();
+    if (ks->size() != 1)
+      return n.fail("k must hold one value");
+    k = (*ks)[0];
+  }
+  if (k < 0 || k > size)
+    return n.fail("k = " + llvm::Twine(k) + " is outside [0, " +
+                  llvm::Twine(size) + "], the size of the axis");
+  bool largest = n.attrInt("largest", 1) != 0;
+  Type elem = elemOf(x);
+  Type i64 = IntegerType::get(n.ctx, 64);
+
+  // xi[.., i, 1, ..] against xj[.., 1, j, ..]: does i come before j?
+  Shape si = s, sj = s;
+  si.insert(si.begin() + *axis + 1, 1);
+  sj.insert(sj.begin() + *axis, 1);
+  Value xi = n.reshape(x, si), xj = n.reshape(x, sj);
+  TRY(xi);
+  TRY(xj);
+  CmpPredicate order = largest ? CmpPredicate::gt : CmpPredicate::lt;
+  Value before = n.create<CmpOp>(order, xi, xj);
+  Value same = n.create<CmpOp>(CmpPredicate::eq, xi, xj);
+  TRY(before);
+  TRY(same);
+  if (isa<FloatType>(elem)) {
+    // NaN is the largest value: before j when j is not NaN (largest), after
+    // every number (smallest); two NaNs are equal.
+    Value nanI = n.create<CmpOp>(CmpPredicate::ne, xi, xi);
+    Value nanJ = n.create<CmpOp>(CmpPredicate::ne, xj, xj);
+    TRY(nanI);
+    TRY(nanJ);
+    Value notNanJ = n.create<NotOp>(nanJ), notNanI = n.create<NotOp>(nanI);
+    before = largest ? n.create<OrOp>(before, n.create<AndOp>(nanI, notNanJ))
+                     : n.create<AndOp>(n.create<OrOp>(before, nanJ), notNanI);
+    same = n.create<OrOp>(same, n.create<AndOp>(nanI, nanJ));
+    TRY(before);
+    TRY(same);
+  }
+  // Ties: the smaller index comes first (a constant i < j mask).
+  Shape maskShape(rank + 1, 1);
+  maskShape[*axis] = size;
+  maskShape[*axis + 1] = size;
+  SmallVector<int64_t> lower(size * size);
+  for (int64_t i = 0; i < size; ++i)
+    for (int64_t j = 0; j < size; ++j)
+      lower[i * size + j] = i < j;
+  Value earlier = n.constant(makeDense(
+      RankedTensorType::get(maskShape, IntegerType::get(n.ctx, 1)), lower, {}));
+  before = n.create<OrOp>(before, n.create<AndOp>(same, earlier));
+  TRY(before);
+  Value ranks = n.create<ReduceSumOp>(n.cast(before, i64), Shape{*axis}, false);
+  TRY(ranks);
+  // Position r of the result takes the element whose rank is r: a one-hot
+  // [.., k, n, ..] mask of rank_j == r selects it, and a sum over j (of one
+  // value and zeros) moves it into place.
+  Shape rankShape = s, rowShape(rank + 1, 1);
+  rankShape.insert(rankShape.begin() + *axis, 1);
+  rowShape[*axis] = k;
+  SmallVector<int64_t> slots(k), positions(size);
+  std::iota(slots.begin(), slots.end(), 0);
+  std::iota(positions.begin(), positions.end(), 0);
+  Value r =
+      n.constant(makeDense(RankedTensorType::get(rowShape, i64), slots, {}));
+  Shape colShape(rank + 1, 1);
+  colShape[*axis + 1] = size;
+  Value j = n.constant(
+      makeDense(RankedTensorType::get(colShape, i64), positions, {}));
+  Value ranksJ = n.reshape(ranks, rankShape);
+  TRY(ranksJ);
+  Value pick = n.create<CmpOp>(CmpPredicate::eq, ranksJ, r);
+  TRY(pick);
+  auto take = [&](Value v, Type t) -> Value {
+    Value sel = n.create<SelectOp>(pick, v, n.scalar(t, 0));
+    if (!sel)
+      return {};
+    return n.create<ReduceSumOp>(sel, Shape{*axis + 1}, false);
+  };
+  Value values = take(xj, elem), indices = take(j, i64);
+  n.setOut(0, values);
+  if (n.wantsOutput(1))
+    n.setOut(1, indices);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Losses (one-hot masks instead of a gather: the class axis is static)
 //===----------------------------------------------------------------------===//
@@ -2250,6 +2364,7 @@ const llvm::StringMap<Converter> &converters() {
         {"Scatter", convertScatterElements},
         {"ScatterElements", convertScatterElements},
         {"ScatterND", convertScatterND},
+        {"TopK", convertTopK},
         {"CumSum", convertCumSum},
         // Reductions.
         {"ReduceSum", convertReduce<ReduceKind::Sum>},
