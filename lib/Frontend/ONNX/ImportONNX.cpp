@@ -603,6 +603,8 @@ Value NodeImporter::scalar(Type elementType, double value) {
 }
 
 Value NodeImporter::cast(Value v, Type elementType) {
+  if (!v) // an error was reported where it was made
+    return {};
   auto type = llvm::cast<RankedTensorType>(v.getType());
   if (type.getElementType() == elementType)
     return v;
@@ -610,6 +612,8 @@ Value NodeImporter::cast(Value v, Type elementType) {
 }
 
 Value NodeImporter::reshape(Value v, ArrayRef<int64_t> shape) {
+  if (!v) // an error was reported where it was made
+    return {};
   auto type = llvm::cast<RankedTensorType>(v.getType());
   if (type.getShape() == shape)
     return v;
@@ -617,6 +621,8 @@ Value NodeImporter::reshape(Value v, ArrayRef<int64_t> shape) {
 }
 
 Value NodeImporter::broadcastTo(Value v, ArrayRef<int64_t> shape) {
+  if (!v) // an error was reported where it was made
+    return {};
   auto type = llvm::cast<RankedTensorType>(v.getType());
   if (type.getShape() == shape)
     return v;

@@ -119,6 +119,10 @@ public:
   Value create(Args &&...args) {
     OperationState state(loc, OpTy::getOperationName());
     OpTy::build(b, state, Type(), std::forward<Args>(args)...);
+    // An operand that failed to build was reported where it failed: stop
+    // here, so converters may nest create() calls.
+    if (llvm::any_of(state.operands, [](Value v) { return !v; }))
+      return {};
     state.types.clear();
     SmallVector<Type, 1> types;
     if (failed(OpTy::inferReturnTypes(
@@ -131,7 +135,11 @@ public:
   /// Creates a tide op with a known result type (or one the builder sets).
   template <typename OpTy, typename... Args>
   Value make(Args &&...args) {
-    return finish(OpTy::create(b, loc, std::forward<Args>(args)...));
+    OperationState state(loc, OpTy::getOperationName());
+    OpTy::build(b, state, std::forward<Args>(args)...);
+    if (llvm::any_of(state.operands, [](Value v) { return !v; }))
+      return {};
+    return finish(b.create(state));
   }
   /// Verifies a new op (its message names this node) and returns its result,
   /// or null.
