@@ -65,12 +65,11 @@ def transpose_mlir(dt, shape):
 
 def onnx_model(nodes, inputs, outputs, initializers=()):
     """A small ONNX model (opset 17); inputs/outputs: (name, array)."""
-    import onnx
-    from onnx import helper, numpy_helper
+    from onnx import helper, mapping, numpy_helper
 
     def info(name, a):
         return helper.make_tensor_value_info(
-            name, helper.np_dtype_to_tensor_dtype(a.dtype), list(a.shape))
+            name, mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype], list(a.shape))
     graph = helper.make_graph(
         nodes, "bench", [info(n, a) for n, a in inputs],
         [info(n, a) for n, a in outputs],
@@ -272,7 +271,7 @@ def main():
         os.path.dirname(os.path.abspath(__file__)), "..", "build", "bin"))
     parser.add_argument("--repeat", type=int, default=200)
     parser.add_argument("--only", default="", help="cases whose name has this")
-    parser.add_argument("--cpu-threads", type=int, default=len(os.sched_getaffinity(0)),
+    parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)),
                         help="the 'all cores' count (default: the affinity mask)")
     args = parser.parse_args()
     try:
@@ -299,7 +298,8 @@ def main():
         for build, flag in (("serial", "--cpu-threads=1"), ("parallel", "--cpu-threads=0")):
             libs[build] = os.path.join(tmp, f"case_{build}.so")
             subprocess.run([os.path.join(args.bin, "tide-compile"), src, "-o",
-                            libs[build], "--no-remarks", flag], check=True)
+                            libs[build], "--no-remarks", "--target=cpu", flag],
+                           check=True)
         inputs_args = []
         for i, a in enumerate(inputs):
             path = os.path.join(tmp, f"in{i}.npy")

@@ -106,8 +106,8 @@ void buildPlacementPipeline(OpPassManager &pm,
                             const PlacementPipelineOptions &options);
 
 /// Fewest innermost loop iterations per thread of the CPU pipeline's
-/// parallel loops (docs/benchmarks.md, "Parallel CPU code", says how it was
-/// measured).
+/// parallel loops (a first guess; see docs/benchmarks.md, "Parallel CPU
+/// code").
 constexpr int64_t kDefaultParallelGrain = 32768;
 /// The most threads the `threads` option accepts (TIDE_RT_MAX_THREADS of the
 /// runtime, which checks TIDE_NUM_THREADS against the same bound).
