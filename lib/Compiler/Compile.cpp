@@ -52,6 +52,8 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   place.target = options.target;
   place.policy = options.policy;
   place.remarks = options.remarks;
+  // The CPU's cost figures for the threads its code will run on.
+  place.cpuThreads = options.threads;
   buildPlacementPipeline(pm, place);
   if (failed(pm.run(module)))
     return failure();
@@ -66,7 +68,10 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   });
   PassManager lower(module.getContext(), ModuleOp::getOperationName());
   if (!usesGpu) {
-    buildCpuPipeline(lower, CpuPipelineOptions());
+    CpuPipelineOptions cpu;
+    cpu.threads = options.threads;
+    cpu.grain = options.grain;
+    buildCpuPipeline(lower, cpu);
     return lower.run(module);
   }
   // GPU code needs ptxas and libdevice from a CUDA toolkit (no GPU).
@@ -117,7 +122,11 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   cpuPlace.policy = PlacementPolicy::Soft;
   cpuPlace.remarks = false;
   buildPlacementPipeline(cpu, cpuPlace);
-  buildCpuPipeline(cpu, CpuPipelineOptions());
+  // Single-threaded: GPU modules do not depend on libomp (not yet measured
+  // on the GPU machine's host).
+  CpuPipelineOptions serial;
+  serial.threads = 1;
+  buildCpuPipeline(cpu, serial);
   if (failed(cpu.run(*original)))
     return failure();
   *fallback = std::move(original);
@@ -472,13 +481,16 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
   SmallVector<StringRef> args = {linker, "-shared", "-o", outputPath,
                                  objectPath};
   // Modules that call the runtime link it; GEMM calls also need the BLAS.
-  bool usesRuntime = false, usesBlas = false, usesGpu = false;
+  bool usesRuntime = false, usesBlas = false, usesGpu = false,
+       usesOpenMP = false;
   for (llvm::Function &f : *llvmModule) {
     if (!f.isDeclaration())
       continue;
     bool gemm = f.getName().starts_with("_mlir_ciface_tide_rt_gemm");
     usesBlas |= gemm;
-    usesRuntime |= gemm || f.getName() == TIDE_RT_MEMREF_COPY;
+    usesOpenMP |= f.getName().starts_with("__kmpc_");
+    usesRuntime |= gemm || f.getName() == TIDE_RT_MEMREF_COPY ||
+                   f.getName() == TIDE_RT_CPU_TEAM_SIZE;
     usesGpu |= f.getName().starts_with("mgpu") ||
                f.getName().starts_with("_mlir_ciface_tide_rt_gpu_") ||
                f.getName() == "tide_rt_use_gpu";
@@ -523,6 +535,14 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
     args.push_back(runtime);
     if (usesBlas)
       args.push_back("-lopenblas");
+  }
+  // Parallel loops: libomp, found by the system's loader or next to the
+  // module (carried with it to a machine without LLVM).
+  std::string ompRpath = "-Wl,-rpath,$ORIGIN:$ORIGIN/../lib";
+  if (usesOpenMP) {
+    args.push_back(TIDE_OPENMP_LIBRARY);
+    if (!usesGpu)
+      args.push_back(ompRpath);
   }
   // Soft-float conversions for bf16/f16 (__truncsfbf2, ...): an archive, so
   // only what the module needs is linked in.

@@ -10,19 +10,20 @@
 #include "tide/Lowering/Passes.h"
 #include "tide/Placement/Passes.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/ADT/StringExtras.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::tide;
@@ -32,6 +33,25 @@ LogicalResult mlir::tide::validatePlacementPipelineOptions(
   if (options.dynamicDimSize <= 0) {
     error = "invalid 'dynamic-dim-size' option " +
             std::to_string(static_cast<int64_t>(options.dynamicDimSize)) +
+            "; it must be positive";
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult
+mlir::tide::validateCpuPipelineOptions(const CpuPipelineOptions &options,
+                                       std::string &error) {
+  if (options.threads < 0 || options.threads > kMaxCpuThreads) {
+    error = "invalid 'threads' option " +
+            std::to_string(static_cast<int64_t>(options.threads)) +
+            "; expected 0 (decided at run time) to " +
+            std::to_string(kMaxCpuThreads);
+    return failure();
+  }
+  if (options.grain <= 0) {
+    error = "invalid 'grain' option " +
+            std::to_string(static_cast<int64_t>(options.grain)) +
             "; it must be positive";
     return failure();
   }
@@ -50,6 +70,7 @@ void mlir::tide::buildPlacementPipeline(
   place.target = options.target;
   place.policy = options.policy;
   place.dynamicDimSize = options.dynamicDimSize;
+  place.cpuThreads = options.cpuThreads;
   place.remarks = options.remarks;
   pm.addPass(createPlaceDevicesPass(place));
 
@@ -62,6 +83,7 @@ void mlir::tide::buildPlacementPipeline(
     report.format = options.report;
     report.output = options.reportOutput;
     report.dynamicDimSize = options.dynamicDimSize;
+    report.cpuThreads = options.cpuThreads;
     pm.addPass(createPlacementReportPass(report));
   }
 }
@@ -125,12 +147,33 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
   addBufferization(pm, /*gpu=*/false);
   if (options.blas)
     pm.addPass(createMatmulToLibraryPass());
-  pm.addPass(createConvertLinalgToLoopsPass());
+  bool parallel = options.threads != 1;
+  if (parallel) {
+    // One scf.parallel per linalg op over its parallel dimensions; the outer
+    // ones of large nests become OpenMP worksharing loops (BLAS calls stay
+    // outside every parallel region), sized at run time.
+    pm.addPass(createConvertLinalgToParallelLoopsPass());
+    ParallelizeLoopsPassOptions choose;
+    choose.grain = options.grain;
+    pm.addNestedPass<func::FuncOp>(createParallelizeLoopsPass(choose));
+    pm.addPass(createConvertSCFToOpenMPPass());
+    OmpTeamSizePassOptions team;
+    team.grain = options.grain;
+    team.threads = options.threads;
+    pm.addPass(createOmpTeamSizePass(team));
+    // Inlines the memref.alloca_scope around each loop body (no allocas in
+    // Tide's loops), which must not hold the blocks of lowered loops.
+    pm.addPass(createCanonicalizerPass());
+  } else {
+    pm.addPass(createConvertLinalgToLoopsPass());
+  }
   // Before lower-affine: expanding strided metadata creates affine.apply.
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   addHostToLLVM(pm);
+  if (parallel)
+    pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
@@ -192,10 +235,23 @@ void mlir::tide::registerPipelines() {
       "Lower placed tensor-level IR with GPU ops to the LLVM dialect: host "
       "code plus an embedded GPU binary",
       buildGpuPipeline);
-  PassPipelineRegistration<CpuPipelineOptions>(
+  registerPassPipeline(
       "tide-cpu-pipeline",
       "Lower placed tensor-level IR to the LLVM dialect for the CPU",
-      buildCpuPipeline);
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        CpuPipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        std::string error;
+        if (failed(validateCpuPipelineOptions(options, error)))
+          return errorHandler(error);
+        buildCpuPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> handler) {
+        handler(CpuPipelineOptions());
+      });
   // Registered by hand so that bad option values are reported in the
   // pipeline's own terms before any pass runs.
   registerPassPipeline(

@@ -362,9 +362,11 @@ struct PlaceDevicesPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (failed(checkDynamicDimSize(module.getLoc(), dynamicDimSize)))
+    if (failed(checkDynamicDimSize(module.getLoc(), dynamicDimSize)) ||
+        failed(checkCpuThreads(module.getLoc(), cpuThreads)))
       return signalPassFailure();
-    FailureOr<const Target *> loaded = resolveTarget(module, target);
+    FailureOr<const Target *> loaded =
+        resolveTarget(module, target, cpuThreads);
     if (failed(loaded))
       return signalPassFailure();
     const Target &resolved = **loaded;

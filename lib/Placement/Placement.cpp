@@ -48,6 +48,14 @@ LogicalResult mlir::tide::checkDynamicDimSize(Location loc, int64_t size) {
                         << "; it must be positive";
 }
 
+LogicalResult mlir::tide::checkCpuThreads(Location loc, int64_t threads) {
+  if (threads >= 0 && threads <= 4096)
+    return success();
+  return emitError(loc) << "invalid 'cpu-threads' option " << threads
+                        << "; expected 0 (every core of the target's CPU) to "
+                           "4096";
+}
+
 bool mlir::tide::isPlaceable(Operation *op) {
   return isa<TideDialect>(op->getDialect()) && !isa<TransferOp>(op);
 }

@@ -390,9 +390,11 @@ struct PlacementReportPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     markAllAnalysesPreserved();
-    if (failed(checkDynamicDimSize(module.getLoc(), dynamicDimSize)))
+    if (failed(checkDynamicDimSize(module.getLoc(), dynamicDimSize)) ||
+        failed(checkCpuThreads(module.getLoc(), cpuThreads)))
       return signalPassFailure();
-    FailureOr<const Target *> loaded = resolveTarget(module, target);
+    FailureOr<const Target *> loaded =
+        resolveTarget(module, target, cpuThreads);
     if (failed(loaded))
       return signalPassFailure();
     PlacementSummary summary =
@@ -420,7 +422,10 @@ struct ListKernelsPass : public tide::impl::ListKernelsPassBase<ListKernelsPass>
 
   void runOnOperation() override {
     markAllAnalysesPreserved();
-    FailureOr<const Target *> loaded = resolveTarget(getOperation(), target);
+    if (failed(checkCpuThreads(getOperation().getLoc(), cpuThreads)))
+      return signalPassFailure();
+    FailureOr<const Target *> loaded =
+        resolveTarget(getOperation(), target, cpuThreads);
     if (failed(loaded))
       return signalPassFailure();
     if (format == ReportFormat::JSON)

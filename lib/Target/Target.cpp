@@ -20,8 +20,10 @@
 #include "llvm/Support/Regex.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -107,9 +109,14 @@ void Target::printKernelTable(llvm::raw_ostream &os) const {
     os << ": " << description;
   os << "\n\ndevices:\n";
   for (const DeviceSpec &dev : devices) {
-    os << llvm::formatv("  {0,-8} {1}{2}\n", dev.name(),
+    os << llvm::formatv("  {0,-8} {1}{2}", dev.name(),
                         dev.chip.empty() ? "" : dev.chip + ", ",
                         dev.description);
+    if (!dev.isGPU())
+      os << llvm::formatv(" [{0} core{1}; figures for code on {2} thread{3}]",
+                          dev.cores, dev.cores == 1 ? "" : "s", dev.threads,
+                          dev.threads == 1 ? "" : "s");
+    os << "\n";
     os << llvm::formatv("           bandwidth {0:f0} GB/s, launch {1:f1} us, "
                         "peak GFLOP/s:",
                         dev.memoryBandwidth / 1e9, dev.launchLatency * 1e6);
@@ -192,6 +199,10 @@ void Target::printKernelTableJSON(llvm::raw_ostream &os) const {
           json.attribute("description", dev.description);
           json.attribute("memory_bandwidth", dev.memoryBandwidth);
           json.attribute("launch_latency", dev.launchLatency);
+          if (!dev.isGPU()) {
+            json.attribute("cores", dev.cores);
+            json.attribute("threads", dev.threads);
+          }
           json.attributeObject("peak_flops", [&] {
             for (unsigned i = 0; i < kNumDTypes; ++i)
               if (dev.peakFlops[i] > 0)
@@ -478,7 +489,8 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
     return error(path, "must be an object");
   if (auto err = checkKeys(*object, path,
                            {"id", "chip", "description", "peak_gflops",
-                            "bandwidth_gbps", "launch_us", "kernels"}))
+                            "bandwidth_gbps", "launch_us", "cores",
+                            "core_bandwidth_gbps", "kernels"}))
     return err;
   auto id = getString(*object, path, "id", /*required=*/true);
   if (!id)
@@ -526,6 +538,24 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
   if (!launch)
     return launch.takeError();
   device.launchLatency = *launch * 1e-6;
+  if (device.isGPU()) {
+    for (StringRef key : {"cores", "core_bandwidth_gbps"})
+      if (object->get(key))
+        return error(path + "." + key.str(), "only the CPU has this figure");
+  } else {
+    auto cores = getNumber(*object, path, "cores", false, 1, true);
+    if (!cores)
+      return cores.takeError();
+    if (*cores != std::floor(*cores) || *cores > 4096)
+      return error(path + ".cores", "must be a whole number from 1 to 4096");
+    device.cores = static_cast<unsigned>(*cores);
+    device.threads = device.cores;
+    auto core = getNumber(*object, path, "core_bandwidth_gbps", false,
+                          *bandwidth / device.cores, true);
+    if (!core)
+      return core.takeError();
+    device.coreBandwidth = std::min(*core, *bandwidth) * 1e9;
+  }
 
   const llvm::json::Value *peak = object->get("peak_gflops");
   if (!peak)
@@ -743,6 +773,31 @@ llvm::Expected<const Target *> mlir::tide::getTarget(StringRef nameOrPath) {
   return slot.get();
 }
 
+const Target *mlir::tide::getTargetWithCpuThreads(const Target *base,
+                                                  unsigned threads) {
+  const DeviceSpec &cpu = base->getCPU();
+  if (threads == 0 || threads == cpu.threads)
+    return base;
+  static std::mutex mutex;
+  static std::map<std::pair<const Target *, unsigned>, std::unique_ptr<Target>>
+      cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<Target> &slot = cache[{base, threads}];
+  if (slot)
+    return slot.get();
+  slot = std::make_unique<Target>(*base);
+  DeviceSpec &scaled = slot->devices.front();
+  double used = std::min(threads, cpu.cores);
+  double fraction = used / std::min(cpu.threads, cpu.cores);
+  for (double &peak : scaled.peakFlops)
+    peak *= fraction;
+  // The loaded figures are those of min(cpu.threads, cores) threads.
+  double allCores = cpu.memoryBandwidth;
+  scaled.memoryBandwidth = std::min(allCores, used * cpu.coreBandwidth);
+  scaled.threads = threads;
+  return slot.get();
+}
+
 void mlir::tide::warmTargetCache(StringRef nameOrPath) {
   if (nameOrPath.empty())
     return;
@@ -769,8 +824,20 @@ static StringRef sourceOf(TargetAttr attr) {
   return attr.getSource() == "built-in" ? attr.getName() : attr.getSource();
 }
 
+static FailureOr<const Target *> resolveRecordedTarget(ModuleOp module,
+                                                       StringRef override);
+
 FailureOr<const Target *> mlir::tide::resolveTarget(ModuleOp module,
-                                                    StringRef override) {
+                                                    StringRef override,
+                                                    unsigned cpuThreads) {
+  FailureOr<const Target *> resolved = resolveRecordedTarget(module, override);
+  if (failed(resolved) || cpuThreads == 0)
+    return resolved;
+  return getTargetWithCpuThreads(*resolved, cpuThreads);
+}
+
+static FailureOr<const Target *> resolveRecordedTarget(ModuleOp module,
+                                                       StringRef override) {
   Location loc = module.getLoc();
   auto recorded =
       module->getAttrOfType<TargetAttr>(TideDialect::getTargetAttrName());

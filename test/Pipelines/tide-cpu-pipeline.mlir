@@ -41,6 +41,22 @@
 // RUN: tide-opt %t/matmul.mlir --tide-cpu-pipeline=blas=false \
 // RUN:   | FileCheck %t/matmul.mlir --check-prefix=LOOPS --implicit-check-not=tide_rt_gemm
 
+// Parallel loops (the default) become OpenMP regions sized at run time;
+// threads=1 builds single-threaded loops; bad option values are refused.
+// RUN: tide-opt %examples/exp_f32.mlir --tide-cpu-pipeline | FileCheck %s --check-prefix=OMP
+// RUN: tide-opt %examples/exp_f32.mlir --tide-cpu-pipeline=threads=1 \
+// RUN:   | FileCheck %s --check-prefix=SERIAL --implicit-check-not=omp. --implicit-check-not=tide_rt_cpu_team_size
+// RUN: not tide-opt %examples/exp_f32.mlir --tide-cpu-pipeline=threads=-1 2>&1 | FileCheck %s --check-prefix=BAD-THREADS
+// RUN: not tide-opt %examples/exp_f32.mlir --tide-cpu-pipeline=grain=0 2>&1 | FileCheck %s --check-prefix=BAD-GRAIN
+// OMP: llvm.call @tide_rt_cpu_team_size(
+// OMP: omp.parallel if(%{{.*}}) num_threads(%{{.*}} : i32)
+// OMP: omp.wsloop
+// OMP: llvm.intr.exp
+// SERIAL-LABEL: llvm.func @exp(
+// SERIAL: llvm.intr.exp
+// BAD-THREADS: invalid 'threads' option -1; expected 0 (decided at run time) to 1024
+// BAD-GRAIN: invalid 'grain' option 0; it must be positive
+
 // elu keeps expm1's accuracy near 0: a call to libm's expm1f/expm1, never
 // exp(x) - 1 (convert-math-to-llvm's expansion of math.expm1).
 // RUN: tide-opt %t/elu.mlir --tide-cpu-pipeline \

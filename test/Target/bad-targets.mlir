@@ -48,7 +48,7 @@
 
 // A key devices do not have.
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/unknown-key.json 2>&1 | FileCheck %s --check-prefix=UNKNOWN-KEY
-// UNKNOWN-KEY: error: invalid 'target' option: {{.*}}Inputs/unknown-key.json: devices[0].cores: unknown key; expected one of: id, chip, description, peak_gflops, bandwidth_gbps, launch_us, kernels
+// UNKNOWN-KEY: error: invalid 'target' option: {{.*}}Inputs/unknown-key.json: devices[0].sockets: unknown key; expected one of: id, chip, description, peak_gflops, bandwidth_gbps, launch_us, cores, core_bandwidth_gbps, kernels
 // UNKNOWN-KEY-NOT: error
 
 // A required key is missing.
@@ -175,3 +175,9 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = tide.exp %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// "cores" (CPU only) must be a whole number.
+// RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/bad-cores.json 2>&1 | FileCheck %s --check-prefix=BAD-CORES
+// BAD-CORES: error: invalid 'target' option: {{.*}}Inputs/bad-cores.json: devices[0].cores: must be a whole number from 1 to 4096
+// RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/gpu-cores.json 2>&1 | FileCheck %s --check-prefix=GPU-CORES
+// GPU-CORES: error: invalid 'target' option: {{.*}}Inputs/gpu-cores.json: devices[1].cores: only the CPU has this figure

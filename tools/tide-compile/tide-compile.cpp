@@ -81,6 +81,17 @@ static cl::list<std::string> bindInput(
     cl::desc("ONNX input: replace a graph input by a constant from a .npy or "
              ".pb file"),
     cl::value_desc("NAME=FILE"));
+static cl::opt<int64_t> threads(
+    "cpu-threads",
+    cl::desc("Threads of the CPU code: 0 = decided at run time "
+             "(TIDE_NUM_THREADS, else the CPUs the process may use), 1 = "
+             "single-threaded code, N = N unless TIDE_NUM_THREADS is set"),
+    cl::init(0));
+static cl::opt<int64_t>
+    grain("grain",
+          cl::desc("Fewest loop iterations per thread: smaller loop nests "
+                   "run on one thread"),
+          cl::init(tide::kDefaultParallelGrain));
 static cl::opt<bool> emitLLVMDialect(
     "emit-llvm-dialect",
     cl::desc("Print the lowered module (LLVM dialect) instead of linking"));
@@ -95,6 +106,23 @@ int main(int argc, char **argv) {
     llvm::errs() << "tide-compile: -O" << optLevel << " is not a level; use "
                  << "-O0 .. -O3\n";
     return 1;
+  }
+  {
+    tide::CpuPipelineOptions check;
+    check.threads = threads;
+    check.grain = grain;
+    std::string message;
+    if (failed(tide::validateCpuPipelineOptions(check, message))) {
+      // The pipeline's words, with the tool's flag names.
+      for (auto [option, flag] :
+           {std::pair<StringRef, StringRef>{"'threads' option",
+                                            "--cpu-threads value"},
+            {"'grain' option", "--grain value"}})
+        if (size_t at = message.find(option.str()); at != std::string::npos)
+          message.replace(at, option.size(), flag.str());
+      llvm::errs() << "tide-compile: " << message << "\n";
+      return 1;
+    }
   }
 
   DialectRegistry registry;
@@ -157,6 +185,8 @@ int main(int argc, char **argv) {
   options.cudaToolkit = cudaToolkit;
   options.gpuChip = gpuChip;
   options.cpuFallback = cpuFallback;
+  options.threads = threads;
+  options.grain = grain;
   OwningOpRef<ModuleOp> fallback;
   if (failed(tide::lowerToLLVMDialect(*module, options, &fallback)))
     return 1;

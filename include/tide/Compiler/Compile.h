@@ -51,6 +51,11 @@ struct CompileOptions {
   /// For modules with GPU code: also compile every function for the CPU
   /// alone and pick that version at run time where no GPU can be used.
   bool cpuFallback = false;
+  /// Threads of CPU code (see CpuPipelineOptions::threads): 0 = decided at
+  /// run time, 1 = single-threaded code.
+  int64_t threads = 0;
+  /// Fewest innermost loop iterations per thread.
+  int64_t grain = kDefaultParallelGrain;
 };
 
 /// Runs placement, then the CPU pipeline, or the GPU pipeline when placement

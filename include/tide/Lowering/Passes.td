@@ -105,4 +105,76 @@ def AccurateMathToLibmPass
   let dependentDialects = ["mlir::func::FuncDialect"];
 }
 
+def ParallelizeLoopsPass
+    : Pass<"tide-parallelize-loops", "mlir::func::FuncOp"> {
+  let summary = "Choose which loops of a function run across threads";
+  let description = [{
+    Runs on the loops `convert-linalg-to-parallel-loops` makes (one
+    `scf.parallel` over the parallel dimensions of each linalg op, `scf.for`
+    over its reduction dimensions), before `convert-scf-to-openmp`. For every
+    outermost `scf.parallel` without reductions:
+
+    - nested `scf.parallel` loops become `scf.for` nests (one parallel region
+      per op: nested regions would only add overhead);
+    - only the outer dimensions stay parallel: leading unit dimensions, then
+      the first other dimension, then more only while fewer than 64 outer
+      iterations are known and the innermost dimension is not reached. The
+      inner dimensions become `scf.for` loops, which the LLVM loop vectorizer
+      vectorizes inside each thread's share;
+    - a nest whose work (innermost iterations, statically known) is below
+      twice `grain` becomes `scf.for` loops: it stays on the calling thread
+      with no threading code at all.
+
+    Nests of unknown size stay parallel; `tide-omp-team-size` decides their
+    thread count at run time.
+
+    ```mlir
+    // before: 4x1000 elements, grain 1024
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c1000) step (%c1, %c1) {...}
+    // after
+    scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+      scf.for %j = %c0 to %c1000 step %c1 {...}
+    }
+    ```
+  }];
+  let options = [
+    Option<"grain", "grain", "int64_t", /*default=*/"32768",
+           "Fewest innermost iterations per thread">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
+def OmpTeamSizePass : Pass<"tide-omp-team-size", "mlir::ModuleOp"> {
+  let summary = "Size every OpenMP parallel region by its work at run time";
+  let description = [{
+    Runs after `convert-scf-to-openmp`. Every `omp.parallel` without a
+    `num_threads` clause gets one computed before it by Tide's runtime,
+    `tide_rt_cpu_team_size(work, grain, threads)` (declared in
+    `include/tide/Runtime/RuntimeSymbols.h`): the run-time thread count
+    (`TIDE_NUM_THREADS`, else `threads` when positive, else the CPUs of the
+    process's affinity mask), but no more than `work / grain` threads, where
+    `work` is the region's innermost iteration count (the `omp.loop_nest`
+    trip counts times those of the `scf.for` loops inside it whose bounds are
+    known before the region). Its `if` clause is `num_threads > 1`, so a
+    small nest runs on the calling thread without waking the thread pool.
+
+    ```mlir
+    %n = func.call @tide_rt_cpu_team_size(%work, %grain, %threads)
+        : (i64, i64, i32) -> i32
+    %many = arith.cmpi sgt, %n, %c1_i32 : i32
+    omp.parallel if(%many) num_threads(%n : i32) {...}
+    ```
+  }];
+  let options = [
+    Option<"grain", "grain", "int64_t", /*default=*/"32768",
+           "Fewest innermost iterations per thread">,
+    Option<"threads", "threads", "int64_t", /*default=*/"0",
+           "Threads when TIDE_NUM_THREADS is unset (0: the CPUs of the "
+           "affinity mask)">,
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::omp::OpenMPDialect"];
+}
+
 #endif // TIDE_LOWERING_PASSES_TD

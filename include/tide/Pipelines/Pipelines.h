@@ -73,6 +73,11 @@ struct PlacementPipelineOptions
       *this, "dynamic-dim-size",
       llvm::cl::desc("Size assumed for dynamic dimensions in cost estimates"),
       llvm::cl::init(32)};
+  PassOptions::Option<int64_t> cpuThreads{
+      *this, "cpu-threads",
+      llvm::cl::desc("Threads the CPU code will run on, for the CPU's cost "
+                     "figures (0: every core of the target's CPU)"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> remarks{
       *this, "remarks", llvm::cl::desc("Emit a remark for every fallback"),
       llvm::cl::init(true)};
@@ -100,6 +105,14 @@ LogicalResult validatePlacementPipelineOptions(
 void buildPlacementPipeline(OpPassManager &pm,
                             const PlacementPipelineOptions &options);
 
+/// Fewest innermost loop iterations per thread of the CPU pipeline's
+/// parallel loops (a first guess; see docs/benchmarks.md, "Parallel CPU
+/// code").
+constexpr int64_t kDefaultParallelGrain = 32768;
+/// The most threads the `threads` option accepts (TIDE_RT_MAX_THREADS of the
+/// runtime, which checks TIDE_NUM_THREADS against the same bound).
+constexpr int64_t kMaxCpuThreads = 1024;
+
 struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   PassOptions::Option<bool> fuse{
       *this, "fuse",
@@ -110,13 +123,33 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Run f32/f64 2-D matmuls through the host BLAS "
                      "(OpenBLAS), the CPU's library GEMM kernel"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> threads{
+      *this, "threads",
+      llvm::cl::desc("Threads of the generated code: 0 = decided at run time "
+                     "(TIDE_NUM_THREADS, else the CPUs of the process's "
+                     "affinity mask); 1 = single-threaded code (no OpenMP); "
+                     "N > 1 = N unless TIDE_NUM_THREADS says otherwise"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> grain{
+      *this, "grain",
+      llvm::cl::desc("Fewest innermost loop iterations per thread: smaller "
+                     "loop nests run on one thread"),
+      llvm::cl::init(kDefaultParallelGrain)};
 };
+
+/// Checks what the option types cannot (threads in 0..1024, grain > 0); on
+/// failure `error` names the option.
+LogicalResult validateCpuPipelineOptions(const CpuPipelineOptions &options,
+                                         std::string &error);
 
 /// Placed tensor-level IR -> LLVM dialect for the CPU: tide-export-abi,
 /// convert-tide-to-linalg, elementwise fusion, one-shot bufferization (the
 /// function ABI takes and returns identity-layout memrefs; results are
 /// allocated with malloc and owned by the caller), buffer deallocation,
-/// loops, and the LLVM conversions (math through LLVM intrinsics and libm).
+/// loops (unless threads=1: parallel loops, tide-parallelize-loops,
+/// convert-scf-to-openmp and tide-omp-team-size, so that large loop nests
+/// run across threads through libomp), and the LLVM conversions (math
+/// through LLVM intrinsics and libm).
 void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 
 struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {

@@ -15,6 +15,13 @@ include "mlir/Pass/PassBase.td"
 defvar TargetOption = Option<"target", "target", "std::string", /*default=*/"",
   "Built-in target name (cpu, h200, rtx3090, theano-0.7, tensorflow-0.7) or path of a JSON target file; default: the module's tide.target, else h200">;
 
+// The CPU's cost figures are for code on every core of the target's CPU
+// ("cores"); cpu-threads=N scales them to code on N threads (tide-compile
+// --cpu-threads).
+defvar CpuThreadsOption = Option<"cpuThreads", "cpu-threads", "int64_t",
+  /*default=*/"0",
+  "Threads the CPU code will run on, for the CPU's cost figures (0: every core of the target's CPU)">;
+
 defvar PolicyOption = Option<"policy", "policy", "::mlir::tide::PlacementPolicy",
   /*default=*/"::mlir::tide::PlacementPolicy::Soft",
   "Placement policy", [{::llvm::cl::values(
@@ -96,6 +103,7 @@ def PlaceDevicesPass : Pass<"tide-place-devices", "mlir::ModuleOp"> {
   let options = [
     TargetOption,
     PolicyOption,
+    CpuThreadsOption,
     Option<"dynamicDimSize", "dynamic-dim-size", "int64_t", /*default=*/"32",
            "Size assumed for dynamic dimensions in cost estimates">,
     Option<"copyMode", "copy-mode", "::mlir::tide::CopyMode",
@@ -160,6 +168,7 @@ def PlacementReportPass : Pass<"tide-placement-report", "mlir::ModuleOp"> {
   }];
   let options = [
     TargetOption,
+    CpuThreadsOption,
     Option<"format", "format", "::mlir::tide::ReportFormat",
            /*default=*/"::mlir::tide::ReportFormat::Text",
            "Report format", [{::llvm::cl::values(
@@ -192,6 +201,7 @@ def ListKernelsPass : Pass<"tide-list-kernels", "mlir::ModuleOp"> {
   }];
   let options = [
     TargetOption,
+    CpuThreadsOption,
     Option<"format", "format", "::mlir::tide::ReportFormat",
            /*default=*/"::mlir::tide::ReportFormat::Text",
            "Output format", [{::llvm::cl::values(

@@ -43,6 +43,9 @@ enum class ReportFormat { None, Text, JSON, Dot };
 /// Checks a `dynamic-dim-size` option; the error (at `loc`) names it.
 LogicalResult checkDynamicDimSize(Location loc, int64_t size);
 
+/// Checks a `cpu-threads` option (0..4096); the error (at `loc`) names it.
+LogicalResult checkCpuThreads(Location loc, int64_t threads);
+
 /// True for tide ops that placement assigns a device (all but transfer).
 bool isPlaceable(Operation *op);
 

@@ -89,6 +89,17 @@ typedef struct {
 void memrefCopy(int64_t elementSize, TideUnrankedMemRef *src,
                 TideUnrankedMemRef *dst);
 
+/* The number of threads a parallel loop nest of `work` innermost iterations
+ * runs on (the num_threads of its OpenMP region; 1 runs it on the calling
+ * thread alone): min(T, work / grain), at least 1, where T is the
+ * TIDE_NUM_THREADS environment variable when set (read once per module), else
+ * `compiled` when positive (tide-compile --cpu-threads), else the number of
+ * CPUs in the process's affinity mask. An invalid TIDE_NUM_THREADS (not a whole
+ * number from 1 to TIDE_RT_MAX_THREADS) prints an error and exits with 1. */
+#define TIDE_RT_CPU_TEAM_SIZE "tide_rt_cpu_team_size"
+#define TIDE_RT_MAX_THREADS 1024
+int32_t tide_rt_cpu_team_size(int64_t work, int64_t grain, int32_t compiled);
+
 #ifdef __cplusplus
 }
 #endif

@@ -56,6 +56,16 @@ struct DeviceSpec {
   std::array<double, kNumDTypes> peakFlops{};
   double memoryBandwidth = 0; ///< bytes/s
   double launchLatency = 0;   ///< seconds per kernel launch
+  /// CPU only: the cores of the machine, for which peakFlops and
+  /// memoryBandwidth are the figures with every core busy ("cores" in a
+  /// target file; 1 when absent).
+  unsigned cores = 1;
+  /// CPU only: the threads compiled code runs on, which the figures above
+  /// reflect (see getTargetWithCpuThreads); `cores` as loaded.
+  unsigned threads = 1;
+  /// CPU only: bytes/s one core reaches alone ("core_bandwidth_gbps"; when
+  /// absent, memoryBandwidth / cores as loaded).
+  double coreBandwidth = 0;
   KernelTable kernels;
 
   std::string name() const; ///< "cpu" or "cuda:N"
@@ -125,6 +135,12 @@ llvm::Expected<const Target *> getTarget(llvm::StringRef nameOrPath);
 /// resolves its target).
 void warmTargetCache(llvm::StringRef nameOrPath);
 
+/// `base` with its CPU's figures for code that runs on `threads` threads
+/// (0: every core, which is `base` itself): the arithmetic peaks scaled by
+/// min(threads, cores) / cores, the bandwidth min(all cores' bandwidth,
+/// min(threads, cores) x one core's). Cached; thread-safe.
+const Target *getTargetWithCpuThreads(const Target *base, unsigned threads);
+
 /// The `tide.target` attribute that records `target` on a module.
 TargetAttr getTargetAttr(MLIRContext *ctx, const Target &target);
 
@@ -133,8 +149,11 @@ TargetAttr getTargetAttr(MLIRContext *ctx, const Target &target);
 /// else kDefaultTargetName. When both the module and `override` name a
 /// target they must agree. Errors are reported at the module's location
 /// (never with the module printed) and return failure.
+/// With `cpuThreads` > 0, the result's CPU figures are those for code that
+/// runs on that many threads (getTargetWithCpuThreads).
 FailureOr<const Target *> resolveTarget(ModuleOp module,
-                                        llvm::StringRef override);
+                                        llvm::StringRef override,
+                                        unsigned cpuThreads = 0);
 
 /// Parses target JSON text. `source` names the text in error messages.
 llvm::Expected<Target> parseTarget(llvm::StringRef json,

@@ -1,0 +1,148 @@
+//===- ParallelizeLoops.cpp - Choose the loops that run across threads ----===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tide/Lowering/Passes.h"
+
+#include "LoopWork.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tide {
+#define GEN_PASS_DEF_PARALLELIZELOOPSPASS
+#include "tide/Lowering/Passes.h.inc"
+} // namespace mlir::tide
+
+using namespace mlir;
+using namespace mlir::tide;
+
+namespace {
+
+/// Fewer known outer iterations than this: one more dimension joins the
+/// parallel ones (when it is not the innermost), so that the threads' shares
+/// stay balanced.
+constexpr int64_t kMinOuterIterations = 64;
+
+/// Replaces dimensions [from, n) of `loop` (no reductions) by an scf.for
+/// nest inside it; with from == 0, the whole loop becomes the nest.
+void sequentializeFrom(RewriterBase &rewriter, scf::ParallelOp loop,
+                       unsigned from) {
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  ValueRange lbs = loop.getLowerBound(), ubs = loop.getUpperBound(),
+             steps = loop.getStep();
+  Block *body = loop.getBody();
+  // The body's terminator is an empty scf.reduce.
+  rewriter.eraseOp(body->getTerminator());
+
+  auto buildInner = [&](OpBuilder &builder, Location loc, ValueRange outerIvs) {
+    scf::LoopNest nest =
+        scf::buildLoopNest(builder, loc, lbs.drop_front(from),
+                           ubs.drop_front(from), steps.drop_front(from));
+    SmallVector<Value> ivs(outerIvs);
+    for (scf::ForOp inner : nest.loops)
+      ivs.push_back(inner.getInductionVar());
+    Block *dest = nest.loops.empty() ? builder.getInsertionBlock()
+                                     : nest.loops.back().getBody();
+    Block::iterator point = nest.loops.empty()
+                                ? builder.getInsertionPoint()
+                                : dest->getTerminator()->getIterator();
+    rewriter.inlineBlockBefore(body, dest, point, ivs);
+  };
+
+  if (from == 0) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    buildInner(rewriter, loc, {});
+    rewriter.eraseOp(loop);
+    return;
+  }
+  auto outer = scf::ParallelOp::create(
+      rewriter, loc, lbs.take_front(from), ubs.take_front(from),
+      steps.take_front(from),
+      [&](OpBuilder &builder, Location loc, ValueRange ivs) {
+        buildInner(builder, loc, ivs);
+      });
+  (void)outer;
+  rewriter.eraseOp(loop);
+}
+
+/// How many leading dimensions of `loop` stay parallel.
+unsigned countParallelDims(scf::ParallelOp loop) {
+  unsigned n = loop.getNumLoops();
+  unsigned k = 0;
+  int64_t outer = 1;
+  // Leading unit dimensions, then the first other one.
+  for (; k < n; ++k) {
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[k]),
+                           ub = getConstantIntValue(loop.getUpperBound()[k]),
+                           st = getConstantIntValue(loop.getStep()[k]);
+    if (!lb || !ub || !st || *st <= 0) {
+      outer = -1;
+      ++k;
+      break;
+    }
+    int64_t trips = *ub > *lb ? (*ub - *lb + *st - 1) / *st : 0;
+    outer *= trips;
+    if (trips != 1) {
+      ++k;
+      break;
+    }
+  }
+  // More while few outer iterations are known and the innermost dimension
+  // is not reached.
+  while (outer >= 0 && outer < kMinOuterIterations && k + 1 < n) {
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()[k]),
+                           ub = getConstantIntValue(loop.getUpperBound()[k]),
+                           st = getConstantIntValue(loop.getStep()[k]);
+    ++k;
+    if (!lb || !ub || !st || *st <= 0)
+      break;
+    outer *= *ub > *lb ? (*ub - *lb + *st - 1) / *st : 0;
+  }
+  return std::max(k, 1u);
+}
+
+struct ParallelizeLoopsPass
+    : public tide::impl::ParallelizeLoopsPassBase<ParallelizeLoopsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (grain <= 0) {
+      emitError(getOperation().getLoc())
+          << "invalid 'grain' option " << static_cast<int64_t>(grain)
+          << "; it must be positive";
+      return signalPassFailure();
+    }
+    SmallVector<scf::ParallelOp> outermost;
+    getOperation().walk<WalkOrder::PreOrder>([&](scf::ParallelOp loop) {
+      outermost.push_back(loop);
+      return WalkResult::skip();
+    });
+    IRRewriter rewriter(&getContext());
+    for (scf::ParallelOp loop : outermost) {
+      // Nested parallel loops run inside the outer one's threads.
+      SmallVector<scf::ParallelOp> nested;
+      loop.getBody()->walk([&](scf::ParallelOp inner) {
+        if (inner.getNumResults() == 0)
+          nested.push_back(inner);
+      });
+      for (scf::ParallelOp inner : nested) // innermost first (post-order)
+        sequentializeFrom(rewriter, inner, 0);
+      if (loop.getNumResults() != 0)
+        continue;
+      std::optional<int64_t> work =
+          LoopWork::getStatic(LoopWork(loop).ofRoot());
+      if (work && *work < 2 * grain) {
+        sequentializeFrom(rewriter, loop, 0);
+        continue;
+      }
+      unsigned keep = countParallelDims(loop);
+      if (keep < loop.getNumLoops())
+        sequentializeFrom(rewriter, loop, keep);
+    }
+  }
+};
+
+} // namespace
