@@ -2199,6 +2199,7 @@ const llvm::StringMap<Converter> &converters() {
         {"Range", convertFoldOnly},
     };
     addNNConverters(t);
+    addRNNConverters(t);
     return t;
   }();
   return table;

@@ -155,6 +155,8 @@ using Converter = LogicalResult (*)(NodeImporter &);
 /// Converters of convolution, pooling and resize ops (ConvertNN.cpp), added
 /// to the table of ConvertOps.cpp.
 void addNNConverters(llvm::StringMap<Converter> &table);
+/// RNN, GRU and LSTM, unrolled over the sequence (ConvertRNN.cpp).
+void addRNNConverters(llvm::StringMap<Converter> &table);
 
 /// The converter for an ONNX op type of the default domain, or null.
 Converter lookupConverter(llvm::StringRef opType);
