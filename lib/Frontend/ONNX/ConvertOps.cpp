@@ -2200,6 +2200,7 @@ const llvm::StringMap<Converter> &converters() {
     };
     addNNConverters(t);
     addRNNConverters(t);
+    addQuantConverters(t);
     return t;
   }();
   return table;

@@ -157,6 +157,18 @@ using Converter = LogicalResult (*)(NodeImporter &);
 void addNNConverters(llvm::StringMap<Converter> &table);
 /// RNN, GRU and LSTM, unrolled over the sequence (ConvertRNN.cpp).
 void addRNNConverters(llvm::StringMap<Converter> &table);
+/// QuantizeLinear, DequantizeLinear, MatMulInteger, QLinearConv, ...
+/// (ConvertQuant.cpp).
+void addQuantConverters(llvm::StringMap<Converter> &table);
+
+/// The strides, dilations and pads of a Conv-like node (kernel given), with
+/// `auto_pad` resolved against the static spatial sizes of `input`
+/// (ConvertNN.cpp).
+LogicalResult readConvWindow(NodeImporter &n, RankedTensorType input,
+                             ArrayRef<int64_t> kernel,
+                             SmallVectorImpl<int64_t> &strides,
+                             SmallVectorImpl<int64_t> &dilations,
+                             SmallVectorImpl<int64_t> &pads);
 
 /// The converter for an ONNX op type of the default domain, or null.
 Converter lookupConverter(llvm::StringRef opType);
