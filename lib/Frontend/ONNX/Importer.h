@@ -160,6 +160,8 @@ void addRNNConverters(llvm::StringMap<Converter> &table);
 /// QuantizeLinear, DequantizeLinear, MatMulInteger, QLinearConv, ...
 /// (ConvertQuant.cpp).
 void addQuantConverters(llvm::StringMap<Converter> &table);
+/// LRN, ReverseSequence, MaxUnpool and Det (ConvertMisc.cpp).
+void addMiscConverters(llvm::StringMap<Converter> &table);
 
 /// The strides, dilations and pads of a Conv-like node (kernel given), with
 /// `auto_pad` resolved against the static spatial sizes of `input`
