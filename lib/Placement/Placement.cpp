@@ -140,6 +140,16 @@ static Work estimateWork(Operation *op, int64_t dyn) {
     work.flops = 2 * k * numElements(matmul.getType(), dyn);
     return work;
   }
+  if (auto scatter = dyn_cast<ScatterOp>(op)) {
+    // Each result element the updates reach compares the updates along the
+    // axis (see the lowering): result elements times that length.
+    auto updates = cast<ShapedType>(scatter.getUpdates().getType());
+    int64_t len = updates.getDimSize(scatter.getNormalizedAxis());
+    work.flops = (ShapedType::isDynamic(len) ? dyn : len) *
+                 numElements(scatter.getType(), dyn) *
+                 facts.getFlopsPerElement();
+    return work;
+  }
   if (auto conv = dyn_cast<ConvOp>(op)) {
     // A multiply and an add per output element and weight element of its
     // group: (C / groups) * kernel elements.

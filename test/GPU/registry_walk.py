@@ -116,6 +116,13 @@ def gather(op, t):  # take_along_axis over the rows, i64 indices
     return [a, i], ["%%r = tide.%s %%a0, %%a1 axis = 1 : %s, %s" % (op, a, i)], T((4, 3), t)
 
 
+def scatter(op, t):  # ScatterElements along the rows, adding
+    a, i = T(A, t), T((4, 3), "i64")
+    red = "" if t == "i1" else " reduction = add"
+    return [a, i, T((4, 3), t)], ["%%r = tide.%s %%a0, %%a1, %%a2 axis = 1%s : %s, %s, %s"
+                                  % (op, red, a, i, T((4, 3), t))], a
+
+
 def cumsum(op, t):
     a = T(A, t)
     return [a], ["%%r = tide.%s %%a0 axis = -1 reverse : %s" % (op, a)], a
@@ -137,7 +144,7 @@ FAMILIES = {
     "unary": unary, "binary": binary, "compare": compare, "select": select, "cast": cast,
     "matmul": matmul, "reduction": reduction, "arg_reduction": arg_reduction,
     "reshape": reshape, "transpose": transpose, "broadcast": broadcast, "concat": concat,
-    "slice": slice_, "softmax": softmax, "constant": constant, "gather": gather,
+    "slice": slice_, "softmax": softmax, "constant": constant, "gather": gather, "scatter": scatter,
     "cumsum": cumsum, "conv": conv, "pool": pool,
 }
 

@@ -551,6 +551,34 @@ def gather_ref(x, indices, axis):
     return np.take_along_axis(part, k, axis)
 
 
+def scatter_ref(data, indices, updates, axis, reduction):
+    """ONNX ScatterElements with Tide's rules: indices in [-n, 0) count from
+    the end, others outside [0, n) write nothing; updates apply in row-major
+    order (for `none` the last one landing on an element wins); along the
+    other axes the indices may be smaller than the data."""
+    out = np.array(data, copy=True)
+    indices = np.asarray(indices, dtype=np.int64)
+    updates = np.asarray(updates)
+    axis %= out.ndim
+    n = out.shape[axis]
+    combine = {"none": lambda a, u: u, "add": lambda a, u: a + u,
+               "mul": lambda a, u: a * u, "max": np.maximum, "min": np.minimum}[reduction]
+    with np.errstate(over="ignore"):     # integers wrap, like Tide's
+        _scatter_into(out, indices, updates, axis, n, combine)
+    return out
+
+
+def _scatter_into(out, indices, updates, axis, n, combine):
+    for pos in np.ndindex(*indices.shape):
+        k = int(indices[pos])
+        if k < 0:
+            k += n
+        if not 0 <= k < n:
+            continue
+        at = pos[:axis] + (k,) + pos[axis + 1:]
+        out[at] = combine(out[at], updates[pos])
+
+
 def cumsum_ref(x, axis, exclusive, reverse):
     x = np.asarray(x)
     if reverse:
@@ -735,6 +763,9 @@ REFERENCES = {
     "concat": Ref("concat", np.concatenate),
     "slice": Ref("slice", slice_ref),
     "gather": Ref("gather", gather_ref),
+    # scatter: sums and products are rounded after each update (tolerance
+    # class "reduce" for them; see gen_scatter).
+    "scatter": Ref("scatter", scatter_ref),
     "cumsum": Ref("cumsum", cumsum_ref, "reduce"),
     # conv: f16/bf16 inputs are halves, so products and sums are exact.
     "conv": Ref("conv", conv_ref, "composite"),
@@ -1444,6 +1475,57 @@ def gen_slice(ops, t):
     return funcs
 
 
+def gen_scatter(ops, t):
+    """ScatterElements: every reduction (add and mul not on i1), both index
+    types, every axis sign, indices smaller than the data along other axes,
+    duplicates, out-of-range and negative indices, dynamic sizes."""
+    funcs = []
+    reductions = ["none", "max", "min"] + ([] if t == "i1" else ["add", "mul"])
+    for op in ops:
+        ref = REFERENCES[op].for_type(t)
+        # (data shape, indices shape and type, axis, label)
+        cases = [((4, 5), ((4, 3), "i64"), 1, "rows"),
+                 ((5, 3), ((7, 3), "i32"), 0, "columns, more than the axis, i32"),
+                 ((4, 6), ((2, 3), "i64"), -1, "smaller indices"),
+                 ((2, 3, 4), ((2, 2, 5), "i32"), 2, "rank 3"),
+                 ((None, 5), ((None, 2), "i64"), -1, "dynamic rows")]
+        # One function per reduction and group of cases (the runner takes
+        # 16 tensors per call).
+        for red in reductions:
+            for g in range(0, len(cases), 4):
+                group = cases[g:g + 4]
+                args = []
+                for shape, (ishape, it), _, _ in group:
+                    args += [(shape, t), (ishape, it), (ishape, t)]
+                f = shape_func(funcs, "%s_%s%d" % (op, red, g), t, args)
+                attr = "" if red == "none" else " reduction = %s" % red
+                for c, (shape, (ishape, it), axis, label) in enumerate(group):
+                    v = f.op("tide.%s %s, %s, %s axis = %d%s : %s, %s, %s"
+                             % (op, f.arg(3 * c), f.arg(3 * c + 1), f.arg(3 * c + 2), axis, attr,
+                                T(shape, t), T(ishape, it), T(ishape, t)))
+                    f.ret(v, shape, t, "%s %s %s" % (op, red, label),
+                          (lambda c, axis, red: lambda ins: ref(ins[3 * c], ins[3 * c + 1],
+                                                                ins[3 * c + 2], axis, red))(c, axis, red),
+                          "reduce" if red in ("add", "mul") else "exact")
+                rng = rng_for(f.name)
+                ins = []
+                for shape, (ishape, it), axis, _ in group:
+                    shape = tuple(3 if d is None else d for d in shape)
+                    ishape = tuple(3 if d is None else d for d in ishape)
+                    size = shape[axis]
+                    small = red in ("add", "mul")
+                    ins.append(gen_any(rng, shape, t, -3, 3) if small else shape_inputs(rng, shape, t))
+                    idx = gen_int(rng, ishape, -size - 2, size + 1)
+                    flat = idx.reshape(-1)
+                    extremes = [0, -1, size - 1, -size, size, -size - 1, 2 ** 31 - 1, -2 ** 31]
+                    flat[:min(len(extremes), flat.size)] = extremes[:flat.size]
+                    ins.append(idx)
+                    ins.append(gen_any(rng, ishape, t, -3, 3) if small
+                               else shape_inputs(rng, ishape, t))
+                f.run("?=3" if any(None in sh for sh, _, _, _ in group) else "", ins)
+    return funcs
+
+
 def gen_gather(ops, t):
     """take_along_axis: both index types, every axis sign, indices smaller
     than the input along other axes, dynamic sizes, an axis that is empty at
@@ -1561,7 +1643,8 @@ OPS_MODULE = [(("unary",), gen_unary), (("binary",), gen_binary), (("compare",),
               (("constant",), gen_constant), (("softmax",), gen_softmax)]
 SHAPE_MODULE = [(("reshape",), gen_reshape), (("transpose",), gen_transpose),
                 (("broadcast",), gen_broadcast_to), (("concat",), gen_concat),
-                (("slice",), gen_slice), (("gather",), gen_gather)]
+                (("slice",), gen_slice), (("gather",), gen_gather),
+                (("scatter",), gen_scatter)]
 CAST_FAMILY = "cast"
 FAMILIES = set(f for fams, _ in OPS_MODULE + SHAPE_MODULE for f in fams) | {CAST_FAMILY}
 

@@ -1088,3 +1088,75 @@ func.func @gather_unsigned_indices(%x: tensor<3x5xf32>, %i: tensor<3x2xui64>) {
   %0 = tide.gather %x, %i axis = 1 : tensor<3x5xf32>, tensor<3x2xui64>
   return
 }
+
+// -----
+
+// scatter indices are i32 or i64.
+func.func @scatter_float_indices(%x: tensor<3x5xf32>, %i: tensor<3x2xf32>, %u: tensor<3x2xf32>) {
+  // expected-error @+1 {{'tide.scatter' indices must be i32 or i64, got 'f32'; convert them with 'tide.cast' first}}
+  %0 = tide.scatter %x, %i, %u axis = 1 : tensor<3x5xf32>, tensor<3x2xf32>, tensor<3x2xf32>
+  return
+}
+
+// -----
+
+// Updates have the data's element type.
+func.func @scatter_update_type(%x: tensor<3x5xf32>, %i: tensor<3x2xi64>, %u: tensor<3x2xf16>) {
+  // expected-error @+1 {{'tide.scatter' updates have element type 'f16' but data has 'f32'}}
+  %0 = tide.scatter %x, %i, %u axis = 1 : tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf16>
+  return
+}
+
+// -----
+
+// Indices and updates have one shape.
+func.func @scatter_shape_mismatch(%x: tensor<3x5xf32>, %i: tensor<3x2xi64>, %u: tensor<3x3xf32>) {
+  // expected-error @+1 {{'tide.scatter' indices and updates differ in dimension 1 (2 and 3); they must have one shape}}
+  %0 = tide.scatter %x, %i, %u axis = 1 : tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x3xf32>
+  return
+}
+
+// -----
+
+// Along the other axes the indices may not be larger than the data.
+func.func @scatter_indices_too_large(%x: tensor<3x5xf32>, %i: tensor<4x2xi64>, %u: tensor<4x2xf32>) {
+  // expected-error @+1 {{'tide.scatter' indices have size 4 in dimension 0, larger than the data's 3; only the scatter axis may differ}}
+  %0 = tide.scatter %x, %i, %u axis = 1 : tensor<3x5xf32>, tensor<4x2xi64>, tensor<4x2xf32>
+  return
+}
+
+// -----
+
+// Ranks agree.
+func.func @scatter_rank(%x: tensor<3x5xf32>, %i: tensor<2xi64>, %u: tensor<2xf32>) {
+  // expected-error @+1 {{'tide.scatter' indices and updates must have the rank of the data (2), got ranks 1 and 1}}
+  %0 = tide.scatter %x, %i, %u axis = 1 : tensor<3x5xf32>, tensor<2xi64>, tensor<2xf32>
+  return
+}
+
+// -----
+
+// add and mul need numbers.
+func.func @scatter_add_bool(%x: tensor<3xi1>, %i: tensor<2xi64>, %u: tensor<2xi1>) {
+  // expected-error @+1 {{'tide.scatter' reduction 'add' needs a numeric element type, got i1}}
+  %0 = tide.scatter %x, %i, %u axis = 0 reduction = add : tensor<3xi1>, tensor<2xi64>, tensor<2xi1>
+  return
+}
+
+// -----
+
+// The axis must exist.
+func.func @scatter_bad_axis(%x: tensor<3x5xf32>, %i: tensor<3x2xi64>, %u: tensor<3x2xf32>) {
+  // expected-error @+1 {{'tide.scatter' axis -3 is out of range for a rank-2 tensor; valid axes are [-2, 2)}}
+  %0 = tide.scatter %x, %i, %u axis = -3 : tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>
+  return
+}
+
+// -----
+
+// An unknown reduction is a parse error naming the choices.
+func.func @scatter_bad_reduction(%x: tensor<3xf32>, %i: tensor<2xi64>, %u: tensor<2xf32>) {
+  // expected-error @+1 {{custom op 'tide.scatter' expected string or keyword containing one of the following enum values for attribute 'reduction' [none, add, mul, max, min]}}
+  %0 = tide.scatter %x, %i, %u axis = 0 reduction = avg : tensor<3xf32>, tensor<2xi64>, tensor<2xf32>
+  return
+}

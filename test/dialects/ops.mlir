@@ -594,6 +594,26 @@ func.func @gather(%x: tensor<3x5xf32>, %i: tensor<2x9xi64>, %y: tensor<?x4xi1>,
 // GENERIC-LABEL: sym_name = "gather"
 // GENERIC: "tide.gather"(%{{.*}}, %{{.*}}) <{axis = 1 : i64}> : (tensor<3x5xf32>, tensor<2x9xi64>) -> tensor<2x9xf32>
 
+// scatter: no reduction (the default, not printed), add, max on unsigned
+// integers, i32 indices smaller than the data, a negative axis, dynamic sizes.
+// CHECK-LABEL: func.func @scatter(
+// CHECK-SAME: %[[X:.*]]: tensor<3x5xf32>, %[[I:.*]]: tensor<3x2xi64>, %[[U:.*]]: tensor<3x2xf32>, %[[Y:.*]]: tensor<?x4xui8>, %[[J:.*]]: tensor<?x2xi32>, %[[V:.*]]: tensor<?x2xui8>)
+// CHECK: %[[A:.*]] = tide.scatter %[[X]], %[[I]], %[[U]] axis = 1 : tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>
+// CHECK: %[[B:.*]] = tide.scatter %[[X]], %[[I]], %[[U]] axis = -1 reduction = add : tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>
+// CHECK: %[[C:.*]] = tide.scatter %[[Y]], %[[J]], %[[V]] axis = 1 reduction = max : tensor<?x4xui8>, tensor<?x2xi32>, tensor<?x2xui8>
+// CHECK: return %[[A]], %[[B]], %[[C]] : tensor<3x5xf32>, tensor<3x5xf32>, tensor<?x4xui8>
+func.func @scatter(%x: tensor<3x5xf32>, %i: tensor<3x2xi64>, %u: tensor<3x2xf32>,
+                   %y: tensor<?x4xui8>, %j: tensor<?x2xi32>, %v: tensor<?x2xui8>)
+    -> (tensor<3x5xf32>, tensor<3x5xf32>, tensor<?x4xui8>) {
+  %0 = tide.scatter %x, %i, %u axis = 1 : tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>
+  %1 = tide.scatter %x, %i, %u axis = -1 reduction = add : tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>
+  %2 = tide.scatter %y, %j, %v axis = 1 reduction = max : tensor<?x4xui8>, tensor<?x2xi32>, tensor<?x2xui8>
+  return %0, %1, %2 : tensor<3x5xf32>, tensor<3x5xf32>, tensor<?x4xui8>
+}
+
+// GENERIC-LABEL: sym_name = "scatter"
+// GENERIC: "tide.scatter"(%{{.*}}, %{{.*}}, %{{.*}}) <{axis = 1 : i64, reduction = 0 : i32}> : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x5xf32>
+
 // cumsum with and without exclusive and reverse, a negative axis, integers.
 // CHECK-LABEL: func.func @cumsum(
 // CHECK-SAME: %[[X:.*]]: tensor<4x?xf32>, %[[I:.*]]: tensor<8xi64>)

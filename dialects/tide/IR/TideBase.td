@@ -218,10 +218,22 @@ def Tide_LoweringFamily : I32EnumAttr<"LoweringFamily",
     I32EnumAttrCase<"Gather", 16, "gather">,
     I32EnumAttrCase<"Cumsum", 17, "cumsum">,
     I32EnumAttrCase<"Conv", 18, "conv">,
-    I32EnumAttrCase<"Pool", 19, "pool">
+    I32EnumAttrCase<"Pool", 19, "pool">,
+    I32EnumAttrCase<"Scatter", 20, "scatter">
   ]> {
   let cppNamespace = "::mlir::tide";
   let genSpecializedAttr = 0;
+}
+
+// How tide.scatter combines an update with the element it lands on (ONNX's
+// ScatterElements/ScatterND `reduction`).
+def Tide_ScatterReduction : I32EnumAttr<"ScatterReduction",
+    "how tide.scatter combines updates", [
+    I32EnumAttrCase<"None", 0, "none">, I32EnumAttrCase<"Add", 1, "add">,
+    I32EnumAttrCase<"Mul", 2, "mul">, I32EnumAttrCase<"Max", 3, "max">,
+    I32EnumAttrCase<"Min", 4, "min">
+  ]> {
+  let cppNamespace = "::mlir::tide";
 }
 
 //===----------------------------------------------------------------------===//

@@ -1007,6 +1007,73 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
 }
 
 //===----------------------------------------------------------------------===//
+// Scatter
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScatterOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  auto data = rankedOrError(loc, "scatter", adaptor.getData());
+  auto indices = rankedOrError(loc, "scatter", adaptor.getIndices());
+  auto updates = rankedOrError(loc, "scatter", adaptor.getUpdates());
+  if (!data || !indices || !updates)
+    return failure();
+  Type index = indices.getElementType();
+  if (!index.isSignlessInteger(32) && !index.isSignlessInteger(64))
+    return emitOptionalError(loc,
+                             "'tide.scatter' indices must be i32 or i64, got ",
+                             index, "; convert them with 'tide.cast' first");
+  if (updates.getElementType() != data.getElementType())
+    return emitOptionalError(loc, "'tide.scatter' updates have element type ",
+                             updates.getElementType(), " but data has ",
+                             data.getElementType());
+  // The default is not filled in yet while parsing.
+  ScatterReduction reduction = ScatterReduction::None;
+  if (auto attr = adaptor.getReductionAttr())
+    reduction = attr.getValue();
+  if (data.getElementType().isInteger(1) &&
+      (reduction == ScatterReduction::Add ||
+       reduction == ScatterReduction::Mul))
+    return emitOptionalError(loc, "'tide.scatter' reduction '",
+                             stringifyScatterReduction(reduction),
+                             "' needs a numeric element type, got i1");
+  int64_t rank = data.getRank();
+  if (rank == 0)
+    return emitOptionalError(loc, "'tide.scatter' needs data of rank 1 or "
+                                  "more, got a rank-0 tensor");
+  if (indices.getRank() != rank || updates.getRank() != rank)
+    return emitOptionalError(
+        loc,
+        "'tide.scatter' indices and updates must have the rank of the "
+        "data (",
+        rank, "), got ranks ", indices.getRank(), " and ", updates.getRank());
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkAxes(loc, "scatter", {axis}, rank)))
+    return failure();
+  if (axis < 0)
+    axis += rank;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t have = data.getDimSize(d), want = indices.getDimSize(d),
+            upd = updates.getDimSize(d);
+    if (!ShapedType::isDynamic(want) && !ShapedType::isDynamic(upd) &&
+        want != upd)
+      return emitOptionalError(loc,
+                               "'tide.scatter' indices and updates "
+                               "differ in dimension ",
+                               d, " (", want, " and ", upd,
+                               "); they must have one shape");
+    if (d != axis && !ShapedType::isDynamic(have) &&
+        !ShapedType::isDynamic(want) && want > have)
+      return emitOptionalError(loc, "'tide.scatter' indices have size ", want,
+                               " in dimension ", d, ", larger than the data's ",
+                               have, "; only the scatter axis may differ");
+  }
+  types.push_back(data);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Cumsum
 //===----------------------------------------------------------------------===//
 

@@ -599,6 +599,62 @@ def Tide_GatherOp : Tide_Op<"gather", [Tide_InferTypeOpAdaptor,
   }];
 }
 
+// Costed from the shapes: one compare-and-combine per result element and
+// update along the axis (see the lowering).
+def Tide_ScatterOp : Tide_Op<"scatter", [Tide_InferTypeOpAdaptor,
+    Tide_Facts<"Scatter", "Shape", "Any", 1>]> {
+  let summary = "Write or combine updates into a tensor at given indices";
+  let description = [{
+    ONNX's `ScatterElements` (and, through a linearized index, `ScatterND`):
+    the result is `data` where, for every element of `updates`,
+
+    ```
+    result[i0, ..., indices[i0, ..., in], ..., in] (op)= updates[i0, ..., in]
+    ```
+
+    with the index taken along dimension `axis` (negative counts from the
+    end). `indices` is an `i32` or `i64` tensor of the shape of `updates`
+    and of the rank of `data`; along the other dimensions it may be smaller
+    than `data` (only the leading part of `data` is written).
+
+    `reduction` says how an update combines with the element it lands on:
+    `none` replaces it (where several updates land on one element, the last
+    one along the axis wins), `add`, `mul`, `max` and `min` combine every
+    update that lands there with the element of `data`. `add` and `mul` need
+    a numeric element type. An index `k` in `[-n, 0)` counts from the end;
+    indices outside `[-n, n)` write nothing. f16 and bf16 combine in f32 and
+    are rounded once.
+
+    Each result element looks at every update along the axis, so the work is
+    the result's size times the updates' length along the axis: correct and
+    parallel on every device, meant for the index counts of real models.
+
+    ```mlir
+    %r = tide.scatter %x, %i, %u axis = 1
+        : tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>
+    %s = tide.scatter %x, %i, %u axis = 0 reduction = add
+        : tensor<8x4xf32>, tensor<3x4xi64>, tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$data, Tide_Tensor:$indices,
+                       Tide_Tensor:$updates, I64Attr:$axis,
+                       DefaultValuedAttr<Tide_ScatterReduction,
+                         "::mlir::tide::ScatterReduction::None">:$reduction);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = [{
+    $data `,` $indices `,` $updates `axis` `=` $axis
+    (`reduction` `=` $reduction^)? attr-dict `:` type($data) `,`
+    type($indices) `,` type($updates)
+  }];
+  let extraClassDeclaration = [{
+    /// `axis` made non-negative.
+    int64_t getNormalizedAxis() {
+      int64_t axis = static_cast<int64_t>(getAxis());
+      return axis < 0 ? axis + getData().getType().getRank() : axis;
+    }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Convolution and pooling (NCHW)
 //===----------------------------------------------------------------------===//

@@ -16,6 +16,8 @@
 
 #include "tide/Conversion/TideToLinalg/TideToLinalg.h"
 
+#include "LoweringUtils.h"
+
 #include "tide/Conversion/Passes.h"
 
 #include "tide/IR/TideOps.h"
@@ -44,6 +46,7 @@ namespace mlir::tide {
 
 using namespace mlir;
 using namespace mlir::tide;
+using namespace mlir::tide::to_linalg;
 
 namespace {
 
@@ -133,6 +136,10 @@ Value buildElementwise(RewriterBase &b, Location loc,
   return generic.getResult(0);
 }
 
+} // namespace
+
+namespace mlir::tide::to_linalg {
+
 bool isFloat(Type t) { return isa<FloatType>(t); }
 
 //===----------------------------------------------------------------------===//
@@ -195,6 +202,23 @@ Value constantOf(OpBuilder &b, Location loc, Type type, double value) {
 
 /// f16 and bf16 compute in f32 and are rounded once, at the end of an op.
 bool isNarrowFloat(Type t) { return t.isF16() || t.isBF16(); }
+
+/// The lowest value of `type`: -inf, or the minimum signed integer.
+Value lowestOf(OpBuilder &b, Location loc, Type type) {
+  if (auto ft = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(),
+                                           /*Negative=*/true)));
+  return arith::ConstantOp::create(
+      b, loc,
+      b.getIntegerAttr(type,
+                       APInt::getSignedMinValue(type.getIntOrFloatBitWidth())));
+}
+
+} // namespace mlir::tide::to_linalg
+
+namespace {
 
 /// Whether `op` runs on a GPU. The GPU lowering accumulates f16/bf16
 /// reductions in f32 itself (convert-linalg-to-gpu), and f16/bf16 GEMMs go to
@@ -968,89 +992,6 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
   }
 };
 
-/// take_along_axis: a parallel linalg.generic over the indices whose payload
-/// reads the input with tensor.extract at the wrapped and clamped index (so
-/// it never reads out of bounds). An axis of size 0 has nothing to read: the
-/// result is zeros (a static 0 is a fill; a dynamic size is checked in the
-/// payload).
-struct LowerGather : OpRewritePattern<GatherOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(GatherOp op,
-                                PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value input = toSignless(rewriter, loc, op.getInput()).front();
-    Value indices = op.getIndices();
-    auto inType = cast<RankedTensorType>(input.getType());
-    auto resultType = cast<RankedTensorType>(signless(op.getType()));
-    Type element = resultType.getElementType();
-    int64_t rank = resultType.getRank(), axis = op.getNormalizedAxis();
-    SmallVector<Value> dyn;
-    for (int64_t d = 0; d < rank; ++d)
-      if (resultType.isDynamicDim(d))
-        dyn.push_back(tensor::DimOp::create(rewriter, loc, indices, d));
-    Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                         element, dyn);
-    int64_t staticSize = inType.getDimSize(axis);
-    if (staticSize == 0) {
-      replaceFromSignless(
-          rewriter, op,
-          linalg::FillOp::create(rewriter, loc,
-                                 constantOf(rewriter, loc, element, 0), init)
-              .getResult(0));
-      return success();
-    }
-    Value size = tensor::DimOp::create(rewriter, loc, input, axis);
-    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
-    SmallVector<utils::IteratorType> iterators(rank,
-                                               utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{resultType}, ValueRange{indices},
-        ValueRange{init}, ArrayRef<AffineMap>{identity, identity}, iterators,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Type indexType = b.getIndexType();
-          Value k = arith::IndexCastOp::create(b, l, indexType, args[0]);
-          Value zero = arith::ConstantIndexOp::create(b, l, 0);
-          // [-n, 0) counts from the end; then clamp to [0, n - 1].
-          Value negative =
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, k, zero);
-          k = arith::SelectOp::create(b, l, negative,
-                                      arith::AddIOp::create(b, l, k, size), k);
-          Value last = arith::SubIOp::create(
-              b, l, size, arith::ConstantIndexOp::create(b, l, 1));
-          k = arith::MaxSIOp::create(b, l, k, zero);
-          k = arith::MinSIOp::create(b, l, k, last);
-          SmallVector<Value> coords;
-          for (int64_t d = 0; d < rank; ++d)
-            coords.push_back(
-                d == axis ? k : linalg::IndexOp::create(b, l, d).getResult());
-          Value v;
-          if (!ShapedType::isDynamic(staticSize)) {
-            v = tensor::ExtractOp::create(b, l, input, coords);
-          } else {
-            // A dynamic axis may be empty at run time: read only when it is
-            // not.
-            Value nonEmpty = arith::CmpIOp::create(
-                b, l, arith::CmpIPredicate::sgt, size, zero);
-            auto ifOp = scf::IfOp::create(
-                b, l, nonEmpty,
-                [&](OpBuilder &tb, Location tl) {
-                  scf::YieldOp::create(
-                      tb, tl,
-                      tensor::ExtractOp::create(tb, tl, input, coords)
-                          .getResult());
-                },
-                [&](OpBuilder &eb, Location el) {
-                  scf::YieldOp::create(eb, el, constantOf(eb, el, element, 0));
-                });
-            v = ifOp.getResult(0);
-          }
-          linalg::YieldOp::create(b, l, v);
-        });
-    replaceFromSignless(rewriter, op, generic.getResult(0));
-    return success();
-  }
-};
-
 /// cumsum: a linalg.generic with the result's loops plus one reduction loop
 /// `j` over the axis; element `i` adds the inputs whose `j` is in its range
 /// (`j <= i`, `j < i` when exclusive, `j >= i` / `j > i` when reversed).
@@ -1119,19 +1060,6 @@ struct LowerCumsum : OpRewritePattern<CumsumOp> {
     return success();
   }
 };
-
-/// The lowest value of `type`: -inf, or the minimum signed integer.
-Value lowestOf(OpBuilder &b, Location loc, Type type) {
-  if (auto ft = dyn_cast<FloatType>(type))
-    return arith::ConstantOp::create(
-        b, loc,
-        b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(),
-                                           /*Negative=*/true)));
-  return arith::ConstantOp::create(
-      b, loc,
-      b.getIntegerAttr(type,
-                       APInt::getSignedMinValue(type.getIntOrFloatBitWidth())));
-}
 
 /// `x` (N, C, spatial...) with `begin[i]` and `end[i]` elements of `value`
 /// around spatial dimension `i`: a fill of the padded shape with `x` inserted.
@@ -1789,9 +1717,10 @@ void mlir::tide::populateTideToLinalgPatterns(RewritePatternSet &patterns) {
   populateDecompositionPatterns(patterns);
   patterns.add<LowerElementwise, LowerConstant, LowerMatmul, LowerTranspose,
                LowerConcat, LowerSlice, LowerReshape, LowerTransfer,
-               LowerGather, LowerCumsum, LowerConv, LowerPool<MaxPoolOp>,
+               LowerCumsum, LowerConv, LowerPool<MaxPoolOp>,
                LowerPool<AvgPoolOp>, LowerReduction<ReduceSumOp>,
                LowerReduction<ReduceMeanOp>, LowerReduction<ReduceMaxOp>,
                LowerReduction<ReduceMinOp>, LowerReduction<ReduceProdOp>,
                LowerReduction<ArgmaxOp>, LowerReduction<ArgminOp>>(ctx);
+  populateIndexingPatterns(patterns);
 }

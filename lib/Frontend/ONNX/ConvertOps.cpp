@@ -38,6 +38,20 @@ int64_t rankOf(Value v) {
 Type elemOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getElementType();
 }
+/// "[2, ?, 4]".
+std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleaveComma(shape, os, [&](int64_t d) {
+    if (ShapedType::isDynamic(d))
+      os << "?";
+    else
+      os << d;
+  });
+  os << "]";
+  return s;
+}
 
 /// The inputs a converter needs, all present; else reports.
 LogicalResult need(NodeImporter &n, unsigned count) {
@@ -1920,6 +1934,29 @@ LogicalResult convertGather(NodeImporter &n) {
   return out(n, take(n, data, n.in(1), *axis));
 }
 
+/// The row-major index into the first `k` dimensions (sizes `ds`) of each
+/// `k`-tuple along the last dimension of `indices` (each index wrapped once
+/// when negative), shaped like `indices` without its last dimension.
+Value linearIndex(NodeImporter &n, Value indices, ArrayRef<int64_t> ds,
+                  int64_t k) {
+  Type it = elemOf(indices);
+  std::vector<int64_t> dims(ds.begin(), ds.begin() + k), strides(k, 1);
+  for (int64_t i = k - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * ds[i + 1];
+  auto vecType = RankedTensorType::get({k}, it);
+  Value dimsC = n.constant(makeDense(vecType, dims, {}));
+  Value stridesC = n.constant(makeDense(vecType, strides, {}));
+  Value neg = n.create<CmpOp>(CmpPredicate::lt, indices, n.scalar(it, 0));
+  if (!neg)
+    return {};
+  Value wrapped =
+      n.create<SelectOp>(neg, n.create<AddOp>(indices, dimsC), indices);
+  if (!wrapped)
+    return {};
+  return n.create<ReduceSumOp>(n.create<MulOp>(wrapped, stridesC),
+                               Shape{rankOf(indices) - 1}, false);
+}
+
 /// GatherND: a linear index over the `batch_dims` leading dimensions and the
 /// k indexed ones (each index wrapped once) into the data seen as a table of
 /// rows, then a take along the rows.
@@ -1946,22 +1983,13 @@ LogicalResult convertGatherND(NodeImporter &n) {
       return n.fail("GatherND needs static sizes on the batch and indexed "
                     "dimensions, equal in the data and the indices");
   // Linear index over dimensions b .. b+k-1 of the data.
-  Type it = elemOf(indices);
-  std::vector<int64_t> dims(ds.begin() + b, ds.begin() + b + k), strides(k, 1);
-  for (int64_t i = k - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * dims[i + 1];
-  auto vecType = RankedTensorType::get({k}, it);
-  Value dimsC = n.constant(makeDense(vecType, dims, {}));
-  Value stridesC = n.constant(makeDense(vecType, strides, {}));
-  Value neg = n.create<CmpOp>(CmpPredicate::lt, indices, n.scalar(it, 0));
-  TRY(neg);
-  Value wrapped =
-      n.create<SelectOp>(neg, n.create<AddOp>(indices, dimsC), indices);
-  TRY(wrapped);
-  Value lin = n.create<ReduceSumOp>(n.create<MulOp>(wrapped, stridesC),
-                                    Shape{rankOf(indices) - 1}, false);
+  Value lin = linearIndex(n, indices, ArrayRef<int64_t>(ds).drop_front(b), k);
   TRY(lin);
-  int64_t block = strides[0] * dims[0], rows = block;
+  Type it = elemOf(indices);
+  int64_t block = 1;
+  for (int64_t i = b; i < b + k; ++i)
+    block *= ds[i];
+  int64_t rows = block;
   if (b > 0) {
     // Plus the batch element's offset: its linear number times the block.
     int64_t batches = 1;
@@ -1982,6 +2010,199 @@ LogicalResult convertGatherND(NodeImporter &n) {
   Value table = n.reshape(data, flat);
   TRY(table);
   return out(n, take(n, table, lin, 0));
+}
+
+/// ScatterElements' (and ScatterND's) `reduction` attribute.
+FailureOr<ScatterReduction> scatterReduction(NodeImporter &n) {
+  std::string r = n.attrString("reduction", "none");
+  if (auto kind = symbolizeScatterReduction(r))
+    return *kind;
+  return n.fail("reduction '" + r + "' is not one of none, add, mul, max, min");
+}
+
+/// ScatterElements (and the older Scatter): tide.scatter.
+LogicalResult convertScatterElements(NodeImporter &n) {
+  if (failed(need(n, 3)) || failed(requireIndices(n, n.in(1))))
+    return failure();
+  Value data = n.in(0), indices = n.in(1), updates = n.in(2);
+  if (rankOf(data) != rankOf(indices) || rankOf(indices) != rankOf(updates))
+    return n.fail("data, indices and updates must have the same rank");
+  auto axis = n.normAxis(n.attrInt("axis", 0), rankOf(data));
+  auto reduction = scatterReduction(n);
+  if (failed(axis) || failed(reduction))
+    return failure();
+  return out(n, n.create<ScatterOp>(data, indices, updates, *axis, *reduction));
+}
+
+/// ScatterND: the data seen as a table of rows (its first k dimensions
+/// flattened), each index tuple made a row number, and tide.scatter along
+/// the rows.
+LogicalResult convertScatterND(NodeImporter &n) {
+  if (failed(need(n, 3)) || failed(requireIndices(n, n.in(1))))
+    return failure();
+  auto reduction = scatterReduction(n);
+  if (failed(reduction))
+    return failure();
+  Value data = n.in(0), indices = n.in(1), updates = n.in(2);
+  Shape ds = shapeOf(data), is = shapeOf(indices), us = shapeOf(updates);
+  if (is.empty() || ShapedType::isDynamic(is.back()))
+    return n.fail("the last dimension of the indices must be static");
+  int64_t k = is.back();
+  if (k < 1 || k > static_cast<int64_t>(ds.size()))
+    return n.fail("the indices' last dimension (" + llvm::Twine(k) +
+                  ") must be between 1 and the data's rank");
+  for (int64_t d : ds)
+    if (ShapedType::isDynamic(d))
+      return n.fail("ScatterND needs static data sizes; bind the input's "
+                    "shape with --bind-shape");
+  int64_t q = 1;
+  for (size_t i = 0; i + 1 < is.size(); ++i) {
+    if (ShapedType::isDynamic(is[i]))
+      return n.fail("ScatterND needs static index sizes");
+    q *= is[i];
+  }
+  Shape want(is.begin(), is.end() - 1);
+  want.append(ds.begin() + k, ds.end());
+  if (us != want)
+    return n.fail("updates have shape " + shapeString(us) + "; expected " +
+                  shapeString(want) +
+                  " (indices' shape without its last "
+                  "dimension, then the data's dimensions after the first " +
+                  llvm::Twine(k) + ")");
+  Value lin = linearIndex(n, indices, ds, k);
+  TRY(lin);
+  int64_t rows = 1;
+  for (int64_t i = 0; i < k; ++i)
+    rows *= ds[i];
+  Shape table{rows}, rowsOfUpdates{q}, spread{q};
+  table.append(ds.begin() + k, ds.end());
+  rowsOfUpdates.append(ds.begin() + k, ds.end());
+  spread.append(ds.size() - k, 1);
+  Value flat = n.reshape(data, table);
+  Value upd = n.reshape(updates, rowsOfUpdates);
+  Value idx = n.reshape(lin, spread);
+  TRY(flat);
+  TRY(upd);
+  TRY(idx);
+  idx = n.broadcastTo(idx, rowsOfUpdates);
+  TRY(idx);
+  Value r = n.create<ScatterOp>(flat, idx, upd, 0, *reduction);
+  TRY(r);
+  return out(n, n.reshape(r, ds));
+}
+
+/// TopK without a sort: the rank of element j along the axis is the number
+/// of elements that come before it (larger, or equal with a smaller index;
+/// NaN counts as the largest value, as in NumPy's sort), an all-pairs
+/// comparison summed over one axis; position r of the result then selects
+/// the element of rank r (ranks >= k are not selected). Work and memory grow
+/// with the square of the axis length, fine for the k-of-n of detection
+/// heads and beam search, not for a sort of very long rows.
+LogicalResult convertTopK(NodeImporter &n) {
+  if (failed(n.checkAttrs({"axis", "largest", "sorted"})) || failed(need(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  Shape s = shapeOf(x);
+  int64_t rank = s.size();
+  if (rank == 0)
+    return n.fail("TopK needs an input of rank 1 or more");
+  auto axis = n.normAxis(n.attrInt("axis", -1), rank);
+  if (failed(axis))
+    return failure();
+  int64_t size = s[*axis];
+  if (ShapedType::isDynamic(size))
+    return n.fail("TopK needs a static size along the axis; bind the input's "
+                  "shape with --bind-shape");
+  int64_t k;
+  if (n.opset < 10) {
+    if (!n.attr("k"))
+      return n.fail("TopK (opset 1) needs the 'k' attribute");
+    k = n.attrInt("k", 0);
+  } else {
+    auto ks = n.requireInts(1, "k (the number of elements to keep)");
+    if (failed(ks))
+      return failure();
+    if (ks->size() != 1)
+      return n.fail("k must hold one value");
+    k = (*ks)[0];
+  }
+  if (k < 0 || k > size)
+    return n.fail("k = " + llvm::Twine(k) + " is outside [0, " +
+                  llvm::Twine(size) + "], the size of the axis");
+  bool largest = n.attrInt("largest", 1) != 0;
+  Type elem = elemOf(x);
+  Type i64 = IntegerType::get(n.ctx, 64);
+
+  // xi[.., i, 1, ..] against xj[.., 1, j, ..]: does i come before j?
+  Shape si = s, sj = s;
+  si.insert(si.begin() + *axis + 1, 1);
+  sj.insert(sj.begin() + *axis, 1);
+  Value xi = n.reshape(x, si), xj = n.reshape(x, sj);
+  TRY(xi);
+  TRY(xj);
+  CmpPredicate order = largest ? CmpPredicate::gt : CmpPredicate::lt;
+  Value before = n.create<CmpOp>(order, xi, xj);
+  Value same = n.create<CmpOp>(CmpPredicate::eq, xi, xj);
+  TRY(before);
+  TRY(same);
+  if (isa<FloatType>(elem)) {
+    // NaN is the largest value: before j when j is not NaN (largest), after
+    // every number (smallest); two NaNs are equal.
+    Value nanI = n.create<CmpOp>(CmpPredicate::ne, xi, xi);
+    Value nanJ = n.create<CmpOp>(CmpPredicate::ne, xj, xj);
+    TRY(nanI);
+    TRY(nanJ);
+    Value notNanJ = n.create<NotOp>(nanJ), notNanI = n.create<NotOp>(nanI);
+    before = largest ? n.create<OrOp>(before, n.create<AndOp>(nanI, notNanJ))
+                     : n.create<AndOp>(n.create<OrOp>(before, nanJ), notNanI);
+    same = n.create<OrOp>(same, n.create<AndOp>(nanI, nanJ));
+    TRY(before);
+    TRY(same);
+  }
+  // Ties: the smaller index comes first (a constant i < j mask).
+  Shape maskShape(rank + 1, 1);
+  maskShape[*axis] = size;
+  maskShape[*axis + 1] = size;
+  SmallVector<int64_t> lower(size * size);
+  for (int64_t i = 0; i < size; ++i)
+    for (int64_t j = 0; j < size; ++j)
+      lower[i * size + j] = i < j;
+  Value earlier = n.constant(makeDense(
+      RankedTensorType::get(maskShape, IntegerType::get(n.ctx, 1)), lower, {}));
+  before = n.create<OrOp>(before, n.create<AndOp>(same, earlier));
+  TRY(before);
+  Value ranks = n.create<ReduceSumOp>(n.cast(before, i64), Shape{*axis}, false);
+  TRY(ranks);
+  // Position r of the result takes the element whose rank is r: a one-hot
+  // [.., k, n, ..] mask of rank_j == r selects it, and a sum over j (of one
+  // value and zeros) moves it into place.
+  Shape rankShape = s, rowShape(rank + 1, 1);
+  rankShape.insert(rankShape.begin() + *axis, 1);
+  rowShape[*axis] = k;
+  SmallVector<int64_t> slots(k), positions(size);
+  std::iota(slots.begin(), slots.end(), 0);
+  std::iota(positions.begin(), positions.end(), 0);
+  Value r =
+      n.constant(makeDense(RankedTensorType::get(rowShape, i64), slots, {}));
+  Shape colShape(rank + 1, 1);
+  colShape[*axis + 1] = size;
+  Value j = n.constant(
+      makeDense(RankedTensorType::get(colShape, i64), positions, {}));
+  Value ranksJ = n.reshape(ranks, rankShape);
+  TRY(ranksJ);
+  Value pick = n.create<CmpOp>(CmpPredicate::eq, ranksJ, r);
+  TRY(pick);
+  auto take = [&](Value v, Type t) -> Value {
+    Value sel = n.create<SelectOp>(pick, v, n.scalar(t, 0));
+    if (!sel)
+      return {};
+    return n.create<ReduceSumOp>(sel, Shape{*axis + 1}, false);
+  };
+  Value values = take(xj, elem), indices = take(j, i64);
+  n.setOut(0, values);
+  if (n.wantsOutput(1))
+    n.setOut(1, indices);
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -2241,6 +2462,10 @@ const llvm::StringMap<Converter> &converters() {
         {"Gather", convertGather},
         {"GatherElements", convertGatherElements},
         {"GatherND", convertGatherND},
+        {"Scatter", convertScatterElements},
+        {"ScatterElements", convertScatterElements},
+        {"ScatterND", convertScatterND},
+        {"TopK", convertTopK},
         {"CumSum", convertCumSum},
         // Reductions.
         {"ReduceSum", convertReduce<ReduceKind::Sum>},

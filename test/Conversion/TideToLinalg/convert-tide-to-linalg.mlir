@@ -894,6 +894,47 @@ func.func @gather_empty_axis(%x: tensor<2x0xf16>, %i: tensor<2x3xi64>) -> tensor
   return %0 : tensor<2x3xf16>
 }
 
+// scatter: the part of the data the updates reach (all of the axis, the
+// updates' extent elsewhere) as the init of a generic with a reduction loop j
+// over the updates along the axis; the index is wrapped from the end and
+// compared with the result's position; the part goes back into the data.
+// CHECK-LABEL: func.func @scatter(
+// CHECK-SAME: %[[X:.*]]: tensor<4x6xf32>, %[[I:.*]]: tensor<2x3xi64>, %[[U:.*]]: tensor<2x3xf32>)
+// CHECK: %[[PART:.*]] = tensor.extract_slice %[[X]][0, 0] [2, 6] [1, 1] : tensor<4x6xf32> to tensor<2x6xf32>
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<4x6xf32>
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[I]], %[[U]] : tensor<2x3xi64>, tensor<2x3xf32>) outs(%[[PART]] : tensor<2x6xf32>)
+// CHECK-NEXT: ^bb0(%[[K:.*]]: i64, %[[V:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK: %[[KI:.*]] = arith.index_cast %[[K]] : i64 to index
+// CHECK: arith.cmpi slt, %[[KI]]
+// CHECK: %[[W:.*]] = arith.select
+// CHECK: %[[P:.*]] = linalg.index 1 : index
+// CHECK: %[[M:.*]] = arith.cmpi eq, %[[W]], %[[P]] : index
+// CHECK: %[[R:.*]] = arith.select %[[M]], %[[V]], %[[ACC]] : f32
+// CHECK: linalg.yield %[[R]] : f32
+// CHECK: tensor.insert_slice %[[G]] into %[[X]][0, 0] [2, 6] [1, 1] : tensor<2x6xf32> into tensor<4x6xf32>
+func.func @scatter(%x: tensor<4x6xf32>, %i: tensor<2x3xi64>, %u: tensor<2x3xf32>) -> tensor<4x6xf32> {
+  %0 = tide.scatter %x, %i, %u axis = 1 : tensor<4x6xf32>, tensor<2x3xi64>, tensor<2x3xf32>
+  return %0 : tensor<4x6xf32>
+}
+
+// Reductions combine with the identity where the index does not match; f16
+// sums combine in f32 and are rounded once; unsigned max uses maxui.
+// CHECK-LABEL: func.func @scatter_reductions(
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: arith.maxui %{{.*}}, %{{.*}} : i8
+// CHECK: arith.minimumf %{{.*}}, %{{.*}} : f32
+func.func @scatter_reductions(%x: tensor<5xf16>, %i: tensor<3xi32>, %u: tensor<3xf16>,
+                              %y: tensor<5xui8>, %v: tensor<3xui8>,
+                              %z: tensor<5xf32>, %w: tensor<3xf32>) -> (tensor<5xf16>, tensor<5xui8>, tensor<5xf32>) {
+  %0 = tide.scatter %x, %i, %u axis = 0 reduction = add : tensor<5xf16>, tensor<3xi32>, tensor<3xf16>
+  %1 = tide.scatter %y, %i, %v axis = 0 reduction = max : tensor<5xui8>, tensor<3xi32>, tensor<3xui8>
+  %2 = tide.scatter %z, %i, %w axis = 0 reduction = min : tensor<5xf32>, tensor<3xi32>, tensor<3xf32>
+  return %0, %1, %2 : tensor<5xf16>, tensor<5xui8>, tensor<5xf32>
+}
+
 // cumsum: the result's loops plus a reduction loop j over the axis (the
 // input is read at j along the axis); element i adds x[j] for j <= i.
 // CHECK-LABEL: func.func @cumsum(

@@ -1,0 +1,50 @@
+//===- LoweringUtils.h - Helpers shared by the tide -> linalg patterns ----===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Small helpers of convert-tide-to-linalg used by more than one of its source
+// files: unsigned integers computed on signless types, scalar constants, and
+// the f16/bf16 rule (compute in f32, round once).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TIDE_LIB_CONVERSION_TIDETOLINALG_LOWERINGUTILS_H
+#define TIDE_LIB_CONVERSION_TIDETOLINALG_LOWERINGUTILS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tide::to_linalg {
+
+bool isFloat(Type t);
+/// f16 and bf16 compute in f32 and are rounded once, at the end of an op.
+bool isNarrowFloat(Type t);
+
+/// `type` with unsigned integers (as element types too) made signless.
+Type signless(Type type);
+/// `v` cast to `type` with builtin.unrealized_conversion_cast (a no-op when it
+/// has that type already).
+Value castTo(OpBuilder &b, Location loc, Value v, Type type);
+SmallVector<Value> toSignless(OpBuilder &b, Location loc, ValueRange values);
+/// Replaces `op` by `results` (computed on signless types), cast back to
+/// the op's own result types.
+void replaceFromSignless(RewriterBase &rewriter, Operation *op,
+                         ValueRange results);
+/// Whether `v`'s elements are unsigned integers.
+bool isUnsignedValue(Value v);
+
+/// A scalar constant of `type` (float or integer) with `value`.
+Value constantOf(OpBuilder &b, Location loc, Type type, double value);
+/// The lowest value of `type`: -inf, or the minimum signed integer.
+Value lowestOf(OpBuilder &b, Location loc, Type type);
+
+} // namespace mlir::tide::to_linalg
+
+namespace mlir::tide {
+/// The patterns of take-along-axis and scatter (Indexing.cpp).
+void populateIndexingPatterns(RewritePatternSet &patterns);
+} // namespace mlir::tide
+
+#endif // TIDE_LIB_CONVERSION_TIDETOLINALG_LOWERINGUTILS_H
