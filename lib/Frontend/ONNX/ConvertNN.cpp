@@ -188,6 +188,22 @@ LogicalResult convertPool(NodeImporter &n) {
 
 } // namespace
 
+LogicalResult onnx_import::readConvWindow(NodeImporter &n,
+                                          RankedTensorType input,
+                                          ArrayRef<int64_t> kernel,
+                                          SmallVectorImpl<int64_t> &strides,
+                                          SmallVectorImpl<int64_t> &dilations,
+                                          SmallVectorImpl<int64_t> &pads) {
+  Window w;
+  w.kernel = Shape(kernel);
+  if (failed(readWindow(n, input, w)))
+    return failure();
+  strides.assign(w.strides);
+  dilations.assign(w.dilations);
+  pads.assign(w.pads);
+  return success();
+}
+
 void onnx_import::addNNConverters(llvm::StringMap<Converter> &table) {
   table["Conv"] = convertConv;
   table["MaxPool"] = convertPool<true>;

@@ -1670,14 +1670,28 @@ LogicalResult convertTrilu(NodeImporter &n) {
   return out(n, n.create<SelectOp>(mask, x, sc(n, x, 0)));
 }
 
-/// Einsum without diagonals or ellipses: operands laid out on a common index
-/// order, multiplied with broadcasting, summed over the indices the output
-/// drops. Two-operand contractions that are matrix products use matmul.
+/// Einsum: an ellipsis becomes one index per dimension it covers (aligned
+/// from the right, like NumPy's broadcasting); an index repeated in one
+/// operand takes that operand's diagonal first (a mask, then a sum). The
+/// operands are then laid out on a common index order, multiplied with
+/// broadcasting, and summed over the indices the output drops.
 LogicalResult convertEinsum(NodeImporter &n) {
+  if (failed(n.checkAttrs({"equation"})))
+    return failure();
   std::string eq = n.attrString("equation", "");
   eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
-  if (eq.find("...") != std::string::npos)
-    return n.fail("Einsum with an ellipsis ('...') is not supported yet");
+  for (size_t i = 0; i < eq.size(); ++i) {
+    char c = eq[i];
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == ',' ||
+        (c == '-' && i + 1 < eq.size() && eq[i + 1] == '>') ||
+        (c == '>' && i > 0 && eq[i - 1] == '-'))
+      continue;
+    if (c == '.' && eq.compare(i, 3, "...") == 0) {
+      i += 2;
+      continue;
+    }
+    return n.fail("bad Einsum index '" + std::string(1, c) + "'");
+  }
   size_t arrow = eq.find("->");
   std::string lhs = eq.substr(0, arrow);
   SmallVector<std::string> terms;
@@ -1692,36 +1706,96 @@ LogicalResult convertEinsum(NodeImporter &n) {
     return n.fail("the equation has " + llvm::Twine(terms.size()) +
                   " operands but the node has " + llvm::Twine(n.numInputs()) +
                   " inputs");
+  SmallVector<Value> ops;
+  for (unsigned k = 0; k < n.numInputs(); ++k) {
+    TRY(n.in(k));
+    ops.push_back(n.in(k));
+  }
+  // Ellipses: the dimensions they cover get the indices '0', '1', ...
+  // (aligned from the right), which sort before the letters.
+  int64_t ellipsis = 0;
+  for (auto [k, t] : llvm::enumerate(terms)) {
+    size_t at = t.find("...");
+    if (at == std::string::npos)
+      continue;
+    int64_t covered = rankOf(ops[k]) - static_cast<int64_t>(t.size() - 3);
+    if (covered < 0 || t.find("...", at + 3) != std::string::npos)
+      return n.fail("operand " + llvm::Twine(k) + " has rank " +
+                    llvm::Twine(rankOf(ops[k])) + " but its term '" + t +
+                    "' has more indices");
+    ellipsis = std::max(ellipsis, covered);
+  }
+  if (ellipsis > 10)
+    return n.fail("an ellipsis covering more than 10 dimensions is not "
+                  "supported");
+  auto ellipsisIndices = [&](int64_t count) {
+    std::string s;
+    for (int64_t i = ellipsis - count; i < ellipsis; ++i)
+      s += static_cast<char>('0' + i);
+    return s;
+  };
+  for (auto [k, t] : llvm::enumerate(terms))
+    if (size_t at = t.find("..."); at != std::string::npos)
+      t.replace(
+          at, 3,
+          ellipsisIndices(rankOf(ops[k]) - static_cast<int64_t>(t.size() - 3)));
   std::string output;
   if (arrow != std::string::npos) {
     output = eq.substr(arrow + 2);
+    if (size_t at = output.find("..."); at != std::string::npos)
+      output.replace(at, 3, ellipsisIndices(ellipsis));
   } else {
-    // Implicit output: the indices that appear once, sorted.
+    // Implicit output: the ellipsis, then the indices that appear once,
+    // sorted.
+    output = ellipsisIndices(ellipsis);
     std::map<char, int> count;
     for (const std::string &t : terms)
       for (char c : t)
         ++count[c];
     for (auto [c, k] : count)
-      if (k == 1)
+      if (k == 1 && std::isalpha(static_cast<unsigned char>(c)))
         output += c;
+  }
+  // Diagonals: an index repeated in one operand keeps the elements where
+  // both positions agree (a mask), summed over the second position.
+  for (auto [k, t] : llvm::enumerate(terms)) {
+    if (static_cast<int64_t>(t.size()) != rankOf(ops[k]))
+      continue; // reported below
+    for (size_t q = 0; q < t.size(); ++q) {
+      size_t p = t.find(t[q]);
+      if (p == q)
+        continue;
+      Shape s = shapeOf(ops[k]);
+      if (ShapedType::isDynamic(s[p]) || s[p] != s[q])
+        return n.fail("the diagonal of index '" + std::string(1, t[q]) +
+                      "' needs equal static sizes");
+      std::vector<int64_t> eye(s[p] * s[q]);
+      for (int64_t i = 0; i < s[p]; ++i)
+        eye[i * s[q] + i] = 1;
+      Shape maskShape(s.size(), 1);
+      maskShape[p] = s[p];
+      maskShape[q] = s[q];
+      Value mask = n.constant(makeDense(
+          RankedTensorType::get(maskShape, IntegerType::get(n.ctx, 1)), eye,
+          {}));
+      Value v = n.create<SelectOp>(mask, ops[k], sc(n, ops[k], 0));
+      TRY(v);
+      TRY(ops[k] =
+              n.create<ReduceSumOp>(v, Shape{static_cast<int64_t>(q)}, false));
+      t.erase(q, 1);
+      --q;
+    }
   }
   // Every index in order of first appearance; its size.
   std::string order;
   std::map<char, int64_t> sizes;
   for (auto [k, t] : llvm::enumerate(terms)) {
-    Value v = n.in(k);
-    TRY(v);
-    Shape s = shapeOf(v);
+    Shape s = shapeOf(ops[k]);
     if (s.size() != t.size())
       return n.fail("operand " + llvm::Twine(k) + " has rank " +
                     llvm::Twine(s.size()) + " but its term '" + t + "' has " +
                     llvm::Twine(t.size()) + " indices");
     for (auto [i, c] : llvm::enumerate(t)) {
-      if (!std::isalpha(static_cast<unsigned char>(c)))
-        return n.fail("bad Einsum index '" + std::string(1, c) + "'");
-      if (t.find(c) != i)
-        return n.fail("Einsum diagonals (an index repeated in one operand) "
-                      "are not supported yet");
       if (order.find(c) == std::string::npos)
         order += c;
       auto it = sizes.find(c);
@@ -1750,7 +1824,7 @@ LogicalResult convertEinsum(NodeImporter &n) {
     for (char c : layout)
       if (t.find(c) != std::string::npos)
         perm.push_back(t.find(c));
-    Value v = n.in(k);
+    Value v = ops[k];
     bool identity = true;
     for (auto [i, p] : llvm::enumerate(perm))
       identity &= static_cast<int64_t>(i) == p;
@@ -1883,29 +1957,56 @@ Value linearIndex(NodeImporter &n, Value indices, ArrayRef<int64_t> ds,
                                Shape{rankOf(indices) - 1}, false);
 }
 
+/// GatherND: a linear index over the `batch_dims` leading dimensions and the
+/// k indexed ones (each index wrapped once) into the data seen as a table of
+/// rows, then a take along the rows.
 LogicalResult convertGatherND(NodeImporter &n) {
-  if (failed(need(n, 2)) || failed(requireIndices(n, n.in(1))))
+  if (failed(n.checkAttrs({"batch_dims"})) || failed(need(n, 2)) ||
+      failed(requireIndices(n, n.in(1))))
     return failure();
-  if (n.attrInt("batch_dims", 0) != 0)
-    return n.fail("GatherND with batch_dims is not supported yet");
   Value data = n.in(0), indices = n.in(1);
   Shape ds = shapeOf(data), is = shapeOf(indices);
+  int64_t b = n.attrInt("batch_dims", 0);
   if (is.empty() || ShapedType::isDynamic(is.back()))
     return n.fail("the last dimension of the indices must be static");
   int64_t k = is.back();
-  if (k < 1 || k > static_cast<int64_t>(ds.size()))
+  if (b < 0 || b >= static_cast<int64_t>(is.size()) ||
+      b >= static_cast<int64_t>(ds.size()))
+    return n.fail("batch_dims (" + llvm::Twine(b) +
+                  ") must be below the ranks of the data and the indices");
+  if (k < 1 || b + k > static_cast<int64_t>(ds.size()))
     return n.fail("the indices' last dimension (" + llvm::Twine(k) +
-                  ") must be between 1 and the data's rank");
-  for (int64_t i = 0; i < k; ++i)
-    if (ShapedType::isDynamic(ds[i]))
-      return n.fail("GatherND needs static sizes on the indexed dimensions");
-  Value lin = linearIndex(n, indices, ds, k);
+                  ") must be between 1 and the data's rank minus batch_dims");
+  for (int64_t i = 0; i < b + k; ++i)
+    if (ShapedType::isDynamic(ds[i]) ||
+        (i < b && (ShapedType::isDynamic(is[i]) || is[i] != ds[i])))
+      return n.fail("GatherND needs static sizes on the batch and indexed "
+                    "dimensions, equal in the data and the indices");
+  // Linear index over dimensions b .. b+k-1 of the data.
+  Value lin = linearIndex(n, indices, ArrayRef<int64_t>(ds).drop_front(b), k);
   TRY(lin);
-  int64_t rows = 1;
-  for (int64_t i = 0; i < k; ++i)
-    rows *= ds[i];
+  Type it = elemOf(indices);
+  int64_t block = 1;
+  for (int64_t i = b; i < b + k; ++i)
+    block *= ds[i];
+  int64_t rows = block;
+  if (b > 0) {
+    // Plus the batch element's offset: its linear number times the block.
+    int64_t batches = 1;
+    for (int64_t i = 0; i < b; ++i)
+      batches *= ds[i];
+    std::vector<int64_t> offsets(batches);
+    for (int64_t i = 0; i < batches; ++i)
+      offsets[i] = i * block;
+    Shape offShape(ds.begin(), ds.begin() + b);
+    offShape.resize(is.size() - 1, 1);
+    Value off =
+        n.constant(makeDense(RankedTensorType::get(offShape, it), offsets, {}));
+    TRY(lin = n.create<AddOp>(lin, off));
+    rows *= batches;
+  }
   Shape flat{rows};
-  flat.append(ds.begin() + k, ds.end());
+  flat.append(ds.begin() + b + k, ds.end());
   Value table = n.reshape(data, flat);
   TRY(table);
   return out(n, take(n, table, lin, 0));
@@ -2419,6 +2520,9 @@ const llvm::StringMap<Converter> &converters() {
         {"Range", convertFoldOnly},
     };
     addNNConverters(t);
+    addRNNConverters(t);
+    addQuantConverters(t);
+    addMiscConverters(t);
     return t;
   }();
   return table;

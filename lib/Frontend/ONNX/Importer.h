@@ -163,6 +163,22 @@ using Converter = LogicalResult (*)(NodeImporter &);
 /// Converters of convolution, pooling and resize ops (ConvertNN.cpp), added
 /// to the table of ConvertOps.cpp.
 void addNNConverters(llvm::StringMap<Converter> &table);
+/// RNN, GRU and LSTM, unrolled over the sequence (ConvertRNN.cpp).
+void addRNNConverters(llvm::StringMap<Converter> &table);
+/// QuantizeLinear, DequantizeLinear, MatMulInteger, QLinearConv, ...
+/// (ConvertQuant.cpp).
+void addQuantConverters(llvm::StringMap<Converter> &table);
+/// LRN, ReverseSequence, MaxUnpool and Det (ConvertMisc.cpp).
+void addMiscConverters(llvm::StringMap<Converter> &table);
+
+/// The strides, dilations and pads of a Conv-like node (kernel given), with
+/// `auto_pad` resolved against the static spatial sizes of `input`
+/// (ConvertNN.cpp).
+LogicalResult readConvWindow(NodeImporter &n, RankedTensorType input,
+                             ArrayRef<int64_t> kernel,
+                             SmallVectorImpl<int64_t> &strides,
+                             SmallVectorImpl<int64_t> &dilations,
+                             SmallVectorImpl<int64_t> &pads);
 
 /// The converter for an ONNX op type of the default domain, or null.
 Converter lookupConverter(llvm::StringRef opType);

@@ -120,7 +120,7 @@ def one_node(node, inputs, outputs, version=17, name="m.onnx", check=True):
     save(helper.make_model(g, opset_imports=opset(version)), name, check)
 
 f32 = lambda n, s: helper.make_tensor_value_info(n, TensorProto.FLOAT, s)
-one_node(helper.make_node("Det", ["x"], ["y"], name="det"), [f32("x", [3, 3])],
+one_node(helper.make_node("StringNormalizer", ["x"], ["y"], name="norm"), [f32("x", [3, 3])],
          [f32("y", [])], name="unknown_op.onnx", check=False)
 one_node(helper.make_node("Relu", ["x"], ["y"], name="relu"), [f32("x", [3])],
          [f32("y", [3])], version=99, name="new_opset.onnx", check=False)

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Writes the LRN, ReverseSequence, MaxUnpool, Det, GatherND (batch_dims)
+and Einsum (ellipsis, diagonal) models of misc-ops.test into OUTDIR, with
+their inputs (NAME_in0.npy, ... in graph-input order), compared with ONNX
+Runtime there.
+
+    make_misc_models.py OUTDIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+rng = np.random.default_rng(3)
+
+
+def save(name, node, inputs, outputs, feeds=(), version=13, check=True):
+    graph = helper.make_graph([node], name, inputs, outputs)
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", version)])
+    if check:
+        onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, name + ".onnx"))
+    for k, v in enumerate(feeds):
+        np.save(os.path.join(out, "%s_in%d.npy" % (name, k)), v)
+
+
+def vi(name, dtype, shape):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+# LRN with a wide window and its own alpha, beta, bias (ONNX Runtime takes
+# odd sizes only, of rank 4); and with the default attributes.
+save("lrn_wide",
+     helper.make_node("LRN", ["x"], ["y"], name="lrn", size=5, alpha=0.01,
+                      beta=0.6, bias=1.5),
+     [vi("x", F, [2, 6, 3, 3])], [vi("y", F, [2, 6, 3, 3])],
+     feeds=[rng.normal(0, 2, (2, 6, 3, 3)).astype(np.float32)])
+save("lrn_default",
+     helper.make_node("LRN", ["x"], ["y"], name="lrn", size=3),
+     [vi("x", F, [3, 7, 2, 3])], [vi("y", F, [3, 7, 2, 3])],
+     feeds=[rng.normal(0, 2, (3, 7, 2, 3)).astype(np.float32)])
+
+# ReverseSequence on rank 3, time-major and batch-major.
+save("revseq_time",
+     helper.make_node("ReverseSequence", ["x", "l"], ["y"], name="rev",
+                      time_axis=0, batch_axis=1),
+     [vi("x", F, [5, 3, 2]), vi("l", I64, [3])], [vi("y", F, [5, 3, 2])],
+     feeds=[rng.normal(size=(5, 3, 2)).astype(np.float32),
+            np.array([5, 1, 3], np.int64)])
+save("revseq_batch",
+     helper.make_node("ReverseSequence", ["x", "l"], ["y"], name="rev",
+                      time_axis=1, batch_axis=0),
+     [vi("x", F, [3, 5, 2]), vi("l", I64, [3])], [vi("y", F, [3, 5, 2])],
+     feeds=[rng.normal(size=(3, 5, 2)).astype(np.float32),
+            np.array([2, 5, 4], np.int64)])
+
+
+def pool_indices(x, k, s, p):
+    """MaxPool's flat indices (NCHW) of a 2-D max pool, no dilation."""
+    n, c, h, w = x.shape
+    oh = (h + p[0] + p[2] - k[0]) // s[0] + 1
+    ow = (w + p[1] + p[3] - k[1]) // s[1] + 1
+    vals = np.zeros((n, c, oh, ow), x.dtype)
+    idx = np.zeros((n, c, oh, ow), np.int64)
+    for a in range(n):
+        for b in range(c):
+            for i in range(oh):
+                for j in range(ow):
+                    best = None
+                    for di in range(k[0]):
+                        for dj in range(k[1]):
+                            r, q = i * s[0] - p[0] + di, j * s[1] - p[1] + dj
+                            if 0 <= r < h and 0 <= q < w and (
+                                    best is None or x[a, b, r, q] > best[0]):
+                                best = (x[a, b, r, q], ((a * c + b) * h + r) * w + q)
+                    vals[a, b, i, j], idx[a, b, i, j] = best
+    return vals, idx
+
+
+# MaxUnpool after an overlapping, padded max pool (windows share maxima).
+x = rng.normal(size=(2, 2, 5, 5)).astype(np.float32)
+vals, idx = pool_indices(x, (3, 3), (2, 2), (1, 1, 1, 1))
+save("unpool_overlap",
+     helper.make_node("MaxUnpool", ["v", "i"], ["y"], name="unpool",
+                      kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+     [vi("v", F, [2, 2, 3, 3]), vi("i", I64, [2, 2, 3, 3])],
+     [vi("y", F, [2, 2, 5, 5])], feeds=[vals, idx])
+
+# Det of a batch of 4x4 matrices, one of them singular, one needing pivots.
+m = rng.normal(size=(2, 3, 4, 4)).astype(np.float32)
+m[0, 1, 2] = m[0, 1, 0] * 2
+m[1, 2] = np.array([[0, 1, 2, 3], [1, 0, 0, 1], [2, 3, 0, 0], [0, 0, 1, 5]],
+                   np.float32)
+save("det_batch",
+     helper.make_node("Det", ["x"], ["y"], name="det"),
+     [vi("x", F, [2, 3, 4, 4])], [vi("y", F, [2, 3])], feeds=[m])
+
+# GatherND with batch_dims = 2 and negative indices.
+save("gathernd_b2",
+     helper.make_node("GatherND", ["d", "i"], ["y"], name="gnd", batch_dims=2),
+     [vi("d", F, [2, 3, 4, 5]), vi("i", I64, [2, 3, 2, 1])],
+     [vi("y", F, [2, 3, 2, 5])],
+     feeds=[rng.normal(size=(2, 3, 4, 5)).astype(np.float32),
+            rng.integers(-4, 4, (2, 3, 2, 1)).astype(np.int64)])
+
+# Einsum: a broadcast batched product through ellipses, and a batched trace
+# (implicit output of '...ii').
+save("einsum_ellipsis",
+     helper.make_node("Einsum", ["a", "b"], ["y"], name="es",
+                      equation="...ij,...jk->...ik"),
+     [vi("a", F, [2, 3, 4, 5]), vi("b", F, [1, 3, 5, 6])],
+     [vi("y", F, [2, 3, 4, 6])],
+     feeds=[rng.normal(size=(2, 3, 4, 5)).astype(np.float32),
+            rng.normal(size=(1, 3, 5, 6)).astype(np.float32)])
+save("einsum_trace",
+     helper.make_node("Einsum", ["a"], ["y"], name="es", equation="...ii"),
+     [vi("a", F, [2, 3, 4, 4])], [vi("y", F, [2, 3])],
+     feeds=[rng.normal(size=(2, 3, 4, 4)).astype(np.float32)])
+
+# Errors: ReverseSequence axes that are not 0 and 1; LRN without a size.
+save("revseq_axes",
+     helper.make_node("ReverseSequence", ["x", "l"], ["y"], name="rev",
+                      time_axis=2, batch_axis=0),
+     [vi("x", F, [3, 5, 2]), vi("l", I64, [3])], [vi("y", F, [3, 5, 2])],
+     check=False)
+save("lrn_nosize",
+     helper.make_node("LRN", ["x"], ["y"], name="lrn"),
+     [vi("x", F, [2, 5, 7])], [vi("y", F, [2, 5, 7])], check=False)

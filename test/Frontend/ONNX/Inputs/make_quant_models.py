@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Writes the quantization models of quant.test into OUTDIR, with their
+inputs (NAME_in0.npy, ... in graph-input order): attribute and type
+combinations beyond the ONNX test data, compared with ONNX Runtime there.
+
+    make_quant_models.py OUTDIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+rng = np.random.default_rng(5)
+
+
+def save(name, node, inputs, outputs, feeds=(), inits=(), version=13,
+         check=True):
+    graph = helper.make_graph([node], name, inputs, outputs, list(inits))
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", version)])
+    if check:
+        onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, name + ".onnx"))
+    for k, v in enumerate(feeds):
+        np.save(os.path.join(out, "%s_in%d.npy" % (name, k)), v)
+
+
+def vi(name, dtype, shape):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+F, U8, I8, I32 = (TensorProto.FLOAT, TensorProto.UINT8, TensorProto.INT8,
+                  TensorProto.INT32)
+
+# QuantizeLinear to int8, per axis 0, with exact halves (round to even) and
+# values past the range (saturated).
+scale = np.array([0.5, 0.25, 2.0], np.float32)
+x = np.array([[0.25, 0.75, -0.25, 100.0],
+              [0.125, -0.375, 40.0, -40.0],
+              [1.0, 3.0, -5.0, 7.3]], np.float32)
+save("quant_axis0",
+     helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q", axis=0),
+     [vi("x", F, [3, 4]), vi("s", F, [3]), vi("z", I8, [3])], [vi("y", I8, [3, 4])],
+     feeds=[x, scale, np.array([-3, 0, 5], np.int8)])
+
+# QuantizeLinear without a zero point: uint8.
+save("quant_nozp",
+     helper.make_node("QuantizeLinear", ["x", "s"], ["y"], name="q"),
+     [vi("x", F, [2, 5]), vi("s", F, [])], [vi("y", U8, [2, 5])],
+     feeds=[rng.uniform(-1, 30, (2, 5)).astype(np.float32),
+            np.array(0.1, np.float32)])
+
+# DequantizeLinear of int8, per axis -1.
+save("dequant_axis",
+     helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"], name="dq",
+                      axis=-1),
+     [vi("x", I8, [2, 3, 4]), vi("s", F, [4]), vi("z", I8, [4])],
+     [vi("y", F, [2, 3, 4])],
+     feeds=[rng.integers(-128, 128, (2, 3, 4)).astype(np.int8),
+            np.array([0.1, 0.02, 1.5, 0.003], np.float32),
+            np.array([0, -7, 12, 127], np.int8)])
+
+# DynamicQuantizeLinear of a rank-3 tensor.
+save("dynquant",
+     helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "s", "z"], name="dq"),
+     [vi("x", F, [2, 3, 4])],
+     [vi("y", U8, [2, 3, 4]), vi("s", F, []), vi("z", U8, [])],
+     feeds=[rng.uniform(-2, 5, (2, 3, 4)).astype(np.float32)])
+
+# MatMulInteger: batched uint8 A times int8 B, B's zero point per column.
+save("matmulint",
+     helper.make_node("MatMulInteger", ["a", "b", "za", "zb"], ["y"], name="mm"),
+     [vi("a", U8, [2, 4, 5]), vi("b", I8, [5, 3]), vi("za", U8, []),
+      vi("zb", I8, [3])],
+     [vi("y", I32, [2, 4, 3])],
+     feeds=[rng.integers(0, 256, (2, 4, 5)).astype(np.uint8),
+            rng.integers(-128, 128, (5, 3)).astype(np.int8),
+            np.array(131, np.uint8), np.array([-3, 0, 9], np.int8)])
+
+# ConvInteger with strides, pads and two groups.
+save("convint",
+     helper.make_node("ConvInteger", ["x", "w", "zx", "zw"], ["y"], name="conv",
+                      strides=[2, 1], pads=[1, 0, 1, 2], group=2),
+     [vi("x", U8, [1, 4, 5, 5]), vi("w", U8, [6, 2, 3, 3]), vi("zx", U8, []),
+      vi("zw", U8, [])],
+     [vi("y", I32, [1, 6, 3, 5])],
+     feeds=[rng.integers(0, 256, (1, 4, 5, 5)).astype(np.uint8),
+            rng.integers(0, 256, (6, 2, 3, 3)).astype(np.uint8),
+            np.array(100, np.uint8), np.array(7, np.uint8)])
+
+# QLinearMatMul of int8 tensors, batched.
+save("qlinearmm",
+     helper.make_node("QLinearMatMul", ["a", "sa", "za", "b", "sb", "zb", "sy",
+                                        "zy"], ["y"], name="qmm"),
+     [vi("a", I8, [2, 3, 6]), vi("sa", F, []), vi("za", I8, []),
+      vi("b", I8, [6, 4]), vi("sb", F, []), vi("zb", I8, []),
+      vi("sy", F, []), vi("zy", I8, [])],
+     [vi("y", I8, [2, 3, 4])],
+     feeds=[rng.integers(-128, 128, (2, 3, 6)).astype(np.int8),
+            np.array(0.03, np.float32), np.array(2, np.int8),
+            rng.integers(-128, 128, (6, 4)).astype(np.int8),
+            np.array(0.02, np.float32), np.array(-1, np.int8),
+            np.array(0.9, np.float32), np.array(-5, np.int8)])
+
+# QLinearConv of uint8 with a per-channel weight scale, a bias, strides and
+# pads.
+save("qlinearconv",
+     helper.make_node("QLinearConv", ["x", "sx", "zx", "w", "sw", "zw", "sy",
+                                      "zy", "bias"], ["y"], name="qconv",
+                      strides=[2, 2], pads=[1, 1, 1, 1]),
+     [vi("x", U8, [1, 3, 6, 6]), vi("sx", F, []), vi("zx", U8, []),
+      vi("w", U8, [4, 3, 3, 3]), vi("sw", F, [4]), vi("zw", U8, []),
+      vi("sy", F, []), vi("zy", U8, []), vi("bias", I32, [4])],
+     [vi("y", U8, [1, 4, 3, 3])],
+     feeds=[rng.integers(0, 256, (1, 3, 6, 6)).astype(np.uint8),
+            np.array(0.01, np.float32), np.array(120, np.uint8),
+            rng.integers(0, 256, (4, 3, 3, 3)).astype(np.uint8),
+            np.array([0.002, 0.004, 0.001, 0.003], np.float32),
+            np.array(128, np.uint8), np.array(0.05, np.float32),
+            np.array(100, np.uint8),
+            rng.integers(-2000, 2000, (4,)).astype(np.int32)])
+
+# Errors: blocked quantization (opset 21), a 2-D scale.
+save("quant_blocked",
+     helper.make_node("QuantizeLinear", ["x", "s"], ["y"], name="q", axis=1,
+                      block_size=2),
+     [vi("x", F, [2, 4]), vi("s", F, [2, 2])], [vi("y", U8, [2, 4])],
+     version=21, check=False)
+save("dequant_2d",
+     helper.make_node("DequantizeLinear", ["x", "s"], ["y"], name="dq"),
+     [vi("x", U8, [2, 4]), vi("s", F, [2, 4])], [vi("y", F, [2, 4])],
+     check=False)
