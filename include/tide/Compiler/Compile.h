@@ -19,6 +19,7 @@
 #include "tide/Pipelines/Pipelines.h"
 #include "mlir/Support/LLVM.h"
 
+#include <functional>
 #include <string>
 
 namespace mlir::tide {
@@ -51,6 +52,9 @@ struct CompileOptions {
   /// For modules with GPU code: also compile every function for the CPU
   /// alone and pick that version at run time where no GPU can be used.
   bool cpuFallback = false;
+  /// Called on the placed module, before it is lowered (e.g. to read the
+  /// placement report); not for the CPU fallback's placement.
+  std::function<void(ModuleOp)> afterPlacement;
 };
 
 /// Runs placement, then the CPU pipeline, or the GPU pipeline when placement

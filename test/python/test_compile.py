@@ -1,0 +1,142 @@
+"""tide.compile: sources, options, placement, signatures, diagnostics."""
+
+import os
+
+import numpy as np
+import pytest
+
+import tide
+
+EXP = """
+func.func @exp(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %y = tide.exp %x : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+"""
+
+TWO = """
+func.func @axpy(%a: tensor<?x4xf64>, %b: tensor<?x4xf64>) -> (tensor<?x4xf64>, tensor<?x4xf64>) {
+  %s = tide.add %a, %b : tensor<?x4xf64>, tensor<?x4xf64>
+  %m = tide.mul %a, %b : tensor<?x4xf64>, tensor<?x4xf64>
+  return %s, %m : tensor<?x4xf64>, tensor<?x4xf64>
+}
+func.func @neg(%a: tensor<3xi32>) -> tensor<3xi32> {
+  %n = tide.neg %a : tensor<3xi32>
+  return %n : tensor<3xi32>
+}
+"""
+
+
+def test_mlir_text_runs_on_numpy():
+    m = tide.compile(EXP, target="cpu")
+    x = np.linspace(-2, 2, 8, dtype=np.float32)
+    y = m.exp(x)
+    assert isinstance(y, np.ndarray) and y.dtype == np.float32 and y.shape == (8,)
+    np.testing.assert_allclose(y, np.exp(x), rtol=1e-6)
+    # The same function as an item.
+    np.testing.assert_allclose(m["exp"](x), y)
+
+
+def test_several_functions_results_and_dynamic_dims():
+    m = tide.compile(TWO, target="cpu")
+    a = np.arange(12, dtype=np.float64).reshape(3, 4)
+    b = np.full((3, 4), 2.0)
+    s, p = m.axpy(a, b)
+    np.testing.assert_array_equal(s, a + b)
+    np.testing.assert_array_equal(p, a * b)
+    # A dynamic dimension takes any size.
+    s, _ = m.axpy(a[:1].copy(), b[:1].copy())
+    assert s.shape == (1, 4)
+    np.testing.assert_array_equal(m.neg(np.array([1, -2, 3], np.int32)), [-1, 2, -3])
+
+
+def test_signature():
+    m = tide.compile(TWO, target="cpu")
+    sig = m.signature["axpy"]
+    assert [str(a) for a in sig.args] == ["f64[?x4] on cpu"] * 2
+    assert sig.args[0].shape == (None, 4) and sig.args[0].dtype == "f64"
+    assert str(m.signature["neg"]) == "@neg(i32[3] on cpu) -> (i32[3] on cpu)"
+    assert set(m.functions) == {"axpy", "neg"}
+    assert "axpy" in dir(m)
+
+
+def test_mlir_path_and_output(tmp_path, examples):
+    out = tmp_path / "exp.so"
+    m = tide.compile(os.path.join(examples, "exp_f64.mlir"), target="cpu", output=out)
+    assert m.path == str(out) and out.exists()
+    x = np.random.default_rng(0).random(230400)
+    np.testing.assert_allclose(m.exp(x), np.exp(x), rtol=1e-12)
+    # The kept library loads without the compiler.
+    again = tide.load(out)
+    np.testing.assert_allclose(again.exp(x), np.exp(x), rtol=1e-12)
+    assert again.placement is None
+
+
+def test_placement_report():
+    # Theano 0.7 had no GPU kernel for exp on f64 (docs/seeds).
+    m = tide.compile(EXP.replace("f32", "f64"), target="theano-0.7")
+    p = m.placement
+    assert p.target == "theano-0.7" and len(p) == 1
+    op = p[0]
+    assert op["op"] == "tide.exp" and op["function"] == "exp" and op["dtype"] == "f64"
+    assert op["device"] == "cpu" and op["reason"] == "no-kernel(cuda:0, f64)"
+    assert op["location"] == "<source>:3"
+    assert "placement of @exp on target theano-0.7" in p.text
+    assert p.dot.startswith("digraph placement")
+    assert p.data["functions"][0]["function"] == "exp"
+
+
+def test_fallback_remark_is_kept_on_success():
+    f64 = EXP.replace("f32", "f64")
+    m = tide.compile(f64, target="theano-0.7")
+    assert m.placement[0]["device"] == "cpu"
+    assert any(d.severity == "remark" and "no cuda:0 kernel for exp on f64" in d.message
+               for d in m.diagnostics)
+
+
+def test_policy_cost_and_target_file(examples):
+    target = os.path.join(os.path.dirname(examples), "targets", "cpu.json")
+    m = tide.compile(EXP, target=target if os.path.exists(target) else "cpu", policy="cost")
+    assert m.placement[0]["device"] == "cpu"
+
+
+def test_onnx_model_proto_and_path(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["a", "b"], ["s"], name="add0"),
+         helper.make_node("Relu", ["s"], ["y"], name="relu0")],
+        "g",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    a = np.array([[1, -2, 3], [-4, 5, -6]], np.float32)
+    b = np.ones((2, 3), np.float32)
+    m = tide.compile(model, target="cpu")
+    (name,) = m.signature
+    np.testing.assert_array_equal(m[name](a, b), np.maximum(a + b, 0))
+    # Placement reports name the ONNX node.
+    assert any("relu0" in (op["location"] or "") for op in m.placement)
+    path = tmp_path / "model.onnx"
+    onnx.save(model, str(path))
+    m = tide.compile(str(path), target="cpu")
+    np.testing.assert_array_equal(m[name](a, b), np.maximum(a + b, 0))
+
+
+def test_onnx_bind_shape(tmp_path):
+    pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="r")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m = tide.compile(model, target="cpu", bind_shape={"batch": 2})
+    (sig,) = m.signature.values()
+    assert sig.args[0].shape == (2, 4)
+
+
+def test_bytes_source():
+    m = tide.compile(EXP.encode(), target="cpu")
+    assert "exp" in m.signature
