@@ -328,6 +328,12 @@ def compile(source, target: "str | os.PathLike | None" = None,
                             f"{type(source).__name__}")
         so = os.fspath(output) if output is not None else os.path.join(workdir, "module.so")
         ok, diagnostics, reports = _compiler.compile(text, is_path, name, options, so)
+        # A ModelProto's temporary file is named "model.onnx" in messages.
+        prefix = workdir + os.sep
+        for d in diagnostics:
+            for key in ("location", "file"):
+                if d[key] and d[key].startswith(prefix):
+                    d[key] = d[key][len(prefix):]
         diagnostics = [Diagnostic(**d) for d in diagnostics]
         if not ok:
             raise CompileError(diagnostics)

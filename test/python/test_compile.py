@@ -140,3 +140,23 @@ def test_onnx_bind_shape(tmp_path):
 def test_bytes_source():
     m = tide.compile(EXP.encode(), target="cpu")
     assert "exp" in m.signature
+
+
+def test_bf16_and_bool():
+    # NumPy has no bfloat16: bf16 travels as its bits in uint16 (as tide-run's .npy).
+    m = tide.compile("""
+func.func @addbf(%a: tensor<3xbf16>, %b: tensor<3xbf16>) -> tensor<3xbf16> {
+  %y = tide.add %a, %b : tensor<3xbf16>, tensor<3xbf16>
+  return %y : tensor<3xbf16>
+}
+func.func @lt(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xi1> {
+  %y = tide.cmp lt, %a, %b : tensor<3xf32>, tensor<3xf32>
+  return %y : tensor<3xi1>
+}
+""", target="cpu")
+    bits = lambda x: (np.asarray(x, np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    r = m.addbf(bits([1, 2, 3]), bits([0.5, 0.25, 4]))
+    assert r.dtype == np.uint16
+    np.testing.assert_array_equal((r.astype(np.uint32) << 16).view(np.float32), [1.5, 2.25, 7])
+    r = m.lt(np.array([1, 5, 3], np.float32), np.array([2, 2, 3], np.float32))
+    assert r.dtype == np.bool_ and r.tolist() == [True, False, False]

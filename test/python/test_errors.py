@@ -114,3 +114,18 @@ def test_load_errors(tmp_path):
     junk.write_bytes(b"\x7fELF" + b"\0" * 10)
     with pytest.raises(tide.LoadError, match="truncated or corrupt|cannot load"):
         tide.load(junk)
+
+
+def test_onnx_error_names_the_node():
+    pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    graph = helper.make_graph(
+        [helper.make_node("NoSuchOp", ["x"], ["y"], name="weird")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(tide.CompileError) as info:
+        tide.compile(model, target="cpu")
+    (d,) = info.value.diagnostics
+    assert (d.severity, d.location, d.file) == ("error", "model.onnx: node 'weird' (NoSuchOp)", "model.onnx")
+    assert str(info.value) == "model.onnx: node 'weird' (NoSuchOp): error: ONNX op 'NoSuchOp' is not supported"
