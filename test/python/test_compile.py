@@ -160,3 +160,27 @@ func.func @lt(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xi1> {
     np.testing.assert_array_equal((r.astype(np.uint32) << 16).view(np.float32), [1.5, 2.25, 7])
     r = m.lt(np.array([1, 5, 3], np.float32), np.array([2, 2, 3], np.float32))
     assert r.dtype == np.bool_ and r.tolist() == [True, False, False]
+
+
+class DLPackOnly:
+    """A tensor seen only through the DLPack protocol (as PyTorch's)."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack__(self, **kwargs):
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+def test_dlpack_tensor_in():
+    m = tide.compile(TWO, target="cpu")
+    a = np.arange(8, dtype=np.float64).reshape(2, 4)
+    s, p = m.axpy(DLPackOnly(a), DLPackOnly(a))
+    np.testing.assert_array_equal(s, 2 * a)
+    with pytest.raises(tide.InputError, match="input 0 of @neg has dtype i64 but the function expects i32"):
+        m.neg(DLPackOnly(np.zeros(3, np.int64)))
+    with pytest.raises(tide.InputError, match="is not contiguous"):
+        m.neg(DLPackOnly(np.zeros(6, np.int32)[::2]))
