@@ -184,3 +184,22 @@ def test_dlpack_tensor_in():
         m.neg(DLPackOnly(np.zeros(3, np.int64)))
     with pytest.raises(tide.InputError, match="is not contiguous"):
         m.neg(DLPackOnly(np.zeros(6, np.int32)[::2]))
+
+
+def test_results_that_alias_inputs_or_constants_are_copies():
+    m = tide.compile("""
+func.func @c() -> tensor<3xf32> {
+  %y = arith.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  return %y : tensor<3xf32>
+}
+func.func @id(%a: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  return %a, %a : tensor<3xf32>, tensor<3xf32>
+}
+""", target="cpu")
+    c1, c2 = m.c(), m.c()
+    c1[0] = 7
+    assert c2.tolist() == [1, 2, 3] and m.c().tolist() == [1, 2, 3]
+    a = np.ones(3, np.float32)
+    x, y = m.id(a)
+    x[0] = 5
+    assert a.tolist() == [1, 1, 1] and y.tolist() == [1, 1, 1]
