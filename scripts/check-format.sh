@@ -10,7 +10,7 @@ if ! git rev-parse -q --verify "$base^{commit}" >/dev/null; then
   exit 0
 fi
 out=$(git-clang-format-22 --binary clang-format-22 --extensions c,cpp,h --diff \
-  "$base" -- dialects include lib tools unittests examples 2>&1) || true
+  "$base" -- dialects include lib tools unittests examples python 2>&1) || true
 case "$out" in
   "" | *"no modified files to format"* | *"did not modify any files"*)
     echo "check-format: changed lines are formatted"

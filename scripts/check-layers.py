@@ -34,11 +34,15 @@ COMPONENTS = [
     ("TideONNXImport", ["lib/Frontend/ONNX", "include/tide/Frontend/ONNX"]),
     ("TideInitAll", ["lib/InitAll.cpp", "include/tide/InitAll.h"]),
     ("TideCAPI", ["lib/CAPI", "include/tide-c"]),
+    ("TideRunnerCAPI", ["lib/CAPI/Runner.cpp", "include/tide-c/Runner.h"]),
+    ("TideCompilerCAPI", ["lib/CAPI/Compile.cpp", "include/tide-c/Compile.h"]),
+    ("TidePython", ["python"]),
     ("TidePlugins", ["lib/Plugins"]),
     ("tide-opt", ["tools/tide-opt"]),
     ("tide-compile", ["tools/tide-compile"]),
     ("tide-run", ["tools/tide-run"]),
     ("tide-import-onnx", ["tools/tide-import-onnx"]),
+    ("tide-lsp-server", ["tools/tide-lsp-server"]),
 ]
 
 # CMake targets that belong to a component under another name.
@@ -75,7 +79,14 @@ ALLOWED = {
     "TideONNXImport": ["TideIR", "TideSupport"],
     "TideCAPI": ["TideONNXImport", "TideInitAll", "TidePipelines", "TidePlacement", "TideTarget", "TideIR",
                  "TideSupport"],
+    # Shared libraries with plain C interfaces for run-time loading (Python).
+    "TideRunnerCAPI": ["TideRunner"],
+    "TideCompilerCAPI": ["TideCompiler", "TideONNXImport", "TideInitAll", "TidePlacement",
+                         "TideTarget", "TideIR", "TideSupport"],
+    # The Python package's extensions: Tide's shared C API libraries only.
+    "TidePython": ["TideRunnerCAPI", "TideCompilerCAPI"],
     "TidePlugins": ["TideInitAll"],
+    "tide-lsp-server": ["TideInitAll"],
     "tide-opt": ["TideInitAll"],
     "tide-import-onnx": ["TideONNXImport", "TideInitAll", "TideIR", "TideSupport"],
     "tide-compile": ["TideONNXImport", "TideCompiler", "TideInitAll", "TidePlacement", "TidePipelines",
@@ -98,7 +109,7 @@ def component_of(path):
 def header_component(include):
     """The component of an included Tide header ("tide/IR/TideOps.h")."""
     if include.startswith("tide-c/"):
-        return "TideCAPI"
+        return component_of("include/" + include)
     if include.startswith("tide/IR/"):
         return "TideIR"
     if include.startswith("tide/Transforms/"):
@@ -139,7 +150,7 @@ def main():
     include_re = re.compile(r'^\s*#\s*include\s+"(tide(?:-c)?/[^"]+)"')
     link_re = re.compile(r"\b(Tide[A-Za-z]+)\b")
     seen_edges = 0
-    for top in ("dialects", "include", "lib", "tools"):
+    for top in ("dialects", "include", "lib", "tools", "python"):
         for dirpath, _, files in os.walk(os.path.join(root, top)):
             for f in sorted(files):
                 path = os.path.relpath(os.path.join(dirpath, f), root)

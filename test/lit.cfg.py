@@ -28,6 +28,13 @@ if os.path.exists(venv_python) and subprocess.call(
         stderr=subprocess.DEVNULL) == 0:
     config.available_features.add("onnxruntime")
 config.substitutions.append(("%ort_python", venv_python))
+# The Python package's tests (test/python) build it into the same venv: they
+# need its build backend, bindings and pytest there.
+if os.path.exists(venv_python) and subprocess.call(
+        [venv_python, "-c", "import pytest, nanobind, scikit_build_core"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
+    config.available_features.add("python-package")
+config.substitutions.append(("%venv_python", venv_python))
 config.substitutions.append(("%examples", os.path.join(config.tide_src_root, "examples")))
 config.substitutions.append(("%targets", os.path.join(config.tide_src_root, "targets")))
 
@@ -62,7 +69,7 @@ if os.path.exists(os.path.join(config.tide_src_root, ".git")):
 if os.path.exists(os.path.join(config.tide_tools_dir, "tide-fuzz-npy")):
     config.available_features.add("fuzzers")
 
-tools = ["tide-opt", "tide-compile", "tide-run", "tide-import-onnx", "TideUnitTests", "tide-capi-test", "tide-gpu-runtime-test",
+tools = ["tide-opt", "tide-lsp-server", "tide-compile", "tide-run", "tide-import-onnx", "TideUnitTests", "tide-capi-test", "tide-gpu-runtime-test",
          "tide-fuzz-npy", "tide-fuzz-metadata", "tide-fuzz-onnx"]
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))

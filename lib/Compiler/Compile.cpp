@@ -57,6 +57,8 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   buildPlacementPipeline(pm, place);
   if (failed(pm.run(module)))
     return failure();
+  if (options.afterPlacement)
+    options.afterPlacement(module);
 
   // Anything on a GPU (an op or a copy to it) needs the GPU pipeline.
   bool usesGpu = false;

@@ -144,3 +144,47 @@ bool tide::runner::checkElfFile(const std::string &path, std::string &error) {
     return checkClass<Elf32_Ehdr, Elf32_Phdr>(fd, fileSize, error);
   return true;
 }
+
+bool tide::runner::importsSymbol(const std::string &path,
+                                 const std::string &symbol) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  bool found = false;
+  Elf64_Ehdr header;
+  struct stat st;
+  if (fstat(fd, &st) == 0 && readAt(fd, 0, &header, sizeof(header)) &&
+      header.e_ident[EI_CLASS] == ELFCLASS64 &&
+      header.e_shentsize == sizeof(Elf64_Shdr)) {
+    uint64_t fileSize = static_cast<uint64_t>(st.st_size);
+    std::vector<Elf64_Shdr> sections(header.e_shnum);
+    if (tableEnd(header.e_shoff, header.e_shnum, sizeof(Elf64_Shdr)) <=
+            fileSize &&
+        readAt(fd, header.e_shoff, sections.data(),
+               sections.size() * sizeof(Elf64_Shdr))) {
+      for (const Elf64_Shdr &dynsym : sections) {
+        if (dynsym.sh_type != SHT_DYNSYM || dynsym.sh_link >= sections.size())
+          continue;
+        const Elf64_Shdr &strtab = sections[dynsym.sh_link];
+        if (dynsym.sh_offset + dynsym.sh_size > fileSize ||
+            strtab.sh_offset + strtab.sh_size > fileSize)
+          break;
+        std::vector<Elf64_Sym> symbols(dynsym.sh_size / sizeof(Elf64_Sym));
+        std::vector<char> names(strtab.sh_size + 1, 0);
+        if (!readAt(fd, dynsym.sh_offset, symbols.data(),
+                    symbols.size() * sizeof(Elf64_Sym)) ||
+            !readAt(fd, strtab.sh_offset, names.data(), strtab.sh_size))
+          break;
+        for (const Elf64_Sym &s : symbols)
+          if (s.st_shndx == SHN_UNDEF && s.st_name < strtab.sh_size &&
+              symbol == names.data() + s.st_name) {
+            found = true;
+            break;
+          }
+        break;
+      }
+    }
+  }
+  close(fd);
+  return found;
+}

@@ -88,6 +88,7 @@ std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &path,
   }
   auto module = std::unique_ptr<CompiledModule>(new CompiledModule());
   module->handle = handle;
+  module->cpuFallback = importsSymbol(resolved, "tide_rt_use_gpu");
   std::string text;
   abi::ModuleMetadata metadata;
   abi::MetadataError bad;
@@ -138,6 +139,17 @@ static std::string shapeStr(const std::vector<int64_t> &shape) {
 bool CompiledModule::check(const FunctionSpec &fn,
                            const std::vector<Array> &inputs,
                            std::string &error) const {
+  std::vector<TensorView> views(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    views[i].dtype = inputs[i].dtype;
+    views[i].shape = inputs[i].shape;
+  }
+  return check(fn, views, error);
+}
+
+bool CompiledModule::check(const FunctionSpec &fn,
+                           const std::vector<TensorView> &inputs,
+                           std::string &error) const {
   if (inputs.size() != fn.args.size()) {
     error = "@" + fn.name + " takes " + std::to_string(fn.args.size()) +
             " input(s) but " + std::to_string(inputs.size()) + " were given";
@@ -145,7 +157,7 @@ bool CompiledModule::check(const FunctionSpec &fn,
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorSpec &spec = fn.args[i];
-    const Array &a = inputs[i];
+    const TensorView &a = inputs[i];
     std::string which = "input " + std::to_string(i) + " of @" + fn.name;
     if (!acceptsArray(spec.dtype, a.dtype)) {
       error = which + " has dtype " + a.dtype->name +
@@ -168,6 +180,24 @@ bool CompiledModule::check(const FunctionSpec &fn,
                 " but the function expects " + spec.str();
         return false;
       }
+    if (a.device == spec.device || a.device == "cpu")
+      continue;
+    if (a.device.rfind("cuda:", 0) != 0) {
+      error = which + " is on " + a.device + ", which Tide cannot use";
+      return false;
+    }
+    if (spec.device != "cpu") {
+      error = which + " is on " + a.device + " but the function expects " +
+              spec.str() + "; move it there (Tide does not copy between GPUs)";
+      return false;
+    }
+    if (!gpuRuntime()) {
+      error = which + " is on " + a.device + " but the function expects " +
+              spec.str() +
+              " and the module has no GPU runtime to copy it; move it to "
+              "the host";
+      return false;
+    }
   }
   return true;
 }
@@ -250,54 +280,133 @@ bool invoke(void *fn, std::vector<P> &a) {
 }
 } // namespace
 
-bool CompiledModule::call(const FunctionSpec &fn, std::vector<Array> &inputs,
-                          std::vector<Array> &outputs, int repeat,
-                          std::vector<double> &times,
-                          std::string &error) const {
+StagedInputs::~StagedInputs() {
+  for (void *p : deviceCopies)
+    gpuFree(p, nullptr);
+}
+
+bool ResultBuffer::isDense() const {
+  if (offset != 0)
+    return false;
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] != 1 && strides[d] != stride)
+      return false;
+    stride *= shape[d];
+  }
+  return true;
+}
+
+const CompiledModule::GpuRuntime *CompiledModule::gpuRuntime() const {
+  if (!gpuLooked) {
+    gpuLooked = true;
+    gpu.alloc =
+        reinterpret_cast<decltype(gpu.alloc)>(dlsym(handle, "mgpuMemAlloc"));
+    gpu.free =
+        reinterpret_cast<decltype(gpu.free)>(dlsym(handle, "mgpuMemFree"));
+    gpu.copy =
+        reinterpret_cast<decltype(gpu.copy)>(dlsym(handle, "mgpuMemcpy"));
+    gpu.sync = reinterpret_cast<decltype(gpu.sync)>(
+        dlsym(handle, "mgpuStreamSynchronize"));
+    gpu.wait = reinterpret_cast<decltype(gpu.wait)>(
+        dlsym(handle, "tide_rt_synchronize"));
+  }
+  if (!gpu.alloc || !gpu.free || !gpu.copy || !gpu.sync)
+    return nullptr;
+  return &gpu;
+}
+
+static bool usesGpu(const FunctionSpec &fn) {
+  for (const TensorSpec &t : fn.args)
+    if (t.device != "cpu")
+      return true;
+  for (const TensorSpec &t : fn.results)
+    if (t.device != "cpu")
+      return true;
+  return false;
+}
+
+static int64_t numElements(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+bool CompiledModule::stage(const FunctionSpec &fn,
+                           const std::vector<TensorView> &inputs,
+                           StagedInputs &staged, std::string &error) const {
+  const GpuRuntime *rt = gpuRuntime();
+  staged.gpuFree = rt ? rt->free : nullptr;
+  staged.views = inputs;
+  for (size_t i = 0; i < inputs.size() && i < fn.args.size(); ++i) {
+    TensorView &v = staged.views[i];
+    const std::string &want = fn.args[i].device;
+    if (v.device == want)
+      continue;
+    size_t bytes = numElements(v.shape) * v.dtype->bytes;
+    if (!rt) {
+      error = "input " + std::to_string(i) + " of @" + fn.name + " is on " +
+              v.device + " but the function expects it on " + want +
+              ", and the module has no GPU runtime to copy it";
+      return false;
+    }
+    if (want != "cpu") {
+      // Host data for a GPU-resident argument: copy it in.
+      void *device = rt->alloc(bytes ? bytes : 1, nullptr, false);
+      if (!device) {
+        error = "cannot allocate " + std::to_string(bytes) +
+                " bytes on the GPU for input " + std::to_string(i) + " of @" +
+                fn.name;
+        return false;
+      }
+      staged.deviceCopies.push_back(device);
+      if (bytes)
+        rt->copy(device, v.data, bytes, nullptr);
+      rt->sync(nullptr);
+      v.data = device;
+    } else {
+      // GPU data for a host argument: copy it out.
+      staged.hostCopies.emplace_back(bytes ? bytes : 1);
+      if (bytes)
+        rt->copy(staged.hostCopies.back().data(), v.data, bytes, nullptr);
+      rt->sync(nullptr);
+      v.data = staged.hostCopies.back().data();
+    }
+    v.device = want;
+  }
+  return true;
+}
+
+bool CompiledModule::invoke(const FunctionSpec &fn,
+                            const std::vector<TensorView> &inputs,
+                            std::vector<ResultBuffer> &results,
+                            std::string &error) const {
+  results.clear();
   std::string symbol = "_mlir_ciface_" + fn.name;
   void *entry = dlsym(handle, symbol.c_str());
   if (!entry) {
     error = "the module has no symbol " + symbol;
     return false;
   }
-  // Tensors resident on a GPU go through the module's GPU runtime (the
-  // mgpu* functions it links), looked up only when needed.
-  using AllocFn = void *(*)(uint64_t, void *, bool);
-  using FreeFn = void (*)(void *, void *);
-  using CopyFn = void (*)(void *, void *, size_t, void *);
-  using SyncFn = void (*)(void *);
-  using WaitFn = void (*)();
-  WaitFn gpuWait = nullptr;
-  AllocFn gpuAlloc = nullptr;
-  FreeFn gpuFree = nullptr;
-  CopyFn gpuCopy = nullptr;
-  SyncFn gpuSync = nullptr;
-  bool anyDevice = false;
-  for (const TensorSpec &t : fn.args)
-    anyDevice |= t.device != "cpu";
-  for (const TensorSpec &t : fn.results)
-    anyDevice |= t.device != "cpu";
-  if (anyDevice) {
-    gpuAlloc = reinterpret_cast<AllocFn>(dlsym(handle, "mgpuMemAlloc"));
-    gpuFree = reinterpret_cast<FreeFn>(dlsym(handle, "mgpuMemFree"));
-    gpuCopy = reinterpret_cast<CopyFn>(dlsym(handle, "mgpuMemcpy"));
-    gpuSync = reinterpret_cast<SyncFn>(dlsym(handle, "mgpuStreamSynchronize"));
-    gpuWait = reinterpret_cast<WaitFn>(dlsym(handle, "tide_rt_synchronize"));
-    if (!gpuAlloc || !gpuFree || !gpuCopy || !gpuSync) {
-      error = "@" + fn.name +
-              " has GPU-resident tensors, but the module has no GPU runtime";
+  const GpuRuntime *rt = nullptr;
+  if (usesGpu(fn) && !(rt = gpuRuntime())) {
+    error = "@" + fn.name +
+            " has GPU-resident tensors, but the module has no GPU runtime";
+    return false;
+  }
+  if (inputs.size() != fn.args.size()) {
+    error = "@" + fn.name + " takes " + std::to_string(fn.args.size()) +
+            " input(s) but " + std::to_string(inputs.size()) + " were given";
+    return false;
+  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].device != fn.args[i].device) {
+      error = "input " + std::to_string(i) + " of @" + fn.name + " is on " +
+              inputs[i].device + " but the function expects it on " +
+              fn.args[i].device;
       return false;
     }
-  }
-  std::set<void *> deviceInputs;
-  struct DeviceInputs {
-    std::set<void *> *buffers;
-    FreeFn free;
-    ~DeviceInputs() {
-      for (void *p : *buffers)
-        free(p, nullptr);
-    }
-  } releaseDeviceInputs{&deviceInputs, gpuFree};
 
   // Argument descriptors: {allocated, aligned, offset, sizes, strides}.
   std::vector<std::vector<int64_t>> argWords(inputs.size());
@@ -305,23 +414,16 @@ bool CompiledModule::call(const FunctionSpec &fn, std::vector<Array> &inputs,
   size_t resultWords = 0;
   for (const TensorSpec &r : fn.results)
     resultWords += 3 + 2 * r.dims.size();
-  std::vector<int64_t> results(resultWords ? resultWords : 1, 0);
+  std::vector<int64_t> words(resultWords ? resultWords : 1, 0);
   if (!fn.results.empty())
-    pointers.push_back(results.data());
+    pointers.push_back(words.data());
   std::set<void *> inputBuffers;
+  // A valid pointer for empty host tensors without data.
+  static int64_t emptyData[2];
   for (size_t i = 0; i < inputs.size(); ++i) {
-    Array &a = inputs[i];
-    if (a.data.empty())
-      a.data.resize(a.dtype->bytes); // keep a valid pointer for empty arrays
+    const TensorView &a = inputs[i];
     auto &w = argWords[i];
-    void *data = a.data.data();
-    if (i < fn.args.size() && fn.args[i].device != "cpu") {
-      void *device = gpuAlloc(a.data.size(), nullptr, false);
-      gpuCopy(device, data, a.data.size(), nullptr);
-      gpuSync(nullptr);
-      deviceInputs.insert(device);
-      data = device;
-    }
+    void *data = a.data ? a.data : static_cast<void *>(emptyData);
     inputBuffers.insert(data);
     w.push_back(reinterpret_cast<int64_t>(data));
     w.push_back(reinterpret_cast<int64_t>(data));
@@ -342,79 +444,222 @@ bool CompiledModule::call(const FunctionSpec &fn, std::vector<Array> &inputs,
             std::to_string(pointers.size()) + " > 16)";
     return false;
   }
-  auto freeResults = [&]() {
-    std::set<void *> freed;
-    size_t offset = 0;
-    for (const TensorSpec &r : fn.results) {
-      void *allocated = reinterpret_cast<void *>(results[offset]);
-      if (allocated && !inputBuffers.count(allocated) &&
-          freed.insert(allocated).second) {
-        if (r.device != "cpu")
-          gpuFree(allocated, nullptr);
-        else
-          std::free(allocated);
-      }
-      offset += 3 + 2 * r.dims.size();
+  if (!::invoke(entry, pointers)) {
+    error = "unsupported number of arguments";
+    return false;
+  }
+  // Functions on GPU-resident tensors may return before the GPU is done.
+  if (rt && rt->wait)
+    rt->wait();
+  std::set<void *> seen;
+  size_t offset = 0;
+  for (const TensorSpec &spec : fn.results) {
+    size_t rank = spec.dims.size();
+    ResultBuffer r;
+    r.dtype = spec.dtype;
+    r.device = spec.device;
+    r.allocated = reinterpret_cast<void *>(words[offset]);
+    r.aligned = reinterpret_cast<void *>(words[offset + 1]);
+    r.offset = words[offset + 2];
+    r.shape.assign(words.begin() + offset + 3,
+                   words.begin() + offset + 3 + rank);
+    r.strides.assign(words.begin() + offset + 3 + rank,
+                     words.begin() + offset + 3 + 2 * rank);
+    r.owned = r.allocated && !inputBuffers.count(r.allocated) &&
+              seen.insert(r.allocated).second;
+    results.push_back(std::move(r));
+    offset += 3 + 2 * rank;
+  }
+  return true;
+}
+
+bool CompiledModule::canRun(const FunctionSpec &fn, std::string &error) const {
+  using AvailableFn = int (*)(char *, size_t);
+  auto available =
+      reinterpret_cast<AvailableFn>(dlsym(handle, "tide_rt_gpu_available"));
+  if (!available)
+    return true; // no GPU code
+  char reason[512] = {0};
+  if (available(reason, sizeof(reason)))
+    return true;
+  if (usesGpu(fn)) {
+    error = "@" + fn.name + " takes or returns tensors on a GPU, but " + reason;
+    return false;
+  }
+  if (cpuFallback)
+    return true; // the module runs its CPU version
+  error = "@" + fn.name + " runs on a GPU, but " + std::string(reason) +
+          "; compile with a CPU version beside the GPU code (tide-compile "
+          "--cpu-fallback) to run it here";
+  return false;
+}
+
+void CompiledModule::freeDeviceBuffer(void *pointer) const {
+  if (const GpuRuntime *rt = gpuRuntime())
+    rt->free(pointer, nullptr);
+}
+
+void CompiledModule::release(ResultBuffer &r) const {
+  if (r.owned && r.allocated) {
+    if (r.device != "cpu")
+      freeDeviceBuffer(r.allocated);
+    else
+      std::free(r.allocated);
+  }
+  r.allocated = r.aligned = nullptr;
+  r.owned = false;
+}
+
+/// The element span [first, last] a strided buffer covers (n > 0).
+static int64_t lastElement(const ResultBuffer &r) {
+  int64_t last = r.offset;
+  for (size_t d = 0; d < r.shape.size(); ++d)
+    last += (r.shape[d] - 1) * r.strides[d];
+  return last;
+}
+
+/// Gathers `n` elements of a strided host buffer into `out` (row-major).
+static void gather(const ResultBuffer &r, const unsigned char *base,
+                   int64_t firstElement, unsigned char *out) {
+  size_t rank = r.shape.size();
+  unsigned bytes = r.dtype->bytes;
+  int64_t n = numElements(r.shape);
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t src = r.offset - firstElement;
+    for (size_t d = 0; d < rank; ++d)
+      src += index[d] * r.strides[d];
+    std::memcpy(out + i * bytes, base + src * bytes, bytes);
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < r.shape[d])
+        break;
+      index[d] = 0;
     }
+  }
+}
+
+bool CompiledModule::toHost(const ResultBuffer &r, Array &out,
+                            std::string &error) const {
+  out.dtype = r.dtype;
+  out.shape = r.shape;
+  int64_t n = numElements(r.shape);
+  out.data.assign(n * r.dtype->bytes, 0);
+  if (n == 0)
+    return true;
+  auto *base = static_cast<unsigned char *>(r.aligned);
+  int64_t first = 0;
+  // A GPU-resident result: bring the elements it spans to the host first.
+  std::vector<unsigned char> staged;
+  if (r.device != "cpu") {
+    const GpuRuntime *rt = gpuRuntime();
+    if (!rt) {
+      error = "a result lives on " + r.device +
+              " but the module has no GPU runtime";
+      return false;
+    }
+    first = r.offset;
+    staged.resize((lastElement(r) - first + 1) * r.dtype->bytes);
+    rt->copy(staged.data(), base + first * r.dtype->bytes, staged.size(),
+             nullptr);
+    rt->sync(nullptr);
+    base = staged.data();
+  }
+  gather(r, base, first, out.data.data());
+  return true;
+}
+
+bool CompiledModule::detach(ResultBuffer &r, std::string &error) const {
+  if (r.owned && r.isDense())
+    return true;
+  int64_t n = numElements(r.shape);
+  size_t bytes = n * r.dtype->bytes;
+  if (r.device == "cpu") {
+    auto *copy = static_cast<unsigned char *>(std::malloc(bytes ? bytes : 1));
+    if (!copy) {
+      error = "out of host memory copying a result";
+      return false;
+    }
+    if (n)
+      gather(r, static_cast<unsigned char *>(r.aligned), 0, copy);
+    release(r);
+    r.allocated = r.aligned = copy;
+  } else {
+    const GpuRuntime *rt = gpuRuntime();
+    if (!rt) {
+      error = "a result lives on " + r.device +
+              " but the module has no GPU runtime";
+      return false;
+    }
+    // Strided GPU results go through the host; dense ones are copied on the
+    // device.
+    void *copy = rt->alloc(bytes ? bytes : 1, nullptr, false);
+    if (!copy) {
+      error = "cannot allocate " + std::to_string(bytes) +
+              " bytes on the GPU for a result";
+      return false;
+    }
+    if (n && r.isDense()) {
+      rt->copy(copy, r.aligned, bytes, nullptr);
+    } else if (n) {
+      Array host;
+      if (!toHost(r, host, error)) {
+        rt->free(copy, nullptr);
+        return false;
+      }
+      rt->copy(copy, host.data.data(), bytes, nullptr);
+    }
+    rt->sync(nullptr);
+    release(r);
+    r.allocated = r.aligned = copy;
+  }
+  r.owned = true;
+  r.offset = 0;
+  int64_t stride = 1;
+  for (size_t d = r.shape.size(); d-- > 0;) {
+    r.strides[d] = stride;
+    stride *= r.shape[d];
+  }
+  return true;
+}
+
+bool CompiledModule::call(const FunctionSpec &fn, std::vector<Array> &inputs,
+                          std::vector<Array> &outputs, int repeat,
+                          std::vector<double> &times,
+                          std::string &error) const {
+  std::vector<TensorView> views(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    views[i].dtype = inputs[i].dtype;
+    views[i].shape = inputs[i].shape;
+    views[i].data = inputs[i].data.empty() ? nullptr : inputs[i].data.data();
+  }
+  // GPU-resident arguments are copied in once, outside the timed calls.
+  StagedInputs staged;
+  if (!stage(fn, views, staged, error))
+    return false;
+  std::vector<ResultBuffer> results;
+  auto releaseAll = [&]() {
+    for (ResultBuffer &r : results)
+      release(r);
   };
   times.clear();
   for (int run = 0; run < repeat; ++run) {
-    std::fill(results.begin(), results.end(), 0);
     auto start = std::chrono::steady_clock::now();
-    if (!invoke(entry, pointers)) {
-      error = "unsupported number of arguments";
+    if (!invoke(fn, staged.views, results, error))
       return false;
-    }
-    // Functions on GPU-resident tensors may return before the GPU is done.
-    if (gpuWait)
-      gpuWait();
     auto stop = std::chrono::steady_clock::now();
     times.push_back(std::chrono::duration<double>(stop - start).count());
     if (run + 1 < repeat)
-      freeResults();
+      releaseAll();
   }
-  // Copy the results out (honouring strides), then release them.
   outputs.clear();
-  size_t offset = 0;
-  for (const TensorSpec &r : fn.results) {
-    size_t rank = r.dims.size();
+  for (ResultBuffer &r : results) {
     Array out;
-    out.dtype = r.dtype;
-    auto *aligned = reinterpret_cast<unsigned char *>(results[offset + 1]);
-    int64_t elementOffset = results[offset + 2];
-    out.shape.assign(results.begin() + offset + 3,
-                     results.begin() + offset + 3 + rank);
-    std::vector<int64_t> strides(results.begin() + offset + 3 + rank,
-                                 results.begin() + offset + 3 + 2 * rank);
-    int64_t n = out.numElements();
-    out.data.resize(n * r.dtype->bytes);
-    // A GPU-resident result: bring the elements it spans to the host first.
-    std::vector<unsigned char> staged;
-    if (r.device != "cpu" && n > 0) {
-      int64_t last = elementOffset;
-      for (size_t d = 0; d < rank; ++d)
-        last += (out.shape[d] - 1) * strides[d];
-      staged.resize((last + 1) * r.dtype->bytes);
-      gpuCopy(staged.data(), aligned, staged.size(), nullptr);
-      gpuSync(nullptr);
-      aligned = staged.data();
-    }
-    std::vector<int64_t> index(rank, 0);
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t src = elementOffset;
-      for (size_t d = 0; d < rank; ++d)
-        src += index[d] * strides[d];
-      std::memcpy(out.data.data() + i * r.dtype->bytes,
-                  aligned + src * r.dtype->bytes, r.dtype->bytes);
-      for (size_t d = rank; d-- > 0;) {
-        if (++index[d] < out.shape[d])
-          break;
-        index[d] = 0;
-      }
+    if (!toHost(r, out, error)) {
+      releaseAll();
+      return false;
     }
     outputs.push_back(std::move(out));
-    offset += 3 + 2 * rank;
   }
-  freeResults();
+  releaseAll();
   return true;
 }

@@ -19,6 +19,7 @@
 #include "tide/Pipelines/Pipelines.h"
 #include "mlir/Support/LLVM.h"
 
+#include <functional>
 #include <string>
 
 namespace mlir::tide {
@@ -56,6 +57,9 @@ struct CompileOptions {
   int64_t threads = 0;
   /// Fewest innermost loop iterations per thread.
   int64_t grain = kDefaultParallelGrain;
+  /// Called on the placed module, before it is lowered (e.g. to read the
+  /// placement report); not for the CPU fallback's placement.
+  std::function<void(ModuleOp)> afterPlacement;
 };
 
 /// Runs placement, then the CPU pipeline, or the GPU pipeline when placement

@@ -24,6 +24,10 @@ namespace tide::runner {
 /// another ELF class or byte order pass: dlopen refuses them with a message.
 bool checkElfFile(const std::string &path, std::string &error);
 
+/// Whether the 64-bit ELF file `path` (already checked) imports `symbol`: an
+/// undefined entry of its dynamic symbol table. False for anything else.
+bool importsSymbol(const std::string &path, const std::string &symbol);
+
 } // namespace tide::runner
 
 #endif // TIDE_RUNNER_ELFCHECK_H

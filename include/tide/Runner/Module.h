@@ -33,6 +33,46 @@ struct FunctionSpec {
   std::vector<TensorSpec> args, results;
 };
 
+/// A dense row-major tensor the caller owns, passed without a copy where it
+/// already lives where the function wants it.
+struct TensorView {
+  const DTypeInfo *dtype = nullptr;
+  std::vector<int64_t> shape;
+  void *data = nullptr;
+  std::string device = "cpu"; ///< "cpu" or "cuda:N"
+};
+
+/// A result as the function returned it (a strided memref).
+struct ResultBuffer {
+  const DTypeInfo *dtype = nullptr;
+  std::vector<int64_t> shape, strides; ///< strides in elements
+  int64_t offset = 0;                  ///< in elements, from `aligned`
+  void *allocated = nullptr, *aligned = nullptr;
+  std::string device; ///< "cpu" or "cuda:N"
+  /// False where the buffer is an input's or an earlier result's: it must
+  /// not be freed (detach() gives it a buffer of its own).
+  bool owned = false;
+  /// True for a dense row-major buffer that starts at `aligned`.
+  bool isDense() const;
+};
+
+/// Inputs copied to where a function wants them (see CompiledModule::stage);
+/// frees the copies when destroyed.
+class StagedInputs {
+public:
+  StagedInputs() = default;
+  StagedInputs(const StagedInputs &) = delete;
+  StagedInputs &operator=(const StagedInputs &) = delete;
+  ~StagedInputs();
+  std::vector<TensorView> views;
+
+private:
+  friend class CompiledModule;
+  void (*gpuFree)(void *, void *) = nullptr;
+  std::vector<void *> deviceCopies;
+  std::vector<std::vector<unsigned char>> hostCopies;
+};
+
 class CompiledModule {
 public:
   ~CompiledModule();
@@ -48,15 +88,63 @@ public:
   bool check(const FunctionSpec &fn, const std::vector<Array> &inputs,
              std::string &error) const;
 
+  /// The same checks for tensors the caller owns, plus where they live: a
+  /// tensor on another GPU than the function's, or on a GPU where the module
+  /// has no GPU runtime to copy it, is refused.
+  bool check(const FunctionSpec &fn, const std::vector<TensorView> &inputs,
+             std::string &error) const;
+
   /// Calls `fn` `repeat` times; fills `outputs` from the last call and the
   /// seconds each call took in `times`.
   bool call(const FunctionSpec &fn, std::vector<Array> &inputs,
             std::vector<Array> &outputs, int repeat,
             std::vector<double> &times, std::string &error) const;
 
+  /// Copies the (checked) `inputs` that do not live where `fn` wants them:
+  /// host data to the GPU for GPU-resident arguments, GPU data to the host
+  /// for host arguments. The others are passed as they are.
+  bool stage(const FunctionSpec &fn, const std::vector<TensorView> &inputs,
+             StagedInputs &staged, std::string &error) const;
+
+  /// Calls `fn` once on `inputs` (staged: each where `fn` wants it) and
+  /// waits for the GPU; `results` receive the function's own buffers, to be
+  /// given back with release() (or kept, when owned).
+  bool invoke(const FunctionSpec &fn, const std::vector<TensorView> &inputs,
+              std::vector<ResultBuffer> &results, std::string &error) const;
+
+  /// Frees an owned result buffer (host or GPU); unowned ones are left.
+  void release(ResultBuffer &result) const;
+  /// Gives an unowned or strided result a dense buffer of its own, on its
+  /// device.
+  bool detach(ResultBuffer &result, std::string &error) const;
+  /// Copies a result (host or GPU, any strides) into a host array.
+  bool toHost(const ResultBuffer &result, Array &out, std::string &error) const;
+
+  /// Whether `fn` can run on this machine without the GPU runtime ending the
+  /// process: GPU code needs a usable GPU, unless the module was compiled
+  /// with a CPU version beside it and `fn` has no GPU-resident tensors.
+  /// False with the reason in `error`.
+  bool canRun(const FunctionSpec &fn, std::string &error) const;
+
+  /// Frees a GPU buffer through the module's GPU runtime.
+  void freeDeviceBuffer(void *pointer) const;
+
 private:
+  struct GpuRuntime {
+    void *(*alloc)(uint64_t, void *, bool) = nullptr;
+    void (*free)(void *, void *) = nullptr;
+    void (*copy)(void *, void *, size_t, void *) = nullptr;
+    void (*sync)(void *) = nullptr;
+    void (*wait)() = nullptr;
+  };
+  /// The module's GPU runtime (the mgpu* functions it links), or null.
+  const GpuRuntime *gpuRuntime() const;
+
   void *handle = nullptr;
   std::vector<FunctionSpec> specs;
+  bool cpuFallback = false; ///< imports tide_rt_use_gpu: a CPU version inside
+  mutable GpuRuntime gpu;
+  mutable bool gpuLooked = false;
 };
 
 } // namespace tide::runner

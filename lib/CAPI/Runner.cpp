@@ -1,0 +1,235 @@
+//===- Runner.cpp - C API for loading and calling compiled modules -------===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tide-c/Runner.h"
+
+#include "tide/Runner/Devices.h"
+#include "tide/Runner/Module.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+
+using namespace tide::runner;
+
+struct TideRunnerModule {
+  std::unique_ptr<CompiledModule> module;
+};
+
+static void setError(char **error, const std::string &message) {
+  if (error)
+    *error = strdup(message.c_str());
+}
+
+void tideFreeString(char *string) { std::free(string); }
+
+TideRunnerModule *tideRunnerLoad(const char *path, char **error) {
+  if (error)
+    *error = nullptr;
+  std::string why;
+  std::unique_ptr<CompiledModule> module =
+      CompiledModule::load(path ? path : "", why);
+  if (!module) {
+    setError(error, why);
+    return nullptr;
+  }
+  return new TideRunnerModule{std::move(module)};
+}
+
+void tideRunnerDestroy(TideRunnerModule *module) { delete module; }
+
+size_t tideRunnerGetNumFunctions(const TideRunnerModule *m) {
+  return m->module->functions().size();
+}
+
+const char *tideRunnerGetFunctionName(const TideRunnerModule *m, size_t f) {
+  return m->module->functions()[f].name.c_str();
+}
+
+size_t tideRunnerGetNumArgs(const TideRunnerModule *m, size_t f) {
+  return m->module->functions()[f].args.size();
+}
+
+size_t tideRunnerGetNumResults(const TideRunnerModule *m, size_t f) {
+  return m->module->functions()[f].results.size();
+}
+
+static TideTensorSpec wrap(const TensorSpec &spec) {
+  return {spec.dtype->name, static_cast<int32_t>(spec.dims.size()),
+          spec.dims.data(), spec.device.c_str()};
+}
+
+TideTensorSpec tideRunnerGetArg(const TideRunnerModule *m, size_t f, size_t i) {
+  return wrap(m->module->functions()[f].args[i]);
+}
+
+TideTensorSpec tideRunnerGetResult(const TideRunnerModule *m, size_t f,
+                                   size_t i) {
+  return wrap(m->module->functions()[f].results[i]);
+}
+
+static int32_t deviceOrdinal(const std::string &device) {
+  return device.rfind("cuda:", 0) == 0 ? std::atoi(device.c_str() + 5) : 0;
+}
+
+/// Waits for all work on the current CUDA context, where the process uses
+/// one (a PyTorch tensor may still be being written on the caller's stream).
+static void synchronizeCallerStreams() {
+  void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (!cuda)
+    return;
+  using SyncFn = int (*)();
+  if (auto sync = reinterpret_cast<SyncFn>(dlsym(cuda, "cuCtxSynchronize")))
+    sync();
+  dlclose(cuda);
+}
+
+/// Reads the caller's tensors into views and checks them against `fn`.
+static bool checkInputs(const CompiledModule &module, size_t f,
+                        const TideTensor *inputs, size_t numInputs,
+                        std::vector<TensorView> &views, bool &anyGpuInput,
+                        char **error) {
+  if (error)
+    *error = nullptr;
+  if (f >= module.functions().size()) {
+    setError(error, "no function #" + std::to_string(f) + " in the module");
+    return false;
+  }
+  const FunctionSpec &fn = module.functions()[f];
+  views.assign(numInputs, TensorView());
+  anyGpuInput = false;
+  for (size_t i = 0; i < numInputs; ++i) {
+    const TideTensor &t = inputs[i];
+    TensorView &v = views[i];
+    std::string which = "input " + std::to_string(i) + " of @" + fn.name;
+    v.dtype = findDType(t.dtype ? t.dtype : "");
+    if (!v.dtype) {
+      setError(error, which + " has element type '" + (t.dtype ? t.dtype : "") +
+                          "', which Tide does not know");
+      return false;
+    }
+    if (t.rank < 0 || (t.rank > 0 && !t.shape)) {
+      setError(error, which + " has no valid shape");
+      return false;
+    }
+    v.shape.assign(t.shape, t.shape + t.rank);
+    for (int64_t d : v.shape)
+      if (d < 0) {
+        setError(error, which + " has a negative dimension");
+        return false;
+      }
+    v.data = t.data;
+    if (t.deviceKind == TIDE_DEVICE_CUDA) {
+      v.device = "cuda:" + std::to_string(t.deviceId);
+      anyGpuInput = true;
+    } else if (t.deviceKind != TIDE_DEVICE_CPU) {
+      setError(error, which + " is on a device of DLPack type " +
+                          std::to_string(t.deviceKind) +
+                          ", which Tide cannot use (only the CPU and CUDA "
+                          "GPUs)");
+      return false;
+    }
+  }
+  std::string why;
+  if (!module.check(fn, views, why)) {
+    setError(error, why);
+    return false;
+  }
+  return true;
+}
+
+int tideRunnerCheck(const TideRunnerModule *m, size_t f,
+                    const TideTensor *inputs, size_t numInputs, char **error) {
+  std::vector<TensorView> views;
+  bool anyGpuInput = false;
+  return checkInputs(*m->module, f, inputs, numInputs, views, anyGpuInput,
+                     error);
+}
+
+int tideRunnerCall(const TideRunnerModule *m, size_t f,
+                   const TideTensor *inputs, size_t numInputs,
+                   TideResultCallback onResult, void *userData, char **error) {
+  const CompiledModule &module = *m->module;
+  std::vector<TensorView> views;
+  bool anyGpuInput = false;
+  if (!checkInputs(module, f, inputs, numInputs, views, anyGpuInput, error))
+    return 0;
+  const FunctionSpec &fn = module.functions()[f];
+  std::string why;
+  // The GPU runtime ends the process on a GPU error; refuse what it would.
+  if (!module.canRun(fn, why)) {
+    setError(error, why);
+    return 0;
+  }
+  if (anyGpuInput)
+    synchronizeCallerStreams();
+  StagedInputs staged;
+  std::vector<ResultBuffer> results;
+  if (!module.stage(fn, views, staged, why) ||
+      !module.invoke(fn, staged.views, results, why)) {
+    setError(error, why);
+    return 0;
+  }
+  // Every result gets a dense buffer of its own before any is handed out.
+  bool ok = true;
+  for (ResultBuffer &r : results)
+    if (ok && !module.detach(r, why))
+      ok = false;
+  if (!ok) {
+    for (ResultBuffer &r : results)
+      module.release(r);
+    setError(error, why);
+    return 0;
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    ResultBuffer &r = results[i];
+    TideResult result;
+    result.allocated = r.allocated;
+    result.data = r.aligned;
+    result.dtype = r.dtype->name;
+    result.rank = static_cast<int32_t>(r.shape.size());
+    result.shape = r.shape.data();
+    bool onGpu = r.device != "cpu";
+    result.deviceKind = onGpu ? TIDE_DEVICE_CUDA : TIDE_DEVICE_CPU;
+    result.deviceId = deviceOrdinal(r.device);
+    if (onResult)
+      onResult(i, &result, userData);
+    else
+      module.release(r);
+  }
+  return 1;
+}
+
+void tideRunnerFreeBuffer(const TideRunnerModule *m, void *allocated,
+                          int32_t deviceKind) {
+  if (!allocated)
+    return;
+  if (deviceKind == TIDE_DEVICE_CUDA)
+    m->module->freeDeviceBuffer(allocated);
+  else
+    std::free(allocated);
+}
+
+void tideListDevices(TideDeviceCallback onDevice, void *userData, char **note) {
+  if (note)
+    *note = nullptr;
+  std::string why;
+  std::vector<DeviceInfo> devices = listDevices(why);
+  for (const DeviceInfo &d : devices) {
+    TideDeviceInfo info;
+    info.kind = d.isGpu ? TIDE_DEVICE_CUDA : TIDE_DEVICE_CPU;
+    info.index = d.index;
+    info.name = d.name.c_str();
+    info.computeCapabilityMajor = d.computeCapabilityMajor;
+    info.computeCapabilityMinor = d.computeCapabilityMinor;
+    info.memoryBytes = d.memoryBytes;
+    info.cores = d.cores;
+    if (onDevice)
+      onDevice(&info, userData);
+  }
+  if (!why.empty())
+    setError(note, why);
+}

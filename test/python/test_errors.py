@@ -1,0 +1,131 @@
+"""Bad input gives a Python exception with a clear message, never a crash."""
+
+import numpy as np
+import pytest
+
+import tide
+
+EXP = """
+func.func @exp(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %y = tide.exp %x : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def m():
+    return tide.compile(EXP, target="cpu")
+
+
+def test_compile_error_carries_every_diagnostic():
+    bad = """func.func @f(%a: tensor<4xf32>, %b: tensor<4xf64>) {
+  %0 = tide.add %a, %b : tensor<4xf32>, tensor<4xf64>
+  return
+}"""
+    with pytest.raises(tide.CompileError) as info:
+        tide.compile(bad, target="cpu")
+    (d,) = [d for d in info.value.diagnostics if d.severity == "error"]
+    assert "'tide.add' operands have different element types ('f32' and 'f64')" in d.message
+    assert (d.file, d.line, d.column) == ("<source>", 2, 8)
+    assert d.location == "<source>:2:8"
+    assert str(info.value).startswith("<source>:2:8: error: 'tide.add' operands")
+
+
+def test_parse_error():
+    with pytest.raises(tide.CompileError, match=r"<source>:1:\d+: error: "):
+        tide.compile("func.func @f( {", target="cpu")
+
+
+def test_bad_options():
+    with pytest.raises(tide.CompileError,
+                       match="invalid 'policy' option 'fast'; expected soft, strict, require-gpu or cost"):
+        tide.compile(EXP, target="cpu", policy="fast")
+    with pytest.raises(tide.CompileError, match="unknown target|no target|target"):
+        tide.compile(EXP, target="no-such-target")
+    with pytest.raises(tide.CompileError, match="invalid 'opt-level' option '7'"):
+        tide.compile(EXP, target="cpu", opt_level=7)
+    with pytest.raises(tide.CompileError, match="bind-shape and bind-input apply to ONNX models only"):
+        tide.compile(EXP, target="cpu", bind_shape={"batch": 2})
+
+
+def test_bad_sources(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no file 'missing.mlir'"):
+        tide.compile("missing.mlir")
+    with pytest.raises(TypeError, match="tide.compile takes MLIR text"):
+        tide.compile(42)
+    with pytest.raises(tide.CompileError, match="require-gpu|CPU|cpu"):
+        tide.compile(EXP, target="cpu", policy="require-gpu")
+
+
+def test_wrong_dtype(m):
+    with pytest.raises(tide.InputError) as info:
+        m.exp(np.zeros(8, np.float64))
+    assert str(info.value) == ("input 0 of @exp has dtype f64 but the function expects "
+                               "f32[8] on cpu; convert it (Tide never converts silently)")
+    assert isinstance(info.value, ValueError)
+
+
+def test_wrong_shape_rank_count(m):
+    with pytest.raises(tide.InputError, match=r"^input 0 of @exp has shape \[9\] but the function expects f32\[8\] on cpu$"):
+        m.exp(np.zeros(9, np.float32))
+    with pytest.raises(tide.InputError, match=r"^input 0 of @exp has rank 2 \(shape \[2x4\]\) but the function expects f32\[8\] on cpu$"):
+        m.exp(np.zeros((2, 4), np.float32))
+    with pytest.raises(tide.InputError, match=r"^@exp takes 1 input\(s\) but 2 were given$"):
+        m.exp(np.zeros(8, np.float32), np.zeros(8, np.float32))
+
+
+def test_non_contiguous(m):
+    x = np.zeros(16, np.float32)[::2]
+    with pytest.raises(tide.InputError, match=r"input 0 of @exp is not contiguous \(shape \[8\], strides \[2\] in elements\)"):
+        m.exp(x)
+    # A read-only array is fine (nothing writes to inputs).
+    y = np.ones(8, np.float32)
+    y.flags.writeable = False
+    np.testing.assert_allclose(m.exp(y), np.exp(y))
+
+
+def test_not_an_array(m):
+    with pytest.raises(tide.InputError, match="input 0 of @exp is a list; pass a NumPy array or a tensor with __dlpack__"):
+        m.exp([1.0] * 8)
+    with pytest.raises(tide.InputError, match="input 0 of @exp has element type complex64, which Tide has no element type for"):
+        m.exp(np.zeros(8, np.complex64))
+
+
+def test_unknown_function(m):
+    with pytest.raises(AttributeError, match="no function named 'nope' in the module \\(functions: exp\\)"):
+        m.nope
+    with pytest.raises(KeyError, match="no function named 'nope'"):
+        m["nope"]
+
+
+def test_closed_module():
+    m = tide.compile(EXP, target="cpu")
+    f = m.exp
+    m.close()
+    with pytest.raises(tide.Error, match="the module was closed; load or compile it again"):
+        f(np.zeros(8, np.float32))
+
+
+def test_load_errors(tmp_path):
+    with pytest.raises(tide.LoadError, match="cannot load"):
+        tide.load(tmp_path / "missing.so")
+    junk = tmp_path / "junk.so"
+    junk.write_bytes(b"\x7fELF" + b"\0" * 10)
+    with pytest.raises(tide.LoadError, match="truncated or corrupt|cannot load"):
+        tide.load(junk)
+
+
+def test_onnx_error_names_the_node():
+    pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    graph = helper.make_graph(
+        [helper.make_node("NoSuchOp", ["x"], ["y"], name="weird")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(tide.CompileError) as info:
+        tide.compile(model, target="cpu")
+    (d,) = info.value.diagnostics
+    assert (d.severity, d.location, d.file) == ("error", "model.onnx: node 'weird' (NoSuchOp)", "model.onnx")
+    assert str(info.value) == "model.onnx: node 'weird' (NoSuchOp): error: ONNX op 'NoSuchOp' is not supported"
