@@ -286,7 +286,8 @@ FailureOr<Value> integerConv(NodeImporter &n, unsigned x, unsigned xZp,
   auto input = cast<RankedTensorType>(xv.getType());
   if (input.getRank() < 3 || rankOf(wv) != input.getRank())
     return n.fail("the input and the weight need the same rank, 3 or more");
-  Shape kernel(shapeOf(wv).begin() + 2, shapeOf(wv).end());
+  Shape weightShape = shapeOf(wv);
+  Shape kernel(weightShape.begin() + 2, weightShape.end());
   if (auto k = n.attrInts("kernel_shape"); k && Shape(*k) != kernel)
     return n.fail("kernel_shape does not match the weight's spatial sizes");
   Shape strides, dilations, pads;
@@ -305,7 +306,7 @@ FailureOr<Value> integerConv(NodeImporter &n, unsigned x, unsigned xZp,
     return std::ldexp(1.0, cast<IntegerType>(t).getWidth()) - 1;
   };
   double bound = range(elemOf(xv)) * range(elemOf(wv));
-  for (int64_t d : ArrayRef<int64_t>(shapeOf(wv)).drop_front())
+  for (int64_t d : ArrayRef<int64_t>(weightShape).drop_front())
     bound *= d;
   Type f = bound < std::ldexp(1.0, 24) ? Type(Float32Type::get(n.ctx))
                                        : Type(Float64Type::get(n.ctx));
