@@ -5,16 +5,27 @@
 //===----------------------------------------------------------------------===//
 //
 // Converters of the neural-network ops of ONNX (Conv, ConvTranspose,
-// MaxPool, AveragePool, ...), kept apart from the elementwise and shape ops
-// of ConvertOps.cpp.
+// MaxPool, AveragePool, Resize, Upsample, GridSample), kept apart from the
+// elementwise and shape ops of ConvertOps.cpp.
 //
 // Conv, MaxPool and AveragePool map onto tide.conv, tide.max_pool and
 // tide.avg_pool (NCHW, like ONNX); `auto_pad` is resolved into explicit pads
-// here, and Conv's bias is added per channel with tide.add.
+// here, and Conv's bias is added per channel with tide.add. ConvTranspose is
+// a tide.conv over the input with zeros inserted; Resize/Upsample gather
+// constant source indices per axis and weigh them; GridSample computes its
+// indices at run time (each section says how).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Importer.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::tide;
@@ -186,6 +197,1089 @@ LogicalResult convertPool(NodeImporter &n) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+Shape shapeOf(Value v) {
+  return Shape(cast<RankedTensorType>(v.getType()).getShape());
+}
+Type elemOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+
+/// A constant of `type` (static shape) from host values: integers for
+/// integer and bool element types, floats otherwise.
+Value hostConstant(NodeImporter &n, ArrayRef<int64_t> shape, Type elem,
+                   ArrayRef<int64_t> ints, ArrayRef<double> floats) {
+  return n.constant(
+      makeDense(RankedTensorType::get(shape, elem), ints, floats));
+}
+
+/// The type arithmetic on `elem` runs in: `elem` for f32 and f64, f32 for
+/// f16, bf16 and narrow integers, f64 for 32- and 64-bit integers.
+Type computeTypeOf(Type elem) {
+  if (elem.isF32() || elem.isF64())
+    return elem;
+  if (isa<IntegerType>(elem) && elem.getIntOrFloatBitWidth() >= 32)
+    return Float64Type::get(elem.getContext());
+  return Float32Type::get(elem.getContext());
+}
+
+//===----------------------------------------------------------------------===//
+// Resize and Upsample
+//===----------------------------------------------------------------------===//
+//
+// Separable: every resized axis maps each output position to a few source
+// positions (1 for nearest, 2 for linear, 4 for cubic, more for antialiased
+// downsampling) with weights, all computed here on the host, following the
+// ONNX reference implementation (onnx/reference/ops/op_resize.py). An axis
+// is resized by, per tap, a tide.gather of its indices (constant, clamped
+// into the input: the reference's edge padding) times its constant weights,
+// the taps added. tf_crop_and_resize's extrapolation is a select with a
+// constant mask at the end.
+
+struct ResizeAttrs {
+  std::string mode = "nearest"; // nearest, linear, cubic
+  std::string coord = "half_pixel";
+  std::string nearest = "round_prefer_floor"; // or "legacy" (before 11)
+  double cubicA = -0.75;
+  bool excludeOutside = false;
+  bool antialias = false;
+  double extrapolation = 0.0;
+};
+
+/// How one axis is resized: for every tap t and output position i, the
+/// source index index[t * out + i] (clamped) and its weight.
+struct AxisResize {
+  int64_t in = 0, out = 0, taps = 0;
+  std::vector<int64_t> index;
+  std::vector<double> weight;
+  std::vector<int64_t> outside; // 1 where the extrapolation value is taken
+  bool anyOutside = false;
+
+  /// True when output i reads input i with weight 1 (nothing to do).
+  bool identity() const {
+    if (in != out || anyOutside)
+      return false;
+    for (int64_t i = 0; i < out; ++i) {
+      double self = 0;
+      for (int64_t t = 0; t < taps; ++t) {
+        double w = weight[t * out + i];
+        if (index[t * out + i] == i)
+          self += w;
+        else if (w != 0)
+          return false;
+      }
+      if (std::abs(self - 1) > 1e-12)
+        return false;
+    }
+    return true;
+  }
+
+  /// Drops the taps whose weights are 0 at every output position.
+  void dropEmptyTaps() {
+    std::vector<int64_t> idx;
+    std::vector<double> w;
+    int64_t kept = 0;
+    for (int64_t t = 0; t < taps; ++t) {
+      bool used = false;
+      for (int64_t i = 0; i < out && !used; ++i)
+        used = weight[t * out + i] != 0;
+      if (!used && !(t == taps - 1 && kept == 0))
+        continue;
+      idx.insert(idx.end(), index.begin() + t * out,
+                 index.begin() + (t + 1) * out);
+      w.insert(w.end(), weight.begin() + t * out,
+               weight.begin() + (t + 1) * out);
+      ++kept;
+    }
+    index = std::move(idx);
+    weight = std::move(w);
+    taps = kept;
+  }
+};
+
+/// The Keys cubic kernel of parameter A (antialiased cubic).
+double cubicKernel(double x, double A) {
+  x = std::abs(x);
+  if (x <= 1)
+    return ((A + 2) * x - (A + 3)) * x * x + 1;
+  if (x < 2)
+    return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+  return 0;
+}
+
+/// Plans one axis of `in` elements resized to `out` at `scale` (roi in
+/// [roiStart, roiEnd] for tf_crop_and_resize).
+AxisResize planAxis(int64_t in, int64_t out, double scale, double roiStart,
+                    double roiEnd, const ResizeAttrs &a) {
+  AxisResize r;
+  r.in = in;
+  r.out = out;
+  // The taps' offsets from the source position just below (or at, when it
+  // is fractional) the mapped coordinate.
+  std::vector<int64_t> offsets;
+  double s = std::min(scale, 1.0);
+  if (a.mode == "nearest") {
+    offsets = {0};
+  } else if (a.mode == "linear") {
+    int64_t start = a.antialias ? int64_t(std::floor(-1 / s)) + 1 : 0;
+    for (int64_t o = start; o <= 1 - start; ++o)
+      offsets.push_back(o);
+  } else {
+    int64_t start = a.antialias ? int64_t(std::floor(-2 / s)) + 1 : -1;
+    for (int64_t o = start; o <= 1 - start; ++o)
+      offsets.push_back(o);
+  }
+  int64_t taps = offsets.size();
+  r.taps = taps;
+  r.index.assign(taps * out, 0);
+  r.weight.assign(taps * out, 0);
+  r.outside.assign(out, 0);
+  double width = scale * static_cast<double>(in); // may be fractional
+  double last = static_cast<double>(in - 1);
+  for (int64_t i = 0; i < out; ++i) {
+    double x = static_cast<double>(i), xo;
+    if (a.coord == "align_corners") {
+      xo = width == 1 ? 0.0 : x * last / (width - 1);
+    } else if (a.coord == "asymmetric") {
+      xo = x / scale;
+    } else if (a.coord == "tf_crop_and_resize") {
+      xo = width == 1 ? (roiEnd - roiStart) * last / 2
+                      : x * (roiEnd - roiStart) * last / (width - 1);
+      xo += roiStart * last;
+      if (xo < 0 || xo > last) {
+        r.outside[i] = 1;
+        r.anyOutside = true;
+        continue; // index 0, weight 0: the select takes over
+      }
+    } else if (a.coord == "pytorch_half_pixel") {
+      // The operator's formula (and ONNX Runtime) map a single output to
+      // 0; the Python reference maps it to -0.5 (the same for nearest and
+      // linear, not for cubic).
+      xo = out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+    } else if (a.coord == "half_pixel_symmetric") {
+      double adjustment = static_cast<double>(out) / width;
+      double offset = static_cast<double>(in) / 2 * (1 - adjustment);
+      xo = offset + (x + 0.5) / scale - 0.5;
+    } else if (a.coord == "tf_half_pixel_for_nn") {
+      xo = (x + 0.5) / scale;
+    } else { // half_pixel
+      xo = (x + 0.5) / scale - 0.5;
+    }
+    // The reference's ratio is in (0, 1]: an integral coordinate is the
+    // right end of the interval below it.
+    double fl = std::floor(xo);
+    bool integral = xo == fl;
+    double ratio = integral ? 1.0 : xo - fl;
+    int64_t left = static_cast<int64_t>(fl) - (integral ? 1 : 0);
+    std::vector<double> w(taps);
+    if (a.mode == "nearest") {
+      // Before Resize-11, nearest rounds down when upsampling and up when
+      // downsampling (as ONNX Runtime does).
+      std::string rounding = a.nearest;
+      if (rounding == "legacy")
+        rounding = scale < 1 ? "ceil" : "floor";
+      bool up;
+      if (integral || rounding == "ceil")
+        up = true;
+      else if (rounding == "floor")
+        up = false;
+      else if (rounding == "round_prefer_ceil")
+        up = ratio >= 0.5;
+      else // round_prefer_floor
+        up = ratio > 0.5;
+      offsets[0] = up ? 1 : 0;
+      w[0] = 1;
+    } else if (a.mode == "linear") {
+      if (a.antialias) {
+        double sum = 0;
+        for (int64_t t = 0; t < taps; ++t) {
+          double arg = (static_cast<double>(offsets[t]) - ratio) * s;
+          w[t] = std::clamp(1 - std::abs(arg), 0.0, 1.0);
+          sum += w[t];
+        }
+        for (double &v : w)
+          v /= sum;
+      } else {
+        w = {1 - ratio, ratio};
+      }
+    } else {
+      double A = a.cubicA;
+      if (a.antialias) {
+        double sum = 0;
+        for (int64_t t = 0; t < taps; ++t) {
+          w[t] = cubicKernel(s * (static_cast<double>(offsets[t]) - ratio), A);
+          sum += w[t];
+        }
+        for (double &v : w)
+          v /= sum;
+      } else {
+        double p = ratio + 1, q = 1 - ratio, q1 = q + 1;
+        w = {((A * p - 5 * A) * p + 8 * A) * p - 4 * A,
+             ((A + 2) * ratio - (A + 3)) * ratio * ratio + 1,
+             ((A + 2) * q - (A + 3)) * q * q + 1,
+             ((A * q1 - 5 * A) * q1 + 8 * A) * q1 - 4 * A};
+      }
+    }
+    if (a.excludeOutside && a.mode != "nearest") {
+      double sum = 0;
+      for (int64_t t = 0; t < taps; ++t) {
+        int64_t src = left + offsets[t];
+        if (src < 0 || src >= in)
+          w[t] = 0;
+        sum += w[t];
+      }
+      if (sum != 0)
+        for (double &v : w)
+          v /= sum;
+    }
+    for (int64_t t = 0; t < taps; ++t) {
+      r.index[t * out + i] = std::clamp<int64_t>(left + offsets[t], 0, in - 1);
+      r.weight[t * out + i] = w[t];
+    }
+  }
+  r.dropEmptyTaps();
+  return r;
+}
+
+/// Resizes `x` (static shape) along `axis` by `r`: per tap, a gather of its
+/// indices times its weights, the taps added (elementwise ops that fuse; a
+/// gather of every tap then a reduce_sum over them was 10 times slower on
+/// the GPU). `nearest` results are the gather itself (weights of 1; any
+/// element type).
+Value resizeAxis(NodeImporter &n, Value x, int64_t axis, const AxisResize &r,
+                 bool nearest) {
+  Shape s = shapeOf(x);
+  int64_t rank = s.size();
+  Shape tapShape(rank, 1), full = s;
+  tapShape[axis] = r.out;
+  full[axis] = r.out;
+  Value acc;
+  for (int64_t t = 0; t < r.taps; ++t) {
+    ArrayRef<int64_t> index(r.index.data() + t * r.out, r.out);
+    ArrayRef<double> weight(r.weight.data() + t * r.out, r.out);
+    Value idx = hostConstant(n, tapShape, n.b.getI64Type(), index, {});
+    idx = n.broadcastTo(idx, full);
+    if (!idx)
+      return {};
+    Value g = n.create<GatherOp>(x, idx, axis);
+    if (!g || nearest)
+      return g;
+    if (llvm::any_of(weight, [](double w) { return w != 1; }))
+      g = n.create<MulOp>(g, hostConstant(n, tapShape, elemOf(x), {}, weight));
+    acc = acc && g ? n.create<AddOp>(acc, g) : g;
+    if (!acc)
+      return {};
+  }
+  return acc;
+}
+
+LogicalResult convertResize(NodeImporter &n) {
+  bool upsample = n.opType() == "Upsample";
+  if (failed(n.checkAttrs({"mode", "coordinate_transformation_mode",
+                           "cubic_coeff_a", "exclude_outside",
+                           "extrapolation_value", "nearest_mode", "antialias",
+                           "axes", "keep_aspect_ratio_policy", "scales"})))
+    return failure();
+  if (upsample && n.opset < 7)
+    return n.fail("Upsample before opset 7 (experimental) is not supported");
+  if (!n.has(0) || !n.in(0))
+    return n.fail("needs input 0");
+  Value x = n.in(0);
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  for (int64_t d = 0; d < rank; ++d)
+    if (type.isDynamicDim(d))
+      return n.fail(n.opType() + " needs static input sizes (dimension " +
+                    Twine(d) +
+                    " is dynamic); bind the input's shape with --bind-shape");
+
+  // Attributes. Before Resize-11 (Upsample, Resize-10) the coordinates are
+  // asymmetric and nearest rounds down.
+  ResizeAttrs a;
+  bool legacy = upsample || n.opset < 11;
+  a.mode = n.attrString("mode", "nearest");
+  if (a.mode == "bilinear" && upsample)
+    a.mode = "linear";
+  if (a.mode != "nearest" && a.mode != "linear" &&
+      !(a.mode == "cubic" && !legacy))
+    return n.fail("mode '" + a.mode + "' is not one of nearest, linear" +
+                  (legacy ? "" : ", cubic"));
+  a.coord = legacy
+                ? "asymmetric"
+                : n.attrString("coordinate_transformation_mode", "half_pixel");
+  static const char *coords[] = {"half_pixel",          "half_pixel_symmetric",
+                                 "pytorch_half_pixel",  "align_corners",
+                                 "asymmetric",          "tf_crop_and_resize",
+                                 "tf_half_pixel_for_nn"};
+  if (!llvm::is_contained(coords, a.coord))
+    return n.fail("coordinate_transformation_mode '" + a.coord +
+                  "' is not supported");
+  a.nearest =
+      legacy ? "legacy" : n.attrString("nearest_mode", "round_prefer_floor");
+  if (a.nearest != "round_prefer_floor" && a.nearest != "round_prefer_ceil" &&
+      a.nearest != "floor" && a.nearest != "ceil" && a.nearest != "legacy")
+    return n.fail("nearest_mode '" + a.nearest + "' is not supported");
+  a.cubicA = n.attrFloat("cubic_coeff_a", -0.75);
+  a.excludeOutside = n.attrInt("exclude_outside", 0) != 0;
+  a.extrapolation = n.attrFloat("extrapolation_value", 0.0);
+  a.antialias = n.attrInt("antialias", 0) != 0 && a.mode != "nearest";
+  std::string policy = n.attrString("keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+    return n.fail("keep_aspect_ratio_policy '" + policy +
+                  "' is not one of stretch, not_larger, not_smaller");
+
+  Shape axes;
+  if (std::optional<Shape> given = n.attrInts("axes")) {
+    for (int64_t axis : *given) {
+      auto norm = n.normAxis(axis, rank);
+      if (failed(norm))
+        return failure();
+      if (llvm::is_contained(axes, *norm))
+        return n.fail("axis " + Twine(axis) + " is repeated in 'axes'");
+      axes.push_back(*norm);
+    }
+  } else {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  int64_t count = axes.size();
+
+  // Scales or sizes (one of them), known while importing.
+  std::vector<double> scales;
+  std::vector<int64_t> sizes;
+  auto readScales = [&](unsigned i) -> LogicalResult {
+    auto v = n.requireConstIn(i, "scales");
+    if (failed(v))
+      return failure();
+    for (int64_t k = 0; k < v->size(); ++k)
+      scales.push_back(v->at(k));
+    return success();
+  };
+  if (upsample && n.opset < 9) {
+    const onnx::AttributeProto *attr = n.attr("scales");
+    if (!attr)
+      return n.fail("Upsample needs the 'scales' attribute");
+    scales.assign(attr->floats().begin(), attr->floats().end());
+  } else if (legacy) {
+    if (!n.has(1))
+      return n.fail("needs input 1 (the scales)");
+    if (failed(readScales(1)))
+      return failure();
+  } else {
+    if (n.has(2) && failed(readScales(2)))
+      return failure();
+    if (n.has(3)) {
+      auto v = n.requireInts(3, "sizes");
+      if (failed(v))
+        return failure();
+      sizes.assign(v->begin(), v->end());
+    }
+    if (!scales.empty() && !sizes.empty())
+      return n.fail("give either scales or sizes, not both");
+    if (scales.empty() && sizes.empty())
+      return n.fail("needs scales (input 2) or sizes (input 3)");
+  }
+  int64_t given = scales.empty() ? sizes.size() : scales.size();
+  if (given != count)
+    return n.fail(Twine(scales.empty() ? "sizes" : "scales") + " has " +
+                  Twine(given) + " values; the input has " + Twine(count) +
+                  (count == rank ? " dimensions" : " axes to resize"));
+
+  Shape in(type.getShape()), outSize = in;
+  std::vector<double> scale(rank, 1.0), roiStart(rank, 0.0), roiEnd(rank, 1.0);
+  if (!scales.empty()) {
+    for (int64_t k = 0; k < count; ++k) {
+      int64_t d = axes[k];
+      if (!(scales[k] > 0))
+        return n.fail("scales must be positive; scale " + Twine(k) + " is " +
+                      std::to_string(scales[k]));
+      scale[d] = scales[k];
+      // The product in float, as ONNX Runtime computes it (20 * 0.35f is 7,
+      // not 6.99..).
+      outSize[d] = static_cast<int64_t>(std::floor(
+          static_cast<float>(scales[k]) * static_cast<float>(in[d])));
+    }
+  } else {
+    for (int64_t k = 0; k < count; ++k) {
+      int64_t d = axes[k];
+      if (sizes[k] < 0)
+        return n.fail("sizes must not be negative");
+      if (in[d] == 0 && sizes[k] != 0)
+        return n.fail("cannot resize an empty dimension");
+      outSize[d] = sizes[k];
+      scale[d] = in[d] ? double(sizes[k]) / double(in[d]) : 1.0;
+    }
+    if (policy != "stretch") {
+      double common = scale[axes[0]];
+      for (int64_t d : axes)
+        common = policy == "not_larger" ? std::min(common, scale[d])
+                                        : std::max(common, scale[d]);
+      for (int64_t d : axes) {
+        scale[d] = common;
+        outSize[d] = static_cast<int64_t>(common * double(in[d]) + 0.5);
+      }
+    }
+  }
+  if (a.coord == "tf_crop_and_resize") {
+    if (!n.has(1))
+      return n.fail("tf_crop_and_resize needs input 1 (the roi)");
+    auto roi = n.requireConstIn(1, "roi");
+    if (failed(roi))
+      return failure();
+    if (roi->size() != 2 * count)
+      return n.fail("roi has " + Twine(roi->size()) + " values; " +
+                    Twine(2 * count) +
+                    " are needed (a start and an end per "
+                    "resized axis)");
+    for (int64_t k = 0; k < count; ++k) {
+      roiStart[axes[k]] = roi->at(k);
+      roiEnd[axes[k]] = roi->at(count + k);
+    }
+  }
+
+  // Plan every axis; resize the ones that change, those that shrink first.
+  Type elem = type.getElementType();
+  bool nearest = a.mode == "nearest";
+  if (!nearest && !isa<FloatType>(elem) && !isa<IntegerType>(elem))
+    return n.fail("unsupported element type");
+  if (!nearest && elem.isInteger(1))
+    return n.fail(a.mode + " interpolation needs numbers, not booleans");
+  std::vector<std::pair<int64_t, AxisResize>> plans;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (in[d] == 0 || outSize[d] == 0) {
+      if (in[d] != outSize[d])
+        plans.push_back({d, AxisResize{in[d], outSize[d], 0, {}, {}, {}, 0}});
+      continue;
+    }
+    AxisResize r =
+        planAxis(in[d], outSize[d], scale[d], roiStart[d], roiEnd[d], a);
+    if (!r.identity())
+      plans.push_back({d, std::move(r)});
+  }
+  llvm::sort(plans, [](const auto &l, const auto &r) {
+    int64_t lhs = l.second.out * r.second.in, rhs = r.second.out * l.second.in;
+    return lhs != rhs ? lhs < rhs : l.first < r.first;
+  });
+  Type compute = nearest ? elem : computeTypeOf(elem);
+  Value y = n.cast(x, compute);
+  for (auto &[d, r] : plans) {
+    if (r.in == 0 || r.out == 0) {
+      // Nothing to read or nothing to write: an empty slice, or zeros.
+      Shape s = shapeOf(y);
+      s[d] = r.out;
+      y = r.out == 0 ? n.create<SliceOp>(y, Shape(rank, 0), s, Shape(rank, 1))
+                     : n.broadcastTo(n.scalar(compute, 0), s);
+    } else {
+      y = resizeAxis(n, y, d, r, nearest);
+    }
+    if (!y)
+      return failure();
+  }
+  for (auto &[d, r] : plans) {
+    if (!r.anyOutside)
+      continue;
+    Shape maskShape(rank, 1);
+    maskShape[d] = r.out;
+    Value mask = hostConstant(n, maskShape, n.b.getI1Type(), r.outside, {});
+    y = n.create<SelectOp>(mask, n.scalar(compute, a.extrapolation), y);
+    if (!y)
+      return failure();
+  }
+  y = n.cast(y, elem);
+  if (!y)
+    return failure();
+  n.setOut(0, y);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConvTranspose
+//===----------------------------------------------------------------------===//
+//
+// The gradient of a convolution, computed as a convolution (stride 1) over
+// the input with stride - 1 zeros inserted between its elements, padded by
+// dilation * (kernel - 1) - pads on each side (plus output_padding at the
+// end), with the kernel flipped spatially and its channel axes swapped per
+// group ([C, M / group, k..] -> [M, C / group, k..]).
+//
+// The zeros are inserted by a select against a constant mask, which leaves
+// stride - 1 zeros around the elements: `lead` before the first, the others
+// after the last; they count as padding. Where that makes a pad negative
+// (pads larger than the kernel's reach, or a 1-wide kernel), the kernel is
+// extended with zeros instead of cropping the result (a slice cannot keep a
+// dynamic batch): leading zeros shift the result, trailing ones shorten it.
+
+/// How one spatial axis of a ConvTranspose becomes a convolution.
+struct TransposedAxis {
+  int64_t stride, dilation, kernel;
+  int64_t lead = 0;             // zeros before the first element
+  int64_t padLo = 0, padHi = 0; // the convolution's pads
+  int64_t pre = 0, post = 0;    // zeros added to the kernel
+  /// True when the kernel is rebuilt with its dilation spelled out.
+  bool extended() const { return pre > 0 || post > 0; }
+  /// The kernel's size along this axis in the convolution.
+  int64_t size() const {
+    return extended() ? dilation * (kernel - 1) + 1 + pre + post : kernel;
+  }
+  int64_t convDilation() const { return extended() ? 1 : dilation; }
+  /// The index into the flipped original kernel that convolution kernel
+  /// index `u` reads, or -1 for a zero.
+  int64_t source(int64_t u) const {
+    if (!extended())
+      return kernel - 1 - u;
+    int64_t v = u - pre;
+    if (v < 0 || v > dilation * (kernel - 1) || v % dilation != 0)
+      return -1;
+    return kernel - 1 - v / dilation;
+  }
+};
+
+/// The flat index of the element of `w` ([C, M/g, k..]) that element `flat`
+/// of the convolution's kernel ([M, C/g, K..]) copies, or -1 for a zero.
+int64_t kernelSource(int64_t flat, ArrayRef<int64_t> oldShape,
+                     ArrayRef<int64_t> newShape,
+                     ArrayRef<TransposedAxis> axes) {
+  int64_t rank = newShape.size();
+  Shape idx(rank);
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    idx[d] = flat % newShape[d];
+    flat /= newShape[d];
+  }
+  int64_t mg = oldShape[1], cg = newShape[1];
+  Shape src(rank);
+  src[0] = idx[0] / mg * cg + idx[1];
+  src[1] = idx[0] % mg;
+  for (int64_t d = 2; d < rank; ++d) {
+    src[d] = axes[d - 2].source(idx[d]);
+    if (src[d] < 0)
+      return -1;
+  }
+  int64_t old = 0;
+  for (int64_t d = 0; d < rank; ++d)
+    old = old * oldShape[d] + src[d];
+  return old;
+}
+
+/// The convolution's kernel from a constant weight, rearranged on the host;
+/// null if its storage cannot be read.
+ElementsAttr constantKernel(ElementsAttr attr, RankedTensorType newType,
+                            ArrayRef<TransposedAxis> axes) {
+  auto oldType = cast<RankedTensorType>(attr.getShapedType());
+  Type elem = oldType.getElementType();
+  if (!elem.isIntOrFloat() || elem.isInteger(1))
+    return {};
+  int64_t width = (elem.getIntOrFloatBitWidth() + 7) / 8;
+  int64_t oldCount = oldType.getNumElements();
+  int64_t count = newType.getNumElements();
+  ArrayRef<char> data;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (dense.isSplat() &&
+        llvm::none_of(axes, [](auto &a) { return a.extended(); }))
+      return dense.reshape(newType);
+    if (dense.isSplat())
+      return {};
+    data = dense.getRawData();
+  } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    if (!resource.getRawHandle().getBlob())
+      return {};
+    data = resource.getRawHandle().getBlob()->getData();
+  } else {
+    return {};
+  }
+  if (static_cast<int64_t>(data.size()) != oldCount * width)
+    return {};
+  std::vector<char> out(count * width, 0); // 0 is all-zero bits
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t src = kernelSource(i, oldType.getShape(), newType.getShape(), axes);
+    if (src >= 0)
+      std::memcpy(out.data() + i * width, data.data() + src * width, width);
+  }
+  ArrayRef<char> bytes(out.data(), out.size());
+  if (count <= 64)
+    return DenseElementsAttr::getFromRawBuffer(newType, bytes);
+  return DenseResourceElementsAttr::get(
+      newType, "convtranspose_weight",
+      HeapAsmResourceBlob::allocateAndCopyInferAlign(bytes));
+}
+
+/// Zeros inserted after every element along the axes where `every` > 1:
+/// element i lands at i * every + at. `x` keeps its other dimensions
+/// (the first two may be dynamic).
+Value spreadOut(NodeImporter &n, Value x, int64_t firstAxis,
+                ArrayRef<int64_t> every, ArrayRef<int64_t> at) {
+  Shape s = shapeOf(x);
+  Shape expanded(s.begin(), s.begin() + firstAxis), maskShape(firstAxis, 1),
+      flat(s.begin(), s.begin() + firstAxis);
+  for (size_t i = 0; i < every.size(); ++i) {
+    int64_t size = s[firstAxis + i];
+    expanded.append({size, 1});
+    maskShape.append({1, every[i]});
+    flat.push_back(size * every[i]);
+  }
+  int64_t maskCount = 1;
+  for (int64_t m : maskShape)
+    maskCount *= m;
+  // True where every strided coordinate is at its `at`.
+  std::vector<int64_t> mask(maskCount, 0);
+  for (int64_t flatIdx = 0; flatIdx < maskCount; ++flatIdx) {
+    int64_t rest = flatIdx;
+    bool on = true;
+    for (int64_t i = every.size() - 1; i >= 0; --i) {
+      on &= rest % every[i] == at[i];
+      rest /= every[i];
+    }
+    mask[flatIdx] = on;
+  }
+  Value m = hostConstant(n, maskShape, n.b.getI1Type(), mask, {});
+  Value e = n.reshape(x, expanded);
+  if (!e)
+    return {};
+  Value y = n.create<SelectOp>(m, e, n.scalar(elemOf(x), 0));
+  if (!y)
+    return {};
+  return n.reshape(y, flat);
+}
+
+/// The convolution's kernel from a weight computed at run time, with tide
+/// ops: channels swapped per group, flipped, extended where asked.
+Value computedKernel(NodeImporter &n, Value w, int64_t groups,
+                     ArrayRef<TransposedAxis> axes) {
+  Shape s = shapeOf(w);
+  int64_t rank = s.size();
+  int64_t c = s[0], mg = s[1], cg = c / groups;
+  // [C, M/g, k..] -> [g, C/g, M/g, k..] -> [g, M/g, C/g, k..] -> [M, C/g, k..]
+  Shape split = {groups, cg, mg};
+  split.append(s.begin() + 2, s.end());
+  Shape perm = {0, 2, 1};
+  for (int64_t d = 3; d < rank + 1; ++d)
+    perm.push_back(d);
+  Shape swapped = {groups * mg, cg};
+  swapped.append(s.begin() + 2, s.end());
+  Value v = n.reshape(w, split);
+  if (!v)
+    return {};
+  v = n.create<TransposeOp>(v, perm);
+  if (!v)
+    return {};
+  v = n.reshape(v, swapped);
+  // Flip each spatial axis: a gather of reversed indices.
+  for (int64_t d = 2; d < rank && v; ++d) {
+    int64_t k = swapped[d];
+    if (k == 1)
+      continue;
+    std::vector<int64_t> rev(k);
+    for (int64_t i = 0; i < k; ++i)
+      rev[i] = k - 1 - i;
+    Shape idxShape(rank, 1);
+    idxShape[d] = k;
+    Value idx = hostConstant(n, idxShape, n.b.getI64Type(), rev, {});
+    idx = n.broadcastTo(idx, swapped);
+    if (!idx)
+      return {};
+    v = n.create<GatherOp>(v, idx, d);
+  }
+  // Extended axes: the dilation spelled out with zeros, then zeros before
+  // and after.
+  for (int64_t d = 2; d < rank && v; ++d) {
+    const TransposedAxis &a = axes[d - 2];
+    if (!a.extended())
+      continue;
+    Shape vs = shapeOf(v);
+    if (a.dilation > 1 && a.kernel > 1) {
+      // Move the axis last, spread it out, move it back.
+      Shape toLast, back(rank);
+      for (int64_t i = 0; i < rank; ++i)
+        if (i != d)
+          toLast.push_back(i);
+      toLast.push_back(d);
+      for (int64_t i = 0; i < rank; ++i)
+        back[toLast[i]] = i;
+      v = n.create<TransposeOp>(v, toLast);
+      if (v)
+        v = spreadOut(n, v, rank - 1, {a.dilation}, {0});
+      if (!v)
+        return {};
+      Shape ts = shapeOf(v);
+      Shape start(rank, 0), step(rank, 1);
+      ts.back() = a.dilation * (a.kernel - 1) + 1;
+      v = n.create<SliceOp>(v, start, ts, step);
+      if (v)
+        v = n.create<TransposeOp>(v, back);
+      if (!v)
+        return {};
+      vs = shapeOf(v);
+    }
+    SmallVector<Value> parts;
+    auto zeros = [&](int64_t count) {
+      Shape zs = vs;
+      zs[d] = count;
+      return n.broadcastTo(n.scalar(elemOf(v), 0), zs);
+    };
+    if (a.pre > 0)
+      parts.push_back(zeros(a.pre));
+    parts.push_back(v);
+    if (a.post > 0)
+      parts.push_back(zeros(a.post));
+    for (Value p : parts)
+      if (!p)
+        return {};
+    v = n.create<ConcatOp>(parts, d);
+  }
+  return v;
+}
+
+int64_t floorDiv2(int64_t v) { return v >= 0 ? v / 2 : -((-v + 1) / 2); }
+
+LogicalResult convertConvTranspose(NodeImporter &n) {
+  if (failed(
+          n.checkAttrs({"auto_pad", "dilations", "group", "kernel_shape",
+                        "output_padding", "output_shape", "pads", "strides"})))
+    return failure();
+  RankedTensorType input = windowInput(n);
+  if (!input)
+    return failure();
+  if (!n.has(1) || !n.in(1))
+    return n.fail("needs input 1 (the weight)");
+  Value x = n.in(0);
+  RankedTensorType weightType = n.inType(1);
+  int64_t k = input.getRank() - 2;
+  if (weightType.getRank() != input.getRank())
+    return n.fail("the weight has rank " + Twine(weightType.getRank()) +
+                  "; the input has rank " + Twine(input.getRank()));
+  if (!weightType.hasStaticShape())
+    return n.fail("the weight's shape must be static");
+  for (int64_t d = 2; d < input.getRank(); ++d)
+    if (input.isDynamicDim(d))
+      return n.fail("ConvTranspose needs static spatial sizes; bind the "
+                    "input's shape with --bind-shape");
+  int64_t groups = n.attrInt("group", 1);
+  int64_t c = weightType.getDimSize(0), mg = weightType.getDimSize(1);
+  if (groups < 1 || c % groups != 0)
+    return n.fail("the weight's first dimension (" + Twine(c) +
+                  ") is not a multiple of group (" + Twine(groups) + ")");
+  if (!input.isDynamicDim(1) && input.getDimSize(1) != c)
+    return n.fail("the input has " + Twine(input.getDimSize(1)) +
+                  " channels; the weight expects " + Twine(c));
+  Shape kernel(weightType.getShape().drop_front(2));
+  if (std::optional<Shape> given = n.attrInts("kernel_shape");
+      given && *given != kernel)
+    return n.fail("kernel_shape does not match the weight's spatial sizes");
+  auto strides = perDim(n, "strides", k, 1);
+  auto dilations = perDim(n, "dilations", k, 1);
+  auto outPad = perDim(n, "output_padding", k, 0);
+  if (failed(strides) || failed(dilations) || failed(outPad))
+    return failure();
+  for (int64_t i = 0; i < k; ++i)
+    if ((*strides)[i] < 1 || (*dilations)[i] < 1 || kernel[i] < 1)
+      return n.fail("strides, dilations and kernel sizes must be positive");
+
+  // Pads: given, or from output_shape / auto_pad (the ONNX formulas, with
+  // Python's floor division).
+  std::string autoPad = n.attrString("auto_pad", "NOTSET");
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER")
+    return n.fail("auto_pad '" + autoPad +
+                  "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
+  Shape pads(2 * k, 0);
+  std::optional<Shape> outputShape = n.attrInts("output_shape");
+  if (outputShape && static_cast<int64_t>(outputShape->size()) == k + 2)
+    outputShape = Shape(outputShape->begin() + 2, outputShape->end());
+  if (outputShape && static_cast<int64_t>(outputShape->size()) != k)
+    return n.fail("'output_shape' has " + Twine(outputShape->size()) +
+                  " entries; the input has " + Twine(k) +
+                  " spatial dimensions");
+  if (!outputShape && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")) {
+    outputShape = Shape(k);
+    for (int64_t i = 0; i < k; ++i)
+      (*outputShape)[i] = input.getDimSize(i + 2) * (*strides)[i];
+  }
+  if (outputShape) {
+    for (int64_t i = 0; i < k; ++i) {
+      int64_t total = (*strides)[i] * (input.getDimSize(i + 2) - 1) +
+                      (*outPad)[i] + (kernel[i] - 1) * (*dilations)[i] + 1 -
+                      (*outputShape)[i];
+      int64_t half = floorDiv2(total);
+      pads[i] = autoPad == "SAME_UPPER" ? half : total - half;
+      pads[k + i] = total - pads[i];
+    }
+  } else if (autoPad == "NOTSET") {
+    auto given = perDim(n, "pads", 2 * k, 0);
+    if (failed(given))
+      return failure();
+    pads = *given;
+  }
+
+  // Each axis: where the inserted zeros go, the convolution's pads, and the
+  // kernel's extension where a pad would be negative.
+  SmallVector<TransposedAxis> axes;
+  Shape every(k), lead(k);
+  for (int64_t i = 0; i < k; ++i) {
+    TransposedAxis a{(*strides)[i], (*dilations)[i], kernel[i]};
+    int64_t reach = a.dilation * (a.kernel - 1);
+    int64_t lo = reach - pads[i];
+    int64_t hi = reach - pads[k + i] + (*outPad)[i];
+    int64_t out =
+        (input.getDimSize(i + 2) - 1) * a.stride + 1 + lo + hi - reach;
+    if (out < 0)
+      return n.fail("the pads remove more than the whole output");
+    a.lead = std::clamp<int64_t>(lo, 0, a.stride - 1);
+    int64_t loE = lo - a.lead, hiE = hi - (a.stride - 1 - a.lead);
+    a.padLo = std::max<int64_t>(loE, 0);
+    a.padHi = std::max<int64_t>(hiE, 0);
+    a.pre = std::max<int64_t>(-loE, 0);
+    a.post = std::max<int64_t>(-hiE, 0);
+    every[i] = a.stride;
+    lead[i] = a.lead;
+    axes.push_back(a);
+  }
+
+  // The kernel of the equivalent convolution.
+  Shape newShape = {groups * mg, c / groups};
+  for (const TransposedAxis &a : axes)
+    newShape.push_back(a.size());
+  auto newType = RankedTensorType::get(newShape, weightType.getElementType());
+  Value weight;
+  if (std::optional<ElementsAttr> attr = n.constIn(1))
+    if (ElementsAttr kernelAttr = constantKernel(*attr, newType, axes))
+      weight = ConstantOp::create(n.b, n.loc, newType, kernelAttr);
+  if (!weight) {
+    if (!n.in(1))
+      return failure();
+    weight = computedKernel(n, n.in(1), groups, axes);
+    if (!weight)
+      return failure();
+  }
+
+  if (llvm::any_of(every, [](int64_t s) { return s > 1; })) {
+    x = spreadOut(n, x, 2, every, lead);
+    if (!x)
+      return failure();
+  }
+  Shape convPads(2 * k), convDilations(k);
+  for (int64_t i = 0; i < k; ++i) {
+    convPads[i] = axes[i].padLo;
+    convPads[k + i] = axes[i].padHi;
+    convDilations[i] = axes[i].convDilation();
+  }
+  Value y =
+      n.create<ConvOp>(x, weight, Shape(k, 1), convDilations, convPads, groups);
+  if (!y)
+    return failure();
+  if (n.has(2)) {
+    Value bias = n.in(2);
+    if (!bias)
+      return failure();
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    if (biasType.getRank() != 1)
+      return n.fail("the bias B must have rank 1");
+    Shape shape = {biasType.getDimSize(0)};
+    shape.append(k, 1);
+    y = n.create<AddOp>(y, n.reshape(bias, shape));
+    if (!y)
+      return failure();
+  }
+  n.setOut(0, y);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GridSample
+//===----------------------------------------------------------------------===//
+//
+// PyTorch's grid_sample: every output position reads the input at the
+// coordinates its grid entry gives (data-dependent). The coordinates are
+// unnormalized and padded (border: clamped; reflection: mirrored) with
+// elementwise ops, and every tap (2 per spatial dimension for linear, 4 for
+// cubic, 1 for nearest) becomes a linear index into the flattened spatial
+// axis, read with tide.gather; taps outside the input read 0.
+
+LogicalResult convertGridSample(NodeImporter &n) {
+  if (failed(n.checkAttrs({"align_corners", "mode", "padding_mode"})))
+    return failure();
+  if (!n.has(0) || !n.in(0) || !n.has(1) || !n.in(1))
+    return n.fail("needs inputs 0 (X) and 1 (the grid)");
+  Value x = n.in(0), grid = n.in(1);
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto gType = cast<RankedTensorType>(grid.getType());
+  int64_t rank = xType.getRank(), r = rank - 2;
+  if (rank < 3)
+    return n.fail("X needs rank 3 or more (N, C and spatial dimensions)");
+  if (!xType.hasStaticShape() || !gType.hasStaticShape())
+    return n.fail("GridSample needs static shapes; bind the inputs' shapes "
+                  "with --bind-shape");
+  if (gType.getRank() != rank || gType.getDimSize(0) != xType.getDimSize(0) ||
+      gType.getDimSize(rank - 1) != r)
+    return n.fail("the grid must be (N, D1_out, .., " + Twine(r) +
+                  ") for X of rank " + Twine(rank));
+  Type elem = xType.getElementType();
+  if (!isa<FloatType>(elem) || !isa<FloatType>(gType.getElementType()))
+    return n.fail("GridSample needs floating-point X and grid");
+  std::string mode =
+      n.attrString("mode", n.opset >= 20 ? "linear" : "bilinear");
+  if (mode == "bilinear")
+    mode = "linear";
+  if (mode == "bicubic")
+    mode = "cubic";
+  if (mode != "linear" && mode != "nearest" && mode != "cubic")
+    return n.fail("mode '" + mode + "' is not one of " +
+                  (n.opset >= 20 ? "linear, nearest, cubic"
+                                 : "bilinear, nearest, bicubic"));
+  std::string padding = n.attrString("padding_mode", "zeros");
+  if (padding != "zeros" && padding != "border" && padding != "reflection")
+    return n.fail("padding_mode '" + padding +
+                  "' is not one of zeros, border, reflection");
+  bool align = n.attrInt("align_corners", 0) != 0;
+
+  Type ct = computeTypeOf(elem);
+  Shape xs(xType.getShape()), gs(gType.getShape());
+  int64_t batch = xs[0], channels = xs[1], spatial = 1, outCount = 1;
+  for (int64_t d = 0; d < r; ++d) {
+    spatial *= xs[d + 2];
+    outCount *= gs[d + 1];
+  }
+  Value table = n.reshape(n.cast(x, ct), {batch, channels, spatial});
+  Value g = n.reshape(n.cast(grid, ct), {batch, outCount, r});
+  if (!table || !g)
+    return failure();
+  auto c = [&](double v) { return n.scalar(ct, v); };
+  auto add = [&](Value a, Value b) { return n.create<AddOp>(a, b); };
+  auto sub = [&](Value a, Value b) { return n.create<SubOp>(a, b); };
+  auto mul = [&](Value a, Value b) { return n.create<MulOp>(a, b); };
+  auto div = [&](Value a, Value b) { return n.create<DivOp>(a, b); };
+  auto clampTo = [&](Value v, double hi) {
+    return n.create<MinimumOp>(n.create<MaximumOp>(v, c(0)), c(hi));
+  };
+  // PyTorch's reflect_coordinates: mirrored about twiceLow/2 and
+  // twiceHigh/2.
+  auto reflect = [&](Value v, double twiceLow, double twiceHigh) -> Value {
+    if (twiceLow == twiceHigh)
+      return mul(v, c(0));
+    double low = twiceLow / 2, span = (twiceHigh - twiceLow) / 2;
+    Value a = n.make<AbsOp>(sub(v, c(low)));
+    Value flips = n.make<FloorOp>(div(a, c(span)));
+    Value extra = sub(a, mul(flips, c(span)));
+    Value half = n.make<FloorOp>(mul(flips, c(0.5)));
+    Value even =
+        n.create<CmpOp>(CmpPredicate::eq, sub(flips, mul(half, c(2))), c(0));
+    return n.create<SelectOp>(even, add(extra, c(low)),
+                              add(sub(c(span), extra), c(low)));
+  };
+  auto pad = [&](Value v, int64_t size) -> Value {
+    if (padding == "border")
+      return clampTo(v, size - 1);
+    if (padding == "reflection") {
+      v = align ? reflect(v, 0, 2.0 * (size - 1))
+                : reflect(v, -1, 2.0 * size - 1);
+      return clampTo(v, size - 1);
+    }
+    return v;
+  };
+
+  // The taps of every spatial dimension: a float index ([N, 1, M]) and its
+  // weight (null: 1).
+  struct Tap {
+    Value index, weight;
+  };
+  std::vector<std::vector<Tap>> taps(r);
+  const double A = -0.75;
+  for (int64_t d = 0; d < r; ++d) {
+    int64_t size = xs[d + 2];
+    int64_t comp = r - 1 - d; // the grid lists x (the last dimension) first
+    Shape start = {0, 0, comp}, limit = {batch, outCount, comp + 1};
+    Value gd = n.create<SliceOp>(g, start, limit, Shape{1, 1, 1});
+    if (!gd)
+      return failure();
+    gd = n.reshape(gd, {batch, 1, outCount});
+    Value coord = align ? mul(div(add(gd, c(1)), c(2)), c(size - 1))
+                        : div(sub(mul(add(gd, c(1)), c(size)), c(1)), c(2));
+    if (!coord)
+      return failure();
+    if (mode == "nearest") {
+      taps[d].push_back({n.make<RoundOp>(pad(coord, size)), {}});
+    } else if (mode == "linear") {
+      coord = pad(coord, size);
+      Value i0 = n.make<FloorOp>(coord);
+      Value w1 = sub(coord, i0);
+      taps[d].push_back({i0, sub(c(1), w1)});
+      taps[d].push_back({add(i0, c(1)), w1});
+    } else {
+      Value i0 = n.make<FloorOp>(coord);
+      Value t = sub(coord, i0);
+      auto far = [&](Value u) { // ((A u - 5A) u + 8A) u - 4A, 1 < u < 2
+        return sub(mul(add(mul(sub(mul(u, c(A)), c(5 * A)), u), c(8 * A)), u),
+                   c(4 * A));
+      };
+      auto near = [&](Value u) { // ((A + 2) u - (A + 3)) u u + 1, u <= 1
+        return add(mul(mul(sub(mul(u, c(A + 2)), c(A + 3)), u), u), c(1));
+      };
+      Value omt = sub(c(1), t);
+      Value weights[4] = {far(add(t, c(1))), near(t), near(omt),
+                          far(sub(c(2), t))};
+      for (int64_t o = -1; o <= 2; ++o)
+        taps[d].push_back({pad(add(i0, c(double(o))), size), weights[o + 1]});
+    }
+    for (Tap &tap : taps[d])
+      if (!tap.index || (mode != "nearest" && !tap.weight))
+        return failure();
+  }
+
+  // Every combination of taps: a gather of the flattened spatial index.
+  Shape strides(r, 1);
+  for (int64_t d = r - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * xs[d + 3];
+  Type i64 = n.b.getI64Type();
+  Value acc;
+  Shape pick(r, 0);
+  while (true) {
+    Value valid, lin, weight;
+    for (int64_t d = 0; d < r; ++d) {
+      const Tap &tap = taps[d][pick[d]];
+      int64_t size = xs[d + 2];
+      Value inside = n.create<AndOp>(
+          n.create<CmpOp>(CmpPredicate::ge, tap.index, c(0)),
+          n.create<CmpOp>(CmpPredicate::le, tap.index, c(size - 1)));
+      valid = valid ? n.create<AndOp>(valid, inside) : inside;
+      Value idx = n.cast(clampTo(tap.index, size - 1), i64);
+      if (strides[d] != 1)
+        idx = mul(idx, n.scalar(i64, strides[d]));
+      lin = lin ? add(lin, idx) : idx;
+      if (tap.weight)
+        weight = weight ? mul(weight, tap.weight) : tap.weight;
+      if (!valid || !lin)
+        return failure();
+    }
+    Value idx = n.broadcastTo(lin, {batch, channels, outCount});
+    if (!idx)
+      return failure();
+    Value v = n.create<GatherOp>(table, idx, 2);
+    if (!v)
+      return failure();
+    v = n.create<SelectOp>(valid, v, c(0));
+    if (v && weight)
+      v = mul(v, weight);
+    if (!v)
+      return failure();
+    acc = acc ? add(acc, v) : v;
+    if (!acc)
+      return failure();
+    int64_t d = r - 1;
+    while (d >= 0 && ++pick[d] == static_cast<int64_t>(taps[d].size()))
+      pick[d--] = 0;
+    if (d < 0)
+      break;
+  }
+  Shape outShape = {batch, channels};
+  outShape.append(gs.begin() + 1, gs.end() - 1);
+  Value y = n.cast(n.reshape(acc, outShape), elem);
+  if (!y)
+    return failure();
+  n.setOut(0, y);
+  return success();
+}
+
 } // namespace
 
 LogicalResult onnx_import::readConvWindow(NodeImporter &n,
@@ -208,4 +1302,8 @@ void onnx_import::addNNConverters(llvm::StringMap<Converter> &table) {
   table["Conv"] = convertConv;
   table["MaxPool"] = convertPool<true>;
   table["AveragePool"] = convertPool<false>;
+  table["ConvTranspose"] = convertConvTranspose;
+  table["Resize"] = convertResize;
+  table["Upsample"] = convertResize;
+  table["GridSample"] = convertGridSample;
 }

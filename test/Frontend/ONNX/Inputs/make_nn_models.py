@@ -48,3 +48,26 @@ save([helper.make_node("MaxPool", ["x"], ["y", "i"], name="pool", kernel_shape=[
 # Conv whose group does not divide the channels.
 save([helper.make_node("Conv", ["x", "w"], ["y"], name="conv", group=2)],
      [f32("x", [1, 3, 7, 7])], [f32("y", [1, 4, 5, 5])], [w], "conv_groups")
+
+# ConvTranspose with a constant weight (flipped and transposed while
+# importing), stride 2 and a bias.
+wt = numpy_helper.from_array(np.arange(8, dtype=np.float32).reshape(2, 1, 2, 2), "wt")
+save([helper.make_node("ConvTranspose", ["x", "wt", "b2"], ["y"], name="up", strides=[2, 2],
+                       pads=[0, 0, 1, 1])],
+     [f32("x", ["batch", 2, 3, 3])], [f32("y", ["batch", 1, 5, 5])],
+     [wt, numpy_helper.from_array(np.array([0.5], np.float32), "b2")], "convtranspose")
+
+# Resize: linear on the last two axes (one gather, the weights, a sum per
+# axis), nearest on the channels.
+scales = numpy_helper.from_array(np.array([1, 1, 2, 1.5], np.float32), "scales")
+save([helper.make_node("Resize", ["x", "", "scales"], ["y"], name="resize", mode="linear")],
+     [f32("x", [1, 2, 3, 4])], [f32("y", [1, 2, 6, 6])], [scales], "resize_linear")
+save([helper.make_node("Resize", ["x", "", "scales"], ["y"], name="resize", mode="nearest")],
+     [f32("x", [1, 2, 3, 4])], [f32("y", [1, 2, 6, 6])], [scales], "resize_nearest")
+# ... a symbolic batch: the gathers need every size.
+save([helper.make_node("Resize", ["x", "", "scales"], ["y"], name="resize", mode="nearest")],
+     [f32("x", ["batch", 2, 3, 4])], [f32("y", ["batch", 2, 6, 6])], [scales], "resize_dynamic")
+# ... scales and sizes both.
+sizes = numpy_helper.from_array(np.array([1, 2, 6, 6], np.int64), "sizes")
+save([helper.make_node("Resize", ["x", "", "scales", "sizes"], ["y"], name="resize")],
+     [f32("x", [1, 2, 3, 4])], [f32("y", [1, 2, 6, 6])], [scales, sizes], "resize_both")
