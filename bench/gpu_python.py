@@ -48,11 +48,8 @@ dev_min, dev_med = best(lambda: m.exp(x))
 torch_min, torch_med = best(lambda: torch.exp(x))
 print("exp over 2^26 f32, CUDA tensor in and out: min %.0f us, median %.0f us" % (dev_min, dev_med))
 print("torch.exp on the same tensor:             min %.0f us, median %.0f us" % (torch_min, torch_med))
-try:
-    m.exp(host)
-    print("a NumPy array was accepted")
-except tide.InputError as e:
-    print("a NumPy (host) array for a GPU-resident argument is refused: %s" % e)
+host_min, _ = best(lambda: m.exp(host), reps=5)
+print("the same call with a NumPy (host) array, copied in and out: min %.0f us" % host_min)
 # 2 x 256 MiB would cross PCIe if the tensor were copied: at ~50 GB/s that is
 # >= 10 ms, against the kernel's ~0.3 ms (memory bound: 512 MiB at 4.8 TB/s).
 print("no-copy check by timing: %s (%.0f us, copies would take >= 10000 us)"

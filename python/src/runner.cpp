@@ -154,7 +154,8 @@ public:
               args ? tideRunnerGetArg(m, f, i) : tideRunnerGetResult(m, f, i);
           nb::list shape;
           for (int32_t d = 0; d < s.rank; ++d)
-            shape.append(s.dims[d] < 0 ? nb::none() : nb::int_(s.dims[d]));
+            shape.append(s.dims[d] < 0 ? nb::object(nb::none())
+                                       : nb::object(nb::int_(s.dims[d])));
           nb::dict spec;
           spec["dtype"] = s.dtype;
           spec["shape"] = nb::tuple(shape);
