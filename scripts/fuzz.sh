@@ -5,18 +5,18 @@
 # its input as build/fuzz-corpus/crash-*; fix it and add the input to
 # test/fuzz/corpus/<target>/ as a regression case.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]      (targets: npy metadata onnx)
+#   scripts/fuzz.sh [SECONDS] [TARGET...]      (targets: npy metadata onnx mlir)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
-targets=("${@:-npy metadata onnx}")
+targets=("${@:-npy metadata onnx mlir}")
 rc=0
 for t in ${targets[@]}; do
   mkdir -p "build/fuzz-corpus/$t"
   echo "=== tide-fuzz-$t for $seconds s"
   (cd build/fuzz-corpus && "../bin/tide-fuzz-$t" -max_total_time="$seconds" \
-     -print_final_stats=1 -rss_limit_mb=2048 "$t" "../../test/fuzz/corpus/$t") \
+     -print_final_stats=1 -rss_limit_mb=3072 -timeout=60 "$t" "../../test/fuzz/corpus/$t") \
     2>&1 | grep -E "^(#[0-9]+ +DONE|Done|stat::number_of_executed_units|==[0-9]+==|SUMMARY|artifact_prefix)" || rc=1
 done
 exit $rc

@@ -30,8 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }();
   // A fresh context per input: nothing one input interns or allocates
   // stays for the next.
-  mlir::MLIRContext context(*registry,
-                            mlir::MLIRContext::Threading::DISABLED);
+  mlir::MLIRContext context(*registry, mlir::MLIRContext::Threading::DISABLED);
   bool reported = false;
   mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
     if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
