@@ -5,12 +5,12 @@
 # its input as build/fuzz-corpus/crash-*; fix it and add the input to
 # test/fuzz/corpus/<target>/ as a regression case.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]      (targets: npy metadata onnx mlir)
+#   scripts/fuzz.sh [SECONDS] [TARGET...]      (targets: npy metadata onnx mlir target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
-targets=("${@:-npy metadata onnx mlir}")
+targets=("${@:-npy metadata onnx mlir target}")
 rc=0
 for t in ${targets[@]}; do
   mkdir -p "build/fuzz-corpus/$t"
