@@ -456,6 +456,10 @@ std::optional<ElementsAttr> NodeImporter::constIn(unsigned i) const {
 
 FailureOr<HostValues> NodeImporter::requireConstIn(unsigned i,
                                                    llvm::StringRef role) {
+  if (!has(i)) {
+    error() << "needs input " << i << " (the " << role << ")";
+    return failure();
+  }
   if (auto c = constIn(i))
     if (auto v = readHostValues(*c))
       return *v;
