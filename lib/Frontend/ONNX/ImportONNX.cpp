@@ -963,9 +963,25 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
                nullptr;
     }
     NodeImporter n(graph, node, loc, opset);
+    // Every refusal names its reason; a converter that fails without one
+    // (an input it needs is missing, ...) gets a generic message here.
+    bool reported = false;
+    ScopedDiagnosticHandler watch(graph.ctx, [&](Diagnostic &d) {
+      if (d.getSeverity() == DiagnosticSeverity::Error)
+        reported = true;
+      return failure(); // and on to the caller's handler
+    });
+    auto refuse = [&]() -> OwningOpRef<ModuleOp> {
+      if (!reported)
+        emitError(loc) << "cannot be converted: an input it needs is missing "
+                          "or has an unsupported type (the node has "
+                       << node.input_size() << " inputs and "
+                       << node.output_size() << " outputs)";
+      return nullptr;
+    };
     FailureOr<bool> folded = tryFoldNode(n);
     if (failed(folded))
-      return nullptr;
+      return refuse();
     Converter convert = lookupConverter(node.op_type());
     if (!*folded && !convert)
       return (void)(emitError(loc)
@@ -976,7 +992,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
       for (unsigned i = 0; i < n.numInputs(); ++i)
         allConstant &= !n.has(i) || n.constIn(i).has_value();
       if (failed(convert(n)))
-        return nullptr;
+        return refuse();
       if (allConstant)
         foldConstantOutputs(n);
     }
