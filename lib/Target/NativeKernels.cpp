@@ -78,6 +78,9 @@ KernelKind mlir::tide::getNativeKernel(DeviceKind kind, StringRef op,
     return (dtype == DType::F32 || dtype == DType::F64) ? KernelKind::Library
                                                         : KernelKind::Codegen;
   }
+  if (facts->loweringFamily == LoweringFamily::Conv && kind == DeviceKind::CUDA)
+    // cuDNN (f16, bf16, f32, f64); integer convs are generated kernels.
+    return isFloatDType(dtype) ? KernelKind::Library : KernelKind::Codegen;
   return KernelKind::Codegen;
 }
 

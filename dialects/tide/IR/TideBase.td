@@ -68,6 +68,12 @@ def Tide_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTargetAttrName() {
       return ::llvm::StringLiteral("tide.target");
     }
+    /// Attribute of a linalg convolution the GPU runs through cuDNN: the
+    /// tide.conv's padding (begins, then ends, per spatial dim), already
+    /// applied to the convolution's input.
+    static constexpr ::llvm::StringLiteral getConvPadsAttrName() {
+      return ::llvm::StringLiteral("tide.conv_pads");
+    }
   }];
 }
 

@@ -233,10 +233,15 @@ LogicalResult TideDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name << "' must be a string";
     return success();
   }
+  if (name == getConvPadsAttrName()) {
+    if (!isa<DenseI64ArrayAttr>(value))
+      return op->emitError() << "'" << name << "' must be an array of i64";
+    return success();
+  }
   return op->emitError() << "unknown Tide attribute '" << name
                          << "'; known: tide.device, tide.default_device, "
                             "tide.colocate, tide.reason, tide.decomposed, "
-                            "tide.target";
+                            "tide.target, tide.conv_pads";
 }
 
 static LogicalResult verifyBoundaryAttr(Operation *op, NamedAttribute attr,

@@ -22,6 +22,9 @@
 #define TIDE_RT_GPU_GEMM_BF16 "tide_rt_gpu_gemm_bf16"
 #define TIDE_RT_GPU_GEMM_F32 "tide_rt_gpu_gemm_f32"
 #define TIDE_RT_GPU_GEMM_F64 "tide_rt_gpu_gemm_f64"
+/* GPU convolution through cuDNN (libTideCudaRuntime.so); no C interface
+ * wrapper: the memrefs are unranked, passed as (rank, descriptor) pairs. */
+#define TIDE_RT_GPU_CONV_PREFIX "tide_rt_gpu_conv_"
 
 #ifdef __cplusplus
 extern "C" {
@@ -96,6 +99,22 @@ void memrefCopy(int64_t elementSize, TideUnrankedMemRef *src,
  * `compiled` when positive (tide-compile --cpu-threads), else the number of
  * CPUs in the process's affinity mask. An invalid TIDE_NUM_THREADS (not a whole
  * number from 1 to TIDE_RT_MAX_THREADS) prints an error and exits with 1. */
+/* y = conv(x, w) (accumulate = 0) or y += conv(x, w) on the GPU through
+ * cuDNN, on the calling thread's stream: x [N, C, D1..Dk], w [F, C/groups,
+ * K1..Kk] (contiguous), y [N, F, O1..Ok], k = 1..3, device pointers with any
+ * strides; cross-correlation with symmetric zero padding pad_i, stride_i and
+ * dilation_i per spatial dim (entries past k are ignored). Errors (no cuDNN,
+ * no algorithm, 32-bit overflow) print a message and exit with status 1. */
+#define TIDE_RT_GPU_CONV_ARGS                                                  \
+  int64_t xRank, void *x, int64_t wRank, void *w, int64_t yRank, void *y,      \
+      int64_t groups, int64_t accumulate, int64_t pad0, int64_t pad1,          \
+      int64_t pad2, int64_t stride0, int64_t stride1, int64_t stride2,         \
+      int64_t dilation0, int64_t dilation1, int64_t dilation2
+void tide_rt_gpu_conv_f16(TIDE_RT_GPU_CONV_ARGS);
+void tide_rt_gpu_conv_bf16(TIDE_RT_GPU_CONV_ARGS);
+void tide_rt_gpu_conv_f32(TIDE_RT_GPU_CONV_ARGS);
+void tide_rt_gpu_conv_f64(TIDE_RT_GPU_CONV_ARGS);
+
 #define TIDE_RT_CPU_TEAM_SIZE "tide_rt_cpu_team_size"
 #define TIDE_RT_MAX_THREADS 1024
 int32_t tide_rt_cpu_team_size(int64_t work, int64_t grain, int32_t compiled);

@@ -13,7 +13,7 @@
 //    memcpy (patterns, applied first; a copy between strided device views
 //    becomes a linalg.copy, lowered below);
 //  - 2-D and batched f16/bf16/f32/f64 matmuls call cuBLAS through Tide's
-//    runtime;
+//    runtime, and f16/bf16/f32/f64 convolutions cuDNN;
 //  - a linalg op with only parallel loops becomes one `gpu.launch`, one
 //    thread per iteration point (so fused elementwise chains are one kernel);
 //  - reductions (plain and arg-reductions) become block-parallel reductions,
@@ -67,6 +67,19 @@ struct ConvertLinalgToGPUPass
       if (kernels.onDevice(alloca))
         report(alloca, "a stack allocation in GPU memory cannot be lowered");
     });
+
+    // Convolutions for cuDNN first: they may erase the padding copies.
+    if (useLibrary) {
+      SmallVector<linalg::LinalgOp> convs;
+      func.walk([&](linalg::LinalgOp op) {
+        if (isLibraryConv(op) && llvm::all_of(op->getOperands(), [&](Value v) {
+              return kernels.onDevice(v);
+            }))
+          convs.push_back(op);
+      });
+      for (linalg::LinalgOp conv : convs)
+        (void)lowerLibraryConv(kernels, conv);
+    }
 
     // Allocations and copies first: a strided device copy becomes a
     // linalg.copy, lowered with the other linalg ops below.

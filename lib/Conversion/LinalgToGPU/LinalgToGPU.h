@@ -215,6 +215,14 @@ void lowerLibraryGemm(KernelBuilder &kernels, linalg::MatmulOp op);
 void lowerLibraryBatchedGemm(KernelBuilder &kernels, linalg::LinalgOp op,
                              ArrayRef<BatchedGemmOperand> operands);
 
+/// Whether `op` is a convolution for cuDNN: a named linalg convolution that
+/// convert-tide-to-linalg marked with `tide.conv_pads` (LibraryConv.cpp).
+bool isLibraryConv(linalg::LinalgOp op);
+/// Replaces the library convolution `op` with a call of the runtime's cuDNN
+/// convolution; fails, changing nothing, when its buffers are not the views
+/// the tensor lowering produces (the op is then lowered as a kernel).
+LogicalResult lowerLibraryConv(KernelBuilder &kernels, linalg::LinalgOp op);
+
 /// Patterns that turn memref.alloc/dealloc/copy on the GPU memory of
 /// `kernels`'s function into gpu.alloc/dealloc/memcpy (a copy between
 /// strided GPU views into a linalg.copy, lowered like other linalg ops).

@@ -1095,6 +1095,49 @@ Value filledLike(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
   return linalg::FillOp::create(b, loc, value, empty).getResult(0);
 }
 
+/// For a conv the GPU runs through cuDNN (a float conv placed on a GPU, 1-3-D,
+/// grouped only in 2-D), the named linalg convolution over the padded input
+/// `x`, the weights `w` (both split into groups when grouped) and `init`,
+/// with the conv's own padding recorded as `tide.conv_pads` so that the GPU
+/// lowering can hand cuDNN the unpadded input. f16/bf16 inputs accumulate
+/// into an f32 `init` (the named ops cast to the output type). Null for
+/// every other conv.
+Operation *buildLibraryConv(OpBuilder &b, ConvOp op, Value x, Value w,
+                            Value init) {
+  auto type = op.getType();
+  Type element = type.getElementType();
+  int64_t k = type.getRank() - 2;
+  bool grouped = op.getGroups() != 1;
+  auto weightType = op.getWeight().getType();
+  if (!placedOnGPU(op) || !isa<FloatType>(element) ||
+      !(element.isF16() || element.isBF16() || element.isF32() ||
+        element.isF64()) ||
+      (grouped && k != 2) || !weightType.hasStaticShape() ||
+      weightType.getNumElements() == 0)
+    return nullptr;
+  Location loc = op.getLoc();
+  SmallVector<Type> results = {init.getType()};
+  SmallVector<Value> inputs = {x, w}, outputs = {init};
+  Attribute strides = b.getI64TensorAttr(op.getStrides());
+  Attribute dilations = b.getI64TensorAttr(op.getDilations());
+  Operation *named;
+  if (grouped)
+    named = linalg::Conv2DNgchwGfchwOp::create(b, loc, results, inputs, outputs,
+                                               strides, dilations);
+  else if (k == 1)
+    named = linalg::Conv1DNcwFcwOp::create(b, loc, results, inputs, outputs,
+                                           strides, dilations);
+  else if (k == 2)
+    named = linalg::Conv2DNchwFchwOp::create(b, loc, results, inputs, outputs,
+                                             strides, dilations);
+  else
+    named = linalg::Conv3DNcdhwFcdhwOp::create(b, loc, results, inputs, outputs,
+                                               strides, dilations);
+  named->setAttr(TideDialect::getConvPadsAttrName(),
+                 b.getDenseI64ArrayAttr(op.getPads()));
+  return named;
+}
+
 /// conv: zero padding, then one linalg.generic with loops (n, [g,] f,
 /// o_1..o_k) parallel and (c, k_1..k_k) reduction, reading
 /// input[n, [g,] c, o_i * stride_i + k_i * dilation_i] and
@@ -1166,20 +1209,26 @@ struct LowerConv : OpRewritePattern<ConvOp> {
     iterators.append(k + 1, utils::IteratorType::reduction);
     Value init = filledLike(rewriter, loc, outShape, op.getInput(),
                             constantOf(rewriter, loc, acc, 0));
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{init.getType()}, ValueRange{x, w},
-        ValueRange{init},
-        ArrayRef<AffineMap>{AffineMap::get(numLoops, 0, inExprs, ctx),
-                            AffineMap::get(numLoops, 0, wExprs, ctx),
-                            AffineMap::get(numLoops, 0, outExprs, ctx)},
-        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
-          Value product =
-              arith::MulFOp::create(b, l, scalarCast(b, l, args[0], acc),
-                                    scalarCast(b, l, args[1], acc));
-          linalg::YieldOp::create(
-              b, l, arith::AddFOp::create(b, l, args[2], product).getResult());
-        });
-    Value result = generic.getResult(0);
+    Value result;
+    if (Operation *named = buildLibraryConv(rewriter, op, x, w, init)) {
+      result = named->getResult(0);
+    } else {
+      auto generic = linalg::GenericOp::create(
+          rewriter, loc, TypeRange{init.getType()}, ValueRange{x, w},
+          ValueRange{init},
+          ArrayRef<AffineMap>{AffineMap::get(numLoops, 0, inExprs, ctx),
+                              AffineMap::get(numLoops, 0, wExprs, ctx),
+                              AffineMap::get(numLoops, 0, outExprs, ctx)},
+          iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+            Value product =
+                arith::MulFOp::create(b, l, scalarCast(b, l, args[0], acc),
+                                      scalarCast(b, l, args[1], acc));
+            linalg::YieldOp::create(
+                b, l,
+                arith::AddFOp::create(b, l, args[2], product).getResult());
+          });
+      result = generic.getResult(0);
+    }
     if (acc != element)
       result = buildElementwise(
           rewriter, loc, RankedTensorType::get(outShape, element),

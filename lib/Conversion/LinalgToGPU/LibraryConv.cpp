@@ -1,0 +1,252 @@
+//===- LibraryConv.cpp - Convolutions through cuDNN -----------------------===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The named linalg convolutions convert-tide-to-linalg builds for GPU convs
+// (marked `tide.conv_pads`) call cuDNN through Tide's runtime
+// (tide_rt_gpu_conv_*), on unranked views of the NC<spatial> buffers:
+//
+//  - grouped 2-D convs (linalg.conv_2d_ngchw_gfchw) are handed over ungrouped:
+//    the input and weights are the sources of their group-splitting
+//    expand_shapes, the output is collapsed back, and cuDNN gets the count;
+//  - the padding: where the padded input is a zero-filled allocation with the
+//    real input copied into its interior (what tensor-level padding becomes)
+//    and the padding is symmetric, cuDNN reads the real input and pads it
+//    itself, and the allocation, fill and copy are erased;
+//  - a zero fill right before the convolution becomes beta = 0;
+//  - f16/bf16 convolutions accumulate in f32 inside cuDNN and write their own
+//    type: into a temporary, widened into the f32 output the IR expects (the
+//    value the IR then rounds back is the one cuDNN rounded).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgToGPU.h"
+
+#include "tide/Runtime/RuntimeSymbols.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::tide;
+using namespace mlir::tide::gpu_lowering;
+
+bool gpu_lowering::isLibraryConv(linalg::LinalgOp op) {
+  return isa<linalg::Conv1DNcwFcwOp, linalg::Conv2DNchwFchwOp,
+             linalg::Conv3DNcdhwFcdhwOp, linalg::Conv2DNgchwGfchwOp>(op) &&
+         op->hasAttr(TideDialect::getConvPadsAttrName());
+}
+
+namespace {
+
+/// The zero-filled allocation `padded` with the real input copied into its
+/// interior, as tensor-level padding bufferizes: the ops to erase once the
+/// convolution reads the real input, and that input. Fails when the
+/// allocation has any other use than these, the convolution (`conv`, or
+/// the expand_shape `view` feeding it) and deallocations.
+struct PaddedInput {
+  Value source;
+  SmallVector<Operation *> fillAndCopy;
+};
+
+FailureOr<PaddedInput> matchPaddedInput(Value padded, Operation *conv,
+                                        Operation *view) {
+  auto alloc = padded.getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return failure();
+  PaddedInput result;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == conv || user == view || isa<memref::DeallocOp>(user))
+      continue;
+    if (auto fill = dyn_cast<linalg::FillOp>(user)) {
+      if (fill.getDpsInits()[0] != padded ||
+          !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+        return failure();
+      result.fillAndCopy.push_back(fill);
+      continue;
+    }
+    auto subview = dyn_cast<memref::SubViewOp>(user);
+    if (!subview || !subview->hasOneUse())
+      return failure();
+    auto copy = dyn_cast<memref::CopyOp>(*subview->getUsers().begin());
+    if (!copy || copy.getTarget() != subview.getResult() || result.source)
+      return failure();
+    result.source = copy.getSource();
+    result.fillAndCopy.append({copy, subview});
+  }
+  if (!result.source || result.fillAndCopy.size() != 3)
+    return failure();
+  return result;
+}
+
+/// Erases `alloc` when only deallocations are left using it.
+void eraseIfOnlyDeallocated(Value buffer) {
+  auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+  if (!alloc || !llvm::all_of(alloc->getUsers(), [](Operation *user) {
+        return isa<memref::DeallocOp>(user);
+      }))
+    return;
+  for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+    user->erase();
+  alloc->erase();
+}
+
+/// The runtime's convolution for `element`, declared once in `module`.
+func::FuncOp getOrDeclareConv(ModuleOp module, Type element, Attribute space) {
+  std::string name =
+      std::string(TIDE_RT_GPU_CONV_PREFIX) + (element.isF16()    ? "f16"
+                                              : element.isBF16() ? "bf16"
+                                              : element.isF32()  ? "f32"
+                                                                 : "f64");
+  if (auto callee = module.lookupSymbol<func::FuncOp>(name))
+    return callee;
+  OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+  Type view = UnrankedMemRefType::get(element, space);
+  SmallVector<Type> inputs = {view, view, view};
+  inputs.append(11, mb.getI64Type());
+  auto callee = func::FuncOp::create(mb, module.getLoc(), name,
+                                     mb.getFunctionType(inputs, {}));
+  callee.setPrivate();
+  return callee;
+}
+
+} // namespace
+
+LogicalResult gpu_lowering::lowerLibraryConv(KernelBuilder &kernels,
+                                             linalg::LinalgOp op) {
+  ModuleOp module = kernels.getFunction()->getParentOfType<ModuleOp>();
+  Location loc = op.getLoc();
+  bool grouped = isa<linalg::Conv2DNgchwGfchwOp>(op);
+  Value x = op.getDpsInputs()[0], w = op.getDpsInputs()[1],
+        y = op.getDpsInits()[0];
+  auto yType = cast<MemRefType>(y.getType());
+  Type element = cast<MemRefType>(x.getType()).getElementType();
+  int64_t rank = yType.getRank() - (grouped ? 1 : 0), k = rank - 2;
+  int64_t groups = 1;
+  Operation *xView = nullptr;
+  if (grouped) {
+    // Ungrouped views: the sources of the group-splitting expand_shapes.
+    auto xExpand = x.getDefiningOp<memref::ExpandShapeOp>();
+    auto wExpand = w.getDefiningOp<memref::ExpandShapeOp>();
+    SmallVector<ReassociationIndices> merge = {{0}, {1, 2}, {3}, {4}};
+    if (!xExpand || !wExpand ||
+        !memref::CollapseShapeOp::isGuaranteedCollapsible(yType, merge))
+      return failure();
+    groups = cast<MemRefType>(w.getType()).getDimSize(0);
+    xView = xExpand;
+    x = xExpand.getSrc();
+    w = wExpand.getSrc();
+  }
+  if (ShapedType::isDynamic(groups))
+    return failure();
+
+  ArrayRef<int64_t> pads =
+      cast<DenseI64ArrayAttr>(op->getAttr(TideDialect::getConvPadsAttrName()))
+          .asArrayRef();
+  if (static_cast<int64_t>(pads.size()) != 2 * k)
+    return failure();
+  bool padded = llvm::any_of(pads, [](int64_t p) { return p != 0; });
+  bool symmetric = pads.take_front(k) == pads.drop_front(k);
+  SmallVector<int64_t> cudnnPads(3, 0);
+  Value paddedBuffer;
+  if (padded && symmetric) {
+    FailureOr<PaddedInput> input =
+        matchPaddedInput(x, op, xView ? xView : op.getOperation());
+    if (succeeded(input)) {
+      for (Operation *dead : input->fillAndCopy)
+        dead->erase();
+      paddedBuffer = x;
+      x = input->source;
+      for (int64_t i = 0; i < k; ++i)
+        cudnnPads[i] = pads[i];
+    }
+  }
+
+  OpBuilder b(op);
+  bool accumulate = true;
+  if (linalg::FillOp fill = getZeroFillBefore(op)) {
+    fill->erase();
+    accumulate = false;
+  }
+  Attribute space = getMemorySpace(kernels.getOpDevice(op));
+  // cuDNN's output: the op's own, ungrouped; or for f16/bf16, a temporary
+  // of the input type.
+  Value out = y;
+  if (grouped)
+    out = memref::CollapseShapeOp::create(
+        b, loc, y, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+  Value narrow;
+  auto outType = cast<MemRefType>(out.getType());
+  if (outType.getElementType() != element) {
+    SmallVector<Value> dynamic;
+    for (int64_t d = 0; d < outType.getRank(); ++d)
+      if (outType.isDynamicDim(d))
+        dynamic.push_back(memref::DimOp::create(b, loc, out, d));
+    narrow = memref::AllocOp::create(b, loc,
+                                     MemRefType::get(outType.getShape(),
+                                                     element, AffineMap(),
+                                                     outType.getMemorySpace()),
+                                     dynamic);
+  }
+
+  auto unranked = [&](Value v) -> Value {
+    auto type = cast<MemRefType>(v.getType());
+    // Resident arguments are device pointers in the default space.
+    if (type.getMemorySpace() != space)
+      v = memref::MemorySpaceCastOp::create(
+          b, loc,
+          MemRefType::get(type.getShape(), type.getElementType(),
+                          type.getLayout(), space),
+          v);
+    return memref::CastOp::create(
+        b, loc, UnrankedMemRefType::get(type.getElementType(), space), v);
+  };
+  auto i64 = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, v, 64);
+  };
+  auto attrValues = [&](StringRef name) {
+    SmallVector<int64_t> values(3, 1);
+    auto attr = op->getAttrOfType<DenseIntElementsAttr>(name);
+    for (auto [i, v] : llvm::enumerate(attr.getValues<int64_t>()))
+      values[i] = v;
+    return values;
+  };
+  SmallVector<int64_t> strides = attrValues("strides"),
+                       dilations = attrValues("dilations");
+  SmallVector<Value> operands = {unranked(x), unranked(w),
+                                 unranked(narrow ? narrow : out)};
+  operands.push_back(i64(groups));
+  operands.push_back(i64(narrow ? 0 : accumulate));
+  for (const SmallVector<int64_t> *values : {&cudnnPads, &strides, &dilations})
+    for (int64_t v : *values)
+      operands.push_back(i64(v));
+  func::CallOp::create(b, loc, getOrDeclareConv(module, element, space),
+                       operands);
+
+  if (narrow) {
+    // out (+)= extf(narrow), one elementwise kernel.
+    MLIRContext *ctx = b.getContext();
+    int64_t outRank = outType.getRank();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(outRank, ctx);
+    SmallVector<utils::IteratorType> parallel(outRank,
+                                              utils::IteratorType::parallel);
+    linalg::GenericOp::create(
+        b, loc, TypeRange{}, ValueRange{narrow}, ValueRange{out},
+        ArrayRef<AffineMap>{id, id}, parallel,
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          Value wide = arith::ExtFOp::create(nb, l, args[1].getType(), args[0]);
+          if (accumulate)
+            wide = arith::AddFOp::create(nb, l, args[1], wide);
+          linalg::YieldOp::create(nb, l, wide);
+        });
+    memref::DeallocOp::create(b, loc, narrow);
+  }
+  op->erase();
+  if (xView && xView->use_empty())
+    xView->erase();
+  if (paddedBuffer)
+    eraseIfOnlyDeallocated(paddedBuffer);
+  return success();
+}

@@ -1,0 +1,97 @@
+// RUN: tide-opt %s --convert-linalg-to-gpu --split-input-file | FileCheck %s
+// RUN: tide-opt %s --convert-linalg-to-gpu=use-library=false --split-input-file \
+// RUN:   | FileCheck %s --check-prefix=KERNEL
+
+// The named convolutions convert-tide-to-linalg marks with tide.conv_pads call
+// cuDNN through the runtime. Symmetric padding of a zero-filled copy: cuDNN
+// reads the real input and pads it itself; the padded buffer, its fill and
+// copy go. The zero fill of the output becomes accumulate = 0.
+// CHECK-LABEL: func.func private @tide_rt_gpu_conv_f32(memref<*xf32, #tide.device<cuda:0>>, memref<*xf32, #tide.device<cuda:0>>, memref<*xf32, #tide.device<cuda:0>>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK-LABEL: func.func @padded(
+// CHECK-SAME: %[[X:.*]]: memref<2x4x9x9xf32, #tide.device<cuda:0>>, %[[W:.*]]: memref<8x4x3x3xf32, #tide.device<cuda:0>>, %[[Y:.*]]: memref<2x8x9x9xf32, #tide.device<cuda:0>>)
+// CHECK-NOT: gpu.alloc
+// CHECK-NOT: gpu.launch
+// CHECK-DAG: %[[CX:.*]] = memref.cast %[[X]] : memref<2x4x9x9xf32, #tide.device<cuda:0>> to memref<*xf32, #tide.device<cuda:0>>
+// CHECK-DAG: %[[CW:.*]] = memref.cast %[[W]]
+// CHECK-DAG: %[[CY:.*]] = memref.cast %[[Y]]
+// CHECK-DAG: %[[G:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i64
+// groups, accumulate, pads (1, 1, -), strides (2, 2, -), dilations (1, 1, -)
+// CHECK: call @tide_rt_gpu_conv_f32(%[[CX]], %[[CW]], %[[CY]], %[[G]], %[[ZERO]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK-NOT: gpu.launch
+// CHECK: return
+// KERNEL-LABEL: func.func @padded(
+// KERNEL: gpu.launch
+// KERNEL-NOT: call @tide_rt_gpu_conv
+func.func @padded(%x: memref<2x4x9x9xf32, #tide.device<cuda:0>>, %w: memref<8x4x3x3xf32, #tide.device<cuda:0>>, %y: memref<2x8x9x9xf32, #tide.device<cuda:0>>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %p = memref.alloc() : memref<2x4x11x11xf32, #tide.device<cuda:0>>
+  linalg.fill ins(%cst : f32) outs(%p : memref<2x4x11x11xf32, #tide.device<cuda:0>>)
+  %sv = memref.subview %p[0, 0, 1, 1] [2, 4, 9, 9] [1, 1, 1, 1] : memref<2x4x11x11xf32, #tide.device<cuda:0>> to memref<2x4x9x9xf32, strided<[484, 121, 11, 1], offset: 12>, #tide.device<cuda:0>>
+  memref.copy %x, %sv : memref<2x4x9x9xf32, #tide.device<cuda:0>> to memref<2x4x9x9xf32, strided<[484, 121, 11, 1], offset: 12>, #tide.device<cuda:0>>
+  linalg.fill ins(%cst : f32) outs(%y : memref<2x8x9x9xf32, #tide.device<cuda:0>>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 1, 1, 1, 1>}
+    ins(%p, %w : memref<2x4x11x11xf32, #tide.device<cuda:0>>, memref<8x4x3x3xf32, #tide.device<cuda:0>>) outs(%y : memref<2x8x9x9xf32, #tide.device<cuda:0>>)
+  memref.dealloc %p : memref<2x4x11x11xf32, #tide.device<cuda:0>>
+  return
+}
+
+// -----
+
+// Grouped (depthwise) f16 with asymmetric padding: cuDNN reads the padded
+// buffer (pads 0) ungrouped, with the group count; it writes f16 into a
+// temporary, widened into the f32 accumulator by one kernel.
+// CHECK-LABEL: func.func @depthwise(
+// CHECK-SAME: %[[X:.*]]: memref<2x8x10x10xf16, #tide.device<cuda:0>>, %[[W:.*]]: memref<8x1x3x3xf16, #tide.device<cuda:0>>, %[[Y:.*]]: memref<2x8x1x5x5xf32, #tide.device<cuda:0>>)
+// CHECK: %[[P:.*]] = gpu.alloc () : memref<2x8x11x11xf16, #tide.device<cuda:0>>
+// CHECK: %[[COLLAPSED:.*]] = memref.collapse_shape %[[Y]] {{\[\[}}0], [1, 2], [3], [4]]
+// CHECK: %[[T:.*]] = gpu.alloc () : memref<2x8x5x5xf16, #tide.device<cuda:0>>
+// CHECK-DAG: %[[CP:.*]] = memref.cast %[[P]] : memref<2x8x11x11xf16, #tide.device<cuda:0>> to memref<*xf16, #tide.device<cuda:0>>
+// CHECK-DAG: %[[CW:.*]] = memref.cast %[[W]] : memref<8x1x3x3xf16, #tide.device<cuda:0>> to memref<*xf16, #tide.device<cuda:0>>
+// CHECK-DAG: %[[CT:.*]] = memref.cast %[[T]]
+// CHECK-DAG: %[[G:.*]] = arith.constant 8 : i64
+// CHECK: call @tide_rt_gpu_conv_f16(%[[CP]], %[[CW]], %[[CT]], %[[G]],
+// CHECK: gpu.launch
+// CHECK: arith.extf
+// CHECK: gpu.dealloc %[[T]]
+func.func @depthwise(%x: memref<2x8x10x10xf16, #tide.device<cuda:0>>, %w: memref<8x1x3x3xf16, #tide.device<cuda:0>>, %y: memref<2x8x1x5x5xf32, #tide.device<cuda:0>>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %cst_0 = arith.constant 0.000000e+00 : f16
+  %p = memref.alloc() : memref<2x8x11x11xf16, #tide.device<cuda:0>>
+  linalg.fill ins(%cst_0 : f16) outs(%p : memref<2x8x11x11xf16, #tide.device<cuda:0>>)
+  %sv = memref.subview %p[0, 0, 1, 1] [2, 8, 10, 10] [1, 1, 1, 1] : memref<2x8x11x11xf16, #tide.device<cuda:0>> to memref<2x8x10x10xf16, strided<[968, 121, 11, 1], offset: 12>, #tide.device<cuda:0>>
+  memref.copy %x, %sv : memref<2x8x10x10xf16, #tide.device<cuda:0>> to memref<2x8x10x10xf16, strided<[968, 121, 11, 1], offset: 12>, #tide.device<cuda:0>>
+  %xe = memref.expand_shape %p [[0], [1, 2], [3], [4]] output_shape [2, 8, 1, 11, 11] : memref<2x8x11x11xf16, #tide.device<cuda:0>> into memref<2x8x1x11x11xf16, #tide.device<cuda:0>>
+  %we = memref.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [8, 1, 1, 3, 3] : memref<8x1x3x3xf16, #tide.device<cuda:0>> into memref<8x1x1x3x3xf16, #tide.device<cuda:0>>
+  linalg.fill ins(%cst : f32) outs(%y : memref<2x8x1x5x5xf32, #tide.device<cuda:0>>)
+  linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>, tide.conv_pads = array<i64: 1, 1, 0, 0>}
+    ins(%xe, %we : memref<2x8x1x11x11xf16, #tide.device<cuda:0>>, memref<8x1x1x3x3xf16, #tide.device<cuda:0>>) outs(%y : memref<2x8x1x5x5xf32, #tide.device<cuda:0>>)
+  memref.dealloc %p : memref<2x8x11x11xf16, #tide.device<cuda:0>>
+  return
+}
+
+// -----
+
+// 1-D f64 with a dynamic batch and no zero fill before it: accumulates.
+// CHECK-LABEL: func.func @accumulate_1d(
+// CHECK: %[[GROUPS:.*]] = arith.constant 1 : i64
+// CHECK: %[[ACCUMULATE:.*]] = arith.constant 1 : i64
+// CHECK: call @tide_rt_gpu_conv_f64(%{{.*}}, %{{.*}}, %{{.*}}, %[[GROUPS]], %[[ACCUMULATE]],
+// CHECK-NOT: gpu.launch
+func.func @accumulate_1d(%x: memref<?x4x16xf64, #tide.device<cuda:0>>, %w: memref<6x4x1xf64, #tide.device<cuda:0>>, %y: memref<?x6x16xf64, #tide.device<cuda:0>>) {
+  linalg.conv_1d_ncw_fcw {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>, tide.conv_pads = array<i64: 0, 0>}
+    ins(%x, %w : memref<?x4x16xf64, #tide.device<cuda:0>>, memref<6x4x1xf64, #tide.device<cuda:0>>) outs(%y : memref<?x6x16xf64, #tide.device<cuda:0>>)
+  return
+}
+
+// -----
+
+// Without the mark, a named convolution is a kernel like any other.
+// CHECK-LABEL: func.func @unmarked(
+// CHECK-NOT: call @tide_rt_gpu_conv
+// CHECK: gpu.launch
+func.func @unmarked(%x: memref<1x4x16xf32, #tide.device<cuda:0>>, %w: memref<6x4x1xf32, #tide.device<cuda:0>>, %y: memref<1x6x16xf32, #tide.device<cuda:0>>) {
+  linalg.conv_1d_ncw_fcw {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>}
+    ins(%x, %w : memref<1x4x16xf32, #tide.device<cuda:0>>, memref<6x4x1xf32, #tide.device<cuda:0>>) outs(%y : memref<1x6x16xf32, #tide.device<cuda:0>>)
+  return
+}
