@@ -47,6 +47,22 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   OwningOpRef<ModuleOp> original;
   if (options.cpuFallback && fallback)
     original = module.clone();
+  if (!options.resident.empty()) {
+    std::string error;
+    DeviceAttr device =
+        parseDeviceString(module.getContext(), options.resident, error);
+    if (!device)
+      return module.emitError() << "invalid resident device '"
+                                << options.resident << "': " << error;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal() || func.isPrivate())
+        continue;
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        func.setArgAttr(i, TideDialect::getResidentAttrName(), device);
+      for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+        func.setResultAttr(i, TideDialect::getResidentAttrName(), device);
+    }
+  }
   PassManager pm(module.getContext(), ModuleOp::getOperationName());
   PlacementPipelineOptions place;
   place.target = options.target;

@@ -204,6 +204,44 @@ bool CompiledModule::check(const FunctionSpec &fn,
 
 namespace {
 using P = void *;
+/// The most tensors (arguments plus the results' descriptor) a call takes.
+constexpr size_t kMaxCallPointers = 256;
+
+#define TIDE_P8 P, P, P, P, P, P, P, P
+#define TIDE_P64                                                               \
+  TIDE_P8, TIDE_P8, TIDE_P8, TIDE_P8, TIDE_P8, TIDE_P8, TIDE_P8, TIDE_P8
+using Wide = void (*)(TIDE_P64, TIDE_P64, TIDE_P64, TIDE_P64);
+#undef TIDE_P64
+#undef TIDE_P8
+static_assert(sizeof(P) == 8, "64-bit hosts only");
+
+/// Calls `fn` (a _mlir_ciface_ function of more than 16 pointer parameters)
+/// through a 256-pointer signature, the unused trailing ones null. Sound on
+/// the calling conventions Tide compiles for (x86-64 System V, AArch64
+/// AAPCS64): every parameter is a pointer in the integer class, the first
+/// ones in the same registers, the rest in the same stack slots, and the
+/// caller pops the stack, so a callee ignores what it does not declare.
+bool invokeWide(void *fn, std::vector<P> &a) {
+#if defined(__x86_64__) || defined(__aarch64__)
+  if (a.size() > kMaxCallPointers)
+    return false;
+  std::vector<P> w(kMaxCallPointers, nullptr);
+  std::copy(a.begin(), a.end(), w.begin());
+#define TIDE_A8(i)                                                             \
+  w[i], w[i + 1], w[i + 2], w[i + 3], w[i + 4], w[i + 5], w[i + 6], w[i + 7]
+#define TIDE_A64(i)                                                            \
+  TIDE_A8(i), TIDE_A8(i + 8), TIDE_A8(i + 16), TIDE_A8(i + 24),                \
+      TIDE_A8(i + 32), TIDE_A8(i + 40), TIDE_A8(i + 48), TIDE_A8(i + 56)
+  reinterpret_cast<Wide>(fn)(TIDE_A64(0), TIDE_A64(64), TIDE_A64(128),
+                             TIDE_A64(192));
+#undef TIDE_A64
+#undef TIDE_A8
+  return true;
+#else
+  return false;
+#endif
+}
+
 /// Calls `fn` with `args` (all pointers, as _mlir_ciface_ functions take).
 bool invoke(void *fn, std::vector<P> &a) {
   switch (a.size()) {
@@ -275,7 +313,7 @@ bool invoke(void *fn, std::vector<P> &a) {
             a[11], a[12], a[13], a[14], a[15]);
     return true;
   default:
-    return false;
+    return invokeWide(fn, a);
   }
 }
 } // namespace
@@ -439,9 +477,10 @@ bool CompiledModule::invoke(const FunctionSpec &fn,
     w.insert(w.end(), strides.begin(), strides.end());
     pointers.push_back(w.data());
   }
-  if (pointers.size() > 16) {
+  if (pointers.size() > kMaxCallPointers) {
     error = "@" + fn.name + " has too many tensors for this runner (" +
-            std::to_string(pointers.size()) + " > 16)";
+            std::to_string(pointers.size()) + " > " +
+            std::to_string(kMaxCallPointers) + ")";
     return false;
   }
   if (!::invoke(entry, pointers)) {

@@ -10,7 +10,8 @@
 //
 // Precision is never lowered: f32 and f64 run on FMA kernels only (cuDNN's
 // default math would let f32 convolutions use TF32 tensor cores on the
-// H100/H200), f16 and bf16 on tensor cores accumulating in f32.
+// H100/H200), f16 and bf16 on tensor cores accumulating in f32; FFT and
+// Winograd algorithms, less accurate, only with TIDE_CUDNN_FAST_ALGORITHMS=1.
 //
 // Descriptors and the chosen algorithm are cached per shape, so a model's
 // convolutions pay cuDNN's heuristics once; the workspace comes from Tide's
@@ -314,10 +315,16 @@ void convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
                          perf.data()),
          "choosing an algorithm");
     size_t budget = envSize("TIDE_CUDNN_WORKSPACE", size_t(1) << 30);
+    const char *fast = std::getenv("TIDE_CUDNN_FAST_ALGORITHMS");
+    bool fastAlgorithms = fast && *fast && std::string(fast) != "0";
     bool chosen = false;
     for (int i = 0; i < found && !chosen; ++i) {
       const AlgoPerf &a = perf[i];
       if (a.status != 0 || a.memory > budget)
+        continue;
+      // FFT and Winograd convolutions (algorithms 4-7) trade accuracy for
+      // speed: only where the user asks for them.
+      if (a.algo >= 4 && !fastAlgorithms)
         continue;
       // Never let an f32 convolution round its inputs to TF32.
       if (math == kFmaMath && (a.mathType == kTensorOpMath ||

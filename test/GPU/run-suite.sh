@@ -19,6 +19,14 @@ if [ -z "${TIDE_CUBLAS:-}" ]; then
   done
 fi
 echo "cuBLAS: ${TIDE_CUBLAS:-not found}"
+# cuDNN likewise (convolutions).
+if [ -z "${TIDE_CUDNN:-}" ]; then
+  for f in /usr/local/cuda/lib64/libcudnn.so.9 \
+           $(python3 -c 'import glob, os, nvidia; print(" ".join(f for p in nvidia.__path__ for f in glob.glob(os.path.join(p, "cudnn", "lib", "libcudnn.so.9"))))' 2>/dev/null); do
+    [ -e "$f" ] && export TIDE_CUDNN="$f" && break
+  done
+fi
+echo "cuDNN: ${TIDE_CUDNN:-not found}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 JOBS=$(nproc)
 echo "=== GPU suite"

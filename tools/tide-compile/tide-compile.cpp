@@ -71,6 +71,11 @@ static cl::opt<bool> cpuFallback(
     "cpu-fallback",
     cl::desc("For GPU code: also compile a CPU-only version of every function, "
              "run where no GPU can be used"));
+static cl::opt<std::string> resident(
+    "resident",
+    cl::desc("Keep every argument and result of the public functions on this "
+             "device (cuda:0): callers pass and get device buffers"),
+    cl::value_desc("DEVICE"));
 static cl::list<std::string> bindShape(
     "bind-shape",
     cl::desc("ONNX input: fix a graph input's shape (NAME=1x3x224x224) or a "
@@ -185,6 +190,7 @@ int main(int argc, char **argv) {
   options.cudaToolkit = cudaToolkit;
   options.gpuChip = gpuChip;
   options.cpuFallback = cpuFallback;
+  options.resident = resident;
   options.threads = threads;
   options.grain = grain;
   OwningOpRef<ModuleOp> fallback;

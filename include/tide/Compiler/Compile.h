@@ -57,6 +57,10 @@ struct CompileOptions {
   int64_t threads = 0;
   /// Fewest innermost loop iterations per thread.
   int64_t grain = kDefaultParallelGrain;
+  /// A device ("cuda:0") on which every argument and result of the module's
+  /// public functions lives (tide.resident), e.g. for callers that keep
+  /// tensors on the GPU; empty: on the host, unless the IR says otherwise.
+  std::string resident;
   /// Called on the placed module, before it is lowered (e.g. to read the
   /// placement report); not for the CPU fallback's placement.
   std::function<void(ModuleOp)> afterPlacement;

@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""Whole models on the H200: Tide against PyTorch eager and torch.compile in
+the same process, outputs checked first.
+
+ResNet-50 (torchvision's architecture: 7x7 stem, max pool, bottleneck blocks
+3-4-6-3 with the stride on the 3x3 conv, global average pool, fc 2048->1000)
+with batch normalization folded into the convolutions (inference), random
+weights from a fixed seed, f32 and bf16, batch 1 and 32.
+
+The ONNX model is written here with onnx.helper as torch.onnx.export writes
+it after constant folding (Conv with bias, Relu, MaxPool, Add,
+GlobalAveragePool, Flatten, Gemm transB=1), with the weights as graph inputs
+so that the compiled modules stay small enough to carry (the H200 machine has
+no LLVM) and both sides read the very same weight tensors on the GPU;
+`tide-compile --resident=cuda:0` keeps every argument and result on the GPU
+(PyTorch CUDA tensors in and out through DLPack, no copies). PyTorch runs the
+same network with torch.nn.functional on the same tensors; f32 on both
+sides is true f32 (PyTorch's TF32 convolutions and matmuls are turned off,
+as Tide never uses TF32).
+
+Here:   python3 bench/gpu_models.py build --tide-bin build/bin --out build/gpu-models
+There:  pip install --no-deps --no-build-isolation --target /tmp/tide-py \\
+            --config-settings=cmake.define.TIDE_PYTHON_COMPILER=OFF python/
+        PYTHONPATH=/tmp/tide-py python3 bench/gpu_models.py run build/gpu-models
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+SEED = 0
+BLOCKS = [3, 4, 6, 3]
+WIDTHS = [64, 128, 256, 512]
+
+
+def resnet50_layers():
+    """The network as a list of layers: ("conv", name, cin, cout, k, stride,
+    pad, relu), ("maxpool",), ("block_begin",), ("add_relu", downsample or
+    None), ("gap",), ("fc", name, cin, cout)."""
+    layers = [("conv", "stem", 3, 64, 7, 2, 3, True), ("maxpool",)]
+    cin = 64
+    for stage, (blocks, width) in enumerate(zip(BLOCKS, WIDTHS)):
+        for b in range(blocks):
+            stride = 2 if stage > 0 and b == 0 else 1
+            name = "l%d.%d" % (stage + 1, b)
+            down = None
+            if b == 0:
+                down = ("conv", name + ".down", cin, width * 4, 1, stride, 0, False)
+            layers.append(("block_begin",))
+            layers.append(("conv", name + ".c1", cin, width, 1, 1, 0, True))
+            layers.append(("conv", name + ".c2", width, width, 3, stride, 1, True))
+            layers.append(("conv", name + ".c3", width, width * 4, 1, 1, 0, False))
+            layers.append(("add_relu", down))
+            cin = width * 4
+    layers += [("gap",), ("fc", "fc", 2048, 1000)]
+    return layers
+
+
+def parameters(layers):
+    """(name, shape) of every weight, in argument order."""
+    params = []
+
+    def conv(layer):
+        _, name, cin, cout, k, *_ = layer
+        params.append((name + ".w", (cout, cin, k, k)))
+        params.append((name + ".b", (cout,)))
+
+    for layer in layers:
+        if layer[0] == "conv":
+            conv(layer)
+        elif layer[0] == "add_relu" and layer[1]:
+            conv(layer[1])
+        elif layer[0] == "fc":
+            params.append(("fc.w", (layer[3], layer[2])))
+            params.append(("fc.b", (layer[3],)))
+    return params
+
+
+def weights(params):
+    """He-initialized weights (fixed seed), the last conv of each block
+    scaled down so that activations stay in range through 16 blocks."""
+    rng = np.random.RandomState(SEED)
+    out = []
+    for name, shape in params:
+        if name.endswith(".b"):
+            out.append((rng.standard_normal(shape) * 0.01).astype(np.float32))
+            continue
+        fan_in = int(np.prod(shape[1:]))
+        scale = np.sqrt(2.0 / fan_in) * (0.2 if name.endswith(".c3.w") else 1.0)
+        out.append((rng.standard_normal(shape) * scale).astype(np.float32))
+    return out
+
+
+def build_onnx(layers, batch, dtype):
+    import onnx
+    from onnx import TensorProto, helper
+    elem = TensorProto.FLOAT if dtype == "f32" else TensorProto.BFLOAT16
+    params = parameters(layers)
+    inputs = [helper.make_tensor_value_info("x", elem, [batch, 3, 224, 224])]
+    inputs += [helper.make_tensor_value_info(n, elem, list(s)) for n, s in params]
+    nodes = []
+    counter = [0]
+
+    def fresh(prefix):
+        counter[0] += 1
+        return "%s_%d" % (prefix, counter[0])
+
+    def conv(layer, x):
+        _, name, cin, cout, k, stride, pad, relu = layer
+        y = fresh(name)
+        nodes.append(helper.make_node(
+            "Conv", [x, name + ".w", name + ".b"], [y], name=name,
+            kernel_shape=[k, k], strides=[stride, stride], pads=[pad] * 4,
+            dilations=[1, 1], group=1))
+        if relu:
+            r = fresh("relu")
+            nodes.append(helper.make_node("Relu", [y], [r], name=r))
+            y = r
+        return y
+
+    x = "x"
+    identity = None
+    for layer in layers:
+        kind = layer[0]
+        if kind == "conv":
+            x = conv(layer, x)
+        elif kind == "maxpool":
+            y = fresh("maxpool")
+            nodes.append(helper.make_node("MaxPool", [x], [y], name=y, kernel_shape=[3, 3],
+                                          strides=[2, 2], pads=[1, 1, 1, 1]))
+            x = y
+        elif kind == "block_begin":
+            identity = x
+        elif kind == "add_relu":
+            skip = conv(layer[1], identity) if layer[1] else identity
+            s, r = fresh("add"), fresh("relu")
+            nodes.append(helper.make_node("Add", [x, skip], [s], name=s))
+            nodes.append(helper.make_node("Relu", [s], [r], name=r))
+            x = r
+        elif kind == "gap":
+            g, f = fresh("gap"), fresh("flatten")
+            nodes.append(helper.make_node("GlobalAveragePool", [x], [g], name=g))
+            nodes.append(helper.make_node("Flatten", [g], [f], name=f, axis=1))
+            x = f
+        elif kind == "fc":
+            nodes.append(helper.make_node("Gemm", [x, "fc.w", "fc.b"], ["logits"], name="fc",
+                                          transB=1))
+            x = "logits"
+    out = helper.make_tensor_value_info("logits", elem, [batch, 1000])
+    graph = helper.make_graph(nodes, "resnet50", inputs, [out])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)],
+                              producer_name="tide-bench")
+    return model
+
+
+def build(args):
+    import onnx
+    os.makedirs(args.out, exist_ok=True)
+    layers = resnet50_layers()
+    models = []
+    for dtype in ("f32", "bf16"):
+        for batch in (1, 32):
+            name = "resnet50_%s_b%d" % (dtype, batch)
+            path = os.path.join(args.out, name + ".onnx")
+            onnx.save(build_onnx(layers, batch, dtype), path)
+            lib = os.path.join(args.out, name + ".so")
+            start = time.time()
+            subprocess.run([os.path.join(args.tide_bin, "tide-compile"), path, "--target=h200",
+                            "--resident=cuda:0", "--no-remarks", "-o", lib], check=True)
+            print("%s: compiled in %.1f s, %.1f MB" % (name, time.time() - start,
+                                                     os.path.getsize(lib) / 1e6))
+            os.remove(path)
+            models.append({"name": name, "dtype": dtype, "batch": batch, "lib": name + ".so"})
+    with open(os.path.join(args.out, "models.json"), "w") as f:
+        json.dump(models, f, indent=1)
+
+
+def torch_forward(layers, names):
+    import torch.nn.functional as F
+
+    def forward(x, *ws):
+        p = dict(zip(names, ws))
+
+        def conv(layer, v):
+            _, name, _, _, _, stride, pad, relu = layer
+            v = F.conv2d(v, p[name + ".w"], p[name + ".b"], stride=stride, padding=pad)
+            return F.relu(v) if relu else v
+
+        identity = None
+        for layer in layers:
+            kind = layer[0]
+            if kind == "conv":
+                x = conv(layer, x)
+            elif kind == "maxpool":
+                x = F.max_pool2d(x, 3, 2, 1)
+            elif kind == "block_begin":
+                identity = x
+            elif kind == "add_relu":
+                skip = conv(layer[1], identity) if layer[1] else identity
+                x = F.relu(x + skip)
+            elif kind == "gap":
+                x = F.adaptive_avg_pool2d(x, 1).flatten(1)
+            elif kind == "fc":
+                x = F.linear(x, p["fc.w"], p["fc.b"])
+        return x
+    return forward
+
+
+def timed(fn, reps):
+    import torch
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        times.append(time.perf_counter() - start)
+    times.sort()
+    return times[len(times) // 2] * 1e3
+
+
+def run(args):
+    import torch
+    import tide
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    layers = resnet50_layers()
+    params = parameters(layers)
+    names = [n for n, _ in params]
+    host = weights(params)
+    forward = torch_forward(layers, names)
+    compiled = torch.compile(forward)
+    with open(os.path.join(args.dir, "models.json")) as f:
+        models = json.load(f)
+    print("GPU:", torch.cuda.get_device_name(), "torch", torch.__version__)
+    rows = []
+    failed = False
+    for m in models:
+        tdt = torch.float32 if m["dtype"] == "f32" else torch.bfloat16
+        ws = [torch.from_numpy(w).to("cuda", tdt) for w in host]
+        rng = np.random.RandomState(1)
+        x = torch.from_numpy(rng.standard_normal((m["batch"], 3, 224, 224)).astype(np.float32)).to("cuda", tdt)
+        module = tide.load(os.path.join(args.dir, m["lib"]))
+        fn = module.main  # the ONNX importer names the function main
+        with torch.no_grad():
+            want = forward(x, *ws).float()
+            got = torch.from_dlpack(fn(x, *ws)).float()
+            scale = want.abs().max().item()
+            err = (got - want).abs().max().item() / scale
+            tol = 1e-4 if m["dtype"] == "f32" else 5e-2
+            ok = err <= tol
+            failed |= not ok
+            print("%s: max error %.2e of the output's range (tolerance %.0e): %s"
+                  % (m["name"], err, tol, "ok" if ok else "MISMATCH"))
+            reps = args.reps
+            t_tide = timed(lambda: fn(x, *ws), reps)
+            t_eager = timed(lambda: forward(x, *ws), reps)
+            t_comp = timed(lambda: compiled(x, *ws), reps)
+        rows.append((m["name"], t_tide, t_eager, t_comp))
+        print("  tide %.3f ms, eager %.3f ms (%.2fx), torch.compile %.3f ms (%.2fx)"
+              % (t_tide, t_eager, t_tide / t_eager, t_comp, t_tide / t_comp), flush=True)
+    print("\n| model | Tide ms | eager ms | compile ms | Tide/eager | Tide/compile |")
+    print("|---|---|---|---|---|---|")
+    for name, a, b, c in rows:
+        print("| %s | %.3f | %.3f | %.3f | %.2f | %.2f |" % (name, a, b, c, a / b, a / c))
+    return 1 if failed else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("--tide-bin", default="build/bin")
+    b.add_argument("--out", default="build/gpu-models")
+    r = sub.add_parser("run")
+    r.add_argument("dir")
+    r.add_argument("--reps", type=int, default=20)
+    args = parser.parse_args()
+    return build(args) if args.cmd == "build" else run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
