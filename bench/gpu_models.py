@@ -243,6 +243,8 @@ def run(args):
     rows = []
     failed = False
     for m in models:
+        if args.only and args.only not in m["name"]:
+            continue
         tdt = torch.float32 if m["dtype"] == "f32" else torch.bfloat16
         ws = [torch.from_numpy(w).to("cuda", tdt) for w in host]
         rng = np.random.RandomState(1)
@@ -282,6 +284,7 @@ def main():
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--reps", type=int, default=20)
+    r.add_argument("--only", help="only the models whose name contains this")
     args = parser.parse_args()
     return build(args) if args.cmd == "build" else run(args)
 
