@@ -644,6 +644,15 @@ func.func @unknown_op_attribute(%a: tensor<4xf32>) {
 
 // -----
 
+// tide.conv_pads (on convolutions for cuDNN) is an array of i64.
+func.func @bad_conv_pads(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tide.conv_pads' must be an array of i64}}
+  %0 = tide.exp %a {tide.conv_pads = 1 : i64} : tensor<4xf32>
+  return
+}
+
+// -----
+
 // tide.reason must be a string.
 func.func @reason_not_a_string(%a: tensor<4xf32>) {
   // expected-error @+1 {{'tide.reason' must be a string}}
