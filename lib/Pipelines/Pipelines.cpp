@@ -96,10 +96,11 @@ static void addTensorSteps(OpPassManager &pm, bool fuse, bool gpu) {
   pm.addPass(createConvertTideToLinalgPass(lower));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // Upstream from here on, built with the passes' own constructors: the
-  // builder does not depend on what is in the global registry.
+  // Built with the passes' own constructors: the builder does not depend on
+  // what is in the global registry. Elementwise fusion that keeps matmuls and
+  // convolutions in the shapes the GEMM libraries match.
   if (fuse)
-    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addPass(createFuseElementwisePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Results computed in donated argument buffers (tide.donate).

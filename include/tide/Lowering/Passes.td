@@ -46,6 +46,29 @@ def ElideArgumentClonesPass
   let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
 }
 
+def FuseElementwisePass : Pass<"tide-fuse-elementwise", "mlir::ModuleOp"> {
+  let summary = "Fuse elementwise linalg ops, moving reshapes out of their "
+                "way, but keep contractions whole";
+  let description = [{
+    Upstream's elementwise fusion (`linalg-fuse-elementwise-ops`): producers
+    with one use fused into elementwise consumers, reshapes propagated through
+    linalg ops by expansion so that such chains meet, constants folded. One
+    difference: reshapes are not propagated into or out of linalg ops with
+    reduction loops. A matmul seen through a collapse or expand of its
+    operands (a flattened image, a 1x1 convolution's weights) would otherwise
+    become a higher-rank contraction that no GEMM library call matches, and
+    run as generated loops.
+
+    ```mlir
+    %x2 = tensor.collapse_shape %x [[0, 1, 2, 3]] ...   // stays
+    %y = linalg.generic {... "reduction"} ins(%x2, %w ...) // stays a GEMM
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::affine::AffineDialect"];
+}
+
 def MatmulToLibraryPass : Pass<"tide-matmul-to-library", "mlir::ModuleOp"> {
   let summary = "Run f32/f64 2-D matmuls through the host BLAS";
   let description = [{

@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
@@ -1510,6 +1511,39 @@ struct LowerReshape : OpRewritePattern<ReshapeOp> {
     if (dynamicCount > 1)
       return op.emitOpError("cannot lower: more than one dynamic result "
                             "dimension; make all but one static");
+    // Static shapes: a view (collapse and/or expand), no shape operand (on a
+    // GPU, a shape tensor would be copied to the device on every call).
+    if (inType.hasStaticShape() && resultType.hasStaticShape() &&
+        inType.getRank() >= 1 && resultType.getRank() >= 1) {
+      Value result = input;
+      if (inType.getShape() != resultType.getShape()) {
+        std::optional<SmallVector<ReassociationIndices>> reassociation =
+            getReassociationIndicesForReshape(inType, resultType);
+        if (reassociation && inType.getRank() > resultType.getRank()) {
+          result = tensor::CollapseShapeOp::create(rewriter, loc, resultType,
+                                                   input, *reassociation);
+        } else if (reassociation) {
+          result = tensor::ExpandShapeOp::create(rewriter, loc, resultType,
+                                                 input, *reassociation);
+        } else {
+          // Through 1-D: both views.
+          auto flat = RankedTensorType::get({inType.getNumElements()},
+                                            inType.getElementType());
+          ReassociationIndices in, out;
+          for (int64_t d = 0; d < inType.getRank(); ++d)
+            in.push_back(d);
+          for (int64_t d = 0; d < resultType.getRank(); ++d)
+            out.push_back(d);
+          Value collapsed = tensor::CollapseShapeOp::create(
+              rewriter, loc, flat, input, ArrayRef<ReassociationIndices>{in});
+          result = tensor::ExpandShapeOp::create(
+              rewriter, loc, resultType, collapsed,
+              ArrayRef<ReassociationIndices>{out});
+        }
+      }
+      replaceFromSignless(rewriter, op, result);
+      return success();
+    }
     // The one dynamic dimension is the element count over the static ones.
     Value dynSize;
     if (dynamicCount == 1) {
