@@ -121,7 +121,8 @@ func::FuncOp getOrDeclareConv(ModuleOp module, Type element, Attribute space) {
 /// dims. Rewritten as a batched-matmul linalg.generic over collapsed views
 /// (the weights broadcast over the batch), which the GEMM strategy sends to
 /// cuBLAS's strided batched GEMM: faster than cuDNN's kernels for this shape.
-static LogicalResult rewritePointwiseAsGemm(linalg::LinalgOp op) {
+static LogicalResult rewritePointwiseAsGemm(KernelBuilder &kernels,
+                                            linalg::LinalgOp op) {
   auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation());
   if (!conv)
     return failure();
@@ -151,9 +152,22 @@ static LogicalResult rewritePointwiseAsGemm(linalg::LinalgOp op) {
     return failure();
   OpBuilder b(op);
   Location loc = op.getLoc();
-  Value xv = memref::CollapseShapeOp::create(b, loc, x, spatial);
-  Value wv = memref::CollapseShapeOp::create(b, loc, w, filter);
-  Value yv = memref::CollapseShapeOp::create(b, loc, y, spatial);
+  // Resident arguments are device pointers in the default space: the views
+  // are made in the GPU's, which the strip pass removes later.
+  Attribute space = getMemorySpace(kernels.getOpDevice(op));
+  auto inSpace = [&](Value v) -> Value {
+    auto type = cast<MemRefType>(v.getType());
+    if (type.getMemorySpace() == space)
+      return v;
+    return memref::MemorySpaceCastOp::create(
+        b, loc,
+        MemRefType::get(type.getShape(), type.getElementType(),
+                        type.getLayout(), space),
+        v);
+  };
+  Value xv = memref::CollapseShapeOp::create(b, loc, inSpace(x), spatial);
+  Value wv = memref::CollapseShapeOp::create(b, loc, inSpace(w), filter);
+  Value yv = memref::CollapseShapeOp::create(b, loc, inSpace(y), spatial);
   bool zeroFilled = false;
   if (linalg::FillOp fill = getZeroFillBefore(op)) {
     fill->erase();
@@ -185,7 +199,7 @@ static LogicalResult rewritePointwiseAsGemm(linalg::LinalgOp op) {
 
 LogicalResult gpu_lowering::lowerLibraryConv(KernelBuilder &kernels,
                                              linalg::LinalgOp op) {
-  if (succeeded(rewritePointwiseAsGemm(op)))
+  if (succeeded(rewritePointwiseAsGemm(kernels, op)))
     return success();
   ModuleOp module = kernels.getFunction()->getParentOfType<ModuleOp>();
   Location loc = op.getLoc();
