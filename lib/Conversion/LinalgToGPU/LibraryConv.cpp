@@ -19,8 +19,10 @@
 //  - 1x1 f32/f64 convolutions with unit strides and no padding are batched
 //    GEMMs instead (cuBLAS, through the GEMM strategy);
 //  - f16/bf16 convolutions accumulate in f32 inside cuDNN and write their own
-//    type: into a temporary, widened into the f32 output the IR expects (the
-//    value the IR then rounds back is the one cuDNN rounded).
+//    type: the generic ops that read (and first round) the f32 accumulator
+//    the IR has read the narrow output instead, widened in their payload; or
+//    where the accumulator has other uses, into a temporary widened into it
+//    by one kernel (the value the IR then rounds is the one cuDNN rounded).
 //
 //===----------------------------------------------------------------------===//
 
@@ -116,6 +118,65 @@ func::FuncOp getOrDeclareConv(ModuleOp module, Type element, Attribute space) {
 
 } // namespace
 
+/// For a convolution whose f32 accumulator `y` (f16/bf16 inputs) is read
+/// after it only by linalg.generic ops (the IR's rounding of the result, and
+/// what elementwise fusion merged into it), those ops read the library's
+/// f16/bf16 output instead, widened at the top of their payload: the values
+/// they see are the rounded results they rounded themselves before, so no
+/// kernel widens the output and the accumulator is never allocated. Returns
+/// the narrow buffer (y's shape), or null when `y` has other uses.
+static Value redirectNarrowOutput(Location loc, Operation *conv, Value y,
+                                  Type narrowElement) {
+  auto alloc = y.getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return {};
+  SmallVector<linalg::GenericOp> readers;
+  SmallVector<memref::DeallocOp> deallocs;
+  for (OpOperand &use : y.getUses()) {
+    Operation *user = use.getOwner();
+    // The convolution and the zero fill before it (which callers handle).
+    if (user == conv ||
+        (isa<linalg::FillOp>(user) && user->isBeforeInBlock(conv)))
+      continue;
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(user)) {
+      deallocs.push_back(dealloc);
+      continue;
+    }
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic || !generic.isDpsInput(&use) ||
+        generic->getBlock() != conv->getBlock() ||
+        !conv->isBeforeInBlock(generic))
+      return {};
+    readers.push_back(generic);
+  }
+  auto type = cast<MemRefType>(y.getType());
+  OpBuilder ab(alloc);
+  Value narrow = memref::AllocOp::create(
+      ab, loc,
+      MemRefType::get(type.getShape(), narrowElement, type.getLayout(),
+                      type.getMemorySpace()),
+      alloc.getDynamicSizes());
+  for (linalg::GenericOp generic : readers) {
+    for (OpOperand &operand : generic->getOpOperands()) {
+      if (operand.get() != y)
+        continue;
+      BlockArgument arg = generic.getMatchingBlockArgument(&operand);
+      operand.set(narrow);
+      Type wide = arg.getType();
+      arg.setType(narrowElement);
+      OpBuilder pb = OpBuilder::atBlockBegin(generic.getBlock());
+      Value widened = arith::ExtFOp::create(pb, loc, wide, arg);
+      arg.replaceAllUsesExcept(widened, widened.getDefiningOp());
+    }
+  }
+  for (memref::DeallocOp dealloc : deallocs) {
+    OpBuilder db(dealloc);
+    memref::DeallocOp::create(db, loc, narrow);
+    dealloc->erase();
+  }
+  return narrow;
+}
+
 /// A 1x1 f32/f64 convolution with unit strides and no padding is a GEMM per
 /// image: y[n] (F x P) = w (F x C) * x[n] (C x P), P the flattened spatial
 /// dims. Rewritten as a batched-matmul linalg.generic over collapsed views
@@ -136,8 +197,10 @@ static LogicalResult rewritePointwiseAsGemm(KernelBuilder &kernels,
   ArrayRef<int64_t> pads =
       cast<DenseI64ArrayAttr>(op->getAttr(TideDialect::getConvPadsAttrName()))
           .asArrayRef();
-  if (!(element.isF32() || element.isF64()) ||
-      wType.getElementType() != element || yType.getElementType() != element ||
+  bool narrowInputs = element.isF16() || element.isBF16();
+  if (!(element.isF32() || element.isF64() || narrowInputs) ||
+      wType.getElementType() != element ||
+      (yType.getElementType() != element && !narrowInputs) ||
       !llvm::all_of(conv.getStrides().getValues<int64_t>(), isOne) ||
       !llvm::all_of(conv.getDilations().getValues<int64_t>(), isOne) ||
       llvm::any_of(pads, [](int64_t p) { return p != 0; }) ||
@@ -152,6 +215,24 @@ static LogicalResult rewritePointwiseAsGemm(KernelBuilder &kernels,
     return failure();
   OpBuilder b(op);
   Location loc = op.getLoc();
+  // f16/bf16 with an f32 accumulator: a GEMM in the inputs' type (cuBLAS
+  // accumulates in f32) whose readers widen its result.
+  if (yType.getElementType() != element) {
+    linalg::FillOp fill = getZeroFillBefore(op);
+    if (!fill)
+      return failure();
+    Value wide = y;
+    y = redirectNarrowOutput(loc, op, wide, element);
+    if (!y)
+      return failure();
+    // The accumulator's zero fill becomes the narrow output's.
+    OpBuilder fb(fill);
+    fill->setOperand(
+        0, arith::ConstantOp::create(fb, loc, fb.getZeroAttr(element)));
+    fill->setOperand(1, y);
+    op->setOperand(2, y);
+    eraseIfOnlyDeallocated(wide);
+  }
   // Resident arguments are device pointers in the default space: the views
   // are made in the GPU's, which the strip pass removes later.
   Attribute space = getMemorySpace(kernels.getOpDevice(op));
@@ -165,14 +246,15 @@ static LogicalResult rewritePointwiseAsGemm(KernelBuilder &kernels,
                         type.getLayout(), space),
         v);
   };
-  Value xv = memref::CollapseShapeOp::create(b, loc, inSpace(x), spatial);
-  Value wv = memref::CollapseShapeOp::create(b, loc, inSpace(w), filter);
-  Value yv = memref::CollapseShapeOp::create(b, loc, inSpace(y), spatial);
+  // The zero fill right before the convolution (before any view is made).
   bool zeroFilled = false;
   if (linalg::FillOp fill = getZeroFillBefore(op)) {
     fill->erase();
     zeroFilled = true;
   }
+  Value xv = memref::CollapseShapeOp::create(b, loc, inSpace(x), spatial);
+  Value wv = memref::CollapseShapeOp::create(b, loc, inSpace(w), filter);
+  Value yv = memref::CollapseShapeOp::create(b, loc, inSpace(y), spatial);
   if (zeroFilled) {
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
     linalg::FillOp::create(b, loc, zero, yv);
@@ -256,8 +338,13 @@ LogicalResult gpu_lowering::lowerLibraryConv(KernelBuilder &kernels,
     accumulate = false;
   }
   Attribute space = getMemorySpace(kernels.getOpDevice(op));
-  // cuDNN's output: the op's own, ungrouped; or for f16/bf16, a temporary
-  // of the input type.
+  // cuDNN's output: the op's own, ungrouped; for f16/bf16, the narrow
+  // buffer its readers now read, or else a temporary of the input type
+  // widened into the accumulator.
+  Value wide = y;
+  if (!accumulate && cast<MemRefType>(y.getType()).getElementType() != element)
+    if (Value redirected = redirectNarrowOutput(loc, op, y, element))
+      y = redirected;
   Value out = y;
   if (grouped)
     out = memref::CollapseShapeOp::create(
@@ -329,6 +416,8 @@ LogicalResult gpu_lowering::lowerLibraryConv(KernelBuilder &kernels,
     memref::DeallocOp::create(b, loc, narrow);
   }
   op->erase();
+  if (wide != y)
+    eraseIfOnlyDeallocated(wide);
   if (xView && xView->use_empty())
     xView->erase();
   if (paddedBuffer)

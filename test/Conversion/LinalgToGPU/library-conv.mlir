@@ -95,3 +95,62 @@ func.func @unmarked(%x: memref<1x4x16xf32, #tide.device<cuda:0>>, %w: memref<6x4
     ins(%x, %w : memref<1x4x16xf32, #tide.device<cuda:0>>, memref<6x4x1xf32, #tide.device<cuda:0>>) outs(%y : memref<1x6x16xf32, #tide.device<cuda:0>>)
   return
 }
+
+// -----
+
+// bf16 into an f32 accumulator that is only read by the rounding generic:
+// cuDNN writes bf16, the generic reads that (widened in its payload) and the
+// accumulator is never allocated.
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @narrow_readers(
+// CHECK-NOT: xf32, #tide.device<cuda:0>>
+// CHECK: %[[T:.*]] = gpu.alloc () : memref<1x4x6x6xbf16, #tide.device<cuda:0>>
+// CHECK: %[[CT:.*]] = memref.cast %[[T]]
+// CHECK: call @tide_rt_gpu_conv_bf16(%{{.*}}, %{{.*}}, %[[CT]],
+// CHECK: gpu.launch
+// CHECK: %[[V:.*]] = memref.load %[[T]]
+// CHECK: %[[W:.*]] = arith.extf %[[V]] : bf16 to f32
+// CHECK: arith.truncf %[[W]] : f32 to bf16
+// CHECK: gpu.dealloc %[[T]]
+// CHECK-NOT: arith.extf
+func.func @narrow_readers(%x: memref<1x2x8x8xbf16, #tide.device<cuda:0>>, %w: memref<4x2x3x3xbf16, #tide.device<cuda:0>>, %z: memref<1x4x6x6xbf16, #tide.device<cuda:0>>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %acc = memref.alloc() : memref<1x4x6x6xf32, #tide.device<cuda:0>>
+  linalg.fill ins(%cst : f32) outs(%acc : memref<1x4x6x6xf32, #tide.device<cuda:0>>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 0, 0, 0, 0>}
+    ins(%x, %w : memref<1x2x8x8xbf16, #tide.device<cuda:0>>, memref<4x2x3x3xbf16, #tide.device<cuda:0>>) outs(%acc : memref<1x4x6x6xf32, #tide.device<cuda:0>>)
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%acc : memref<1x4x6x6xf32, #tide.device<cuda:0>>) outs(%z : memref<1x4x6x6xbf16, #tide.device<cuda:0>>) {
+  ^bb0(%in: f32, %out: bf16):
+    %0 = arith.truncf %in : f32 to bf16
+    linalg.yield %0 : bf16
+  }
+  memref.dealloc %acc : memref<1x4x6x6xf32, #tide.device<cuda:0>>
+  return
+}
+
+// -----
+
+// A 1x1 convolution with unit strides and no padding is a batched GEMM
+// (cuBLAS, the weights broadcast over the batch); bf16 writes bf16 for its
+// readers like above.
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @pointwise(
+// CHECK-NOT: tide_rt_gpu_conv
+// CHECK: call @tide_rt_gpu_gemm_batched_bf16(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32)
+// CHECK: arith.extf
+func.func @pointwise(%x: memref<2x8x5x5xbf16, #tide.device<cuda:0>>, %w: memref<16x8x1x1xbf16, #tide.device<cuda:0>>, %z: memref<2x16x5x5xbf16, #tide.device<cuda:0>>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %acc = memref.alloc() : memref<2x16x5x5xf32, #tide.device<cuda:0>>
+  linalg.fill ins(%cst : f32) outs(%acc : memref<2x16x5x5xf32, #tide.device<cuda:0>>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 0, 0, 0, 0>}
+    ins(%x, %w : memref<2x8x5x5xbf16, #tide.device<cuda:0>>, memref<16x8x1x1xbf16, #tide.device<cuda:0>>) outs(%acc : memref<2x16x5x5xf32, #tide.device<cuda:0>>)
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%acc : memref<2x16x5x5xf32, #tide.device<cuda:0>>) outs(%z : memref<2x16x5x5xbf16, #tide.device<cuda:0>>) {
+  ^bb0(%in: f32, %out: bf16):
+    %0 = arith.truncf %in : f32 to bf16
+    linalg.yield %0 : bf16
+  }
+  memref.dealloc %acc : memref<2x16x5x5xf32, #tide.device<cuda:0>>
+  return
+}
