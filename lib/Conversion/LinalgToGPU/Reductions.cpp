@@ -213,6 +213,10 @@ static Value combine(OpBuilder &b, Location loc, Operation *combiner, Value x,
   return b.create(state)->getResult(0);
 }
 
+/// The most elements per output that one thread reduces on its own when there
+/// are many outputs.
+static constexpr int64_t kSmallReduction = 64;
+
 bool gpu_lowering::lowerReduction(KernelBuilder &kernels, linalg::LinalgOp op) {
   if (op.getNumDpsInits() != 1)
     return false;
@@ -234,6 +238,30 @@ bool gpu_lowering::lowerReduction(KernelBuilder &kernels, linalg::LinalgOp op) {
   gpu::AllReduceOperation kind = *combinerKind(comb);
   bool isUnsigned = kind == gpu::AllReduceOperation::MAXUI ||
                     kind == gpu::AllReduceOperation::MINUI;
+  // Small windows over many outputs (pooling): one thread per output
+  // (lowerSequential) instead of a block per output. It accumulates in the
+  // output's type, so f16/bf16 sums and products stay here (they accumulate
+  // in f32); max, min and the bitwise ops are exact in any type.
+  {
+    int64_t parallel = 1, reduced = 1;
+    for (auto [size, iter] :
+         llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray())) {
+      int64_t &product =
+          iter == utils::IteratorType::parallel ? parallel : reduced;
+      product = ShapedType::isDynamic(size) || ShapedType::isDynamic(product)
+                    ? ShapedType::kDynamic
+                    : product * size;
+    }
+    Type outType =
+        cast<MemRefType>(op.getDpsInits()[0].getType()).getElementType();
+    bool inexact = kind == gpu::AllReduceOperation::ADD ||
+                   kind == gpu::AllReduceOperation::MUL;
+    bool narrow = outType.isF16() || outType.isBF16();
+    if (!ShapedType::isDynamic(parallel) && !ShapedType::isDynamic(reduced) &&
+        reduced <= kSmallReduction && parallel >= kBlockSize * 16 &&
+        !(inexact && narrow))
+      return false;
+  }
 
   OpBuilder b(op);
   Location loc = op.getLoc();

@@ -348,3 +348,39 @@ func.func @mixed(%x: memref<6xf32>, %y: memref<6xf32, #tide.device<cuda:0>>) {
   }
   return
 }
+
+// -----
+
+// Small windows over many outputs (a 3x3 max pool): one thread per output,
+// each folding its 9 elements, no block-wide reduction.
+// CHECK-LABEL: func.func @small_window_max(
+// CHECK: gpu.launch
+// CHECK: scf.for
+// CHECK: arith.maximumf
+// CHECK-NOT: gpu.all_reduce
+// CHECK: return
+func.func @small_window_max(%x: memref<66x66xf16, #tide.device<cuda:0>>, %w: memref<3x3xf16, #tide.device<cuda:0>>, %y: memref<64x64xf16, #tide.device<cuda:0>>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0 + d2, d1 + d3)>, affine_map<(d0, d1, d2, d3) -> (d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : memref<66x66xf16, #tide.device<cuda:0>>, memref<3x3xf16, #tide.device<cuda:0>>) outs(%y : memref<64x64xf16, #tide.device<cuda:0>>) {
+  ^bb0(%a: f16, %b: f16, %acc: f16):
+    %0 = arith.maximumf %acc, %a : f16
+    linalg.yield %0 : f16
+  }
+  return
+}
+
+// -----
+
+// The same window summing f16: the block-parallel reduction, which
+// accumulates in f32.
+// CHECK-LABEL: func.func @small_window_sum_f16(
+// CHECK: gpu.all_reduce
+func.func @small_window_sum_f16(%x: memref<66x66xf16, #tide.device<cuda:0>>, %w: memref<3x3xf16, #tide.device<cuda:0>>, %y: memref<64x64xf16, #tide.device<cuda:0>>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0 + d2, d1 + d3)>, affine_map<(d0, d1, d2, d3) -> (d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : memref<66x66xf16, #tide.device<cuda:0>>, memref<3x3xf16, #tide.device<cuda:0>>) outs(%y : memref<64x64xf16, #tide.device<cuda:0>>) {
+  ^bb0(%a: f16, %b: f16, %acc: f16):
+    %0 = arith.addf %acc, %a : f16
+    linalg.yield %0 : f16
+  }
+  return
+}

@@ -1065,12 +1065,10 @@ func.func @avg_pool_pads_f16(%x: tensor<1x1x5xf16>) -> tensor<1x1x3xf16> {
   return %0 : tensor<1x1x3xf16>
 }
 
-// Static reshape: tensor.reshape with a constant shape tensor.
+// Static reshape: a view (collapse or expand), no shape tensor.
 // CHECK-LABEL: func.func @reshape_static(
 // CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>)
-// CHECK: %[[C6:.*]] = arith.constant 6 : index
-// CHECK: %[[SHAPE:.*]] = tensor.from_elements %[[C6]] : tensor<1xindex>
-// CHECK: %[[R:.*]] = tensor.reshape %[[X]](%[[SHAPE]]) : (tensor<2x3xf32>, tensor<1xindex>) -> tensor<6xf32>
+// CHECK: %[[R:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1]] : tensor<2x3xf32> into tensor<6xf32>
 // CHECK: return %[[R]]
 func.func @reshape_static(%x: tensor<2x3xf32>) -> tensor<6xf32> {
   %0 = tide.reshape %x : tensor<2x3xf32> to tensor<6xf32>
@@ -1330,7 +1328,7 @@ func.func @unsigned_reductions(%a: tensor<2x3xui64>)
 // CHECK: linalg.transpose ins(%[[A]] : tensor<2x3xi8>)
 // CHECK: tensor.concat dim(0) %[[A]], %[[A]] : (tensor<2x3xi8>, tensor<2x3xi8>) -> tensor<4x3xi8>
 // CHECK: tensor.extract_slice %[[A]]
-// CHECK: tensor.reshape %[[A]]
+// CHECK: tensor.collapse_shape %[[A]]
 // CHECK: return %[[C]],
 func.func @unsigned_shapes(%a: tensor<2x3xui8>)
     -> (tensor<3xui8>, tensor<3x2xui8>, tensor<4x3xui8>, tensor<1x3xui8>, tensor<6xui8>) {
