@@ -118,9 +118,11 @@ bool tide::calibrate::calibrate(const Options &options, Calibration &result,
       runner::listDevices(deviceNote);
   result.cpu.name = devices.front().name;
 
-  detail::Stepper step{
-      options, 0, detail::kCpuSteps + (measureGpu ? detail::kGpuSteps : 0)};
-  if (!detail::measureCpu(step, options.quick, result.cpu, note, error))
+  detail::Stepper step{options, 0,
+                       detail::kCpuSteps +
+                           (detail::compilesKernels(options) ? 1 : 0) +
+                           (measureGpu ? detail::kGpuSteps : 0)};
+  if (!detail::measureCpu(step, options, result.cpu, note, error))
     return false;
 
   if (measureGpu) {

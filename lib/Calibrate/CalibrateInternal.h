@@ -26,8 +26,11 @@ struct Stepper {
   }
 };
 
-/// Steps measureCpu announces.
+/// Steps measureCpu announces (one more when it compiles its kernels).
 constexpr int kCpuSteps = 19;
+
+/// Whether measureCpu compiles its kernels for this CPU.
+bool compilesKernels(const Options &options);
 /// Steps the GPU runtime announces (tide_rt_calibrate_gpu).
 constexpr int kGpuSteps = 9;
 
@@ -42,7 +45,7 @@ int getTideThreads(std::string &from, std::string &error);
 
 /// Measures the CPU (CpuCalibrate.cpp). Returns false with `error` only for
 /// an invalid TIDE_NUM_THREADS; what cannot be measured goes to `note`.
-bool measureCpu(Stepper &step, bool quick, CpuFigures &cpu,
+bool measureCpu(Stepper &step, const Options &options, CpuFigures &cpu,
                 const std::function<void(const std::string &)> &note,
                 std::string &error);
 

@@ -25,10 +25,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
+
+extern char **environ;
 
 using namespace tide::calibrate;
 
@@ -51,14 +57,6 @@ double now() {
   return std::chrono::duration<double>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-double median(std::vector<double> values) {
-  if (values.empty())
-    return 0;
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 size_t dtypeBytes(const std::string &dtype) {
@@ -130,18 +128,20 @@ double concurrentSeconds(int threads, int calls,
 
 /// Work units per second of `threads` threads each calling `call` (which
 /// does `work` units), measured over about `budget` seconds: a warm-up call
-/// per thread, then the median of three rounds.
+/// per thread, then the best of five rounds. The best, as STREAM reports:
+/// CPUs are often shared, and a round another process interrupted says
+/// nothing about the machine.
 double concurrentRate(int threads, double work, double budget,
                       const std::function<void(int)> &call) {
-  double one = concurrentSeconds(threads, 1, call); // warm-up (and a guess)
-  one = concurrentSeconds(threads, 1, call);
-  int calls = std::clamp(static_cast<int>(budget / 3 / std::max(one, 1e-9)), 1,
+  concurrentSeconds(threads, 1, call); // warm-up
+  double one = concurrentSeconds(threads, 1, call);
+  int calls = std::clamp(static_cast<int>(budget / 5 / std::max(one, 1e-9)), 1,
                          1000000);
-  std::vector<double> rates;
-  for (int round = 0; round < 3; ++round)
-    rates.push_back(threads * work * calls /
-                    concurrentSeconds(threads, calls, call));
-  return median(rates);
+  double best = 0;
+  for (int round = 0; round < 5; ++round)
+    best = std::max(best, threads * work * calls /
+                              concurrentSeconds(threads, calls, call));
+  return best;
 }
 
 /// Bytes read and written per second by `threads` threads running
@@ -172,10 +172,11 @@ double triadBandwidth(int threads, size_t elements) {
   };
   concurrentSeconds(threads, 1, init);
   concurrentSeconds(threads, 1, triad); // warm-up
-  std::vector<double> rates;
+  double best = 0;                      // the best of five, as concurrentRate
   for (int round = 0; round < 5; ++round)
-    rates.push_back(3.0 * 8 * elements / concurrentSeconds(threads, 1, triad));
-  return median(rates);
+    best = std::max(best,
+                    3.0 * 8 * elements / concurrentSeconds(threads, 1, triad));
+  return best;
 }
 
 /// A loaded kernel module (dlclose'd when done).
@@ -214,6 +215,80 @@ std::string findKernelDirectory(std::string &tried) {
   return "";
 }
 
+/// A temporary directory, removed with the files it holds (the kernels
+/// stay mapped once loaded).
+struct TemporaryDirectory {
+  std::string path;
+  std::vector<std::string> files;
+  ~TemporaryDirectory() {
+    for (const std::string &file : files)
+      std::remove((path + "/" + file).c_str());
+    if (!path.empty())
+      rmdir(path.c_str());
+  }
+};
+
+/// Compiles loops.mlir (next to the prebuilt kernels in `prebuilt`) for this
+/// CPU with the tide-compile next to this code, into `temporary`; returns
+/// the directory, or empty with `why`. The GEMM kernel stays prebuilt: its
+/// time is OpenBLAS's.
+std::string compileLoops(const std::string &prebuilt,
+                         TemporaryDirectory &temporary, std::string &why) {
+  std::string own = detail::getOwnDirectory();
+  std::string compiler;
+  for (const std::string &candidate :
+       {own + "/tide-compile", own + "/../bin/tide-compile"})
+    if (access(candidate.c_str(), X_OK) == 0) {
+      compiler = candidate;
+      break;
+    }
+  std::string source = prebuilt + "/loops.mlir";
+  if (compiler.empty()) {
+    why = "no tide-compile next to " + own;
+    return "";
+  }
+  if (prebuilt.empty() || access(source.c_str(), R_OK) != 0) {
+    why = "no " + (prebuilt.empty() ? std::string("loops.mlir") : source);
+    return "";
+  }
+  const char *tmp = std::getenv("TMPDIR");
+  std::string pattern =
+      std::string(tmp && *tmp ? tmp : "/tmp") + "/tide-calibrate-XXXXXX";
+  if (!mkdtemp(pattern.data())) {
+    why = "cannot create a directory in " + pattern;
+    return "";
+  }
+  temporary.path = pattern;
+  temporary.files = {"loops.so", "loops.h"};
+  std::vector<std::string> args = {compiler,
+                                   source,
+                                   "--target=cpu",
+                                   "--cpu-threads=1",
+                                   "--no-remarks",
+                                   "-o",
+                                   pattern + "/loops.so",
+                                   "--header=" + pattern + "/loops.h"};
+  std::vector<char *> argv;
+  for (std::string &arg : args)
+    argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  int status = 0;
+  int spawned = posix_spawn(&pid, compiler.c_str(), &actions, nullptr,
+                            argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0) {
+    why = compiler + " failed on " + source;
+    return "";
+  }
+  return pattern;
+}
+
 /// Frees the result of a kernel call (the module malloc'ed it).
 template <typename MemRef>
 void freeResult(MemRef &result) {
@@ -240,13 +315,20 @@ int detail::getTideThreads(std::string &from, std::string &error) {
   return tide_rt_cpu_team_size(int64_t(1) << 40, 1, 0);
 }
 
-bool detail::measureCpu(Stepper &step, bool quick, CpuFigures &cpu,
+bool detail::compilesKernels(const Options &options) {
+  return options.kernels == KernelChoice::Native ||
+         (options.kernels == KernelChoice::Auto && !options.quick &&
+          !std::getenv("TIDE_CALIBRATE_KERNELS"));
+}
+
+bool detail::measureCpu(Stepper &step, const Options &options, CpuFigures &cpu,
                         const std::function<void(const std::string &)> &note,
                         std::string &error) {
   cpu.threads = getTideThreads(cpu.threadsFrom, error);
   if (!cpu.threads)
     return false;
   int threads = cpu.threads;
+  bool quick = options.quick;
   double budget = quick ? 0.01 : 0.3;
 
   size_t elements = quick ? (size_t(1) << 16) : (size_t(1) << 24);
@@ -257,7 +339,22 @@ bool detail::measureCpu(Stepper &step, bool quick, CpuFigures &cpu,
       threads == 1 ? cpu.coreBandwidth : triadBandwidth(threads, elements);
 
   std::string tried;
-  std::string dir = findKernelDirectory(tried);
+  std::string dir = findKernelDirectory(tried), loopsDir = dir;
+  TemporaryDirectory compiled;
+  if (compilesKernels(options)) {
+    step("cpu: compiling the kernels for this CPU (tide-compile --cpu=native)");
+    std::string why, here = compileLoops(dir, compiled, why);
+    if (!here.empty()) {
+      loopsDir = here;
+      cpu.kernels = "compiled here for --cpu=native";
+    } else if (options.kernels == KernelChoice::Native) {
+      error = "cannot compile the calibration kernels for this CPU: " + why;
+      return false;
+    }
+    // Otherwise the prebuilt ones, as the summary and the file say.
+  }
+  if (!dir.empty() && cpu.kernels.empty())
+    cpu.kernels = "prebuilt for " TIDE_CALIBRATE_KERNEL_CPU;
   Kernels gemm, loops;
   if (dir.empty()) {
     note("CPU rates not measured (bandwidth only): the calibration kernels "
@@ -265,7 +362,7 @@ bool detail::measureCpu(Stepper &step, bool quick, CpuFigures &cpu,
          tried);
   } else {
 #if defined(__x86_64__)
-    // The kernels are compiled for x86-64-v3 (AVX2, FMA).
+    // The prebuilt kernels are compiled for x86-64-v3 (AVX2, FMA).
     bool supported =
         __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #else
@@ -275,9 +372,8 @@ bool detail::measureCpu(Stepper &step, bool quick, CpuFigures &cpu,
       note("CPU rates not measured: the calibration kernels need AVX2 and "
            "FMA, which this CPU lacks");
     } else {
-      for (auto [kernels, file] :
-           {std::pair(&gemm, "gemm.so"), std::pair(&loops, "loops.so")}) {
-        std::string path = dir + "/" + file;
+      for (auto [kernels, path] : {std::pair(&gemm, dir + "/gemm.so"),
+                                   std::pair(&loops, loopsDir + "/loops.so")}) {
         kernels->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (!kernels->handle) {
           const char *why = dlerror();

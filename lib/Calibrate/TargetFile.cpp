@@ -105,7 +105,8 @@ std::string tide::calibrate::toTargetJSON(const Calibration &c) {
   os << "      \"description\": "
      << quote(cpuWhat + " (" + cpu.threadsFrom +
               "); GEMM f32/f64 through OpenBLAS, the rest through Tide's "
-              "generated loops")
+              "generated loops" +
+              (cpu.kernels.empty() ? "" : " (" + cpu.kernels + ")"))
      << ",\n";
   os << "      \"peak_gflops\": " << rateObject(kCpuDTypes, cpu.gemm.data())
      << ",\n";
@@ -177,6 +178,8 @@ std::string tide::calibrate::formatSummary(const Calibration &c) {
      << (cpu.threads == 1 ? "" : "s") << " (" << cpu.threadsFrom << ")\n";
   rates("GEMM", kCpuDTypes, cpu.gemm.data(), 1e9, "GFLOP/s");
   rates("elementwise", kCpuDTypes, cpu.elementwise.data(), 1e9, "GFLOP/s");
+  if (!cpu.kernels.empty())
+    os << "          generated loops " << cpu.kernels << "\n";
   os << "          memory " << formatFigure(cpu.bandwidth / 1e9) << " GB/s ("
      << cpu.threads << " thread" << (cpu.threads == 1 ? "" : "s") << "), "
      << formatFigure(cpu.coreBandwidth / 1e9) << " GB/s (1 thread); a call "

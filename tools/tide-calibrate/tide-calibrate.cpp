@@ -3,7 +3,7 @@
 // Part of the Tide project.
 //
 //   tide-calibrate [-o FILE] [--quick] [--save-native | --no-save-native]
-//                  [--quiet]
+//                  [--kernels=auto|native|prebuilt] [--quiet]
 //
 // Writes a target file with this machine's figures (tide/Calibrate/
 // Calibrate.h) and saves it as the `native` target (--target=native).
@@ -28,6 +28,7 @@ int main(int argc, char **argv) {
   std::string output;
   bool quick = false, quiet = false;
   int saveNative = -1; // -1: the default (save unless --quick)
+  KernelChoice kernels = KernelChoice::Auto;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "-h" || arg == "--help") {
@@ -44,6 +45,14 @@ int main(int argc, char **argv) {
           "target (the\n"
           "                     default without --quick)\n"
           "  --no-save-native   do not save it as the `native` target\n"
+          "  --kernels=K        the CPU kernels timed: native (compiled here "
+          "by the\n"
+          "                     tide-compile next to tide-calibrate, as your "
+          "code is),\n"
+          "                     prebuilt (built with Tide for x86-64-v3), or "
+          "auto\n"
+          "                     (native where tide-compile is, without "
+          "--quick)\n"
           "  --quiet            no progress display\n");
       return 0;
     }
@@ -63,6 +72,17 @@ int main(int argc, char **argv) {
       saveNative = 1;
     } else if (arg == "--no-save-native") {
       saveNative = 0;
+    } else if (arg.rfind("--kernels=", 0) == 0) {
+      std::string value = arg.substr(10);
+      if (value == "auto")
+        kernels = KernelChoice::Auto;
+      else if (value == "native")
+        kernels = KernelChoice::Native;
+      else if (value == "prebuilt")
+        kernels = KernelChoice::Prebuilt;
+      else
+        fail("invalid --kernels '" + value +
+             "'; expected auto, native or prebuilt");
     } else {
       fail("unknown argument '" + arg + "' (see --help)");
     }
@@ -89,6 +109,7 @@ int main(int argc, char **argv) {
   };
   Options options;
   options.quick = quick;
+  options.kernels = kernels;
   if (!quiet)
     options.progress = [&](const std::string &step, int index, int total) {
       if (!tty) {

@@ -42,10 +42,17 @@ namespace tide::calibrate {
 constexpr std::array<const char *, 8> kCpuDTypes = {
     "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"};
 
+/// Which CPU kernels to time: compiled here for this CPU (--cpu=native, as
+/// tide-compile compiles by default; needs tide-compile next to this code),
+/// or the ones built with Tide for x86-64-v3. Auto: native where
+/// tide-compile is found, except with `quick`.
+enum class KernelChoice { Auto, Native, Prebuilt };
+
 struct Options {
   /// Tiny sizes and few repetitions, for tests: done in seconds, and the
   /// figures mean nothing.
   bool quick = false;
+  KernelChoice kernels = KernelChoice::Auto;
   /// Called before each step with its description, its number (from 1) and
   /// the number of steps (an estimate: a step may be retried).
   std::function<void(const std::string &step, int index, int total)> progress;
@@ -60,6 +67,9 @@ struct CpuFigures {
   std::string name;        ///< the CPU's model name
   int threads = 1;         ///< threads Tide's CPU code runs on
   std::string threadsFrom; ///< "TIDE_NUM_THREADS" or "the affinity mask"
+  /// How the generated-loop kernels were built ("compiled here for
+  /// --cpu=native", "prebuilt for x86-64-v3"); empty when none was found.
+  std::string kernels;
   std::array<double, kCpuDTypes.size()> gemm{};        ///< per kCpuDTypes
   std::array<int64_t, kCpuDTypes.size()> gemmSize{};   ///< square size
   std::array<double, kCpuDTypes.size()> elementwise{}; ///< per kCpuDTypes
