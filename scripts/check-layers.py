@@ -21,6 +21,7 @@ COMPONENTS = [
     ("TideRuntimeABI", ["include/tide/Runtime"]),
     ("TideRuntime", ["lib/Runtime"]),
     ("TideRunner", ["lib/Runner", "include/tide/Runner"]),
+    ("TideCalibrate", ["lib/Calibrate", "include/tide/Calibrate"]),
     ("TideTarget", ["lib/Target", "include/tide/Target"]),
     ("TidePlacement", ["lib/Placement", "include/tide/Placement"]),
     ("TideGemmMatchers", ["lib/Conversion/GemmMatchers", "include/tide/Conversion/GemmMatchers",
@@ -34,13 +35,15 @@ COMPONENTS = [
     ("TideONNXImport", ["lib/Frontend/ONNX", "include/tide/Frontend/ONNX"]),
     ("TideInitAll", ["lib/InitAll.cpp", "include/tide/InitAll.h"]),
     ("TideCAPI", ["lib/CAPI", "include/tide-c"]),
-    ("TideRunnerCAPI", ["lib/CAPI/Runner.cpp", "include/tide-c/Runner.h"]),
+    ("TideRunnerCAPI", ["lib/CAPI/Runner.cpp", "include/tide-c/Runner.h",
+                        "lib/CAPI/Calibrate.cpp", "include/tide-c/Calibrate.h"]),
     ("TideCompilerCAPI", ["lib/CAPI/Compile.cpp", "include/tide-c/Compile.h"]),
     ("TidePython", ["python"]),
     ("TidePlugins", ["lib/Plugins"]),
     ("tide-opt", ["tools/tide-opt"]),
     ("tide-compile", ["tools/tide-compile"]),
     ("tide-run", ["tools/tide-run"]),
+    ("tide-calibrate", ["tools/tide-calibrate"]),
     ("tide-import-onnx", ["tools/tide-import-onnx"]),
     ("tide-lsp-server", ["tools/tide-lsp-server"]),
 ]
@@ -64,6 +67,10 @@ ALLOWED = {
     "TideRuntimeABI": [],
     "TideRuntime": ["TideRuntimeABI"],
     "TideRunner": ["TideModuleABI", "TideRuntimeABI"],
+    # Measures the machine through Tide's runtimes and compiled kernels; no
+    # LLVM or MLIR (like TideRunner).
+    "TideCalibrate": ["TideRunner", "TideRuntime", "TideRuntimeABI", "TideModuleABI",
+                      "TideSupport"],
     "TideTarget": ["TideIR", "TideSupport"],
     "TidePlacement": ["TideTarget", "TideDialectTransforms", "TideIR", "TideSupport"],
     "TideGemmMatchers": ["TideIR"],
@@ -80,7 +87,7 @@ ALLOWED = {
     "TideCAPI": ["TideONNXImport", "TideInitAll", "TidePipelines", "TidePlacement", "TideTarget", "TideIR",
                  "TideSupport"],
     # Shared libraries with plain C interfaces for run-time loading (Python).
-    "TideRunnerCAPI": ["TideRunner"],
+    "TideRunnerCAPI": ["TideRunner", "TideCalibrate", "TideSupport"],
     "TideCompilerCAPI": ["TideCompiler", "TideONNXImport", "TideInitAll", "TidePlacement",
                          "TideTarget", "TideIR", "TideSupport"],
     # The Python package's extensions: Tide's shared C API libraries only.
@@ -91,7 +98,8 @@ ALLOWED = {
     "tide-import-onnx": ["TideONNXImport", "TideInitAll", "TideIR", "TideSupport"],
     "tide-compile": ["TideONNXImport", "TideCompiler", "TideInitAll", "TidePlacement", "TidePipelines",
                      "TideTarget", "TideIR", "TideSupport", "TideModuleABI"],
-    "tide-run": ["TideRunner", "TideModuleABI", "TideRuntimeABI"],
+    "tide-run": ["TideRunner", "TideCalibrate", "TideModuleABI", "TideRuntimeABI"],
+    "tide-calibrate": ["TideCalibrate", "TideSupport"],
 }
 
 

@@ -69,7 +69,7 @@ if os.path.exists(os.path.join(config.tide_src_root, ".git")):
 if os.path.exists(os.path.join(config.tide_tools_dir, "tide-fuzz-npy")):
     config.available_features.add("fuzzers")
 
-tools = ["tide-opt", "tide-lsp-server", "tide-compile", "tide-run", "tide-import-onnx", "TideUnitTests", "tide-capi-test", "tide-gpu-runtime-test",
+tools = ["tide-opt", "tide-lsp-server", "tide-compile", "tide-run", "tide-calibrate", "tide-import-onnx", "TideUnitTests", "tide-capi-test", "tide-gpu-runtime-test",
          "tide-fuzz-npy", "tide-fuzz-metadata", "tide-fuzz-onnx", "tide-fuzz-mlir", "tide-fuzz-target"]
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))

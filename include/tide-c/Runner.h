@@ -120,6 +120,8 @@ typedef struct {
   int32_t computeCapabilityMajor, computeCapabilityMinor; /**< GPUs */
   uint64_t memoryBytes; /**< host memory or GPU memory */
   int32_t cores;        /**< CPU threads or GPU multiprocessors */
+  double fp64PerFp32;   /**< GPUs: FP64:FP32 rate of the CUDA cores known
+                             from the compute capability; 0 when unknown */
 } TideDeviceInfo;
 
 typedef void (*TideDeviceCallback)(const TideDeviceInfo *device,

@@ -227,6 +227,7 @@ void tideListDevices(TideDeviceCallback onDevice, void *userData, char **note) {
     info.computeCapabilityMinor = d.computeCapabilityMinor;
     info.memoryBytes = d.memoryBytes;
     info.cores = d.cores;
+    info.fp64PerFp32 = d.fp64PerFp32;
     if (onDevice)
       onDevice(&info, userData);
   }

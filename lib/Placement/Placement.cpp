@@ -196,11 +196,13 @@ double mlir::tide::estimateComputeTime(Operation *op, const DeviceSpec &device,
   Work work = estimateWork(op, dynamicDimSize);
   if (work.free)
     return 0;
-  double peak = 0;
-  if (std::optional<DType> dtype = getKernelDType(op))
-    peak = device.peakFlops[static_cast<unsigned>(*dtype)];
-  if (peak <= 0) {
-    // Unknown rate for this dtype: assume the slowest rate the device lists.
+  // Contractions run at the GEMM rate; other ops at the rate of generated
+  // loops where the target has one (see DeviceSpec::getRate).
+  auto facts = dyn_cast<OpFactsInterface>(op);
+  bool contraction = facts && facts.getKernelGroup() == KernelGroup::Matmul;
+  std::optional<DType> dtype = getKernelDType(op);
+  double peak = dtype ? device.getRate(*dtype, contraction) : 0;
+  if (!dtype) {
     for (double p : device.peakFlops)
       if (p > 0 && (peak <= 0 || p < peak))
         peak = p;

@@ -49,6 +49,32 @@ constexpr int kComputeCapabilityMajor = 75;
 constexpr int kComputeCapabilityMinor = 76;
 } // namespace
 
+double tide::runner::getKnownFp64Ratio(int major, int minor) {
+  // 64-bit / 32-bit floating-point add, multiply, multiply-add results per
+  // clock per multiprocessor.
+  switch (major * 10 + minor) {
+  case 50:
+  case 52:
+  case 53:
+  case 61:
+  case 62:
+  case 75:
+    return 1.0 / 32;
+  case 60:
+  case 70:
+  case 80:
+  case 90:
+  case 100:
+    return 1.0 / 2;
+  case 86:
+  case 89:
+  case 120:
+    return 1.0 / 64;
+  default:
+    return 0;
+  }
+}
+
 std::vector<DeviceInfo> tide::runner::listDevices(std::string &note) {
   std::vector<DeviceInfo> devices{describeCpu()};
   note.clear();
@@ -94,6 +120,8 @@ std::vector<DeviceInfo> tide::runner::listDevices(std::string &note) {
     attr(&gpu.computeCapabilityMajor, kComputeCapabilityMajor, device);
     attr(&gpu.computeCapabilityMinor, kComputeCapabilityMinor, device);
     attr(&gpu.cores, kMultiprocessorCount, device);
+    gpu.fp64PerFp32 = getKnownFp64Ratio(gpu.computeCapabilityMajor,
+                                        gpu.computeCapabilityMinor);
     devices.push_back(gpu);
   }
   // The driver stays loaded: a process that asked is likely to use it.

@@ -238,6 +238,10 @@ void gemmBatched(TideMemRef3D *a, TideMemRef3D *b, TideMemRef3D *c,
 
 } // namespace
 
+std::string tide::cudart::cublasUnavailable(Driver &d) {
+  return cublas(d).unavailable;
+}
+
 extern "C" void _mlir_ciface_tide_rt_gpu_gemm_batched_f16(TideMemRef3D *a,
                                                           TideMemRef3D *b,
                                                           TideMemRef3D *c,

@@ -65,6 +65,10 @@ void check(Driver &d, CUresult result, const std::string &op);
 /// A positive integer from the environment, or `fallback`.
 size_t envSize(const char *name, size_t fallback);
 
+/// Why cuBLAS cannot be used ("" when it can), opening it on first use
+/// (CudaBlas.cpp).
+std::string cublasUnavailable(Driver &d);
+
 //===----------------------------------------------------------------------===//
 // Profile, TIDE_PROFILE=1 (CudaProfiler.cpp)
 //===----------------------------------------------------------------------===//

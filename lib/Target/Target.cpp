@@ -7,6 +7,7 @@
 #include "tide/Target/Target.h"
 
 #include "tide/IR/TideOps.h"
+#include "tide/Support/NativeTarget.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -50,6 +51,26 @@ void KernelTable::set(StringRef op, DType dtype, KernelKind kind) {
 
 std::string DeviceSpec::name() const {
   return kind == DeviceKind::CPU ? "cpu" : "cuda:" + std::to_string(ordinal);
+}
+
+/// The slowest positive rate of `rates`, 0 when none is.
+static double slowestRate(const std::array<double, kNumDTypes> &rates) {
+  double slowest = 0;
+  for (double r : rates)
+    if (r > 0 && (slowest <= 0 || r < slowest))
+      slowest = r;
+  return slowest;
+}
+
+double DeviceSpec::getRate(DType dtype, bool contraction) const {
+  unsigned i = static_cast<unsigned>(dtype);
+  if (!contraction && elementwiseFlops[i] > 0)
+    return elementwiseFlops[i];
+  if (peakFlops[i] > 0)
+    return peakFlops[i];
+  // Unknown rate for this dtype: assume the slowest rate listed.
+  double elementwise = contraction ? 0 : slowestRate(elementwiseFlops);
+  return elementwise > 0 ? elementwise : slowestRate(peakFlops);
 }
 
 DeviceAttr DeviceSpec::getAttr(MLIRContext *ctx) const {
@@ -125,6 +146,14 @@ void Target::printKernelTable(llvm::raw_ostream &os) const {
         os << " " << stringifyDType(static_cast<DType>(i)) << "="
            << llvm::formatv("{0:f0}", dev.peakFlops[i] / 1e9);
     os << "\n";
+    if (llvm::any_of(dev.elementwiseFlops, [](double r) { return r > 0; })) {
+      os << "           elementwise GFLOP/s:";
+      for (unsigned i = 0; i < kNumDTypes; ++i)
+        if (dev.elementwiseFlops[i] > 0)
+          os << " " << stringifyDType(static_cast<DType>(i)) << "="
+             << llvm::formatv("{0:f1}", dev.elementwiseFlops[i] / 1e9);
+      os << "\n";
+    }
   }
   if (!links.empty()) {
     os << "\nlinks (GB/s: host->device pinned/pageable, device->host "
@@ -209,6 +238,14 @@ void Target::printKernelTableJSON(llvm::raw_ostream &os) const {
                 json.attribute(stringifyDType(static_cast<DType>(i)),
                                dev.peakFlops[i]);
           });
+          if (llvm::any_of(dev.elementwiseFlops,
+                           [](double r) { return r > 0; }))
+            json.attributeObject("elementwise_flops", [&] {
+              for (unsigned i = 0; i < kNumDTypes; ++i)
+                if (dev.elementwiseFlops[i] > 0)
+                  json.attribute(stringifyDType(static_cast<DType>(i)),
+                                 dev.elementwiseFlops[i]);
+            });
         });
     });
     json.attributeArray("links", [&] {
@@ -294,6 +331,9 @@ private:
   llvm::Expected<std::string> getString(const llvm::json::Object &object,
                                         const std::string &path, StringRef key,
                                         bool required);
+  llvm::Error parseRates(const llvm::json::Object &object,
+                         const std::string &path, StringRef key,
+                         std::array<double, kNumDTypes> &rates);
   llvm::Error parseDevice(const llvm::json::Value &value,
                           const std::string &path, DeviceSpec &device);
   llvm::Error parseKernels(const llvm::json::Object &object,
@@ -481,6 +521,37 @@ llvm::Error TargetParser::parseKernels(const llvm::json::Object &object,
                     /*allow=*/false);
 }
 
+/// An optional object of dtype -> GFLOP/s (`key` of `object`) into `rates`
+/// (FLOP/s). Unsigned integers take the rate of the signed ones of their
+/// width unless the object names them.
+llvm::Error TargetParser::parseRates(const llvm::json::Object &object,
+                                     const std::string &path, StringRef key,
+                                     std::array<double, kNumDTypes> &rates) {
+  const llvm::json::Value *value = object.get(key);
+  if (!value)
+    return llvm::Error::success();
+  std::string where = path + "." + key.str();
+  const llvm::json::Object *rateObject = value->getAsObject();
+  if (!rateObject)
+    return error(where, "must be an object of dtype -> GFLOP/s");
+  for (const auto &entry : *rateObject) {
+    std::optional<DType> dtype = symbolizeDType(entry.first);
+    if (!dtype)
+      return error(where + "." + entry.first.str(),
+                   "unknown dtype; expected one of " + dtypeChoices());
+    auto number = getNumber(*rateObject, where, entry.first, true, 0, true);
+    if (!number)
+      return number.takeError();
+    rates[static_cast<unsigned>(*dtype)] = *number * 1e9;
+  }
+  for (auto [u, s] :
+       {std::pair(DType::UI8, DType::I8), std::pair(DType::UI16, DType::I16),
+        std::pair(DType::UI32, DType::I32), std::pair(DType::UI64, DType::I64)})
+    if (!rateObject->get(stringifyDType(u)))
+      rates[static_cast<unsigned>(u)] = rates[static_cast<unsigned>(s)];
+  return llvm::Error::success();
+}
+
 llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
                                       const std::string &path,
                                       DeviceSpec &device) {
@@ -489,8 +560,8 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
     return error(path, "must be an object");
   if (auto err = checkKeys(*object, path,
                            {"id", "chip", "description", "peak_gflops",
-                            "bandwidth_gbps", "launch_us", "cores",
-                            "core_bandwidth_gbps", "kernels"}))
+                            "elementwise_gflops", "bandwidth_gbps", "launch_us",
+                            "cores", "core_bandwidth_gbps", "kernels"}))
     return err;
   auto id = getString(*object, path, "id", /*required=*/true);
   if (!id)
@@ -557,34 +628,15 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
     device.coreBandwidth = std::min(*core, *bandwidth) * 1e9;
   }
 
-  const llvm::json::Value *peak = object->get("peak_gflops");
-  if (!peak)
+  if (!object->get("peak_gflops"))
     return error(path + ".peak_gflops",
                  "missing (an object of dtype -> GFLOP/s, e.g. {\"f32\": "
                  "51000})");
-  const llvm::json::Object *peakObject = peak->getAsObject();
-  if (!peakObject)
-    return error(path + ".peak_gflops", "must be an object of dtype -> "
-                                        "GFLOP/s");
-  for (const auto &entry : *peakObject) {
-    std::string where = path + ".peak_gflops." + entry.first.str();
-    std::optional<DType> dtype = symbolizeDType(entry.first);
-    if (!dtype)
-      return error(where, "unknown dtype; expected one of " + dtypeChoices());
-    auto number = getNumber(*peakObject, path + ".peak_gflops", entry.first,
-                            true, 0, true);
-    if (!number)
-      return number.takeError();
-    device.peakFlops[static_cast<unsigned>(*dtype)] = *number * 1e9;
-  }
-  // Unsigned integers run at the rate of the signed ones of their width
-  // unless the file says otherwise.
-  for (auto [u, s] :
-       {std::pair(DType::UI8, DType::I8), std::pair(DType::UI16, DType::I16),
-        std::pair(DType::UI32, DType::I32), std::pair(DType::UI64, DType::I64)})
-    if (!peakObject->get(stringifyDType(u)))
-      device.peakFlops[static_cast<unsigned>(u)] =
-          device.peakFlops[static_cast<unsigned>(s)];
+  if (auto err = parseRates(*object, path, "peak_gflops", device.peakFlops))
+    return err;
+  if (auto err = parseRates(*object, path, "elementwise_gflops",
+                            device.elementwiseFlops))
+    return err;
 
   if (const llvm::json::Value *kernels = object->get("kernels")) {
     const llvm::json::Object *kernelObject = kernels->getAsObject();
@@ -725,6 +777,28 @@ std::vector<std::string> mlir::tide::getBuiltinTargetNames() {
   return names;
 }
 
+/// This machine's calibration (`native`): the file tide-calibrate writes.
+static llvm::Expected<Target> loadNativeTarget() {
+  std::string problem;
+  std::string path = ::tide::getNativeTargetPath(problem);
+  if (path.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "target 'native': " + problem);
+  if (!llvm::sys::fs::exists(path))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "target 'native': this machine (" + ::tide::getHostNameForFiles() +
+            ") has not been calibrated (no " + path +
+            "); run tide-calibrate to measure it (a few minutes), or choose "
+            "another target");
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "target 'native': cannot read '" + path +
+                                       "': " + buffer.getError().message());
+  return parseTarget((*buffer)->getBuffer(), path);
+}
+
 llvm::Expected<Target> mlir::tide::loadTarget(StringRef nameOrPath) {
   for (const BuiltinTarget &builtin : kBuiltinTargets) {
     if (nameOrPath != builtin.name)
@@ -736,6 +810,8 @@ llvm::Expected<Target> mlir::tide::loadTarget(StringRef nameOrPath) {
       target->source = "built-in";
     return target;
   }
+  if (nameOrPath == ::tide::kNativeTargetName)
+    return loadNativeTarget();
   if (!nameOrPath.contains('/') && !nameOrPath.ends_with(".json")) {
     std::string names;
     llvm::raw_string_ostream os(names);
@@ -743,7 +819,9 @@ llvm::Expected<Target> mlir::tide::loadTarget(StringRef nameOrPath) {
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "unknown target '" + nameOrPath.str() + "'; built-in targets are " +
-            names + ", or give the path of a .json target file");
+            names +
+            "; 'native' is this machine as tide-calibrate measured "
+            "it; or give the path of a .json target file");
   }
   auto buffer = llvm::MemoryBuffer::getFile(nameOrPath);
   if (!buffer)
@@ -791,6 +869,8 @@ const Target *mlir::tide::getTargetWithCpuThreads(const Target *base,
   double fraction = used / std::min(cpu.threads, cpu.cores);
   for (double &peak : scaled.peakFlops)
     peak *= fraction;
+  for (double &rate : scaled.elementwiseFlops)
+    rate *= fraction;
   // The loaded figures are those of min(cpu.threads, cores) threads.
   double allCores = cpu.memoryBandwidth;
   scaled.memoryBandwidth = std::min(allCores, used * cpu.coreBandwidth);

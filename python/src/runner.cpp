@@ -10,9 +10,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "tide-c/Runner.h"
+#include "tide-c/Calibrate.h"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
 #include <cstdlib>
@@ -323,6 +325,8 @@ nb::list devices() {
       info["compute_capability"] =
           nb::make_tuple(d.computeCapabilityMajor, d.computeCapabilityMinor);
       info["multiprocessors"] = d.cores;
+      info["fp64_fp32_ratio"] =
+          d.fp64PerFp32 > 0 ? nb::cast(d.fp64PerFp32) : nb::none();
     } else {
       info["threads"] = d.cores;
     }
@@ -331,6 +335,55 @@ nb::list devices() {
   if (note)
     tideFreeString(note);
   return out;
+}
+
+/// tideCalibrate with Python callables for progress and notes (each called
+/// with the GIL held); the measurements run without it. Returns (target
+/// JSON text, native target path or None).
+nb::tuple calibrate(bool quick, std::optional<std::string> output,
+                    bool saveNative, nb::object progress, nb::object note) {
+  struct Callbacks {
+    nb::object progress, note;
+  } callbacks{progress, note};
+  TideCalibrateOptions options{};
+  options.quick = quick;
+  options.output = output ? output->c_str() : nullptr;
+  options.saveNative = saveNative;
+  options.userData = &callbacks;
+  if (!progress.is_none())
+    options.progress = [](const char *step, int32_t index, int32_t total,
+                          void *user) {
+      // The C API cannot pass exceptions on: a failing callable is
+      // reported as unraisable.
+      nb::gil_scoped_acquire gil;
+      try {
+        static_cast<Callbacks *>(user)->progress(step, index, total);
+      } catch (nb::python_error &e) {
+        e.discard_as_unraisable("tide.calibrate's progress");
+      }
+    };
+  if (!note.is_none())
+    options.note = [](const char *text, void *user) {
+      nb::gil_scoped_acquire gil;
+      try {
+        static_cast<Callbacks *>(user)->note(text);
+      } catch (nb::python_error &e) {
+        e.discard_as_unraisable("tide.calibrate's notes");
+      }
+    };
+  char *json = nullptr, *native = nullptr, *error = nullptr;
+  int ok;
+  {
+    nb::gil_scoped_release release;
+    ok = tideCalibrate(&options, &json, &native, &error);
+  }
+  if (!ok)
+    throw std::runtime_error(take(error));
+  std::string text = take(json);
+  nb::object path = nb::none();
+  if (native)
+    path = nb::cast(take(native));
+  return nb::make_tuple(text, path);
 }
 
 } // namespace
@@ -344,4 +397,7 @@ NB_MODULE(_runner, m) {
       .def("functions", &Module::functions)
       .def("call", &Module::call, nb::arg("function"), nb::arg("args"));
   m.def("devices", &devices);
+  m.def("calibrate", &calibrate, nb::arg("quick"), nb::arg("output").none(),
+        nb::arg("save_native"), nb::arg("progress").none(),
+        nb::arg("note").none());
 }

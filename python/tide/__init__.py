@@ -30,7 +30,9 @@ __all__ = [
     "LoadError",
     "Module",
     "Placement",
+    "CalibrationWarning",
     "TensorSpec",
+    "calibrate",
     "compile",
     "devices",
     "load",
@@ -351,5 +353,49 @@ def compile(source, target: "str | os.PathLike | None" = None,
 def devices() -> List[Dict[str, Any]]:
     """The CPU, then every GPU the NVIDIA driver shows (none without a
     driver): kind, device ("cpu", "cuda:0"), name, memory_bytes, and for GPUs
-    compute_capability and multiprocessors."""
+    compute_capability, multiprocessors and fp64_fp32_ratio (the CUDA cores'
+    FP64:FP32 rate known for the compute capability, None when unknown).
+    `tide-run --list-devices` also prints the (op, dtype) pairs Tide runs on
+    each."""
     return _runner.devices()
+
+
+class CalibrationWarning(UserWarning):
+    """Part of the machine was not measured (no GPU, no OpenBLAS, ...)."""
+
+
+def calibrate(output: Optional[str] = None, *, quick: bool = False,
+              save_native: Optional[bool] = None, require_gpu: bool = False,
+              progress: bool = False) -> Dict[str, Any]:
+    """Measures this machine as `tide-calibrate` does and returns the target
+    (the JSON document of a target file, as a dict).
+
+    output: also write the target file there. save_native: save it as this
+    machine's `native` target (target="native"); by default unless quick.
+    quick: tiny sizes, done in seconds (for tests: the figures mean nothing).
+    Whatever is not measured (no GPU, no OpenBLAS) is a CalibrationWarning,
+    or a tide.Error for a missing GPU with require_gpu=True. progress: print
+    each step on stderr."""
+    import sys
+    import warnings
+
+    if save_native is None:
+        save_native = not quick
+    notes: List[str] = []
+
+    def step(what: str, index: int, total: int) -> None:
+        print(f"tide.calibrate: [{index}/{total}] {what}", file=sys.stderr, flush=True)
+
+    try:
+        text, _ = _runner.calibrate(quick, output, save_native,
+                                    step if progress else None, notes.append)
+    except RuntimeError as e:
+        raise Error(str(e)) from None
+    target = json.loads(text)
+    has_gpu = any(d["id"] != "cpu" for d in target["devices"])
+    if require_gpu and not has_gpu:
+        why = next((n for n in notes if "GPU" in n), "no GPU was measured")
+        raise Error(why)
+    for note in notes:
+        warnings.warn(note, CalibrationWarning, stacklevel=2)
+    return target

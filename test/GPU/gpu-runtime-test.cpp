@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tide/Runtime/CudaCalibrate.h"
 #include "tide/Runtime/CudaRuntime.h"
 
 #include <algorithm>
@@ -198,6 +199,11 @@ int main(int argc, char **argv) {
   char reason[512];
   if (!tide_rt_gpu_available(reason, sizeof reason)) {
     std::printf("no GPU: %s\n", reason);
+    // Calibration says the same, and measures nothing.
+    TideGpuCalibration c;
+    char why[512] = {0};
+    int measured = tide_rt_calibrate_gpu(nullptr, &c, why, sizeof why);
+    std::printf("calibration: %d, %s\n", measured, why);
     std::printf("0 passed, 0 failed\n");
     return 0;
   }
@@ -280,6 +286,28 @@ int main(int argc, char **argv) {
     ok &= y[i] == x[i] + 1.0f;
   expect(ok, "a PTX kernel loaded with mgpuModuleLoad adds one everywhere");
   mgpuMemFree(dx, stream);
+
+  // A quick calibration (tide-calibrate --quick): every figure is measured,
+  // or a note says why (GEMM without cuBLAS on the library path).
+  {
+    TideGpuCalibrateOptions options{};
+    options.quick = 1;
+    TideGpuCalibration c;
+    char why[512] = {0};
+    int measured = tide_rt_calibrate_gpu(&options, &c, why, sizeof why);
+    std::string notes = c.notes;
+    bool gemms = true;
+    for (double rate : c.gemmFlops)
+      gemms &= rate > 0;
+    bool gemmNoted = notes.find("GEMM") != std::string::npos;
+    expect(measured == 1 && c.copyBandwidth > 0 && c.launchSeconds > 0 &&
+               c.launchWaitSeconds >= c.launchSeconds * 0.5 &&
+               c.h2dPinned > 0 && c.h2dPageable > 0 && c.d2hPinned > 0 &&
+               c.d2hPageable > 0 && c.copyLatency > 0 &&
+               (gemms || gemmNoted),
+           "a quick calibration measures every figure (notes: '" + notes +
+               "')");
+  }
 
   // Errors name the operation and the CUDA error, and exit 1.
   auto [status, err] = inChild("missing-kernel");

@@ -142,7 +142,7 @@
 // REPORT-FILE: "target": "theano-0.7"
 
 // BAD-POLICY: error: invalid 'policy' option 'fast'; expected soft, strict, require-gpu or cost
-// BAD-TARGET: error: invalid 'target' option: unknown target 'h100'; built-in targets are cpu, h200, rtx3090, tensorflow-0.7, theano-0.7, or give the path of a .json target file
+// BAD-TARGET: error: invalid 'target' option: unknown target 'h100'; built-in targets are cpu, h200, rtx3090, tensorflow-0.7, theano-0.7; 'native' is this machine as tide-calibrate measured it; or give the path of a .json target file
 // MISSING-TARGET: error: invalid 'target' option: cannot read target file '{{.*}}no-such-target.json': No such file or directory
 // The pipeline's options are 'decompose' and 'report' (the passes call them
 // 'mode' and 'format'); the message must name the option the user wrote.

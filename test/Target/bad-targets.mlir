@@ -13,7 +13,7 @@
 
 // An unknown built-in name lists the built-in targets.
 // RUN: not tide-opt %s --tide-list-kernels=target=h100 2>&1 | FileCheck %s --check-prefix=UNKNOWN-NAME
-// UNKNOWN-NAME: error: invalid 'target' option: unknown target 'h100'; built-in targets are cpu, h200, rtx3090, tensorflow-0.7, theano-0.7, or give the path of a .json target file
+// UNKNOWN-NAME: error: invalid 'target' option: unknown target 'h100'; built-in targets are cpu, h200, rtx3090, tensorflow-0.7, theano-0.7; 'native' is this machine as tide-calibrate measured it; or give the path of a .json target file
 
 // A missing file, by path and by a bare .json name.
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/no-such-target.json 2>&1 | FileCheck %s --check-prefix=MISSING
@@ -48,7 +48,7 @@
 
 // A key devices do not have.
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/unknown-key.json 2>&1 | FileCheck %s --check-prefix=UNKNOWN-KEY
-// UNKNOWN-KEY: error: invalid 'target' option: {{.*}}Inputs/unknown-key.json: devices[0].sockets: unknown key; expected one of: id, chip, description, peak_gflops, bandwidth_gbps, launch_us, cores, core_bandwidth_gbps, kernels
+// UNKNOWN-KEY: error: invalid 'target' option: {{.*}}Inputs/unknown-key.json: devices[0].sockets: unknown key; expected one of: id, chip, description, peak_gflops, elementwise_gflops, bandwidth_gbps, launch_us, cores, core_bandwidth_gbps, kernels
 // UNKNOWN-KEY-NOT: error
 
 // A required key is missing.
@@ -105,6 +105,18 @@
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/bad-dtype.json 2>&1 | FileCheck %s --check-prefix=BAD-DTYPE
 // BAD-DTYPE: error: invalid 'target' option: {{.*}}Inputs/bad-dtype.json: devices[0].peak_gflops.f128: unknown dtype; expected one of i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32, f64
 // BAD-DTYPE-NOT: error
+
+// The elementwise rates (written by tide-calibrate) are checked like the
+// peak rates: an object of dtype -> positive GFLOP/s.
+// RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/elementwise-dtype.json 2>&1 | FileCheck %s --check-prefix=ELEMENTWISE-DTYPE
+// ELEMENTWISE-DTYPE: error: invalid 'target' option: {{.*}}Inputs/elementwise-dtype.json: devices[0].elementwise_gflops.fp8: unknown dtype; expected one of i1, i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32, f64
+// ELEMENTWISE-DTYPE-NOT: error
+// RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/elementwise-zero.json 2>&1 | FileCheck %s --check-prefix=ELEMENTWISE-ZERO
+// ELEMENTWISE-ZERO: error: invalid 'target' option: {{.*}}Inputs/elementwise-zero.json: devices[1].elementwise_gflops.f32: must be a positive number
+// ELEMENTWISE-ZERO-NOT: error
+// RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/elementwise-list.json 2>&1 | FileCheck %s --check-prefix=ELEMENTWISE-LIST
+// ELEMENTWISE-LIST: error: invalid 'target' option: {{.*}}Inputs/elementwise-list.json: devices[0].elementwise_gflops: must be an object of dtype -> GFLOP/s
+// ELEMENTWISE-LIST-NOT: error
 
 // A number written as a string.
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/string-number.json 2>&1 | FileCheck %s --check-prefix=STRING-NUMBER

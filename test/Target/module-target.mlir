@@ -44,7 +44,7 @@
 // the module's location, without printing the module.
 // RUN: not tide-opt %s --tide-place-devices=target=h100 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=UNKNOWN --implicit-check-not=tide.reduce_mean --implicit-check-not=func.func
-// UNKNOWN: error: invalid 'target' option: unknown target 'h100'; built-in targets are cpu, h200, rtx3090, tensorflow-0.7, theano-0.7, or give the path of a .json target file
+// UNKNOWN: error: invalid 'target' option: unknown target 'h100'; built-in targets are cpu, h200, rtx3090, tensorflow-0.7, theano-0.7; 'native' is this machine as tide-calibrate measured it; or give the path of a .json target file
 
 func.func @mean(%x: tensor<256xf32>) -> tensor<f32> {
   %m = tide.reduce_mean %x axes = [0] : tensor<256xf32>

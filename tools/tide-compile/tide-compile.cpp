@@ -37,7 +37,8 @@ static cl::opt<std::string> outputFile("o", cl::desc("Output shared library"),
                                        cl::Required);
 static cl::opt<std::string>
     target("target",
-           cl::desc("Built-in target or JSON target file (default: the "
+           cl::desc("Built-in target, native (this machine, see "
+                    "tide-calibrate) or JSON target file (default: the "
                     "module's tide.target, else h200)"));
 static cl::opt<tide::PlacementPolicy> policy(
     "policy", cl::desc("Placement policy"),

@@ -5,12 +5,14 @@
 //   tide-run FILE.{mlir,so} [--entry=NAME] [--target=T] [--policy=P]
 //            [--input=X.npy]... [--output=Y.npy]... [--random[=SEED]]
 //            [--repeat=N] [--list]
+//   tide-run --list-devices
 //
 // Needs no LLVM or MLIR: a .mlir is compiled by running tide-compile (next to
 // this executable, or on PATH) into a temporary shared library.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tide/Calibrate/DeviceReport.h"
 #include "tide/Runner/Module.h"
 #include "tide/Runner/Npy.h"
 
@@ -45,7 +47,10 @@ void usage() {
       "printed)\n"
       "  --random[=SEED]    generate inputs (dynamic dims become 4)\n"
       "  --repeat=N         call N times and print min/median time\n"
-      "  --list             list the module's functions and signatures\n");
+      "  --list             list the module's functions and signatures\n"
+      "usage: tide-run --list-devices\n"
+      "  the CPU and each GPU: compute capability, memory, FP64:FP32 rate, "
+      "and the\n  (op, dtype) pairs Tide runs there\n");
 }
 
 std::string selfDir() {
@@ -152,6 +157,12 @@ int main(int argc, char **argv) {
     };
     if (arg == "-h" || arg == "--help") {
       usage();
+      return 0;
+    }
+    if (arg == "--list-devices") {
+      if (argc != 2)
+        fail("--list-devices takes no file or other option");
+      std::printf("%s", tide::calibrate::describeThisMachine().c_str());
       return 0;
     }
     if (const char *v = value("--entry="))

@@ -13,7 +13,7 @@ include "mlir/Pass/PassBase.td"
 // tide-place-devices); `target=` overrides it and must agree with it. Without
 // either, the default target is h200.
 defvar TargetOption = Option<"target", "target", "std::string", /*default=*/"",
-  "Built-in target name (cpu, h200, rtx3090, theano-0.7, tensorflow-0.7) or path of a JSON target file; default: the module's tide.target, else h200">;
+  "Built-in target name (cpu, h200, rtx3090, theano-0.7, tensorflow-0.7), native (this machine as tide-calibrate measured it) or path of a JSON target file; default: the module's tide.target, else h200">;
 
 // The CPU's cost figures are for code on every core of the target's CPU
 // ("cores"); cpu-threads=N scales them to code on N threads (tide-compile

@@ -70,7 +70,8 @@ std::string describeKernelDType(Operation *op);
 double estimateBytes(Type type, int64_t dynamicDimSize);
 
 /// Seconds `op` takes on `device` by the roofline model: launch latency plus
-/// the larger of arithmetic time (flops / peak for its dtype) and memory time
+/// the larger of arithmetic time (flops / the rate for its dtype, see
+/// DeviceSpec::getRate) and memory time
 /// (bytes moved / bandwidth). Shape-only ops that need no data movement
 /// (reshape) and constants cost nothing.
 double estimateComputeTime(Operation *op, const DeviceSpec &device,

@@ -52,8 +52,15 @@ struct DeviceSpec {
   std::string chip;        ///< "sm_90" for GPUs; "" for the CPU.
   std::string description; ///< free text, e.g. "NVIDIA H200".
   /// Peak arithmetic rate per dtype, in FLOP/s (0 = unknown: ops of that
-  /// dtype are costed by memory traffic only).
+  /// dtype are costed by memory traffic only). Contractions (the @matmul
+  /// group: matmul, conv) always use it; so do other ops unless
+  /// elementwiseFlops has their dtype.
   std::array<double, kNumDTypes> peakFlops{};
+  /// Arithmetic rate per dtype of the ops outside the @matmul group
+  /// (elementwise, reductions, ...), in FLOP/s as the cost model counts
+  /// them ("elementwise_gflops"; 0 = use peakFlops). Written by
+  /// tide-calibrate, which measures Tide's own generated loops.
+  std::array<double, kNumDTypes> elementwiseFlops{};
   double memoryBandwidth = 0; ///< bytes/s
   double launchLatency = 0;   ///< seconds per kernel launch
   /// CPU only: the cores of the machine, for which peakFlops and
@@ -69,6 +76,11 @@ struct DeviceSpec {
   KernelTable kernels;
 
   std::string name() const; ///< "cpu" or "cuda:N"
+  /// The arithmetic rate (FLOP/s) the cost model divides an op's work by:
+  /// peakFlops for contractions, else elementwiseFlops where it has `dtype`,
+  /// else peakFlops; for a dtype without a figure, the slowest rate of that
+  /// table. 0 when the device lists no rate at all.
+  double getRate(DType dtype, bool contraction) const;
   DeviceAttr getAttr(MLIRContext *ctx) const;
   bool isGPU() const { return kind == DeviceKind::CUDA; }
 };
@@ -122,8 +134,10 @@ constexpr llvm::StringLiteral kDefaultTargetName = "h200";
 /// Names of the built-in targets ("cpu", "h200", ...).
 std::vector<std::string> getBuiltinTargetNames();
 
-/// Loads a built-in target by name, or a JSON target file by path. Errors
-/// name the file, the key and what is wrong.
+/// Loads a built-in target by name, `native` (this machine's calibration by
+/// tide-calibrate, see tide/Support/NativeTarget.h), or a JSON target file
+/// by path. Errors name the file, the key and what is wrong; a missing
+/// calibration says to run tide-calibrate.
 llvm::Expected<Target> loadTarget(llvm::StringRef nameOrPath);
 
 /// loadTarget, once per name or path in a process: later calls return the

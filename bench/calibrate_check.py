@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""Checks tide-calibrate against independent measurements of the same
+quantities (issue 15: "calibration within 15% of what bench/ measures").
+
+Runs tide-calibrate (or reads a target file it wrote), then measures the same
+things another way and prints both, their ratio, and whether it is within the
+tolerance:
+
+  GPU (PyTorch 2.x):  GEMM f16/bf16/f32/f64 (torch.mm, TF32 off, same size),
+                      device-to-device copy bandwidth (Tensor.copy_),
+                      host<->device pinned copies (pinned tensors),
+                      host<->device pageable copies through Tide's runtime
+                      (mgpuMemcpy from a CPU tensor, called with ctypes and
+                      timed here: Tide stages pageable copies, so PyTorch's
+                      pageable rate is a different quantity; printed as info)
+  CPU (NumPy):        f32/f64 GEMM (numpy.matmul: OpenBLAS in NumPy's wheels),
+                      one-thread memory bandwidth (numpy.add over 3 x 128 MiB,
+                      the traffic of tide-calibrate's a = b + s*c),
+                      all-thread bandwidth (torch.add on as many threads)
+
+Launch latency, copy latency and elementwise rates are printed for information
+only: any Python harness adds microseconds per call.
+
+Usage (on the GPU machine, which has no LLVM: carry build/bin/tide-calibrate,
+build/lib/libTideCudaRuntime.so and build/lib/tide-calibrate/ from the build
+machine, keeping that layout):
+
+    python3 bench/calibrate_check.py --tide-bin build/bin
+    python3 bench/calibrate_check.py --target node-nvidia-h200.json   # no new run
+
+Exit status 1 when a checked figure is off by more than --tolerance.
+"""
+
+import argparse
+import ctypes
+import glob
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def find_cublas():
+    """cuBLAS for Tide's runtime: the toolkit's, or the one PyTorch ships."""
+    if os.environ.get("TIDE_CUBLAS"):
+        return os.environ["TIDE_CUBLAS"]
+    candidates = glob.glob("/usr/local/cuda/lib64/libcublas.so.1[23]")
+    try:
+        import nvidia  # PyTorch's CUDA wheels
+
+        for p in nvidia.__path__:
+            candidates += glob.glob(os.path.join(p, "cublas", "lib", "libcublas.so.1[23]"))
+    except ImportError:
+        pass
+    return candidates[0] if candidates else None
+
+
+def run_calibrate(tide_bin, out):
+    env = dict(os.environ)
+    cublas = find_cublas()
+    if cublas:
+        env["TIDE_CUBLAS"] = cublas
+    cmd = [os.path.join(tide_bin, "tide-calibrate"), "-o", out, "--no-save-native"]
+    print("$", " ".join(cmd), "(TIDE_CUBLAS=%s)" % (cublas or "not found"), flush=True)
+    start = time.time()
+    subprocess.run(cmd, check=True, env=env)
+    print("tide-calibrate took %.1f s" % (time.time() - start), flush=True)
+
+
+def median_rate(work, seconds):
+    return work / statistics.median(seconds)
+
+
+def best_rate(work, seconds):
+    """The best of the runs: tide-calibrate reports the CPU's figures so (the
+    CPU is often shared), the GPU's as medians."""
+    return work / min(seconds)
+
+
+def timed(fn, reps, sync=lambda: None):
+    fn()
+    sync()
+    out = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        sync()
+        out.append(time.perf_counter() - t)
+    return out
+
+
+class Table:
+    def __init__(self, tolerance):
+        self.tolerance = tolerance
+        self.rows = []
+        self.failed = 0
+
+    def add(self, what, tide, other, unit, checked=True, how=""):
+        if not tide or not other:
+            self.rows.append((what, tide, other, unit, None, "n/a", how))
+            return
+        ratio = tide / other
+        if checked:
+            ok = abs(ratio - 1) <= self.tolerance
+            self.failed += not ok
+            verdict = "ok" if ok else "OFF"
+        else:
+            verdict = "info"
+        self.rows.append((what, tide, other, unit, ratio, verdict, how))
+
+    def print(self):
+        print("\n%-34s %14s %14s %8s %6s  %s" % ("quantity", "tide-calibrate", "independent", "ratio",
+                                              "", "independent measurement"))
+        for what, tide, other, unit, ratio, verdict, how in self.rows:
+            fmt = lambda v: "%.4g %s" % (v, unit) if v else "-"
+            print("%-34s %14s %14s %8s %6s  %s" % (what, fmt(tide), fmt(other),
+                                                 "%.3f" % ratio if ratio else "-", verdict, how))
+        print("\n%d checked figure(s) outside +-%.0f%%" % (self.failed, self.tolerance * 100))
+
+
+def gpu_checks(table, gpu, link, runtime_path, gemm_size):
+    import torch
+
+    if not torch.cuda.is_available():
+        print("PyTorch sees no GPU: GPU figures not checked")
+        return
+    dev = torch.device("cuda:0")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    print("GPU:", torch.cuda.get_device_name(0), flush=True)
+    sync = torch.cuda.synchronize
+
+    def events(fn, reps):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(reps):
+            fn()
+        stop.record()
+        stop.synchronize()
+        return start.elapsed_time(stop) * 1e-3
+
+    peak = gpu.get("peak_gflops", {})
+    for name, dtype in (("f16", torch.float16), ("bf16", torch.bfloat16), ("f32", torch.float32),
+                        ("f64", torch.float64)):
+        n = gemm_size
+        a = (torch.rand(n, n, device=dev, dtype=torch.float32) + 0.5).to(dtype)
+        b = (torch.rand(n, n, device=dev, dtype=torch.float32) + 0.5).to(dtype)
+        c = torch.empty(n, n, device=dev, dtype=dtype)
+        mm = lambda: torch.mm(a, b, out=c)
+        mm()
+        one = events(mm, 1)
+        reps = max(2, min(50, int(0.2 / one) + 1))
+        rates = [2.0 * n ** 3 * reps / events(mm, reps) for _ in range(3)]
+        table.add("cuda:0 GEMM %s %d^3" % (name, n), peak.get(name, 0) * 1e9 / 1e12,
+                  statistics.median(rates) / 1e12, "TFLOP/s", how="torch.mm, events")
+        del a, b, c
+    torch.cuda.empty_cache()
+
+    nbytes = 1 << 30
+    src = torch.ones(nbytes // 4, device=dev)
+    dst = torch.empty_like(src)
+    copy = lambda: dst.copy_(src)
+    copy()
+    rates = [2.0 * nbytes * 10 / events(copy, 10) for _ in range(3)]
+    table.add("cuda:0 device copy (read+write)", gpu.get("bandwidth_gbps", 0),
+              statistics.median(rates) / 1e9, "GB/s", how="Tensor.copy_ of 1 GiB")
+    del src, dst
+    torch.cuda.empty_cache()
+
+    size = 64 << 20
+    d = torch.empty(size, dtype=torch.uint8, device=dev)
+    pinned = torch.ones(size, dtype=torch.uint8).pin_memory()
+    pageable = torch.ones(size, dtype=torch.uint8)
+    h2d = median_rate(size, timed(lambda: d.copy_(pinned), 7, sync))
+    d2h = median_rate(size, timed(lambda: pinned.copy_(d), 7, sync))
+    table.add("host->device pinned, 64 MiB", link.get("h2d_pinned_gbps", 0), h2d / 1e9, "GB/s",
+              how="Tensor.copy_ from a pinned tensor")
+    table.add("device->host pinned, 64 MiB", link.get("d2h_pinned_gbps", 0), d2h / 1e9, "GB/s",
+              how="Tensor.copy_ into a pinned tensor")
+
+    if runtime_path and os.path.exists(runtime_path):
+        rt = ctypes.CDLL(runtime_path)
+        rt.mgpuMemcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+        host = torch.ones(size, dtype=torch.uint8)  # plain (pageable) host memory
+        hp, dp = host.data_ptr(), d.data_ptr()
+        h2d = median_rate(size, timed(lambda: rt.mgpuMemcpy(dp, hp, size, None), 7, sync))
+        d2h = median_rate(size, timed(lambda: rt.mgpuMemcpy(hp, dp, size, None), 7, sync))
+        table.add("host->device pageable, 64 MiB", link.get("h2d_pageable_gbps", 0), h2d / 1e9, "GB/s",
+                  how="Tide's mgpuMemcpy from a CPU tensor (ctypes)")
+        table.add("device->host pageable, 64 MiB", link.get("d2h_pageable_gbps", 0), d2h / 1e9, "GB/s",
+                  how="Tide's mgpuMemcpy into a CPU tensor (ctypes)")
+    else:
+        print("no %s: Tide's pageable copies not checked" % runtime_path)
+    h2d = median_rate(size, timed(lambda: d.copy_(pageable), 7, sync))
+    d2h = median_rate(size, timed(lambda: pageable.copy_(d), 7, sync))
+    table.add("  (PyTorch's own pageable h->d)", link.get("h2d_pageable_gbps", 0), h2d / 1e9, "GB/s",
+              checked=False, how="Tensor.copy_ from pageable memory (not Tide's path)")
+    table.add("  (PyTorch's own pageable d->h)", link.get("d2h_pageable_gbps", 0), d2h / 1e9, "GB/s",
+              checked=False, how="Tensor.copy_ into pageable memory (not Tide's path)")
+
+    small = torch.ones(2, dtype=torch.float32).pin_memory()
+    ds = torch.empty(2, device=dev)
+    lat = statistics.median(timed(lambda: ds.copy_(small), 100, sync) +
+                            timed(lambda: small.copy_(ds), 100, sync))
+    table.add("copy latency (8 bytes, pinned)", link.get("latency_us", 0), lat * 1e6, "us",
+              checked=False, how="Tensor.copy_ + synchronize")
+    x = torch.ones(1, device=dev)
+    n = 2000
+    x.add_(1)
+    sync()
+    t = time.perf_counter()
+    for _ in range(n):
+        x.add_(1)
+    sync()
+    table.add("cuda:0 launch (queued)", gpu.get("launch_us", 0), (time.perf_counter() - t) / n * 1e6,
+              "us", checked=False, how="x.add_(1) on one element, back to back (eager overhead)")
+
+
+def cpu_checks(table, cpu):
+    try:
+        import numpy as np
+    except ImportError:
+        print("no NumPy: CPU figures not checked")
+        return
+    peak = cpu.get("peak_gflops", {})
+    for name, dtype in (("f32", np.float32), ("f64", np.float64)):
+        n = 2048
+        a = np.random.rand(n, n).astype(dtype) + 0.5
+        b = np.random.rand(n, n).astype(dtype) + 0.5
+        rate = best_rate(2.0 * n ** 3, timed(lambda: a @ b, 5))
+        table.add("cpu GEMM %s %d^3" % (name, n), peak.get(name, 0), rate / 1e9, "GFLOP/s",
+                  how="numpy.matmul (NumPy's OpenBLAS)")
+    n = 1 << 24
+    a, b, c = np.zeros(n), np.ones(n), np.ones(n)
+    rate = best_rate(3.0 * 8 * n, timed(lambda: np.add(b, c, out=a), 7))
+    table.add("cpu bandwidth, 1 thread", cpu.get("core_bandwidth_gbps", 0), rate / 1e9, "GB/s",
+              how="numpy.add over 3 x 128 MiB")
+    try:
+        import torch
+
+        threads = int(cpu.get("cores", 1))
+        torch.set_num_threads(threads)
+        ta, tb, tc = torch.zeros(n, dtype=torch.float64), torch.ones(n, dtype=torch.float64), \
+            torch.ones(n, dtype=torch.float64)
+        rate = best_rate(3.0 * 8 * n, timed(lambda: torch.add(tb, tc, out=ta), 7))
+        table.add("cpu bandwidth, %d threads" % threads, cpu.get("bandwidth_gbps", 0), rate / 1e9,
+                  "GB/s", how="torch.add on %d threads over 3 x 128 MiB" % threads)
+    except ImportError:
+        pass
+    x = np.random.rand(8192).astype(np.float32) + 0.5
+    rate = best_rate(10.0 * x.size, timed(lambda: np.exp(x), 200))
+    table.add("cpu exp f32 (1 thread, NumPy)", cpu.get("elementwise_gflops", {}).get("f32", 0) /
+              max(1, int(cpu.get("cores", 1))), rate / 1e9, "GFLOP/s", checked=False,
+              how="numpy.exp of 8192 (10 FLOP/element); Tide's per thread")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tide-bin", default="build/bin", help="folder of tide-calibrate")
+    ap.add_argument("--target", help="a target file tide-calibrate wrote (skips the run)")
+    ap.add_argument("--runtime", help="libTideCudaRuntime.so (default: TIDE_BIN/../lib)")
+    ap.add_argument("--tolerance", type=float, default=0.15)
+    ap.add_argument("--gemm-size", type=int, default=8192, help="as tide-calibrate's (8192)")
+    ap.add_argument("--no-gpu", action="store_true", help="check the CPU figures only")
+    args = ap.parse_args()
+
+    path = args.target
+    if not path:
+        with tempfile.TemporaryDirectory(prefix="tide-calibrate-") as tmp:
+            path = os.path.join(tmp, "target.json")
+            run_calibrate(args.tide_bin, path)
+            with open(path) as f:
+                target = json.load(f)
+    else:
+        with open(path) as f:
+            target = json.load(f)
+    print("target %s: %s" % (target["name"], target.get("description", "")))
+    devices = {d["id"]: d for d in target["devices"]}
+    links = {l["device"]: l for l in target.get("links", [])}
+    table = Table(args.tolerance)
+    runtime = args.runtime or os.path.join(args.tide_bin, "..", "lib", "libTideCudaRuntime.so")
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        torch = None
+    if "cuda:0" in devices and not args.no_gpu and torch is None:
+        print("no PyTorch: GPU figures not checked")
+    elif "cuda:0" in devices and not args.no_gpu:
+        gpu_checks(table, devices["cuda:0"], links.get("cuda:0", {}), runtime, args.gemm_size)
+    elif not args.no_gpu:
+        print("the target has no GPU: GPU figures not checked")
+    cpu_checks(table, devices["cpu"])
+    table.print()
+    return 1 if table.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,461 @@
+//===- CpuCalibrate.cpp - Measuring the CPU as Tide's code uses it --------===//
+//
+// Part of the Tide project.
+//
+// Rates come from Tide's own code: the kernels of lib/Calibrate/Kernels,
+// compiled by tide-compile when Tide is built (single-threaded, so that
+// they need no OpenMP runtime), are called through their C interface. GEMM
+// in f32/f64 goes to tide_rt_gemm_* and OpenBLAS, which runs on its own
+// threads; the generated loops are run on every thread Tide's CPU code would
+// use at once, each thread calling the kernel on its own, which is what a
+// parallel loop nest of that many threads can reach at best. Memory
+// bandwidth is a plain loop (a[i] = b[i] + s * c[i]) over arrays far larger
+// than the caches, on all threads and on one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CalibrateInternal.h"
+
+#include "tide/Runtime/RuntimeSymbols.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char **environ;
+
+using namespace tide::calibrate;
+
+namespace {
+
+/// A 1-D memref descriptor, as compiled modules take and return them.
+struct MemRef1D {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t size;
+  int64_t stride;
+};
+
+using UnaryFn = void (*)(MemRef1D *, MemRef1D *);
+using BinaryFn = void (*)(MemRef1D *, MemRef1D *, MemRef1D *);
+using GemmFn = void (*)(TideMemRef2D *, TideMemRef2D *, TideMemRef2D *);
+
+double now() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+size_t dtypeBytes(const std::string &dtype) {
+  if (dtype == "i8")
+    return 1;
+  if (dtype == "i16" || dtype == "f16" || dtype == "bf16")
+    return 2;
+  if (dtype == "i32" || dtype == "f32")
+    return 4;
+  return 8;
+}
+
+/// `count` values of `dtype` in [0.5, 1) for floats and 1..3 for integers:
+/// no overflow, no subnormals, no NaN.
+std::vector<uint8_t> makeInput(const std::string &dtype, size_t count) {
+  size_t size = dtypeBytes(dtype);
+  std::vector<uint8_t> data(count * size);
+  for (size_t i = 0; i < count; ++i) {
+    uint8_t *p = data.data() + i * size;
+    float x = 0.5f + static_cast<float>((i * 2654435761u) % 1024) / 2048.0f;
+    int64_t k = 1 + static_cast<int64_t>(i % 3);
+    if (dtype == "f64") {
+      double y = x;
+      std::memcpy(p, &y, 8);
+    } else if (dtype == "f32") {
+      std::memcpy(p, &x, 4);
+    } else if (dtype == "f16" || dtype == "bf16") {
+      uint32_t bits;
+      std::memcpy(&bits, &x, 4);
+      // bf16: the high half; f16: exponent 14 (x in [0.5, 1)), 10 bits.
+      uint16_t half =
+          dtype == "bf16"
+              ? static_cast<uint16_t>(bits >> 16)
+              : static_cast<uint16_t>((14 << 10) | ((bits >> 13) & 0x3ff));
+      std::memcpy(p, &half, 2);
+    } else {
+      std::memcpy(p, &k, size); // little-endian: the low bytes of k
+    }
+  }
+  return data;
+}
+
+/// Wall seconds for `threads` threads to make `calls` calls of `call(t)`
+/// each, started together.
+double concurrentSeconds(int threads, int calls,
+                         const std::function<void(int)> &call) {
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  double start = 0;
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      ready.fetch_add(1);
+      while (!go.load(std::memory_order_acquire))
+        std::this_thread::yield();
+      for (int i = 0; i < calls; ++i)
+        call(t);
+    });
+  while (ready.load() < threads - 1)
+    std::this_thread::yield();
+  start = now();
+  go.store(true, std::memory_order_release);
+  for (int i = 0; i < calls; ++i)
+    call(0);
+  for (std::thread &thread : pool)
+    thread.join();
+  return now() - start;
+}
+
+/// Work units per second of `threads` threads each calling `call` (which
+/// does `work` units), measured over about `budget` seconds: a warm-up call
+/// per thread, then the best of five rounds. The best, as STREAM reports:
+/// CPUs are often shared, and a round another process interrupted says
+/// nothing about the machine.
+double concurrentRate(int threads, double work, double budget,
+                      const std::function<void(int)> &call) {
+  concurrentSeconds(threads, 1, call); // warm-up
+  double one = concurrentSeconds(threads, 1, call);
+  int calls = std::clamp(static_cast<int>(budget / 5 / std::max(one, 1e-9)), 1,
+                         1000000);
+  double best = 0;
+  for (int round = 0; round < 5; ++round)
+    best = std::max(best, threads * work * calls /
+                              concurrentSeconds(threads, calls, call));
+  return best;
+}
+
+/// Bytes read and written per second by `threads` threads running
+/// a[i] = b[i] + s * c[i] over `elements` doubles (each thread its share,
+/// first touched by that thread).
+double triadBandwidth(int threads, size_t elements) {
+  std::unique_ptr<double[]> a(new double[elements]), b(new double[elements]),
+      c(new double[elements]);
+  auto range = [&](int t, auto body) {
+    size_t lo = elements * t / threads, hi = elements * (t + 1) / threads;
+    body(lo, hi);
+  };
+  auto init = [&](int t) {
+    range(t, [&](size_t lo, size_t hi) {
+      for (size_t i = lo; i < hi; ++i) {
+        a[i] = 0;
+        b[i] = 1;
+        c[i] = 2;
+      }
+    });
+  };
+  double *pa = a.get(), *pb = b.get(), *pc = c.get();
+  auto triad = [&](int t) {
+    range(t, [&](size_t lo, size_t hi) {
+      for (size_t i = lo; i < hi; ++i)
+        pa[i] = pb[i] + 3.0 * pc[i];
+    });
+  };
+  concurrentSeconds(threads, 1, init);
+  concurrentSeconds(threads, 1, triad); // warm-up
+  double best = 0;                      // the best of five, as concurrentRate
+  for (int round = 0; round < 5; ++round)
+    best = std::max(best,
+                    3.0 * 8 * elements / concurrentSeconds(threads, 1, triad));
+  return best;
+}
+
+/// A loaded kernel module (dlclose'd when done).
+struct Kernels {
+  void *handle = nullptr;
+  Kernels() = default;
+  Kernels(const Kernels &) = delete;
+  Kernels &operator=(const Kernels &) = delete;
+  ~Kernels() {
+    if (handle)
+      dlclose(handle);
+  }
+  template <typename Fn>
+  Fn get(const std::string &name) const {
+    return handle ? reinterpret_cast<Fn>(
+                        dlsym(handle, ("_mlir_ciface_" + name).c_str()))
+                  : nullptr;
+  }
+};
+
+/// The directory of the calibration kernels (TIDE_CALIBRATE_KERNELS, else
+/// next to this code), or empty with the places looked at in `tried`.
+std::string findKernelDirectory(std::string &tried) {
+  std::vector<std::string> candidates;
+  if (const char *env = std::getenv("TIDE_CALIBRATE_KERNELS"); env && *env) {
+    candidates.push_back(env);
+    tried = std::string(env) + " (TIDE_CALIBRATE_KERNELS)";
+  } else {
+    std::string own = detail::getOwnDirectory();
+    candidates = {own + "/tide-calibrate", own + "/../lib/tide-calibrate"};
+    tried = candidates[0] + " or " + candidates[1];
+  }
+  for (const std::string &dir : candidates)
+    if (std::ifstream(dir + "/loops.so"))
+      return dir;
+  return "";
+}
+
+/// A temporary directory, removed with the files it holds (the kernels
+/// stay mapped once loaded).
+struct TemporaryDirectory {
+  std::string path;
+  std::vector<std::string> files;
+  ~TemporaryDirectory() {
+    for (const std::string &file : files)
+      std::remove((path + "/" + file).c_str());
+    if (!path.empty())
+      rmdir(path.c_str());
+  }
+};
+
+/// Compiles loops.mlir (next to the prebuilt kernels in `prebuilt`) for this
+/// CPU with the tide-compile next to this code, into `temporary`; returns
+/// the directory, or empty with `why`. The GEMM kernel stays prebuilt: its
+/// time is OpenBLAS's.
+std::string compileLoops(const std::string &prebuilt,
+                         TemporaryDirectory &temporary, std::string &why) {
+  std::string own = detail::getOwnDirectory();
+  std::string compiler;
+  for (const std::string &candidate :
+       {own + "/tide-compile", own + "/../bin/tide-compile"})
+    if (access(candidate.c_str(), X_OK) == 0) {
+      compiler = candidate;
+      break;
+    }
+  std::string source = prebuilt + "/loops.mlir";
+  if (compiler.empty()) {
+    why = "no tide-compile next to " + own;
+    return "";
+  }
+  if (prebuilt.empty() || access(source.c_str(), R_OK) != 0) {
+    why = "no " + (prebuilt.empty() ? std::string("loops.mlir") : source);
+    return "";
+  }
+  const char *tmp = std::getenv("TMPDIR");
+  std::string pattern =
+      std::string(tmp && *tmp ? tmp : "/tmp") + "/tide-calibrate-XXXXXX";
+  if (!mkdtemp(pattern.data())) {
+    why = "cannot create a directory in " + pattern;
+    return "";
+  }
+  temporary.path = pattern;
+  temporary.files = {"loops.so", "loops.h"};
+  std::vector<std::string> args = {compiler,
+                                   source,
+                                   "--target=cpu",
+                                   "--cpu-threads=1",
+                                   "--no-remarks",
+                                   "-o",
+                                   pattern + "/loops.so",
+                                   "--header=" + pattern + "/loops.h"};
+  std::vector<char *> argv;
+  for (std::string &arg : args)
+    argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  int status = 0;
+  int spawned = posix_spawn(&pid, compiler.c_str(), &actions, nullptr,
+                            argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0) {
+    why = compiler + " failed on " + source;
+    return "";
+  }
+  return pattern;
+}
+
+/// Frees the result of a kernel call (the module malloc'ed it).
+template <typename MemRef>
+void freeResult(MemRef &result) {
+  std::free(result.allocated);
+}
+
+} // namespace
+
+int detail::getTideThreads(std::string &from, std::string &error) {
+  // Checked here first: the runtime ends the process on an invalid value.
+  if (const char *env = std::getenv("TIDE_NUM_THREADS"); env && *env) {
+    char *end = nullptr;
+    long value = std::strtol(env, &end, 10);
+    if (*end || value < 1 || value > TIDE_RT_MAX_THREADS) {
+      error = std::string("invalid TIDE_NUM_THREADS '") + env +
+              "'; expected a whole number of threads from 1 to " +
+              std::to_string(TIDE_RT_MAX_THREADS);
+      return 0;
+    }
+    from = "TIDE_NUM_THREADS";
+  } else {
+    from = "the affinity mask";
+  }
+  return tide_rt_cpu_team_size(int64_t(1) << 40, 1, 0);
+}
+
+bool detail::compilesKernels(const Options &options) {
+  return options.kernels == KernelChoice::Native ||
+         (options.kernels == KernelChoice::Auto && !options.quick &&
+          !std::getenv("TIDE_CALIBRATE_KERNELS"));
+}
+
+bool detail::measureCpu(Stepper &step, const Options &options, CpuFigures &cpu,
+                        const std::function<void(const std::string &)> &note,
+                        std::string &error) {
+  cpu.threads = getTideThreads(cpu.threadsFrom, error);
+  if (!cpu.threads)
+    return false;
+  int threads = cpu.threads;
+  bool quick = options.quick;
+  double budget = quick ? 0.01 : 0.3;
+
+  size_t elements = quick ? (size_t(1) << 16) : (size_t(1) << 24);
+  step("cpu memory bandwidth, 1 thread");
+  cpu.coreBandwidth = triadBandwidth(1, elements);
+  step("cpu memory bandwidth, " + std::to_string(threads) + " threads");
+  cpu.bandwidth =
+      threads == 1 ? cpu.coreBandwidth : triadBandwidth(threads, elements);
+
+  std::string tried;
+  std::string dir = findKernelDirectory(tried), loopsDir = dir;
+  TemporaryDirectory compiled;
+  if (compilesKernels(options)) {
+    step("cpu: compiling the kernels for this CPU (tide-compile --cpu=native)");
+    std::string why, here = compileLoops(dir, compiled, why);
+    if (!here.empty()) {
+      loopsDir = here;
+      cpu.kernels = "compiled here for --cpu=native";
+    } else if (options.kernels == KernelChoice::Native) {
+      error = "cannot compile the calibration kernels for this CPU: " + why;
+      return false;
+    }
+    // Otherwise the prebuilt ones, as the summary and the file say.
+  }
+  if (!dir.empty() && cpu.kernels.empty())
+    cpu.kernels = "prebuilt for " TIDE_CALIBRATE_KERNEL_CPU;
+  Kernels gemm, loops;
+  if (dir.empty()) {
+    note("CPU rates not measured (bandwidth only): the calibration kernels "
+         "(tide-calibrate/loops.so, built with Tide) are not in " +
+         tried);
+  } else {
+#if defined(__x86_64__)
+    // The prebuilt kernels are compiled for x86-64-v3 (AVX2, FMA).
+    bool supported =
+        __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    bool supported = true;
+#endif
+    if (!supported) {
+      note("CPU rates not measured: the calibration kernels need AVX2 and "
+           "FMA, which this CPU lacks");
+    } else {
+      for (auto [kernels, path] : {std::pair(&gemm, dir + "/gemm.so"),
+                                   std::pair(&loops, loopsDir + "/loops.so")}) {
+        kernels->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!kernels->handle) {
+          const char *why = dlerror();
+          note(std::string("CPU ") +
+               (kernels == &gemm ? "f32/f64 GEMM (Tide calls OpenBLAS)"
+                                 : "GEMM and elementwise rates") +
+               " not measured: " + (why ? why : "cannot load " + path));
+        }
+      }
+    }
+  }
+
+  // GEMM, every dtype: OpenBLAS (one caller, its own threads) for f32/f64,
+  // generated loops (every thread calling) for the others.
+  for (size_t i = 0; i < kCpuDTypes.size(); ++i) {
+    std::string dtype = kCpuDTypes[i];
+    bool blas = dtype == "f32" || dtype == "f64";
+    int64_t n = blas ? (quick ? 64 : 2048) : (quick ? 32 : 256);
+    step("cpu GEMM " + dtype + " " + std::to_string(n) + "^3" +
+         (blas ? " (OpenBLAS)" : " (generated loops)"));
+    auto fn = (blas ? gemm : loops).get<GemmFn>("gemm_" + dtype);
+    if (!fn)
+      continue;
+    std::vector<uint8_t> a = makeInput(dtype, n * n),
+                         b = makeInput(dtype, n * n);
+    auto descriptor = [&](std::vector<uint8_t> &data) {
+      return TideMemRef2D{data.data(), data.data(), 0, {n, n}, {n, 1}};
+    };
+    auto call = [&](int) {
+      TideMemRef2D da = descriptor(a), db = descriptor(b), result;
+      fn(&result, &da, &db);
+      freeResult(result);
+    };
+    cpu.gemm[i] =
+        concurrentRate(blas ? 1 : threads, 2.0 * n * n * n, budget, call);
+    cpu.gemmSize[i] = n;
+  }
+
+  // Elementwise loops in the cache: exp (10 FLOP per element in the cost
+  // model) for floats, add (1) for integers.
+  for (size_t i = 0; i < kCpuDTypes.size(); ++i) {
+    std::string dtype = kCpuDTypes[i];
+    bool isFloat = dtype[0] == 'f' || dtype == "bf16";
+    int64_t n = quick ? 1024 : 8192;
+    step("cpu elementwise " + std::string(isFloat ? "exp " : "add ") + dtype +
+         " (generated loops, " + std::to_string(threads) + " threads)");
+    std::vector<uint8_t> x = makeInput(dtype, n), y = makeInput(dtype, n);
+    MemRef1D dx{x.data(), x.data(), 0, n, 1}, dy{y.data(), y.data(), 0, n, 1};
+    std::function<void(int)> call;
+    if (isFloat) {
+      auto fn = loops.get<UnaryFn>("exp_" + dtype);
+      if (!fn)
+        continue;
+      call = [fn, dx](int) {
+        MemRef1D in = dx, result;
+        fn(&result, &in);
+        freeResult(result);
+      };
+    } else {
+      auto fn = loops.get<BinaryFn>("add_" + dtype);
+      if (!fn)
+        continue;
+      call = [fn, dx, dy](int) {
+        MemRef1D in0 = dx, in1 = dy, result;
+        fn(&result, &in0, &in1);
+        freeResult(result);
+      };
+    }
+    cpu.elementwise[i] =
+        concurrentRate(threads, double(n) * (isFloat ? 10 : 1), budget, call);
+  }
+
+  step("cpu cost of a call (one-element add)");
+  if (auto fn = loops.get<BinaryFn>("call")) {
+    float x = 1, y = 2;
+    auto call = [&](int) {
+      MemRef1D dx{&x, &x, 0, 1, 1}, dy{&y, &y, 0, 1, 1}, result;
+      fn(&result, &dx, &dy);
+      freeResult(result);
+    };
+    double callsPerSecond = concurrentRate(1, 1, budget / 3, call);
+    cpu.callSeconds = callsPerSecond > 0 ? 1 / callsPerSecond : 0;
+  }
+  return true;
+}
