@@ -62,6 +62,9 @@ std::string fixesFor(Operation *op, PlacementPolicy policy) {
   return fixes;
 }
 
+/// The placement reason of a host shape computation (collectHostShapeOps).
+constexpr StringLiteral kShapeReason = "shape(host)";
+
 struct Placer {
   const Target &target;
   PlacementPolicy policy;
@@ -165,8 +168,19 @@ struct Placer {
       units.push_back(entry.second);
 
     MLIRContext *ctx = func->getContext();
+    llvm::DenseSet<Operation *> hostShapeOps = collectHostShapeOps(func);
     for (SmallVector<Operation *> &unit : units) {
       StringRef group = getColocationGroup(unit.front());
+      // Sizes the host code reads are computed on the host, under every
+      // policy (an op without a CPU kernel is placed by the rules below).
+      if (group.empty() && hostShapeOps.contains(unit.front()) &&
+          !getDevice(unit.front()) &&
+          hasKernelOn(unit.front(), target.getCPU())) {
+        setDevice(unit.front(), DeviceAttr::cpu(ctx));
+        setPlacementReason(unit.front(),
+                           withOrigin(unit.front(), kShapeReason));
+        continue;
+      }
       DeviceAttr groupPinned;
       if (!group.empty()) {
         FailureOr<DeviceAttr> pin = groupPin(group, unit);
@@ -306,6 +320,7 @@ struct Placer {
     if (impossible)
       return;
     PlacementSolution solution = solveMinCut(graph.problem);
+    llvm::DenseSet<Operation *> hostShapeOps = collectHostShapeOps(func);
     MLIRContext *ctx = func->getContext();
     const DeviceSpec &cpu = target.getCPU();
     std::string gpuName = graph.gpu ? graph.gpu->name() : "";
@@ -322,6 +337,9 @@ struct Placer {
         if (DeviceAttr pin = getDevice(op)) {
           device = pin;
           reason = "pinned";
+        } else if (hostShapeOps.contains(op) && !onGPU) {
+          device = cpu.getAttr(ctx);
+          reason = kShapeReason;
         } else {
           device = onGPU ? nodeGPU : cpu.getAttr(ctx);
           bool gpuKernel = graph.gpu && hasKernelOn(op, *graph.gpu);
@@ -405,6 +423,7 @@ struct VerifyPlacementPass
       return signalPassFailure();
     PlacementPolicy parsedPolicy = policy;
     bool ok = true;
+    llvm::DenseSet<Operation *> hostShapeOps = collectHostShapeOps(module);
     module->walk([&](Operation *op) {
       if (!isPlaceable(op))
         return;
@@ -417,7 +436,8 @@ struct VerifyPlacementPass
           problem = llvm::formatv("is on {0}, but target '{1}' has no {0} "
                                   "kernel for it",
                                   device.str(), (*loaded)->name);
-        else if (parsedPolicy == PlacementPolicy::RequireGPU && device.isCPU())
+        else if (parsedPolicy == PlacementPolicy::RequireGPU &&
+                 device.isCPU() && !hostShapeOps.contains(op))
           problem = "is on the CPU but the policy is require-gpu";
       } else {
         problem = llvm::formatv("is on {0}, which is not a device of target "

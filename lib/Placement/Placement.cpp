@@ -79,12 +79,58 @@ DeviceAttr mlir::tide::getValueDevice(Value value) {
 DeviceAttr mlir::tide::getUseDevice(Operation *user, unsigned operandIndex) {
   if (isa<TransferOp>(user))
     return {};
-  if (isPlaceable(user))
-    return getDevice(user);
+  if (isPlaceable(user)) {
+    switch (getOperandRole(user, operandIndex)) {
+    case OperandRole::Host:
+      return DeviceAttr::cpu(user->getContext());
+    case OperandRole::ShapeOnly:
+      return {};
+    case OperandRole::Data:
+      return getDevice(user);
+    }
+  }
   if (isa<func::ReturnOp>(user))
     if (Operation *func = user->getParentOp())
       return getResultResidence(func, operandIndex);
   return DeviceAttr::cpu(user->getContext());
+}
+
+/// Results of host shape computations are small integer tensors.
+static constexpr int64_t kMaxHostShapeElements = 64;
+
+static bool isSmallIntegerTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() &&
+         tensor.getNumElements() <= kMaxHostShapeElements &&
+         isa<IntegerType>(tensor.getElementType());
+}
+
+llvm::DenseSet<Operation *> mlir::tide::collectHostShapeOps(Operation *root) {
+  llvm::DenseSet<Operation *> ops;
+  SmallVector<Value> work;
+  root->walk([&](Operation *op) {
+    if (!isPlaceable(op))
+      return;
+    if (isa<DimOp>(op))
+      work.push_back(op->getResult(0));
+    for (OpOperand &operand : op->getOpOperands())
+      if (getOperandRole(op, operand.getOperandNumber()) == OperandRole::Host)
+        work.push_back(operand.get());
+  });
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || !isPlaceable(def) || ops.contains(def))
+      continue;
+    if (!isa<DimOp>(def) &&
+        !llvm::all_of(def->getResultTypes(), isSmallIntegerTensor))
+      continue;
+    ops.insert(def);
+    for (OpOperand &operand : def->getOpOperands())
+      if (getOperandRole(def, operand.getOperandNumber()) !=
+          OperandRole::ShapeOnly)
+        work.push_back(operand.get());
+  }
+  return ops;
 }
 
 //===----------------------------------------------------------------------===//
@@ -273,6 +319,10 @@ mlir::tide::buildPlacementGraph(FunctionOpInterface func, const Target &target,
     return *slot;
   };
 
+  llvm::DenseSet<Operation *> hostShapeOps;
+  if (options.keepShapesOnHost)
+    hostShapeOps = collectHostShapeOps(func);
+
   // One node per placeable op, or per colocation group.
   llvm::StringMap<unsigned> groupNode;
   func->walk([&](Operation *op) {
@@ -307,6 +357,9 @@ mlir::tide::buildPlacementGraph(FunctionOpInterface func, const Target &target,
           costs.cpuCost = kForbidden;
       }
     }
+    // Sizes for the host are computed on the host (unless pinned).
+    if (hostShapeOps.contains(op) && !getDevice(op))
+      costs.gpuCost = kForbidden;
   });
   for (PlacementProblem::Node &node : problem.nodes) {
     node.cpuCost = std::min(node.cpuCost, kForbidden);
@@ -330,7 +383,14 @@ mlir::tide::buildPlacementGraph(FunctionOpInterface func, const Target &target,
             continue;
           }
           if (isPlaceable(user) && graph.nodeOf.count(user)) {
-            consumers.push_back(graph.nodeOf.lookup(user));
+            // A size read by the host is needed on the host; a shape read
+            // from the metadata moves nothing.
+            OperandRole role = getOperandRole(user, use.getOperandNumber());
+            if (role == OperandRole::ShapeOnly)
+              continue;
+            consumers.push_back(role == OperandRole::Host
+                                    ? fixedNode(/*onGPU=*/false)
+                                    : graph.nodeOf.lookup(user));
             continue;
           }
           DeviceAttr device = getUseDevice(user, use.getOperandNumber());

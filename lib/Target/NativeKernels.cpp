@@ -70,6 +70,10 @@ KernelKind mlir::tide::getNativeKernel(DeviceKind kind, StringRef op,
   const OpFacts *facts = findOp(op);
   if (!facts || !isDTypeOfKind(dtype, facts->elementKind))
     return KernelKind::None;
+  // tide.dim reads a size from a tensor's metadata for the host code: there
+  // is nothing for a GPU to run.
+  if (facts->loweringFamily == LoweringFamily::Dim)
+    return kind == DeviceKind::CUDA ? KernelKind::None : KernelKind::Codegen;
   if (facts->loweringFamily == LoweringFamily::Matmul) {
     if (kind == DeviceKind::CUDA)
       // cuBLAS GEMM (f16, bf16, f32, f64); no integer GEMM on the GPU.
@@ -100,6 +104,9 @@ std::optional<DType> mlir::tide::getKernelDType(Operation *op,
   }
   if (auto select = dyn_cast<SelectOp>(op))
     return elementOf(select.getOnTrue());
+  // iota's operand is its shape (i64 sizes): the result picks the kernel.
+  if (auto iota = dyn_cast<IotaOp>(op))
+    return elementOf(iota.getResult());
   if (op->getNumOperands() > 0)
     return elementOf(op->getOperand(0));
   if (op->getNumResults() > 0)

@@ -140,12 +140,26 @@ def pool(op, t):  # 2-D, padded, ceil_mode
                  "pads = [1, 0, 1, 0] ceil_mode : %s" % (op, x)], T((2, 3, 5, 5), t)
 
 
+def iota(op, t):  # sizes from tide.dim (on the host), indices on the GPU
+    x, s = T(("?", 8), t), T((1,), "i64")
+    return [x], ["%%d = tide.dim %%a0 axis = 0 : %s" % x,
+                 "%%c = tide.constant dense<[8]> : %s" % s,
+                 "%%s = tide.concat %%d, %%c axis = 0 : %s, %s" % (s, s),
+                 "%%r = tide.%s %%s axis = 1 : %s to %s" % (op, T((2,), "i64"), x)], x
+
+
+def dynamic_slice(op, t):  # bounds read by the host from arguments
+    x, v = T(("?", 8), t), T((2,), "i64")
+    return [x, v, v], ["%%r = tide.%s %%a0, %%a1, %%a2 strides = [1, 2] : %s, %s to %s"
+                       % (op, x, v, T(("?", "?"), t))], T(("?", "?"), t)
+
+
 FAMILIES = {
     "unary": unary, "binary": binary, "compare": compare, "select": select, "cast": cast,
     "matmul": matmul, "reduction": reduction, "arg_reduction": arg_reduction,
     "reshape": reshape, "transpose": transpose, "broadcast": broadcast, "concat": concat,
     "slice": slice_, "softmax": softmax, "constant": constant, "gather": gather, "scatter": scatter,
-    "cumsum": cumsum, "conv": conv, "pool": pool,
+    "cumsum": cumsum, "conv": conv, "pool": pool, "iota": iota, "dynamic_slice": dynamic_slice,
 }
 
 

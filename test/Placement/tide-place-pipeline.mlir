@@ -44,6 +44,15 @@
 // RUN:   | FileCheck %t/cost.mlir --check-prefix=RTX
 // RUN: tide-opt %t/cost.mlir --tide-place-pipeline="target=h200 policy=cost report=text" \
 // RUN:   | FileCheck %t/cost.mlir --check-prefix=H200
+// Sizes computed at run time stay on the host under every policy: tide.dim
+// reads a GPU tensor's shape without copying it, the shape vector is not
+// copied to the GPU, and require-gpu accepts them on the CPU.
+// RUN: tide-opt %t/shapes.mlir --tide-place-pipeline="target=h200 remarks=false" \
+// RUN:   | FileCheck %t/shapes.mlir --check-prefixes=SHAPES,SHAPES-GPU
+// RUN: tide-opt %t/shapes.mlir --tide-place-pipeline="target=h200 policy=require-gpu remarks=false" \
+// RUN:   | FileCheck %t/shapes.mlir --check-prefixes=SHAPES,SHAPES-GPU
+// RUN: tide-opt %t/shapes.mlir --tide-place-pipeline="target=h200 policy=cost" \
+// RUN:   | FileCheck %t/shapes.mlir --check-prefix=SHAPES
 
 // report-output writes the report to a file; the IR still goes to stdout.
 // RUN: tide-opt %examples/exp_f32.mlir --tide-place-pipeline="target=theano-0.7 report=json report-output=%t/report.json" \
@@ -274,4 +283,27 @@ func.func @f64_heavy(%a: tensor<256x256xf64>, %b: tensor<256x256xf64>) -> tensor
   %1 = tide.matmul %0, %b : tensor<256x256xf64>
   %2 = tide.tanh %1 : tensor<256x256xf64>
   return %2 : tensor<256x256xf64>
+}
+
+//--- shapes.mlir
+
+// Heads split by a reshape whose sizes come from the matmul's dynamic
+// dimensions (ONNX Reshape with Concat(Shape(y)[0], Shape(y)[1], 4, 16)).
+// SHAPES-LABEL: func.func @heads(
+// SHAPES-GPU: %[[Y:.*]] = tide.matmul {{.*}}tide.device = #tide.device<cuda:0>
+// SHAPES: %[[B:.*]] = tide.dim %[[Y:.*]] axis = 0 {tide.device = #tide.device<cpu>, tide.reason = "shape(host)"}
+// SHAPES: %[[S:.*]] = tide.dim %[[Y]] axis = 1 {tide.device = #tide.device<cpu>, tide.reason = "shape(host)"}
+// SHAPES: %[[C:.*]] = tide.constant {tide.device = #tide.device<cpu>, tide.reason = "shape(host)"}
+// SHAPES: %[[V:.*]] = tide.concat %[[B]], %[[S]], %[[C]] axis = 0 {tide.device = #tide.device<cpu>, tide.reason = "shape(host)"}
+// SHAPES-GPU-NOT: tide.transfer
+// SHAPES-GPU: tide.reshape %[[Y]], %[[V]] {tide.device = #tide.device<cuda:0>
+func.func @heads(%x: tensor<?x?x64xf32>, %w: tensor<64x64xf32>) -> tensor<?x?x4x16xf32> {
+  %y = tide.matmul %x, %w : tensor<?x?x64xf32>, tensor<64x64xf32>
+  %b = tide.dim %y axis = 0 : tensor<?x?x64xf32>
+  %s = tide.dim %y axis = 1 : tensor<?x?x64xf32>
+  %c = tide.constant dense<[4, 16]> : tensor<2xi64>
+  %shape = tide.concat %b, %s, %c axis = 0 : tensor<1xi64>, tensor<1xi64>, tensor<2xi64>
+  %0 = tide.reshape %y, %shape : tensor<?x?x64xf32>, tensor<4xi64> to tensor<?x?x4x16xf32>
+  %1 = tide.exp %0 : tensor<?x?x4x16xf32>
+  return %1 : tensor<?x?x4x16xf32>
 }

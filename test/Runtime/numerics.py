@@ -657,6 +657,16 @@ def slice_ref(x, start, limit, strides):
     return x[tuple(slice(a, b, c) for a, b, c in zip(start, limit, strides))]
 
 
+def dim_ref(x, axis):
+    return np.array([np.asarray(x).shape[axis]], dtype=np.int64)
+
+
+def iota_ref(shape, axis):
+    shape = tuple(int(d) for d in shape)
+    index = np.arange(shape[axis]).reshape([-1 if d == axis else 1 for d in range(len(shape))])
+    return np.broadcast_to(index, shape).astype(np.float64)
+
+
 CMP = [("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal),
        ("gt", np.greater), ("ge", np.greater_equal)]
 
@@ -763,6 +773,9 @@ REFERENCES = {
     "concat": Ref("concat", np.concatenate),
     "slice": Ref("slice", slice_ref),
     "gather": Ref("gather", gather_ref),
+    "dim": Ref("dim", dim_ref),
+    "iota": Ref("iota", iota_ref),
+    "dynamic_slice": Ref("dynamic_slice", slice_ref),
     # scatter: sums and products are rounded after each update (tolerance
     # class "reduce" for them; see gen_scatter).
     "scatter": Ref("scatter", scatter_ref),
@@ -1568,6 +1581,70 @@ def gen_gather(ops, t):
     return funcs
 
 
+def gen_dim(ops, t):
+    """tide.dim of dynamic and static dimensions (the static one folds), of an
+    empty tensor too."""
+    funcs = []
+    for op in ops:
+        ref = REFERENCES[op].for_type(t)
+        f = shape_func(funcs, op, t, [((None, 3, None), t)])
+        for axis in (0, 1, 2):
+            v = f.op("tide.%s %s axis = %d : %s" % (op, f.arg(0), axis, T((None, 3, None), t)))
+            f.ret(v, (1,), "i64", "%s axis %d of ?x3x?" % (op, axis),
+                  (lambda axis: lambda ins: ref(ins[0], axis))(axis))
+        shape_runs(f, t, [[(2, 3, 5)], [(0, 3, 1)]])
+    return funcs
+
+
+def gen_iota(ops, t):
+    """tide.iota with sizes from an argument (read at run time) and from
+    tide.dim (computed on the host), along every axis, empty at run time."""
+    funcs = []
+    for op in ops:
+        ref = REFERENCES[op].for_type(t)
+        f = shape_func(funcs, op, t, [((2,), "i64"), ((None, 4), t)])
+        for axis in (0, 1):
+            v = f.op("tide.%s %s axis = %d : %s to %s" % (op, f.arg(0), axis, T((2,), "i64"),
+                                                         T((None, None), t)))
+            f.ret(v, (None, None), t, "%s axis %d of sizes from an argument" % (op, axis),
+                  (lambda axis: lambda ins: ref(ins[0], axis))(axis))
+        d = f.op("tide.dim %s axis = 0 : %s" % (f.arg(1), T((None, 4), t)))
+        c = f.op("tide.constant dense<[4]> : %s" % T((1,), "i64"))
+        s = f.op("tide.concat %s, %s axis = 0 : %s, %s" % (d, c, T((1,), "i64"), T((1,), "i64")))
+        v = f.op("tide.%s %s axis = 1 : %s to %s" % (op, s, T((2,), "i64"), T((None, 4), t)))
+        f.ret(v, (None, 4), t, "%s of ?x4 sized by tide.dim" % op,
+              lambda ins: ref((np.asarray(ins[1]).shape[0], 4), 1))
+        for k, (sizes, rows) in enumerate((((3, 5), 6), ((0, 4), 0))):
+            rng = rng_for(f.name + str(k))
+            f.run("run%d" % k, [np.array(sizes, dtype=np.int64),
+                                 shape_inputs(rng, (rows, 4), t)])
+    return funcs
+
+
+def gen_dynamic_slice(ops, t):
+    """tide.dynamic_slice with bounds from arguments: strided, a static result
+    dimension, empty at run time."""
+    funcs = []
+    for op in ops:
+        ref = REFERENCES[op].for_type(t)
+        x, v2 = T((None, 8), t), T((2,), "i64")
+        f = shape_func(funcs, op, t, [((None, 8), t), ((2,), "i64"), ((2,), "i64")])
+        v = f.op("tide.%s %s, %s, %s strides = [1, 2] : %s, %s to %s"
+                 % (op, f.arg(0), f.arg(1), f.arg(2), x, v2, T((None, None), t)))
+        f.ret(v, (None, None), t, "%s ?x8 strides [1, 2]" % op,
+              lambda ins: ref(ins[0], ins[1], ins[2], (1, 2)))
+        v = f.op("tide.%s %s, %s, %s strides = [2, 1] : %s, %s to %s"
+                 % (op, f.arg(0), f.arg(1), f.arg(2), x, v2, T((None, None), t)))
+        f.ret(v, (None, None), t, "%s ?x8 strides [2, 1]" % op,
+              lambda ins: ref(ins[0], ins[1], ins[2], (2, 1)))
+        for k, (rows, start, limit) in enumerate(((5, (1, 0), (4, 7)), (3, (0, 3), (3, 8)),
+                                                  (4, (2, 2), (2, 8)))):
+            rng = rng_for(f.name + str(k))
+            f.run("run%d" % k, [shape_inputs(rng, (rows, 8), t), np.array(start, dtype=np.int64),
+                                np.array(limit, dtype=np.int64)])
+    return funcs
+
+
 def gen_transfer(t):
     """tide.transfer (placement's copy; not a kernel, so not in the op list)."""
     funcs = []
@@ -1644,7 +1721,8 @@ OPS_MODULE = [(("unary",), gen_unary), (("binary",), gen_binary), (("compare",),
 SHAPE_MODULE = [(("reshape",), gen_reshape), (("transpose",), gen_transpose),
                 (("broadcast",), gen_broadcast_to), (("concat",), gen_concat),
                 (("slice",), gen_slice), (("gather",), gen_gather),
-                (("scatter",), gen_scatter)]
+                (("scatter",), gen_scatter), (("dim",), gen_dim), (("iota",), gen_iota),
+                (("dynamic_slice",), gen_dynamic_slice)]
 CAST_FAMILY = "cast"
 FAMILIES = set(f for fams, _ in OPS_MODULE + SHAPE_MODULE for f in fams) | {CAST_FAMILY}
 

@@ -541,3 +541,90 @@ func.func @negative_div_unsigned_by_zero() -> tensor<1xui16> {
   %0 = tide.div %a, %b : tensor<1xui16>
   return %0 : tensor<1xui16>
 }
+
+//===----------------------------------------------------------------------===//
+// Run-time sizes: dim, iota, dynamic_slice, shape operands
+//===----------------------------------------------------------------------===//
+
+// dim of a static dimension is a constant; of a dynamic one it stays.
+// CHECK-LABEL: func.func @dim_static(
+// CHECK-SAME: %[[X:.*]]: tensor<?x16xf32>)
+// CHECK-DAG: %[[C:.*]] = tide.constant dense<16> : tensor<1xi64>
+// CHECK-DAG: %[[D:.*]] = tide.dim %[[X]] axis = 0 : tensor<?x16xf32>
+// CHECK: return %[[D]], %[[C]]
+func.func @dim_static(%x: tensor<?x16xf32>) -> (tensor<1xi64>, tensor<1xi64>) {
+  %0 = tide.dim %x axis = 0 : tensor<?x16xf32>
+  %1 = tide.dim %x axis = 1 : tensor<?x16xf32>
+  return %0, %1 : tensor<1xi64>, tensor<1xi64>
+}
+
+// iota of a static shape is a constant.
+// CHECK-LABEL: func.func @iota_static(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<{{\[}}[0.000000e+00, 1.000000e+00, 2.000000e+00], [0.000000e+00, 1.000000e+00, 2.000000e+00]]> : tensor<2x3xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @iota_static(%s: tensor<2xi64>) -> tensor<2x3xf32> {
+  %0 = tide.iota %s axis = 1 : tensor<2xi64> to tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// A reshape with one dynamic result dimension needs no shape operand.
+// CHECK-LABEL: func.func @reshape_drop_shape(
+// CHECK-SAME: %[[X:.*]]: tensor<?x64xf32>, %[[S:.*]]: tensor<3xi64>)
+// CHECK-NEXT: %[[R:.*]] = tide.reshape %[[X]] : tensor<?x64xf32> to tensor<?x4x16xf32>
+func.func @reshape_drop_shape(%x: tensor<?x64xf32>, %s: tensor<3xi64>) -> tensor<?x4x16xf32> {
+  %0 = tide.reshape %x, %s : tensor<?x64xf32>, tensor<3xi64> to tensor<?x4x16xf32>
+  return %0 : tensor<?x4x16xf32>
+}
+
+// With two dynamic dimensions the shape operand stays, and equal types do
+// not make the reshape a no-op.
+// CHECK-LABEL: func.func @negative_reshape_keep_shape(
+// CHECK-SAME: %[[X:.*]]: tensor<?x?xf32>, %[[S:.*]]: tensor<2xi64>)
+// CHECK-NEXT: %[[R:.*]] = tide.reshape %[[X]], %[[S]] : tensor<?x?xf32>, tensor<2xi64> to tensor<?x?xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @negative_reshape_keep_shape(%x: tensor<?x?xf32>, %s: tensor<2xi64>) -> tensor<?x?xf32> {
+  %0 = tide.reshape %x, %s : tensor<?x?xf32>, tensor<2xi64> to tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// A broadcast_to whose dynamic sizes all come from the input drops its
+// shape operand.
+// CHECK-LABEL: func.func @broadcast_to_drop_shape(
+// CHECK-SAME: %[[X:.*]]: tensor<?x1xf32>, %[[S:.*]]: tensor<2xi64>)
+// CHECK-NEXT: %[[R:.*]] = tide.broadcast_to %[[X]] : tensor<?x1xf32> to tensor<?x3xf32>
+func.func @broadcast_to_drop_shape(%x: tensor<?x1xf32>, %s: tensor<2xi64>) -> tensor<?x3xf32> {
+  %0 = tide.broadcast_to %x, %s : tensor<?x1xf32>, tensor<2xi64> to tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// A size that only the shape operand knows keeps it.
+// CHECK-LABEL: func.func @negative_broadcast_to_keep_shape(
+// CHECK-SAME: %[[X:.*]]: tensor<1x3xf32>, %[[S:.*]]: tensor<2xi64>)
+// CHECK-NEXT: %[[R:.*]] = tide.broadcast_to %[[X]], %[[S]] : tensor<1x3xf32>, tensor<2xi64> to tensor<?x3xf32>
+func.func @negative_broadcast_to_keep_shape(%x: tensor<1x3xf32>, %s: tensor<2xi64>) -> tensor<?x3xf32> {
+  %0 = tide.broadcast_to %x, %s : tensor<1x3xf32>, tensor<2xi64> to tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// A dynamic_slice with constant bounds and a static result is a slice.
+// CHECK-LABEL: func.func @dynamic_slice_constant(
+// CHECK-SAME: %[[X:.*]]: tensor<?x8xf32>)
+// CHECK-NEXT: %[[R:.*]] = tide.slice %[[X]] start = [1, 0] limit = [3, 8] strides = [1, 3] : tensor<?x8xf32>
+// CHECK-NEXT: return %[[R]] : tensor<2x3xf32>
+func.func @dynamic_slice_constant(%x: tensor<?x8xf32>) -> tensor<2x3xf32> {
+  %a = tide.constant dense<[1, 0]> : tensor<2xi64>
+  %b = tide.constant dense<[3, 8]> : tensor<2xi64>
+  %0 = tide.dynamic_slice %x, %a, %b strides = [1, 3] : tensor<?x8xf32>, tensor<2xi64> to tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// Bounds known only at run time stay.
+// CHECK-LABEL: func.func @negative_dynamic_slice_runtime(
+// CHECK: tide.dynamic_slice
+func.func @negative_dynamic_slice_runtime(%x: tensor<?x8xf32>, %a: tensor<2xi64>) -> tensor<?x8xf32> {
+  %b = tide.dim %x axis = 0 : tensor<?x8xf32>
+  %c = tide.constant dense<8> : tensor<1xi64>
+  %l = tide.concat %b, %c axis = 0 : tensor<1xi64>, tensor<1xi64>
+  %0 = tide.dynamic_slice %x, %a, %l strides = [1, 1] : tensor<?x8xf32>, tensor<2xi64> to tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}

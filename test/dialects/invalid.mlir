@@ -779,7 +779,7 @@ func.func @concat_unranked(%a: tensor<*xf32>) {
 
 // A dynamic result dimension must be determined by a dynamic input dimension.
 func.func @broadcast_to_undetermined_dynamic(%x: tensor<3xf32>) -> tensor<?x3xf32> {
-  // expected-error @+1 {{'tide.broadcast_to' op result dimension 0 is dynamic but the input does not determine it; give its size statically}}
+  // expected-error @+1 {{'tide.broadcast_to' op result dimension 0 is dynamic but the input does not determine it; give its size statically or pass the sizes as a shape operand}}
   %0 = tide.broadcast_to %x : tensor<3xf32> to tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
@@ -1167,5 +1167,122 @@ func.func @scatter_bad_axis(%x: tensor<3x5xf32>, %i: tensor<3x2xi64>, %u: tensor
 func.func @scatter_bad_reduction(%x: tensor<3xf32>, %i: tensor<2xi64>, %u: tensor<2xf32>) {
   // expected-error @+1 {{custom op 'tide.scatter' expected string or keyword containing one of the following enum values for attribute 'reduction' [none, add, mul, max, min]}}
   %0 = tide.scatter %x, %i, %u axis = 0 reduction = avg : tensor<3xf32>, tensor<2xi64>, tensor<2xf32>
+  return
+}
+
+// -----
+
+// A shape operand has one entry per result dimension.
+func.func @reshape_shape_length(%x: tensor<?x64xf32>, %s: tensor<3xi64>) {
+  // expected-error @+1 {{'tide.reshape' op expects a shape of 2 entries (one per result dimension) as a tensor<2xi64>, got 'tensor<3xi64>'}}
+  %0 = tide.reshape %x, %s : tensor<?x64xf32>, tensor<3xi64> to tensor<?x?xf32>
+  return
+}
+
+// -----
+
+// ... and is a vector.
+func.func @broadcast_to_shape_rank(%x: tensor<f32>, %s: tensor<2x1xi64>) {
+  // expected-error @+1 {{'tide.broadcast_to' op expects a shape of 2 entries (one per result dimension) as a tensor<2xi64>, got 'tensor<2x1xi64>'}}
+  %0 = tide.broadcast_to %x, %s : tensor<f32>, tensor<2x1xi64> to tensor<?x?xf32>
+  return
+}
+
+// -----
+
+// Shape operands are i64.
+func.func @reshape_shape_i32(%x: tensor<?x64xf32>, %s: tensor<2xi32>) {
+  // expected-error @+1 {{'tide.reshape' op operand #1 must be ranked tensor of 64-bit signless integer values, but got 'tensor<2xi32>'}}
+  %0 = tide.reshape %x, %s : tensor<?x64xf32>, tensor<2xi32> to tensor<?x?xf32>
+  return
+}
+
+// -----
+
+// dynamic_slice keeps the rank and the element type.
+func.func @dynamic_slice_rank(%x: tensor<?x8xf32>, %a: tensor<2xi64>) {
+  // expected-error @+1 {{'tide.dynamic_slice' op result 'tensor<?xf32>' must have the input's rank and element type ('tensor<?x8xf32>')}}
+  %0 = tide.dynamic_slice %x, %a, %a strides = [1, 1] : tensor<?x8xf32>, tensor<2xi64> to tensor<?xf32>
+  return
+}
+
+// -----
+
+// One bound per dimension.
+func.func @dynamic_slice_bounds(%x: tensor<?x8xf32>, %a: tensor<3xi64>) {
+  // expected-error @+1 {{'tide.dynamic_slice' op expects start bounds of 2 entries (one per result dimension) as a tensor<2xi64>, got 'tensor<3xi64>'}}
+  %0 = tide.dynamic_slice %x, %a, %a strides = [1, 1] : tensor<?x8xf32>, tensor<3xi64> to tensor<?x?xf32>
+  return
+}
+
+// -----
+
+// One stride per dimension.
+func.func @dynamic_slice_strides(%x: tensor<?x8xf32>, %a: tensor<2xi64>) {
+  // expected-error @+1 {{'tide.dynamic_slice' op needs one stride per dimension (rank 2), got 1}}
+  %0 = tide.dynamic_slice %x, %a, %a strides = [1] : tensor<?x8xf32>, tensor<2xi64> to tensor<?x?xf32>
+  return
+}
+
+// -----
+
+// Strides are positive.
+func.func @dynamic_slice_stride_zero(%x: tensor<?x8xf32>, %a: tensor<2xi64>) {
+  // expected-error @+1 {{'tide.dynamic_slice' op stride 0 in dimension 1 must be positive}}
+  %0 = tide.dynamic_slice %x, %a, %a strides = [1, 0] : tensor<?x8xf32>, tensor<2xi64> to tensor<?x?xf32>
+  return
+}
+
+// -----
+
+// A slice is never larger than its input.
+func.func @dynamic_slice_too_large(%x: tensor<?x8xf32>, %a: tensor<2xi64>) {
+  // expected-error @+1 {{'tide.dynamic_slice' op result dimension 1 (9) is larger than the input's (8)}}
+  %0 = tide.dynamic_slice %x, %a, %a strides = [1, 1] : tensor<?x8xf32>, tensor<2xi64> to tensor<?x9xf32>
+  return
+}
+
+// -----
+
+// start and limit have one type.
+func.func @dynamic_slice_bound_types(%x: tensor<?x8xf32>, %a: tensor<2xi64>, %b: tensor<3xi64>) {
+  // expected-error @+1 {{'tide.dynamic_slice' op failed to verify that all of {start, limit} have same type}}
+  %0 = "tide.dynamic_slice"(%x, %a, %b) <{strides = array<i64: 1, 1>}> : (tensor<?x8xf32>, tensor<2xi64>, tensor<3xi64>) -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+// dim's axis must exist.
+func.func @dim_axis(%x: tensor<?x8xf32>) {
+  // expected-error @+1 {{'tide.dim' axis 2 is out of range for rank 2 (it must be in [0, rank))}}
+  %0 = tide.dim %x axis = 2 : tensor<?x8xf32>
+  return
+}
+
+// -----
+
+// iota writes numbers.
+func.func @iota_bool(%s: tensor<1xi64>) {
+  // expected-error-re @+1 {{'tide.iota' expects {{.*}} but got 'i1'{{.*}}}}
+  %0 = tide.iota %s axis = 0 : tensor<1xi64> to tensor<?xi1>
+  return
+}
+
+// -----
+
+// iota's axis must exist.
+func.func @iota_axis(%s: tensor<1xi64>) {
+  // expected-error @+1 {{'tide.iota' op axis 1 is out of range for rank 1 (it must be in [0, rank))}}
+  %0 = tide.iota %s axis = 1 : tensor<1xi64> to tensor<?xf32>
+  return
+}
+
+// -----
+
+// One size per result dimension.
+func.func @iota_shape(%s: tensor<1xi64>) {
+  // expected-error @+1 {{'tide.iota' op expects a shape of 2 entries (one per result dimension) as a tensor<2xi64>, got 'tensor<1xi64>'}}
+  %0 = tide.iota %s axis = 1 : tensor<1xi64> to tensor<?x3xf32>
   return
 }

@@ -500,6 +500,22 @@ func.func @reshape(%x: tensor<2x3xf32>, %d: tensor<?x4xi16>)
   return %1, %2, %3 : tensor<?x2xf32>, tensor<?xi16>, tensor<1x6x1xf32>
 }
 
+// reshape with its sizes known at run time: a shape operand (one entry per
+// result dimension, -1 allowed once).
+// CHECK-LABEL: func.func @reshape_shape_operand(
+// CHECK-SAME: %[[X:.*]]: tensor<?x64xf32>, %[[S:.*]]: tensor<4xi64>)
+// CHECK: %[[A:.*]] = tide.reshape %[[X]], %[[S]] : tensor<?x64xf32>, tensor<4xi64> to tensor<?x?x4x16xf32>
+// CHECK: return %[[A]]
+func.func @reshape_shape_operand(%x: tensor<?x64xf32>, %s: tensor<4xi64>)
+    -> tensor<?x?x4x16xf32> {
+  %0 = tide.reshape %x, %s : tensor<?x64xf32>, tensor<4xi64>
+      to tensor<?x?x4x16xf32>
+  return %0 : tensor<?x?x4x16xf32>
+}
+
+// GENERIC-LABEL: sym_name = "reshape_shape_operand"
+// GENERIC: "tide.reshape"(%{{.*}}, %{{.*}}) : (tensor<?x64xf32>, tensor<4xi64>) -> tensor<?x?x4x16xf32>
+
 // transpose: result dim i is input dim perm[i], dynamic dims move too.
 // CHECK-LABEL: func.func @transpose(
 // CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>, %[[Y:.*]]: tensor<2x?x4xi1>)
@@ -526,6 +542,22 @@ func.func @broadcast_to(%x: tensor<3xf32>, %y: tensor<1x?xi64>, %z: tensor<?x1xf
   %1 = tide.broadcast_to %y : tensor<1x?xi64> to tensor<2x5x7xi64>
   %2 = tide.broadcast_to %z : tensor<?x1xf32> to tensor<?x3xf32>
   return %0, %1, %2 : tensor<4x3xf32>, tensor<2x5x7xi64>, tensor<?x3xf32>
+}
+
+// broadcast_to with sizes known at run time (a rank-0 value made a ?x? tensor,
+// ONNX ConstantOfShape).
+// CHECK-LABEL: func.func @broadcast_to_shape_operand(
+// CHECK-SAME: %[[C:.*]]: tensor<f32>, %[[S:.*]]: tensor<2xi64>, %[[M:.*]]: tensor<?x1x1x16xi1>, %[[T:.*]]: tensor<4xi64>)
+// CHECK: %[[A:.*]] = tide.broadcast_to %[[C]], %[[S]] : tensor<f32>, tensor<2xi64> to tensor<?x?xf32>
+// CHECK: %[[B:.*]] = tide.broadcast_to %[[M]], %[[T]] : tensor<?x1x1x16xi1>, tensor<4xi64> to tensor<?x1x?x16xi1>
+// CHECK: return %[[A]], %[[B]]
+func.func @broadcast_to_shape_operand(%c: tensor<f32>, %s: tensor<2xi64>,
+    %m: tensor<?x1x1x16xi1>, %t: tensor<4xi64>)
+    -> (tensor<?x?xf32>, tensor<?x1x?x16xi1>) {
+  %0 = tide.broadcast_to %c, %s : tensor<f32>, tensor<2xi64> to tensor<?x?xf32>
+  %1 = tide.broadcast_to %m, %t : tensor<?x1x1x16xi1>, tensor<4xi64>
+      to tensor<?x1x?x16xi1>
+  return %0, %1 : tensor<?x?xf32>, tensor<?x1x?x16xi1>
 }
 
 // concat: axis sizes add up, ? on the axis gives ?, ? off the axis is refined, negative axis.
@@ -575,6 +607,26 @@ func.func @slice(%x: tensor<4x5xf32>, %y: tensor<?x8xi32>)
 
 // GENERIC-LABEL: sym_name = "slice"
 // GENERIC: "tide.slice"(%{{.*}}) <{limit = array<i64: 2, 3>, start = array<i64: 0, 1>, strides = array<i64: 1, 1>}> : (tensor<4x5xf32>) -> tensor<2x2xf32>
+
+// dynamic_slice: bounds as operands, static strides; static result sizes
+// where they are known.
+// CHECK-LABEL: func.func @dynamic_slice(
+// CHECK-SAME: %[[X:.*]]: tensor<1x512xi64>, %[[A:.*]]: tensor<2xi64>, %[[B:.*]]: tensor<2xi64>, %[[Y:.*]]: tensor<?x8xf16>)
+// CHECK: %[[R0:.*]] = tide.dynamic_slice %[[X]], %[[A]], %[[B]] strides = [1, 1] : tensor<1x512xi64>, tensor<2xi64> to tensor<1x?xi64>
+// CHECK: %[[R1:.*]] = tide.dynamic_slice %[[Y]], %[[A]], %[[B]] strides = [2, 3] : tensor<?x8xf16>, tensor<2xi64> to tensor<?x?xf16>
+// CHECK: return %[[R0]], %[[R1]]
+func.func @dynamic_slice(%x: tensor<1x512xi64>, %a: tensor<2xi64>,
+    %b: tensor<2xi64>, %y: tensor<?x8xf16>)
+    -> (tensor<1x?xi64>, tensor<?x?xf16>) {
+  %0 = tide.dynamic_slice %x, %a, %b strides = [1, 1]
+      : tensor<1x512xi64>, tensor<2xi64> to tensor<1x?xi64>
+  %1 = tide.dynamic_slice %y, %a, %b strides = [2, 3]
+      : tensor<?x8xf16>, tensor<2xi64> to tensor<?x?xf16>
+  return %0, %1 : tensor<1x?xi64>, tensor<?x?xf16>
+}
+
+// GENERIC-LABEL: sym_name = "dynamic_slice"
+// GENERIC: "tide.dynamic_slice"(%{{.*}}, %{{.*}}, %{{.*}}) <{strides = array<i64: 1, 1>}> : (tensor<1x512xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<1x?xi64>
 
 // gather: i64 and i32 indices, a negative axis, indices larger than the
 // input along the axis and smaller along another, dynamic sizes, i1 data.
@@ -791,3 +843,27 @@ func.func @unsigned_types(%a: tensor<4xui8>, %b: tensor<4xui8>, %w: tensor<2x3xu
 
 // GENERIC-LABEL: sym_name = "unsigned_types"
 // GENERIC: "tide.div"(%{{.*}}, %{{.*}}) : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+
+//===----------------------------------------------------------------------===//
+// Run-time sizes
+//===----------------------------------------------------------------------===//
+
+// dim: a one-element i64 tensor (inferred) of any tensor's size; iota over
+// sizes given as an operand, in integer and float element types.
+// CHECK-LABEL: func.func @dim_iota(
+// CHECK-SAME: %[[X:.*]]: tensor<?x16xbf16>, %[[S:.*]]: tensor<2xi64>)
+// CHECK: %[[D:.*]] = tide.dim %[[X]] axis = 0 : tensor<?x16xbf16>
+// CHECK: %[[I:.*]] = tide.iota %[[D]] axis = 0 : tensor<1xi64> to tensor<?xi32>
+// CHECK: %[[F:.*]] = tide.iota %[[S]] axis = 1 : tensor<2xi64> to tensor<?x4xf32>
+// CHECK: return %[[D]], %[[I]], %[[F]] : tensor<1xi64>, tensor<?xi32>, tensor<?x4xf32>
+func.func @dim_iota(%x: tensor<?x16xbf16>, %s: tensor<2xi64>)
+    -> (tensor<1xi64>, tensor<?xi32>, tensor<?x4xf32>) {
+  %0 = tide.dim %x axis = 0 : tensor<?x16xbf16>
+  %1 = tide.iota %0 axis = 0 : tensor<1xi64> to tensor<?xi32>
+  %2 = tide.iota %s axis = 1 : tensor<2xi64> to tensor<?x4xf32>
+  return %0, %1, %2 : tensor<1xi64>, tensor<?xi32>, tensor<?x4xf32>
+}
+
+// GENERIC-LABEL: sym_name = "dim_iota"
+// GENERIC: "tide.dim"(%{{.*}}) <{axis = 0 : i64}> : (tensor<?x16xbf16>) -> tensor<1xi64>
+// GENERIC: "tide.iota"(%{{.*}}) <{axis = 0 : i64}> : (tensor<1xi64>) -> tensor<?xi32>

@@ -269,6 +269,7 @@ SEMANTICS = {
     "arg_reduction": set(ARGREDUCE), "reshape": {"reshape"}, "transpose": {"transpose"},
     "broadcast": {"broadcast_to"}, "concat": {"concat"}, "slice": {"slice"},
     "softmax": {"softmax", "log_softmax"}, "constant": {"constant"},
+    "dim": {"dim"}, "iota": {"iota"}, "dynamic_slice": {"dynamic_slice"},
 }
 
 
@@ -504,6 +505,17 @@ def eval_op(op, ins, rng=None, strict=True):
         if name == "slice":
             return ins[0][tuple(slice(s, l, st) for s, l, st in
                                 zip(a["start"], a["limit"], a["strides"]))].copy()
+        if name == "dim":
+            return np.array([ins[0].shape[a["axis"]]], dtype=np.int64)
+        if name == "iota":
+            # The sizes are the shape operand's values (read at run time).
+            shape = tuple(int(d) for d in ins[0])
+            ax = a["axis"]
+            index = np.arange(shape[ax]).reshape([-1 if d == ax else 1 for d in range(len(shape))])
+            return np.broadcast_to(index, shape).astype(NP[t])
+        if name == "dynamic_slice":
+            return ins[0][tuple(slice(int(s), int(l), st) for s, l, st in
+                                zip(ins[1], ins[2], a["strides"]))].copy()
     raise AssertionError("no semantics for tide.%s" % name)
 
 
@@ -626,6 +638,13 @@ def emit_op(func, i, op, target):
         body = "tide.slice %s start = [%s] limit = [%s] strides = [%s]%s : %s" % (
             names[0], ", ".join(map(str, a["start"])), ", ".join(map(str, a["limit"])),
             ", ".join(map(str, a["strides"])), ad, tys[0])
+    elif name == "dim":
+        body = "tide.dim %s axis = %d%s : %s" % (names[0], a["axis"], ad, tys[0])
+    elif name == "iota":
+        body = "tide.iota %s axis = %d%s : %s to %s" % (names[0], a["axis"], ad, tys[0], res)
+    elif name == "dynamic_slice":
+        body = "tide.dynamic_slice %s strides = [%s]%s : %s, %s to %s" % (
+            ", ".join(names), ", ".join(map(str, a["strides"])), ad, tys[0], tys[1], res)
     else:
         raise AssertionError("cannot print tide.%s" % name)
     return "  %%v%d = %s" % (i, body)
@@ -1104,6 +1123,79 @@ class Gen:
         if self.chance(0.3):
             val = np.full(shape, np.asarray(val).reshape(-1)[0] if np.size(val) else 1)
         return self.add_op(name, [], t, shape, shape, {"value": np.asarray(val).tolist()})
+
+    def sizes_vector(self, parts):
+        """An i64 vector of sizes from `parts` (each an int, or (ref, axis): the
+        size of that value's dimension, read at run time by tide.dim), as
+        tide.constant, tide.dim and tide.concat ops. Returns (ref, static):
+        static[k] is whether entry k is a constant."""
+        refs, static, run = [], [], []
+
+        def flush():
+            if run:
+                refs.append(self.add_op("constant", [], "i64", [len(run)], [len(run)],
+                                        {"value": list(run)}))
+                run.clear()
+        for p in parts:
+            if isinstance(p, tuple):
+                flush()
+                refs.append(self.add_op("dim", [p[0]], "i64", [1], [1], {"axis": p[1]}))
+                static.append(False)
+            else:
+                run.append(int(p))
+                static.append(True)
+        flush()
+        if len(refs) == 1:
+            return refs[0], static
+        n = len(parts)
+        return self.add_op("concat", refs, "i64", [n], [n], {"axis": 0}), static
+
+    def g_dim(self, name):
+        x = self.operand(self.ops[name]["dtypes"], rank=[1, 2, 3, 4])
+        axis = int(self.r.integers(0, len(self.info(x)["shape"])))
+        return self.add_op(name, [x], "i64", [1], [1], {"axis": axis})
+
+    def g_iota(self, name):
+        t = self.pick(self.ops[name]["dtypes"])
+        rank = self.pick([1, 1, 2, 3])
+        parts, shape = [], []
+        for _ in range(rank):
+            srcs = self.refs(lambda v: len(v["shape"]) > 0)
+            if srcs and self.chance(0.5):
+                src = self.pick(srcs)
+                axis = int(self.r.integers(0, len(self.info(src)["shape"])))
+                parts.append((src, axis))
+                shape.append(self.info(src)["shape"][axis])
+            else:
+                parts.append(self.pick([0, 1, 2, 3, 5, 8]))
+                shape.append(parts[-1])
+        if numel(shape) > self.MAX_ELEMS:
+            raise Retry()
+        vec, static = self.sizes_vector(parts)
+        ty = [d if s and self.chance(0.7) else None for d, s in zip(shape, static)]
+        axis = int(self.r.integers(0, rank))
+        return self.add_op(name, [vec], t, ty, shape, {"axis": axis})
+
+    def g_dynamic_slice(self, name):
+        x = self.operand(self.ops[name]["dtypes"], rank=[1, 2, 3, 4])
+        v = self.info(x)
+        start, limit, strides, shape, full = [], [], [], [], []
+        for d, c in enumerate(v["shape"]):
+            lo = int(self.r.integers(0, c + 1))
+            hi = int(self.r.integers(lo, c + 1))
+            whole = self.chance(0.4)
+            if whole:
+                lo, hi = 0, c
+            st = self.pick([1, 1, 1, 2, 3])
+            start.append(lo), strides.append(st)
+            # A limit at the end of a dimension is often its size at run time.
+            limit.append((x, d) if whole and self.chance(0.6) else hi)
+            full.append(whole)
+            shape.append((hi - lo + st - 1) // st)
+        starts, _ = self.sizes_vector(start)
+        limits, static = self.sizes_vector(limit)
+        ty = [n if s and self.chance(0.5) else None for n, s in zip(shape, static)]
+        return self.add_op(name, [x, starts, limits], v["dtype"], ty, shape, {"strides": strides})
 
     # -- a function --
     def build(self, nops):

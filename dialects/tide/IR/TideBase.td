@@ -225,7 +225,25 @@ def Tide_LoweringFamily : I32EnumAttr<"LoweringFamily",
     I32EnumAttrCase<"Cumsum", 17, "cumsum">,
     I32EnumAttrCase<"Conv", 18, "conv">,
     I32EnumAttrCase<"Pool", 19, "pool">,
-    I32EnumAttrCase<"Scatter", 20, "scatter">
+    I32EnumAttrCase<"Scatter", 20, "scatter">,
+    I32EnumAttrCase<"Dim", 21, "dim">,
+    I32EnumAttrCase<"Iota", 22, "iota">,
+    I32EnumAttrCase<"DynamicSlice", 23, "dynamic_slice">
+  ]> {
+  let cppNamespace = "::mlir::tide";
+  let genSpecializedAttr = 0;
+}
+
+// How an op reads each of its operands (`Tide_OperandRoles`): placement
+// keeps `host` operands on the CPU and never copies a `shape_only` operand.
+def Tide_OperandRole : I32EnumAttr<"OperandRole", "how an op reads an operand", [
+    // The elements, on the device that runs the op.
+    I32EnumAttrCase<"Data", 0, "data">,
+    // The elements, by the host code that launches the op: sizes and bounds
+    // (an i64 vector) that set the shape of the result.
+    I32EnumAttrCase<"Host", 1, "host">,
+    // Only the shape (the tensor's metadata), never an element.
+    I32EnumAttrCase<"ShapeOnly", 2, "shape_only">
   ]> {
   let cppNamespace = "::mlir::tide";
   let genSpecializedAttr = 0;

@@ -46,6 +46,10 @@ def Tide_OpFactsInterface : OpInterface<"OpFactsInterface"> {
       `tide-decompose` rewrites this op into; empty when it is primitive.}],
       "::llvm::ArrayRef<::llvm::StringLiteral>", "getDecomposition", (ins),
       [{ return ConcreteOp::getDecompositionFact(); }]>,
+    InterfaceMethod<[{How the op reads operand `index` (`Tide_OperandRoles`;
+      `data` unless declared otherwise).}],
+      "::mlir::tide::OperandRole", "getOperandRole", (ins "unsigned":$index),
+      [{ return ::mlir::tide::detail::getOperandRoleFact<ConcreteOp>(index); }]>,
   ];
   let extraClassDeclaration = [{
     /// True when `tide-decompose` can rewrite the op into primitives.
@@ -72,6 +76,19 @@ class Tide_Facts<string family, string group, string kind, int flops = 1,
         !interleave(!foreach(p, decomposition, "\"" # p # "\""), ", ") # [{};
       return parts;}]) # [{
     }
+  }]> {
+  let cppNamespace = "::mlir::tide";
+}
+
+// How an op reads its operands, in operand order (`data`, `host` or
+// `shape_only`; see OperandRole in TideBase.td). Operands past the list are
+// `data`. An op without this trait reads every operand as `data`.
+class Tide_OperandRoles<list<string> roles>
+    : NativeOpTrait<"OperandRolesTrait", [], [{
+    static constexpr ::mlir::tide::OperandRole kOperandRoles[] = {}] #
+      !interleave(!foreach(r, roles, "::mlir::tide::OperandRole::" #
+        !cond(!eq(r, "data"): "Data", !eq(r, "host"): "Host",
+              !eq(r, "shape_only"): "ShapeOnly")), ", ") # [{};
   }]> {
   let cppNamespace = "::mlir::tide";
 }

@@ -58,6 +58,12 @@ const OpFacts *mlir::tide::lookupOpFacts(StringRef name) {
   return it;
 }
 
+OperandRole mlir::tide::getOperandRole(Operation *op, unsigned index) {
+  if (auto facts = dyn_cast<OpFactsInterface>(op))
+    return facts.getOperandRole(index);
+  return OperandRole::Data;
+}
+
 //===----------------------------------------------------------------------===//
 // Element kinds
 //===----------------------------------------------------------------------===//
@@ -693,6 +699,19 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *ctx,
 // ReshapeOp
 //===----------------------------------------------------------------------===//
 
+/// Checks a `shape` operand (sizes read at run time) of an op whose result
+/// has rank `rank`: a static i64 vector with one entry per dimension.
+static LogicalResult verifyShapeOperand(Operation *op, Value shape,
+                                        int64_t rank, StringRef what) {
+  auto type = cast<RankedTensorType>(shape.getType());
+  if (type.getRank() != 1 || type.isDynamicDim(0) || type.getDimSize(0) != rank)
+    return op->emitOpError("expects ")
+           << what << " of " << rank
+           << " entries (one per result dimension) as a tensor<" << rank
+           << "xi64>, got " << shape.getType();
+  return success();
+}
+
 LogicalResult ReshapeOp::verify() {
   auto in = getInput().getType();
   auto out = getType();
@@ -706,12 +725,16 @@ LogicalResult ReshapeOp::verify() {
            << in.getNumElements() << " elements " << shapeString(in.getShape())
            << " into " << out.getNumElements() << " elements "
            << shapeString(out.getShape());
+  if (Value shape = getShape())
+    return verifyShapeOperand(*this, shape, out.getRank(), "a shape");
   // With dynamic dimensions the element counts are checked at run time.
   return success();
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType())
+  // With run-time sizes, equal types do not mean equal shapes.
+  if (getInput().getType() == getType() &&
+      (!getShape() || getType().hasStaticShape()))
     return getInput();
   if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
     if (getType().hasStaticShape())
@@ -753,11 +776,24 @@ struct ComposeTransposes : OpRewritePattern<TransposeOp> {
     return success();
   }
 };
+
+/// A reshape whose result has at most one dynamic dimension needs no
+/// run-time sizes (that one is the element count over the static sizes).
+struct DropReshapeShape : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getShape() || op.getType().getNumDynamicDims() > 1)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] { op.getShapeMutable().clear(); });
+    return success();
+  }
+};
 } // namespace
 
 void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                             MLIRContext *ctx) {
-  results.add<ComposeReshapes>(ctx);
+  results.add<ComposeReshapes, DropReshapeShape>(ctx);
 }
 
 //===----------------------------------------------------------------------===//
@@ -817,14 +853,20 @@ LogicalResult BroadcastToOp::verify() {
     return emitOpError("cannot broadcast rank ")
            << in.getRank() << " to the lower rank " << out.getRank();
   int64_t offset = out.getRank() - in.getRank();
-  // A dynamic result dimension needs a dynamic input dimension to take its
-  // size from at run time.
-  for (int64_t d = 0; d < out.getRank(); ++d) {
-    int64_t i = d - offset;
-    if (out.isDynamicDim(d) && (i < 0 || !in.isDynamicDim(i)))
-      return emitOpError("result dimension ")
-             << d << " is dynamic but the input does not determine it; "
-             << "give its size statically";
+  if (Value shape = getShape()) {
+    if (failed(verifyShapeOperand(*this, shape, out.getRank(), "a shape")))
+      return failure();
+  } else {
+    // A dynamic result dimension needs a dynamic input dimension (or the
+    // shape operand) to take its size from at run time.
+    for (int64_t d = 0; d < out.getRank(); ++d) {
+      int64_t i = d - offset;
+      if (out.isDynamicDim(d) && (i < 0 || !in.isDynamicDim(i)))
+        return emitOpError("result dimension ")
+               << d << " is dynamic but the input does not determine it; "
+               << "give its size statically or pass the sizes as a shape "
+                  "operand";
+    }
   }
   for (int64_t i = 0; i < in.getRank(); ++i) {
     int64_t a = in.getDimSize(i), b = out.getDimSize(i + offset);
@@ -846,6 +888,32 @@ OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
     if (dense.isSplat() && getType().hasStaticShape())
       return dense.resizeSplat(getType());
   return {};
+}
+
+namespace {
+/// A broadcast_to whose dynamic result dimensions all line up with dynamic
+/// input dimensions reads its sizes from the input: the shape operand goes.
+struct DropBroadcastShape : OpRewritePattern<BroadcastToOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastToOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getShape())
+      return failure();
+    auto in = op.getInput().getType();
+    auto out = op.getType();
+    int64_t offset = out.getRank() - in.getRank();
+    for (int64_t d = 0; d < out.getRank(); ++d)
+      if (out.isDynamicDim(d) && (d < offset || !in.isDynamicDim(d - offset)))
+        return failure();
+    rewriter.modifyOpInPlace(op, [&] { op.getShapeMutable().clear(); });
+    return success();
+  }
+};
+} // namespace
+
+void BroadcastToOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                MLIRContext *ctx) {
+  results.add<DropBroadcastShape>(ctx);
 }
 
 //===----------------------------------------------------------------------===//
@@ -948,6 +1016,137 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   }
   types.push_back(RankedTensorType::get(shape, type.getElementType()));
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DynamicSliceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DynamicSliceOp::verify() {
+  auto in = getInput().getType();
+  auto out = getType();
+  int64_t rank = in.getRank();
+  if (in.getElementType() != out.getElementType() || out.getRank() != rank)
+    return emitOpError("result ")
+           << out << " must have the input's rank and element type (" << in
+           << ")";
+  if (failed(verifyShapeOperand(*this, getStart(), rank, "start bounds")))
+    return failure();
+  ArrayRef<int64_t> strides = getStrides();
+  if (static_cast<int64_t>(strides.size()) != rank)
+    return emitOpError("needs one stride per dimension (rank ")
+           << rank << "), got " << strides.size();
+  for (auto [d, stride] : llvm::enumerate(strides))
+    if (stride <= 0)
+      return emitOpError("stride ")
+             << stride << " in dimension " << d << " must be positive";
+  for (int64_t d = 0; d < rank; ++d)
+    if (!in.isDynamicDim(d) && !out.isDynamicDim(d) &&
+        out.getDimSize(d) > in.getDimSize(d))
+      return emitOpError("result dimension ")
+             << d << " (" << out.getDimSize(d)
+             << ") is larger than the input's (" << in.getDimSize(d) << ")";
+  return success();
+}
+
+namespace {
+/// A dynamic_slice whose bounds are constants is a tide.slice (when that
+/// gives the declared type).
+struct StaticDynamicSlice : OpRewritePattern<DynamicSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DynamicSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    DenseIntElementsAttr start, limit;
+    if (!matchPattern(op.getStart(), m_Constant(&start)) ||
+        !matchPattern(op.getLimit(), m_Constant(&limit)))
+      return failure();
+    SmallVector<int64_t> starts, limits;
+    for (const APInt &v : start.getValues<APInt>())
+      starts.push_back(v.getSExtValue());
+    for (const APInt &v : limit.getValues<APInt>())
+      limits.push_back(v.getSExtValue());
+    // tide.slice infers a static result: only that type may be replaced.
+    auto in = op.getInput().getType();
+    auto out = op.getType();
+    ArrayRef<int64_t> strides = op.getStrides();
+    for (int64_t d = 0; d < in.getRank(); ++d) {
+      limits[d] = std::max(limits[d], starts[d]);
+      int64_t size = (limits[d] - starts[d] + strides[d] - 1) / strides[d];
+      if (starts[d] < 0 || out.getDimSize(d) != size ||
+          (!in.isDynamicDim(d) && limits[d] > in.getDimSize(d)))
+        return failure();
+    }
+    rewriter.replaceOpWithNewOp<SliceOp>(op, op.getInput(), starts, limits,
+                                         op.getStrides());
+    return success();
+  }
+};
+} // namespace
+
+void DynamicSliceOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                 MLIRContext *ctx) {
+  results.add<StaticDynamicSlice>(ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// DimOp and IotaOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DimOp::inferReturnTypes(MLIRContext *ctx,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  auto type = rankedOrError(loc, "dim", adaptor.getInput());
+  if (!type)
+    return failure();
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= type.getRank())
+    return emitOptionalError(loc, "'tide.dim' axis ", axis,
+                             " is out of range for rank ", type.getRank(),
+                             " (it must be in [0, rank))");
+  types.push_back(RankedTensorType::get({1}, IntegerType::get(ctx, 64)));
+  return success();
+}
+
+OpFoldResult DimOp::fold(FoldAdaptor) {
+  int64_t size = getInput().getType().getDimSize(getAxis());
+  if (ShapedType::isDynamic(size))
+    return {};
+  return DenseElementsAttr::get(getType(), ArrayRef<int64_t>{size});
+}
+
+LogicalResult IotaOp::verify() {
+  auto out = getType();
+  if (failed(verifyElementKind(*this, out, ElementKind::Numeric)))
+    return failure();
+  if (failed(verifyShapeOperand(*this, getShape(), out.getRank(), "a shape")))
+    return failure();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= out.getRank())
+    return emitOpError("axis ")
+           << axis << " is out of range for rank " << out.getRank()
+           << " (it must be in [0, rank))";
+  return success();
+}
+
+OpFoldResult IotaOp::fold(FoldAdaptor) {
+  auto type = getType();
+  if (!type.hasStaticShape() || type.getNumElements() > kMaxFoldElements)
+    return {};
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t axis = getAxis(), inner = 1;
+  for (int64_t d = axis + 1; d < type.getRank(); ++d)
+    inner *= shape[d];
+  Type element = type.getElementType();
+  SmallVector<Attribute> values;
+  for (int64_t i = 0, n = type.getNumElements(); i < n; ++i) {
+    int64_t k = (i / inner) % shape[axis];
+    if (auto ft = dyn_cast<FloatType>(element))
+      values.push_back(FloatAttr::get(ft, static_cast<double>(k)));
+    else
+      values.push_back(IntegerAttr::get(element, k));
+  }
+  return DenseElementsAttr::get(type, values);
 }
 
 //===----------------------------------------------------------------------===//

@@ -15,6 +15,9 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "tide/IR/TideDialect.h"
 
+#include <iterator>
+#include <type_traits>
+
 namespace mlir::tide {
 
 /// Human-readable list of the element types in `kind`.
@@ -96,6 +99,34 @@ public:
     return success();
   }
 };
+
+/// The trait `Tide_OperandRoles` attaches; the roles are the static member
+/// `kOperandRoles` of the op class.
+template <typename ConcreteType>
+class OperandRolesTrait
+    : public OpTrait::TraitBase<ConcreteType, OperandRolesTrait> {};
+
+namespace detail {
+template <typename OpT, typename = void>
+struct HasOperandRoles : std::false_type {};
+template <typename OpT>
+struct HasOperandRoles<OpT, std::void_t<decltype(OpT::kOperandRoles)>>
+    : std::true_type {};
+/// The role `Tide_OperandRoles` declares for operand `index` of `OpT`
+/// (`Data` when it declares none).
+template <typename OpT>
+OperandRole getOperandRoleFact(unsigned index) {
+  if constexpr (HasOperandRoles<OpT>::value) {
+    if (index < std::size(OpT::kOperandRoles))
+      return OpT::kOperandRoles[index];
+  }
+  return OperandRole::Data;
+}
+} // namespace detail
+
+/// How `op` reads operand `index`: its declared role for a tide op, `Data`
+/// for any other op.
+OperandRole getOperandRole(Operation *op, unsigned index);
 
 /// The facts of one op, for code that has no op at hand.
 struct OpFacts {

@@ -462,20 +462,40 @@ def Tide_CumsumOp : Tide_Op<"cumsum", [SameOperandsAndResultType,
 //===----------------------------------------------------------------------===//
 
 def Tide_ReshapeOp : Tide_Op<"reshape", [
-    Tide_Facts<"Reshape", "Shape", "Any", 0>]> {
+    Tide_Facts<"Reshape", "Shape", "Any", 0>,
+    Tide_OperandRoles<["data", "host"]>]> {
   let summary = "Same elements, new shape";
   let description = [{
     Reinterprets the elements (row-major) with the result's shape. Element
     type and element count must agree; with dynamic dimensions the counts are
     checked at run time.
 
+    The sizes of the result's dynamic dimensions come from the optional
+    `shape` operand, an i64 vector with one entry per result dimension that
+    the host reads at run time (ONNX `Reshape` with a shape computed from
+    `Shape`): entry `i` is the size of dimension `i`, or -1 (at most one
+    entry) for the size that keeps the element count, as in NumPy. Entries
+    of static dimensions must equal them. Without `shape`, at most one
+    result dimension may be dynamic: its size is the element count divided
+    by the static sizes.
+
     ```mlir
     %y = tide.reshape %x : tensor<2x3xf32> to tensor<6xf32>
+    %z = tide.reshape %x, %s : tensor<?x64xf32>, tensor<4xi64>
+        to tensor<?x?x4x16xf32>
     ```
   }];
-  let arguments = (ins Tide_Tensor:$input);
+  let arguments = (ins Tide_Tensor:$input, Optional<Tide_IndexTensor>:$shape);
   let results = (outs Tide_Tensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let assemblyFormat = [{
+    $input (`,` $shape^)? attr-dict `:` type($input) (`,` type($shape)^)?
+    `to` type($result)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$input), [{
+      build($_builder, $_state, result, input, ::mlir::Value());
+    }]>
+  ];
   let hasFolder = 1;
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
@@ -500,21 +520,40 @@ def Tide_TransposeOp : Tide_Op<"transpose", [Tide_InferTypeOpAdaptor,
 }
 
 def Tide_BroadcastToOp : Tide_Op<"broadcast_to", [
-    Tide_Facts<"Broadcast", "Shape", "Any", 0>]> {
+    Tide_Facts<"Broadcast", "Shape", "Any", 0>,
+    Tide_OperandRoles<["data", "host"]>]> {
   let summary = "Broadcast to a shape by NumPy's rules";
   let description = [{
     Stretches size-1 dimensions and prepends dimensions so the input takes
-    the result's shape.
+    the result's shape. A dynamic input dimension has the size of the result
+    dimension it lines up with (it is not stretched at run time).
+
+    A dynamic result dimension takes its size from the input dimension it
+    lines up with, or, when that one is static or missing, from the optional
+    `shape` operand: an i64 vector with the result's size in every dimension,
+    read by the host at run time (ONNX `Expand` and `ConstantOfShape` with a
+    shape computed from `Shape`).
 
     ```mlir
     %b = tide.broadcast_to %x : tensor<3xf32> to tensor<4x3xf32>
+    %m = tide.broadcast_to %c, %s : tensor<f32>, tensor<2xi64>
+        to tensor<?x?xf32>
     ```
   }];
-  let arguments = (ins Tide_Tensor:$input);
+  let arguments = (ins Tide_Tensor:$input, Optional<Tide_IndexTensor>:$shape);
   let results = (outs Tide_Tensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let assemblyFormat = [{
+    $input (`,` $shape^)? attr-dict `:` type($input) (`,` type($shape)^)?
+    `to` type($result)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$input), [{
+      build($_builder, $_state, result, input, ::mlir::Value());
+    }]>
+  ];
   let hasFolder = 1;
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Tide_ConcatOp : Tide_Op<"concat", [Tide_InferTypeOpAdaptor,
@@ -554,6 +593,37 @@ def Tide_SliceOp : Tide_Op<"slice", [Tide_InferTypeOpAdaptor,
     $input `start` `=` $start `limit` `=` $limit `strides` `=` $strides
     attr-dict `:` type($input)
   }];
+}
+
+def Tide_DynamicSliceOp : Tide_Op<"dynamic_slice", [
+    AllTypesMatch<["start", "limit"]>,
+    Tide_Facts<"DynamicSlice", "Shape", "Any", 0>,
+    Tide_OperandRoles<["data", "host", "host"]>]> {
+  let summary = "Strided slice with bounds known at run time";
+  let description = [{
+    `tide.slice` with its bounds given as operands: `start` and `limit` are
+    i64 vectors with one entry per dimension, read by the host at run time
+    (ONNX `Slice` of a dynamic dimension, or with ends computed from
+    `Shape`). Dimension `d` of the result has
+    `max(0, ceil((limit[d] - start[d]) / strides[d]))` elements, taken at
+    `start[d], start[d] + strides[d], ...`. The bounds must lie in
+    `[0, size]` of their dimension (the importer clamps them as ONNX
+    does); strides are static and positive.
+
+    ```mlir
+    %s = tide.dynamic_slice %x, %start, %limit strides = [1, 1]
+        : tensor<1x512xi64>, tensor<2xi64> to tensor<1x?xi64>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input, Tide_IndexTensor:$start,
+                       Tide_IndexTensor:$limit, DenseI64ArrayAttr:$strides);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $start `,` $limit `strides` `=` $strides attr-dict `:`
+    type($input) `,` type($start) `to` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Tide_GatherOp : Tide_Op<"gather", [Tide_InferTypeOpAdaptor,
@@ -653,6 +723,57 @@ def Tide_ScatterOp : Tide_Op<"scatter", [Tide_InferTypeOpAdaptor,
       return axis < 0 ? axis + getData().getType().getRank() : axis;
     }
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Run-time sizes
+//===----------------------------------------------------------------------===//
+
+def Tide_DimOp : Tide_Op<"dim", [Tide_InferTypeOpAdaptor,
+    Tide_Facts<"Dim", "Shape", "Any", 0>,
+    Tide_OperandRoles<["shape_only"]>]> {
+  let summary = "The size of one dimension, as a one-element i64 tensor";
+  let description = [{
+    The size of dimension `axis` (`0 <= axis < rank`) of `input`: the start
+    of every shape computed at run time (ONNX `Shape` of a tensor with a
+    dynamic dimension becomes a `tide.concat` of `tide.dim`s and constants).
+    It reads only the input's shape, never an element, so placement never
+    copies its input; it runs on the host and folds to a constant when the
+    dimension is static.
+
+    ```mlir
+    %b = tide.dim %x axis = 0 : tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input, I64Attr:$axis);
+  let results = (outs Tide_IndexTensor:$result);
+  let assemblyFormat = "$input `axis` `=` $axis attr-dict `:` type($input)";
+  let hasFolder = 1;
+}
+
+def Tide_IotaOp : Tide_Op<"iota", [
+    Tide_Facts<"Iota", "Shape", "Numeric", 1>,
+    Tide_OperandRoles<["host"]>]> {
+  let summary = "Indices along one dimension, of a shape known at run time";
+  let description = [{
+    Element `[i0, ..., in]` of the result is `i_axis`, converted to the
+    result's element type. `shape` is an i64 vector with one entry per
+    result dimension, read by the host at run time: the sizes of the
+    result's dynamic dimensions (entries of static dimensions must equal
+    them). ONNX `Range` with a limit computed from `Shape` is
+    `start + iota * delta`.
+
+    ```mlir
+    %r = tide.iota %n axis = 0 : tensor<1xi64> to tensor<?xi64>
+    ```
+  }];
+  let arguments = (ins Tide_IndexTensor:$shape, I64Attr:$axis);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = [{
+    $shape `axis` `=` $axis attr-dict `:` type($shape) `to` type($result)
+  }];
+  let hasFolder = 1;
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -22,6 +22,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <optional>
 #include <string>
@@ -55,9 +56,17 @@ bool isPlaceable(Operation *op);
 DeviceAttr getValueDevice(Value value);
 
 /// The device where `user` reads its operand `operandIndex`: a placed tide
-/// op's device, a function return's result residence, the host for other
-/// ops. Null for unplaced tide ops and for transfers (which read anywhere).
+/// op's device (the host for a `host` operand: sizes the host code reads),
+/// a function return's result residence, the host for other ops. Null for
+/// unplaced tide ops, for transfers (which read anywhere) and for
+/// `shape_only` operands (only the metadata is read: nothing moves).
 DeviceAttr getUseDevice(Operation *user, unsigned operandIndex);
+
+/// The ops under `root` that compute sizes for the host: every tide.dim, and
+/// the ops upstream of a `host` operand whose results are small static
+/// integer tensors (up to the first op that is not one). Placement runs them
+/// on the CPU, whatever the policy, unless they are pinned.
+llvm::DenseSet<Operation *> collectHostShapeOps(Operation *root);
 
 /// True when `device` has kernels for everything `op` needs (its dtype, and
 /// for casts both dtypes).
@@ -98,6 +107,8 @@ struct PlacementGraphOptions {
   CopyMode copyMode = CopyMode::Pinned;
   /// Forbid the side a pinned op is not pinned to.
   bool honourPins = true;
+  /// Forbid the GPU to host shape computations (collectHostShapeOps).
+  bool keepShapesOnHost = true;
 };
 
 /// Builds the problem for `func` on `target`.

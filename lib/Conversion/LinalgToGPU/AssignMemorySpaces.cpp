@@ -153,7 +153,8 @@ struct AssignMemorySpacesPass
               (isa<linalg::LinalgOp>(user) || isa<tensor::InsertSliceOp>(user)))
             return gpuOps.lookup(user);
           if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
-                  tensor::CastOp, tensor::ReshapeOp>(user))
+                  tensor::CastOp, tensor::ReshapeOp, tensor::ExtractSliceOp>(
+                  user))
             if (DeviceAttr gpu = gpuReaderThroughViews(user))
               return gpu;
         }
@@ -198,11 +199,14 @@ struct AssignMemorySpacesPass
                          isa<tensor::InsertSliceOp>(user);
             DeviceAttr gpu =
                 reads && isGpuOp(user) ? gpuOps.lookup(user) : DeviceAttr();
-            // A constant seen through reshapes (folding makes such chains:
-            // constant -> expand_shape -> GPU op): the views are of the
+            // A constant seen through reshapes and slices (folding makes
+            // such chains: constant -> expand_shape -> GPU op; a slice of a
+            // position table up to a run-time length): the views are of the
             // device copy.
-            if (!gpu && isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
-                            tensor::CastOp, tensor::ReshapeOp>(user))
+            if (!gpu &&
+                isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+                    tensor::CastOp, tensor::ReshapeOp, tensor::ExtractSliceOp>(
+                    user))
               gpu = gpuReaderThroughViews(user);
             if (!gpu)
               continue;

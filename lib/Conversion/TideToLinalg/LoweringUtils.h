@@ -40,11 +40,25 @@ Value constantOf(OpBuilder &b, Location loc, Type type, double value);
 /// The lowest value of `type`: -inf, or the minimum signed integer.
 Value lowestOf(OpBuilder &b, Location loc, Type type);
 
+/// Run-time sizes (ShapeOperands.cpp). Replaces every `host` operand of a
+/// tide op under `root` by a tensor.from_elements of scalars computed from
+/// tensor.dim and constants wherever the operand's tide ops allow, read from
+/// the operand at run time elsewhere. Runs before any op is lowered.
+void scalarizeHostOperands(Operation *root);
+/// Entry `i` of the i64 vector `shape` (a host operand) as an index.
+Value getShapeEntry(OpBuilder &b, Location loc, Value shape, int64_t i);
+/// True when the integer or index `v` is never negative (sizes, non-negative
+/// constants, and sums, products and quotients of them).
+bool isKnownNonNegative(Value v, int depth = 0);
+
 } // namespace mlir::tide::to_linalg
 
 namespace mlir::tide {
 /// The patterns of take-along-axis and scatter (Indexing.cpp).
 void populateIndexingPatterns(RewritePatternSet &patterns);
+/// The patterns of tide.dim, tide.iota and tide.dynamic_slice
+/// (ShapeOperands.cpp).
+void populateShapeOperandPatterns(RewritePatternSet &patterns);
 } // namespace mlir::tide
 
 #endif // TIDE_LIB_CONVERSION_TIDETOLINALG_LOWERINGUTILS_H

@@ -106,13 +106,16 @@ AffineMap broadcastMap(MLIRContext *ctx, RankedTensorType type,
 }
 
 /// A linalg.generic computing `body` elementwise over broadcast operands.
+/// `sizes`, when given, are the result's dynamic sizes; otherwise they are
+/// read from the operands.
 Value buildElementwise(RewriterBase &b, Location loc,
                        RankedTensorType resultType, ValueRange operands,
-                       BodyFn body) {
+                       BodyFn body,
+                       std::optional<SmallVector<Value>> sizes = std::nullopt) {
   MLIRContext *ctx = b.getContext();
   Value init = tensor::EmptyOp::create(
       b, loc, resultType.getShape(), resultType.getElementType(),
-      dynamicSizes(b, loc, resultType, operands));
+      sizes ? *sizes : dynamicSizes(b, loc, resultType, operands));
   SmallVector<AffineMap> maps;
   for (Value operand : operands)
     maps.push_back(
@@ -620,8 +623,31 @@ struct LowerElementwise : RewritePattern {
     // operands', which do not need it); a cast also reads the result's.
     bool isUnsigned = isUnsignedValue(op->getOperand(0));
     bool toUnsigned = isUnsignedValue(op->getResult(0));
+    // A broadcast_to's shape operand gives sizes, not elements.
+    SmallVector<Value> inputs =
+        toSignless(rewriter, loc,
+                   isa<BroadcastToOp>(op) ? op->getOperands().take_front()
+                                          : op->getOperands());
+    std::optional<SmallVector<Value>> sizes;
+    if (auto broadcast = dyn_cast<BroadcastToOp>(op)) {
+      if (Value shape = broadcast.getShape()) {
+        auto inType = broadcast.getInput().getType();
+        int64_t offset = resultType.getRank() - inType.getRank();
+        sizes.emplace();
+        for (int64_t d = 0; d < resultType.getRank(); ++d) {
+          if (!resultType.isDynamicDim(d))
+            continue;
+          int64_t i = d - offset;
+          sizes->push_back(
+              i >= 0 && inType.isDynamicDim(i)
+                  ? tensor::DimOp::create(rewriter, loc, inputs.front(), i)
+                        .getResult()
+                  : getShapeEntry(rewriter, loc, shape, d));
+        }
+      }
+    }
     Value result = buildElementwise(
-        rewriter, loc, resultType, toSignless(rewriter, loc, op->getOperands()),
+        rewriter, loc, resultType, inputs,
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           if (isa<SelectOp>(op))
             return arith::SelectOp::create(b, l, args[0], args[1], args[2]);
@@ -650,7 +676,8 @@ struct LowerElementwise : RewritePattern {
           if (args.size() == 1)
             return scalarUnary(op, b, l, args[0], isUnsigned);
           return scalarBinary(op, b, l, args[0], args[1], isUnsigned);
-        });
+        },
+        sizes);
     if (!result)
       return rewriter.notifyMatchFailure(op, "no scalar code for this op");
     replaceFromSignless(rewriter, op, result);
@@ -1508,9 +1535,11 @@ struct LowerReshape : OpRewritePattern<ReshapeOp> {
     Value input = toSignless(rewriter, loc, op.getInput()).front();
     auto inType = cast<RankedTensorType>(input.getType());
     int64_t dynamicCount = resultType.getNumDynamicDims();
-    if (dynamicCount > 1)
+    Value shapeOperand = op.getShape();
+    if (dynamicCount > 1 && !shapeOperand)
       return op.emitOpError("cannot lower: more than one dynamic result "
-                            "dimension; make all but one static");
+                            "dimension and no shape operand; make all but one "
+                            "static or pass the sizes");
     // Static shapes: a view (collapse and/or expand), no shape operand (on a
     // GPU, a shape tensor would be copied to the device on every call).
     if (inType.hasStaticShape() && resultType.hasStaticShape() &&
@@ -1544,32 +1573,63 @@ struct LowerReshape : OpRewritePattern<ReshapeOp> {
       replaceFromSignless(rewriter, op, result);
       return success();
     }
-    // The one dynamic dimension is the element count over the static ones.
-    Value dynSize;
-    if (dynamicCount == 1) {
-      Value total = arith::ConstantIndexOp::create(rewriter, loc, 1);
-      for (int64_t d = 0; d < inType.getRank(); ++d)
-        total = arith::MulIOp::create(
-            rewriter, loc, total,
-            tensor::DimOp::create(rewriter, loc, input, d));
-      int64_t known = 1;
-      for (int64_t d : resultType.getShape())
-        if (!ShapedType::isDynamic(d))
-          known *= d;
-      dynSize = arith::DivUIOp::create(
-          rewriter, loc, total,
-          arith::ConstantIndexOp::create(rewriter, loc, known));
-    }
+    Value total = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    for (int64_t d = 0; d < inType.getRank(); ++d)
+      total = arith::MulIOp::create(
+          rewriter, loc, total, tensor::DimOp::create(rewriter, loc, input, d));
     SmallVector<Value> dims;
-    for (int64_t d : resultType.getShape())
-      dims.push_back(ShapedType::isDynamic(d)
-                         ? dynSize
-                         : arith::ConstantIndexOp::create(rewriter, loc, d)
-                               .getResult());
+    for (auto [d, size] : llvm::enumerate(resultType.getShape())) {
+      if (!ShapedType::isDynamic(size))
+        dims.push_back(arith::ConstantIndexOp::create(rewriter, loc, size));
+      else if (shapeOperand)
+        dims.push_back(getShapeEntry(rewriter, loc, shapeOperand, d));
+      else
+        dims.push_back(Value());
+    }
+    // A dynamic size not given (no shape operand) or possibly -1 at run
+    // time is the element count over the other sizes.
+    SmallVector<Value> sizes(dims);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    for (auto [d, size] : llvm::enumerate(dims)) {
+      if (size && isKnownNonNegative(size))
+        continue;
+      // The other sizes' product (at least 1: no division by 0).
+      int64_t known = 1;
+      Value others;
+      for (auto [e, other] : llvm::enumerate(dims)) {
+        if (e == d || !other)
+          continue;
+        if (!resultType.isDynamicDim(e))
+          known *= resultType.getDimSize(e);
+        else
+          others = others ? arith::MulIOp::create(rewriter, loc, others, other)
+                                .getResult()
+                          : other;
+      }
+      if (!others) {
+        others = arith::ConstantIndexOp::create(rewriter, loc,
+                                                std::max<int64_t>(known, 1));
+      } else {
+        if (known != 1)
+          others = arith::MulIOp::create(
+              rewriter, loc, others,
+              arith::ConstantIndexOp::create(rewriter, loc, known));
+        others = arith::MaxSIOp::create(rewriter, loc, others, one);
+      }
+      Value fill = arith::DivUIOp::create(rewriter, loc, total, others);
+      if (!size) {
+        sizes[d] = fill;
+        continue;
+      }
+      Value inferred = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, size,
+          arith::ConstantIndexOp::create(rewriter, loc, -1));
+      sizes[d] = arith::SelectOp::create(rewriter, loc, inferred, fill, size);
+    }
     Value shape = tensor::FromElementsOp::create(
         rewriter, loc,
         RankedTensorType::get({resultType.getRank()}, rewriter.getIndexType()),
-        dims);
+        sizes);
     replaceFromSignless(
         rewriter, op,
         tensor::ReshapeOp::create(rewriter, loc, resultType, input, shape)
@@ -1775,6 +1835,9 @@ struct ConvertTideToLinalgPass
         .enableConstantCSE(false)
         .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled)
         .setListener(&carrier);
+    // Run-time sizes are computed from the tide ops that define them, before
+    // those ops are lowered.
+    scalarizeHostOperands(root);
     (void)applyPatternsGreedily(root, patterns, config);
     WalkResult left = root->walk([&](Operation *op) {
       if (!isa<TideDialect>(op->getDialect()))
@@ -1806,4 +1869,5 @@ void mlir::tide::populateTideToLinalgPatterns(RewritePatternSet &patterns) {
                LowerReduction<ReduceMinOp>, LowerReduction<ReduceProdOp>,
                LowerReduction<ArgmaxOp>, LowerReduction<ArgminOp>>(ctx);
   populateIndexingPatterns(patterns);
+  populateShapeOperandPatterns(patterns);
 }

@@ -787,9 +787,100 @@ LogicalResult convertSoftmax(NodeImporter &n) {
 // Shapes
 //===----------------------------------------------------------------------===//
 
+/// The size a Reshape's -1 stands for, from the input's sizes `in` and the
+/// other entries `others`: static when the dynamic sizes cancel, a dynamic
+/// dimension when one is left over, else computed at run time (a -1 entry
+/// in the shape operand, which the lowering resolves).
+FailureOr<SymDim> inferReshapeSize(NodeImporter &n, ArrayRef<SymDim> in,
+                                   ArrayRef<SymDim> others) {
+  using Root = std::pair<Value, int64_t>;
+  auto factor = [](ArrayRef<SymDim> dims, int64_t &c, SmallVector<Root> &roots,
+                   bool &expr) {
+    c = 1;
+    for (const SymDim &d : dims) {
+      if (d.isConst())
+        c *= d.value;
+      else if (d.isDim())
+        roots.push_back({d.source, d.axis});
+      else
+        expr = true;
+    }
+  };
+  int64_t cin, cout;
+  SmallVector<Root> rin, rout;
+  bool ein = false, eout = false;
+  factor(in, cin, rin, ein);
+  factor(others, cout, rout, eout);
+  SymDim dynamic = SymDim::expr(n.constant(
+      makeDense(RankedTensorType::get({1}, n.b.getI64Type()), {-1}, {})));
+  if (ein || eout)
+    return dynamic;
+  for (const Root &r : rout) {
+    auto it = llvm::find(rin, r);
+    if (it == rin.end())
+      return dynamic;
+    rin.erase(it);
+  }
+  if (rin.empty()) {
+    if (cout == 0 || cin % cout != 0)
+      return (void)n.fail("cannot reshape " + llvm::Twine(cin) +
+                          " elements into a shape whose known sizes "
+                          "multiply to " +
+                          llvm::Twine(cout)),
+             failure();
+    return SymDim::constant(cin / cout);
+  }
+  if (rin.size() == 1 && cin == cout)
+    return SymDim::dim(rin[0].first, rin[0].second);
+  return dynamic;
+}
+
+/// Reshape to a shape known up to run-time sizes.
+LogicalResult convertReshapeSymbolic(NodeImporter &n, Value x,
+                                     const ShapeValue &shape) {
+  SmallVector<SymDim> in = n.dimsOf(x), target;
+  bool allowZero = n.attrInt("allowzero", 0);
+  int64_t inferAt = -1;
+  for (auto [i, d] : llvm::enumerate(shape.elems)) {
+    if (d.isConst(0) && !allowZero) {
+      if (i >= in.size())
+        return n.fail("shape entry " + llvm::Twine(i) +
+                      " is 0 (copy the input's dimension) but the input has "
+                      "rank " +
+                      llvm::Twine(in.size()));
+      target.push_back(in[i]);
+    } else if (d.isConst(-1)) {
+      if (inferAt >= 0)
+        return n.fail("the shape has more than one -1");
+      inferAt = i;
+      target.push_back(d);
+    } else if (d.isConst() && d.value < -1) {
+      return n.fail("shape entry " + llvm::Twine(d.value) + " is not a size");
+    } else if (d.kind == SymDim::Kind::Expr && !allowZero && i < in.size()) {
+      // 0 at run time copies the input's size.
+      target.push_back(
+          n.select(n.combine("Equal", d, SymDim::constant(0)), in[i], d));
+    } else {
+      target.push_back(d);
+    }
+  }
+  if (inferAt >= 0) {
+    SmallVector<SymDim> others(target);
+    others.erase(others.begin() + inferAt);
+    auto size = inferReshapeSize(n, in, others);
+    if (failed(size))
+      return failure();
+    target[inferAt] = *size;
+  }
+  return out(n, n.reshapeTo(x, target));
+}
+
 LogicalResult convertReshape(NodeImporter &n) {
   if (failed(need(n, 1)))
     return failure();
+  if (n.opset >= 5)
+    if (auto shape = n.shapeIn(1); shape && !shape->isConstant())
+      return convertReshapeSymbolic(n, n.in(0), *shape);
   Shape target;
   if (n.opset < 5) {
     auto s = n.attrInts("shape");
@@ -866,16 +957,13 @@ LogicalResult convertFlatten(NodeImporter &n) {
   if (axis < 0 || axis > rank)
     return n.fail("axis " + llvm::Twine(n.attrInt("axis", 1)) +
                   " is out of range for rank " + llvm::Twine(rank));
-  Shape s = shapeOf(x);
-  int64_t a = 1, b = 1;
+  SmallVector<SymDim> dims = n.dimsOf(x);
+  SymDim a = SymDim::constant(1), b = SymDim::constant(1);
   for (int64_t i = 0; i < rank; ++i) {
-    int64_t &p = i < axis ? a : b;
-    if (ShapedType::isDynamic(s[i]) || ShapedType::isDynamic(p))
-      p = ShapedType::kDynamic;
-    else
-      p *= s[i];
+    SymDim &p = i < axis ? a : b;
+    p = n.combine("Mul", p, dims[i]);
   }
-  return out(n, n.reshape(x, {a, b}));
+  return out(n, n.reshapeTo(x, {a, b}));
 }
 
 FailureOr<Shape> axesFromAttrOrInput(NodeImporter &n, int64_t inputSince,
@@ -907,7 +995,7 @@ LogicalResult convertSqueeze(NodeImporter &n) {
   auto axes = axesFromAttrOrInput(n, 13, false);
   if (failed(axes))
     return failure();
-  Shape s = shapeOf(x), r;
+  Shape s = shapeOf(x);
   SmallVector<bool> drop(s.size(), false);
   if (axes->empty()) {
     for (auto [i, d] : llvm::enumerate(s))
@@ -922,10 +1010,11 @@ LogicalResult convertSqueeze(NodeImporter &n) {
                     llvm::Twine(s[*na]));
     drop[*na] = true;
   }
-  for (auto [i, d] : llvm::enumerate(s))
+  SmallVector<SymDim> dims = n.dimsOf(x), kept;
+  for (auto [i, d] : llvm::enumerate(dims))
     if (!drop[i])
-      r.push_back(d);
-  return out(n, n.reshape(x, r));
+      kept.push_back(d);
+  return out(n, n.reshapeTo(x, kept));
 }
 
 LogicalResult convertUnsqueeze(NodeImporter &n) {
@@ -946,11 +1035,11 @@ LogicalResult convertUnsqueeze(NodeImporter &n) {
       return n.fail("axis " + llvm::Twine(a) + " repeats");
     isNew[*na] = true;
   }
-  Shape r;
+  SmallVector<SymDim> dims = n.dimsOf(x), r;
   unsigned k = 0;
   for (int64_t i = 0; i < rank; ++i)
-    r.push_back(isNew[i] ? 1 : s[k++]);
-  return out(n, n.reshape(x, r));
+    r.push_back(isNew[i] ? SymDim::constant(1) : dims[k++]);
+  return out(n, n.reshapeTo(x, r));
 }
 
 LogicalResult convertTranspose(NodeImporter &n) {
@@ -991,6 +1080,34 @@ FailureOr<Shape> broadcastShapes(NodeImporter &n, Shape a, Shape b) {
 LogicalResult convertExpand(NodeImporter &n) {
   if (failed(need(n, 1)))
     return failure();
+  if (auto symbolic = n.shapeIn(1); symbolic && !symbolic->isConstant()) {
+    // NumPy broadcasting of the input's sizes and the shape's, known up to
+    // run-time sizes. A dynamic input dimension has the result's size (Tide
+    // does not stretch a dynamic dimension at run time).
+    Value x = n.in(0);
+    SmallVector<SymDim> a = n.dimsOf(x), s = symbolic->elems, r;
+    size_t rank = std::max(a.size(), s.size());
+    for (size_t k = 0; k < rank; ++k) {
+      SymDim p =
+          k + a.size() >= rank ? a[k + a.size() - rank] : SymDim::constant(1);
+      SymDim q =
+          k + s.size() >= rank ? s[k + s.size() - rank] : SymDim::constant(1);
+      if (q.isConst(1) || p == q)
+        r.push_back(p);
+      else if (p.isConst(1))
+        r.push_back(q);
+      else if (p.isConst() && q.isConst())
+        return n.fail("shapes do not broadcast: size " + llvm::Twine(p.value) +
+                      " against " + llvm::Twine(q.value));
+      else if (q.isConst())
+        r.push_back(q);
+      else if (p.isConst())
+        r.push_back(p);
+      else
+        r.push_back(n.combine("Max", p, q));
+    }
+    return out(n, n.broadcastToDims(x, r));
+  }
   auto shape = n.requireInts(1, "shape");
   if (failed(shape))
     return failure();
@@ -1085,6 +1202,74 @@ LogicalResult convertSplit(NodeImporter &n) {
   return success();
 }
 
+/// A slice bound normalized as ONNX does for a positive step: negative
+/// counts from the end, then clamped to [0, size].
+SymDim sliceBound(NodeImporter &n, const SymDim &bound, const SymDim &size) {
+  // Exporters write "to the end" as a huge end (INT64_MAX); no size is this
+  // large.
+  constexpr int64_t kHuge = int64_t(1) << 40;
+  SymDim zero = SymDim::constant(0);
+  if (bound.isConst()) {
+    if (bound.value >= kHuge)
+      return size;
+    if (bound.value < 0)
+      return n.combine("Max", n.combine("Add", size, bound), zero);
+    return bound.isConst(0) ? zero : n.combine("Min", bound, size);
+  }
+  if (bound.isDim())
+    return n.combine("Min", bound, size);
+  return n.select(n.combine("Less", bound, zero),
+                  n.combine("Max", n.combine("Add", size, bound), zero),
+                  n.combine("Min", bound, size));
+}
+
+/// Slice of dynamic dimensions, or with bounds known only at run time
+/// (positive steps): a tide.dynamic_slice whose bounds the host computes.
+LogicalResult convertSliceDynamic(NodeImporter &n, Value x,
+                                  ArrayRef<SymDim> starts,
+                                  ArrayRef<SymDim> ends, ArrayRef<int64_t> axes,
+                                  ArrayRef<int64_t> steps) {
+  SmallVector<SymDim> sizes = n.dimsOf(x);
+  int64_t rank = sizes.size();
+  SmallVector<SymDim> start(rank, SymDim::constant(0)), limit(sizes);
+  Shape strides(rank, 1);
+  SmallVector<bool> seen(rank, false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    auto a = n.normAxis(axes[i], rank);
+    if (failed(a))
+      return failure();
+    if (seen[*a])
+      return n.fail("axis " + llvm::Twine(axes[i]) + " repeats");
+    seen[*a] = true;
+    if (steps[i] == 0)
+      return n.fail("a slice step of 0");
+    if (steps[i] < 0)
+      return n.fail("Slice with a negative step needs a static size and "
+                    "static bounds on axis " +
+                    llvm::Twine(*a) +
+                    " (here they are known only at run time); fix the sizes "
+                    "with --bind-shape");
+    start[*a] = sliceBound(n, starts[i], sizes[*a]);
+    limit[*a] = sliceBound(n, ends[i], sizes[*a]);
+    strides[*a] = steps[i];
+  }
+  Shape shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (start[d].isConst() && limit[d].isConst())
+      shape.push_back(std::max<int64_t>(
+          0, (limit[d].value - start[d].value + strides[d] - 1) / strides[d]));
+    else if (start[d].isConst(0) && strides[d] == 1 && limit[d].isConst())
+      shape.push_back(limit[d].value);
+    else
+      shape.push_back(ShapedType::kDynamic);
+  }
+  Value startV = n.shapeOperand(start), limitV = n.shapeOperand(limit);
+  TRY(startV);
+  TRY(limitV);
+  auto type = cast<RankedTensorType>(x.getType()).clone(shape);
+  return out(n, n.make<DynamicSliceOp>(type, x, startV, limitV, strides));
+}
+
 LogicalResult convertSlice(NodeImporter &n) {
   if (failed(need(n, 1)))
     return failure();
@@ -1092,6 +1277,30 @@ LogicalResult convertSlice(NodeImporter &n) {
   Shape s = shapeOf(x);
   int64_t rank = s.size();
   Shape starts, ends, axes, steps;
+  // Bounds known up to run-time sizes, or a sliced dynamic dimension: a
+  // dynamic slice (positive steps).
+  auto dynamicPath =
+      [&](ArrayRef<SymDim> symStarts,
+          ArrayRef<SymDim> symEnds) -> std::optional<LogicalResult> {
+    Shape ax = axes, st = steps;
+    if (ax.empty())
+      for (size_t i = 0; i < symStarts.size(); ++i)
+        ax.push_back(i);
+    if (st.empty())
+      st.assign(symStarts.size(), 1);
+    if (symEnds.size() != symStarts.size() || ax.size() != symStarts.size() ||
+        st.size() != symStarts.size())
+      return n.fail("starts, ends, axes and steps must have the same length");
+    bool symbolic =
+        llvm::any_of(symStarts, [](const SymDim &d) { return !d.isConst(); }) ||
+        llvm::any_of(symEnds, [](const SymDim &d) { return !d.isConst(); });
+    // tide.slice's limits are static: a dynamic dimension, sliced or not,
+    // needs run-time bounds.
+    bool dynamicInput = llvm::any_of(s, ShapedType::isDynamic);
+    if (!symbolic && !dynamicInput)
+      return std::nullopt;
+    return convertSliceDynamic(n, x, symStarts, symEnds, ax, st);
+  };
   if (n.opset < 10) {
     auto a = n.attrInts("starts"), b = n.attrInts("ends");
     if (!a || !b)
@@ -1100,15 +1309,14 @@ LogicalResult convertSlice(NodeImporter &n) {
     ends = *b;
     if (auto c = n.attrInts("axes"))
       axes = *c;
+    SmallVector<SymDim> symStarts, symEnds;
+    for (int64_t v : starts)
+      symStarts.push_back(SymDim::constant(v));
+    for (int64_t v : ends)
+      symEnds.push_back(SymDim::constant(v));
+    if (auto r = dynamicPath(symStarts, symEnds))
+      return *r;
   } else {
-    auto a = n.requireInts(1, "starts");
-    if (failed(a))
-      return failure();
-    auto b = n.requireInts(2, "ends");
-    if (failed(b))
-      return failure();
-    starts = *a;
-    ends = *b;
     if (n.has(3)) {
       auto c = n.requireInts(3, "axes");
       if (failed(c))
@@ -1121,6 +1329,18 @@ LogicalResult convertSlice(NodeImporter &n) {
         return failure();
       steps = *d;
     }
+    auto symStarts = n.shapeIn(1), symEnds = n.shapeIn(2);
+    if (symStarts && symEnds)
+      if (auto r = dynamicPath(symStarts->elems, symEnds->elems))
+        return *r;
+    auto a = n.requireInts(1, "starts");
+    if (failed(a))
+      return failure();
+    auto b = n.requireInts(2, "ends");
+    if (failed(b))
+      return failure();
+    starts = *a;
+    ends = *b;
   }
   if (axes.empty())
     for (size_t i = 0; i < starts.size(); ++i)
@@ -1140,8 +1360,6 @@ LogicalResult convertSlice(NodeImporter &n) {
       return n.fail("axis " + llvm::Twine(axes[i]) + " repeats");
     seen[*a] = true;
     int64_t dim = s[*a];
-    if (ShapedType::isDynamic(dim))
-      return n.fail("Slice of a dynamic dimension is not supported yet");
     int64_t step = steps[i];
     if (step == 0)
       return n.fail("a slice step of 0");
@@ -1895,31 +2113,39 @@ LogicalResult convertGatherElements(NodeImporter &n) {
   return out(n, n.create<GatherOp>(data, indices, *axis));
 }
 
+/// The product of `dims` (sizes known up to run time).
+SymDim productOf(NodeImporter &n, ArrayRef<SymDim> dims) {
+  SymDim p = SymDim::constant(1);
+  for (const SymDim &d : dims)
+    p = n.combine("Mul", p, d);
+  return p;
+}
+
 /// numpy.take(data, indices, axis): the indices, flattened and broadcast over
 /// the other dimensions, gathered along `axis`, then reshaped.
 Value take(NodeImporter &n, Value data, Value indices, int64_t axis) {
-  Shape ds = shapeOf(data), is = shapeOf(indices);
-  int64_t count = 1;
-  for (int64_t d : is)
-    count = ShapedType::isDynamic(d) || ShapedType::isDynamic(count)
-                ? ShapedType::kDynamic
-                : count * d;
-  Shape spread(ds.size(), 1), full = ds;
+  if (!data || !indices)
+    return {};
+  SmallVector<SymDim> ds = n.dimsOf(data), is = n.dimsOf(indices);
+  SymDim count = productOf(n, is);
+  SmallVector<SymDim> spread(ds.size(), SymDim::constant(1)), full = ds;
   spread[axis] = count;
   full[axis] = count;
-  Value idx = n.reshape(indices, spread);
+  Value idx = n.reshapeTo(indices, spread);
   if (!idx)
     return {};
-  idx = n.broadcastTo(idx, full);
+  // The count as the reshape's result knows it.
+  full[axis] = n.dimOf(idx, axis);
+  idx = n.broadcastToDims(idx, full);
   if (!idx)
     return {};
   Value g = n.create<GatherOp>(data, idx, axis);
   if (!g)
     return {};
-  Shape result(ds.begin(), ds.begin() + axis);
+  SmallVector<SymDim> result(ds.begin(), ds.begin() + axis);
   result.append(is.begin(), is.end());
   result.append(ds.begin() + axis + 1, ds.end());
-  return n.reshape(g, result);
+  return n.reshapeTo(g, result);
 }
 
 LogicalResult convertGather(NodeImporter &n) {
@@ -1934,18 +2160,30 @@ LogicalResult convertGather(NodeImporter &n) {
   return out(n, take(n, data, n.in(1), *axis));
 }
 
+/// A vector of `values` (sizes known up to run time) with element type `it`.
+Value indexVector(NodeImporter &n, ArrayRef<SymDim> values, Type it) {
+  if (llvm::all_of(values, [](const SymDim &d) { return d.isConst(); })) {
+    SmallVector<int64_t> ints;
+    for (const SymDim &d : values)
+      ints.push_back(d.value);
+    auto type = RankedTensorType::get({static_cast<int64_t>(ints.size())}, it);
+    return n.constant(makeDense(type, ints, {}));
+  }
+  return n.cast(n.shapeOperand(values), it);
+}
+
 /// The row-major index into the first `k` dimensions (sizes `ds`) of each
 /// `k`-tuple along the last dimension of `indices` (each index wrapped once
 /// when negative), shaped like `indices` without its last dimension.
-Value linearIndex(NodeImporter &n, Value indices, ArrayRef<int64_t> ds,
+Value linearIndex(NodeImporter &n, Value indices, ArrayRef<SymDim> ds,
                   int64_t k) {
   Type it = elemOf(indices);
-  std::vector<int64_t> dims(ds.begin(), ds.begin() + k), strides(k, 1);
+  SmallVector<SymDim> dims(ds.begin(), ds.begin() + k);
+  SmallVector<SymDim> strides(k, SymDim::constant(1));
   for (int64_t i = k - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * ds[i + 1];
-  auto vecType = RankedTensorType::get({k}, it);
-  Value dimsC = n.constant(makeDense(vecType, dims, {}));
-  Value stridesC = n.constant(makeDense(vecType, strides, {}));
+    strides[i] = n.combine("Mul", strides[i + 1], ds[i + 1]);
+  Value dimsC = indexVector(n, dims, it);
+  Value stridesC = indexVector(n, strides, it);
   Value neg = n.create<CmpOp>(CmpPredicate::lt, indices, n.scalar(it, 0));
   if (!neg)
     return {};
@@ -1959,7 +2197,8 @@ Value linearIndex(NodeImporter &n, Value indices, ArrayRef<int64_t> ds,
 
 /// GatherND: a linear index over the `batch_dims` leading dimensions and the
 /// k indexed ones (each index wrapped once) into the data seen as a table of
-/// rows, then a take along the rows.
+/// rows, then a take along the rows. Without batch dimensions the sizes may
+/// be dynamic (an attention mask indexed by run-time ranges).
 LogicalResult convertGatherND(NodeImporter &n) {
   if (failed(n.checkAttrs({"batch_dims"})) || failed(need(n, 2)) ||
       failed(requireIndices(n, n.in(1))))
@@ -1977,22 +2216,23 @@ LogicalResult convertGatherND(NodeImporter &n) {
   if (k < 1 || b + k > static_cast<int64_t>(ds.size()))
     return n.fail("the indices' last dimension (" + llvm::Twine(k) +
                   ") must be between 1 and the data's rank minus batch_dims");
-  for (int64_t i = 0; i < b + k; ++i)
-    if (ShapedType::isDynamic(ds[i]) ||
-        (i < b && (ShapedType::isDynamic(is[i]) || is[i] != ds[i])))
-      return n.fail("GatherND needs static sizes on the batch and indexed "
-                    "dimensions, equal in the data and the indices");
+  for (int64_t i = 0; i < b; ++i)
+    if (ShapedType::isDynamic(ds[i]) || ShapedType::isDynamic(is[i]) ||
+        is[i] != ds[i])
+      return n.fail("GatherND needs static sizes on the batch dimensions, "
+                    "equal in the data and the indices");
+  SmallVector<SymDim> dd = n.dimsOf(data);
   // Linear index over dimensions b .. b+k-1 of the data.
-  Value lin = linearIndex(n, indices, ArrayRef<int64_t>(ds).drop_front(b), k);
+  Value lin = linearIndex(n, indices, ArrayRef<SymDim>(dd).drop_front(b), k);
   TRY(lin);
   Type it = elemOf(indices);
-  int64_t block = 1;
-  for (int64_t i = b; i < b + k; ++i)
-    block *= ds[i];
-  int64_t rows = block;
+  SymDim rows = productOf(n, ArrayRef<SymDim>(dd).slice(b, k));
   if (b > 0) {
     // Plus the batch element's offset: its linear number times the block.
-    int64_t batches = 1;
+    if (!rows.isConst())
+      return n.fail("GatherND with batch_dims needs static sizes on the "
+                    "indexed dimensions");
+    int64_t block = rows.value, batches = 1;
     for (int64_t i = 0; i < b; ++i)
       batches *= ds[i];
     std::vector<int64_t> offsets(batches);
@@ -2003,11 +2243,11 @@ LogicalResult convertGatherND(NodeImporter &n) {
     Value off =
         n.constant(makeDense(RankedTensorType::get(offShape, it), offsets, {}));
     TRY(lin = n.create<AddOp>(lin, off));
-    rows *= batches;
+    rows = SymDim::constant(block * batches);
   }
-  Shape flat{rows};
-  flat.append(ds.begin() + b + k, ds.end());
-  Value table = n.reshape(data, flat);
+  SmallVector<SymDim> flat{rows};
+  flat.append(dd.begin() + b + k, dd.end());
+  Value table = n.reshapeTo(data, flat);
   TRY(table);
   return out(n, take(n, table, lin, 0));
 }
@@ -2069,7 +2309,7 @@ LogicalResult convertScatterND(NodeImporter &n) {
                   " (indices' shape without its last "
                   "dimension, then the data's dimensions after the first " +
                   llvm::Twine(k) + ")");
-  Value lin = linearIndex(n, indices, ds, k);
+  Value lin = linearIndex(n, indices, n.dimsOf(data), k);
   TRY(lin);
   int64_t rows = 1;
   for (int64_t i = 0; i < k; ++i)
@@ -2378,6 +2618,79 @@ LogicalResult convertFoldOnly(NodeImporter &n) {
                 "--bind-input or --bind-shape");
 }
 
+/// ConstantOfShape of sizes known only at run time: a broadcast of the
+/// value.
+LogicalResult convertConstantOfShape(NodeImporter &n) {
+  auto shape = n.shapeIn(0);
+  if (!shape)
+    return convertFoldOnly(n);
+  for (const SymDim &d : shape->elems)
+    if (d.isConst() && d.value < 0)
+      return n.fail("ConstantOfShape: negative size " + llvm::Twine(d.value));
+  if (shape->type.getRank() != 1)
+    return n.fail("ConstantOfShape's shape must be a vector");
+  DenseElementsAttr value =
+      makeDense(RankedTensorType::get({}, n.b.getF32Type()), {}, {0.0});
+  if (const auto *a = n.attr("value")) {
+    std::string error;
+    ElementsAttr attr =
+        n.readTensor(a->t(), "'" + n.node.name() + "' value", error);
+    if (!attr)
+      return n.fail(error);
+    auto v = readHostValues(attr, 1);
+    if (!v || v->size() != 1)
+      return n.fail("ConstantOfShape's value must have one element");
+    auto type = RankedTensorType::get({}, v->type.getElementType());
+    value = v->isFloat() ? makeDense(type, {}, {v->floats[0]})
+                         : makeDense(type, {v->ints[0]}, {});
+  }
+  return out(n, n.broadcastToDims(n.constant(value), shape->elems));
+}
+
+/// Range with bounds known only at run time: start + iota * delta, with
+/// max(0, ceil((limit - start) / delta)) elements; delta must be constant.
+LogicalResult convertRange(NodeImporter &n) {
+  auto start = n.shapeIn(0), limit = n.shapeIn(1), delta = n.shapeIn(2);
+  if (!start || !limit || !delta)
+    return convertFoldOnly(n);
+  if (start->elems.size() != 1 || limit->elems.size() != 1 ||
+      delta->elems.size() != 1)
+    return n.fail("Range takes scalars");
+  Type element = start->type.getElementType();
+  if (element.isInteger(1))
+    return n.fail("Range of bool values");
+  const SymDim &d = delta->elems[0];
+  if (!d.isConst())
+    return n.fail("Range needs a constant delta when its bounds are known "
+                  "only at run time");
+  if (d.value == 0)
+    return n.fail("Range with a delta of 0");
+  int64_t step = d.value, magnitude = std::abs(step);
+  SymDim span = n.combine("Sub", limit->elems[0], start->elems[0]);
+  if (step < 0)
+    span = n.combine("Sub", SymDim::constant(0), span);
+  SymDim count = span;
+  if (magnitude != 1)
+    count = n.combine("Div",
+                      n.combine("Add", span, SymDim::constant(magnitude - 1)),
+                      SymDim::constant(magnitude));
+  count = n.combine("Max", count, SymDim::constant(0));
+  if (count.kind == SymDim::Kind::Expr && !count.scalar)
+    return failure();
+  Value shape = n.shapeOperand({count});
+  TRY(shape);
+  Value r = n.make<IotaOp>(n.typeOf({count}, element), shape, 0);
+  TRY(r);
+  if (step != 1)
+    TRY(r = n.create<MulOp>(r, n.scalar(element, step)));
+  if (!start->elems[0].isConst(0)) {
+    Value s = n.materialize(*start);
+    TRY(s);
+    TRY(r = n.create<AddOp>(r, n.reshape(s, {})));
+  }
+  return out(n, r);
+}
+
 const llvm::StringMap<Converter> &converters() {
   static const llvm::StringMap<Converter> table = [] {
     llvm::StringMap<Converter> t = {
@@ -2514,10 +2827,10 @@ const llvm::StringMap<Converter> &converters() {
         {"BlackmanWindow", convertWindow},
         // Evaluated while importing (FoldShapes.cpp).
         {"Constant", convertFoldOnly},
-        {"ConstantOfShape", convertFoldOnly},
+        {"ConstantOfShape", convertConstantOfShape},
         {"Shape", convertFoldOnly},
         {"Size", convertFoldOnly},
-        {"Range", convertFoldOnly},
+        {"Range", convertRange},
     };
     addNNConverters(t);
     addRNNConverters(t);

@@ -7,7 +7,8 @@
 // Exporters compute shapes at run time: Shape -> Gather -> Concat -> Reshape.
 // Tide's shapes are types, so such subgraphs are evaluated here whenever
 // their inputs are known: Constant, Shape, Size, ConstantOfShape and Range
-// always; Gather, Slice, comparisons and Where on small constant tensors.
+// of static sizes; Gather, Slice, comparisons and Where on small constant
+// tensors. With dynamic sizes, SymbolicShapes.cpp takes over.
 // Arithmetic, Cast, Reshape, Concat, ... on constants are folded after
 // conversion by the tide ops' own folders (foldConstantOutputs).
 //
@@ -120,14 +121,9 @@ FailureOr<bool> foldShape(NodeImporter &n) {
   end = std::clamp<int64_t>(end, 0, rank);
   Shape dims;
   for (int64_t i = start; i < end; ++i) {
+    // A dynamic size is known at run time (SymbolicShapes.cpp).
     if (type.isDynamicDim(i))
-      return (void)n.fail(
-                 "Shape of a tensor with a dynamic dimension (" +
-                 llvm::Twine(i) +
-                 ") cannot be computed while importing, and Tide cannot "
-                 "compute shapes at run time yet; fix the size with "
-                 "--bind-shape"),
-             failure();
+      return false;
     dims.push_back(type.getDimSize(i));
   }
   auto rt = RankedTensorType::get({static_cast<int64_t>(dims.size())},
@@ -141,10 +137,7 @@ FailureOr<bool> foldSize(NodeImporter &n) {
   if (!type)
     return false;
   if (!type.hasStaticShape())
-    return (void)n.fail(
-               "Size of a tensor with dynamic dimensions cannot be "
-               "computed while importing; fix the sizes with --bind-shape"),
-           failure();
+    return false;
   n.setConstOut(
       0, makeDense(RankedTensorType::get({}, IntegerType::get(n.ctx, 64)),
                    {type.getNumElements()}, {}));
@@ -156,6 +149,9 @@ FailureOr<bool> foldConstantOfShape(
     const std::function<ElementsAttr(const onnx::TensorProto &, std::string &)>
         &readTensor) {
   if (!n.has(0))
+    return false;
+  // Sizes known only at run time: converted (ConvertOps.cpp).
+  if (auto symbolic = n.shapeIn(0); symbolic && !symbolic->isConstant())
     return false;
   auto shape = n.requireInts(0, "shape");
   if (failed(shape))

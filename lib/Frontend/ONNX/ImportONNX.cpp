@@ -427,6 +427,15 @@ Value NodeImporter::in(unsigned i) const {
   Value v = graph.values.lookup(node.input(i));
   if (v)
     return v;
+  auto shape = graph.shapes.find(node.input(i));
+  if (shape != graph.shapes.end()) {
+    // Computed at run time from sizes: built the first time an op reads it.
+    OpBuilder::InsertionGuard guard(b);
+    NodeImporter &self = const_cast<NodeImporter &>(*this);
+    Value value = self.materialize(shape->second);
+    graph.values[node.input(i)] = value;
+    return value;
+  }
   auto c = graph.constants.find(node.input(i));
   if (c == graph.constants.end())
     return {};
@@ -441,6 +450,11 @@ Value NodeImporter::in(unsigned i) const {
 RankedTensorType NodeImporter::inType(unsigned i) const {
   if (auto c = constIn(i))
     return llvm::cast<RankedTensorType>(c->getShapedType());
+  if (has(i) && !graph.values.count(node.input(i))) {
+    auto shape = graph.shapes.find(node.input(i));
+    if (shape != graph.shapes.end())
+      return shape->second.type;
+  }
   Value v = in(i);
   return v ? llvm::cast<RankedTensorType>(v.getType()) : RankedTensorType();
 }
@@ -466,6 +480,13 @@ FailureOr<HostValues> NodeImporter::requireConstIn(unsigned i,
   auto diag = error();
   diag << "input " << i << " ('" << node.input(i) << "', the " << role
        << ") must be known while importing: it sets a result shape";
+  auto shape = graph.shapes.find(node.input(i));
+  if (shape != graph.shapes.end()) {
+    diag << ", but it depends on " << describeDynamic(shape->second)
+         << ", known only at run time (this input of " << opType()
+         << " takes no run-time sizes); fix the size with --bind-shape";
+    return failure();
+  }
   if (graph.graphInputs.count(node.input(i))) {
     diag << ". It is a graph input: bind it with --bind-input " << node.input(i)
          << "=FILE";
@@ -561,6 +582,7 @@ void NodeImporter::setOut(unsigned i, Value v) {
   if (wantsOutput(i)) {
     graph.values[node.output(i)] = v;
     graph.constants.erase(node.output(i));
+    graph.shapes.erase(node.output(i));
   }
 }
 
@@ -568,6 +590,7 @@ void NodeImporter::setConstOut(unsigned i, DenseElementsAttr value) {
   if (wantsOutput(i)) {
     graph.constants[node.output(i)] = value;
     graph.values.erase(node.output(i));
+    graph.shapes.erase(node.output(i));
   }
 }
 
@@ -940,6 +963,26 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     graph.graphInputs.insert(name);
     func.setArgAttr(i, "onnx.name", b.getStringAttr(name));
   }
+  // Dynamic dimensions with the same symbolic name have the same size.
+  {
+    llvm::StringMap<std::pair<Value, int64_t>> firstOfName;
+    for (const auto &info : g.input()) {
+      Value arg = graph.values.lookup(info.name());
+      if (!arg || !isa<BlockArgument>(arg) || !info.type().has_tensor_type())
+        continue;
+      auto type = cast<RankedTensorType>(arg.getType());
+      const auto &dims = info.type().tensor_type().shape().dim();
+      for (int d = 0; d < dims.size() && d < type.getRank(); ++d) {
+        if (!type.isDynamicDim(d) || !dims[d].has_dim_param() ||
+            dims[d].dim_param().empty())
+          continue;
+        auto [it, inserted] =
+            firstOfName.try_emplace(dims[d].dim_param(), arg, d);
+        if (!inserted)
+          graph.dimAliases[{arg, d}] = it->second;
+      }
+    }
+  }
   b.setInsertionPointToEnd(body);
 
   int index = 0;
@@ -955,7 +998,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     for (int i = 0; i < node.input_size(); ++i) {
       const std::string &name = node.input(i);
       if (!name.empty() && !graph.values.count(name) &&
-          !graph.constants.count(name))
+          !graph.constants.count(name) && !graph.shapes.count(name))
         return (void)(emitError(loc)
                       << "input '" << name
                       << "' is not produced by any earlier node, initializer "
@@ -980,6 +1023,8 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
       return nullptr;
     };
     FailureOr<bool> folded = tryFoldNode(n);
+    if (succeeded(folded) && !*folded)
+      folded = trySymbolicNode(n);
     if (failed(folded))
       return refuse();
     Converter convert = lookupConverter(node.op_type());
@@ -999,7 +1044,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     for (int i = 0; i < node.output_size(); ++i) {
       const std::string &name = node.output(i);
       if (!name.empty() && !graph.values.count(name) &&
-          !graph.constants.count(name))
+          !graph.constants.count(name) && !graph.shapes.count(name))
         return (void)(emitError(loc) << "output " << i << " ('" << name
                                      << "') is not supported"),
                nullptr;
@@ -1009,6 +1054,12 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   SmallVector<Value> results;
   for (const auto &info : g.output()) {
     Value v = graph.values.lookup(info.name());
+    auto shape = graph.shapes.find(info.name());
+    if (!v && shape != graph.shapes.end()) {
+      onnx::NodeProto none;
+      NodeImporter n(graph, none, fileLoc, opset);
+      v = n.materialize(shape->second);
+    }
     if (!v) {
       auto c = graph.constants.find(info.name());
       if (c == graph.constants.end())

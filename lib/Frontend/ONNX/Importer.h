@@ -20,6 +20,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -63,6 +65,60 @@ DenseElementsAttr makeDense(RankedTensorType type, ArrayRef<int64_t> ints,
 
 class GraphImporter;
 
+/// One element of an integer value that importing knows up to sizes given
+/// only at run time: a constant, the size of a dynamic dimension of a
+/// tensor, or an expression computed at run time from those (Shape's
+/// output and the arithmetic exporters do on it).
+struct SymDim {
+  enum class Kind { Const, Dim, Expr };
+  Kind kind = Kind::Const;
+  /// Const: the value.
+  int64_t value = 0;
+  /// Dim: the tensor and dimension, canonical (GraphImporter::rootOf), so
+  /// equal sizes compare equal.
+  Value source;
+  int64_t axis = 0;
+  /// Expr: a one-element tensor (tensor<1xi64>, tensor<1xi1> for a truth
+  /// value) that computes it.
+  Value scalar;
+
+  static SymDim constant(int64_t v) { return {Kind::Const, v, {}, 0, {}}; }
+  static SymDim dim(Value source, int64_t axis) {
+    return {Kind::Dim, 0, source, axis, {}};
+  }
+  static SymDim expr(Value scalar) { return {Kind::Expr, 0, {}, 0, scalar}; }
+  bool isConst() const { return kind == Kind::Const; }
+  bool isConst(int64_t v) const { return isConst() && value == v; }
+  bool isDim() const { return kind == Kind::Dim; }
+  /// Sizes are never negative; constants say so themselves.
+  bool isNonNegative() const { return isDim() || (isConst() && value >= 0); }
+  bool operator==(const SymDim &other) const {
+    if (kind != other.kind)
+      return false;
+    switch (kind) {
+    case Kind::Const:
+      return value == other.value;
+    case Kind::Dim:
+      return source == other.source && axis == other.axis;
+    case Kind::Expr:
+      return scalar == other.scalar;
+    }
+    return false;
+  }
+  bool operator!=(const SymDim &other) const { return !(*this == other); }
+};
+
+/// An integer (or bool) value of rank 0 or 1 known element by element as
+/// SymDims: a shape being computed.
+struct ShapeValue {
+  /// The ONNX value's type (tensor<Nxi64>, tensor<i64>, tensor<Nxi1>, ...).
+  RankedTensorType type;
+  SmallVector<SymDim> elems;
+  bool isConstant() const {
+    return llvm::all_of(elems, [](const SymDim &d) { return d.isConst(); });
+  }
+};
+
 /// One node being converted: its inputs, attributes and the builder.
 class NodeImporter {
 public:
@@ -105,6 +161,40 @@ public:
   void setConstOut(unsigned i, DenseElementsAttr value);
   /// The value output `i` was set to (null if constant or unset).
   Value outValue(unsigned i) const;
+
+  // Shapes computed at run time (SymbolicShapes.cpp).
+  /// Input `i` element by element, if it is a constant or a value known up
+  /// to run-time sizes (rank 0 or 1, at most 64 integer elements).
+  std::optional<ShapeValue> shapeIn(unsigned i) const;
+  /// Sets output `i` to a shape value (a constant when it is one).
+  void setShapeOut(unsigned i, ShapeValue value);
+  /// The size of dimension `axis` of `v`: its static size, or its canonical
+  /// dynamic dimension.
+  SymDim dimOf(Value v, int64_t axis);
+  SmallVector<SymDim> dimsOf(Value v);
+  /// `d` as a tensor<1xi64> (tensor<1xi1> for a truth value of `type` i1).
+  Value scalarOf(const SymDim &d, Type type = {});
+  /// The i64 vector of `dims` (the shape operand of a tide op).
+  Value shapeOperand(ArrayRef<SymDim> dims);
+  /// A tensor computing `value`.
+  Value materialize(const ShapeValue &value);
+  /// Arithmetic on sizes: folded where both are constants or the result is
+  /// known, else computed at run time. `op` is an ONNX op type (Add, Sub,
+  /// Mul, Div, Max, Min, Mod, Equal, Less, Greater, LessOrEqual,
+  /// GreaterOrEqual).
+  SymDim combine(llvm::StringRef op, const SymDim &a, const SymDim &b);
+  SymDim select(const SymDim &cond, const SymDim &a, const SymDim &b);
+  /// A tensor type with `dims` (dynamic where they are not constants).
+  RankedTensorType typeOf(ArrayRef<SymDim> dims, Type element);
+  /// `v` reshaped to `dims`, with a shape operand when more than one size is
+  /// known only at run time.
+  Value reshapeTo(Value v, ArrayRef<SymDim> dims);
+  /// `v` broadcast to `dims`, with a shape operand when a size is known only
+  /// at run time and not from `v`.
+  Value broadcastToDims(Value v, ArrayRef<SymDim> dims);
+  /// A readable account of the run-time sizes `value` depends on
+  /// ("dimension 0 of graph input 'x'").
+  std::string describeDynamic(const ShapeValue &value);
   /// Reads a TensorProto attribute (Constant's value, ...).
   ElementsAttr readTensor(const onnx::TensorProto &t, llvm::StringRef what,
                           std::string &error);
@@ -189,6 +279,11 @@ std::vector<std::string> supportedOpTypes();
 /// shape-arithmetic op; returns true if it set the outputs.
 FailureOr<bool> tryFoldNode(NodeImporter &node);
 
+/// Evaluates a shape-arithmetic node element by element when its inputs are
+/// known up to run-time sizes (SymbolicShapes.cpp); returns true if it set
+/// the outputs.
+FailureOr<bool> trySymbolicNode(NodeImporter &node);
+
 /// After a node whose inputs were all constant was converted: replaces its
 /// outputs by constants where the tide ops' folders compute them.
 void foldConstantOutputs(NodeImporter &node);
@@ -205,6 +300,21 @@ public:
   std::string baseDir;
   llvm::StringMap<Value> values;
   llvm::StringMap<ElementsAttr> constants;
+  /// Values known up to run-time sizes (Shape of a dynamic tensor, ...);
+  /// materialized into `values` when an op reads their elements.
+  llvm::StringMap<ShapeValue> shapes;
+  /// Dynamic dimensions of graph inputs that share a symbolic name
+  /// (dim_param): each maps to the first one.
+  llvm::DenseMap<std::pair<Value, int64_t>, std::pair<Value, int64_t>>
+      dimAliases;
+  /// tide.dim ops made so far, by canonical dimension.
+  llvm::DenseMap<std::pair<Value, int64_t>, Value> dimValues;
+
+  /// The canonical dimension whose size dimension `axis` of `v` has: the
+  /// first one found following ops that keep the size (elementwise ops,
+  /// transposes, matmuls, reshapes with a shape operand, ...) back to a
+  /// graph input or an op that computes it.
+  std::pair<Value, int64_t> rootOf(Value v, int64_t axis);
   /// Names of the function's arguments (graph inputs not bound).
   llvm::StringSet<> graphInputs;
   std::function<ElementsAttr(const onnx::TensorProto &, llvm::StringRef,

@@ -94,6 +94,31 @@ func.func @constant_through_reshape(%x: tensor<3x1x1xf32>) -> tensor<3x1x1xf32> 
 
 // -----
 
+// A constant a GPU op reads through a slice of a run-time size (positions up
+// to the sequence length) is copied to the device; the slice views the copy.
+#id1 = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @constant_through_slice(
+// CHECK: %[[C:.*]] = arith.constant dense<{{.*}}> : tensor<1x4xi64>
+// CHECK: %[[CD:.*]] = bufferization.alloc_tensor() copy(%[[C]]) {memory_space = #tide.device<cuda:0>}
+// CHECK: tensor.extract_slice %[[CD]][0, 0] [1, %{{.*}}] [1, 1]
+func.func @constant_through_slice(%x: tensor<1x?xi64>) -> tensor<1x?xi64> {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c1 : tensor<1x?xi64>
+  %t = bufferization.alloc_tensor() copy(%x) {memory_space = #tide.device<cuda:0>} : tensor<1x?xi64>
+  %c = arith.constant dense<[[0, 3, 6, 9]]> : tensor<1x4xi64>
+  %s = tensor.extract_slice %c[0, 0] [1, %n] [1, 1] {tide.device = #tide.device<cuda:0>} : tensor<1x4xi64> to tensor<1x?xi64>
+  %e = tensor.empty(%n) : tensor<1x?xi64>
+  %g = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel", "parallel"]}
+      ins(%t, %s : tensor<1x?xi64>, tensor<1x?xi64>) outs(%e : tensor<1x?xi64>) attrs = {tide.device = #tide.device<cuda:0>} {
+  ^bb0(%in: i64, %in2: i64, %out: i64):
+    %0 = arith.addi %in, %in2 : i64
+    linalg.yield %0 : i64
+  } -> tensor<1x?xi64>
+  return %g : tensor<1x?xi64>
+}
+
+// -----
+
 // A constant that a GPU op's payload reads (tide.gather: tensor.extract in a
 // linalg.generic) is copied to the device too, and the payload reads the copy.
 #id2 = affine_map<(d0) -> (d0)>

@@ -30,6 +30,11 @@
 // RUN: not tide-opt %t/dynamic-result-errors.mlir --convert-tide-to-linalg 2>&1 \
 // RUN:   | FileCheck %t/dynamic-result-errors.mlir
 // RUN: tide-opt %t/empty-slice.mlir --convert-tide-to-linalg | FileCheck %t/empty-slice.mlir
+// Run-time sizes: shape operands are computed on the host from tensor.dim and
+// constants (the tide ops that build them fold away), or read at run time;
+// tide.dim, tide.iota and tide.dynamic_slice.
+// RUN: tide-opt %t/shapes.mlir --convert-tide-to-linalg --canonicalize --cse --mlir-print-local-scope \
+// RUN:   | FileCheck %t/shapes.mlir --implicit-check-not=tide.
 
 //--- lower.mlir
 
@@ -1084,9 +1089,9 @@ func.func @reshape_static(%x: tensor<2x3xf32>) -> tensor<6xf32> {
 // CHECK: %[[D1:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x3xf32>
 // CHECK: %[[N:.*]] = arith.muli %[[N0]], %[[D1]] : index
 // CHECK: %[[C2:.*]] = arith.constant 2 : index
-// CHECK: %[[DYN:.*]] = arith.divui %[[N]], %[[C2]] : index
-// CHECK: %[[C2B:.*]] = arith.constant 2 : index
-// CHECK: %[[SHAPE:.*]] = tensor.from_elements %[[DYN]], %[[C2B]] : tensor<2xindex>
+// CHECK: %[[K:.*]] = arith.constant 2 : index
+// CHECK: %[[DYN:.*]] = arith.divui %[[N]], %[[K]] : index
+// CHECK: %[[SHAPE:.*]] = tensor.from_elements %[[DYN]], %[[C2]] : tensor<2xindex>
 // CHECK: tensor.reshape %[[X]](%[[SHAPE]]) : (tensor<?x3xf32>, tensor<2xindex>) -> tensor<?x2xf32>
 func.func @reshape_one_dynamic(%x: tensor<?x3xf32>) -> tensor<?x2xf32> {
   %0 = tide.reshape %x : tensor<?x3xf32> to tensor<?x2xf32>
@@ -1209,9 +1214,10 @@ func.func @negative_several_on_gpu(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
-// Two dynamic result dims leave the split of the elements undetermined.
+// Two dynamic result dims and no shape operand leave the split of the
+// elements undetermined.
 func.func @negative_reshape_two_dynamic(%x: tensor<8xf32>) -> tensor<?x?xf32> {
-  // expected-error @below {{'tide.reshape' op cannot lower: more than one dynamic result dimension; make all but one static}}
+  // expected-error @below {{'tide.reshape' op cannot lower: more than one dynamic result dimension and no shape operand; make all but one static or pass the sizes}}
   // expected-error @below {{cannot be lowered to linalg}}
   %0 = tide.reshape %x : tensor<8xf32> to tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
@@ -1589,4 +1595,134 @@ func.func @slice_of_empty(%x: tensor<0xf32>) -> tensor<0xf32> {
 func.func @slice_empty_rows(%x: tensor<0x4xf16>) -> tensor<0x2xf16> {
   %0 = tide.slice %x start = [0, 1] limit = [0, 3] strides = [1, 1] : tensor<0x4xf16>
   return %0 : tensor<0x2xf16>
+}
+
+//--- shapes.mlir
+
+// Heads split with sizes from the input's dynamic dimensions: the shape
+// vector becomes tensor.dim, no tide op and no i64 arithmetic is left.
+// CHECK-LABEL: func.func @reshape_from_dims(
+// CHECK-SAME: %[[X:.*]]: tensor<?x?x64xf32>)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG: %[[B:.*]] = tensor.dim %[[X]], %[[C0]] : tensor<?x?x64xf32>
+// CHECK-DAG: %[[S:.*]] = tensor.dim %[[X]], %[[C1]] : tensor<?x?x64xf32>
+// CHECK: %[[SH:.*]] = tensor.from_elements %[[B]], %[[S]], %[[C4]], %[[C16]] : tensor<4xindex>
+// CHECK: %[[R:.*]] = tensor.reshape %[[X]](%[[SH]]) : (tensor<?x?x64xf32>, tensor<4xindex>) -> tensor<?x?x4x16xf32>
+// CHECK: return %[[R]]
+func.func @reshape_from_dims(%x: tensor<?x?x64xf32>) -> tensor<?x?x4x16xf32> {
+  %b = tide.dim %x axis = 0 : tensor<?x?x64xf32>
+  %s = tide.dim %x axis = 1 : tensor<?x?x64xf32>
+  %c = tide.constant dense<[4, 16]> : tensor<2xi64>
+  %shape = tide.concat %b, %s, %c axis = 0 : tensor<1xi64>, tensor<1xi64>, tensor<2xi64>
+  %0 = tide.reshape %x, %shape : tensor<?x?x64xf32>, tensor<4xi64> to tensor<?x?x4x16xf32>
+  return %0 : tensor<?x?x4x16xf32>
+}
+
+// Sizes only known from a vector at run time: each entry is read, and one
+// may be -1 (the element count over the other sizes).
+// CHECK-LABEL: func.func @reshape_runtime_vector(
+// CHECK-SAME: %[[X:.*]]: tensor<?x64xf32>, %[[V:.*]]: tensor<2xi64>)
+// CHECK-DAG: %[[E0:.*]] = tensor.extract %[[V]][%{{.*}}] : tensor<2xi64>
+// CHECK-DAG: %[[E1:.*]] = tensor.extract %[[V]][%{{.*}}] : tensor<2xi64>
+// CHECK-DAG: %[[N:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK-DAG: %[[I0:.*]] = arith.index_cast %[[E0]] : i64 to index
+// CHECK: arith.cmpi eq, %[[I0]], %{{.*}} : index
+// CHECK: arith.select
+// CHECK: arith.cmpi eq
+// CHECK: %[[S1:.*]] = arith.select
+// CHECK: %[[SH:.*]] = tensor.from_elements %{{.*}}, %[[S1]] : tensor<2xindex>
+// CHECK: tensor.reshape %[[X]](%[[SH]])
+func.func @reshape_runtime_vector(%x: tensor<?x64xf32>, %v: tensor<2xi64>) -> tensor<?x?xf32> {
+  %0 = tide.reshape %x, %v : tensor<?x64xf32>, tensor<2xi64> to tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// An attention mask (B, 1, 1, S) expanded to (B, 1, S, S): the size-1 axis
+// broadcasts, its size comes from another tensor's dimension.
+// CHECK-LABEL: func.func @broadcast_to_from_dims(
+// CHECK-SAME: %[[M:.*]]: tensor<?x1x1x?xi1>, %[[X:.*]]: tensor<?x?xf32>)
+// CHECK-DAG: %[[S:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x?xf32>
+// CHECK-DAG: %[[B:.*]] = tensor.dim %[[M]], %{{.*}} : tensor<?x1x1x?xi1>
+// CHECK-DAG: %[[T:.*]] = tensor.dim %[[M]], %{{.*}} : tensor<?x1x1x?xi1>
+// CHECK: %[[E:.*]] = tensor.empty(%[[B]], %[[S]], %[[T]]) : tensor<?x1x?x?xi1>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
+// CHECK-SAME: ins(%[[M]] : tensor<?x1x1x?xi1>) outs(%[[E]] : tensor<?x1x?x?xi1>)
+func.func @broadcast_to_from_dims(%m: tensor<?x1x1x?xi1>, %x: tensor<?x?xf32>) -> tensor<?x1x?x?xi1> {
+  %b = tide.dim %m axis = 0 : tensor<?x1x1x?xi1>
+  %s = tide.dim %x axis = 1 : tensor<?x?xf32>
+  %one = tide.constant dense<1> : tensor<1xi64>
+  %shape = tide.concat %b, %one, %s, %s axis = 0 : tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>
+  %0 = tide.broadcast_to %m, %shape : tensor<?x1x1x?xi1>, tensor<4xi64> to tensor<?x1x?x?xi1>
+  return %0 : tensor<?x1x?x?xi1>
+}
+
+// Range(0, (n + 1) / 2): the count is host arithmetic on tensor.dim, the
+// indices a generic over linalg.index.
+// CHECK-LABEL: func.func @iota_count(
+// CHECK-SAME: %[[X:.*]]: tensor<?x8xf32>)
+// CHECK: %[[D:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x8xf32>
+// CHECK: %[[D64:.*]] = arith.index_cast %[[D]] : index to i64
+// CHECK: %[[A:.*]] = arith.addi %[[D64]], %{{.*}} : i64
+// CHECK: %[[Q:.*]] = arith.divsi %[[A]], %{{.*}} : i64
+// CHECK: %[[N:.*]] = arith.index_cast %[[Q]] : i64 to index
+// CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?xf16>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%[[E]] : tensor<?xf16>)
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK: %[[I64:.*]] = arith.index_cast %[[I]] : index to i64
+// CHECK: %[[F:.*]] = arith.sitofp %[[I64]] : i64 to f16
+// CHECK: linalg.yield %[[F]] : f16
+func.func @iota_count(%x: tensor<?x8xf32>) -> tensor<?xf16> {
+  %n = tide.dim %x axis = 0 : tensor<?x8xf32>
+  %one = tide.constant dense<1> : tensor<1xi64>
+  %two = tide.constant dense<2> : tensor<1xi64>
+  %a = tide.add %n, %one : tensor<1xi64>
+  %c = tide.div %a, %two : tensor<1xi64>
+  %0 = tide.iota %c axis = 0 : tensor<1xi64> to tensor<?xf16>
+  return %0 : tensor<?xf16>
+}
+
+// Positions sliced from a buffer up to min(S, 32): extract_slice with a size
+// computed on the host.
+// CHECK-LABEL: func.func @dynamic_slice_clamped(
+// CHECK-SAME: %[[P:.*]]: tensor<1x32xi64>, %[[X:.*]]: tensor<?x?xi64>)
+// CHECK: %[[S:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x?xi64>
+// CHECK: %[[S64:.*]] = arith.index_cast %[[S]] : index to i64
+// CHECK: %[[M:.*]] = arith.minsi %[[S64]], %{{.*}} : i64
+// CHECK: %[[MI:.*]] = arith.index_cast %[[M]] : i64 to index
+// CHECK: %[[N:.*]] = arith.maxsi %[[MI]], %{{.*}} : index
+// CHECK: tensor.extract_slice %[[P]][0, 0] [1, %[[N]]] [1, 1] : tensor<1x32xi64> to tensor<1x?xi64>
+func.func @dynamic_slice_clamped(%p: tensor<1x32xi64>, %x: tensor<?x?xi64>) -> tensor<1x?xi64> {
+  %s = tide.dim %x axis = 1 : tensor<?x?xi64>
+  %c32 = tide.constant dense<32> : tensor<1xi64>
+  %m = tide.minimum %s, %c32 : tensor<1xi64>
+  %zero = tide.constant dense<0> : tensor<2xi64>
+  %one = tide.constant dense<1> : tensor<1xi64>
+  %lim = tide.concat %one, %m axis = 0 : tensor<1xi64>, tensor<1xi64>
+  %0 = tide.dynamic_slice %p, %zero, %lim strides = [1, 1] : tensor<1x32xi64>, tensor<2xi64> to tensor<1x?xi64>
+  return %0 : tensor<1x?xi64>
+}
+
+// A strided slice with bounds from arguments: size ceil((limit - start) / 2).
+// CHECK-LABEL: func.func @dynamic_slice_strided(
+// CHECK-SAME: %[[X:.*]]: tensor<?x8xf32>, %[[A:.*]]: tensor<2xi64>, %[[B:.*]]: tensor<2xi64>)
+// CHECK: arith.ceildivsi %{{.*}}, %{{.*}} : index
+// CHECK: tensor.extract_slice %[[X]][%{{.*}}, %{{.*}}] [%{{.*}}, %{{.*}}] [2, 1] : tensor<?x8xf32> to tensor<?x?xf32>
+func.func @dynamic_slice_strided(%x: tensor<?x8xf32>, %a: tensor<2xi64>, %b: tensor<2xi64>) -> tensor<?x?xf32> {
+  %0 = tide.dynamic_slice %x, %a, %b strides = [2, 1] : tensor<?x8xf32>, tensor<2xi64> to tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// A size used as data: tide.dim alone is tensor.dim in a one-element tensor.
+// CHECK-LABEL: func.func @dim_as_data(
+// CHECK-SAME: %[[X:.*]]: tensor<?x8xf32>)
+// CHECK: %[[D:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x8xf32>
+// CHECK: %[[D64:.*]] = arith.index_cast %[[D]] : index to i64
+// CHECK: %[[T:.*]] = tensor.from_elements %[[D64]] : tensor<1xi64>
+// CHECK: return %[[T]]
+func.func @dim_as_data(%x: tensor<?x8xf32>) -> tensor<1xi64> {
+  %0 = tide.dim %x axis = 0 : tensor<?x8xf32>
+  return %0 : tensor<1xi64>
 }

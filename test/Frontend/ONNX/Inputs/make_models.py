@@ -142,3 +142,25 @@ one_node(helper.make_node("Exp", ["x"], ["y"], name="exp"),
 data = open(os.path.join(out, "mlp.onnx"), "rb").read()
 open(os.path.join(out, "truncated.onnx"), "wb").write(data[: len(data) // 2])
 open(os.path.join(out, "text.onnx"), "w").write("this is not a model\n")
+
+# Sizes known only at run time where an op takes none: Tile's repeats from
+# Shape, Range with a computed delta, a negative-step Slice of a dynamic
+# dimension.
+def dyn_graph(nodes, name, inits, out_shape=None):
+    g = helper.make_graph(nodes, "g", [f32("x", ["batch", 4])], [f32("y", out_shape)],
+                          [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()])
+    save(helper.make_model(g, opset_imports=opset(17)), name, check=False)
+
+
+dyn_graph([helper.make_node("Shape", ["x"], ["s"], name="shape"),
+           helper.make_node("Tile", ["x", "s"], ["y"], name="tile")],
+          "tile_dynamic.onnx", {})
+dyn_graph([helper.make_node("Shape", ["x"], ["s"], name="shape"),
+           helper.make_node("Gather", ["s", "zero"], ["b"], name="batch", axis=0),
+           helper.make_node("Range", ["zero", "four", "b"], ["r"], name="range"),
+           helper.make_node("Cast", ["r"], ["y"], name="cast", to=TensorProto.FLOAT)],
+          "range_dynamic_delta.onnx", {"zero": np.array(0, np.int64), "four": np.array(4, np.int64)})
+dyn_graph([helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"], name="reverse")],
+          "slice_negative_dynamic.onnx",
+          {"starts": np.array([-1], np.int64), "ends": np.array([-1000], np.int64),
+           "axes": np.array([0], np.int64), "steps": np.array([-1], np.int64)})

@@ -3,9 +3,10 @@
 on the same inputs (MODEL_in0.npy, MODEL_in1.npy, ... next to the model) and
 compares every output:
 
-    tide_vs_ort.py MODEL.onnx MODEL.so RTOL ATOL
+    tide_vs_ort.py MODEL.onnx MODEL.so RTOL ATOL [TAG]
 
-When MODEL_ref.onnx exists, ONNX Runtime runs that equivalent model instead
+With TAG the inputs are MODEL_TAG_in0.npy, ... (one compiled module run on
+several input sets: batch sizes). When MODEL_ref.onnx exists, ONNX Runtime runs that equivalent model instead
 (for attributes ONNX Runtime lacks, such as the batch-major layout of the
 recurrent ops). Prints one line per output (`NAME: max abs error E ok`, or MISMATCH, or the
 dtype/shape difference); exits 1 if any output differs.
@@ -21,9 +22,11 @@ import onnxruntime as ort
 
 model, lib, rtol, atol = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
 base = model[:-len(".onnx")]
+ref = base + "_ref.onnx"
+if len(sys.argv) > 5:
+    base += "_" + sys.argv[5]
 files = sorted(glob.glob(base + "_in*.npy"),
                key=lambda f: int(re.search(r"_in(\d+)\.npy$", f).group(1)))
-ref = base + "_ref.onnx"
 sess = ort.InferenceSession(ref if os.path.exists(ref) else model,
                             providers=["CPUExecutionProvider"])
 feeds = {i.name: np.load(f) for i, f in zip(sess.get_inputs(), files)}
@@ -41,6 +44,7 @@ for name, got, ref in zip(names, outs, want):
         continue
     err = float(np.max(np.abs(a.astype(np.float64) - ref))) if a.size else 0.0
     ok = np.allclose(a, ref, rtol=rtol, atol=atol)
-    print("%s: max abs error %.3g %s" % (name, err, "ok" if ok else "MISMATCH"))
+    print("%s: max abs error %.3g %s [%s]" % (name, err, "ok" if ok else "MISMATCH",
+                                            "x".join(map(str, a.shape))))
     bad |= not ok
 sys.exit(bad)

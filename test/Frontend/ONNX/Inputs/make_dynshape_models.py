@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Writes ONNX models whose shapes are computed at run time from a symbolic
+batch (and sequence), the way PyTorch's exporters write them, plus inputs
+for two or three batch sizes:
+
+  reshape_ts.onnx   TorchScript style (opset 17): heads split by Reshape with
+                    Concat(Slice(Shape(x), 0, -1), [4, 16]), flattening with
+                    Concat(Unsqueeze(Shape(x)[0]), [-1]), Size / 64.
+  expand_ts.onnx    TorchScript's expand(): Where(Equal(size, -ones), ones,
+                    size) on Concat(Unsqueeze(Shape(x)[0]), ...),
+                    ConstantOfShape of a batch-sized shape, and
+                    Range(0, Shape(x)[0], 1).
+  slice_dyn.onnx    dynamo style (opset 18): Shape(x, start, end), Squeeze,
+                    Slice of a position buffer with ends from Shape, Slice of
+                    dynamic dimensions, Range(0, S, 1) and Range(1, S+1, 2).
+  mask_dyn.onnx     dynamo style attention mask: Range over batch and
+                    sequence, indices broadcast by Max/Shape/Expand, GatherND
+                    into the padding mask, Expand(Abs(Concat(B, -1, S, S))),
+                    Where(mask, 0, -inf), Softmax, Where(IsNaN(p), 0, p), and
+                    the key transposed by Reshape with shapes from Shape.
+
+For each MODEL: MODEL_b{2,3,5}_in{0,1,...}.npy (batch 2, 3 and 5; the
+dynamic-sequence models also change the sequence length).
+
+    make_dynshape_models.py OUTDIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+rng = np.random.default_rng(5)
+I64 = TensorProto.INT64
+F32 = TensorProto.FLOAT
+INT64_MAX = 9223372036854775807
+
+
+class Graph:
+    def __init__(self):
+        self.nodes, self.inits, self.count = [], [], 0
+
+    def c(self, value, dtype=np.int64):
+        """A Constant node (TorchScript writes them as nodes)."""
+        self.count += 1
+        name = "c%d" % self.count
+        self.nodes.append(helper.make_node(
+            "Constant", [], [name], name="Constant_%d" % self.count,
+            value=numpy_helper.from_array(np.asarray(value, dtype))))
+        return name
+
+    def init(self, name, value):
+        self.inits.append(numpy_helper.from_array(value, name))
+        return name
+
+    def op(self, op, ins, name, outs=1, **attrs):
+        names = [name] if outs == 1 else ["%s_%d" % (name, k) for k in range(outs)]
+        self.nodes.append(helper.make_node(op, ins, names, name=name, **attrs))
+        return names[0] if outs == 1 else names
+
+    def save(self, file, inputs, outputs, version):
+        g = helper.make_graph(self.nodes, file[:-5], inputs, outputs, self.inits)
+        model = helper.make_model(g, opset_imports=[helper.make_opsetid("", version)])
+        model.ir_version = 8
+        if version <= 17:
+            onnx.checker.check_model(model)
+        onnx.save(model, os.path.join(out, file))
+
+
+def vi(name, dtype, shape):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def save_inputs(model, tag, arrays):
+    for k, a in enumerate(arrays):
+        np.save(os.path.join(out, "%s_%s_in%d.npy" % (model, tag, k)), a)
+
+
+# --- reshape_ts: TorchScript's view()/flatten with sizes from Shape ---------
+g = Graph()
+s = g.op("Shape", ["x"], "/attn/Shape")
+b = g.op("Gather", [s, g.c(0)], "/attn/Gather", axis=0)
+lead = g.op("Slice", [s, g.c([0]), g.c([-1]), g.c([0])], "/attn/Slice")
+heads = g.op("Concat", [lead, g.c([4]), g.c([16])], "/attn/Concat", axis=0)
+h = g.op("Reshape", ["x", heads], "/attn/Reshape")
+g.op("Transpose", [h], "heads", perm=[0, 2, 1, 3])
+b1 = g.op("Unsqueeze", [b, g.c([0])], "/flat/Unsqueeze")
+flat = g.op("Concat", [b1, g.c([-1])], "/flat/Concat", axis=0)
+g.op("Reshape", ["x", flat], "flat")
+size = g.op("Size", ["x"], "/rows/Size")
+rows = g.op("Div", [size, g.c(64)], "/rows/Div")
+rows1 = g.op("Unsqueeze", [rows, g.c([0])], "/rows/Unsqueeze")
+r = g.op("Concat", [rows1, g.c([64])], "/rows/Concat", axis=0)
+g.op("Reshape", ["x", r], "rows")
+# view(B, -1, 4): the -1 is static (the batch cancels).
+g.op("Reshape", ["x", g.op("Concat", [b1, g.c([-1]), g.c([4])], "/cancel/Concat", axis=0)], "cancel")
+# view(B, 16, 64) of the transposed heads after a transpose back.
+back = g.op("Transpose", ["heads"], "/merge/Transpose", perm=[0, 2, 1, 3])
+s2 = g.op("Shape", [back], "/merge/Shape")
+lead2 = g.op("Slice", [s2, g.c([0]), g.c([-2]), g.c([0])], "/merge/Slice")
+m = g.op("Concat", [lead2, g.c([64])], "/merge/Concat", axis=0)
+g.op("Reshape", [back, m], "merged")
+g.save("reshape_ts.onnx", [vi("x", F32, ["batch", 16, 64])],
+       [vi("heads", F32, ["batch", 4, 16, 16]), vi("flat", F32, ["batch", 1024]),
+        vi("rows", F32, [None, 64]), vi("merged", F32, ["batch", 16, 64]),
+        vi("cancel", F32, ["batch", 256, 4])], 17)
+for bs in (2, 3, 5):
+    save_inputs("reshape_ts", "b%d" % bs,
+                [rng.standard_normal((bs, 16, 64)).astype(np.float32)])
+
+# --- expand_ts: TorchScript's expand() and ones(batch, 16) -------------------
+g = Graph()
+s = g.op("Shape", ["mask"], "/mask/Shape")
+b = g.op("Gather", [s, g.c(0)], "/mask/Gather", axis=0)
+m = g.op("Unsqueeze", ["mask", g.c([1])], "/mask/Unsqueeze")
+m = g.op("Unsqueeze", [m, g.c([2])], "/mask/Unsqueeze_1")
+b1 = g.op("Unsqueeze", [b, g.c([0])], "/mask/Unsqueeze_2")
+size = g.op("Concat", [b1, g.c([1]), g.c([16]), g.c([16])], "/mask/Concat", axis=0)
+size = g.op("Reshape", [size, g.c([-1])], "/mask/Reshape")
+ones = g.op("ConstantOfShape", [g.op("Shape", [size], "/mask/Shape_1")], "/mask/ConstantOfShape",
+            value=numpy_helper.from_array(np.array([1], np.int64)))
+neg = g.op("Mul", [ones, g.c(-1)], "/mask/Mul")
+eq = g.op("Equal", [size, neg], "/mask/Equal")
+size = g.op("Where", [eq, ones, size], "/mask/Where")
+e = g.op("Expand", [m, size], "/mask/Expand")
+e = g.op("Cast", [e], "/mask/Cast", to=F32)
+inv = g.op("Sub", [g.c(1.0, np.float32), e], "/mask/Sub")
+g.op("Mul", [inv, g.c(-10000.0, np.float32)], "bias")
+shape2 = g.op("Concat", [b1, g.c([16])], "/ones/Concat", axis=0)
+o = g.op("ConstantOfShape", [shape2], "/ones/ConstantOfShape",
+         value=numpy_helper.from_array(np.array([1.0], np.float32)))
+g.op("Add", [o, g.op("Cast", ["mask"], "/ones/Cast", to=F32)], "plus_one")
+# torch.arange(batch): Range to a Gather of Shape.
+g.op("Range", [g.c(0), b, g.c(1)], "batch_range")
+g.save("expand_ts.onnx", [vi("mask", I64, ["batch", 16])],
+       [vi("bias", F32, ["batch", 1, 16, 16]), vi("plus_one", F32, ["batch", 16]),
+        vi("batch_range", I64, ["batch"])], 17)
+for bs in (2, 3, 5):
+    mask = (rng.random((bs, 16)) < 0.7).astype(np.int64)
+    save_inputs("expand_ts", "b%d" % bs, [mask])
+
+# --- slice_dyn: dynamo's slices and ranges with a symbolic sequence ----------
+g = Graph()
+g.init("pos_buffer", np.arange(32, dtype=np.int64).reshape(1, 32) * 3)
+seq = g.op("Shape", ["ids"], "sym_size_int_1", start=1, end=2)
+S = g.op("Squeeze", [seq, g.c([0])], "sym_size_int_1_squeeze")
+S1 = g.op("Reshape", [S, g.c([-1])], "view")
+pos = g.op("Slice", ["pos_buffer", g.c([0]), S1, g.c([1]), g.c([1])], "slice_1")
+g.op("Add", ["ids", pos], "shifted")
+g.op("Slice", ["ids", g.c([1]), g.c([INT64_MAX]), g.c([1]), g.c([1])], "tail")
+g.op("Slice", ["ids", g.c([-2]), g.c([INT64_MAX]), g.c([1]), g.c([1])], "last2")
+g.op("Slice", ["ids", g.c([0]), g.c([INT64_MAX]), g.c([0]), g.c([2])], "even_rows")
+g.op("Range", [g.c(0), S, g.c(1)], "arange")
+S_plus = g.op("Add", [S, g.c(1)], "add")
+g.op("Range", [g.c(1), S_plus, g.c(2)], "arange_1")
+g.save("slice_dyn.onnx", [vi("ids", I64, ["s0", "s1"])],
+       [vi("shifted", I64, ["s0", "s1"]), vi("tail", I64, ["s0", None]),
+        vi("last2", I64, ["s0", None]), vi("even_rows", I64, [None, "s1"]),
+        vi("arange", I64, ["s1"]), vi("arange_1", I64, [None])], 18)
+for bs, sl in ((2, 7), (3, 12), (5, 1)):
+    save_inputs("slice_dyn", "b%d" % bs, [rng.integers(0, 100, (bs, sl)).astype(np.int64)])
+
+# --- mask_dyn: dynamo's attention mask and SDPA with a boolean mask ----------
+D = 8
+g = Graph()
+g.init("wq", (rng.standard_normal((D, D)) * 0.5).astype(np.float32))
+g.init("wk", (rng.standard_normal((D, D)) * 0.5).astype(np.float32))
+g.init("wv", (rng.standard_normal((D, D)) * 0.5).astype(np.float32))
+B = g.op("Squeeze", [g.op("Shape", ["x"], "sym_size_int", start=0, end=1), g.c([0])], "sym_size_int_sq")
+S = g.op("Squeeze", [g.op("Shape", ["x"], "sym_size_int_2", start=1, end=2), g.c([0])], "sym_size_int_2_sq")
+batch_arange = g.op("Range", [g.c(0), B, g.c(1)], "arange")
+kv_arange = g.op("Range", [g.c(0), S, g.c(1)], "arange_1")
+kv_arange = g.op("Add", [kv_arange, g.c(0)], "add")
+bi = g.op("Unsqueeze", [batch_arange, g.c([1, 2, 3])], "unsqueeze")
+ki = g.op("Unsqueeze", [kv_arange, g.c([0, 1, 2])], "unsqueeze_1")
+# aten.index with two broadcasting index tensors: broadcast them (Max,
+# Shape, Expand), stack them along a new last axis, GatherND.
+bshape = g.op("Shape", [g.op("Max", [bi, ki], "index_max")], "index_shape")
+be = g.op("Unsqueeze", [g.op("Expand", [bi, bshape], "index_expand"), g.c([-1])], "index_unsq")
+ke = g.op("Unsqueeze", [g.op("Expand", [ki, bshape], "index_expand_1"), g.c([-1])], "index_unsq_1")
+idx = g.op("Concat", [be, ke], "index_concat", axis=-1)
+pad = g.op("Cast", ["attention_mask"], "to_bool", to=TensorProto.BOOL)
+mask4 = g.op("GatherND", [pad, idx], "index")
+B1 = g.op("Reshape", [B, g.c([-1])], "view_b")
+S1 = g.op("Reshape", [S, g.c([-1])], "view_s")
+size = g.op("Concat", [B1, g.c([-1]), S1, S1], "expand_size", axis=0)
+mask4 = g.op("Expand", [mask4, g.op("Abs", [size], "expand_abs")], "expand")
+q = g.op("Unsqueeze", [g.op("MatMul", ["x", "wq"], "q_proj"), g.c([1])], "q")
+k = g.op("Unsqueeze", [g.op("MatMul", ["x", "wk"], "k_proj"), g.c([1])], "k")
+v = g.op("Unsqueeze", [g.op("MatMul", ["x", "wv"], "v_proj"), g.c([1])], "v")
+# torchlib's SDPA: the scale from Shape(query)[-1], the key transposed
+# through Reshape with shapes from Shape.
+emb = g.op("Cast", [g.op("Slice", [g.op("Shape", [q], "q_shape"), g.c([-1]), g.c([INT64_MAX])], "q_last")],
+           "q_last_f", to=F32)
+scale = g.op("Div", [g.c(1.0, np.float32), g.op("Sqrt", [emb], "sqrt")], "scale")
+sq = g.op("Sqrt", [scale], "sqrt_scale")
+k_last = g.op("Shape", [k], "k_last", start=-1)
+k_second = g.op("Shape", [k], "k_second", start=-2, end=-1)
+k_first = g.op("Shape", [k], "k_first", end=-2)
+k3 = g.op("Reshape", [k, g.op("Concat", [g.c([-1]), k_second, k_last], "k_squeezed_shape", axis=0)], "k_squeezed")
+kt = g.op("Transpose", [k3], "k_squeezed_t", perm=[0, 2, 1])
+kt = g.op("Reshape", [kt, g.op("Concat", [k_first, k_last, k_second], "k_t_shape", axis=0)], "k_t")
+scores = g.op("MatMul", [g.op("Mul", [q, sq], "q_scaled"), g.op("Mul", [kt, sq], "k_scaled")], "scores")
+bias = g.op("Where", [mask4, g.c(0.0, np.float32), g.c(-np.inf, np.float32)], "mask_bias")
+p = g.op("Softmax", [g.op("Add", [scores, bias], "masked")], "softmax", axis=-1)
+p = g.op("Where", [g.op("IsNaN", [p], "isnan"), g.c(0.0, np.float32), p], "no_nan")
+ctx = g.op("MatMul", [p, v], "context")
+g.op("Reshape", [ctx, g.op("Concat", [B1, S1, g.c([D])], "out_shape", axis=0)], "out")
+g.op("Cast", [mask4], "mask_out", to=I64)
+g.save("mask_dyn.onnx", [vi("x", F32, ["s0", "s1", D]), vi("attention_mask", I64, ["s0", "s1"])],
+       [vi("out", F32, ["s0", "s1", D]), vi("mask_out", I64, ["s0", 1, "s1", "s1"])], 18)
+for bs, sl in ((2, 6), (3, 9), (5, 4)):
+    mask = np.ones((bs, sl), np.int64)
+    mask[0, sl - 2:] = 0
+    mask[1, :] = 0   # a fully masked row: softmax of -inf only, NaN -> 0
+    save_inputs("mask_dyn", "b%d" % bs,
+                [rng.standard_normal((bs, sl, D)).astype(np.float32), mask])
