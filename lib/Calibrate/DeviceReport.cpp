@@ -107,7 +107,9 @@ void printKernels(std::ostringstream &os, const std::string &device,
   std::string library;
   for (auto &[op, dtypes] : libraryDTypes)
     library += (library.empty() ? "" : "; ") + op + " on " + join(dtypes) +
-               (device == "cpu" ? " through OpenBLAS" : " through cuBLAS");
+               (device == "cpu" ? " through OpenBLAS"
+                : op == "conv"  ? " through cuDNN (1x1: cuBLAS)"
+                                : " through cuBLAS");
   if (table.empty()) {
     os << "        (Tide's kernel table is not available)\n";
     return;
