@@ -1079,6 +1079,10 @@ Value padSpatial(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> begin,
   }
   Value empty = tensor::EmptyOp::create(b, loc, padded, type.getElementType());
   Value filled = linalg::FillOp::create(b, loc, value, empty).getResult(0);
+  // An input with a static size 0 has nothing to insert (and
+  // tensor.insert_slice rejects any offset into a dimension of size 0).
+  if (llvm::is_contained(type.getShape(), 0))
+    return filled;
   return tensor::InsertSliceOp::create(b, loc, x, filled, offsets, sizes,
                                        strides);
 }
