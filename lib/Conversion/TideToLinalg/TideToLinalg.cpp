@@ -265,9 +265,18 @@ Value scalarUnary(Operation *op, OpBuilder &b, Location loc, Value x,
       .Case([&](RsqrtOp) -> Value { return math::RsqrtOp::create(b, loc, x); })
       .Case([&](TanhOp) -> Value { return math::TanhOp::create(b, loc, x); })
       .Case([&](SigmoidOp) -> Value {
+        // e = exp(-|x|) never overflows: 1 / (1 + e) for x >= 0 and
+        // e / (1 + e) below, so that results down to the smallest subnormal
+        // are kept (1 / (1 + exp(-x)) is 0 once exp(-x) overflows, from
+        // x < -88.7 in f32, where the sigmoid is still about 1e-39).
         Value one = constantOf(b, loc, t, 1);
-        Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
-        return arith::DivFOp::create(b, loc, one,
+        Value e = math::ExpOp::create(
+            b, loc,
+            arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)));
+        Value nonNegative = arith::CmpFOp::create(
+            b, loc, arith::CmpFPredicate::OGE, x, constantOf(b, loc, t, 0));
+        Value numerator = arith::SelectOp::create(b, loc, nonNegative, one, e);
+        return arith::DivFOp::create(b, loc, numerator,
                                      arith::AddFOp::create(b, loc, one, e));
       })
       .Case([&](ReluOp) -> Value {

@@ -19,6 +19,10 @@
 // 4. tide.scatter with a static size 0 in the data or the indices failed
 //    the same way (the reachable part of the data is an extract_slice); no
 //    update can land there, so the result is the data.
+// 5. tide.sigmoid was 1 / (1 + exp(-x)): 0 once exp(-x) overflows (x < -88.7
+//    in f32), where the answer is still a subnormal (5.7e-41 at -92.66), so a
+//    log of it was -inf instead of -92.66. Now exp(-|x|), which never
+//    overflows, divided by 1 + itself below 0.
 //
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: tide-opt %s --convert-tide-to-linalg --mlir-print-local-scope | FileCheck %s --implicit-check-not=tide.
@@ -33,6 +37,8 @@
 // RUN: tide-run %t/m.so --entry=avg_pool_empty_channels --input=%t/ap.npy | FileCheck %s --check-prefix=RUN6
 // RUN: tide-run %t/m.so --entry=scatter_empty_axis --input=%t/sd.npy --input=%t/si.npy --input=%t/su.npy | FileCheck %s --check-prefix=RUN7
 // RUN: tide-run %t/m.so --entry=scatter_empty_indices --input=%t/td.npy --input=%t/ti.npy --input=%t/tu.npy | FileCheck %s --check-prefix=RUN8
+// RUN: %python -c "import numpy as np; np.save('%t/s.npy', np.array([-92.66, -100, 0, 100], np.float32))"
+// RUN: tide-run %t/m.so --entry=sigmoid_tiny --input=%t/s.npy | FileCheck %s --check-prefix=RUN9
 
 // CHECK-LABEL: func.func @mul_cos(
 // CHECK:         linalg.generic
@@ -120,4 +126,16 @@ func.func @scatter_empty_axis(%d: tensor<4x0xf32>, %i: tensor<2x0xi64>, %u: tens
 func.func @scatter_empty_indices(%d: tensor<?x3xui32>, %i: tensor<0x2xi32>, %u: tensor<?x2xui32>) -> tensor<?x3xui32> {
   %0 = tide.scatter %d, %i, %u axis = -1 reduction = mul : tensor<?x3xui32>, tensor<0x2xi32>, tensor<?x2xui32>
   return %0 : tensor<?x3xui32>
+}
+
+// CHECK-LABEL: func.func @sigmoid_tiny(
+// CHECK:         math.absf
+// CHECK:         arith.select
+// CHECK:         math.log
+// RUN9: result 0: f32[4] = [5.73159098e-41, 3.78350585e-44, 0.5, 1]
+// RUN9: result 1: f32[4] = [-92.659996, -99.9830933, -0.693147182, 0]
+func.func @sigmoid_tiny(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %s = tide.sigmoid %x : tensor<4xf32>
+  %l = tide.log %s : tensor<4xf32>
+  return %s, %l : tensor<4xf32>, tensor<4xf32>
 }
