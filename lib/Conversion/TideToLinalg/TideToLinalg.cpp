@@ -587,7 +587,15 @@ Value scalarCast(OpBuilder &b, Location loc, Value x, Type to,
     return arith::TruncFOp::create(b, loc, to, wide);
   }
   if (!fromF && toF) {
-    if (from.isInteger(1) || fromUnsigned)
+    // i1 -> float as a select of 1 and 0, not uitofp: LLVM 22's X86 backend
+    // fails instruction selection ("Cannot select: v16f32 = X86ISD::CMPP")
+    // on a uitofp to <16 x half> of a <16 x bfloat> compare on CPUs with
+    // AVX512-FP16 (Sapphire Rapids and later), which InstCombine forms from
+    // an f32 compare of extended bf16 values.
+    if (from.isInteger(1))
+      return arith::SelectOp::create(b, loc, x, constantOf(b, loc, to, 1),
+                                     constantOf(b, loc, to, 0));
+    if (fromUnsigned)
       return arith::UIToFPOp::create(b, loc, to, x);
     return arith::SIToFPOp::create(b, loc, to, x);
   }

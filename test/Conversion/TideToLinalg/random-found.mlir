@@ -23,6 +23,12 @@
 //    in f32), where the answer is still a subnormal (5.7e-41 at -92.66), so a
 //    log of it was -inf instead of -92.66. Now exp(-|x|), which never
 //    overflows, divided by 1 + itself below 0.
+// 6. A bf16 compare cast to f16 crashed tide-compile on CPUs with AVX512-FP16
+//    (this machine: Sapphire/Emerald Rapids): LLVM 22's X86 backend cannot
+//    select a uitofp <16 x i1> to <16 x half> of a <16 x bfloat> compare
+//    ("Cannot select: v16f32 = X86ISD::CMPP"). An upstream bug (reproduced
+//    with llc -mcpu=sapphirerapids on 7 lines of LLVM IR); Tide now lowers an
+//    i1 to float cast as a select of 1 and 0, which the backend handles.
 //
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: tide-opt %s --convert-tide-to-linalg --mlir-print-local-scope | FileCheck %s --implicit-check-not=tide.
@@ -39,6 +45,10 @@
 // RUN: tide-run %t/m.so --entry=scatter_empty_indices --input=%t/td.npy --input=%t/ti.npy --input=%t/tu.npy | FileCheck %s --check-prefix=RUN8
 // RUN: %python -c "import numpy as np; np.save('%t/s.npy', np.array([-92.66, -100, 0, 100], np.float32))"
 // RUN: tide-run %t/m.so --entry=sigmoid_tiny --input=%t/s.npy | FileCheck %s --check-prefix=RUN9
+// RUN: tide-compile %s --target=cpu --cpu=sapphirerapids -o %t/spr.so --no-remarks
+// RUN: %python -c "import numpy as np; b = lambda v: (np.array(v, np.float32).view(np.uint32) >> 16).astype(np.uint16); np.save('%t/ba.npy', b([[1.5] * 17])); np.save('%t/bb.npy', b([[-1.0] * 16 + [2.0], [3.0] * 17]))"
+// RUN: tide-run %t/m.so --entry=bf16_compare_to_f16 --input=%t/ba.npy --input=%t/bb.npy --output=%t/bc.npy
+// RUN: %python -c "import numpy as np; [print(*row) for row in np.load('%t/bc.npy').astype(int)]" | FileCheck %s --check-prefix=RUN10
 
 // CHECK-LABEL: func.func @mul_cos(
 // CHECK:         linalg.generic
@@ -138,4 +148,16 @@ func.func @sigmoid_tiny(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %s = tide.sigmoid %x : tensor<4xf32>
   %l = tide.log %s : tensor<4xf32>
   return %s, %l : tensor<4xf32>, tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @bf16_compare_to_f16(
+// CHECK:         arith.cmpf olt
+// CHECK-NOT:     arith.uitofp
+// CHECK:         arith.select
+// RUN10:      {{^}}0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1{{$}}
+// RUN10-NEXT: {{^}}1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1{{$}}
+func.func @bf16_compare_to_f16(%a0: tensor<1x?xbf16>, %a1: tensor<2x?xbf16>) -> tensor<2x?xf16> {
+  %v0 = tide.cmp lt, %a0, %a1 : tensor<1x?xbf16>, tensor<2x?xbf16>
+  %v1 = tide.cast %v0 : tensor<2x?xi1> to tensor<2x?xf16>
+  return %v1 : tensor<2x?xf16>
 }
