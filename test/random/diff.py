@@ -14,7 +14,7 @@ reductions, matmul, softmax) is perturbed by a few units in the last place
 before rounding (see gen.py). IEEE ops (add, sub, mul, div, sqrt, floor, casts,
 data movement ...) carry no noise, so a result made of them alone must match to
 the last place. Integer and i1 results must be equal wherever no noisy run
-changes them. A mismatch is confirmed with 24 more noisy runs before it counts.
+changes them. A mismatch is confirmed with 96 more noisy runs before it counts.
 
 Usage:
   diff.py --tide-bin build/bin --work DIR [--seed S] [--count N] [--per-module M]
@@ -50,7 +50,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen  # noqa: E402
 
 NOISY_RUNS = 3
-CONFIRM_RUNS = 24
+CONFIRM_RUNS = 96
 
 
 # ---------------------------------------------------------------------------
