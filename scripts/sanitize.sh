@@ -1,17 +1,30 @@
 #!/usr/bin/env bash
 # ASan + UBSan build of Tide in build-asan/ (Debug-free -O1 with frame
-# pointers), then the lit suite there: every pass and tool test, the unit
-# tests (GoogleTest) and the CPU numerics suite against NumPy. Any sanitizer
-# report fails the test that triggered it (halt_on_error).
+# pointers), then the whole lit suite there: every pass and tool test, the
+# unit tests (GoogleTest), the CPU numerics suite against NumPy, the random
+# programs, the ONNX importer (against ONNX Runtime in the test venv), the
+# Python package, the fuzz targets' regression inputs, the install-and-embed
+# consumers and stock mlir-opt-22 with Tide's plugins. Any sanitizer report
+# fails the test that triggered it (halt_on_error).
 #
-# Left out: tests that load Tide's libraries into programs built without the
-# sanitizer runtime (stock mlir-opt-22 plugins, the install-and-embed
-# consumers) and the docs freshness check; they run in the normal build.
+# Programs the tests build against Tide (test/Embed) are built with the same
+# flags; mlir-opt-22 and Python, built without the sanitizer runtime, get it
+# preloaded (lit.cfg.py: %sanitizer_cmake_flags, %sanitizer_preload). The
+# compiled modules are Tide's generated code and are not instrumented; the
+# tools that compile and run them are. The fuzz targets carry their own
+# (static) runtime, as in the normal build.
 #
 #   scripts/sanitize.sh            # after scripts/bootstrap.sh installed the packages
+#   JOBS=2 scripts/sanitize.sh     # at most 2 jobs (compiles, tests, builds inside tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build-asan}
+jobs=()
+if [ -n "${JOBS:-}" ]; then
+  jobs=(-j "$JOBS")
+  export CMAKE_BUILD_PARALLEL_LEVEL=$JOBS
+fi
+start=$(date +%s)
 flags="-O1 -g1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 # The shared sanitizer runtime, so that Tide's shared libraries (the GPU
 # runtime, the C API) link with -z defs and share one runtime with the tools.
@@ -30,7 +43,14 @@ if [ ! -f "$BUILD_DIR/build.ninja" ]; then
     -DPython3_EXECUTABLE=/usr/bin/python3 \
     "${launcher[@]}"
 fi
-cmake --build "$BUILD_DIR"
+# all, and the reference docs in the build tree (docs/generated-docs.test).
+cmake --build "$BUILD_DIR" "${jobs[@]}" --target all tide-docgen
+built=$(date +%s)
+echo "sanitize.sh: build done in $((built - start)) s"
+# The test venv (ONNX Runtime, the Python package's build backend and pytest),
+# as the normal build has it; without network access the tests that need it
+# are reported UNSUPPORTED.
+scripts/venv.sh "$BUILD_DIR/venv"
 export LD_LIBRARY_PATH="$runtime_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # allow_user_poisoning=0: LLVM's BumpPtrAllocator poisons its free space in
 # Tide's instrumented code, but libMLIR.so (Debian's, not instrumented) fills
@@ -39,4 +59,7 @@ export LD_LIBRARY_PATH="$runtime_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:detect_odr_violation=0:allow_user_poisoning=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp:print_suppressions=0
-/usr/lib/llvm-22/bin/lit -sv --filter-out 'Plugins/|Embed/|docs/' "$BUILD_DIR/test"
+rc=0
+/usr/lib/llvm-22/bin/lit -sv "${jobs[@]}" "$BUILD_DIR/test" || rc=$?
+echo "sanitize.sh: tests done in $(($(date +%s) - built)) s (build and tests: $(($(date +%s) - start)) s)"
+exit $rc

@@ -2,6 +2,7 @@
 """lit configuration for Tide's tests."""
 
 import os
+import shlex
 import subprocess
 
 import lit.formats
@@ -41,7 +42,10 @@ config.substitutions.append(("%targets", os.path.join(config.tide_src_root, "tar
 # Make every FileCheck variable local to its CHECK-LABEL block.
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
 
-llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# CMAKE_BUILD_PARALLEL_LEVEL: how many jobs the CMake builds inside tests
+# (test/Embed) may run.
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
+                                     "CMAKE_BUILD_PARALLEL_LEVEL"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.tide_tools_dir, config.llvm_tools_dir]
@@ -68,6 +72,37 @@ if os.path.exists(os.path.join(config.tide_src_root, ".git")):
 # libFuzzer targets are built with clang (test/fuzz/CMakeLists.txt).
 if os.path.exists(os.path.join(config.tide_tools_dir, "tide-fuzz-npy")):
     config.available_features.add("fuzzers")
+
+# A sanitizer build (scripts/sanitize.sh: -fsanitize=address,undefined with
+# the shared runtime). Programs the tests build against Tide's libraries (the
+# Embed consumers) are built with the same flags; programs built without the
+# runtime that load Tide's instrumented libraries (mlir-opt-22 with the
+# plugins, Python with the package) get it preloaded, which ASan requires.
+# In Python, leak detection is off: CPython and its extension modules (NumPy,
+# onnx, protobuf) leave their allocations to the process's end, which LSan
+# would report; Tide's own leaks are checked in its tools, unit tests and the
+# C API test.
+sanitizer_cmake_flags = ""
+sanitizer_preload = ""
+sanitizer_python = ""
+if "-fsanitize=" in config.cxx_flags_release:
+    config.available_features.add("sanitizers")
+    sanitizer_cmake_flags = " ".join(shlex.quote(f) for f in [
+        "-DCMAKE_C_FLAGS_RELEASE=" + config.c_flags_release,
+        "-DCMAKE_CXX_FLAGS_RELEASE=" + config.cxx_flags_release,
+        "-DCMAKE_EXE_LINKER_FLAGS=" + config.exe_linker_flags,
+        "-DCMAKE_SHARED_LINKER_FLAGS=" + config.shared_linker_flags,
+        "-DCMAKE_MODULE_LINKER_FLAGS=" + config.shared_linker_flags])
+    runtime = subprocess.check_output(
+        [config.cxx_compiler, "-print-file-name=libclang_rt.asan-x86_64.so"],
+        text=True).strip()
+    sanitizer_preload = "env LD_PRELOAD=" + shlex.quote(runtime)
+    asan_options = os.environ.get("ASAN_OPTIONS", "")
+    sanitizer_python = sanitizer_preload + " ASAN_OPTIONS=" + shlex.quote(
+        (asan_options + ":" if asan_options else "") + "detect_leaks=0")
+config.substitutions.append(("%sanitizer_cmake_flags", sanitizer_cmake_flags))
+config.substitutions.append(("%sanitizer_preload", sanitizer_preload))
+config.substitutions.append(("%sanitizer_python", sanitizer_python))
 
 tools = ["tide-opt", "tide-lsp-server", "tide-compile", "tide-run", "tide-calibrate", "tide-import-onnx", "TideUnitTests", "tide-capi-test", "tide-gpu-runtime-test",
          "tide-fuzz-npy", "tide-fuzz-metadata", "tide-fuzz-onnx", "tide-fuzz-mlir", "tide-fuzz-target"]

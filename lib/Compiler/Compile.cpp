@@ -409,6 +409,15 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
     for (auto &feature : llvm::sys::getHostCPUFeatures())
       features += (feature.second ? "+" : "-") + feature.first().str() + ",";
   }
+  // Where AVX512-BF16 or AVX-NE-CONVERT is available, LLVM lowers an f32 to
+  // bf16 fptrunc to VCVTNEPS2BF16, which treats subnormal inputs as zero
+  // whatever MXCSR says (llvm/llvm-project#221052, unresolved in LLVM 22): a
+  // bf16 product of 3.3e-39 became 0 on Sapphire Rapids and later, and its
+  // sign 0 (found by the random programs). Tide's bf16 code only converts (it
+  // computes in f32), so it is built without them: every conversion rounds
+  // correctly, subnormals included.
+  if (triple.isX86())
+    features += "-avx512bf16,-avxneconvert";
   llvm::TargetOptions targetOptions;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, cpu, features, targetOptions, llvm::Reloc::PIC_, std::nullopt,

@@ -1,6 +1,7 @@
 // Stock mlir-opt-22 loads Tide's dialect and pass plugins and runs placement
-// without tide-opt.
-// RUN: %mlir_opt --load-dialect-plugin=%tide_obj/lib/libTideDialectPlugin.so \
+// without tide-opt (in a sanitizer build, with the sanitizer runtime
+// preloaded: mlir-opt-22 is built without it).
+// RUN: %sanitizer_preload %mlir_opt --load-dialect-plugin=%tide_obj/lib/libTideDialectPlugin.so \
 // RUN:   --load-pass-plugin=%tide_obj/lib/libTidePassPlugin.so %s \
 // RUN:   --pass-pipeline="builtin.module(tide-place-pipeline{target=theano-0.7 remarks=false})" \
 // RUN:   | FileCheck %s

@@ -6,14 +6,26 @@ described as plain data (JSON-able dicts, see `Func`), with the input arrays it
 is run on. The generator builds it op by op and evaluates every op as it goes
 (with the interpreter below), so it knows every value and can keep out of the
 domains where the result is ill-defined or the reference cannot be trusted
-(log of x <= 0, an integer division by 0 or INT_MIN / -1, a float result that is
-not finite, a float cast to an integer it does not fit, max/min/argmax over an
-empty axis, a runtime broadcast of a dynamic dimension, ...).
+(log of x <= 0, a float result that is not finite, a float cast to an integer
+it does not fit, max/min/argmax over an empty axis, an avg_pool window with no
+element in the input, a runtime broadcast of a dynamic dimension, ...).
+Defined edge cases are generated and checked: integer division and remainders
+by 0 (0), the minimum integer by -1, gather/scatter indices that count from
+the end or fall outside the axis, empty tensors, unsigned wrap-around.
 
 Which ops exist, their lowering family and the element types each accepts come
 from `tide-opt --tide-list-kernels="format=json"` (the op facts in ODS), so a
 new op is picked up automatically; an op whose family has no generator here, or
 that has no NumPy semantics in SEMANTICS, fails by name (`coverage_problems`).
+
+Every op family of the dialect is generated: elementwise, compare, select,
+cast, matmul, reductions over one or several axes, arg reductions, softmax,
+reshape, transpose, broadcast, concat and slice (odd shapes, empty parts,
+large strides), gather, scatter (every reduction), cumsum (exclusive,
+reverse), conv (1-3 spatial dimensions, strides, dilations, pads, groups,
+depthwise) and max/avg pooling (ceil_mode, count_include_pad), over all
+thirteen element types (i1, i8..i64, ui8..ui64, f16, bf16, f32, f64), with
+dynamic dimensions wherever the op allows them.
 
 The interpreter computes every op in its element type's semantics: IEEE ops
 (add, sub, mul, div, sqrt, neg, abs, floor, ...) exactly as the hardware does
@@ -40,18 +52,28 @@ import sys
 
 import numpy as np
 
-INTS = ["i8", "i16", "i32", "i64"]
+SINTS = ["i8", "i16", "i32", "i64"]
+UINTS = ["ui8", "ui16", "ui32", "ui64"]
+INTS = SINTS + UINTS
 FLOATS = ["f16", "bf16", "f32", "f64"]
 ALL_TYPES = ["i1"] + INTS + FLOATS
+INDEX_TYPES = ["i32", "i64"]     # gather's and scatter's indices
 
 # Storage of values in the interpreter: bf16 values are float32 arrays holding
-# bf16-exact values.
+# bf16-exact values; unsigned values are NumPy's unsigned arrays (whose
+# arithmetic wraps modulo 2^N and compares as unsigned, as Tide's does).
 NP = {"i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+      "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64,
       "f16": np.float16, "bf16": np.float32, "f32": np.float32, "f64": np.float64}
 # .npy storage for tide-run (bf16 as raw uint16 bits).
 NPY = {"i1": np.dtype(np.bool_), "i8": np.dtype(np.int8), "i16": np.dtype("<i2"),
-       "i32": np.dtype("<i4"), "i64": np.dtype("<i8"), "f16": np.dtype("<f2"),
-       "bf16": np.dtype("<u2"), "f32": np.dtype("<f4"), "f64": np.dtype("<f8")}
+       "i32": np.dtype("<i4"), "i64": np.dtype("<i8"), "ui8": np.dtype("|u1"),
+       "ui16": np.dtype("<u2"), "ui32": np.dtype("<u4"), "ui64": np.dtype("<u8"),
+       "f16": np.dtype("<f2"), "bf16": np.dtype("<u2"), "f32": np.dtype("<f4"),
+       "f64": np.dtype("<f8")}
+# The 64-bit type integer sums, products and dot products are computed in
+# (they wrap alike; the result keeps the low bits).
+WIDE = {t: (np.uint64 if t in UINTS else np.int64) for t in INTS}
 # Unit roundoff-ish: one unit in the last place, relative.
 ULP = {"f16": 2.0 ** -10, "bf16": 2.0 ** -7, "f32": 2.0 ** -23, "f64": 2.0 ** -52}
 # The type f16/bf16 sums and products accumulate in.
@@ -203,7 +225,11 @@ def _sigmoid(x):
 UNARY = {
     "neg": (lambda x: -x, lambda x: -x, None, "ieee", None),
     "abs": (np.abs, np.abs, None, "ieee", None),
-    "relu": (lambda x: np.maximum(x, 0), lambda x: np.maximum(x, 0).astype(x.dtype), None, "ieee", None),
+    # The integer 0 of x's own type: NumPy 1.x turns a uint64 scalar and a
+    # Python int into float64 (a ui64 relu of 1408589127323458717 lost its
+    # low bits in the reference).
+    "relu": (lambda x: np.maximum(x, 0), lambda x: np.maximum(x, np.zeros((), x.dtype)), None,
+             "ieee", None),
     "floor": (np.floor, None, None, "ieee", None),
     "ceil": (np.ceil, None, None, "ieee", None),
     "round": (np.round, None, None, "ieee", None),
@@ -248,11 +274,9 @@ BINARY = {
     "shr": (None, "shr", lambda a, b: np.logical_and(a, np.logical_not(b)), "ieee"),
 }
 
-# Families the generator does not write yet (documented in
-# docs/reliability.md); the other harnesses (numerics.py, registry_walk.py)
-# cover them.
-NOT_GENERATED = {"gather", "scatter", "cumsum", "conv", "pool"}
-NOT_GENERATED_TYPES = {"ui8", "ui16", "ui32", "ui64"}
+# Families the generator does not write (none today; an entry here must be
+# documented in docs/reliability.md and covered by numerics.py).
+NOT_GENERATED = set()
 
 CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
        "gt": np.greater, "ge": np.greater_equal}
@@ -270,6 +294,8 @@ SEMANTICS = {
     "broadcast": {"broadcast_to"}, "concat": {"concat"}, "slice": {"slice"},
     "softmax": {"softmax", "log_softmax"}, "constant": {"constant"},
     "dim": {"dim"}, "iota": {"iota"}, "dynamic_slice": {"dynamic_slice"},
+    "gather": {"gather"}, "scatter": {"scatter"}, "cumsum": {"cumsum"}, "conv": {"conv"},
+    "pool": {"max_pool", "avg_pool"},
 }
 
 
@@ -294,14 +320,18 @@ def _hi(x, t):
 
 
 def _noise(rng, y, scale):
-    """y * (1 + u * scale) with |u| in [0.5, 1], random sign (scale: array or
-    scalar relative size)."""
-    u = rng.uniform(0.5, 1.0, size=np.shape(y)) * rng.choice([-1.0, 1.0], size=np.shape(y))
+    """y * (1 + u * scale) with u uniform in [-1, 1] (scale: array or scalar
+    relative size). Every value between the exact result and the bounds
+    occurs, so a comparison or a floor that an error of that size may flip is
+    seen to flip in some run (with |u| >= 0.5 only, as before, results within
+    half the bound of the exact value never occurred: sinh(x) == x for a tiny
+    x, where Tide's sinh is off by 0.9 ulp, was always false)."""
+    u = rng.uniform(-1.0, 1.0, size=np.shape(y))
     return y + y * u * scale
 
 
 def _noise_abs(rng, y, amount):
-    u = rng.uniform(0.5, 1.0, size=np.shape(y)) * rng.choice([-1.0, 1.0], size=np.shape(y))
+    u = rng.uniform(-1.0, 1.0, size=np.shape(y))
     return y + u * amount
 
 
@@ -311,9 +341,16 @@ def check_finite(y, what):
 
 
 def trunc_div(a, b):
+    """C's truncating a / b on int64 values (b != 0), exact also for the
+    minimum integer (whose magnitude int64 cannot hold): the magnitudes are
+    divided as uint64; the minimum integer by -1 wraps to itself."""
     a64, b64 = a.astype(np.int64), b.astype(np.int64)
-    q = np.abs(a64) // np.abs(b64)
-    return np.where((a64 < 0) != (b64 < 0), -q, q)
+    with np.errstate(all="ignore"):
+        ua = np.where(a64 < 0, np.uint64(0) - a64.astype(np.uint64), a64.astype(np.uint64))
+        ub = np.where(b64 < 0, np.uint64(0) - b64.astype(np.uint64), b64.astype(np.uint64))
+        q = ua // ub
+        q = np.where((a64 < 0) != (b64 < 0), np.uint64(0) - q, q)
+    return q.view(np.int64) if isinstance(q, np.ndarray) else np.int64(q)
 
 
 K_TRANSC = 2.0      # noise, in ULPs of the element type, on transcendental results
@@ -359,19 +396,27 @@ def eval_op(op, ins, rng=None, strict=True):
             if t == "i1":
                 return bfn(x, y)
             if t in INTS:
+                # Division and remainders by 0 give 0; the minimum integer by
+                # -1 wraps (div) or gives 0 (rem, mod), as documented.
+                if ifn in ("truncdiv", "rem", "mod") and t in UINTS:
+                    a, b = np.broadcast_arrays(x, y)
+                    zero = b == 0
+                    safe = np.where(zero, np.ones_like(b), b)
+                    r = (a // safe) if ifn == "truncdiv" else (a % safe)
+                    return np.where(zero, np.zeros_like(r), r).astype(NP[t])
                 if ifn == "truncdiv":
-                    if strict and x.size and (np.any(y == 0) or np.any((x == INT_MIN[t]) & (y == -1))):
-                        raise Violation("integer division by 0 or INT_MIN / -1")
-                    b = np.broadcast_arrays(x, y)
-                    return trunc_div(b[0], b[1]).astype(NP[t])
-                if ifn in ("rem", "mod"):
-                    if strict and x.size and (np.any(y == 0) or np.any((x == INT_MIN[t]) & (y == -1))):
-                        raise Violation("integer remainder by 0 or INT_MIN by -1")
                     a64, b64 = np.broadcast_arrays(x.astype(np.int64), y.astype(np.int64))
+                    zero = b64 == 0
+                    q = trunc_div(a64, np.where(zero, 1, b64))
+                    return np.where(zero, 0, q).astype(NP[t])
+                if ifn in ("rem", "mod"):
+                    a64, b64 = np.broadcast_arrays(x.astype(np.int64), y.astype(np.int64))
+                    zero = b64 == 0
+                    b64 = np.where(zero, 1, b64)
                     r = a64 - trunc_div(a64, b64) * b64
                     if ifn == "mod":
                         r = np.where((r != 0) & ((r < 0) != (b64 < 0)), r + b64, r)
-                    return r.astype(NP[t])
+                    return np.where(zero, 0, r).astype(NP[t])
                 if ifn in ("shl", "shr"):
                     bits = np.dtype(NP[t]).itemsize * 8
                     a64, b64 = np.broadcast_arrays(x.astype(np.int64), y.astype(np.int64))
@@ -403,12 +448,12 @@ def eval_op(op, ins, rng=None, strict=True):
         if name == "cast":
             return eval_cast(ins[0], a["from"], t, strict)
         if name == "constant":
-            return np.array(a["value"], dtype=np.float64 if t in FLOATS else np.int64).astype(NP[t]) \
-                if t != "i1" else np.array(a["value"], dtype=np.bool_)
+            return np.array(a["value"], dtype=np.float64 if t in FLOATS else WIDE.get(t, np.int64)) \
+                .astype(NP[t]) if t != "i1" else np.array(a["value"], dtype=np.bool_)
         if name == "matmul":
             x, y = ins
             if t in INTS:
-                r = np.matmul(x.astype(np.int64), y.astype(np.int64))
+                r = np.matmul(x.astype(WIDE[t]), y.astype(WIDE[t]))
                 return r.astype(NP[t])
             hx, hy = _hi(x, t), _hi(y, t)
             r = np.matmul(hx, hy)
@@ -431,7 +476,7 @@ def eval_op(op, ins, rng=None, strict=True):
             if t in INTS:
                 fn = REDUCE[name]
                 if name in ("reduce_sum", "reduce_prod"):
-                    r = fn(x.astype(np.int64), axis=axes, keepdims=keep)
+                    r = fn(x.astype(WIDE[t]), axis=axes, keepdims=keep)
                 else:
                     r = fn(x, axis=axes, keepdims=keep)
                 return np.asarray(r).astype(NP[t])
@@ -516,7 +561,229 @@ def eval_op(op, ins, rng=None, strict=True):
         if name == "dynamic_slice":
             return ins[0][tuple(slice(int(s), int(l), st) for s, l, st in
                                 zip(ins[1], ins[2], a["strides"]))].copy()
+        if name == "gather":
+            return eval_gather(ins[0], ins[1], a["axis"])
+        if name == "scatter":
+            return eval_scatter(ins[0], ins[1], ins[2], a["axis"], a.get("reduction", "none"), t,
+                                rng, strict)
+        if name == "cumsum":
+            return eval_cumsum(ins[0], a["axis"], a.get("exclusive", False), a.get("reverse", False),
+                               t, rng, strict)
+        if name == "conv":
+            return eval_conv(ins[0], ins[1], a, t, rng, strict)
+        if name in ("max_pool", "avg_pool"):
+            return eval_pool(name, ins[0], a, t, rng, strict)
     raise AssertionError("no semantics for tide.%s" % name)
+
+
+def eval_gather(x, indices, axis):
+    """take_along_axis with Tide's rules: an index in [-n, 0) counts from the
+    end, the rest is clamped to [0, n - 1]; an empty axis gives zeros; along
+    the other axes the indices may be smaller than x (its leading part is
+    read)."""
+    axis %= x.ndim
+    n = x.shape[axis]
+    idx = np.asarray(indices).astype(np.int64)
+    if n == 0 or idx.size == 0:
+        return np.zeros(idx.shape, dtype=x.dtype)
+    k = np.where(idx < 0, idx + n, idx)
+    k = np.clip(k, 0, n - 1)
+    part = x[tuple(slice(None) if d == axis else slice(0, idx.shape[d]) for d in range(x.ndim))]
+    return np.take_along_axis(part, k, axis).copy()
+
+
+def scatter_targets(shape, indices, axis):
+    """Flat positions in an array of `shape` that the elements of `indices`
+    (row-major order) land on, and which of them land at all (an index in
+    [-n, 0) counts from the end, others outside [0, n) write nothing)."""
+    n = shape[axis]
+    idx = np.asarray(indices).astype(np.int64)
+    k = np.where(idx < 0, idx + n, idx)
+    ok = (k >= 0) & (k < n)
+    grids = np.indices(idx.shape)
+    coords = [np.where(ok, k, 0) if d == axis else grids[d] for d in range(len(shape))]
+    if not idx.size or not ok.any():
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+    flat = np.ravel_multi_index([c.reshape(-1) for c in coords], shape)
+    return flat, ok.reshape(-1)
+
+
+def eval_scatter(data, indices, updates, axis, reduction, t, rng=None, strict=True):
+    """ONNX ScatterElements with Tide's rules: updates apply in row-major order
+    (for `none` the last one landing on an element wins). Sums and products
+    are computed in Tide's order (along the axis, in the accumulator type:
+    f32 for f16/bf16) and rounded once; a noisy run allows for another order
+    of the same steps."""
+    axis %= data.ndim
+    out = np.array(data, copy=True)
+    flat, ok = scatter_targets(data.shape, indices, axis)
+    flat, upd = flat[ok], np.asarray(updates).reshape(-1)[ok]
+    if reduction == "none":
+        # The last update landing on each position.
+        rev = flat[::-1]
+        uniq, first = np.unique(rev, return_index=True)
+        out.reshape(-1)[uniq] = upd[::-1][first]
+        return out
+    if reduction in ("max", "min"):
+        fn = np.maximum if reduction == "max" else np.minimum
+        o = out.reshape(-1)
+        fn.at(o, flat, upd)
+        return out
+    fn = np.add if reduction == "add" else np.multiply
+    if t in FLOATS:
+        acc = np.float64 if t == "f64" else np.float32
+        o = out.reshape(-1).astype(acc)
+        if strict and upd.size:
+            mag = np.abs(o.astype(np.float64))
+            if reduction == "add":
+                np.add.at(mag, flat, np.abs(upd.astype(np.float64)))
+            else:
+                np.multiply.at(mag, flat, np.maximum(np.abs(upd.astype(np.float64)), 1))
+            if np.any(mag > float(np.finfo(acc).max) / 1e3):
+                raise Violation("a partial scatter %s leaves the range of %s" % (reduction, acc.__name__))
+        fn.at(o, flat, upd.astype(acc))
+        r = o.astype(np.float64)
+        if rng is not None and upd.size:
+            cnt = np.bincount(flat, minlength=o.size).astype(np.float64)
+            if reduction == "add":
+                mag = np.abs(out.reshape(-1).astype(np.float64))
+                np.add.at(mag, flat, np.abs(upd.astype(np.float64)))
+                r = _noise_abs(rng, r, mag * ULP[ACC[t]] * 2 * cnt)
+            else:
+                r = _noise(rng, r, ULP[ACC[t]] * 2 * cnt)
+        return round_to(r, t).reshape(data.shape)
+    o = out.reshape(-1)
+    fn.at(o, flat, upd)            # integers wrap, as Tide's do
+    return out
+
+
+def eval_cumsum(x, axis, exclusive, reverse, t, rng=None, strict=True):
+    axis %= x.ndim
+    if reverse:
+        x = np.flip(x, axis)
+    n = x.shape[axis]
+    if t in INTS:
+        c = np.cumsum(x.astype(WIDE[t]), axis=axis)
+    else:
+        h = _hi(x, t)
+        c = np.cumsum(h, axis=axis)
+        mag = np.cumsum(np.abs(h), axis=axis)
+        if strict and mag.size and np.any(mag > float(np.finfo(NP[ACC[t]]).max) / 1e3):
+            raise Violation("a partial cumulative sum overflows %s" % ACC[t])
+    if exclusive:
+        zero = np.zeros_like(np.take(c, [0], axis=axis)) if n else None
+        if n:
+            c = np.concatenate([zero, np.take(c, range(n - 1), axis=axis)], axis=axis)
+            if t not in INTS:
+                mag = np.concatenate([zero, np.take(mag, range(n - 1), axis=axis)], axis=axis)
+    if t in INTS:
+        r = c.astype(NP[t])
+    else:
+        if rng is not None and n:
+            c = _noise_abs(rng, c, mag * ULP[ACC[t]] * 2 * (math.sqrt(n) + 2))
+            c = _noise(rng, c, ULP[t])
+        r = round_to(c, t)
+    return np.flip(r, axis).copy() if reverse else r
+
+
+def window_sizes(sizes, kernel, strides, dilations, pads, ceil_mode=False):
+    """Output sizes of a conv or pool (getWindowOutputSize)."""
+    k = len(sizes)
+    outs = []
+    for i in range(k):
+        span = sizes[i] + pads[i] + pads[k + i] - dilations[i] * (kernel[i] - 1) - 1
+        o = (-(-span // strides[i]) if ceil_mode else span // strides[i]) + 1
+        if ceil_mode and (o - 1) * strides[i] >= sizes[i] + pads[i]:
+            o -= 1   # the last window would start in the end padding
+        outs.append(o)
+    return outs
+
+
+def conv_nd(x, w, strides, dilations, pads, groups):
+    """N-D NCHW convolution (cross-correlation) from the definition, in x's
+    precision: zero padding, then for every kernel offset the strided input
+    patch times that offset's weights, per group."""
+    k = x.ndim - 2
+    x = np.pad(x, [(0, 0), (0, 0)] + [(pads[i], pads[k + i]) for i in range(k)])
+    n, c = x.shape[:2]
+    f = w.shape[0]
+    cg, fg = c // groups, f // groups
+    outs = [(x.shape[2 + i] - dilations[i] * (w.shape[2 + i] - 1) - 1) // strides[i] + 1
+            for i in range(k)]
+    y = np.zeros((n, f) + tuple(outs), dtype=x.dtype)
+    for off in np.ndindex(*w.shape[2:]):
+        window = tuple(slice(off[i] * dilations[i],
+                             off[i] * dilations[i] + strides[i] * (outs[i] - 1) + 1, strides[i])
+                       for i in range(k))
+        patch = x[(slice(None), slice(None)) + window]          # (n, c, outs...)
+        for g in range(groups):
+            wg = w[(slice(g * fg, (g + 1) * fg), slice(None)) + off]   # (fg, cg)
+            part = np.tensordot(wg, patch[:, g * cg:(g + 1) * cg], axes=([1], [1]))
+            y[:, g * fg:(g + 1) * fg] += np.moveaxis(part, 0, 1)
+    return y
+
+
+def eval_conv(x, w, a, t, rng=None, strict=True):
+    hx, hw = _hi(x, t), _hi(w, t)
+    args = (a["strides"], a["dilations"], a["pads"], a.get("groups", 1))
+    r = conv_nd(hx, hw, *args)
+    k = int(np.prod(w.shape[1:]))
+    if (strict or rng is not None) and r.size and k:
+        mag = conv_nd(np.abs(hx), np.abs(hw), *args)
+        if strict and np.any(mag > float(np.finfo(NP[ACC[t]]).max) / 1e3):
+            raise Violation("a partial convolution sum overflows %s" % ACC[t])
+        if rng is not None:
+            r = _noise_abs(rng, r, mag * ULP[ACC[t]] * 2 * (math.sqrt(k) + 2))
+            r = _noise(rng, r, ULP[t])
+    return round_to(r, t)
+
+
+def eval_pool(name, x, a, t, rng=None, strict=True):
+    """max or avg pooling, window by window: the in-bounds elements of each
+    window; their max (-inf / the lowest integer when there are none), or
+    their sum over their count (with count_include_pad: the window positions
+    inside the padded input)."""
+    kernel, strides, dilations, pads = a["kernel"], a["strides"], a["dilations"], a["pads"]
+    ceil_mode, include = a.get("ceil_mode", False), a.get("count_include_pad", False)
+    k = x.ndim - 2
+    sizes = x.shape[2:]
+    outs = window_sizes(sizes, kernel, strides, dilations, pads, ceil_mode)
+    is_max = name == "max_pool"
+    h = x if is_max else _hi(x, t)
+    y = np.zeros(x.shape[:2] + tuple(outs), dtype=x.dtype if is_max else h.dtype)
+    mag = np.zeros(y.shape) if not is_max else None
+    counts = np.zeros(tuple(outs))
+    for o in np.ndindex(*outs):
+        inside, padded = [], 1
+        for i in range(k):
+            pos = [o[i] * strides[i] - pads[i] + j * dilations[i] for j in range(kernel[i])]
+            inside.append([p for p in pos if 0 <= p < sizes[i]])
+            padded *= sum(1 for p in pos if -pads[i] <= p < sizes[i] + pads[k + i])
+        count = int(np.prod([len(p) for p in inside]))
+        vals = h[(slice(None), slice(None)) + np.ix_(*inside)].reshape(x.shape[:2] + (count,))
+        at = (slice(None), slice(None)) + o
+        if is_max:
+            if count:
+                y[at] = vals.max(axis=-1)
+            elif t in FLOATS:
+                y[at] = -np.inf
+            else:
+                y[at] = INT_MIN[t]
+        else:
+            div = padded if include else count
+            with np.errstate(all="ignore"):
+                y[at] = vals.sum(axis=-1) / div if div else np.nan
+                mag[at] = np.abs(vals).sum(axis=-1) / div if div else np.nan
+            counts[o] = count
+    if is_max:
+        return y
+    if strict and np.any(np.isnan(y)):
+        raise Violation("avg_pool of a window with no element inside the input")
+    if rng is not None and y.size:
+        n = np.broadcast_to(counts, y.shape)
+        y = _noise_abs(rng, y, mag * ULP[ACC[t]] * 2 * (np.sqrt(n) + 2))
+        y = _noise(rng, y, ULP[t])
+    return round_to(y, t)
 
 
 def eval_cast(x, src, dst, strict=True):
@@ -531,12 +798,17 @@ def eval_cast(x, src, dst, strict=True):
                 r = np.trunc(x.astype(np.float64))
                 if strict and r.size and (np.any(r < INT_MIN[dst]) or np.any(r >= INT_MAX[dst] + 1.0)):
                     raise Violation("a float cast to %s that does not fit" % dst)
+                if dst in UINTS:
+                    return np.where(r >= 0, r, 0).astype(np.uint64).astype(NP[dst])
                 return r.astype(np.int64).astype(NP[dst])
-            return x.astype(NP[dst])        # wraps
+            # NumPy's integer casts are C's: a signed source sign-extends, an
+            # unsigned one zero-extends, narrowing keeps the low bits (Tide's
+            # rules).
+            return x.astype(NP[dst])
         # to a float
         if src in INTS:
             if dst == "bf16" or dst == "f16":
-                if strict and np.any(np.abs(x.astype(np.int64)) > 2 ** 53):
+                if strict and np.any(np.abs(x.astype(np.float64)) > 2 ** 53):
                     raise Violation("an integer beyond 2^53 cast to %s" % dst)
                 return round_to(x.astype(np.float64), dst)
             return x.astype(NP[dst])
@@ -645,9 +917,35 @@ def emit_op(func, i, op, target):
     elif name == "dynamic_slice":
         body = "tide.dynamic_slice %s strides = [%s]%s : %s, %s to %s" % (
             ", ".join(names), ", ".join(map(str, a["strides"])), ad, tys[0], tys[1], res)
+    elif name == "gather":
+        body = "tide.gather %s, %s axis = %d%s : %s, %s" % (names[0], names[1], a["axis"], ad,
+                                                           tys[0], tys[1])
+    elif name == "scatter":
+        red = a.get("reduction", "none")
+        body = "tide.scatter %s axis = %d%s%s : %s" % (
+            ", ".join(names), a["axis"], "" if red == "none" else " reduction = " + red, ad,
+            ", ".join(tys))
+    elif name == "cumsum":
+        body = "tide.cumsum %s axis = %d%s%s%s : %s" % (
+            names[0], a["axis"], " exclusive" if a.get("exclusive") else "",
+            " reverse" if a.get("reverse") else "", ad, tys[0])
+    elif name == "conv":
+        g = a.get("groups", 1)
+        body = "tide.conv %s, %s strides = %s dilations = %s pads = %s%s%s : %s, %s" % (
+            names[0], names[1], ilist(a["strides"]), ilist(a["dilations"]), ilist(a["pads"]),
+            " groups = %d" % g if g != 1 else "", ad, tys[0], tys[1])
+    elif name in ("max_pool", "avg_pool"):
+        body = "tide.%s %s kernel = %s strides = %s dilations = %s pads = %s%s%s%s : %s" % (
+            name, names[0], ilist(a["kernel"]), ilist(a["strides"]), ilist(a["dilations"]),
+            ilist(a["pads"]), " ceil_mode" if a.get("ceil_mode") else "",
+            " count_include_pad" if a.get("count_include_pad") else "", ad, tys[0])
     else:
         raise AssertionError("cannot print tide.%s" % name)
     return "  %%v%d = %s" % (i, body)
+
+
+def ilist(values):
+    return "[%s]" % ", ".join(str(int(v)) for v in values)
 
 
 def emit_func(func, target="cpu"):
@@ -684,10 +982,13 @@ def load_ops(path_or_text):
     table = json.loads(text)
     ops = {}
     for op in table["ops"]:
-        # Unsigned integer types are not generated yet (NOT_GENERATED_TYPES).
-        op["dtypes"] = [t for t in op["dtypes"] if t not in NOT_GENERATED_TYPES]
-        if op["dtypes"]:
-            ops[op["name"]] = op
+        # A type gen.py does not know (a new one) fails here by name.
+        unknown = [t for t in op["dtypes"] if t not in NP]
+        if unknown:
+            raise SystemExit("gen.py: tide.%s accepts %s, which gen.py has no semantics for; add "
+                             "them (NP, NPY and the interpreter in test/random/gen.py)"
+                             % (op["name"], ", ".join(unknown)))
+        ops[op["name"]] = op
     return ops
 
 
@@ -695,6 +996,8 @@ class Gen:
     """Builds one function. `ops`: tide-opt's op table (name -> entry)."""
 
     MAX_ELEMS = 200_000
+    GEMM_ON_CPU = False     # pin float matmuls to the CPU (a GPU without cuBLAS)
+    MAX_ARGS = 10
 
     def __init__(self, rng, ops, name, target="cpu"):
         self.r = rng
@@ -749,6 +1052,17 @@ class Gen:
         r = self.r
         if t == "i1":
             return r.integers(0, 2, size=shape).astype(np.bool_)
+        if t in UINTS:
+            u = r.random()
+            if kind == "nonzero":
+                x = r.integers(1, 12, size=shape)
+            elif u < 0.7:
+                x = r.integers(0, 41, size=shape)
+            elif u < 0.9:
+                x = r.integers(0, 2001, size=shape)
+            else:
+                x = r.integers(0, INT_MAX[t], size=shape, dtype=np.uint64, endpoint=True)
+            return np.asarray(x).astype(NP[t])
         if t in INTS:
             u = r.random()
             if kind == "nonzero":
@@ -773,11 +1087,11 @@ class Gen:
             x = r.standard_normal(size=shape) * 0.01
         return round_to(x, t)
 
-    def new_arg(self, t, shape, ty=None, kind="any"):
+    def new_arg(self, t, shape, ty=None, kind="any", data=None):
         if ty is None:
             ty = self.dynamize(shape)
         self.f["args"].append({"dtype": t, "type": list(ty), "shape": list(shape)})
-        x = self.data(t, shape, kind)
+        x = self.data(t, shape, kind) if data is None else np.asarray(data).astype(NP[t])
         self.inputs.append(x)
         ref = "a%d" % (len(self.f["args"]) - 1)
         self.vals[ref] = x
@@ -861,6 +1175,8 @@ class Gen:
             shape = []
         if t == "i1":
             val = self.r.integers(0, 2, size=shape).astype(bool)
+        elif t in UINTS:
+            val = self.r.integers(1, 9, size=shape)
         elif t in INTS:
             val = self.r.integers(1, 9, size=shape) * self.r.choice([-1, 1], size=shape)
         else:
@@ -886,8 +1202,9 @@ class Gen:
         kind = "pos" if name == "pow" else "any"
         x = self.operand(types, kind=kind)
         v = self.info(x)
-        y = self.partner(x, kind="nonzero" if name in ("div", "rem", "mod") else
-                         ("any" if name != "pow" else "any"))
+        # Integer divisors of 0 are defined (0) but kept rare.
+        y = self.partner(x, kind="nonzero" if name in ("div", "rem", "mod") and self.chance(0.9)
+                         else "any")
         if name == "pow":
             # Keep the exponent small: results stay finite.
             w = self.info(y)
@@ -982,7 +1299,12 @@ class Gen:
         x = self.operand(types, rank=[1, 2, 3, 4])
         v = self.info(x)
         r = len(v["shape"])
-        k = int(self.r.integers(1, r + 1)) if name not in ARGREDUCE else 1
+        if name in ARGREDUCE:
+            k = 1
+        elif r >= 2 and self.chance(0.6):
+            k = int(self.r.integers(2, r + 1))      # several axes
+        else:
+            k = int(self.r.integers(1, r + 1))
         axes = sorted(self.r.choice(r, size=k, replace=False).tolist())
         axes = [a - r if self.chance(0.3) else a for a in axes]
         if self.chance(0.5):
@@ -1063,20 +1385,34 @@ class Gen:
                 shape.append(c), ty.append(c)
         return self.add_op(name, [x], v["dtype"], ty, shape)
 
+    ODD = [1, 3, 5, 7, 13, 17, 31, 33, 65, 127]
+
+    def odd_arg(self, types, rank):
+        """A new argument of odd sizes (primes, one past a power of two)."""
+        t = self.theme if self.theme in types and self.chance(0.7) else self.pick(types)
+        while True:
+            shape = [self.pick(self.ODD) for _ in range(rank)]
+            if numel(shape) <= self.MAX_ELEMS:
+                return self.new_arg(t, shape)
+
     def g_concat(self, name):
-        x = self.operand(self.ops[name]["dtypes"], rank=[1, 2, 3])
+        types = self.ops[name]["dtypes"]
+        if self.chance(0.25):
+            x = self.odd_arg(types, self.pick([1, 2, 3, 4]))
+        else:
+            x = self.operand(types, rank=[1, 2, 3, 4])
         v = self.info(x)
         r = len(v["shape"])
         axis = int(self.r.integers(0, r))
         ins = [x]
-        for _ in range(int(self.r.integers(0, 3))):
+        for _ in range(self.pick([0, 1, 1, 2, 2, 3, 5])):
             cands = self.refs(lambda w: w["dtype"] == v["dtype"] and len(w["shape"]) == r and all(
                 w["shape"][d] == v["shape"][d] for d in range(r) if d != axis))
             if cands and self.chance(0.5):
-                ins.append(self.pick(cands))
+                ins.append(self.pick(cands))          # may repeat a value
             else:
                 shape = list(v["shape"])
-                shape[axis] = self.pick([0, 1, 2, 3, 5, 8]) if self.chance(0.9) else 0
+                shape[axis] = self.pick([0, 1, 2, 3, 5, 8, 13, 31]) if self.chance(0.9) else 0
                 ty = [None if (self.chance(0.3) and d != axis) or (d == axis and self.chance(0.3))
                       else c for d, c in enumerate(shape)]
                 ins.append(self.new_arg(v["dtype"], shape, ty))
@@ -1092,19 +1428,30 @@ class Gen:
                     ty[d] = b
         shape = list(v["shape"])
         shape[axis] = sum(w["shape"][axis] for w in infos)
+        if numel(shape) > self.MAX_ELEMS:
+            raise Retry()
         ax = axis - r if self.chance(0.3) else axis
         return self.add_op(name, ins, v["dtype"], ty, shape, {"axis": ax})
 
     def g_slice(self, name):
-        x = self.operand(self.ops[name]["dtypes"], rank=[1, 2, 3, 4])
+        types = self.ops[name]["dtypes"]
+        if self.chance(0.25):
+            x = self.odd_arg(types, self.pick([1, 2, 3, 4]))
+        else:
+            x = self.operand(types, rank=[1, 2, 3, 4])
         v = self.info(x)
         start, limit, strides, shape = [], [], [], []
         for c in v["shape"]:
             lo = int(self.r.integers(0, c + 1))
             hi = int(self.r.integers(lo, c + 1))
-            if self.chance(0.3):
+            u = self.r.random()
+            if u < 0.25:
                 lo, hi = 0, c
-            st = self.pick([1, 1, 1, 2, 3, 7])
+            elif u < 0.35:
+                lo, hi = c, c           # empty, at the end
+            elif u < 0.45 and c:
+                lo, hi = c - 1, c       # the last element
+            st = self.pick([1, 1, 1, 2, 3, 5, 7, 16, 64])
             start.append(lo), limit.append(hi), strides.append(st)
             shape.append((hi - lo + st - 1) // st)
         return self.add_op(name, [x], v["dtype"], shape, shape,
@@ -1116,6 +1463,8 @@ class Gen:
         shape = [max(1, min(d, 6)) for d in shape]
         if t == "i1":
             val = self.r.integers(0, 2, size=shape).astype(bool)
+        elif t in UINTS:
+            val = self.r.integers(0, 41, size=shape)
         elif t in INTS:
             val = self.r.integers(-20, 21, size=shape)
         else:
@@ -1196,6 +1545,188 @@ class Gen:
         limits, static = self.sizes_vector(limit)
         ty = [n if s and self.chance(0.5) else None for n, s in zip(shape, static)]
         return self.add_op(name, [x, starts, limits], v["dtype"], ty, shape, {"strides": strides})
+    def index_arg(self, shape, ty, n):
+        """A new i32/i64 argument of indices into an axis of size n: mostly in
+        range, some counting from the end, some out of range (gather clamps
+        them, scatter drops them), now and then the extremes of the type."""
+        it = self.pick(INDEX_TYPES)
+        r = self.r
+        u = r.random()
+        if n == 0 or u < 0.15:
+            x = r.integers(-n - 3, n + 4, size=shape)
+        elif u < 0.6:
+            x = r.integers(0, n, size=shape)
+        else:
+            x = r.integers(-n, n, size=shape)
+        x = np.asarray(x, dtype=np.int64)
+        if x.size and self.chance(0.2):
+            lim = 2 ** 31 if it == "i32" else 2 ** 63
+            flat = x.reshape(-1)
+            for e in (lim - 1, -lim, n, -n - 1):
+                if self.chance(0.5):
+                    flat[int(r.integers(flat.size))] = e
+        return self.new_arg(it, shape, ty, data=x)
+
+    def index_shape(self, v, axis):
+        """The shape and type of indices (gather) or updates (scatter) for a
+        value v: any size along the axis; along the others at most v's size
+        (static where the verifier compares static sizes)."""
+        n = v["shape"][axis]
+        shape, ty = [], []
+        for d, c in enumerate(v["shape"]):
+            if d == axis:
+                m = self.pick([1, 2, 3, 5, 8, 13, max(n, 1), n + 2]) if not self.chance(0.05) else 0
+            else:
+                m = c if self.chance(0.6) else int(self.r.integers(0, c + 1))
+            shape.append(m)
+            ty.append(None if self.chance(0.3) else m)
+        if numel(shape) > 20_000:
+            raise Retry()
+        return shape, ty
+
+    def g_gather(self, name):
+        x = self.operand(self.ops[name]["dtypes"], rank=[1, 2, 3, 4])
+        v = self.info(x)
+        r = len(v["shape"])
+        axis = int(self.r.integers(r))
+        n = v["shape"][axis]
+        # Existing integer values as indices (argmax results, casts, ...).
+        cands = self.refs(lambda w: w["dtype"] in INDEX_TYPES and len(w["shape"]) == r and all(
+            w["shape"][d] <= v["shape"][d] and (w["type"][d] is None or v["type"][d] is None or
+                                                w["type"][d] <= v["type"][d])
+            for d in range(r) if d != axis))
+        if cands and self.chance(0.25):
+            idx = self.pick(cands)
+        else:
+            shape, ty = self.index_shape(v, axis)
+            idx = self.index_arg(shape, ty, n)
+        w = self.info(idx)
+        ax = axis - r if self.chance(0.3) else axis
+        return self.add_op(name, [x, idx], v["dtype"], w["type"], w["shape"], {"axis": ax})
+
+    def g_scatter(self, name):
+        x = self.operand(self.ops[name]["dtypes"], rank=[1, 2, 3, 4])
+        v = self.info(x)
+        t, r = v["dtype"], len(v["shape"])
+        axis = int(self.r.integers(r))
+        n = v["shape"][axis]
+        shape, ty = self.index_shape(v, axis)
+        # Tide's work: every element of the reachable part times the updates
+        # along the axis.
+        if numel(shape) * max(n, 1) > 2_000_000:
+            raise Retry()
+        idx = self.index_arg(shape, ty, n)
+        uty = [None if self.chance(0.3) else c for c in shape]
+        reds = ["none", "max", "min"] + ([] if t == "i1" else ["add", "mul"])
+        red = self.pick(reds)
+        # Small float factors: products of several stay finite.
+        data = round_to(self.r.uniform(-2, 2, size=shape), t) if red == "mul" and t in FLOATS \
+            else None
+        upd = self.new_arg(t, shape, uty, data=data)
+        ax = axis - r if self.chance(0.3) else axis
+        attrs = {"axis": ax}
+        if red != "none" or self.chance(0.3):
+            attrs["reduction"] = red
+        return self.add_op(name, [x, idx, upd], t, v["type"], v["shape"], attrs)
+
+    def g_cumsum(self, name):
+        x = self.operand(self.ops[name]["dtypes"], rank=[1, 2, 3, 4])
+        v = self.info(x)
+        r = len(v["shape"])
+        axis = int(self.r.integers(r))
+        if numel(v["shape"]) * max(v["shape"][axis], 1) > 4_000_000:
+            raise Retry()
+        attrs = {"axis": axis - r if self.chance(0.3) else axis}
+        if self.chance(0.4):
+            attrs["exclusive"] = True
+        if self.chance(0.4):
+            attrs["reverse"] = True
+        return self.add_op(name, [x], v["dtype"], v["type"], v["shape"], attrs)
+
+    def window(self, sizes, pool):
+        """Kernel sizes, strides, dilations and pads for windows over spatial
+        `sizes` (a window always fits the padded input; pools pad less than a
+        window's extent)."""
+        kernel, strides, dilations, begin, end = [], [], [], [], []
+        for d in sizes:
+            for _ in range(20):
+                kn = self.pick([1, 1, 2, 2, 3, 3, 4, 5])
+                dl = self.pick([1, 1, 1, 2, 3])
+                ext = dl * (kn - 1) + 1
+                top = min(2, ext - 1) if pool else 2
+                pb, pe = int(self.r.integers(0, top + 1)), int(self.r.integers(0, top + 1))
+                if d + pb + pe >= ext:
+                    break
+            else:
+                raise Retry()
+            kernel.append(kn), dilations.append(dl), begin.append(pb), end.append(pe)
+            strides.append(self.pick([1, 1, 2, 3]))
+        return kernel, strides, dilations, begin + end
+
+    def window_input(self, types, k, groups=None):
+        """An (N, C, spatial...) value with static spatial sizes: an existing
+        one now and then, else a new argument (N, and C where allowed,
+        dynamic now and then)."""
+        cands = self.refs(lambda w: w["dtype"] in types and len(w["shape"]) == k + 2 and
+                          all(d is not None for d in w["type"][2:]) and
+                          numel(w["shape"][2:]) <= 4096 and w["shape"][1] > 0 and
+                          (groups is None or (w["shape"][1] % groups == 0 and
+                                              (groups == 1 or w["type"][1] is not None))))
+        if cands and self.chance(0.4):
+            return self.pick(cands)
+        t = self.theme if self.theme in types and self.chance(0.7) else self.pick(types)
+        n = self.pick([1, 1, 2, 3]) if not self.chance(0.05) else 0
+        c = (groups or 1) * self.pick([1, 2, 3])
+        sizes = [self.pick([1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 17]) for _ in range(k)]
+        if self.chance(0.03):
+            sizes[int(self.r.integers(k))] = 0
+        shape = [n, c] + sizes
+        ty = [None if self.chance(0.3) else n,
+              None if (groups in (None, 1) and self.chance(0.3)) else c] + sizes
+        return self.new_arg(t, shape, ty)
+
+    def g_conv(self, name):
+        types = self.ops[name]["dtypes"]
+        k = self.pick([1, 1, 2, 2, 3])
+        groups = self.pick([1, 1, 1, 2, 3])
+        x = self.window_input(types, k, groups)
+        v = self.info(x)
+        t, c = v["dtype"], v["shape"][1]
+        if groups == 1 and v["type"][1] is not None and c > 1 and self.chance(0.2):
+            groups = c          # depthwise
+        f = groups * self.pick([1, 2, 3])
+        kernel, strides, dilations, pads = self.window(v["shape"][2:], pool=False)
+        wshape = [f, c // groups] + kernel
+        if self.chance(0.1) and numel(wshape) <= 64:
+            w = self.add_op("constant", [], t, wshape, wshape,
+                            {"value": (self.r.integers(-8, 9, size=wshape) / 4.0).tolist()})
+        else:
+            w = self.new_arg(t, wshape, wshape)
+        outs = window_sizes(v["shape"][2:], kernel, strides, dilations, pads)
+        shape = [v["shape"][0], f] + outs
+        if numel(shape) * numel(wshape[1:]) > 3_000_000:
+            raise Retry()
+        attrs = {"strides": strides, "dilations": dilations, "pads": pads}
+        if groups != 1:
+            attrs["groups"] = groups
+        return self.add_op(name, [x, w], t, [v["type"][0], f] + outs, shape, attrs)
+
+    def g_pool(self, name):
+        types = self.ops[name]["dtypes"]
+        k = self.pick([1, 1, 2, 2, 3])
+        x = self.window_input(types, k)
+        v = self.info(x)
+        kernel, strides, dilations, pads = self.window(v["shape"][2:], pool=True)
+        attrs = {"kernel": kernel, "strides": strides, "dilations": dilations, "pads": pads}
+        if self.chance(0.3):
+            attrs["ceil_mode"] = True
+        if name == "avg_pool" and self.chance(0.4):
+            attrs["count_include_pad"] = True
+        outs = window_sizes(v["shape"][2:], kernel, strides, dilations, pads,
+                            attrs.get("ceil_mode", False))
+        if numel(outs) > 4096 or numel(v["shape"][:2] + outs) * numel(kernel) > 3_000_000:
+            raise Retry()
+        return self.add_op(name, [x], v["dtype"], v["type"][:2] + outs, v["shape"][:2] + outs, attrs)
 
     # -- a function --
     def build(self, nops):
@@ -1218,6 +1749,10 @@ class Gen:
             saved = (len(self.f["args"]), len(self.f["ops"]), len(self.inputs))
             try:
                 gen(name)
+                # tide-run calls functions of at most 16 tensors (arguments
+                # and results; finish() keeps 6 results at most).
+                if len(self.f["args"]) > self.MAX_ARGS:
+                    raise Retry()
             except (Retry, Violation):
                 # Undo what this attempt added.
                 na, no, ni = saved
@@ -1254,6 +1789,9 @@ class Gen:
                 # Only where the target has a kernel (strict refuses others).
                 if kernels.get(d, {}).get(op["dtype"], "none") != "none" or op["op"] == "constant":
                     op["pin"] = d
+            if self.GEMM_ON_CPU and op["op"] == "matmul" and op["dtype"] in FLOATS:
+                op["pin"] = "cpu"
+                op.pop("colocate", None)
             if self.chance(0.1):
                 grp = "g%d" % int(self.r.integers(0, 2))
                 # Pinned members of a group agree.

@@ -12,7 +12,7 @@ left out), until nothing more can be taken away:
     every op's type and shape derived again (candidates whose types do not
     hold, or whose reference leaves the well-defined domain, are skipped).
 
-Usage: reduce.py CASE_DIR --tide-bin BIN [--out DIR] [-v]
+Usage: reduce.py CASE_DIR --tide-bin BIN [--out DIR] [--target T] [-v]
 Writes DIR (default CASE_DIR/reduced) as a case directory (case.json,
 inputs.npz, case.mlir) and prints the reduced program.
 """
@@ -36,6 +36,7 @@ def signature(kind, detail):
     if kind in ("mismatch",):
         return kind
     msg = re.sub(r"^.*?error: ", "", detail or "")
+    msg = re.sub(r"0x[0-9a-fA-F]+", "P", msg)       # addresses (LLVM's crash messages)
     msg = re.sub(r"[0-9]+", "N", msg)
     msg = re.sub(r"%\w+|@\w+|'[^']*\.mlir'|/\S+", "X", msg)
     return kind + ":" + msg[:120]
@@ -45,7 +46,7 @@ class Reducer:
     def __init__(self, args, case, inputs):
         self.bin = args.tide_bin
         self.case = case
-        self.target = case["target"]
+        self.target = args.target or case["target"]
         self.policy = case["policy"]
         self.tmp = tempfile.mkdtemp(prefix="tide-reduce-")
         self.verbose = args.verbose
@@ -186,6 +187,50 @@ def retype(func, inputs):
                             ty[d] = None if p is None or q is None else p + q
                         elif p is None:
                             ty[d] = q
+            elif fam in ("gather", "scatter"):
+                data, idx = vi[0], vi[1]
+                r = len(data["shape"])
+                ax = a["axis"] % r if r else 0
+                rest = vi[1:]
+                if r == 0 or any(len(w["shape"]) != r for w in rest):
+                    return False
+                if fam == "scatter" and vi[1]["shape"] != vi[2]["shape"]:
+                    return False
+                for w in rest:
+                    for d in range(r):
+                        if d == ax:
+                            continue
+                        if w["shape"][d] > data["shape"][d]:
+                            return False
+                        p, q = w["type"][d], data["type"][d]
+                        if p is not None and q is not None and p > q:
+                            return False
+                ty = list(idx["type"]) if fam == "gather" else list(data["type"])
+            elif fam == "cumsum":
+                ty = list(vi[0]["type"])
+            elif fam in ("conv", "pool"):
+                x = vi[0]
+                k = len(x["shape"]) - 2
+                if k < 1 or any(d is None for d in x["type"][2:]):
+                    return False
+                pads = a["pads"]
+                if fam == "conv":
+                    w = vi[1]
+                    g = a.get("groups", 1)
+                    if len(w["shape"]) != k + 2 or w["shape"][1] * g != x["shape"][1] or \
+                            w["shape"][0] % g or (g != 1 and x["type"][1] is None) or \
+                            any(d is None for d in w["type"]):
+                        return False
+                    kernel, ceil = w["shape"][2:], False
+                    lead = [x["type"][0], w["shape"][0]]
+                else:
+                    kernel, ceil = a["kernel"], a.get("ceil_mode", False)
+                    lead = list(x["type"][:2])
+                for s in range(k):
+                    if x["shape"][2 + s] + pads[s] + pads[k + s] < a["dilations"][s] * (kernel[s] - 1) + 1:
+                        return False
+                ty = lead + gen.window_sizes(x["shape"][2:], kernel, a["strides"], a["dilations"],
+                                             pads, ceil)
             else:   # reshape, broadcast_to, constant: their own types
                 ty = list(old)
             if ty is None:
@@ -281,6 +326,8 @@ def main():
     ap.add_argument("case", help="a case directory written by diff.py")
     ap.add_argument("--tide-bin", required=True)
     ap.add_argument("--out", help="where to write the reduced case (default CASE/reduced)")
+    ap.add_argument("--target", help="compile for this target instead of the case's (a GPU "
+                    "case that fails on the CPU too: --target cpu)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     case, inputs = diff.load_case(args.case)

@@ -216,6 +216,13 @@ struct LowerScatter : OpRewritePattern<ScatterOp> {
     Type element = dataType.getElementType();
     ScatterReduction reduction = op.getReduction();
     int64_t rank = dataType.getRank(), axis = op.getNormalizedAxis();
+    // No update can land where the data or the indices have a static size 0
+    // (and tensor.extract_slice rejects any offset into such a dimension).
+    if (llvm::is_contained(dataType.getShape(), 0) ||
+        llvm::is_contained(indicesType.getShape(), 0)) {
+      replaceFromSignless(rewriter, op, data);
+      return success();
+    }
 
     // The reachable part of the data.
     SmallVector<OpFoldResult> sizes;

@@ -269,9 +269,18 @@ Value scalarUnary(Operation *op, OpBuilder &b, Location loc, Value x,
       .Case([&](RsqrtOp) -> Value { return math::RsqrtOp::create(b, loc, x); })
       .Case([&](TanhOp) -> Value { return math::TanhOp::create(b, loc, x); })
       .Case([&](SigmoidOp) -> Value {
+        // e = exp(-|x|) never overflows: 1 / (1 + e) for x >= 0 and
+        // e / (1 + e) below, so that results down to the smallest subnormal
+        // are kept (1 / (1 + exp(-x)) is 0 once exp(-x) overflows, from
+        // x < -88.7 in f32, where the sigmoid is still about 1e-39).
         Value one = constantOf(b, loc, t, 1);
-        Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
-        return arith::DivFOp::create(b, loc, one,
+        Value e = math::ExpOp::create(
+            b, loc,
+            arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, x)));
+        Value nonNegative = arith::CmpFOp::create(
+            b, loc, arith::CmpFPredicate::OGE, x, constantOf(b, loc, t, 0));
+        Value numerator = arith::SelectOp::create(b, loc, nonNegative, one, e);
+        return arith::DivFOp::create(b, loc, numerator,
                                      arith::AddFOp::create(b, loc, one, e));
       })
       .Case([&](ReluOp) -> Value {
@@ -582,7 +591,15 @@ Value scalarCast(OpBuilder &b, Location loc, Value x, Type to,
     return arith::TruncFOp::create(b, loc, to, wide);
   }
   if (!fromF && toF) {
-    if (from.isInteger(1) || fromUnsigned)
+    // i1 -> float as a select of 1 and 0, not uitofp: LLVM 22's X86 backend
+    // fails instruction selection ("Cannot select: v16f32 = X86ISD::CMPP")
+    // on a uitofp to <16 x half> of a <16 x bfloat> compare on CPUs with
+    // AVX512-FP16 (Sapphire Rapids and later), which InstCombine forms from
+    // an f32 compare of extended bf16 values.
+    if (from.isInteger(1))
+      return arith::SelectOp::create(b, loc, x, constantOf(b, loc, to, 1),
+                                     constantOf(b, loc, to, 0));
+    if (fromUnsigned)
       return arith::UIToFPOp::create(b, loc, to, x);
     return arith::SIToFPOp::create(b, loc, to, x);
   }
@@ -1107,6 +1124,10 @@ Value padSpatial(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> begin,
   }
   Value empty = tensor::EmptyOp::create(b, loc, padded, type.getElementType());
   Value filled = linalg::FillOp::create(b, loc, value, empty).getResult(0);
+  // An input with a static size 0 has nothing to insert (and
+  // tensor.insert_slice rejects any offset into a dimension of size 0).
+  if (llvm::is_contained(type.getShape(), 0))
+    return filled;
   return tensor::InsertSliceOp::create(b, loc, x, filled, offsets, sizes,
                                        strides);
 }

@@ -12,6 +12,23 @@
 // 2. tide.concat with an input of static size 0 along the axis, or with a
 //    static 0 in any dimension of the result, failed to compile (tensor.concat
 //    inserts at an offset past the end: "offset 0 is out-of-bounds: 6 >= 6").
+// 3. tide.conv, max_pool and avg_pool with a static size 0 (N = 0 or C = 0)
+//    failed to compile ("offset 0 is out-of-bounds: 0 >= 0"): the padding
+//    inserted the input into the padded tensor, and tensor.insert_slice
+//    rejects any offset into a dimension of size 0. Nothing is inserted now.
+// 4. tide.scatter with a static size 0 in the data or the indices failed
+//    the same way (the reachable part of the data is an extract_slice); no
+//    update can land there, so the result is the data.
+// 5. tide.sigmoid was 1 / (1 + exp(-x)): 0 once exp(-x) overflows (x < -88.7
+//    in f32), where the answer is still a subnormal (5.7e-41 at -92.66), so a
+//    log of it was -inf instead of -92.66. Now exp(-|x|), which never
+//    overflows, divided by 1 + itself below 0.
+// 6. A bf16 compare cast to f16 crashed tide-compile on CPUs with AVX512-FP16
+//    (this machine: Sapphire/Emerald Rapids): LLVM 22's X86 backend cannot
+//    select a uitofp <16 x i1> to <16 x half> of a <16 x bfloat> compare
+//    ("Cannot select: v16f32 = X86ISD::CMPP"). An upstream bug (reproduced
+//    with llc -mcpu=sapphirerapids on 7 lines of LLVM IR); Tide now lowers an
+//    i1 to float cast as a select of 1 and 0, which the backend handles.
 //
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: tide-opt %s --convert-tide-to-linalg --mlir-print-local-scope | FileCheck %s --implicit-check-not=tide.
@@ -20,6 +37,18 @@
 // RUN: tide-run %t/m.so --entry=mul_cos --input=%t/x.npy | FileCheck %s --check-prefix=RUN1
 // RUN: tide-run %t/m.so --entry=concat_empty_input --input=%t/a.npy --input=%t/b.npy | FileCheck %s --check-prefix=RUN2
 // RUN: tide-run %t/m.so --entry=concat_empty_result --input=%t/c.npy --input=%t/d.npy | FileCheck %s --check-prefix=RUN3
+// RUN: %python -c "import numpy as np; np.save('%t/cx.npy', np.zeros((0, 1, 13, 4))); np.save('%t/cw.npy', np.ones((3, 1, 4, 2))); np.save('%t/mp.npy', np.zeros((0, 1, 4, 5), np.int16)); np.save('%t/ap.npy', np.zeros((2, 0, 5), np.float32)); np.save('%t/sd.npy', np.zeros((4, 0), np.float32)); np.save('%t/si.npy', np.zeros((2, 0), np.int64)); np.save('%t/su.npy', np.zeros((2, 0), np.float32)); np.save('%t/td.npy', np.arange(6, dtype=np.uint32).reshape(2, 3)); np.save('%t/ti.npy', np.zeros((0, 2), np.int32)); np.save('%t/tu.npy', np.zeros((0, 2), np.uint32))"
+// RUN: tide-run %t/m.so --entry=conv_empty_batch --input=%t/cx.npy --input=%t/cw.npy | FileCheck %s --check-prefix=RUN4
+// RUN: tide-run %t/m.so --entry=max_pool_empty_batch --input=%t/mp.npy | FileCheck %s --check-prefix=RUN5
+// RUN: tide-run %t/m.so --entry=avg_pool_empty_channels --input=%t/ap.npy | FileCheck %s --check-prefix=RUN6
+// RUN: tide-run %t/m.so --entry=scatter_empty_axis --input=%t/sd.npy --input=%t/si.npy --input=%t/su.npy | FileCheck %s --check-prefix=RUN7
+// RUN: tide-run %t/m.so --entry=scatter_empty_indices --input=%t/td.npy --input=%t/ti.npy --input=%t/tu.npy | FileCheck %s --check-prefix=RUN8
+// RUN: %python -c "import numpy as np; np.save('%t/s.npy', np.array([-92.66, -100, 0, 100], np.float32))"
+// RUN: tide-run %t/m.so --entry=sigmoid_tiny --input=%t/s.npy | FileCheck %s --check-prefix=RUN9
+// RUN: tide-compile %s --target=cpu --cpu=sapphirerapids -o %t/spr.so --no-remarks
+// RUN: %python -c "import numpy as np; b = lambda v: (np.array(v, np.float32).view(np.uint32) >> 16).astype(np.uint16); np.save('%t/ba.npy', b([[1.5] * 17])); np.save('%t/bb.npy', b([[-1.0] * 16 + [2.0], [3.0] * 17]))"
+// RUN: tide-run %t/m.so --entry=bf16_compare_to_f16 --input=%t/ba.npy --input=%t/bb.npy --output=%t/bc.npy
+// RUN: %python -c "import numpy as np; [print(*row) for row in np.load('%t/bc.npy').astype(int)]" | FileCheck %s --check-prefix=RUN10
 
 // CHECK-LABEL: func.func @mul_cos(
 // CHECK:         linalg.generic
@@ -61,4 +90,74 @@ func.func @concat_empty_input(%a: tensor<6x2xf64>, %b: tensor<0x?xf64>) -> tenso
 func.func @concat_empty_result(%a: tensor<4x1x0xi16>, %b: tensor<?x1x0xi16>) -> tensor<?x1x0xi16> {
   %0 = tide.concat %a, %b axis = -3 : tensor<4x1x0xi16>, tensor<?x1x0xi16>
   return %0 : tensor<?x1x0xi16>
+}
+
+// CHECK-LABEL: func.func @conv_empty_batch(
+// CHECK-NOT:     tensor.insert_slice
+// CHECK:         linalg.fill
+// CHECK:         linalg.generic
+// RUN4: result 0: f64[0x3x7x6] = []
+func.func @conv_empty_batch(%x: tensor<0x?x13x4xf64>, %w: tensor<3x1x4x2xf64>) -> tensor<0x3x7x6xf64> {
+  %0 = tide.conv %x, %w strides = [2, 1] dilations = [1, 1] pads = [2, 2, 2, 1] : tensor<0x?x13x4xf64>, tensor<3x1x4x2xf64>
+  return %0 : tensor<0x3x7x6xf64>
+}
+
+// CHECK-LABEL: func.func @max_pool_empty_batch(
+// CHECK-NOT:     tensor.insert_slice
+// CHECK:         linalg.generic
+// RUN5: result 0: i16[0x1x2x3] = []
+func.func @max_pool_empty_batch(%x: tensor<0x1x4x5xi16>) -> tensor<0x1x2x3xi16> {
+  %0 = tide.max_pool %x kernel = [2, 1] strides = [3, 2] dilations = [1, 1] pads = [1, 0, 1, 0] : tensor<0x1x4x5xi16>
+  return %0 : tensor<0x1x2x3xi16>
+}
+
+// CHECK-LABEL: func.func @avg_pool_empty_channels(
+// CHECK-NOT:     tensor.insert_slice
+// CHECK:         linalg.generic
+// RUN6: result 0: f32[2x0x6] = []
+func.func @avg_pool_empty_channels(%x: tensor<2x0x5xf32>) -> tensor<2x0x6xf32> {
+  %0 = tide.avg_pool %x kernel = [2] strides = [1] dilations = [1] pads = [1, 1] : tensor<2x0x5xf32>
+  return %0 : tensor<2x0x6xf32>
+}
+
+// CHECK-LABEL: func.func @scatter_empty_axis(
+// CHECK-SAME:      %[[D:.*]]: tensor<4x0xf32>,
+// CHECK-NEXT:    return %[[D]] : tensor<4x0xf32>
+// RUN7: result 0: f32[4x0] = []
+func.func @scatter_empty_axis(%d: tensor<4x0xf32>, %i: tensor<2x0xi64>, %u: tensor<2x0xf32>) -> tensor<4x0xf32> {
+  %0 = tide.scatter %d, %i, %u axis = 1 reduction = add : tensor<4x0xf32>, tensor<2x0xi64>, tensor<2x0xf32>
+  return %0 : tensor<4x0xf32>
+}
+
+// CHECK-LABEL: func.func @scatter_empty_indices(
+// CHECK-SAME:      %[[D:.*]]: tensor<?x3xi32>,
+// CHECK-NEXT:    return %[[D]] : tensor<?x3xi32>
+// RUN8: result 0: ui32[2x3] = [0, 1, 2, 3, 4, 5]
+func.func @scatter_empty_indices(%d: tensor<?x3xui32>, %i: tensor<0x2xi32>, %u: tensor<?x2xui32>) -> tensor<?x3xui32> {
+  %0 = tide.scatter %d, %i, %u axis = -1 reduction = mul : tensor<?x3xui32>, tensor<0x2xi32>, tensor<?x2xui32>
+  return %0 : tensor<?x3xui32>
+}
+
+// CHECK-LABEL: func.func @sigmoid_tiny(
+// CHECK:         math.absf
+// CHECK:         arith.select
+// CHECK:         math.log
+// RUN9: result 0: f32[4] = [5.73159098e-41, 3.78350585e-44, 0.5, 1]
+// RUN9: result 1: f32[4] = [-92.659996, -99.9830933, -0.693147182, 0]
+func.func @sigmoid_tiny(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %s = tide.sigmoid %x : tensor<4xf32>
+  %l = tide.log %s : tensor<4xf32>
+  return %s, %l : tensor<4xf32>, tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @bf16_compare_to_f16(
+// CHECK:         arith.cmpf olt
+// CHECK-NOT:     arith.uitofp
+// CHECK:         arith.select
+// RUN10:      {{^}}0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1{{$}}
+// RUN10-NEXT: {{^}}1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1{{$}}
+func.func @bf16_compare_to_f16(%a0: tensor<1x?xbf16>, %a1: tensor<2x?xbf16>) -> tensor<2x?xf16> {
+  %v0 = tide.cmp lt, %a0, %a1 : tensor<1x?xbf16>, tensor<2x?xbf16>
+  %v1 = tide.cast %v0 : tensor<2x?xi1> to tensor<2x?xf16>
+  return %v1 : tensor<2x?xf16>
 }
