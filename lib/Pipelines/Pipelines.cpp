@@ -98,8 +98,10 @@ static void addTensorSteps(OpPassManager &pm, bool fuse, bool gpu) {
   pm.addPass(createCSEPass());
   // Upstream from here on, built with the passes' own constructors: the
   // builder does not depend on what is in the global registry.
+  // Upstream's elementwise fusion, except that library GEMMs stay
+  // linalg.matmul (a convolution's im2col GEMM would fuse back into loops).
   if (fuse)
-    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Results computed in donated argument buffers (tide.donate).
@@ -167,6 +169,8 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
   } else {
     pm.addPass(createConvertLinalgToLoopsPass());
   }
+  // Innermost loops are vectorized by LLVM, not fully unrolled before it.
+  pm.addNestedPass<func::FuncOp>(createAnnotateInnerLoopsPass());
   // Before lower-affine: expanding strided metadata creates affine.apply.
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -175,6 +179,7 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
   if (parallel)
     pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createApplyLoopAnnotationsPass());
 }
 
 void mlir::tide::buildGpuPipeline(OpPassManager &pm,

@@ -78,6 +78,10 @@ KernelKind mlir::tide::getNativeKernel(DeviceKind kind, StringRef op,
     return (dtype == DType::F32 || dtype == DType::F64) ? KernelKind::Library
                                                         : KernelKind::Codegen;
   }
+  if (facts->loweringFamily == LoweringFamily::Conv &&
+      kind == DeviceKind::CPU && (dtype == DType::F32 || dtype == DType::F64))
+    // CPU convolutions: im2col and BLAS GEMMs (depthwise ones are loops).
+    return KernelKind::Library;
   return KernelKind::Codegen;
 }
 

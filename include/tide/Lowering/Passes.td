@@ -46,6 +46,72 @@ def ElideArgumentClonesPass
   let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
 }
 
+def FuseElementwisePass : Pass<"tide-fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise linalg ops; library GEMMs stay named";
+  let description = [{
+    Runs on tensor-level IR after `convert-tide-to-linalg`. The patterns of
+    upstream `linalg-fuse-elementwise-ops`, unchanged: producer-consumer
+    fusion of elementwise `linalg.generic` ops (when the producer has one
+    use), reshapes folded into linalg ops by expanding their loops,
+    `tensor.expand_shape` bubbled up, linalg's canonicalizations and
+    constant folding; top-down, as upstream runs them.
+
+    One difference: a reshape is never folded into or out of a
+    `linalg.matmul`. Upstream does it by rewriting the matmul into a
+    `linalg.generic` over the expanded loops, which the library GEMM paths
+    (`tide-matmul-to-library`, cuBLAS in `convert-linalg-to-gpu`) no longer
+    recognize; a convolution lowered to im2col and a GEMM would fuse back
+    into a loop nest. A `linalg.transpose` of a constant (the weight of ONNX's
+    `Gemm` with `transB`) is made a `linalg.generic` first, so that the
+    constant folding patterns transpose it at compile time.
+
+    ```mlir
+    %c = tensor.collapse_shape %x [[0], [1, 2]] : tensor<64x56x56xf32> into tensor<64x3136xf32>
+    %m = linalg.matmul ins(%w, %c : ...) outs(%init : tensor<128x3136xf32>) -> tensor<128x3136xf32>
+    %e = tensor.expand_shape %m [[0], [1, 2]] ...
+    // stays as it is (upstream: one linalg.generic over 128x56x56x64)
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::affine::AffineDialect"];
+}
+
+def AnnotateInnerLoopsPass
+    : Pass<"tide-annotate-inner-loops", "mlir::func::FuncOp"> {
+  let summary = "Keep the innermost CPU loops whole for LLVM's loop vectorizer";
+  let description = [{
+    Runs on loop-level host code, before `convert-scf-to-cf`. LLVM's O3
+    pipeline fully unrolls loops of a few dozen iterations (a row of a 56x56
+    image, the copy loop of an im2col) before its loop vectorizer runs, and
+    the SLP vectorizer cannot vectorize the unrolled copies when loads and
+    stores may alias (it adds no run-time checks): such loops stay scalar.
+    Every innermost `scf.for` whose trip count is unknown or at least
+    `min-trip-count` gets `llvm.loop_annotation` with `unroll<disable = true>`
+    (which `convert-scf-to-cf` puts on the loop's back edge), so the loop
+    vectorizer sees the loop, vectorizes it with run-time alias checks, and
+    interleaves it itself. Shorter loops (a 3x3 window) are left to LLVM.
+    `tide-apply-loop-annotations` makes the attribute LLVM loop metadata.
+  }];
+  let options = [
+    Option<"minTripCount", "min-trip-count", "int64_t", /*default=*/"16",
+           "Innermost loops with fewer known iterations are not annotated">,
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def ApplyLoopAnnotationsPass
+    : Pass<"tide-apply-loop-annotations", "mlir::ModuleOp"> {
+  let summary = "Turn llvm.loop_annotation attributes into loop metadata";
+  let description = [{
+    Runs on LLVM-dialect code. `convert-scf-to-cf` carries an `scf.for`'s
+    `llvm.loop_annotation` attribute to the branch of its back edge and
+    `convert-cf-to-llvm` keeps it there as a discardable attribute, which
+    translation to LLVM IR ignores; this pass moves it into the `llvm.br`'s
+    `loop_annotation` property, which becomes `!llvm.loop` metadata.
+  }];
+}
+
 def MatmulToLibraryPass : Pass<"tide-matmul-to-library", "mlir::ModuleOp"> {
   let summary = "Run f32/f64 2-D matmuls through the host BLAS";
   let description = [{

@@ -1655,7 +1655,10 @@ struct ConvertTideToLinalgPass
   LogicalResult initialize(MLIRContext *ctx) override {
     RewritePatternSet set(ctx);
     populateTideToLinalgPatterns(set);
-    patterns = std::move(set);
+    SmallVector<std::string> disabled;
+    if (!convGemm)
+      disabled.push_back(kCpuConvPatternLabel);
+    patterns = FrozenRewritePatternSet(std::move(set), disabled);
     return success();
   }
 
@@ -1723,4 +1726,5 @@ void mlir::tide::populateTideToLinalgPatterns(RewritePatternSet &patterns) {
                LowerReduction<ReduceMinOp>, LowerReduction<ReduceProdOp>,
                LowerReduction<ArgmaxOp>, LowerReduction<ArgminOp>>(ctx);
   populateIndexingPatterns(patterns);
+  populateCpuConvPatterns(patterns);
 }
