@@ -7,6 +7,7 @@
 #include "tide/Lowering/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -36,6 +37,19 @@ struct FuseElementwisePass
 
   void runOnOperation() override {
     MLIRContext *context = &getContext();
+    // A transpose of a constant (the weight of ONNX's Gemm with transB) as
+    // a generic, which the constant folding patterns fold at compile time.
+    SmallVector<linalg::TransposeOp> constant;
+    getOperation().walk([&](linalg::TransposeOp op) {
+      if (op.getInput().getDefiningOp<arith::ConstantOp>() &&
+          op.getInput().hasOneUse())
+        constant.push_back(op);
+    });
+    IRRewriter rewriter(context);
+    for (linalg::TransposeOp op : constant) {
+      rewriter.setInsertionPoint(op);
+      (void)linalg::generalizeNamedOp(rewriter, op);
+    }
     RewritePatternSet patterns(context);
     // Upstream's default: fuse a producer only into its one user.
     linalg::ControlFusionFn fuse = [](OpOperand *fused) {

@@ -168,6 +168,8 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
   } else {
     pm.addPass(createConvertLinalgToLoopsPass());
   }
+  // Innermost loops are vectorized by LLVM, not fully unrolled before it.
+  pm.addNestedPass<func::FuncOp>(createAnnotateInnerLoopsPass());
   // Before lower-affine: expanding strided metadata creates affine.apply.
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -176,6 +178,7 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
   if (parallel)
     pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createApplyLoopAnnotationsPass());
 }
 
 void mlir::tide::buildGpuPipeline(OpPassManager &pm,

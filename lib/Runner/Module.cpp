@@ -70,6 +70,38 @@ static std::string describeBadMetadata(const std::string &path,
          bad->reason + ")";
 }
 
+/// OpenBLAS picks its kernels once, when it is loaded, from the CPU's model
+/// number; a CPU newer than the OpenBLAS build (Debian 12's 0.3.21 on
+/// Emerald Rapids, model 207) gets its generic SSE3 "Prescott" kernels, 3-4x
+/// slower than the AVX-512 ones. Before the first module brings OpenBLAS in,
+/// the kernels are chosen from the CPU's features instead (SkylakeX with
+/// AVX-512, Haswell with AVX2 and FMA), unless the user set
+/// OPENBLAS_CORETYPE or OpenBLAS is already loaded (its choice stands).
+static void chooseOpenBlasKernels() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  static bool done = false;
+  if (done)
+    return;
+  done = true;
+  const char *set = std::getenv("OPENBLAS_CORETYPE");
+  if (set && *set)
+    return;
+  if (void *loaded = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_NOLOAD)) {
+    dlclose(loaded);
+    return;
+  }
+  __builtin_cpu_init();
+  const char *core = nullptr;
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    core = "SkylakeX";
+  else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    core = "Haswell";
+  if (core)
+    setenv("OPENBLAS_CORETYPE", core, /*overwrite=*/0);
+#endif
+}
+
 std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &path,
                                                      std::string &error) {
   std::string resolved =
@@ -81,6 +113,7 @@ std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &path,
     error = "cannot load '" + path + "': " + why;
     return nullptr;
   }
+  chooseOpenBlasKernels();
   void *handle = dlopen(resolved.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     error = "cannot load '" + path + "': " + dlerror();

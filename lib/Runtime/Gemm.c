@@ -2,12 +2,34 @@
 |* Part of the Tide project.                                                  *|
 |*                                                                            *|
 |* Linked into every compiled module that uses them (static, PIC); depends    *|
-|* only on the C library and CBLAS (OpenBLAS).                                *|
+|* only on the C library and CBLAS (OpenBLAS), and on libomp's                *|
+|* kmp_set_blocktime when the module links libomp (a weak reference).         *|
 \*===----------------------------------------------------------------------===*/
 
 #include "tide/Runtime/RuntimeSymbols.h"
 
 #include <cblas.h>
+#include <stdlib.h>
+
+/* libomp's, when the module has parallel loops (weak: serial modules do not
+ * link libomp). */
+extern void kmp_set_blocktime(int milliseconds) __attribute__((weak));
+
+/* libomp's idle workers spin for 200 ms after each parallel region
+ * (KMP_BLOCKTIME), on the cores OpenBLAS's threads need during the GEMMs
+ * that follow: a module that calls the BLAS lets them sleep at once instead,
+ * unless the user chose (KMP_BLOCKTIME or OMP_WAIT_POLICY set). The calling
+ * thread forks every parallel region, so its setting is the one that counts.
+ */
+static void yieldIdleWorkers(void) {
+  static _Thread_local int done = 0; /* per calling thread */
+  if (done)
+    return;
+  done = 1;
+  if (kmp_set_blocktime && !getenv("KMP_BLOCKTIME") &&
+      !getenv("OMP_WAIT_POLICY"))
+    kmp_set_blocktime(0);
+}
 
 /* Leading dimension of a row-major operand; strided (non-unit inner stride)
  * operands are not produced by Tide's lowering. */
@@ -20,6 +42,7 @@ void _mlir_ciface_tide_rt_gemm_f32(TideMemRef2D *a, TideMemRef2D *b,
   int m = (int)a->sizes[0], k = (int)a->sizes[1], n = (int)b->sizes[1];
   if (m == 0 || n == 0)
     return;
+  yieldIdleWorkers();
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
               (const float *)a->aligned + a->offset, ld(a),
               (const float *)b->aligned + b->offset, ld(b), 1.0f,
@@ -31,6 +54,7 @@ void _mlir_ciface_tide_rt_gemm_f64(TideMemRef2D *a, TideMemRef2D *b,
   int m = (int)a->sizes[0], k = (int)a->sizes[1], n = (int)b->sizes[1];
   if (m == 0 || n == 0)
     return;
+  yieldIdleWorkers();
   cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0,
               (const double *)a->aligned + a->offset, ld(a),
               (const double *)b->aligned + b->offset, ld(b), 1.0,

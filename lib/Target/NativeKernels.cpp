@@ -85,6 +85,10 @@ KernelKind mlir::tide::getNativeKernel(DeviceKind kind, StringRef op,
   if (facts->loweringFamily == LoweringFamily::Conv && kind == DeviceKind::CUDA)
     // cuDNN (f16, bf16, f32, f64); integer convs are generated kernels.
     return isFloatDType(dtype) ? KernelKind::Library : KernelKind::Codegen;
+  if (facts->loweringFamily == LoweringFamily::Conv &&
+      kind == DeviceKind::CPU && (dtype == DType::F32 || dtype == DType::F64))
+    // CPU convolutions: im2col and BLAS GEMMs (depthwise ones are loops).
+    return KernelKind::Library;
   return KernelKind::Codegen;
 }
 

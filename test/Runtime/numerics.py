@@ -29,6 +29,7 @@ when M > 0. Needs Python 3 and NumPy only.
 
 import argparse
 import concurrent.futures
+import itertools
 import json
 import math
 import os
@@ -1159,7 +1160,7 @@ def gen_cumsum(ops, t):
 
 def gen_conv(ops, t):
     """Convolutions: 1-D, 2-D (dynamic batch, asymmetric pads, strides,
-    dilations), grouped and depthwise, 3-D. f16/bf16 inputs are halves
+    dilations), grouped and depthwise, 3-D, 1x1. f16/bf16 inputs are halves
     (exact products and f32 sums, rounded once)."""
     funcs = []
     # (input shape, weight shape, strides, dilations, pads, groups)
@@ -1167,15 +1168,23 @@ def gen_conv(ops, t):
              ((None, 3, 7, 8), (5, 3, 3, 2), [1, 2], [2, 1], [1, 0, 2, 1], 1),
              ((1, 4, 6, 6), (6, 2, 3, 3), [1, 1], [1, 1], [0, 1, 0, 1], 2),
              ((2, 4, 5, 5), (4, 1, 3, 3), [2, 2], [1, 1], [1, 1, 1, 1], 4),
-             ((1, 2, 4, 5, 4), (3, 2, 2, 3, 2), [1, 2, 1], [1, 1, 2], [0, 1, 1, 1, 0, 0], 1)]
-    for op in ops:
+             ((1, 2, 4, 5, 4), (3, 2, 2, 3, 2), [1, 2, 1], [1, 1, 2], [0, 1, 1, 1, 0, 0], 1),
+             # The CPU's GEMM forms: 1x1 stride 1 (the input is the GEMM's
+             # operand), 1x1 stride 2 and grouped over a batch (im2col per
+             # image and group), depthwise with two filters per channel.
+             ((None, 6, 5, 4), (4, 6, 1, 1), [1, 1], [1, 1], [0, 0, 0, 0], 1),
+             ((2, 4, 7, 7), (8, 4, 1, 1), [2, 2], [1, 1], [0, 0, 0, 0], 1),
+             ((2, 6, 5, 5), (4, 3, 3, 3), [1, 1], [1, 1], [1, 1, 1, 1], 2),
+             ((None, 3, 6, 6), (6, 1, 3, 3), [1, 1], [1, 2], [2, 1, 1, 2], 3)]
+    # Two functions: the runner takes at most 16 tensors per call.
+    for op, (suffix, part) in itertools.product(ops, (("", cases[:5]), ("_gemm", cases[5:]))):
         ref = REFERENCES[op].for_type(t)
         cls = "exact" if t in ("f16", "bf16") else REFERENCES[op].cls_for(t)
         args = []
-        for x, w, *_ in cases:
+        for x, w, *_ in part:
             args += [(x, t), (w, t)]
-        f = Func("%s_%s" % (op, t), args)
-        for c, (x, w, st, dl, pd, g) in enumerate(cases):
+        f = Func("%s_%s%s" % (op, t, suffix), args)
+        for c, (x, w, st, dl, pd, g) in enumerate(part):
             groups = " groups = %d" % g if g != 1 else ""
             v = f.op("tide.%s %s, %s strides = %s dilations = %s pads = %s%s : %s, %s"
                      % (op, f.arg(2 * c), f.arg(2 * c + 1), st, dl, pd, groups, T(x, t), T(w, t)))

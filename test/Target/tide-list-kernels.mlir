@@ -74,6 +74,8 @@
 // CPU-NOT: links
 // CPU: kernels (C = codegen
 // CPU-NEXT: op | cpu{{ *$}}
+// conv: im2col and BLAS GEMMs (L) for f32/f64 on the CPU, loops for f16/bf16.
+// CPU: {{^}} conv | C C L L{{ *$}}
 // CPU: {{^}} matmul | C C C C C C C C C C L L{{ *$}}
 
 // H200-FILE: target h200 ({{.*}}targets/h200.json): NVIDIA H200

@@ -36,6 +36,13 @@ def ConvertTideToLinalgPass : Pass<"convert-tide-to-linalg"> {
     Ops placed on a GPU are an error unless `gpu=true` (set by
     `tide-gpu-pipeline`): the CPU pipeline cannot run them.
 
+    f32/f64 `conv` not placed on a GPU becomes GEMMs (`linalg.matmul` per
+    image and group, which `tide-matmul-to-library` sends to the host BLAS)
+    over the input itself when the convolution is GEMM-shaped (1x1, stride 1,
+    no padding) or over an im2col copy of it; a depthwise one becomes one
+    `linalg.generic` whose innermost loops run along the output rows.
+    `conv-gemm=false` keeps the generic loop nest for those too.
+
     ```mlir
     %y = tide.exp %x : tensor<4xf32>
     // becomes
@@ -51,6 +58,9 @@ def ConvertTideToLinalgPass : Pass<"convert-tide-to-linalg"> {
   let options = [
     Option<"gpu", "gpu", "bool", /*default=*/"false",
            "Lower GPU-placed ops and transfers too (for tide-gpu-pipeline)">,
+    Option<"convGemm", "conv-gemm", "bool", /*default=*/"true",
+           "CPU f32/f64 convolutions through im2col and GEMMs, depthwise ones "
+           "as row loops (false: the generic loop nest)">,
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",

@@ -57,7 +57,9 @@ def FuseElementwisePass : Pass<"tide-fuse-elementwise", "mlir::ModuleOp"> {
     reduction loops. A matmul seen through a collapse or expand of its
     operands (a flattened image, a 1x1 convolution's weights) would otherwise
     become a higher-rank contraction that no GEMM library call matches, and
-    run as generated loops.
+    run as generated loops. A `linalg.transpose` of a constant (the weight
+    of ONNX's `Gemm` with `transB`) is made a `linalg.generic` first, so that
+    the constant folding patterns transpose it at compile time.
 
     ```mlir
     %x2 = tensor.collapse_shape %x [[0, 1, 2, 3]] ...   // stays
@@ -67,6 +69,41 @@ def FuseElementwisePass : Pass<"tide-fuse-elementwise", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",
                            "mlir::affine::AffineDialect"];
+}
+
+def AnnotateInnerLoopsPass
+    : Pass<"tide-annotate-inner-loops", "mlir::func::FuncOp"> {
+  let summary = "Keep the innermost CPU loops whole for LLVM's loop vectorizer";
+  let description = [{
+    Runs on loop-level host code, before `convert-scf-to-cf`. LLVM's O3
+    pipeline fully unrolls loops of a few dozen iterations (a row of a 56x56
+    image, the copy loop of an im2col) before its loop vectorizer runs, and
+    the SLP vectorizer cannot vectorize the unrolled copies when loads and
+    stores may alias (it adds no run-time checks): such loops stay scalar.
+    Every innermost `scf.for` whose trip count is unknown or at least
+    `min-trip-count` gets `llvm.loop_annotation` with `unroll<disable = true>`
+    (which `convert-scf-to-cf` puts on the loop's back edge), so the loop
+    vectorizer sees the loop, vectorizes it with run-time alias checks, and
+    interleaves it itself. Shorter loops (a 3x3 window) are left to LLVM.
+    `tide-apply-loop-annotations` makes the attribute LLVM loop metadata.
+  }];
+  let options = [
+    Option<"minTripCount", "min-trip-count", "int64_t", /*default=*/"16",
+           "Innermost loops with fewer known iterations are not annotated">,
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def ApplyLoopAnnotationsPass
+    : Pass<"tide-apply-loop-annotations", "mlir::ModuleOp"> {
+  let summary = "Turn llvm.loop_annotation attributes into loop metadata";
+  let description = [{
+    Runs on LLVM-dialect code. `convert-scf-to-cf` carries an `scf.for`'s
+    `llvm.loop_annotation` attribute to the branch of its back edge and
+    `convert-cf-to-llvm` keeps it there as a discardable attribute, which
+    translation to LLVM IR ignores; this pass moves it into the `llvm.br`'s
+    `loop_annotation` property, which becomes `!llvm.loop` metadata.
+  }];
 }
 
 def MatmulToLibraryPass : Pass<"tide-matmul-to-library", "mlir::ModuleOp"> {

@@ -59,6 +59,12 @@ void populateIndexingPatterns(RewritePatternSet &patterns);
 /// The patterns of tide.dim, tide.iota and tide.dynamic_slice
 /// (ShapeOperands.cpp).
 void populateShapeOperandPatterns(RewritePatternSet &patterns);
+/// The CPU convolutions through GEMMs and the direct depthwise loops
+/// (ConvCpu.cpp); they take precedence over the generic conv lowering. Their
+/// patterns carry the debug label kCpuConvPatternLabel (the pass disables
+/// them by it with conv-gemm=false).
+void populateCpuConvPatterns(RewritePatternSet &patterns);
+inline constexpr const char *kCpuConvPatternLabel = "tide-cpu-conv";
 } // namespace mlir::tide
 
 #endif // TIDE_LIB_CONVERSION_TIDETOLINALG_LOWERINGUTILS_H

@@ -1819,7 +1819,10 @@ struct ConvertTideToLinalgPass
   LogicalResult initialize(MLIRContext *ctx) override {
     RewritePatternSet set(ctx);
     populateTideToLinalgPatterns(set);
-    patterns = std::move(set);
+    SmallVector<std::string> disabled;
+    if (!convGemm)
+      disabled.push_back(kCpuConvPatternLabel);
+    patterns = FrozenRewritePatternSet(std::move(set), disabled);
     return success();
   }
 
@@ -1891,4 +1894,5 @@ void mlir::tide::populateTideToLinalgPatterns(RewritePatternSet &patterns) {
                LowerReduction<ArgmaxOp>, LowerReduction<ArgminOp>>(ctx);
   populateIndexingPatterns(patterns);
   populateShapeOperandPatterns(patterns);
+  populateCpuConvPatterns(patterns);
 }

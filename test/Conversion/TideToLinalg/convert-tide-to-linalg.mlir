@@ -5,10 +5,12 @@
 // concat, slice, reshape and constants map onto their upstream ops;
 // composites are decomposed; transfers to the CPU vanish. Ops or copies on a
 // GPU are errors. The inputs are the parts of this file after the `//---`
-// markers; maps are printed inline (--mlir-print-local-scope).
+// markers; maps are printed inline (--mlir-print-local-scope). The f32
+// convolutions here are the generic loop nest (conv-gemm=false); the CPU's
+// GEMM forms are tested in cpu-conv.mlir.
 
 // RUN: rm -rf %t && split-file %s %t
-// RUN: tide-opt %t/lower.mlir --convert-tide-to-linalg --mlir-print-local-scope \
+// RUN: tide-opt %t/lower.mlir --convert-tide-to-linalg=conv-gemm=false --mlir-print-local-scope \
 // RUN:   | FileCheck %t/lower.mlir --implicit-check-not=tide.
 // RUN: tide-opt %t/errors.mlir --convert-tide-to-linalg --split-input-file -verify-diagnostics
 // f16/bf16: sums, products, means and matmuls accumulate in f32 and round
