@@ -21,8 +21,15 @@ Runtime's (and ONNX Runtime's against a NumPy reference of the same graph)
 before anything is timed. Each thread count is measured --rounds times,
 alternating Tide and ONNX Runtime; the ratio is that of the medians.
 
-    build/venv/bin/python bench/cpu_models.py [--bin build/bin] [--repeat 20]
-        [--rounds 3] [--threads 1,2] [--batchnorm] [--keep DIR]
+With --model encoder: a BERT-base-sized encoder (bench/encoder.py: 12
+layers, hidden 768, 12 heads, FFN 3072, sequence 128, batch 1, f32, weights
+embedded as initializers; MatMul/Add/Reshape/Transpose/Softmax/
+LayerNormalization/Erf as torch.onnx.export writes them at opset 17), checked
+against a float64 NumPy reference.
+
+    build/venv/bin/python bench/cpu_models.py [--model resnet18|encoder]
+        [--bin build/bin] [--repeat 20] [--rounds 3] [--threads 1,2]
+        [--batchnorm] [--keep DIR]
 
 Columns: `tide` and `ort` = median time per call (ms); `tide/ort` = their ratio
 (below 1.0: Tide is faster).
@@ -186,8 +193,8 @@ def check(what, got, want, tol):
 def run_tide(args, lib, inp, out, repeat, threads):
     env = dict(os.environ, TIDE_NUM_THREADS=str(threads),
                OPENBLAS_NUM_THREADS=str(threads))
-    cmd = [os.path.join(args.bin, "tide-run"), lib, f"--input={inp}",
-           f"--output={out}", f"--repeat={repeat}"]
+    cmd = [os.path.join(args.bin, "tide-run"), lib] + [f"--input={i}" for i in inp] + [
+        f"--output={out}", f"--repeat={repeat}"]
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if p.returncode != 0:
         sys.exit(f"cpu_models: {' '.join(cmd)} failed:\n{p.stderr}")
@@ -227,31 +234,48 @@ def main():
     parser.add_argument("--batchnorm", action="store_true",
                         help="keep BatchNormalization nodes (not folded)")
     parser.add_argument("--keep", help="write the model and libraries here")
+    parser.add_argument("--model", choices=["resnet18", "encoder"], default="resnet18")
     parser.add_argument("--compile-flag", action="append", default=[],
                         help="an extra tide-compile flag")
     args = parser.parse_args()
     import onnx
     tmp = args.keep or tempfile.mkdtemp(prefix="tide-models-")
     os.makedirs(tmp, exist_ok=True)
-    model, ref = resnet18(batchnorm=args.batchnorm)
+    if args.model == "resnet18":
+        model, ref = resnet18(batchnorm=args.batchnorm)
+        x = np.random.default_rng(1).random((1, 3, 224, 224), dtype=np.float32)
+        feed = {"input": x}
+        want = numpy_reference(ref, x)
+        title = (f"ResNet-18 batch 1 f32 ({'BatchNormalization nodes' if args.batchnorm else 'BN folded into Conv'})")
+    else:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import encoder
+        ws = encoder.weights(encoder.parameters())
+        model = encoder.build_onnx(1, initializers=ws)
+        rng = np.random.default_rng(1)
+        x = rng.standard_normal((1, encoder.SEQ, encoder.HIDDEN)).astype(np.float32)
+        mask = np.zeros((1, 1, 1, encoder.SEQ), np.float32)
+        mask[..., -16:] = -10000.0  # the last 16 positions are padding
+        feed = {"x": x, "mask": mask}
+        want = encoder.numpy_reference(x, mask, ws)
+        title = "BERT-base encoder (12 layers, hidden 768, sequence 128) batch 1 f32"
     onnx.checker.check_model(model)
-    path = os.path.join(tmp, "resnet18.onnx")
+    path = os.path.join(tmp, args.model + ".onnx")
     onnx.save(model, path)
-    lib = os.path.join(tmp, "resnet18.so")
+    lib = os.path.join(tmp, args.model + ".so")
     t = time.perf_counter()
     subprocess.run([os.path.join(args.bin, "tide-compile"), path, "-o", lib,
                     "--no-remarks", "--target=cpu"] + args.compile_flag, check=True)
     compile_s = time.perf_counter() - t
-    x = np.random.default_rng(1).random((1, 3, 224, 224), dtype=np.float32)
-    inp, out = os.path.join(tmp, "input.npy"), os.path.join(tmp, "output.npy")
-    np.save(inp, x)
-    want = numpy_reference(ref, x)
+    inp = []
+    for name, value in feed.items():
+        inp.append(os.path.join(tmp, f"input_{name}.npy"))
+        np.save(inp[-1], value)
+    out = os.path.join(tmp, "output.npy")
     threads = [int(t) for t in args.threads.split(",")]
-    print(f"ResNet-18 batch 1 f32 ({'BatchNormalization nodes' if args.batchnorm else 'BN folded into Conv'}); "
-          f"tide-compile {compile_s:.1f} s; median of {args.repeat} calls, {args.rounds} rounds")
+    print(f"{title}; tide-compile {compile_s:.1f} s; median of {args.repeat} calls, {args.rounds} rounds")
     for n in threads:
         session = ort_session(model, n)
-        feed = {"input": x}
         got_ort = session.run(None, feed)[0]
         e_ort = check(f"ONNX Runtime ({n} threads) vs NumPy", got_ort, want, 1e-4)
         run_tide(args, lib, inp, out, 1, n)

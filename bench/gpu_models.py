@@ -5,7 +5,10 @@ the same process, outputs checked first.
 ResNet-50 (torchvision's architecture: 7x7 stem, max pool, bottleneck blocks
 3-4-6-3 with the stride on the 3x3 conv, global average pool, fc 2048->1000)
 with batch normalization folded into the convolutions (inference), random
-weights from a fixed seed, f32 and bf16, batch 1 and 32.
+weights from a fixed seed, f32 and bf16, batch 1 and 32. And a BERT-base-sized
+encoder (bench/encoder.py: 12 layers, hidden 768, 12 heads, sequence 128,
+an additive attention mask with the last 16 positions masked), same dtypes
+and batches.
 
 The ONNX model is written here with onnx.helper as torch.onnx.export writes
 it after constant folding (Conv with bias, Relu, MaxPool, Add,
@@ -31,6 +34,9 @@ import sys
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import encoder  # noqa: E402
 
 SEED = 0
 BLOCKS = [3, 4, 6, 3]
@@ -162,19 +168,26 @@ def build(args):
     os.makedirs(args.out, exist_ok=True)
     layers = resnet50_layers()
     models = []
-    for dtype in ("f32", "bf16"):
-        for batch in (1, 32):
-            name = "resnet50_%s_b%d" % (dtype, batch)
-            path = os.path.join(args.out, name + ".onnx")
-            onnx.save(build_onnx(layers, batch, dtype), path)
-            lib = os.path.join(args.out, name + ".so")
-            start = time.time()
-            subprocess.run([os.path.join(args.tide_bin, "tide-compile"), path, "--target=h200",
-                            "--resident=cuda:0", "--no-remarks", "-o", lib], check=True)
-            print("%s: compiled in %.1f s, %.1f MB" % (name, time.time() - start,
-                                                     os.path.getsize(lib) / 1e6))
-            os.remove(path)
-            models.append({"name": name, "dtype": dtype, "batch": batch, "lib": name + ".so"})
+    for family, dtype, batch in [(f, d, b) for f in ("resnet50", "encoder")
+                                 for d in ("f32", "bf16") for b in (1, 32)]:
+        name = "%s_%s_b%d" % (family, dtype, batch)
+        if args.only and args.only not in name:
+            continue
+        path = os.path.join(args.out, name + ".onnx")
+        if family == "resnet50":
+            model = build_onnx(layers, batch, dtype)
+        else:
+            model = encoder.build_onnx(batch, dtype=dtype)
+        onnx.save(model, path)
+        lib = os.path.join(args.out, name + ".so")
+        start = time.time()
+        subprocess.run([os.path.join(args.tide_bin, "tide-compile"), path, "--target=h200",
+                        "--resident=cuda:0", "--no-remarks", "-o", lib], check=True)
+        print("%s: compiled in %.1f s, %.1f MB" % (name, time.time() - start,
+                                                 os.path.getsize(lib) / 1e6))
+        os.remove(path)
+        models.append({"name": name, "family": family, "dtype": dtype, "batch": batch,
+                       "lib": name + ".so"})
     with open(os.path.join(args.out, "models.json"), "w") as f:
         json.dump(models, f, indent=1)
 
@@ -234,9 +247,9 @@ def run(args):
     layers = resnet50_layers()
     params = parameters(layers)
     names = [n for n, _ in params]
-    host = weights(params)
-    forward = torch_forward(layers, names)
-    compiled = torch.compile(forward)
+    nets = {"resnet50": (torch_forward(layers, names), weights(params)),
+            "encoder": (encoder.torch_forward(), encoder.weights(encoder.parameters()))}
+    compiled = {k: torch.compile(f) for k, (f, _) in nets.items()}
     with open(os.path.join(args.dir, "models.json")) as f:
         models = json.load(f)
     print("GPU:", torch.cuda.get_device_name(), "torch", torch.__version__)
@@ -245,15 +258,26 @@ def run(args):
     for m in models:
         if args.only and args.only not in m["name"]:
             continue
+        family = m.get("family", "resnet50")
+        forward, host = nets[family]
         tdt = torch.float32 if m["dtype"] == "f32" else torch.bfloat16
         ws = [torch.from_numpy(w).to("cuda", tdt) for w in host]
         rng = np.random.RandomState(1)
-        x = torch.from_numpy(rng.standard_normal((m["batch"], 3, 224, 224)).astype(np.float32)).to("cuda", tdt)
+        if family == "resnet50":
+            shape = (m["batch"], 3, 224, 224)
+            x = [torch.from_numpy(rng.standard_normal(shape).astype(np.float32)).to("cuda", tdt)]
+        else:
+            shape = (m["batch"], encoder.SEQ, encoder.HIDDEN)
+            mask = np.zeros((m["batch"], 1, 1, encoder.SEQ), np.float32)
+            mask[..., encoder.SEQ - 16:] = -10000.0  # padding at the end
+            x = [torch.from_numpy(rng.standard_normal(shape).astype(np.float32)).to("cuda", tdt),
+                 torch.from_numpy(mask).to("cuda", tdt)]
+        ws = x + ws
         module = tide.load(os.path.join(args.dir, m["lib"]))
         fn = module.main  # the ONNX importer names the function main
         with torch.no_grad():
-            want = forward(x, *ws).float()
-            got = torch.from_dlpack(fn(x, *ws)).float()
+            want = forward(*ws).float()
+            got = torch.from_dlpack(fn(*ws)).float()
             scale = want.abs().max().item()
             err = (got - want).abs().max().item() / scale
             tol = 1e-4 if m["dtype"] == "f32" else 5e-2
@@ -262,9 +286,9 @@ def run(args):
             print("%s: max error %.2e of the output's range (tolerance %.0e): %s"
                   % (m["name"], err, tol, "ok" if ok else "MISMATCH"))
             reps = args.reps
-            t_tide = timed(lambda: fn(x, *ws), reps)
-            t_eager = timed(lambda: forward(x, *ws), reps)
-            t_comp = timed(lambda: compiled(x, *ws), reps)
+            t_tide = timed(lambda: fn(*ws), reps)
+            t_eager = timed(lambda: forward(*ws), reps)
+            t_comp = timed(lambda: compiled[family](*ws), reps)
         rows.append((m["name"], t_tide, t_eager, t_comp))
         print("  tide %.3f ms, eager %.3f ms (%.2fx), torch.compile %.3f ms (%.2fx)"
               % (t_tide, t_eager, t_tide / t_eager, t_comp, t_tide / t_comp), flush=True)
@@ -281,6 +305,7 @@ def main():
     b = sub.add_parser("build")
     b.add_argument("--tide-bin", default="build/bin")
     b.add_argument("--out", default="build/gpu-models")
+    b.add_argument("--only", help="only the models whose name contains this")
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--reps", type=int, default=20)

@@ -10,8 +10,10 @@
 # (Tide's GPU runtime; OpenBLAS and its Fortran runtime, or libomp, when CPU
 # parts use them; glibc's own libraries are the machine's), gen.py,
 # diff.py and this script into one tarball, refused above 64 MiB.
-# Float matmuls are pinned to the CPU (--gemm-on-cpu): without cuBLAS a GPU
-# GEMM cannot run; everything else is placed as the policies decide.
+# Everything is placed as the policies decide; with GEMM_ON_CPU=1 float
+# matmuls are pinned to the CPU (--gemm-on-cpu), for a machine without cuBLAS.
+# The run finds cuBLAS and cuDNN in /usr/local/cuda or in PyTorch's NVIDIA
+# wheels (TIDE_CUBLAS and TIDE_CUDNN, when set, win).
 #
 # There:
 #   tar xzf OUT.tar.gz && bash tide-random-gpu/gpu-batch.sh run [diff.py options]
@@ -41,7 +43,7 @@ pack)
   mkdir -p "$dir/bin" "$dir/lib"
   # Smaller values (20,000 elements at most) keep the inputs small.
   "$python" "$src/test/random/diff.py" --tide-bin "$bin" --work "$dir/modules" \
-    --target h200 --build-only --gemm-on-cpu --seed "$seed" --count "$count" \
+    --target h200 --build-only ${GEMM_ON_CPU:+--gemm-on-cpu} --seed "$seed" --count "$count" \
     --per-module "$per_module" --max-elems 20000
   cp "$src/test/random/gen.py" "$src/test/random/diff.py" "$src/test/random/gpu-batch.sh" "$dir/"
   cp "$bin/tide-run" "$dir/bin/"
@@ -74,6 +76,20 @@ run)
   shift
   export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+  wheel_lib() {
+    python3 -c 'import glob, os, sys, nvidia; print(" ".join(f for p in nvidia.__path__ for f in glob.glob(os.path.join(p, sys.argv[1], "lib", sys.argv[2]))))' "$@" 2>/dev/null || true
+  }
+  if [ -z "${TIDE_CUBLAS:-}" ]; then
+    for f in /usr/local/cuda/lib64/libcublas.so.1[23] $(wheel_lib cublas 'libcublas.so.1[23]'); do
+      [ -e "$f" ] && export TIDE_CUBLAS="$f" && break
+    done
+  fi
+  if [ -z "${TIDE_CUDNN:-}" ]; then
+    for f in /usr/local/cuda/lib64/libcudnn.so.9 $(wheel_lib cudnn libcudnn.so.9); do
+      [ -e "$f" ] && export TIDE_CUDNN="$f" && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$f")" && break
+    done
+  fi
+  echo "cuBLAS: ${TIDE_CUBLAS:-not found}; cuDNN: ${TIDE_CUDNN:-not found}"
   rm -rf "$here/failures"
   rc=0
   python3 "$here/diff.py" --prebuilt --work "$here/modules" --tide-bin "$here/bin" \

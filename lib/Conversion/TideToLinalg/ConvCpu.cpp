@@ -47,12 +47,16 @@ using namespace mlir::tide::to_linalg;
 
 namespace {
 
-/// Whether the CPU lowering of this file takes `op`: f32/f64 and not placed
-/// on a GPU.
+/// Whether the CPU lowering of this file takes `op`: f32/f64, not placed on
+/// a GPU, and no static size 0 (no work; the generic lowering handles it
+/// without slicing into an empty dimension).
 bool isCpuBlasConv(ConvOp op) {
   DeviceAttr device = getDevice(op);
   if (device && device.isGPU())
     return false;
+  for (Value v : {op.getInput(), op.getWeight(), op.getResult()})
+    if (llvm::is_contained(cast<RankedTensorType>(v.getType()).getShape(), 0))
+      return false;
   Type element = op.getType().getElementType();
   return element.isF32() || element.isF64();
 }
