@@ -6,6 +6,8 @@
 
 #include "tide/Lowering/Passes.h"
 
+#include "tide/IR/TideDialect.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -31,6 +33,36 @@ bool hasReductionLoops(Operation *op) {
   return linalgOp && linalgOp.getNumReductionLoops() > 0;
 }
 
+/// `op`'s device (tide.device), if it has one.
+Attribute deviceOf(Operation *op) {
+  return op ? op->getAttr(TideDialect::getDeviceAttrName()) : Attribute();
+}
+
+/// Carries tide.device from the op a pattern rewrites onto the linalg ops
+/// it creates: upstream's fusion builds the fused linalg.generic without the
+/// consumer's discardable attributes, and a fused op with no inputs (an
+/// iota's generator fused into an elementwise op) would otherwise have
+/// nothing left that says where it runs. A reshape folded into its producer
+/// (the root is the reshape) gives the producer's device.
+struct DeviceCarrier : public RewriterBase::Listener {
+  SmallVector<Attribute> roots;
+
+  void notifyPatternBegin(const Pattern &, Operation *op) override {
+    Attribute device = deviceOf(op);
+    if (!device && isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
+      device = deviceOf(op->getOperand(0).getDefiningOp());
+    roots.push_back(device);
+  }
+  void notifyPatternEnd(const Pattern &, LogicalResult) override {
+    roots.pop_back();
+  }
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+    if (!roots.empty() && roots.back() && isa<linalg::LinalgOp>(op) &&
+        !deviceOf(op))
+      op->setAttr(TideDialect::getDeviceAttrName(), roots.back());
+  }
+};
+
 struct FuseElementwisePass
     : public tide::impl::FuseElementwisePassBase<FuseElementwisePass> {
   using Base::Base;
@@ -52,9 +84,11 @@ struct FuseElementwisePass
     }
     RewritePatternSet patterns(context);
     // Upstream's default: fuse a producer only into its one user.
+    // Never across devices.
     linalg::ControlFusionFn fuse = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
-      return producer && producer->hasOneUse();
+      Attribute from = deviceOf(producer), to = deviceOf(fused->getOwner());
+      return producer && producer->hasOneUse() && (!from || !to || from == to);
     };
     // Reshapes move through elementwise ops only.
     linalg::ControlFusionFn reshape = [](OpOperand *fused) {
@@ -72,8 +106,10 @@ struct FuseElementwisePass
     context->getLoadedDialect<linalg::LinalgDialect>()
         ->getCanonicalizationPatterns(patterns);
     linalg::populateConstantFoldLinalgOperations(patterns, fuse);
+    DeviceCarrier carrier;
     GreedyRewriteConfig config;
     config.setUseTopDownTraversal(true);
+    config.setListener(&carrier);
     (void)applyPatternsGreedily(getOperation(), std::move(patterns), config);
   }
 };

@@ -18,6 +18,8 @@
 #endif
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <unordered_map>
 
 using namespace tide::cudart;
 
@@ -337,4 +339,56 @@ extern "C" void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
     check(d, d.cuStreamSynchronize(s), "host-to-host copy (wait)");
     std::memcpy(dst, src, bytes);
   }
+}
+
+namespace {
+/// The device copies of module constants, by slot (see
+/// tide_rt_gpu_copy_constant): the copy's address and size.
+struct ConstantCopies {
+  std::mutex mutex;
+  std::unordered_map<int64_t *, std::pair<CUdeviceptr, size_t>> bySlot;
+};
+ConstantCopies &constantCopies() {
+  static ConstantCopies *copies = new ConstantCopies();
+  return *copies;
+}
+} // namespace
+
+extern "C" void tide_rt_gpu_copy_constant(void *dst, const void *src,
+                                          int64_t bytes, int64_t *slot) {
+  Driver &d = ready("copying a constant to the GPU");
+  auto s = static_cast<CUstream>(mgpuStreamCreate());
+  size_t size = static_cast<size_t>(bytes);
+  CUdeviceptr copy = 0;
+  {
+    ConstantCopies &copies = constantCopies();
+    std::lock_guard<std::mutex> lock(copies.mutex);
+    auto it = copies.bySlot.find(slot);
+    if (it != copies.bySlot.end() &&
+        *slot == static_cast<int64_t>(it->second.first) &&
+        it->second.second == size) {
+      copy = it->second.first;
+    } else {
+      if (it != copies.bySlot.end()) {
+        // The module that owned this slot is gone.
+        check(d, d.cuStreamSynchronize(s), "freeing a constant's copy (wait)");
+        mgpuMemFree(reinterpret_cast<void *>(it->second.first), s);
+        copies.bySlot.erase(it);
+      }
+      copy = reinterpret_cast<CUdeviceptr>(mgpuMemAlloc(size, s, false));
+      timed(d, s, "copy constant host->device (once)", bytes, [&] {
+        stagedToDevice(d, copy, static_cast<const char *>(src), size, s);
+      });
+      // Other threads' streams may use it as soon as the slot is set.
+      check(d, d.cuStreamSynchronize(s), "copying a constant to the GPU");
+      copies.bySlot[slot] = {copy, size};
+      *slot = static_cast<int64_t>(copy);
+    }
+  }
+  timed(d, s, "copy constant device->device", bytes, [&] {
+    check(
+        d,
+        d.cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(dst), copy, size, s),
+        "copying a constant on the GPU (cuMemcpyDtoDAsync)");
+  });
 }

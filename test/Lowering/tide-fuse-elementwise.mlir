@@ -114,3 +114,55 @@ func.func @constant_transpose(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %mm = linalg.matmul ins(%x, %t : tensor<3x2xf32>, tensor<2x2xf32>) outs(%fill : tensor<3x2xf32>) -> tensor<3x2xf32>
   return %mm : tensor<3x2xf32>
 }
+
+// -----
+
+// The fused op keeps the consumer's tide.device (upstream builds it without
+// discardable attributes); a generator with no inputs (an iota) would
+// otherwise leave nothing that says where the fused op runs.
+// CHECK-LABEL: func.func @keeps_device(
+// CHECK: linalg.generic
+// CHECK-SAME: tide.device = #tide.device<cuda:0>
+// CHECK: math.tan
+// CHECK-NOT: linalg.generic
+func.func @keeps_device() -> tensor<3xf32> {
+  %e = tensor.empty() : tensor<3xf32>
+  %i = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%e : tensor<3xf32>) attrs = {tide.device = #tide.device<cuda:0>} {
+  ^bb0(%out: f32):
+    %0 = linalg.index 0 : index
+    %1 = arith.index_cast %0 : index to i64
+    %2 = arith.sitofp %1 : i64 to f32
+    linalg.yield %2 : f32
+  } -> tensor<3xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%i : tensor<3xf32>) outs(%e : tensor<3xf32>) attrs = {tide.device = #tide.device<cuda:0>} {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.tan %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<3xf32>
+  return %t : tensor<3xf32>
+}
+
+// -----
+
+// Ops on different devices do not fuse.
+// CHECK-LABEL: func.func @across_devices(
+// CHECK: linalg.generic
+// CHECK-SAME: tide.device = #tide.device<cpu>
+// CHECK: linalg.generic
+// CHECK-SAME: tide.device = #tide.device<cuda:0>
+func.func @across_devices(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) attrs = {tide.device = #tide.device<cpu>} {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<8xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a : tensor<8xf32>) outs(%e : tensor<8xf32>) attrs = {tide.device = #tide.device<cuda:0>} {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<8xf32>
+  return %b : tensor<8xf32>
+}

@@ -25,6 +25,9 @@
 /* GPU convolution through cuDNN (libTideCudaRuntime.so); no C interface
  * wrapper: the memrefs are unranked, passed as (rank, descriptor) pairs. */
 #define TIDE_RT_GPU_CONV_PREFIX "tide_rt_gpu_conv_"
+/* Copy of a compiled module's constant into GPU memory (libTideCudaRuntime.so).
+ */
+#define TIDE_RT_GPU_COPY_CONSTANT "tide_rt_gpu_copy_constant"
 
 #ifdef __cplusplus
 extern "C" {
@@ -114,6 +117,16 @@ void tide_rt_gpu_conv_f16(TIDE_RT_GPU_CONV_ARGS);
 void tide_rt_gpu_conv_bf16(TIDE_RT_GPU_CONV_ARGS);
 void tide_rt_gpu_conv_f32(TIDE_RT_GPU_CONV_ARGS);
 void tide_rt_gpu_conv_f64(TIDE_RT_GPU_CONV_ARGS);
+
+/* dst (device memory) = the `bytes` bytes of src, a read-only constant of a
+ * compiled module, on the calling thread's stream. The first call uploads src
+ * into device memory kept for the module's life and stores its address in
+ * *slot (a zero-initialized global of the module, one per copy site); later
+ * calls copy from there on the device. A slot found zero again (the module
+ * was unloaded and another loaded at its address) gets a fresh upload, and
+ * the old copy is freed. Errors print a message and exit with status 1. */
+void tide_rt_gpu_copy_constant(void *dst, const void *src, int64_t bytes,
+                               int64_t *slot);
 
 #define TIDE_RT_CPU_TEAM_SIZE "tide_rt_cpu_team_size"
 #define TIDE_RT_MAX_THREADS 1024

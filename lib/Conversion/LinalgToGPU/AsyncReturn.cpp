@@ -12,8 +12,9 @@
 // copies through the runtime are ordered after it); code that reads results
 // from another stream calls tide_rt_synchronize() first. For the same reason
 // the host wait gpu-async-region puts before a cuBLAS call (or a host loop
-// of them: batched matmuls) is dropped, unless the work it waits for copies
-// to or from host memory (host code after the call may use those buffers).
+// of them: batched matmuls), a cuDNN convolution or a constant's copy is
+// dropped, unless the work it waits for copies to host memory (host code
+// after the call may use those buffers).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +27,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::tide {
 #define GEN_PASS_DEF_ASYNCRETURNPASS
@@ -53,9 +55,30 @@ bool allOnGpu(func::FuncOp func) {
   return func.getNumResults() > 0;
 }
 
+/// A call into Tide's runtime that only queues work on the calling thread's
+/// stream: a cuBLAS GEMM, a cuDNN convolution, the copy of a constant from
+/// its cached device copy.
 bool isGemmCall(Operation *op) {
   auto call = dyn_cast<func::CallOp>(op);
-  return call && call.getCallee().starts_with(TIDE_RT_GPU_GEMM_PREFIX);
+  if (!call)
+    return false;
+  StringRef callee = call.getCallee();
+  return callee.starts_with(TIDE_RT_GPU_GEMM_PREFIX) ||
+         callee.starts_with(TIDE_RT_GPU_CONV_PREFIX) ||
+         callee == TIDE_RT_GPU_COPY_CONSTANT;
+}
+
+/// Whether `v` is (a view of) memory from gpu.alloc.
+bool isDeviceAllocation(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<gpu::AllocOp>(def))
+      return true;
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return false;
+    v = view.getViewSource();
+  }
+  return false;
 }
 
 /// A cuBLAS call, or a host loop (batched matmuls over outer batch dims)
@@ -91,7 +114,13 @@ bool waitsForHostMemory(gpu::WaitOp wait) {
       return true;
     if (!seen.insert(def).second)
       continue;
-    if (isa<gpu::MemcpyOp, gpu::MemsetOp>(def))
+    // A copy into GPU memory does not: it has read its host source when
+    // the runtime's copy returns (pageable memory is staged).
+    if (auto copy = dyn_cast<gpu::MemcpyOp>(def);
+        copy && !isDeviceAllocation(copy.getDst()))
+      return true;
+    if (auto set = dyn_cast<gpu::MemsetOp>(def);
+        set && !isDeviceAllocation(set.getDst()))
       return true;
     auto async = dyn_cast<gpu::AsyncOpInterface>(def);
     if (!async)

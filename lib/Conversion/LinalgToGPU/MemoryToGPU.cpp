@@ -4,7 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// memref.alloc/dealloc/copy on GPU memory become gpu.alloc/dealloc/memcpy. A
+// memref.alloc/dealloc/copy on GPU memory become gpu.alloc/dealloc/memcpy; a
+// copy of a constant global becomes a call that copies the runtime's cached
+// device copy of it (uploaded once per module, not at every call). A
 // copy between strided GPU views becomes a linalg.copy (a kernel, made with
 // the other linalg ops); a copy between a strided view and the other side
 // goes through a contiguous buffer on the strided side.
@@ -13,8 +15,13 @@
 
 #include "LinalgToGPU.h"
 
+#include "tide/Runtime/RuntimeSymbols.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <functional>
 
@@ -70,6 +77,66 @@ struct DeallocToGPU : MemoryPattern<memref::DeallocOp> {
   }
 };
 
+/// The constant global `v` reads (memref.get_global of a constant), if any.
+memref::GlobalOp constantGlobal(Value v) {
+  auto get = v.getDefiningOp<memref::GetGlobalOp>();
+  if (!get)
+    return {};
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      get, get.getNameAttr());
+  return global && global.getConstant() ? global : memref::GlobalOp();
+}
+
+/// `v`'s aligned pointer as an i64.
+Value pointerOf(OpBuilder &b, Location loc, Value v) {
+  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, v);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+}
+
+/// A copy of a constant into a contiguous GPU buffer: the runtime keeps one
+/// device copy of the constant per module (made at the first call, found
+/// through a zero-initialized slot global of the module) and copies it on
+/// the device, instead of copying it from the host at every call.
+LogicalResult copyConstant(memref::CopyOp copy, memref::GlobalOp global,
+                           PatternRewriter &rewriter) {
+  auto type = cast<MemRefType>(copy.getTarget().getType());
+  Type element = type.getElementType();
+  if (!type.hasStaticShape() || !element.isIntOrFloat())
+    return failure();
+  int64_t bytes =
+      type.getNumElements() * ((element.getIntOrFloatBitWidth() + 7) / 8);
+  auto module = copy->getParentOfType<ModuleOp>();
+  Location loc = copy.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  auto slotType = MemRefType::get({1}, rewriter.getI64Type());
+  OpBuilder detached(ctx);
+  auto slot = memref::GlobalOp::create(
+      detached, loc, (global.getSymName() + "_device_copy").str(),
+      rewriter.getStringAttr("private"), slotType,
+      DenseElementsAttr::get(RankedTensorType::get({1}, rewriter.getI64Type()),
+                             rewriter.getI64IntegerAttr(0).getValue()),
+      /*constant=*/false, /*alignment=*/nullptr);
+  // Renamed if taken (a constant may be copied at several places).
+  SymbolTable(module).insert(slot);
+  auto callee = module.lookupSymbol<func::FuncOp>(TIDE_RT_GPU_COPY_CONSTANT);
+  if (!callee) {
+    OpBuilder db = OpBuilder::atBlockBegin(module.getBody());
+    Type i64 = db.getI64Type();
+    callee =
+        func::FuncOp::create(db, loc, TIDE_RT_GPU_COPY_CONSTANT,
+                             FunctionType::get(ctx, {i64, i64, i64, i64}, {}));
+    callee.setPrivate();
+  }
+  Value slotRef =
+      memref::GetGlobalOp::create(rewriter, loc, slotType, slot.getSymName());
+  Value operands[] = {pointerOf(rewriter, loc, copy.getTarget()),
+                      pointerOf(rewriter, loc, copy.getSource()),
+                      arith::ConstantIntOp::create(rewriter, loc, bytes, 64),
+                      pointerOf(rewriter, loc, slotRef)};
+  rewriter.replaceOpWithNewOp<func::CallOp>(copy, callee, operands);
+  return success();
+}
+
 /// memref.copy from or to GPU memory -> gpu.memcpy between contiguous
 /// buffers; a copy between strided GPU views is a linalg.copy (a kernel);
 /// a strided view on one side only goes through a contiguous buffer on
@@ -82,6 +149,10 @@ struct CopyToGPU : MemoryPattern<memref::CopyOp> {
     if (inKernel(copy) || (!kernels.onDevice(src) && !kernels.onDevice(dst)))
       return failure();
     if (hasIdentityLayout(src) && hasIdentityLayout(dst)) {
+      if (memref::GlobalOp global = constantGlobal(src);
+          global && kernels.onDevice(dst) &&
+          succeeded(copyConstant(copy, global, rewriter)))
+        return success();
       rewriter.replaceOpWithNewOp<gpu::MemcpyOp>(copy, Type(), ValueRange(),
                                                  dst, src);
       return success();

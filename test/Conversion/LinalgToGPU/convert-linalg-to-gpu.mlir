@@ -384,3 +384,46 @@ func.func @small_window_sum_f16(%x: memref<66x66xf16, #tide.device<cuda:0>>, %w:
   }
   return
 }
+
+// -----
+
+// A constant copied to the GPU: a call that copies the runtime's device copy
+// of it (uploaded at the first call, found through a slot global of the
+// module), not a host-to-device copy at every call. Two copies of the same
+// constant get two slots.
+// CHECK: func.func private @tide_rt_gpu_copy_constant(i64, i64, i64, i64)
+// CHECK: memref.global "private" constant @weights : memref<2x3xf32> = dense<1.500000e+00>
+// CHECK-LABEL: func.func @constant_copy(
+// CHECK: %[[W:.*]] = memref.get_global @weights : memref<2x3xf32>
+// CHECK: %[[D:.*]] = gpu.alloc () : memref<2x3xf32, #tide.device<cuda:0>>
+// CHECK-NOT: gpu.memcpy
+// CHECK: %[[SLOT:.*]] = memref.get_global @weights_device_copy : memref<1xi64>
+// CHECK: %[[DP:.*]] = memref.extract_aligned_pointer_as_index %[[D]]
+// CHECK: %[[DI:.*]] = arith.index_cast %[[DP]] : index to i64
+// CHECK: %[[WP:.*]] = memref.extract_aligned_pointer_as_index %[[W]]
+// CHECK: %[[WI:.*]] = arith.index_cast %[[WP]] : index to i64
+// CHECK: %[[N:.*]] = arith.constant 24 : i64
+// CHECK: %[[SP:.*]] = memref.extract_aligned_pointer_as_index %[[SLOT]]
+// CHECK: %[[SI:.*]] = arith.index_cast %[[SP]] : index to i64
+// CHECK: call @tide_rt_gpu_copy_constant(%[[DI]], %[[WI]], %[[N]], %[[SI]])
+// CHECK: call @tide_rt_gpu_copy_constant
+// A copy of a mutable global stays a host-to-device copy.
+// CHECK: gpu.memcpy
+// CHECK: memref.global "private" @weights_device_copy : memref<1xi64> = dense<0>
+// CHECK: memref.global "private" @weights_device_copy_{{[0-9]+}} : memref<1xi64> = dense<0>
+memref.global "private" constant @weights : memref<2x3xf32> = dense<1.5>
+memref.global "private" @state : memref<2x3xf32> = dense<0.0>
+func.func @constant_copy() {
+  %w = memref.get_global @weights : memref<2x3xf32>
+  %d = memref.alloc() : memref<2x3xf32, #tide.device<cuda:0>>
+  memref.copy %w, %d : memref<2x3xf32> to memref<2x3xf32, #tide.device<cuda:0>>
+  %d2 = memref.alloc() : memref<2x3xf32, #tide.device<cuda:0>>
+  memref.copy %w, %d2 : memref<2x3xf32> to memref<2x3xf32, #tide.device<cuda:0>>
+  %s = memref.get_global @state : memref<2x3xf32>
+  %d3 = memref.alloc() : memref<2x3xf32, #tide.device<cuda:0>>
+  memref.copy %s, %d3 : memref<2x3xf32> to memref<2x3xf32, #tide.device<cuda:0>>
+  memref.dealloc %d : memref<2x3xf32, #tide.device<cuda:0>>
+  memref.dealloc %d2 : memref<2x3xf32, #tide.device<cuda:0>>
+  memref.dealloc %d3 : memref<2x3xf32, #tide.device<cuda:0>>
+  return
+}

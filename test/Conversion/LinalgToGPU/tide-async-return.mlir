@@ -92,6 +92,33 @@ func.func @gemm_after_copy(%a: memref<?x?xf32, strided<[?, 1], offset: ?>>, %h: 
   %v = memref.load %h[%c0] : memref<8xf32>
   return %v : f32
 }
+// A wait for copies into GPU memory only is dropped before a cuDNN call and
+// a constant's copy (the host sources were read when the copies returned).
+// CHECK-LABEL: func.func @conv_after_upload(
+// CHECK: gpu.memcpy async
+// CHECK-NOT: gpu.wait [
+// CHECK: call @tide_rt_gpu_copy_constant
+// CHECK-NOT: gpu.wait [
+// CHECK: call @tide_rt_gpu_conv_f32
+// CHECK: gpu.wait [%{{.*}}]
+// CHECK-NEXT: return
+func.func @conv_after_upload(%h: memref<8xf32>, %u: memref<*xf32>, %p: i64) {
+  %c0 = arith.constant 0 : i64
+  %t0 = gpu.wait async
+  %d, %t1 = gpu.alloc async [%t0] () : memref<8xf32>
+  %t2 = gpu.memcpy async [%t1] %d, %h : memref<8xf32>, memref<8xf32>
+  gpu.wait [%t2]
+  call @tide_rt_gpu_copy_constant(%p, %p, %p, %p) : (i64, i64, i64, i64) -> ()
+  %t3 = gpu.wait async
+  gpu.wait [%t3]
+  call @tide_rt_gpu_conv_f32(%u, %u, %u, %c0) : (memref<*xf32>, memref<*xf32>, memref<*xf32>, i64) -> ()
+  %t4 = gpu.wait async
+  %t5 = gpu.memcpy async [%t4] %h, %d : memref<8xf32>, memref<8xf32>
+  gpu.wait [%t5]
+  return
+}
+func.func private @tide_rt_gpu_copy_constant(i64, i64, i64, i64)
+func.func private @tide_rt_gpu_conv_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>, i64)
 func.func private @tide_rt_gpu_gemm_f32(memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, i32)
 
 gpu.module @kernels {
