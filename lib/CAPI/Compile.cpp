@@ -152,6 +152,16 @@ int tideCompileToLibrary(const char *source, size_t sourceLength,
         return fail("invalid 'policy' option '" + value.str() +
                     "'; expected soft, strict, require-gpu or cost");
       options.policy = *policy;
+    } else if (name == "reduce-precision") {
+      if (value == "none")
+        options.reducePrecision = tide::ReducedPrecision::None;
+      else if (value == "bf16")
+        options.reducePrecision = tide::ReducedPrecision::BF16;
+      else if (value == "f16")
+        options.reducePrecision = tide::ReducedPrecision::F16;
+      else
+        return fail("invalid 'reduce-precision' option '" + value.str() +
+                    "'; expected none, bf16 or f16");
     } else if (name == "cpu") {
       options.cpu = value.str();
     } else if (name == "opt-level") {
@@ -181,9 +191,9 @@ int tideCompileToLibrary(const char *source, size_t sourceLength,
       anyBinding = true;
     } else {
       return fail("unknown compile option '" + name.str() +
-                  "'; expected target, policy, cpu, opt-level, cpu-fallback, "
-                  "remarks, cuda-toolkit, gpu-chip, runtime-dir, bind-shape "
-                  "or bind-input");
+                  "'; expected target, policy, reduce-precision, cpu, "
+                  "opt-level, cpu-fallback, remarks, cuda-toolkit, gpu-chip, "
+                  "runtime-dir, bind-shape or bind-input");
     }
   }
   if (!runtimeDir.empty()) {

@@ -67,6 +67,7 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   PlacementPipelineOptions place;
   place.target = options.target;
   place.policy = options.policy;
+  place.reducePrecision = options.reducePrecision;
   place.remarks = options.remarks;
   // The CPU's cost figures for the threads its code will run on.
   place.cpuThreads = options.threads;

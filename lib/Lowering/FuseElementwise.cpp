@@ -33,6 +33,14 @@ bool hasReductionLoops(Operation *op) {
   return linalgOp && linalgOp.getNumReductionLoops() > 0;
 }
 
+/// Whether `op` is a linalg op that reduces over a product of two or more
+/// operands (a matmul, a batched matmul, a convolution).
+bool isContraction(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && linalgOp.getNumReductionLoops() > 0 &&
+         linalgOp.getNumDpsInputs() >= 2;
+}
+
 /// `op`'s device (tide.device), if it has one.
 Attribute deviceOf(Operation *op) {
   return op ? op->getAttr(TideDialect::getDeviceAttrName()) : Attribute();
@@ -84,11 +92,14 @@ struct FuseElementwisePass
     }
     RewritePatternSet patterns(context);
     // Upstream's default: fuse a producer only into its one user.
-    // Never across devices.
+    // Never across devices, and never into a contraction (a GEMM with its
+    // operand's producer computed inline matches no GEMM library call: the
+    // GELU before a transformer's second FFN matmul made it a loop nest).
     linalg::ControlFusionFn fuse = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
       Attribute from = deviceOf(producer), to = deviceOf(fused->getOwner());
-      return producer && producer->hasOneUse() && (!from || !to || from == to);
+      return producer && producer->hasOneUse() &&
+             !isContraction(fused->getOwner()) && (!from || !to || from == to);
     };
     // Reshapes move through elementwise ops only.
     linalg::ControlFusionFn reshape = [](OpOperand *fused) {

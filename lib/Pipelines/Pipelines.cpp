@@ -64,6 +64,7 @@ void mlir::tide::buildPlacementPipeline(
   decompose.target = options.target;
   decompose.mode = options.decompose;
   decompose.demoteF64 = options.demoteF64;
+  decompose.reducePrecision = options.reducePrecision;
   pm.addPass(createDecomposePass(decompose));
 
   PlaceDevicesPassOptions place;

@@ -87,6 +87,80 @@ struct DecomposePass : public tide::impl::DecomposePassBase<DecomposePass> {
     }
     if (demoteF64)
       demote(module, *loaded);
+    if (reducePrecision != ReducedPrecision::None)
+      reduce(module, *loaded);
+  }
+
+  /// f32 matmuls and convolutions placed on a GPU read bf16 (f16) operands
+  /// and accumulate in f32 (reduce-precision, asked for explicitly). A
+  /// constant operand is converted here, once; the result is cast back to
+  /// f32. Every rewrite is reported.
+  void reduce(ModuleOp module, const Target &target) {
+    bool bf16 = reducePrecision == ReducedPrecision::BF16;
+    StringRef typeName = bf16 ? "bf16" : "f16";
+    DType narrowDType = bf16 ? DType::BF16 : DType::F16;
+    SmallVector<Operation *> ops;
+    module->walk([&](Operation *op) {
+      if (isa<MatmulOp, ConvOp>(op))
+        ops.push_back(op);
+    });
+    OpBuilder b(module.getContext());
+    Type narrowElement = bf16 ? Type(b.getBF16Type()) : Type(b.getF16Type());
+    const llvm::fltSemantics &semantics =
+        bf16 ? llvm::APFloat::BFloat() : llvm::APFloat::IEEEhalf();
+    for (Operation *op : ops) {
+      std::optional<DType> dtype = getKernelDType(op);
+      const DeviceSpec *device = preferredDevice(op, target);
+      StringRef name = op->getName().stripDialect();
+      if (!dtype || *dtype != DType::F32 || !device ||
+          device->kind != DeviceKind::CUDA ||
+          device->kernels.lookup(name, narrowDType) == KernelKind::None)
+        continue;
+      b.setInsertionPoint(op);
+      auto mark = [&](Operation *made) {
+        made->setAttr(kDecomposedAttrName, b.getStringAttr("reduce-precision"));
+      };
+      SmallVector<Value> operands;
+      for (Value operand : op->getOperands()) {
+        auto type = cast<RankedTensorType>(operand.getType());
+        auto narrow = type.clone(narrowElement);
+        DenseElementsAttr value;
+        if (auto constant = operand.getDefiningOp<ConstantOp>())
+          value = dyn_cast<DenseElementsAttr>(constant.getValue());
+        if (value && value.getElementType().isF32()) {
+          // Round to nearest even, as the GPU's conversion does.
+          auto converted = value.mapValues(narrowElement, [&](APFloat v) {
+            bool lost;
+            v.convert(semantics, APFloat::rmNearestTiesToEven, &lost);
+            return v.bitcastToAPInt();
+          });
+          auto made = ConstantOp::create(b, op->getLoc(), narrow, converted);
+          mark(made);
+          operands.push_back(made);
+          continue;
+        }
+        auto castOp = CastOp::create(b, op->getLoc(), narrow, operand);
+        mark(castOp);
+        operands.push_back(castOp);
+      }
+      OperationState state(op->getLoc(), op->getName());
+      state.addOperands(operands);
+      state.addAttributes(op->getAttrs());
+      state.addTypes(cast<RankedTensorType>(op->getResult(0).getType())
+                         .clone(narrowElement));
+      Operation *narrowOp = b.create(state);
+      mark(narrowOp);
+      auto widen = CastOp::create(b, op->getLoc(), op->getResult(0).getType(),
+                                  narrowOp->getResult(0));
+      mark(widen);
+      op->getResult(0).replaceAllUsesWith(widen.getResult());
+      narrowOp->emitWarning()
+          << "computing '" << op->getName() << "' with " << typeName
+          << " operands and f32 accumulation instead of f32 (reduce-precision="
+          << typeName << ", requested) on " << device->name()
+          << "; results lose precision";
+      op->erase();
+    }
   }
 
   /// f64 ops whose preferred device has only an f32 kernel run in f32

@@ -58,7 +58,7 @@ Cublas &cublas(Driver &d) {
   instance = new Cublas();
   Cublas &c = *instance;
   std::vector<std::string> candidates;
-  if (const char *env = std::getenv("TIDE_CUBLAS"))
+  if (const char *env = std::getenv("TIDE_CUBLAS"); env && *env)
     candidates.push_back(env);
   for (const char *name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
                            "/usr/local/cuda/lib64/libcublas.so.13",

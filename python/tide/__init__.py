@@ -255,6 +255,7 @@ def compile(source, target: "str | os.PathLike | None" = None,
             opt_level: Optional[int] = None, cpu_fallback: bool = False,
             remarks: bool = True, cuda_toolkit: Optional[str] = None,
             gpu_chip: Optional[str] = None,
+            reduce_precision: Optional[str] = None,
             bind_shape: Optional[Dict[str, Any]] = None,
             bind_input: Optional[Dict[str, str]] = None,
             output: "str | os.PathLike | None" = None) -> Module:
@@ -265,6 +266,10 @@ def compile(source, target: "str | os.PathLike | None" = None,
     target: a built-in target ("cpu", "h200", "rtx3090", ...) or a JSON target
         file; None: the module's tide.target, else h200.
     policy: "soft" (default), "strict", "require-gpu" or "cost".
+    reduce_precision: "bf16" or "f16": f32 matmuls and convolutions placed on
+        a GPU read operands in that type and accumulate in f32 (tensor
+        cores); reported as warnings in `module.diagnostics`. None or
+        "none": precision as written.
     cpu, opt_level, cpu_fallback, cuda_toolkit, gpu_chip: as tide-compile's
         --cpu, -O, --cpu-fallback, --cuda-toolkit, --gpu-chip.
     bind_shape: for ONNX, {"batch": 8} or {"input": (1, 3, 224, 224)}.
@@ -300,6 +305,8 @@ def compile(source, target: "str | os.PathLike | None" = None,
         options.append(("cuda-toolkit", os.fspath(cuda_toolkit)))
     if gpu_chip is not None:
         options.append(("gpu-chip", gpu_chip))
+    if reduce_precision is not None:
+        options.append(("reduce-precision", str(reduce_precision)))
     for name, value in (bind_shape or {}).items():
         if isinstance(value, (tuple, list)):
             value = "x".join(str(int(d)) for d in value)

@@ -166,3 +166,63 @@ func.func @across_devices(%x: tensor<8xf32>) -> tensor<8xf32> {
   } -> tensor<8xf32>
   return %b : tensor<8xf32>
 }
+
+// -----
+
+// An elementwise producer (a transformer's GELU) is not fused into the matmul
+// that reads it: the matmul with its operand computed inline would match no
+// GEMM library call.
+// CHECK-LABEL: func.func @gelu_then_matmul(
+// CHECK: %[[G:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK: math.erf
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-SAME: ins(%[[G]], %{{.*}} : tensor<4x16xf32>, tensor<16x8xf32>)
+func.func @gelu_then_matmul(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x16xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.erf %in : f32
+    %1 = arith.mulf %0, %in : f32
+    linalg.yield %1 : f32
+  } -> tensor<4x16xf32>
+  %cst = arith.constant 0.0 : f32
+  %o = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%o : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g, %w : tensor<4x16xf32>, tensor<16x8xf32>) outs(%z : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %0 = arith.mulf %a, %b : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// A single-input reduction still takes its elementwise producer (one pass
+// over memory).
+// CHECK-LABEL: func.func @exp_then_sum(
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction"]
+// CHECK: math.exp
+// CHECK-NOT: linalg.generic
+func.func @exp_then_sum(%x: tensor<16xf32>) -> tensor<f32> {
+  %e = tensor.empty() : tensor<16xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<16xf32>
+  %cst = arith.constant 0.0 : f32
+  %o = tensor.empty() : tensor<f32>
+  %z = linalg.fill ins(%cst : f32) outs(%o : tensor<f32>) -> tensor<f32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]}
+      ins(%a : tensor<16xf32>) outs(%z : tensor<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %in, %acc : f32
+    linalg.yield %0 : f32
+  } -> tensor<f32>
+  return %s : tensor<f32>
+}

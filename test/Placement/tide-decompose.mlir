@@ -41,6 +41,22 @@
 // RUN:   | FileCheck %t/demote.mlir --check-prefix=NO-DEMOTE \
 // RUN:       --implicit-check-not=warning: --implicit-check-not=tide.cast --implicit-check-not=tide.decomposed
 
+// reduce-precision (asked for): f32 matmuls and convs on the GPU read bf16 or
+// f16 operands; nothing else changes, nor without the option, nor on the CPU.
+// RUN: tide-opt %t/reduce.mlir -verify-diagnostics --tide-decompose="target=h200 reduce-precision=bf16" \
+// RUN:   | FileCheck %t/reduce.mlir --check-prefix=BF16
+// RUN: tide-opt %t/reduce.mlir --tide-decompose="target=h200 reduce-precision=f16" 2>&1 \
+// RUN:   | FileCheck %t/reduce.mlir --check-prefix=F16
+// RUN: tide-opt %t/reduce.mlir --tide-decompose="target=h200" 2>&1 \
+// RUN:   | FileCheck %t/reduce.mlir --check-prefix=NO-REDUCE \
+// RUN:       --implicit-check-not=warning: --implicit-check-not=tide.cast --implicit-check-not=tide.decomposed
+// RUN: tide-opt %t/reduce.mlir --tide-decompose="target=cpu reduce-precision=bf16" 2>&1 \
+// RUN:   | FileCheck %t/reduce.mlir --check-prefix=NO-REDUCE \
+// RUN:       --implicit-check-not=warning: --implicit-check-not=tide.cast --implicit-check-not=tide.decomposed
+// RUN: not tide-opt %examples/mlp_f32.mlir --tide-decompose=reduce-precision=f8 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BAD-REDUCE
+// BAD-REDUCE: error: invalid 'reduce-precision' option 'f8'; expected none, bf16 or f16
+
 // Bad option values.
 // RUN: not tide-opt %examples/mlp_f32.mlir --tide-decompose=mode=sometimes 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BAD-MODE
@@ -288,4 +304,51 @@ func.func @negative_f32_and_constant(%x: tensor<16xf32>) -> (tensor<16xf32>, ten
   %0 = tide.exp %x : tensor<16xf32>
   %c = tide.constant dense<1.0> : tensor<16xf64>
   return %0, %c : tensor<16xf32>, tensor<16xf64>
+}
+
+//--- reduce.mlir
+
+// A matmul of an argument and a constant: the constant is converted here
+// (1.00390625 rounds to 1.0 in bf16, to itself in f16), the argument through
+// a cast; the result is cast back to f32; the add stays f32.
+// BF16-LABEL: func.func @linear(
+// BF16-SAME: %[[X:.*]]: tensor<2x4xf32>)
+// BF16: %[[NX:.*]] = tide.cast %[[X]] {tide.decomposed = "reduce-precision"} : tensor<2x4xf32> to tensor<2x4xbf16>
+// BF16: %[[W:.*]] = tide.constant {tide.decomposed = "reduce-precision"} dense<1.000000e+00> : tensor<4x3xbf16>
+// BF16: %[[M:.*]] = tide.matmul %[[NX]], %[[W]] {tide.decomposed = "reduce-precision"} : tensor<2x4xbf16>, tensor<4x3xbf16>
+// BF16: %[[R:.*]] = tide.cast %[[M]] {tide.decomposed = "reduce-precision"} : tensor<2x3xbf16> to tensor<2x3xf32>
+// BF16: tide.add %[[R]], %[[R]] : tensor<2x3xf32>
+// F16: warning: computing 'tide.matmul' with f16 operands and f32 accumulation instead of f32 (reduce-precision=f16, requested) on cuda:0; results lose precision
+// F16-LABEL: func.func @linear(
+// F16: tide.constant {tide.decomposed = "reduce-precision"} dense<1.003910e+00> : tensor<4x3xf16>
+// F16: tide.matmul {{.*}} : tensor<2x4xf16>, tensor<4x3xf16>
+// NO-REDUCE-LABEL: func.func @linear(
+// NO-REDUCE: tide.matmul %{{.*}}, %{{.*}} : tensor<2x4xf32>, tensor<4x3xf32>
+func.func @linear(%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
+  %w = tide.constant dense<1.00390625> : tensor<4x3xf32>
+  // expected-warning @+1 {{computing 'tide.matmul' with bf16 operands and f32 accumulation instead of f32 (reduce-precision=bf16, requested) on cuda:0; results lose precision}}
+  %0 = tide.matmul %x, %w : tensor<2x4xf32>, tensor<4x3xf32>
+  %1 = tide.add %0, %0 : tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
+
+// A convolution keeps its attributes.
+// BF16-LABEL: func.func @conv(
+// BF16: tide.conv %{{.*}}, %{{.*}} strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] {tide.decomposed = "reduce-precision"} : tensor<1x3x8x8xbf16>, tensor<4x3x3x3xbf16>
+// BF16: tide.cast %{{.*}} : tensor<1x4x8x8xbf16> to tensor<1x4x8x8xf32>
+func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32> {
+  // expected-warning @+1 {{computing 'tide.conv' with bf16 operands}}
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>
+  return %0 : tensor<1x4x8x8xf32>
+}
+
+// f64, and ops pinned to the CPU, are left alone.
+// BF16-LABEL: func.func @negative(
+// BF16-NOT: tide.cast
+// BF16: tide.matmul {{.*}} : tensor<2x4xf64>, tensor<4x3xf64>
+// BF16: tide.matmul {{.*}}tide.device = #tide.device<cpu>{{.*}} : tensor<2x4xf32>, tensor<4x3xf32>
+func.func @negative(%a: tensor<2x4xf64>, %b: tensor<4x3xf64>, %c: tensor<2x4xf32>, %d: tensor<4x3xf32>) -> (tensor<2x3xf64>, tensor<2x3xf32>) {
+  %0 = tide.matmul %a, %b : tensor<2x4xf64>, tensor<4x3xf64>
+  %1 = tide.matmul %c, %d {tide.device = #tide.device<cpu>} : tensor<2x4xf32>, tensor<4x3xf32>
+  return %0, %1 : tensor<2x3xf64>, tensor<2x3xf32>
 }

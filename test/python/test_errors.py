@@ -43,6 +43,9 @@ def test_bad_options():
         tide.compile(EXP, target="cpu", policy="fast")
     with pytest.raises(tide.CompileError, match="unknown target|no target|target"):
         tide.compile(EXP, target="no-such-target")
+    with pytest.raises(tide.CompileError,
+                       match="invalid 'reduce-precision' option 'f8'; expected none, bf16 or f16"):
+        tide.compile(EXP, target="cpu", reduce_precision="f8")
     with pytest.raises(tide.CompileError, match="invalid 'opt-level' option '7'"):
         tide.compile(EXP, target="cpu", opt_level=7)
     with pytest.raises(tide.CompileError, match="bind-shape and bind-input apply to ONNX models only"):

@@ -51,6 +51,17 @@ static cl::opt<tide::PlacementPolicy> policy(
                           "any op on the CPU is an error"),
                clEnumValN(tide::PlacementPolicy::Cost, "cost",
                           "minimise compute plus copy time")));
+static cl::opt<tide::ReducedPrecision> reducePrecision(
+    "reduce-precision",
+    cl::desc("Run f32 matmuls and convolutions placed on a GPU on its tensor "
+             "cores: operands in this type, f32 accumulation; everything "
+             "else stays f32 (an explicit precision change, reported)"),
+    cl::init(tide::ReducedPrecision::None),
+    cl::values(clEnumValN(tide::ReducedPrecision::None, "none", "as written"),
+               clEnumValN(tide::ReducedPrecision::BF16, "bf16",
+                          "bf16 operands (f32's range)"),
+               clEnumValN(tide::ReducedPrecision::F16, "f16",
+                          "f16 operands (more mantissa, less range)")));
 static cl::opt<std::string>
     header("header", cl::desc("C header to write (default: OUT with .h)"));
 static cl::opt<std::string>
@@ -185,6 +196,7 @@ int main(int argc, char **argv) {
   tide::CompileOptions options;
   options.target = target;
   options.policy = policy;
+  options.reducePrecision = reducePrecision;
   options.cpu = cpu;
   options.optLevel = optLevel;
   options.remarks = !noRemarks;

@@ -30,6 +30,9 @@ struct CompileOptions {
   std::string target;
   /// Placement policy.
   PlacementPolicy policy = PlacementPolicy::Soft;
+  /// f32 matmuls and convolutions on a GPU in bf16/f16 with f32
+  /// accumulation (tide-decompose's reduce-precision; reported).
+  ReducedPrecision reducePrecision = ReducedPrecision::None;
   /// Host CPU to generate code for: "native" (this machine) or an LLVM CPU
   /// name such as "x86-64-v3".
   std::string cpu = "native";

@@ -69,6 +69,17 @@ struct PlacementPipelineOptions
       llvm::cl::desc("Compute f64 ops in f32 where only f32 has a kernel "
                      "(an explicit, reported precision change)"),
       llvm::cl::init(false)};
+  PassOptions::Option<ReducedPrecision> reducePrecision{
+      *this, "reduce-precision",
+      llvm::cl::desc("Compute f32 matmuls and convolutions placed on a GPU "
+                     "in a narrower type (an explicit, reported precision "
+                     "change)"),
+      llvm::cl::init(ReducedPrecision::None),
+      llvm::cl::values(clEnumValN(ReducedPrecision::None, "none", "as written"),
+                       clEnumValN(ReducedPrecision::BF16, "bf16",
+                                  "bf16 operands, f32 accumulation"),
+                       clEnumValN(ReducedPrecision::F16, "f16",
+                                  "f16 operands, f32 accumulation"))};
   PassOptions::Option<int64_t> dynamicDimSize{
       *this, "dynamic-dim-size",
       llvm::cl::desc("Size assumed for dynamic dimensions in cost estimates"),

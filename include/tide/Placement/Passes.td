@@ -49,6 +49,16 @@ def DecomposePass : Pass<"tide-decompose", "mlir::ModuleOp"> {
     computed in `f32` between two `tide.cast`s; every such rewrite is reported
     as a warning.
 
+    With `reduce-precision=bf16` (or `f16`), asked for explicitly, every f32
+    `matmul` and `conv` whose preferred device is a GPU with a kernel for the
+    narrower type reads its operands in that type (constant operands are
+    converted here, once; others through a `tide.cast` that fuses into its
+    producer) and its result is cast back to f32: the tensor cores run the
+    products, cuBLAS and cuDNN accumulate in f32, and everything else
+    (elementwise ops, softmax, normalization statistics, reductions) stays
+    f32. Each rewritten op is reported as a warning and its placement reason
+    says `decomposed(reduce-precision)`.
+
     Before (tensorflow-0.7: no GPU kernel for reduce_mean):
     ```mlir
     %m = tide.reduce_mean %x axes = [0] : tensor<256xf32>
@@ -70,6 +80,14 @@ def DecomposePass : Pass<"tide-decompose", "mlir::ModuleOp"> {
       clEnumValN(::mlir::tide::DecomposeMode::Never, "never", "none"))}]>,
     Option<"demoteF64", "demote-f64", "bool", /*default=*/"false",
            "Compute f64 ops in f32 where only f32 has a kernel (reported)">,
+    Option<"reducePrecision", "reduce-precision",
+           "::mlir::tide::ReducedPrecision",
+           /*default=*/"::mlir::tide::ReducedPrecision::None",
+           "Compute f32 matmuls and convolutions placed on a GPU in a "
+           "narrower type (reported)", [{::llvm::cl::values(
+      clEnumValN(::mlir::tide::ReducedPrecision::None, "none", "as written"),
+      clEnumValN(::mlir::tide::ReducedPrecision::BF16, "bf16", "bf16 inputs, f32 accumulation"),
+      clEnumValN(::mlir::tide::ReducedPrecision::F16, "f16", "f16 inputs, f32 accumulation"))}]>,
   ];
   let dependentDialects = ["mlir::tide::TideDialect"];
 }

@@ -38,6 +38,9 @@ llvm::StringRef stringifyPlacementPolicy(PlacementPolicy policy);
 std::optional<PlacementPolicy> symbolizePlacementPolicy(llvm::StringRef name);
 /// When tide-decompose rewrites composite ops.
 enum class DecomposeMode { Auto, Always, Never };
+/// The precision tide-decompose computes f32 GEMMs and convolutions in on
+/// the GPU when asked (None: as written).
+enum class ReducedPrecision { None, BF16, F16 };
 /// Output formats of reports and listings (None: no report, for pipelines).
 enum class ReportFormat { None, Text, JSON, Dot };
 
@@ -171,6 +174,7 @@ void printPlacementDot(const PlacementSummary &summary, llvm::raw_ostream &os);
 
 TIDE_ENUM_OPTION_PARSER(::mlir::tide::PlacementPolicy)
 TIDE_ENUM_OPTION_PARSER(::mlir::tide::DecomposeMode)
+TIDE_ENUM_OPTION_PARSER(::mlir::tide::ReducedPrecision)
 TIDE_ENUM_OPTION_PARSER(::mlir::tide::ReportFormat)
 
 #endif // TIDE_PLACEMENT_PLACEMENT_H

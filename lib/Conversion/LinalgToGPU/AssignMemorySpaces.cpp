@@ -203,10 +203,14 @@ struct AssignMemorySpacesPass
             // such chains: constant -> expand_shape -> GPU op; a slice of a
             // position table up to a run-time length): the views are of the
             // device copy.
-            if (!gpu &&
+            // A tensor.reshape's shape operand is read on the host (it
+            // gives the view's sizes): only its source moves.
+            bool viewSource =
                 isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
-                    tensor::CastOp, tensor::ReshapeOp, tensor::ExtractSliceOp>(
-                    user))
+                    tensor::CastOp, tensor::ExtractSliceOp>(user) ||
+                (isa<tensor::ReshapeOp>(user) && use.getOwner() == user &&
+                 use.getOperandNumber() == 0);
+            if (!gpu && viewSource)
               gpu = gpuReaderThroughViews(user);
             if (!gpu)
               continue;

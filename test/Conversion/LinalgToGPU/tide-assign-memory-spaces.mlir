@@ -94,6 +94,30 @@ func.func @constant_through_reshape(%x: tensor<3x1x1xf32>) -> tensor<3x1x1xf32> 
 
 // -----
 
+// The shape operand of a tensor.reshape stays on the host (the host reads
+// it for the view's sizes; a device copy was read by the host, a crash
+// found by random programs on the H200); the reshaped data moves.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @reshape_shape_stays(
+// CHECK: %[[S:.*]] = arith.constant dense<[1, 14]> : tensor<2xindex>
+// CHECK-NOT: copy(%[[S]])
+// CHECK: tensor.reshape %{{.*}}(%[[S]])
+func.func @reshape_shape_stays(%x: tensor<2x7xf32>) -> tensor<?x14xf32> {
+  %t = bufferization.alloc_tensor() copy(%x) {memory_space = #tide.device<cuda:0>} : tensor<2x7xf32>
+  %s = arith.constant dense<[1, 14]> : tensor<2xindex>
+  %r = tensor.reshape %t(%s) : (tensor<2x7xf32>, tensor<2xindex>) -> tensor<?x14xf32>
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %r, %c0 : tensor<?x14xf32>
+  %e = tensor.empty(%d) : tensor<?x14xf32>
+  %g = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<?x14xf32>) outs(%e : tensor<?x14xf32>) attrs = {tide.device = #tide.device<cuda:0>} {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<?x14xf32>
+  return %g : tensor<?x14xf32>
+}
+
 // A constant a GPU op reads through a slice of a run-time size (positions up
 // to the sequence length) is copied to the device; the slice views the copy.
 #id1 = affine_map<(d0, d1) -> (d0, d1)>
