@@ -9,7 +9,11 @@
 #include "tide/Conversion/GemmMatchers.h"
 #include "tide/Runtime/RuntimeSymbols.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -22,21 +26,115 @@ using namespace mlir;
 using namespace mlir::tide;
 
 namespace {
+
+/// A batched matmul (matchBatchedGemm's `operands`: lhs, rhs, result) as
+/// 2-D GEMM calls of `callee` on views of its operands. When the rhs is
+/// the same matrix for every batch index (a linear layer's weight) and the
+/// lhs and result rows step uniformly through the batch dims (static
+/// strides), the batch folds into the rows: one GEMM of (batch x m) rows.
+/// Otherwise one call per batch index, in host loops.
+void lowerBatchedGemm(OpBuilder &b, linalg::LinalgOp op,
+                      ArrayRef<BatchedGemmOperand> operands,
+                      func::FuncOp callee, MemRefType viewType) {
+  Location loc = op.getLoc();
+  auto cType = cast<MemRefType>(operands[2].value.getType());
+  int64_t batchRank = cType.getRank() - 2;
+  auto index = [&](OpBuilder &ib, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ib, loc, v);
+  };
+  // Whether the rows of `operand` (its batch dims, then m) step by its m
+  // stride: every batch dim present, static strides, each batch dim's
+  // stride the next dim's stride times its size.
+  auto rowsFold = [&](const BatchedGemmOperand &operand) {
+    auto type = cast<MemRefType>(operand.value.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (!type.hasStaticShape() ||
+        failed(type.getStridesAndOffset(strides, offset)) ||
+        llvm::any_of(strides, ShapedType::isDynamic))
+      return false;
+    int64_t r = type.getRank();
+    int64_t next = r - 2; // m
+    for (int64_t d = batchRank - 1; d >= 0; --d) {
+      if (!operand.dimOf[d] || *operand.dimOf[d] != next - 1)
+        return false;
+      if (strides[next - 1] != strides[next] * type.getDimSize(next))
+        return false;
+      --next;
+    }
+    return next == 0;
+  };
+  bool fold = llvm::none_of(operands[1].dimOf,
+                            [](auto dim) { return dim.has_value(); }) &&
+              rowsFold(operands[0]) && rowsFold(operands[2]);
+
+  struct Meta {
+    Value base, offset;
+    SmallVector<Value> sizes, strides;
+  };
+  SmallVector<Meta> metas;
+  for (const BatchedGemmOperand &operand : operands) {
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, operand.value);
+    Meta m;
+    m.base = meta.getBaseBuffer();
+    m.offset = meta.getOffset();
+    m.sizes.assign(meta.getSizes().begin(), meta.getSizes().end());
+    m.strides.assign(meta.getStrides().begin(), meta.getStrides().end());
+    metas.push_back(m);
+  }
+  SmallVector<Value> ivs;
+  OpBuilder ib = b;
+  if (!fold) {
+    for (int64_t d = 0; d < batchRank; ++d) {
+      auto loop = scf::ForOp::create(ib, loc, index(ib, 0), metas[2].sizes[d],
+                                     index(ib, 1));
+      ivs.push_back(loop.getInductionVar());
+      ib = OpBuilder::atBlockBegin(loop.getBody());
+      ib.setInsertionPoint(loop.getBody()->getTerminator());
+    }
+  }
+  SmallVector<Value> views;
+  for (auto [i, operand, meta] : llvm::enumerate(operands, metas)) {
+    int64_t r = meta.sizes.size();
+    Value offset = meta.offset;
+    Value rows = meta.sizes[r - 2];
+    if (fold && i != 1) {
+      for (int64_t d = 0; d < r - 2; ++d)
+        rows = arith::MulIOp::create(ib, loc, rows, meta.sizes[d]);
+    } else if (!fold) {
+      for (int64_t d = 0; d < batchRank; ++d)
+        if (std::optional<int64_t> dim = operand.dimOf[d])
+          offset = arith::AddIOp::create(
+              ib, loc, offset,
+              arith::MulIOp::create(ib, loc, ivs[d], meta.strides[*dim]));
+    }
+    SmallVector<OpFoldResult> sizes{rows, meta.sizes[r - 1]};
+    SmallVector<OpFoldResult> strides{meta.strides[r - 2], ib.getIndexAttr(1)};
+    views.push_back(memref::ReinterpretCastOp::create(
+        ib, loc, viewType, meta.base, OpFoldResult(offset), sizes, strides));
+  }
+  func::CallOp::create(ib, loc, callee, views);
+  op->erase();
+}
+
 struct MatmulToLibraryPass
     : public tide::impl::MatmulToLibraryPassBase<MatmulToLibraryPass> {
   using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<linalg::MatmulOp> matmuls;
-    module.walk([&](linalg::MatmulOp op) {
-      if (isLibraryGemm(op, GemmLibrary::HostBlas))
+    SmallVector<linalg::LinalgOp> matmuls;
+    module.walk([&](linalg::LinalgOp op) {
+      auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
+      if ((matmul && isLibraryGemm(matmul, GemmLibrary::HostBlas)) ||
+          (!op->getParentOfType<gpu::LaunchOp>() &&
+           !matchBatchedGemm(op, GemmLibrary::HostBlas).empty()))
         matmuls.push_back(op);
     });
     if (matmuls.empty())
       return;
     OpBuilder b(module.getContext());
-    for (linalg::MatmulOp op : matmuls) {
+    for (linalg::LinalgOp op : matmuls) {
       Type element = cast<MemRefType>(op.getDpsInitOperand(0)->get().getType())
                          .getElementType();
       StringRef name = element.isF32() ? TIDE_RT_GEMM_F32 : TIDE_RT_GEMM_F64;
@@ -56,6 +154,11 @@ struct MatmulToLibraryPass
                         b.getUnitAttr());
       }
       b.setInsertionPoint(op);
+      if (!isa<linalg::MatmulOp>(op)) {
+        lowerBatchedGemm(b, op, matchBatchedGemm(op, GemmLibrary::HostBlas),
+                         callee, dynType);
+        continue;
+      }
       SmallVector<Value> operands;
       for (Value v : op->getOperands())
         operands.push_back(memref::CastOp::create(b, op.getLoc(), dynType, v));

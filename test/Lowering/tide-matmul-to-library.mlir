@@ -11,6 +11,7 @@
 // RUN: tide-opt %t/gemm.mlir --tide-matmul-to-library \
 // RUN:   | grep -c "func.func private @tide_rt_gemm" | FileCheck %t/gemm.mlir --check-prefix=DECLS
 // RUN: tide-opt %t/untouched.mlir --tide-matmul-to-library | FileCheck %t/untouched.mlir
+// RUN: tide-opt %t/batched.mlir --tide-matmul-to-library | FileCheck %t/batched.mlir
 // Known bugs (see the comments in that part): run last.
 // RUN: tide-opt %t/layouts.mlir --tide-matmul-to-library | FileCheck %t/layouts.mlir
 
@@ -95,6 +96,71 @@ func.func @negative_f16(%a: memref<4x5xf16>, %b: memref<5x6xf16>, %c: memref<4x6
 func.func @negative_tensor(%a: tensor<4x5xf32>, %b: tensor<5x6xf32>, %c: tensor<4x6xf32>) -> tensor<4x6xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<4x5xf32>, tensor<5x6xf32>) outs(%c : tensor<4x6xf32>) -> tensor<4x6xf32>
   return %0 : tensor<4x6xf32>
+}
+
+//--- batched.mlir
+
+// Batched matmuls as convert-tide-to-linalg writes them become 2-D GEMM calls
+// on views. A linear layer on a (batch, sequence, hidden) tensor: the weight
+// is the same for every batch index and the rows step uniformly, so the
+// batch folds into the rows: one GEMM of 2 x 3 rows.
+#x = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#w = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+#y = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @linear(
+// CHECK-NOT: scf.for
+// CHECK: %[[ROWS:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK: %[[A:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [%[[ROWS]], %{{.*}}], strides: [%{{.*}}, 1]
+// CHECK: %[[B:.*]] = memref.reinterpret_cast
+// CHECK: %[[C:.*]] = memref.reinterpret_cast
+// CHECK: call @tide_rt_gemm_f32(%[[A]], %[[B]], %[[C]])
+// CHECK-NOT: linalg.generic
+func.func @linear(%x: memref<2x3x4xf32>, %w: memref<4x5xf32>, %y: memref<2x3x5xf32>) {
+  linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x3x4xf32>, memref<4x5xf32>) outs(%y : memref<2x3x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Both operands batched (attention's per-head products): one call per batch
+// index, each operand offset by its batch strides.
+#q = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#k = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+#s = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @heads(
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: arith.muli %[[I]]
+// CHECK: arith.muli %[[J]]
+// CHECK: func.call @tide_rt_gemm_f64(
+// CHECK-NOT: linalg.generic
+func.func @heads(%q: memref<2x3x4x5xf64>, %k: memref<2x3x5x4xf64>, %s: memref<2x3x4x4xf64>) {
+  linalg.generic {indexing_maps = [#q, #k, #s], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x3x4x5xf64>, memref<2x3x5x4xf64>) outs(%s : memref<2x3x4x4xf64>) {
+  ^bb0(%a: f64, %b: f64, %acc: f64):
+    %m = arith.mulf %a, %b : f64
+    %t = arith.addf %acc, %m : f64
+    linalg.yield %t : f64
+  }
+  return
+}
+
+// An integer batched matmul stays a loop nest.
+// CHECK-LABEL: func.func @negative_i32_batched(
+// CHECK: linalg.generic
+func.func @negative_i32_batched(%x: memref<2x3x4xi32>, %w: memref<4x5xi32>, %y: memref<2x3x5xi32>) {
+  linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x3x4xi32>, memref<4x5xi32>) outs(%y : memref<2x3x5xi32>) {
+  ^bb0(%a: i32, %b: i32, %acc: i32):
+    %m = arith.muli %a, %b : i32
+    %s = arith.addi %acc, %m : i32
+    linalg.yield %s : i32
+  }
+  return
 }
 
 //--- layouts.mlir

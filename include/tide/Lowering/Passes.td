@@ -107,16 +107,24 @@ def ApplyLoopAnnotationsPass
 }
 
 def MatmulToLibraryPass : Pass<"tide-matmul-to-library", "mlir::ModuleOp"> {
-  let summary = "Run f32/f64 2-D matmuls through the host BLAS";
+  let summary = "Run f32/f64 matmuls through the host BLAS";
   let description = [{
     Replaces every buffer-level `linalg.matmul` on f32 or f64 memrefs with a
     call to Tide's runtime (`tide_rt_gemm_f32` / `tide_rt_gemm_f64`, declared
     in `include/tide/Runtime/RuntimeSymbols.h`), which calls OpenBLAS: the
-    "library" kernel of the CPU's kernel table. Runs after bufferization;
-    other element types stay generated loops.
+    "library" kernel of the CPU's kernel table. Batched matmuls (the
+    `linalg.generic` that `convert-tide-to-linalg` writes, batch dims
+    broadcast NumPy-style) become such calls on 2-D views: one call over
+    all rows when the right operand is the same matrix for every batch
+    index (a linear layer's weight applied to a (batch, sequence, hidden)
+    tensor) and the rows step uniformly, else one call per batch index in
+    host loops. Runs after bufferization; other element types stay
+    generated loops.
   }];
   let dependentDialects = ["mlir::func::FuncDialect",
                            "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect",
                            "mlir::LLVM::LLVMDialect"];
 }
 

@@ -6,7 +6,8 @@
 //
 // 2-D f16/bf16/f32/f64 matmuls call cuBLAS through Tide's runtime; batched
 // matmuls call its strided batched GEMM over 3-D views, in a host loop over
-// any outer batch dims. Which matmuls qualify is GemmMatchers' business.
+// any outer batch dims that do not join the batch with uniform strides. Which
+// matmuls qualify is GemmMatchers' business.
 //
 //===----------------------------------------------------------------------===//
 
@@ -135,21 +136,63 @@ void gpu_lowering::lowerLibraryBatchedGemm(
     metas.push_back(m);
   }
   const Meta &cMeta = metas[2];
+  // Batch dims [inner, batchRank) run as one cuBLAS batch: outer ones join
+  // it while, for every operand, they are all broadcast or all present with
+  // static strides that step uniformly (a contiguous (batch, heads, ...)
+  // tensor: attention's per-head matmuls in one call, not one per image).
+  int64_t inner = batchRank - 1;
+  SmallVector<int64_t> innerStride(operands.size(), 0), innerExtent;
+  SmallVector<SmallVector<int64_t>> staticStrides;
+  bool staticLayouts = true;
+  for (const BatchedGemmOperand &operand : operands) {
+    auto type = cast<MemRefType>(operand.value.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        !type.hasStaticShape() || llvm::any_of(strides, ShapedType::isDynamic))
+      staticLayouts = false;
+    staticStrides.push_back(strides);
+  }
+  int64_t extent = 1; // of the joined batch, static
+  if (batchRank > 0 && staticLayouts) {
+    extent = cast<MemRefType>(c.getType()).getDimSize(batchRank - 1);
+    for (auto [i, operand] : llvm::enumerate(operands))
+      if (std::optional<int64_t> dim = operand.dimOf[batchRank - 1])
+        innerStride[i] = staticStrides[i][*dim];
+    while (inner > 0) {
+      int64_t d = inner - 1;
+      bool joins = true;
+      for (auto [i, operand] : llvm::enumerate(operands)) {
+        bool present = operand.dimOf[d].has_value();
+        for (int64_t e = inner; e < batchRank; ++e)
+          if (operand.dimOf[e].has_value() != present)
+            joins = false;
+        if (present &&
+            staticStrides[i][*operand.dimOf[d]] != innerStride[i] * extent)
+          joins = false;
+      }
+      if (!joins)
+        break;
+      extent *= cast<MemRefType>(c.getType()).getDimSize(d);
+      inner = d;
+    }
+  }
   // Host loops over the outer batch dims.
   SmallVector<Value> ivs;
   OpBuilder ib = b;
-  for (int64_t d = 0; d + 1 < batchRank; ++d) {
+  for (int64_t d = 0; d < inner; ++d) {
     auto loop = scf::ForOp::create(ib, loc, index(ib, loc, 0), cMeta.sizes[d],
                                    index(ib, loc, 1));
     ivs.push_back(loop.getInductionVar());
     ib = OpBuilder::atBlockBegin(loop.getBody());
     ib.setInsertionPoint(loop.getBody()->getTerminator());
   }
-  Value batch = cMeta.sizes[batchRank - 1];
+  Value batch = inner + 1 < batchRank ? index(ib, loc, extent)
+                                      : cMeta.sizes[batchRank - 1];
   SmallVector<Value> views;
   for (auto [operand, meta] : llvm::zip(operands, metas)) {
     Value offset = meta.offset;
-    for (int64_t d = 0; d + 1 < batchRank; ++d)
+    for (int64_t d = 0; d < inner; ++d)
       if (std::optional<int64_t> dim = operand.dimOf[d])
         offset = arith::AddIOp::create(
             ib, loc, offset,

@@ -269,6 +269,31 @@ func.func @batched_broadcast(%x: memref<2x1x3x4xf64, #tide.device<cuda:0>>, %y: 
 
 // -----
 
+// Two batch dims of contiguous operands (attention's (batch, heads) matmuls):
+// one strided batched call over all 2 x 3 matrices, no host loop.
+#a4 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#b4 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+#c4 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @batched_heads(
+// CHECK-NOT: scf.for
+// CHECK: %[[SIX:.*]] = arith.constant 6 : index
+// CHECK: %[[A:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [%[[SIX]], %{{.*}}, %{{.*}}], strides: [%{{.*}}, %{{.*}}, 1]
+// CHECK: call @tide_rt_gpu_gemm_batched_f32(%[[A]], %{{.*}}, %{{.*}}, %c1_i32)
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @batched_heads(%x: memref<2x3x4x5xf32, #tide.device<cuda:0>>, %y: memref<2x3x5x6xf32, #tide.device<cuda:0>>, %z: memref<2x3x4x6xf32, #tide.device<cuda:0>>) {
+  linalg.generic {indexing_maps = [#a4, #b4, #c4], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %y : memref<2x3x4x5xf32, #tide.device<cuda:0>>, memref<2x3x5x6xf32, #tide.device<cuda:0>>) outs(%z : memref<2x3x4x6xf32, #tide.device<cuda:0>>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // A zero-filled 2-D f32 matmul: one cuBLAS call that overwrites (the fill is
 // folded in); allocations and copies become GPU runtime calls.
 // CHECK-LABEL: func.func private @tide_rt_gpu_gemm_f32(memref<?x?xf32, strided<[?, 1], offset: ?>, #tide.device<cuda:0>>, memref<?x?xf32, strided<[?, 1], offset: ?>, #tide.device<cuda:0>>, memref<?x?xf32, strided<[?, 1], offset: ?>, #tide.device<cuda:0>>, i32) attributes {llvm.emit_c_interface}
