@@ -20,6 +20,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
@@ -36,6 +37,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include <mutex>
 
 using namespace mlir;
 using namespace mlir::tide;
@@ -238,11 +240,13 @@ LogicalResult mlir::tide::generateHeader(StringRef metadataText,
 }
 
 /// Finds a C compiler driver to link with.
-/// glibc's libmvec has expm1 since 2.35 (tide-accurate-math-to-libm calls
-/// expm1f/expm1), but LLVM's LIBMVEC table does not list it: without these
-/// the loops of tide.elu would not vectorize.
-static void addLibmvecExpm1(llvm::TargetLibraryInfoImpl &tlii,
-                            const llvm::Triple &triple) {
+/// glibc 2.35 added vector variants of most of libm to libmvec (erf, tanh,
+/// expm1, log1p, the inverse and hyperbolic functions, ...), but LLVM's
+/// LIBMVEC table lists only the older ones: without these, loops calling
+/// them (a transformer's erf GELU, tide.elu's expm1) stay scalar. Only
+/// functions the table does not already map are added.
+static void addLibmvecFunctions(llvm::TargetLibraryInfoImpl &tlii,
+                                const llvm::Triple &triple) {
   if (triple.getArch() != llvm::Triple::x86_64)
     return;
 #ifdef __GLIBC__
@@ -253,16 +257,35 @@ static void addLibmvecExpm1(llvm::TargetLibraryInfoImpl &tlii,
   return;
 #endif
   auto fixed = [](unsigned n) { return llvm::ElementCount::getFixed(n); };
-  tlii.addVectorizableFunctions({
-      {"expm1f", "_ZGVbN4v_expm1f", fixed(4), false, "_ZGV_LLVM_N4v",
-       std::nullopt},
-      {"expm1f", "_ZGVdN8v_expm1f", fixed(8), false, "_ZGV_LLVM_N8v",
-       std::nullopt},
-      {"expm1", "_ZGVbN2v_expm1", fixed(2), false, "_ZGV_LLVM_N2v",
-       std::nullopt},
-      {"expm1", "_ZGVdN4v_expm1", fixed(4), false, "_ZGV_LLVM_N4v",
-       std::nullopt},
-  });
+  // Unary functions with SSE (b) and AVX2 (d) variants in glibc 2.35's
+  // libmvec, each in f32 ("f" suffix) and f64.
+  static const char *const unary[] = {
+      "erf",  "erfc", "tanh", "atanh", "asinh", "acosh", "sinh",
+      "cosh", "tan",  "atan", "asin",  "acos",  "log1p", "log2",
+      "log10", "exp2", "exp10", "cbrt", "expm1"};
+  std::vector<llvm::VecDesc> descs;
+  // The names must outlive the TargetLibraryInfoImpl: kept for the process.
+  static llvm::StringSet<> *names = new llvm::StringSet<>();
+  static std::mutex namesMutex;
+  std::lock_guard<std::mutex> lock(namesMutex);
+  auto keep = [&](std::string name) -> llvm::StringRef {
+    return names->insert(name).first->getKey();
+  };
+  for (const char *f : unary) {
+    std::string f32 = std::string(f) + "f", f64 = f;
+    for (auto [scalar, prefix, width] :
+         {std::tuple<std::string, const char *, unsigned>{f32, "_ZGVbN4v_", 4},
+          {f32, "_ZGVdN8v_", 8},
+          {f64, "_ZGVbN2v_", 2},
+          {f64, "_ZGVdN4v_", 4}}) {
+      if (tlii.isFunctionVectorizable(scalar, fixed(width)))
+        continue;
+      descs.push_back({keep(scalar), keep(prefix + scalar), fixed(width),
+                       false, keep("_ZGV_LLVM_N" + std::to_string(width) + "v"),
+                       std::nullopt});
+    }
+  }
+  tlii.addVectorizableFunctions(descs);
 }
 
 static std::string findLinker() {
@@ -456,7 +479,7 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
     if (options.vectorMath) {
       tlii.addVectorizableFunctionsFromVecLib(llvm::VectorLibrary::LIBMVEC,
                                               triple);
-      addLibmvecExpm1(tlii, triple);
+      addLibmvecFunctions(tlii, triple);
     }
     fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
     builder.registerModuleAnalyses(mam);
