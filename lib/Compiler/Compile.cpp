@@ -260,9 +260,9 @@ static void addLibmvecFunctions(llvm::TargetLibraryInfoImpl &tlii,
   // Unary functions with SSE (b) and AVX2 (d) variants in glibc 2.35's
   // libmvec, each in f32 ("f" suffix) and f64.
   static const char *const unary[] = {
-      "erf",  "erfc", "tanh", "atanh", "asinh", "acosh", "sinh",
-      "cosh", "tan",  "atan", "asin",  "acos",  "log1p", "log2",
-      "log10", "exp2", "exp10", "cbrt", "expm1"};
+      "erf",   "erfc", "tanh",  "atanh", "asinh", "acosh", "sinh",
+      "cosh",  "tan",  "atan",  "asin",  "acos",  "log1p", "log2",
+      "log10", "exp2", "exp10", "cbrt",  "expm1"};
   std::vector<llvm::VecDesc> descs;
   // The names must outlive the TargetLibraryInfoImpl: kept for the process.
   static llvm::StringSet<> *names = new llvm::StringSet<>();
@@ -280,8 +280,8 @@ static void addLibmvecFunctions(llvm::TargetLibraryInfoImpl &tlii,
           {f64, "_ZGVdN4v_", 4}}) {
       if (tlii.isFunctionVectorizable(scalar, fixed(width)))
         continue;
-      descs.push_back({keep(scalar), keep(prefix + scalar), fixed(width),
-                       false, keep("_ZGV_LLVM_N" + std::to_string(width) + "v"),
+      descs.push_back({keep(scalar), keep(prefix + scalar), fixed(width), false,
+                       keep("_ZGV_LLVM_N" + std::to_string(width) + "v"),
                        std::nullopt});
     }
   }

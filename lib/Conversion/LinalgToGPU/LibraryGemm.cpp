@@ -177,6 +177,28 @@ void gpu_lowering::lowerLibraryBatchedGemm(
       inner = d;
     }
   }
+  // A right operand shared by every batch index (a linear layer's weight)
+  // with lhs and result rows stepping uniformly through the batch dims: the
+  // batch folds into the rows, one GEMM of (batch x m) rows (cuBLAS runs one
+  // large GEMM faster than a strided batch of small ones).
+  bool foldRows = false;
+  if (staticLayouts && inner == 0 &&
+      llvm::none_of(operands[1].dimOf,
+                    [](std::optional<int64_t> d) { return d.has_value(); })) {
+    foldRows = true;
+    for (int64_t i : {0, 2}) {
+      auto type = cast<MemRefType>(operands[i].value.getType());
+      int64_t next = type.getRank() - 2; // m
+      for (int64_t d = batchRank - 1; d >= 0 && foldRows; --d) {
+        std::optional<int64_t> dim = operands[i].dimOf[d];
+        foldRows = dim && *dim == next - 1 &&
+                   staticStrides[i][next - 1] ==
+                       staticStrides[i][next] * type.getDimSize(next);
+        --next;
+      }
+      foldRows &= next == 0;
+    }
+  }
   // Host loops over the outer batch dims.
   SmallVector<Value> ivs;
   OpBuilder ib = b;
@@ -190,7 +212,7 @@ void gpu_lowering::lowerLibraryBatchedGemm(
   Value batch = inner + 1 < batchRank ? index(ib, loc, extent)
                                       : cMeta.sizes[batchRank - 1];
   SmallVector<Value> views;
-  for (auto [operand, meta] : llvm::zip(operands, metas)) {
+  for (auto [i, operand, meta] : llvm::enumerate(operands, metas)) {
     Value offset = meta.offset;
     for (int64_t d = 0; d < inner; ++d)
       if (std::optional<int64_t> dim = operand.dimOf[d])
@@ -201,8 +223,17 @@ void gpu_lowering::lowerLibraryBatchedGemm(
     if (std::optional<int64_t> dim = operand.dimOf[batchRank - 1])
       batchStride = meta.strides[*dim];
     int64_t r = meta.sizes.size();
-    SmallVector<OpFoldResult> sizes{batch, meta.sizes[r - 2],
-                                    meta.sizes[r - 1]};
+    OpFoldResult rows = meta.sizes[r - 2];
+    if (foldRows) {
+      batchStride = index(ib, loc, 0);
+      if (i != 1)
+        rows = ib.getIndexAttr(
+            extent *
+            cast<MemRefType>(operand.value.getType()).getDimSize(r - 2));
+    }
+    SmallVector<OpFoldResult> sizes{foldRows ? OpFoldResult(ib.getIndexAttr(1))
+                                             : OpFoldResult(batch),
+                                    rows, meta.sizes[r - 1]};
     SmallVector<OpFoldResult> strides{batchStride, meta.strides[r - 2],
                                       ib.getIndexAttr(1)};
     views.push_back(memref::ReinterpretCastOp::create(

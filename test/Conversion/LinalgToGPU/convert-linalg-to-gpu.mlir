@@ -294,6 +294,31 @@ func.func @batched_heads(%x: memref<2x3x4x5xf32, #tide.device<cuda:0>>, %y: memr
 
 // -----
 
+// A linear layer on a (batch, sequence, hidden) tensor: the weight is shared
+// by every batch index, so the batch folds into the rows: one GEMM of 2 x 3
+// rows (a batch of 1), not a strided batch of 2.
+#xl = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#wl = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+#yl = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @linear_rows(
+// CHECK-NOT: scf.for
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [1, 6, %{{.*}}], strides: [%{{.*}}, %{{.*}}, 1]
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [1, %{{.*}}, %{{.*}}], strides: [%{{.*}}, %{{.*}}, 1]
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [1, 6, %{{.*}}], strides: [%{{.*}}, %{{.*}}, 1]
+// CHECK: call @tide_rt_gpu_gemm_batched_f32(
+func.func @linear_rows(%x: memref<2x3x4xf32, #tide.device<cuda:0>>, %w: memref<4x5xf32, #tide.device<cuda:0>>, %y: memref<2x3x5xf32, #tide.device<cuda:0>>) {
+  linalg.generic {indexing_maps = [#xl, #wl, #yl], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x3x4xf32, #tide.device<cuda:0>>, memref<4x5xf32, #tide.device<cuda:0>>) outs(%y : memref<2x3x5xf32, #tide.device<cuda:0>>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // A zero-filled 2-D f32 matmul: one cuBLAS call that overwrites (the fill is
 // folded in); allocations and copies become GPU runtime calls.
 // CHECK-LABEL: func.func private @tide_rt_gpu_gemm_f32(memref<?x?xf32, strided<[?, 1], offset: ?>, #tide.device<cuda:0>>, memref<?x?xf32, strided<[?, 1], offset: ?>, #tide.device<cuda:0>>, memref<?x?xf32, strided<[?, 1], offset: ?>, #tide.device<cuda:0>>, i32) attributes {llvm.emit_c_interface}
