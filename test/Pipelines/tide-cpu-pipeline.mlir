@@ -202,7 +202,7 @@ func.func @elu_f16(%x: tensor<16xf16>) -> tensor<16xf16> {
 // CHECK: %[[X:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f16
 // CHECK: %[[ACC:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
 // CHECK: %[[W:.*]] = llvm.fpext %[[X]] : f16 to f32
-// CHECK: %[[S:.*]] = llvm.fadd %[[W]], %[[ACC]] : f32
+// CHECK: %[[S:.*]] = llvm.fadd %[[W]], %[[ACC]] {fastmathFlags = #llvm.fastmath<reassoc>} : f32
 // CHECK: llvm.store %[[S]], %{{.*}} : f32, !llvm.ptr
 // CHECK: llvm.fptrunc %{{.*}} : f32 to f16
 func.func @sum_f16(%x: tensor<8192xf16>) -> tensor<f16> {

@@ -872,6 +872,8 @@ struct LowerReduction : OpRewritePattern<OpTy> {
       replaceFromSignless(rewriter, op, generic.getResult(1));
       return success();
     } else {
+      auto reassoc = arith::FastMathFlagsAttr::get(
+          rewriter.getContext(), arith::FastMathFlags::reassoc);
       auto generic = linalg::GenericOp::create(
           rewriter, loc, TypeRange{valueType}, ValueRange{input},
           ValueRange{valueInit}, ArrayRef<AffineMap>{inMap, outMap}, iterators,
@@ -890,11 +892,15 @@ struct LowerReduction : OpRewritePattern<OpTy> {
                   : isUnsigned
                       ? arith::MinUIOp::create(b, l, x, acc).getResult()
                       : arith::MinSIOp::create(b, l, x, acc).getResult();
+            // Float sums and products may be reassociated: the loop
+            // vectorizer then keeps several partial accumulators (closer to
+            // NumPy's pairwise summation than one running sum, and the GPU
+            // reduces in a tree anyway). Nothing else is relaxed.
             else if (isa<ReduceProdOp>(op))
-              r = f ? arith::MulFOp::create(b, l, x, acc).getResult()
+              r = f ? arith::MulFOp::create(b, l, x, acc, reassoc).getResult()
                     : arith::MulIOp::create(b, l, x, acc).getResult();
             else
-              r = f ? arith::AddFOp::create(b, l, x, acc).getResult()
+              r = f ? arith::AddFOp::create(b, l, x, acc, reassoc).getResult()
                     : arith::AddIOp::create(b, l, x, acc).getResult();
             linalg::YieldOp::create(b, l, r);
           });

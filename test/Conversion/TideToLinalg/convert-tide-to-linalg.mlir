@@ -607,7 +607,7 @@ func.func @broadcast_to(%x: tensor<3xf32>, %y: tensor<1x?xi64>)
 // CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
 // CHECK-SAME: ins(%[[X]] : tensor<4x?xf32>) outs(%[[INIT]] : tensor<4xf32>)
 // CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[ACC:.*]]: f32):
-// CHECK-NEXT: %[[S:.*]] = arith.addf %[[IN]], %[[ACC]] : f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[IN]], %[[ACC]] fastmath<reassoc> : f32
 // CHECK-NEXT: linalg.yield %[[S]] : f32
 // CHECK: return %[[R]] : tensor<4xf32>
 func.func @reduce_sum(%x: tensor<4x?xf32>) -> tensor<4xf32> {
@@ -1401,7 +1401,7 @@ func.func @negative_broadcast_to_unknown_size(%x: tensor<3xf32>) -> tensor<?x3xf
 // CHECK-SAME: ins(%[[X]] : tensor<8x?xf16>) outs(%[[INIT]] : tensor<8xf32>)
 // CHECK-NEXT: ^bb0(%[[IN:.*]]: f16, %[[ACC:.*]]: f32):
 // CHECK-NEXT: %[[W:.*]] = arith.extf %[[IN]] : f16 to f32
-// CHECK-NEXT: %[[R:.*]] = arith.addf %[[W]], %[[ACC]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.addf %[[W]], %[[ACC]] fastmath<reassoc> : f32
 // CHECK-NEXT: linalg.yield %[[R]] : f32
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%[[S]] : tensor<8xf32>) outs(%{{.*}} : tensor<8xf16>)
