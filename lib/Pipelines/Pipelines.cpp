@@ -149,6 +149,9 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
   addBufferization(pm, /*gpu=*/false);
   if (options.blas)
     pm.addPass(createMatmulToLibraryPass());
+  // Transposes copy cache-sized tiles (one side would be read with a large
+  // stride throughout).
+  pm.addNestedPass<func::FuncOp>(createTileTransposesPass());
   bool parallel = options.threads != 1;
   if (parallel) {
     // One scf.parallel per linalg op over its parallel dimensions; the outer

@@ -71,6 +71,37 @@ def FuseElementwisePass : Pass<"tide-fuse-elementwise", "mlir::ModuleOp"> {
                            "mlir::affine::AffineDialect"];
 }
 
+def TileTransposesPass : Pass<"tide-tile-transposes", "mlir::func::FuncOp"> {
+  let summary = "Copy transposed data in cache-sized tiles on the CPU";
+  let description = [{
+    Runs on buffer-level host code, before the linalg ops become loops. A
+    linalg op that reads its one input through a permutation that moves the
+    innermost dimension (a transpose, possibly with elementwise work fused
+    into it) walks one side of memory with a large stride: every access to
+    the strided side misses the cache. Such ops are tiled (upstream's
+    `linalg::tileLinalgOp`, parallel tile loops) over the result's innermost
+    dimension and the result dimension the input's innermost one feeds, with
+    `tile-size` x `tile-size` tiles, so that both sides of a tile stay in
+    the cache. Transposes that keep the innermost dimension (attention's
+    (0, 2, 1, 3)) copy contiguous rows already and are left alone.
+
+    ```mlir
+    linalg.transpose ins(%x : memref<4096x4096xf32>) outs(%y : ...) permutation = [1, 0]
+    // becomes
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c4096, %c4096) step (%c32, %c32) {
+      linalg.transpose ins(%subview_x ...) outs(%subview_y ...) permutation = [1, 0]
+    }
+    ```
+  }];
+  let options = [
+    Option<"tileSize", "tile-size", "int64_t", /*default=*/"32",
+           "Tile size along both dimensions">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::affine::AffineDialect"];
+}
+
 def AnnotateInnerLoopsPass
     : Pass<"tide-annotate-inner-loops", "mlir::func::FuncOp"> {
   let summary = "Keep the innermost CPU loops whole for LLVM's loop vectorizer";
