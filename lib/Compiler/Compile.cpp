@@ -92,6 +92,7 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
     CpuPipelineOptions cpu;
     cpu.threads = options.threads;
     cpu.grain = options.grain;
+    cpu.rowTiles = options.rowTiles;
     buildCpuPipeline(lower, cpu);
     return lower.run(module);
   }

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
@@ -146,7 +147,12 @@ static void addHostToLLVM(OpPassManager &pm) {
 void mlir::tide::buildCpuPipeline(OpPassManager &pm,
                                   const CpuPipelineOptions &options) {
   addTensorSteps(pm, options.fuse, /*gpu=*/false);
+  // Softmax, norms: a reduction and what consumes it computed by row tiles
+  // that stay in the cache (one scf.forall, independent tiles).
+  if (options.fuse && options.rowTiles)
+    pm.addNestedPass<func::FuncOp>(createTileAndFuseRowsPass());
   addBufferization(pm, /*gpu=*/false);
+  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   if (options.blas)
     pm.addPass(createMatmulToLibraryPass());
   // Transposes copy cache-sized tiles (one side would be read with a large

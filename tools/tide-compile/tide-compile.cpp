@@ -104,6 +104,11 @@ static cl::opt<int64_t> threads(
              "(TIDE_NUM_THREADS, else the CPUs the process may use), 1 = "
              "single-threaded code, N = N unless TIDE_NUM_THREADS is set"),
     cl::init(0));
+static cl::opt<bool>
+    rowTiles("cpu-row-tiles",
+             cl::desc("Compute softmax, norms and other reductions with their "
+                      "consumers by row tiles that stay in the cache"),
+             cl::init(true));
 static cl::opt<int64_t>
     grain("grain",
           cl::desc("Fewest loop iterations per thread: smaller loop nests "
@@ -206,6 +211,7 @@ int main(int argc, char **argv) {
   options.resident = resident;
   options.threads = threads;
   options.grain = grain;
+  options.rowTiles = rowTiles;
   OwningOpRef<ModuleOp> fallback;
   if (failed(tide::lowerToLLVMDialect(*module, options, &fallback)))
     return 1;

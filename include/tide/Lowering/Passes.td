@@ -102,6 +102,56 @@ def TileTransposesPass : Pass<"tide-tile-transposes", "mlir::func::FuncOp"> {
                            "mlir::affine::AffineDialect"];
 }
 
+def TileAndFuseRowsPass
+    : Pass<"tide-tile-and-fuse-rows", "mlir::func::FuncOp"> {
+  let summary = "Compute reductions and what consumes them row tile by row "
+                "tile on the CPU";
+  let description = [{
+    Runs on tensor-level host code, after `tide-fuse-elementwise`. A softmax,
+    a layer norm or any chain where a reduction's result is consumed next to
+    the data it was reduced from makes one pass over memory per linalg op:
+    the max, the exponentials, the sum and the division each read (and the
+    exponentials write) the whole tensor. When the tensor is larger than the
+    cache, every pass goes to memory.
+
+    For each CPU op (the root) whose producers include a reduction, this pass
+    finds the producers that can be computed one tile of the root's rows at a
+    time with no work repeated: each one's tile must depend on every tiled
+    loop of the root (a reduction over the rows, or a value broadcast along
+    them, is computed once outside instead) and all of its users must be in
+    the group. It then tiles the root's parallel loops but the innermost one
+    (upstream's `scf::tileConsumerAndFuseProducersUsingSCF`, an `scf.forall`
+    over tiles of about `tile-bytes` bytes of the root's rows) and fuses those
+    producers into the tile, so that a tile's rows stay in the cache from the
+    first reduction to the last write. The tiles are independent: the forall
+    becomes the parallel loop that `tide-parallelize-loops` spreads over
+    threads. Contractions (matmuls, convolutions) are never fused or tiled:
+    they stay whole for the BLAS. Roots smaller than `min-bytes` are left
+    alone (they fit in the cache already).
+
+    ```mlir
+    %max = linalg.generic {reduction over d1} ins(%x) outs(%fill)
+    %e = linalg.generic ins(%x, %max) ...          // exp(x - max)
+    %sum = linalg.generic {reduction over d1} ins(%e) outs(%fill0)
+    %y = linalg.generic ins(%e, %sum) ...          // e / sum: the root
+    // becomes
+    %y = scf.forall (%i) = (0) to (4096) step (8) shared_outs(%o = %init) {
+      // the same four ops on rows [%i, %i + 8)
+    }
+    ```
+  }];
+  let options = [
+    Option<"tileBytes", "tile-bytes", "int64_t", /*default=*/"32768",
+           "Bytes of the root's rows per tile">,
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"262144",
+           "Roots whose result has fewer bytes are not tiled">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::linalg::LinalgDialect"];
+}
+
 def AnnotateInnerLoopsPass
     : Pass<"tide-annotate-inner-loops", "mlir::func::FuncOp"> {
   let summary = "Keep the innermost CPU loops whole for LLVM's loop vectorizer";

@@ -129,6 +129,12 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       *this, "fuse",
       llvm::cl::desc("Fuse chains of elementwise ops into one loop nest"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> rowTiles{
+      *this, "row-tiles",
+      llvm::cl::desc("Compute reductions and their consumers (softmax, "
+                     "norms) by row tiles that stay in the cache "
+                     "(tide-tile-and-fuse-rows)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> blas{
       *this, "blas",
       llvm::cl::desc("Run f32/f64 2-D matmuls through the host BLAS "
