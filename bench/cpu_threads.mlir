@@ -12,3 +12,20 @@ func.func @softmax(%x: tensor<4096x1000xf32>) -> tensor<4096x1000xf32> {
   %0 = tide.softmax %x axis = 1 : tensor<4096x1000xf32>
   return %0 : tensor<4096x1000xf32>
 }
+// Larger than most caches (128 MiB): the row-tiled softmax reads it once.
+func.func @softmax_big(%x: tensor<32768x1024xf32>) -> tensor<32768x1024xf32> {
+  %0 = tide.softmax %x axis = 1 : tensor<32768x1024xf32>
+  return %0 : tensor<32768x1024xf32>
+}
+// A layer norm's statistics and normalization (no scale), rows of 768.
+func.func @layernorm(%x: tensor<16384x768xf32>) -> tensor<16384x768xf32> {
+  %m = tide.reduce_mean %x axes = [1] : tensor<16384x768xf32>
+  %m2 = tide.reshape %m : tensor<16384xf32> to tensor<16384x1xf32>
+  %d = tide.sub %x, %m2 : tensor<16384x768xf32>, tensor<16384x1xf32>
+  %sq = tide.mul %d, %d : tensor<16384x768xf32>, tensor<16384x768xf32>
+  %v = tide.reduce_mean %sq axes = [1] : tensor<16384x768xf32>
+  %v2 = tide.reshape %v : tensor<16384xf32> to tensor<16384x1xf32>
+  %r = tide.rsqrt %v2 : tensor<16384x1xf32>
+  %y = tide.mul %d, %r : tensor<16384x768xf32>, tensor<16384x1xf32>
+  return %y : tensor<16384x768xf32>
+}

@@ -103,6 +103,14 @@ static void addTensorSteps(OpPassManager &pm, bool fuse, bool gpu) {
   // convolutions in the shapes the GEMM libraries match.
   if (fuse)
     pm.addPass(createFuseElementwisePass());
+  // Dynamic sizes read from the function's arguments, not from the previous
+  // op's result (through loops over the batch too): otherwise bufferization's
+  // slice analysis walks the whole network back for every size (minutes for
+  // a MobileNet with a symbolic batch).
+  pm.addPass(createSCFForLoopCanonicalizationPass());
+  memref::ResolveRankedShapeTypeResultDimsPassOptions resolve;
+  resolve.errorOnPatternIterationLimit = false; // only an optimization
+  pm.addPass(memref::createResolveRankedShapeTypeResultDimsPass(resolve));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Results computed in donated argument buffers (tide.donate).
