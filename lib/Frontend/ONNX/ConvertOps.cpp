@@ -1138,6 +1138,22 @@ LogicalResult convertConcat(NodeImporter &n) {
 Value sliceAxis(NodeImporter &n, Value x, int64_t axis, int64_t start,
                 int64_t limit, int64_t step = 1) {
   Shape s = shapeOf(x);
+  if (step > 0 && llvm::any_of(s, ShapedType::isDynamic)) {
+    // A dynamic dimension (a symbolic batch) kept whole: its extent is known
+    // at run time only, so the bounds are shape operands.
+    int64_t rank = s.size();
+    SmallVector<SymDim> st(rank, SymDim::constant(0)), lim = n.dimsOf(x);
+    st[axis] = SymDim::constant(start);
+    lim[axis] = SymDim::constant(limit);
+    Shape strides(rank, 1), shape = s;
+    strides[axis] = step;
+    shape[axis] = std::max<int64_t>(0, (limit - start + step - 1) / step);
+    Value startV = n.shapeOperand(st), limitV = n.shapeOperand(lim);
+    if (!startV || !limitV)
+      return Value();
+    auto type = cast<RankedTensorType>(x.getType()).clone(shape);
+    return n.make<DynamicSliceOp>(type, x, startV, limitV, strides);
+  }
   Shape st(s.size(), 0), lim = s, str(s.size(), 1);
   st[axis] = start;
   lim[axis] = limit;
@@ -1532,6 +1548,8 @@ LogicalResult convertPad(NodeImporter &n) {
     int64_t axis = axes[k];
     int64_t before = pads[k], after = pads[k + axes.size()];
     int64_t dim = shapeOf(x)[axis];
+    if (before == 0 && after == 0)
+      continue; // a symbolic batch is left as it is
     if (ShapedType::isDynamic(dim))
       return n.fail("Pad of a dynamic dimension is not supported yet");
     // Negative pads crop.
@@ -1550,8 +1568,12 @@ LogicalResult convertPad(NodeImporter &n) {
     auto block = [&](int64_t count, bool atStart) -> Value {
       Shape s = shapeOf(x);
       s[axis] = count;
-      if (mode == "constant")
-        return n.broadcastTo(fill, s);
+      if (mode == "constant") {
+        // Other dimensions may be symbolic (a batch): their sizes come from x.
+        SmallVector<SymDim> dims = n.dimsOf(x);
+        dims[axis] = SymDim::constant(count);
+        return n.broadcastToDims(fill, dims);
+      }
       if (dim == 0) {
         n.error() << "cannot pad an empty dimension in " << mode << " mode";
         return {};

@@ -218,3 +218,16 @@ for bs, sl in ((2, 6), (3, 9), (5, 4)):
     mask[1, :] = 0   # a fully masked row: softmax of -inf only, NaN -> 0
     save_inputs("mask_dyn", "b%d" % bs,
                 [rng.standard_normal((bs, sl, D)).astype(np.float32), mask])
+
+# --- split_pad_dyn: what ShuffleNet and Swin export with a symbolic batch ----
+# Split on the channels (opset 18, num_outputs) and Pad of the spatial
+# dimensions (constant and reflect, pads and axes as inputs): the batch is
+# kept whole, its size read at run time.
+g = Graph()
+a, bb = g.op("Split", ["x"], "split", outs=2, axis=1, num_outputs=2)
+g.op("Pad", [a, g.c([1, 2, 0, 3]), g.c(0.5, np.float32), g.c([2, 3])], "padded", mode="constant")
+g.op("Pad", [bb, g.c([0, 0, 1, 0, 0, 0, 1, 0])], "reflected", mode="reflect")
+g.save("split_pad_dyn.onnx", [vi("x", F32, ["batch", 6, 5, 7])],
+       [vi("padded", F32, ["batch", 3, 6, 12]), vi("reflected", F32, ["batch", 3, 7, 7])], 18)
+for bs in (2, 3, 5):
+    save_inputs("split_pad_dyn", "b%d" % bs, [rng.standard_normal((bs, 6, 5, 7)).astype(np.float32)])
