@@ -298,9 +298,6 @@ SymDim NodeImporter::dimOf(Value v, int64_t axis) {
   if (!type.isDynamicDim(axis))
     return SymDim::constant(type.getDimSize(axis));
   auto [source, a] = graph.rootOf(v, axis);
-  // No known root (found by tide-fuzz-onnx): the dimension is v's own.
-  if (!source)
-    return SymDim::dim(v, axis);
   return SymDim::dim(source, a);
 }
 
@@ -319,8 +316,6 @@ Value NodeImporter::scalarOf(const SymDim &d, Type type) {
     return constant(
         makeDense(RankedTensorType::get({1}, element), {d.value}, {}));
   case SymDim::Kind::Dim: {
-    if (!d.source)
-      return {};
     Value &cached = graph.dimValues[{d.source, d.axis}];
     if (!cached) {
       // At the start of the function when the tensor is an argument, else
