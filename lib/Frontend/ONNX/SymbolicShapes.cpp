@@ -475,12 +475,19 @@ SymDim NodeImporter::combine(llvm::StringRef op, const SymDim &a,
                  op == "LessOrEqual" || op == "GreaterOrEqual";
   if (a.isConst() && b.isConst()) {
     int64_t x = a.value, y = b.value;
+    // int64 arithmetic wraps around, as the tide ops do at run time (in
+    // C++ an overflow is undefined: found by tide-fuzz-onnx).
+    auto wrap = [](uint64_t v) { return SymDim::constant(int64_t(v)); };
     if (op == "Add")
-      return SymDim::constant(x + y);
+      return wrap(uint64_t(x) + uint64_t(y));
     if (op == "Sub")
-      return SymDim::constant(x - y);
+      return wrap(uint64_t(x) - uint64_t(y));
     if (op == "Mul")
-      return SymDim::constant(x * y);
+      return wrap(uint64_t(x) * uint64_t(y));
+    if (op == "Div" && y == -1)
+      return wrap(0 - uint64_t(x));
+    if (op == "Mod" && y == -1)
+      return SymDim::constant(0);
     if (op == "Div" && y != 0)
       return SymDim::constant(x / y);
     if (op == "Mod" && y != 0)
