@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <csetjmp>
 #include <cstdio>
-#include <set>
 #include <vector>
 
 using namespace tide::cudart;
@@ -51,8 +50,6 @@ namespace {
 /// A call run by tide_rt_guarded_call on this thread.
 struct Guard {
   jmp_buf jump;
-  /// Blocks the call allocated (tracked) and has not freed.
-  std::set<CUdeviceptr> blocks;
   char message[1024] = {0};
   Guard *outer = nullptr;
 };
@@ -130,7 +127,7 @@ CUdeviceptr tide::cudart::tryAllocate(Driver &d, uint64_t bytes,
   a.live[ptr] = size;
   a.inUse += size;
   if (tracked && activeGuard)
-    activeGuard->blocks.insert(ptr);
+    a.callOf[ptr] = activeGuard;
   return ptr;
 }
 
@@ -142,8 +139,13 @@ CUdeviceptr tide::cudart::tryAllocate(Driver &d, uint64_t bytes,
   // The abandoned call's blocks go back to the cache, on this thread's
   // stream: work already queued there that uses them runs first.
   {
-    std::vector<CUdeviceptr> blocks(g->blocks.begin(), g->blocks.end());
-    g->blocks.clear();
+    std::vector<CUdeviceptr> blocks;
+    {
+      Lock lock(mutex);
+      for (auto [block, call] : allocator().callOf)
+        if (call == g)
+          blocks.push_back(block);
+    }
     for (CUdeviceptr block : blocks)
       mgpuMemFree(reinterpret_cast<void *>(block), nullptr);
   }
@@ -172,8 +174,7 @@ extern "C" void mgpuMemFree(void *ptr, void *stream) {
   auto it = a.live.find(reinterpret_cast<CUdeviceptr>(ptr));
   if (it == a.live.end())
     fatal("freeing device memory that Tide's allocator did not allocate");
-  if (activeGuard)
-    activeGuard->blocks.erase(it->first);
+  a.callOf.erase(it->first);
   a.freedOn[it->first] = user;
   a.free.emplace(it->second, it->first);
   a.inUse -= it->second;
@@ -191,6 +192,20 @@ extern "C" int tide_rt_guarded_call(void (*fn)(void *), void *context,
   if (setjmp(guard.jump) == 0) {
     fn(context);
     activeGuard = guard.outer;
+    // What the call allocated and still holds is its caller's now (the
+    // enclosing guarded call's, if any).
+    Lock lock(mutex);
+    auto &callOf = allocator().callOf;
+    for (auto it = callOf.begin(); it != callOf.end();) {
+      if (it->second != &guard) {
+        ++it;
+      } else if (guard.outer) {
+        it->second = guard.outer;
+        ++it;
+      } else {
+        it = callOf.erase(it);
+      }
+    }
     return 1;
   }
   activeGuard = guard.outer;

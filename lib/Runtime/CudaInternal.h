@@ -118,6 +118,9 @@ struct Allocator {
   /// old use), or when it was freed with no stream work pending (null).
   std::map<CUdeviceptr, CUstream> freedOn;
   std::map<CUdeviceptr, size_t> live; // base -> size, ordered for lookups
+  /// Live blocks allocated inside a tide_rt_guarded_call, by the call (its
+  /// guard): freed if the call is abandoned.
+  std::map<CUdeviceptr, const void *> callOf;
   uint64_t inUse = 0, cached = 0;
 
   /// True when `p` points into a live block (Tide's device buffers and views
