@@ -4,13 +4,19 @@
 #   python3 test/Runtime/numerics.py --tide-bin build/bin --tmp build/gpu-suite \
 #       --target=h200 --build-only # the GPU suite's modules -> build/gpu-suite
 # then, carrying build/bin/tide-run build/bin/tide-gpu-runtime-test
-# build/lib/libTideCudaRuntime.so build/gpu-suite build/gpu-bench:
-#   bash bench/gpu.sh [runtime] [suite] [sanitizer] [racecheck] [synccheck] [bench]
-#   (default: runtime suite sanitizer bench)
+# build/lib/libTideCudaRuntime.so build/lib/libTideRunnerCAPI.so
+# build/gpu-suite build/gpu-bench build/gpu-oom:
+#   bash bench/gpu.sh [runtime] [oom] [suite] [sanitizer] [racecheck] [synccheck] [sanitizers] [bench]
+#   (default: runtime oom suite sanitizer bench)
+# sanitizer is the suite under compute-sanitizer's memcheck; racecheck and
+# synccheck the suite under those tools; sanitizers all three in a row.
+# oom: out of GPU memory is an error for the caller and the process stays
+# usable (test/GPU/out-of-memory.py, under TIDE_GPU_MEMORY_LIMIT).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export LD_LIBRARY_PATH="$PWD/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-parts="${*:-runtime suite sanitizer bench}"
+parts="${*:-runtime oom suite sanitizer bench}"
+parts="${parts//sanitizers/sanitizer racecheck synccheck}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 rc=0
 for part in $parts; do
@@ -20,6 +26,10 @@ for part in $parts; do
     build/bin/tide-gpu-runtime-test || rc=1
     echo "=== host-to-device bandwidth of the runtime alone"
     build/bin/tide-gpu-runtime-test --bench ;;
+  oom)
+    echo "=== out of GPU memory (TIDE_GPU_MEMORY_LIMIT): an error, and later calls work"
+    python3 test/GPU/out-of-memory.py --tide-bin build/bin --lib build/lib \
+      --module build/gpu-oom/oom.so || rc=1 ;;
   suite)
     echo "=== GPU suite (every op and dtype, the examples, mixed modules, resident tensors, bad inputs)"
     bash test/GPU/run-suite.sh || rc=1 ;;

@@ -9,3 +9,7 @@ for m in bench/gpu/*.mlir; do
   build/bin/tide-compile "$m" --target=h200 --no-remarks -o "build/gpu-bench/$name.so"
 done
 ls -la build/gpu-bench
+# The out-of-memory test's module (test/GPU/out-of-memory.py, bench/gpu.sh oom).
+mkdir -p build/gpu-oom
+build/bin/tide-compile test/GPU/Inputs/oom.mlir --target=h200 --no-remarks -o build/gpu-oom/oom.so
+ls -la build/gpu-oom

@@ -61,7 +61,12 @@ if (os.path.exists(os.path.join(config.cuda_root, "bin", "ptxas")) and
 config.substitutions.append(("%cuda_root", config.cuda_root))
 import ctypes
 try:
-    ctypes.CDLL("libcuda.so.1")
+    cuda = ctypes.CDLL("libcuda.so.1")
+    # A driver with a usable device: the tests that run GPU code.
+    count = ctypes.c_int(0)
+    if cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 \
+            and count.value > 0:
+        config.available_features.add("gpu")
 except OSError:
     config.available_features.add("no-gpu")
 

@@ -258,8 +258,10 @@ bool invokeWide(void *fn, std::vector<P> &a) {
 #if defined(__x86_64__) || defined(__aarch64__)
   if (a.size() > kMaxCallPointers)
     return false;
-  std::vector<P> w(kMaxCallPointers, nullptr);
-  std::copy(a.begin(), a.end(), w.begin());
+  // On the stack: a call abandoned for lack of GPU memory (a longjmp out of
+  // tide_rt_guarded_call) leaves nothing here to free.
+  P w[kMaxCallPointers] = {};
+  std::copy(a.begin(), a.end(), w);
 #define TIDE_A8(i)                                                             \
   w[i], w[i + 1], w[i + 2], w[i + 3], w[i + 4], w[i + 5], w[i + 6], w[i + 7]
 #define TIDE_A64(i)                                                            \
@@ -381,10 +383,51 @@ const CompiledModule::GpuRuntime *CompiledModule::gpuRuntime() const {
         dlsym(handle, "mgpuStreamSynchronize"));
     gpu.wait = reinterpret_cast<decltype(gpu.wait)>(
         dlsym(handle, "tide_rt_synchronize"));
+    gpu.guarded = reinterpret_cast<decltype(gpu.guarded)>(
+        dlsym(handle, "tide_rt_guarded_call"));
   }
   if (!gpu.alloc || !gpu.free || !gpu.copy || !gpu.sync)
     return nullptr;
   return &gpu;
+}
+
+bool CompiledModule::guardedCall(void (*fn)(void *), void *context,
+                                 std::string &error) const {
+  const GpuRuntime *rt = gpuRuntime();
+  if (!rt || !rt->guarded) {
+    fn(context);
+    return true;
+  }
+  char message[1024] = {0};
+  if (rt->guarded(fn, context, message, sizeof(message)))
+    return true;
+  error = message;
+  return false;
+}
+
+namespace {
+struct AllocRequest {
+  void *(*alloc)(uint64_t, void *, bool);
+  size_t bytes;
+  void *result;
+};
+void allocTrampoline(void *context) {
+  auto *r = static_cast<AllocRequest *>(context);
+  r->result = r->alloc(r->bytes ? r->bytes : 1, nullptr, false);
+}
+} // namespace
+
+bool CompiledModule::allocateOnGpu(const GpuRuntime &rt, size_t bytes,
+                                   void *&out, std::string &error) const {
+  AllocRequest request{rt.alloc, bytes, nullptr};
+  if (!guardedCall(allocTrampoline, &request, error))
+    return false;
+  out = request.result;
+  if (!out) {
+    error = "cannot allocate " + std::to_string(bytes) + " bytes on the GPU";
+    return false;
+  }
+  return true;
 }
 
 static bool usesGpu(const FunctionSpec &fn) {
@@ -424,11 +467,10 @@ bool CompiledModule::stage(const FunctionSpec &fn,
     }
     if (want != "cpu") {
       // Host data for a GPU-resident argument: copy it in.
-      void *device = rt->alloc(bytes ? bytes : 1, nullptr, false);
-      if (!device) {
-        error = "cannot allocate " + std::to_string(bytes) +
-                " bytes on the GPU for input " + std::to_string(i) + " of @" +
-                fn.name;
+      void *device = nullptr;
+      if (!allocateOnGpu(*rt, bytes, device, error)) {
+        error += " (copying input " + std::to_string(i) + " of @" + fn.name +
+                 " to the GPU)";
         return false;
       }
       staged.deviceCopies.push_back(device);
@@ -516,7 +558,22 @@ bool CompiledModule::invoke(const FunctionSpec &fn,
             std::to_string(kMaxCallPointers) + ")";
     return false;
   }
-  if (!::invoke(entry, pointers)) {
+  // Out of GPU memory inside the function comes back here as an error; the
+  // runtime has freed what the call allocated on the GPU.
+  struct Call {
+    void *entry;
+    std::vector<P> *pointers;
+    bool ok;
+  } call{entry, &pointers, false};
+  auto run = [](void *context) {
+    auto *c = static_cast<Call *>(context);
+    c->ok = ::invoke(c->entry, *c->pointers);
+  };
+  if (!guardedCall(run, &call, error)) {
+    error = "@" + fn.name + ": " + error;
+    return false;
+  }
+  if (!call.ok) {
     error = "unsupported number of arguments";
     return false;
   }
@@ -664,10 +721,9 @@ bool CompiledModule::detach(ResultBuffer &r, std::string &error) const {
     }
     // Strided GPU results go through the host; dense ones are copied on the
     // device.
-    void *copy = rt->alloc(bytes ? bytes : 1, nullptr, false);
-    if (!copy) {
-      error = "cannot allocate " + std::to_string(bytes) +
-              " bytes on the GPU for a result";
+    void *copy = nullptr;
+    if (!allocateOnGpu(*rt, bytes, copy, error)) {
+      error += " (copying a result)";
       return false;
     }
     if (n && r.isDense()) {

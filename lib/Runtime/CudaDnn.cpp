@@ -274,7 +274,7 @@ void convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
     flops *= w.size(dim);
 
   CUstream stream = static_cast<CUstream>(mgpuStreamCreate());
-  std::lock_guard<std::mutex> serial(c.calls);
+  std::unique_lock<std::mutex> serial(c.calls);
   static std::map<std::vector<int64_t>, Plan> plans;
   auto it = plans.find(key);
   if (it == plans.end()) {
@@ -346,8 +346,16 @@ void convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
   }
   const Plan &p = it->second;
   size_t element = typeSize(type);
-  void *workspace =
-      p.workspace ? mgpuMemAlloc(p.workspace, stream, false) : nullptr;
+  void *workspace = nullptr;
+  if (p.workspace) {
+    char why[512];
+    workspace = reinterpret_cast<void *>(tryAllocate(
+        d, p.workspace, stream, /*tracked=*/true, why, sizeof(why)));
+    if (!workspace) {
+      serial.unlock(); // outOfMemory leaves this frame
+      outOfMemory(why);
+    }
+  }
   int status = 0;
   c.setStream(c.dnn, stream);
   timed(d, stream, name, flops, [&] {

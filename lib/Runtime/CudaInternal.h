@@ -118,6 +118,9 @@ struct Allocator {
   /// old use), or when it was freed with no stream work pending (null).
   std::map<CUdeviceptr, CUstream> freedOn;
   std::map<CUdeviceptr, size_t> live; // base -> size, ordered for lookups
+  /// Live blocks allocated inside a tide_rt_guarded_call, by the call (its
+  /// guard): freed if the call is abandoned.
+  std::map<CUdeviceptr, const void *> callOf;
   uint64_t inUse = 0, cached = 0;
 
   /// True when `p` points into a live block (Tide's device buffers and views
@@ -134,6 +137,21 @@ struct Allocator {
 
 /// The allocator, never destroyed; callers hold `mutex`.
 Allocator &allocator();
+
+/// Device memory of at least `bytes` from the cache or the driver, or 0 when
+/// the GPU is out of memory (cuMemAlloc's CUDA_ERROR_OUT_OF_MEMORY after the
+/// cache was released, or over TIDE_GPU_MEMORY_LIMIT), with the message in
+/// `why`. `tracked`: inside tide_rt_guarded_call, the block is the call's,
+/// freed if the call is abandoned (not for blocks that outlive the call,
+/// such as constants' copies). Takes `mutex` itself.
+CUdeviceptr tryAllocate(Driver &d, uint64_t bytes, CUstream stream,
+                        bool tracked, char *why, size_t whySize);
+
+/// Out of GPU memory. Inside tide_rt_guarded_call on this thread: frees the
+/// blocks the call allocated and returns from tide_rt_guarded_call with
+/// `message` (a longjmp: the caller must hold no lock, and whatever the
+/// frames in between own is abandoned). Elsewhere: a fatal error.
+[[noreturn]] void outOfMemory(const char *message);
 
 } // namespace tide::cudart
 #pragma GCC visibility pop

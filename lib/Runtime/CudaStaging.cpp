@@ -360,6 +360,8 @@ extern "C" void tide_rt_gpu_copy_constant(void *dst, const void *src,
   auto s = static_cast<CUstream>(mgpuStreamCreate());
   size_t size = static_cast<size_t>(bytes);
   CUdeviceptr copy = 0;
+  char why[512] = {0};
+  bool fresh = false;
   {
     ConstantCopies &copies = constantCopies();
     std::lock_guard<std::mutex> lock(copies.mutex);
@@ -375,7 +377,12 @@ extern "C" void tide_rt_gpu_copy_constant(void *dst, const void *src,
         mgpuMemFree(reinterpret_cast<void *>(it->second.first), s);
         copies.bySlot.erase(it);
       }
-      copy = reinterpret_cast<CUdeviceptr>(mgpuMemAlloc(size, s, false));
+      // Not the call's: the copy outlives it (untracked). Out of memory is
+      // reported below, once the lock is released.
+      copy = tryAllocate(d, size, s, /*tracked=*/false, why, sizeof(why));
+      fresh = true;
+    }
+    if (copy && fresh) {
       timed(d, s, "copy constant host->device (once)", bytes, [&] {
         stagedToDevice(d, copy, static_cast<const char *>(src), size, s);
       });
@@ -385,6 +392,8 @@ extern "C" void tide_rt_gpu_copy_constant(void *dst, const void *src,
       *slot = static_cast<int64_t>(copy);
     }
   }
+  if (!copy)
+    outOfMemory(why);
   timed(d, s, "copy constant device->device", bytes, [&] {
     check(
         d,

@@ -172,6 +172,49 @@ int runCase(const std::string &name) {
     mgpuMemFree((void *)0x1234, stream);
   } else if (name == "huge-alloc") {
     mgpuMemAlloc(uint64_t(1) << 50, stream, false);
+  } else if (name == "limit-oom") {
+    setenv("TIDE_GPU_MEMORY_LIMIT", "16777216", 1);
+    mgpuMemAlloc(32u << 20, stream, false);
+  } else if (name == "guarded-oom") {
+    // Out of memory inside tide_rt_guarded_call: the call is abandoned with
+    // the message, its blocks are freed, and later calls work.
+    setenv("TIDE_GPU_MEMORY_LIMIT", "16777216", 1);
+    struct Call {
+      void *stream;
+      void *block;
+    } call{stream, nullptr};
+    char error[1024];
+    int ok = tide_rt_guarded_call(
+        [](void *c) {
+          auto *call = static_cast<Call *>(c);
+          call->block = mgpuMemAlloc(4u << 20, call->stream, false);
+          mgpuMemAlloc(32u << 20, call->stream, false);
+          std::abort(); // not reached
+        },
+        &call, error, sizeof error);
+    bool good = ok == 0 &&
+                std::strstr(error, "out of GPU memory: needed 33554432 bytes "
+                                   "on cuda:0") &&
+                std::strstr(error, "TIDE_GPU_MEMORY_LIMIT");
+    uint64_t inUse = 1, cached = 0;
+    tide_rt_allocator_stats(&inUse, &cached);
+    good &= inUse == 0;
+    std::fprintf(stderr, "guarded: %d, in use after: %llu, error: %s\n", ok,
+                 static_cast<unsigned long long>(inUse), error);
+    call.block = nullptr;
+    ok = tide_rt_guarded_call(
+        [](void *c) {
+          auto *call = static_cast<Call *>(c);
+          call->block = mgpuMemAlloc(8u << 20, call->stream, false);
+        },
+        &call, error, sizeof error);
+    good &= ok == 1 && call.block;
+    mgpuMemFree(call.block, stream);
+    std::mt19937 rng(1);
+    roundTrip(stream, (1u << 20) + 3, rng);
+    good &= failed == 0;
+    std::fprintf(stderr, "after: %d, %s\n", ok, good ? "good" : "BAD");
+    return good ? 0 : 1;
   } else if (name == "bad-staging-env") {
     setenv("TIDE_STAGING_SLOTS", "many", 1);
     std::vector<char> host(1 << 20, 1);
@@ -204,6 +247,12 @@ int main(int argc, char **argv) {
     char why[512] = {0};
     int measured = tide_rt_calibrate_gpu(nullptr, &c, why, sizeof why);
     std::printf("calibration: %d, %s\n", measured, why);
+    // A guarded call runs its function (nothing to allocate).
+    int ran = 0;
+    char error[256];
+    int ok = tide_rt_guarded_call([](void *r) { *static_cast<int *>(r) = 1; },
+                                  &ran, error, sizeof error);
+    std::printf("guarded call: %d, ran %d\n", ok, ran);
     std::printf("0 passed, 0 failed\n");
     return 0;
   }
@@ -319,9 +368,20 @@ int main(int argc, char **argv) {
   expect(status2 == 1 && err2.find("did not allocate") != std::string::npos,
          "freeing a foreign pointer is reported: " + err2);
   auto [status3, err3] = inChild("huge-alloc");
-  expect(status3 == 1 && err3.find("CUDA_ERROR_OUT_OF_MEMORY") !=
-                             std::string::npos,
-         "an impossible allocation names the size and the error: " + err3);
+  expect(status3 == 1 &&
+             err3.find("out of GPU memory: needed 1125899906842624 bytes on "
+                       "cuda:0") != std::string::npos,
+         "an impossible allocation names the size and the free memory: " +
+             err3);
+  auto [status6, err6] = inChild("limit-oom");
+  expect(status6 == 1 &&
+             err6.find("out of GPU memory: needed 33554432 bytes on cuda:0, "
+                       "16777216 free of 16777216 (TIDE_GPU_MEMORY_LIMIT)") !=
+                 std::string::npos,
+         "TIDE_GPU_MEMORY_LIMIT makes a larger allocation fail: " + err6);
+  auto [status7, err7] = inChild("guarded-oom");
+  expect(status7 == 0, "out of memory in tide_rt_guarded_call returns the "
+                       "message and frees the call's blocks: " + err7);
 
   auto [status4, err4] = inChild("bad-staging-env");
   expect(status4 == 1 &&

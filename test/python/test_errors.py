@@ -1,9 +1,14 @@
 """Bad input gives a Python exception with a clear message, never a crash."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 import tide
+from conftest import has_cuda_toolkit, has_gpu
 
 EXP = """
 func.func @exp(%x: tensor<8xf32>) -> tensor<8xf32> {
@@ -132,3 +137,33 @@ def test_onnx_error_names_the_node():
     (d,) = info.value.diagnostics
     assert (d.severity, d.location, d.file) == ("error", "model.onnx: node 'weird' (NoSuchOp)", "model.onnx")
     assert str(info.value) == "model.onnx: node 'weird' (NoSuchOp): error: ONNX op 'NoSuchOp' is not supported"
+
+
+@pytest.mark.skipif(not (has_cuda_toolkit() and has_gpu()), reason="needs a GPU")
+def test_out_of_gpu_memory_raises_and_later_calls_work():
+    # TIDE_GPU_MEMORY_LIMIT is read at the first GPU allocation of a process:
+    # a fresh one.
+    script = """
+import numpy as np, tide
+m = tide.compile('''
+func.func @exp(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = tide.exp %x : tensor<?xf32>
+  return %y : tensor<?xf32>
+}''', target="h200")
+for n in (4 << 20, 1000, 4 << 20, 512 << 10):
+    x = np.linspace(-2, 2, n, dtype=np.float32)
+    try:
+        print(n, "ok", np.allclose(m.exp(x), np.exp(x), rtol=1e-5))
+    except tide.Error as e:
+        print(n, "raised", e)
+"""
+    env = dict(os.environ, TIDE_GPU_MEMORY_LIMIT=str(8 << 20))
+    p = subprocess.run([sys.executable, "-c", script], env=env,
+                       capture_output=True, text=True)
+    lines = p.stdout.splitlines()
+    assert p.returncode == 0, p.stderr
+    want = "raised @exp: out of GPU memory: needed 16777216 bytes on cuda:0"
+    assert lines[0].startswith("4194304 " + want), lines
+    assert lines[1] == "1000 ok True", lines
+    assert lines[2].startswith("4194304 " + want), lines
+    assert lines[3] == "524288 ok True", lines

@@ -136,9 +136,17 @@ private:
     void (*copy)(void *, void *, size_t, void *) = nullptr;
     void (*sync)(void *) = nullptr;
     void (*wait)() = nullptr;
+    /// tide_rt_guarded_call: out of GPU memory returns here as an error.
+    int (*guarded)(void (*)(void *), void *, char *, size_t) = nullptr;
   };
   /// The module's GPU runtime (the mgpu* functions it links), or null.
   const GpuRuntime *gpuRuntime() const;
+  /// Runs fn(context) so that running out of GPU memory inside it is an
+  /// error ("out of GPU memory: ...") instead of the end of the process.
+  bool guardedCall(void (*fn)(void *), void *context, std::string &error) const;
+  /// `bytes` of device memory, or false with `error` set (out of memory).
+  bool allocateOnGpu(const GpuRuntime &rt, size_t bytes, void *&out,
+                     std::string &error) const;
 
   void *handle = nullptr;
   std::vector<FunctionSpec> specs;

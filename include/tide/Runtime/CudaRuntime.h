@@ -14,6 +14,12 @@
 |* way to return them.                                                        *|
 \*===----------------------------------------------------------------------===*/
 
+/* One error is recoverable: out of GPU memory inside tide_rt_guarded_call
+ * returns from it with the message (tide-run, the C API and Python call
+ * compiled functions that way). TIDE_GPU_MEMORY_LIMIT=BYTES caps the device
+ * memory the allocator holds (in use and cached): an allocation over it fails
+ * as if the GPU were out of memory (to test that path without filling it). */
+
 #ifndef TIDE_RUNTIME_CUDARUNTIME_H
 #define TIDE_RUNTIME_CUDARUNTIME_H
 
@@ -64,6 +70,16 @@ void tide_rt_allocator_stats(uint64_t *inUse, uint64_t *cached);
 void tide_rt_release_cached(void);
 /* Prints the profile now (it is printed at exit when TIDE_PROFILE=1). */
 void tide_rt_profile_report(void);
+/* Calls fn(context) and returns 1; or, when a device allocation on this
+ * thread fails for lack of GPU memory during the call, frees the device
+ * memory the call had allocated (on this thread) and returns 0 at once with
+ * the message in `error` ("out of GPU memory: needed N bytes on cuda:0, M free
+ * of T ..."). The call is abandoned where it was (a longjmp): what it had
+ * queued on the GPU still runs, its host allocations are not freed, and its
+ * results are not made. Later calls work as before. Outside such a call, out
+ * of GPU memory is a fatal error like the others. */
+int tide_rt_guarded_call(void (*fn)(void *), void *context, char *error,
+                         size_t errorSize);
 
 #ifdef __cplusplus
 }

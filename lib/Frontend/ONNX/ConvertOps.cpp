@@ -17,6 +17,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -2687,6 +2688,10 @@ LogicalResult convertRange(NodeImporter &n) {
                   "only at run time");
   if (d.value == 0)
     return n.fail("Range with a delta of 0");
+  // Its magnitude would not fit in int64 (found by tide-fuzz-onnx).
+  if (d.value == std::numeric_limits<int64_t>::min())
+    return n.fail("Range with a delta of -2^63 (its size cannot be computed "
+                  "in int64)");
   int64_t step = d.value, magnitude = std::abs(step);
   SymDim span = n.combine("Sub", limit->elems[0], start->elems[0]);
   if (step < 0)

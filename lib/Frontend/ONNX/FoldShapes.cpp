@@ -459,16 +459,21 @@ FailureOr<bool> foldIntBinary(NodeImporter &n) {
   auto r = broadcast3({&*a, &*c}, a->type.getElementType(),
                       [&](HostValues &out, ArrayRef<int64_t> o) {
                         int64_t x = a->ints[o[0]], y = c->ints[o[1]];
+                        // In two's complement, as the run-time code computes
+                        // (a signed overflow is undefined in C++).
+                        uint64_t ux = x, uy = y;
                         int64_t v = 0;
                         if (op == "Add")
-                          v = x + y;
+                          v = int64_t(ux + uy);
                         else if (op == "Sub")
-                          v = x - y;
+                          v = int64_t(ux - uy);
                         else if (op == "Mul")
-                          v = x * y;
+                          v = int64_t(ux * uy);
                         else if (op == "Div") {
                           if (y == 0)
                             divByZero = true;
+                          else if (y == -1)
+                            v = int64_t(0 - ux);
                           else
                             v = x / y;
                         } else if (op == "Max")

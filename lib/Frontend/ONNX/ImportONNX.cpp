@@ -657,9 +657,17 @@ Value NodeImporter::broadcastTo(Value v, ArrayRef<int64_t> shape) {
 }
 
 FailureOr<int64_t> NodeImporter::normAxis(int64_t axis, int64_t rank) {
+  // Strictly in [0, rank): a scalar has no axis. (Axis 0 of a scalar was
+  // once accepted, and converters indexed their empty per-axis vectors with
+  // it: tide-fuzz-onnx's use-after-free, docs/reliability.md.)
   int64_t a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= std::max<int64_t>(rank, 1)) {
-    error() << "axis " << axis << " is out of range for rank " << rank;
+  if (a < 0 || a >= rank) {
+    if (rank == 0)
+      error() << "axis " << axis
+              << " is out of range: the input is a scalar (rank 0), which "
+                 "has no axes";
+    else
+      error() << "axis " << axis << " is out of range for rank " << rank;
     return failure();
   }
   return a;

@@ -241,7 +241,8 @@ public:
   Value cast(Value v, Type elementType);
   Value reshape(Value v, ArrayRef<int64_t> shape);
   Value broadcastTo(Value v, ArrayRef<int64_t> shape);
-  /// Normalizes `axis` for rank `rank`, or reports.
+  /// Normalizes `axis` (negative counts from the end) to [0, rank), or
+  /// reports; a scalar has no axis.
   FailureOr<int64_t> normAxis(int64_t axis, int64_t rank);
 
 private:

@@ -298,9 +298,6 @@ SymDim NodeImporter::dimOf(Value v, int64_t axis) {
   if (!type.isDynamicDim(axis))
     return SymDim::constant(type.getDimSize(axis));
   auto [source, a] = graph.rootOf(v, axis);
-  // No known root (found by tide-fuzz-onnx): the dimension is v's own.
-  if (!source)
-    return SymDim::dim(v, axis);
   return SymDim::dim(source, a);
 }
 
@@ -319,8 +316,6 @@ Value NodeImporter::scalarOf(const SymDim &d, Type type) {
     return constant(
         makeDense(RankedTensorType::get({1}, element), {d.value}, {}));
   case SymDim::Kind::Dim: {
-    if (!d.source)
-      return {};
     Value &cached = graph.dimValues[{d.source, d.axis}];
     if (!cached) {
       // At the start of the function when the tensor is an argument, else
@@ -480,12 +475,19 @@ SymDim NodeImporter::combine(llvm::StringRef op, const SymDim &a,
                  op == "LessOrEqual" || op == "GreaterOrEqual";
   if (a.isConst() && b.isConst()) {
     int64_t x = a.value, y = b.value;
+    // int64 arithmetic wraps around, as the tide ops do at run time (in
+    // C++ an overflow is undefined: found by tide-fuzz-onnx).
+    auto wrap = [](uint64_t v) { return SymDim::constant(int64_t(v)); };
     if (op == "Add")
-      return SymDim::constant(x + y);
+      return wrap(uint64_t(x) + uint64_t(y));
     if (op == "Sub")
-      return SymDim::constant(x - y);
+      return wrap(uint64_t(x) - uint64_t(y));
     if (op == "Mul")
-      return SymDim::constant(x * y);
+      return wrap(uint64_t(x) * uint64_t(y));
+    if (op == "Div" && y == -1)
+      return wrap(0 - uint64_t(x));
+    if (op == "Mod" && y == -1)
+      return SymDim::constant(0);
     if (op == "Div" && y != 0)
       return SymDim::constant(x / y);
     if (op == "Mod" && y != 0)
