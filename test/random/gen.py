@@ -1794,9 +1794,17 @@ class Gen:
                 op.pop("colocate", None)
             if self.chance(0.1):
                 grp = "g%d" % int(self.r.integers(0, 2))
-                # Pinned members of a group agree.
-                pins = set(o.get("pin") for o in self.f["ops"] if o.get("colocate") == grp) - {None}
-                if not op.get("pin") or pins <= {op["pin"]}:
+                # A group must have a device where every member has a kernel
+                # and that every pinned member names (else no placement
+                # exists: tide.dim has no GPU kernel, for one).
+                allowed = set(devs)
+                for o in [o for o in self.f["ops"] if o.get("colocate") == grp] + [op]:
+                    if o["op"] != "constant":
+                        ks = self.ops[o["op"]].get("kernels", {})
+                        allowed &= {d for d in devs if ks.get(d, {}).get(o["dtype"], "none") != "none"}
+                    if o.get("pin"):
+                        allowed &= {o["pin"]}
+                if allowed:
                     op["colocate"] = grp
 
 
