@@ -147,8 +147,16 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
                                   const CpuPipelineOptions &options) {
   addTensorSteps(pm, options.fuse, /*gpu=*/false);
   addBufferization(pm, /*gpu=*/false);
-  if (options.blas)
-    pm.addPass(createMatmulToLibraryPass());
+  if (options.blas) {
+    // Vendor libraries: convolutions and constant-weight f32 matmuls through
+    // oneDNN, the other GEMMs through OpenBLAS.
+    ConvToLibraryPassOptions convs;
+    convs.threads = options.threads;
+    pm.addPass(createConvToLibraryPass(convs));
+    MatmulToLibraryPassOptions matmuls;
+    matmuls.threads = options.threads;
+    pm.addPass(createMatmulToLibraryPass(matmuls));
+  }
   // Transposes copy cache-sized tiles (one side would be read with a large
   // stride throughout).
   pm.addNestedPass<func::FuncOp>(createTileTransposesPass());

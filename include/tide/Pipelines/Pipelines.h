@@ -132,7 +132,8 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   PassOptions::Option<bool> blas{
       *this, "blas",
       llvm::cl::desc("Run f32/f64 2-D matmuls through the host BLAS "
-                     "(OpenBLAS), the CPU's library GEMM kernel"),
+                     "(OpenBLAS), and f32 convolutions and constant-weight "
+                     "f32 matmuls through oneDNN: the CPU's library kernels"),
       llvm::cl::init(true)};
   PassOptions::Option<int64_t> threads{
       *this, "threads",
