@@ -538,9 +538,8 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
     if (!f.isDeclaration())
       continue;
     bool gemm = f.getName().starts_with("_mlir_ciface_tide_rt_gemm");
-    bool dnnl =
-        f.getName().starts_with(TIDE_RT_CPU_DNNL_PREFIX) ||
-        f.getName().starts_with("_mlir_ciface_" TIDE_RT_CPU_DNNL_PREFIX);
+    bool dnnl = f.getName() == TIDE_RT_CPU_CONV_F32 ||
+                f.getName() == "_mlir_ciface_" TIDE_RT_CPU_MATMUL_F32;
     usesBlas |= gemm;
     usesDnnl |= dnnl;
     usesOpenMP |= f.getName().starts_with("__kmpc_");

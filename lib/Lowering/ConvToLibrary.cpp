@@ -239,19 +239,32 @@ bool lowerConv(linalg::LinalgOp op, int64_t threads) {
   int64_t groups = 1;
   Operation *xView = nullptr;
   if (grouped) {
-    // Ungrouped views: the sources of the group-splitting expand_shapes.
+    // Ungrouped views: the sources of the group-splitting expand_shapes, or
+    // (where a constant's expand_shape was folded into a constant of the
+    // grouped shape) a collapse_shape of the grouped buffer.
     auto xExpand = x.getDefiningOp<memref::ExpandShapeOp>();
     auto wExpand = w.getDefiningOp<memref::ExpandShapeOp>();
-    SmallVector<ReassociationIndices> merge = {{0}, {1, 2}, {3}, {4}};
-    if (!xExpand || !wExpand ||
-        !memref::CollapseShapeOp::isGuaranteedCollapsible(yType, merge))
+    SmallVector<ReassociationIndices> merge = {{0}, {1, 2}, {3}, {4}},
+                                      wMerge = {{0, 1}, {2}, {3}, {4}};
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(yType, merge) ||
+        (!xExpand && !memref::CollapseShapeOp::isGuaranteedCollapsible(
+                         cast<MemRefType>(x.getType()), merge)) ||
+        (!wExpand && !memref::CollapseShapeOp::isGuaranteedCollapsible(
+                         cast<MemRefType>(w.getType()), wMerge)))
       return false;
     groups = cast<MemRefType>(w.getType()).getDimSize(0);
     if (ShapedType::isDynamic(groups))
       return false;
-    xView = xExpand;
-    x = xExpand.getSrc();
-    w = wExpand.getSrc();
+    OpBuilder vb(op);
+    if (xExpand) {
+      xView = xExpand;
+      x = xExpand.getSrc();
+    } else {
+      x = memref::CollapseShapeOp::create(vb, op.getLoc(), x, merge);
+    }
+    w = wExpand ? wExpand.getSrc()
+                : memref::CollapseShapeOp::create(vb, op.getLoc(), w, wMerge)
+                      .getResult();
   }
   ArrayRef<int64_t> pads =
       cast<DenseI64ArrayAttr>(op->getAttr(TideDialect::getConvPadsAttrName()))

@@ -30,7 +30,6 @@
  * unranked, passed as (rank, descriptor) pairs. */
 #define TIDE_RT_CPU_CONV_F32 "tide_rt_cpu_conv_f32"
 #define TIDE_RT_CPU_MATMUL_F32 "tide_rt_cpu_matmul_f32"
-#define TIDE_RT_CPU_DNNL_PREFIX "tide_rt_cpu_"
 /* Copy of a compiled module's constant into GPU memory (libTideCudaRuntime.so).
  */
 #define TIDE_RT_GPU_COPY_CONSTANT "tide_rt_gpu_copy_constant"
