@@ -202,8 +202,12 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
   kernels.useLibrary = options.cublas;
   pm.addPass(createConvertLinalgToGPUPass(kernels));
   pm.addPass(createStripMemorySpacesPass());
-  if (options.blas)
+  if (options.blas) {
+    // Host convolutions left outside the kernels (CPU-placed f32 ones, which
+    // convert-tide-to-linalg marked for oneDNN) and host GEMMs.
+    pm.addPass(createConvToLibraryPass());
     pm.addPass(createMatmulToLibraryPass());
+  }
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
   // Constants and index math move into the kernels, not their parameters.
