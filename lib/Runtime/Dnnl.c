@@ -14,12 +14,17 @@
 |*    into it once per weight buffer (keyed by its address, which a constant  *|
 |*    never changes) instead of at every call. Other weights are read in      *|
 |*    place, plain;                                                           *|
-|*  - activations stay plain (NCHW-like, any strides): Tide's own loops read  *|
-|*    and write them between library calls;                                  *|
+|*  - activations stay plain (NCHW, any strides) in Tide's buffers, which     *|
+|*    its own loops read and write between library calls; oneDNN's fast       *|
+|*    kernels want another layout (NHWC for brgconv here), so each call       *|
+|*    reorders the input into the layout the primitive picked (`any`) and     *|
+|*    the output back, through per-thread buffers: 44 ms against 77 ms for    *|
+|*    ResNet-18 with plain layouts (gemm:jit). TIDE_DNNL_BLOCKED=0 keeps      *|
+|*    them plain (for such comparisons); an accumulating call always does;    *|
 |*  - threads: oneDNN's parallel regions are OpenMP ones; before each call    *|
 |*    the calling thread's OpenMP thread count is set to Tide's               *|
 |*    (tide_rt_cpu_team_size: TIDE_NUM_THREADS, else --cpu-threads, else the  *|
-|*    affinity mask), so the library never runs on more threads than Tide's  *|
+|*    affinity mask), so the library never runs on more threads than Tide's   *|
 |*    own loops.                                                              *|
 |*                                                                            *|
 |* Errors (oneDNN has no implementation, out of memory) print a message that  *|
