@@ -148,6 +148,7 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   // on the GPU machine's host).
   CpuPipelineOptions serial;
   serial.threads = 1;
+  serial.dnnl = false; // in the GPU module, which needs no libdnnl
   buildCpuPipeline(cpu, serial);
   if (failed(cpu.run(*original)))
     return failure();
@@ -533,15 +534,18 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
   SmallVector<StringRef> args = {linker, "-shared", "-o", outputPath,
                                  objectPath};
   // Modules that call the runtime link it; GEMM calls also need the BLAS.
-  bool usesRuntime = false, usesBlas = false, usesGpu = false,
+  bool usesRuntime = false, usesBlas = false, usesDnnl = false, usesGpu = false,
        usesOpenMP = false;
   for (llvm::Function &f : *llvmModule) {
     if (!f.isDeclaration())
       continue;
     bool gemm = f.getName().starts_with("_mlir_ciface_tide_rt_gemm");
+    bool dnnl = f.getName() == TIDE_RT_CPU_CONV_F32 ||
+                f.getName() == "_mlir_ciface_" TIDE_RT_CPU_MATMUL_F32;
     usesBlas |= gemm;
+    usesDnnl |= dnnl;
     usesOpenMP |= f.getName().starts_with("__kmpc_");
-    usesRuntime |= gemm || f.getName() == TIDE_RT_MEMREF_COPY ||
+    usesRuntime |= gemm || dnnl || f.getName() == TIDE_RT_MEMREF_COPY ||
                    f.getName() == TIDE_RT_CPU_TEAM_SIZE;
     usesGpu |= f.getName().starts_with("mgpu") ||
                f.getName().starts_with("_mlir_ciface_tide_rt_gpu_") ||
@@ -596,6 +600,11 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
     if (!usesGpu)
       args.push_back(ompRpath);
   }
+  // oneDNN (libgomp-threaded in Debian) after libomp: with parallel loops,
+  // its GOMP_* and omp_* references bind to libomp's GNU-compatible entry
+  // points, so the library and Tide's loops share one thread pool.
+  if (usesRuntime && usesDnnl)
+    args.push_back("-ldnnl");
   // Soft-float conversions for bf16/f16 (__truncsfbf2, ...): an archive, so
   // only what the module needs is linked in.
   if (llvm::sys::fs::exists(TIDE_COMPILER_RT_BUILTINS))

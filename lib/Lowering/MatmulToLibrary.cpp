@@ -1,4 +1,4 @@
-//===- MatmulToLibrary.cpp - f32/f64 GEMM through the host BLAS ----------===//
+//===- MatmulToLibrary.cpp - f32/f64 GEMM through the BLAS or oneDNN -----===//
 //
 // Part of the Tide project.
 //
@@ -35,7 +35,8 @@ namespace {
 /// Otherwise one call per batch index, in host loops.
 void lowerBatchedGemm(OpBuilder &b, linalg::LinalgOp op,
                       ArrayRef<BatchedGemmOperand> operands,
-                      func::FuncOp callee, MemRefType viewType) {
+                      func::FuncOp callee, MemRefType viewType,
+                      ValueRange extra) {
   Location loc = op.getLoc();
   auto cType = cast<MemRefType>(operands[2].value.getType());
   int64_t batchRank = cType.getRank() - 2;
@@ -113,8 +114,24 @@ void lowerBatchedGemm(OpBuilder &b, linalg::LinalgOp op,
     views.push_back(memref::ReinterpretCastOp::create(
         ib, loc, viewType, meta.base, OpFoldResult(offset), sizes, strides));
   }
+  llvm::append_range(views, extra);
   func::CallOp::create(ib, loc, callee, views);
   op->erase();
+}
+
+/// tide_rt_cpu_matmul_f32 (oneDNN), declared once in `module`.
+func::FuncOp getOrDeclareDnnlMatmul(ModuleOp module, MemRefType viewType) {
+  if (auto callee = module.lookupSymbol<func::FuncOp>(TIDE_RT_CPU_MATMUL_F32))
+    return callee;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  Type i32 = b.getI32Type();
+  auto callee = func::FuncOp::create(
+      b, module.getLoc(), TIDE_RT_CPU_MATMUL_F32,
+      b.getFunctionType({viewType, viewType, viewType, i32, i32, i32}, {}));
+  callee.setPrivate();
+  callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                  b.getUnitAttr());
+  return callee;
 }
 
 struct MatmulToLibraryPass
@@ -143,6 +160,38 @@ struct MatmulToLibraryPass
           {ShapedType::kDynamic, ShapedType::kDynamic}, element,
           StridedLayoutAttr::get(module.getContext(), ShapedType::kDynamic,
                                  {ShapedType::kDynamic, 1}));
+      // A linear layer's constant f32 weight: oneDNN, which packs it once.
+      Value rhs = isa<linalg::MatmulOp>(op)
+                      ? op.getDpsInputs()[1]
+                      : matchBatchedGemm(op, GemmLibrary::HostBlas)[1].value;
+      if (dnnl && element.isF32() && isConstantBuffer(rhs)) {
+        func::FuncOp dnnl = getOrDeclareDnnlMatmul(module, dynType);
+        bool accumulate = true;
+        Operation *init = nullptr;
+        if (outputIsZero(op, init)) {
+          if (init)
+            init->erase();
+          accumulate = false;
+        }
+        b.setInsertionPoint(op);
+        Location loc = op.getLoc();
+        SmallVector<Value> extra = {
+            arith::ConstantIntOp::create(b, loc, accumulate, 32),
+            arith::ConstantIntOp::create(b, loc, 1, 32),
+            arith::ConstantIntOp::create(b, loc, threads, 32)};
+        if (!isa<linalg::MatmulOp>(op)) {
+          lowerBatchedGemm(b, op, matchBatchedGemm(op, GemmLibrary::HostBlas),
+                           dnnl, dynType, extra);
+          continue;
+        }
+        SmallVector<Value> operands;
+        for (Value v : op->getOperands())
+          operands.push_back(memref::CastOp::create(b, loc, dynType, v));
+        llvm::append_range(operands, extra);
+        func::CallOp::create(b, loc, dnnl, operands);
+        op.erase();
+        continue;
+      }
       auto callee = module.lookupSymbol<func::FuncOp>(name);
       if (!callee) {
         b.setInsertionPointToStart(module.getBody());
@@ -156,7 +205,7 @@ struct MatmulToLibraryPass
       b.setInsertionPoint(op);
       if (!isa<linalg::MatmulOp>(op)) {
         lowerBatchedGemm(b, op, matchBatchedGemm(op, GemmLibrary::HostBlas),
-                         callee, dynType);
+                         callee, dynType, {});
         continue;
       }
       SmallVector<Value> operands;

@@ -166,20 +166,55 @@ struct TileAndFuseRowsPass
     }
     // Reductions that keep their reduced dimensions write through maps
     // like (d0, d1) -> (d0, 0), which upstream's tiling does not handle:
-    // unit dimensions are dropped from the candidates first (reshapes
-    // between them fold away).
-    if (failed(dropUnitDims()))
+    // unit dimensions are dropped from the ops of the groups found first
+    // (reshapes between them fold away; other ops are left as they are),
+    // then the groups are found again and tiled.
+    DenseSet<Operation *> grouped;
+    forEachGroup([&](Operation *root, ArrayRef<int64_t>, const Group &group) {
+      grouped.insert(root);
+      for (auto &entry : group.members)
+        grouped.insert(entry.first);
+      return true;
+    });
+    if (grouped.empty())
+      return;
+    if (failed(dropUnitDims(grouped)))
       return signalPassFailure();
-    // Roots, last first: an op that joins a later root's group is not a
-    // root of its own.
+    bool tiled = false;
+    IRRewriter rewriter(&getContext());
+    forEachGroup(
+        [&](Operation *root, ArrayRef<int64_t> sizes, const Group &group) {
+          if (failed(tileAndFuse(rewriter, root, sizes, group)))
+            return false; // left whole: still correct, one pass per op
+          tiled = true;
+          return true;
+        });
+    if (!tiled)
+      return;
+    // A tile's intermediate results get buffers of the tile's size, not
+    // slices of whole-tensor ones.
+    RewritePatternSet patterns(&getContext());
+    tensor::populateFoldTensorEmptyPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    // A producer read by two fused ops (the exponentials, by the sum and
+    // the division) is fused once per slice: the copies are the same ops on
+    // the same slices.
+    DominanceInfo dominance;
+    eliminateCommonSubExpressions(rewriter, dominance, getOperation());
+  }
+
+  /// Calls `fn` on each root worth tiling, last first, with its tile sizes
+  /// and group; an op that joins a later root's group (when `fn` returns
+  /// true) is not a root of its own.
+  void forEachGroup(
+      function_ref<bool(Operation *, ArrayRef<int64_t>, const Group &)> fn) {
     SmallVector<Operation *> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (isCandidate(op))
         ops.push_back(op);
     });
     DenseSet<Operation *> taken;
-    bool tiled = false;
-    IRRewriter rewriter(&getContext());
     for (Operation *op : llvm::reverse(ops)) {
       if (taken.contains(op))
         continue;
@@ -200,32 +235,19 @@ struct TileAndFuseRowsPass
       });
       if (!reduces)
         continue;
-      if (failed(tileAndFuse(rewriter, op, *sizes, group)))
-        continue; // left whole: still correct, one pass per op
+      SmallVector<Operation *> members;
       for (auto &entry : group.members)
-        taken.insert(entry.first);
-      tiled = true;
+        members.push_back(entry.first);
+      if (fn(op, *sizes, group))
+        taken.insert(members.begin(), members.end());
     }
-    if (!tiled)
-      return;
-    // A tile's intermediate results get buffers of the tile's size, not
-    // slices of whole-tensor ones.
-    RewritePatternSet patterns(&getContext());
-    tensor::populateFoldTensorEmptyPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      return signalPassFailure();
-    // A producer read by two fused ops (the exponentials, by the sum and
-    // the division) is fused once per slice: the copies are the same ops on
-    // the same slices.
-    DominanceInfo dominance;
-    eliminateCommonSubExpressions(rewriter, dominance, getOperation());
   }
 
-  LogicalResult dropUnitDims() {
+  LogicalResult dropUnitDims(const DenseSet<Operation *> &ops) {
     linalg::ControlDropUnitDims control;
-    control.controlFn = [](Operation *op) -> SmallVector<unsigned> {
+    control.controlFn = [&](Operation *op) -> SmallVector<unsigned> {
       auto generic = dyn_cast<linalg::GenericOp>(op);
-      if (!generic || !isCandidate(op))
+      if (!generic || !ops.contains(op))
         return {};
       return llvm::to_vector(llvm::seq<unsigned>(0, generic.getNumLoops()));
     };

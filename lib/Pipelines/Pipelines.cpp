@@ -91,10 +91,11 @@ void mlir::tide::buildPlacementPipeline(
 }
 
 /// The tensor-level steps shared by the CPU and GPU pipelines.
-static void addTensorSteps(OpPassManager &pm, bool fuse, bool gpu) {
+static void addTensorSteps(OpPassManager &pm, bool fuse, bool gpu, bool dnnl) {
   pm.addPass(createExportABIPass());
   ConvertTideToLinalgPassOptions lower;
   lower.gpu = gpu;
+  lower.dnnl = dnnl;
   pm.addPass(createConvertTideToLinalgPass(lower));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -154,15 +155,24 @@ static void addHostToLLVM(OpPassManager &pm) {
 
 void mlir::tide::buildCpuPipeline(OpPassManager &pm,
                                   const CpuPipelineOptions &options) {
-  addTensorSteps(pm, options.fuse, /*gpu=*/false);
+  addTensorSteps(pm, options.fuse, /*gpu=*/false, options.dnnl);
   // Softmax, norms: a reduction and what consumes it computed by row tiles
   // that stay in the cache (one scf.forall, independent tiles).
   if (options.fuse && options.rowTiles)
     pm.addNestedPass<func::FuncOp>(createTileAndFuseRowsPass());
   addBufferization(pm, /*gpu=*/false);
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
-  if (options.blas)
-    pm.addPass(createMatmulToLibraryPass());
+  if (options.blas) {
+    // Vendor libraries: convolutions and constant-weight f32 matmuls through
+    // oneDNN, the other GEMMs through OpenBLAS.
+    ConvToLibraryPassOptions convs;
+    convs.threads = options.threads;
+    pm.addPass(createConvToLibraryPass(convs));
+    MatmulToLibraryPassOptions matmuls;
+    matmuls.threads = options.threads;
+    matmuls.dnnl = options.dnnl;
+    pm.addPass(createMatmulToLibraryPass(matmuls));
+  }
   // Transposes copy cache-sized tiles (one side would be read with a large
   // stride throughout).
   pm.addNestedPass<func::FuncOp>(createTileTransposesPass());
@@ -201,15 +211,21 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
 
 void mlir::tide::buildGpuPipeline(OpPassManager &pm,
                                   const GpuPipelineOptions &options) {
-  addTensorSteps(pm, options.fuse, /*gpu=*/true);
+  // GPU modules load where only the NVIDIA driver is: no oneDNN for the
+  // host's convolutions and GEMMs.
+  addTensorSteps(pm, options.fuse, /*gpu=*/true, /*dnnl=*/false);
   pm.addPass(createAssignMemorySpacesPass());
   addBufferization(pm, /*gpu=*/true);
   ConvertLinalgToGPUPassOptions kernels;
   kernels.useLibrary = options.cublas;
   pm.addPass(createConvertLinalgToGPUPass(kernels));
   pm.addPass(createStripMemorySpacesPass());
-  if (options.blas)
-    pm.addPass(createMatmulToLibraryPass());
+  if (options.blas) {
+    // Host GEMMs through OpenBLAS (convolutions as im2col and GEMMs).
+    MatmulToLibraryPassOptions matmuls;
+    matmuls.dnnl = false;
+    pm.addPass(createMatmulToLibraryPass(matmuls));
+  }
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
   // Constants and index math move into the kernels, not their parameters.

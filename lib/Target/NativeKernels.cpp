@@ -78,7 +78,8 @@ KernelKind mlir::tide::getNativeKernel(DeviceKind kind, StringRef op,
     if (kind == DeviceKind::CUDA)
       // cuBLAS GEMM (f16, bf16, f32, f64); no integer GEMM on the GPU.
       return isFloatDType(dtype) ? KernelKind::Library : KernelKind::None;
-    // BLAS for f32/f64; generated loops for the other types.
+    // BLAS for f32/f64 (oneDNN for f32 with a constant right operand);
+    // generated loops for the other types.
     return (dtype == DType::F32 || dtype == DType::F64) ? KernelKind::Library
                                                         : KernelKind::Codegen;
   }
@@ -87,7 +88,9 @@ KernelKind mlir::tide::getNativeKernel(DeviceKind kind, StringRef op,
     return isFloatDType(dtype) ? KernelKind::Library : KernelKind::Codegen;
   if (facts->loweringFamily == LoweringFamily::Conv &&
       kind == DeviceKind::CPU && (dtype == DType::F32 || dtype == DType::F64))
-    // CPU convolutions: im2col and BLAS GEMMs (depthwise ones are loops).
+    // CPU convolutions: oneDNN for f32 (1-3-D, grouped only in 2-D; the
+    // others im2col and BLAS GEMMs), im2col and BLAS GEMMs for f64
+    // (depthwise f64 ones are generated loops).
     return KernelKind::Library;
   return KernelKind::Codegen;
 }

@@ -12,8 +12,65 @@
 // RUN:   | grep -c "func.func private @tide_rt_gemm" | FileCheck %t/gemm.mlir --check-prefix=DECLS
 // RUN: tide-opt %t/untouched.mlir --tide-matmul-to-library | FileCheck %t/untouched.mlir
 // RUN: tide-opt %t/batched.mlir --tide-matmul-to-library | FileCheck %t/batched.mlir
+// RUN: tide-opt %t/dnnl.mlir --tide-matmul-to-library=threads=2 | FileCheck %t/dnnl.mlir
 // Known bugs (see the comments in that part): run last.
 // RUN: tide-opt %t/layouts.mlir --tide-matmul-to-library | FileCheck %t/layouts.mlir
+
+//--- dnnl.mlir
+
+// f32 matmuls whose right operand is a constant memref.global (a linear
+// layer's weight) call oneDNN's matmul (tide_rt_cpu_matmul_f32), flagged
+// constant so the runtime packs the weight once; a zero fill right before,
+// or a copy from a zero-filled buffer, becomes accumulate = 0 and is erased.
+// CHECK-DAG: func.func private @tide_rt_cpu_matmul_f32(memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, i32, i32, i32) attributes {llvm.emit_c_interface}
+memref.global "private" constant @weight : memref<5x6xf32> = dense<1.0>
+
+// CHECK-LABEL: func.func @constant_weight(
+// CHECK-SAME: %[[A:.*]]: memref<4x5xf32>, %[[C:.*]]: memref<4x6xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: %[[W:.*]] = memref.get_global @weight
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : i32
+// CHECK-DAG: %[[CA:.*]] = memref.cast %[[A]]
+// CHECK-DAG: %[[CW:.*]] = memref.cast %[[W]]
+// CHECK-DAG: %[[CC:.*]] = memref.cast %[[C]]
+// CHECK: call @tide_rt_cpu_matmul_f32(%[[CA]], %[[CW]], %[[CC]], %[[ZERO]], %[[ONE]], %[[TWO]])
+// CHECK-NOT: linalg.matmul
+func.func @constant_weight(%a: memref<4x5xf32>, %c: memref<4x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %w = memref.get_global @weight : memref<5x6xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x6xf32>)
+  linalg.matmul ins(%a, %w : memref<4x5xf32>, memref<5x6xf32>) outs(%c : memref<4x6xf32>)
+  return
+}
+
+// The output is a copy of a shared zero buffer (CSE'd zero tensors): the
+// copy is erased, the zero buffer kept; without a zero output, accumulate = 1.
+// CHECK-LABEL: func.func @zero_copy(
+// CHECK: linalg.fill
+// CHECK-NOT: memref.copy
+// CHECK: call @tide_rt_cpu_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32
+// CHECK: call @tide_rt_cpu_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c1_i32
+func.func @zero_copy(%a: memref<4x5xf32>, %c: memref<4x6xf32>, %d: memref<4x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %w = memref.get_global @weight : memref<5x6xf32>
+  %zeros = memref.alloc() : memref<4x6xf32>
+  linalg.fill ins(%zero : f32) outs(%zeros : memref<4x6xf32>)
+  memref.copy %zeros, %c : memref<4x6xf32> to memref<4x6xf32>
+  linalg.matmul ins(%a, %w : memref<4x5xf32>, memref<5x6xf32>) outs(%c : memref<4x6xf32>)
+  linalg.matmul ins(%a, %w : memref<4x5xf32>, memref<5x6xf32>) outs(%d : memref<4x6xf32>)
+  memref.dealloc %zeros : memref<4x6xf32>
+  return
+}
+
+// negative_ A weight that is an argument (not constant) keeps the BLAS.
+// CHECK-LABEL: func.func @negative_argument_weight(
+// CHECK: call @tide_rt_gemm_f32(
+func.func @negative_argument_weight(%a: memref<4x5xf32>, %w: memref<5x6xf32>, %c: memref<4x6xf32>) {
+  linalg.matmul ins(%a, %w : memref<4x5xf32>, memref<5x6xf32>) outs(%c : memref<4x6xf32>)
+  return
+}
 
 //--- gemm.mlir
 

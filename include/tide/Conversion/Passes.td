@@ -36,12 +36,16 @@ def ConvertTideToLinalgPass : Pass<"convert-tide-to-linalg"> {
     Ops placed on a GPU are an error unless `gpu=true` (set by
     `tide-gpu-pipeline`): the CPU pipeline cannot run them.
 
-    f32/f64 `conv` not placed on a GPU becomes GEMMs (`linalg.matmul` per
+    f32 `conv` not placed on a GPU that oneDNN runs (1-3-D, grouped only in
+    2-D, static weight shape) becomes the named linalg convolution over the
+    zero-padded input, marked with `tide.conv_pads` (as for cuDNN), which
+    `tide-conv-to-library` turns into a call of oneDNN after bufferization.
+    The other f32 and the f64 ones become GEMMs (`linalg.matmul` per
     image and group, which `tide-matmul-to-library` sends to the host BLAS)
     over the input itself when the convolution is GEMM-shaped (1x1, stride 1,
     no padding) or over an im2col copy of it; a depthwise one becomes one
     `linalg.generic` whose innermost loops run along the output rows.
-    `conv-gemm=false` keeps the generic loop nest for those too.
+    `conv-gemm=false` keeps the generic loop nest for all of those.
 
     ```mlir
     %y = tide.exp %x : tensor<4xf32>
@@ -59,8 +63,12 @@ def ConvertTideToLinalgPass : Pass<"convert-tide-to-linalg"> {
     Option<"gpu", "gpu", "bool", /*default=*/"false",
            "Lower GPU-placed ops and transfers too (for tide-gpu-pipeline)">,
     Option<"convGemm", "conv-gemm", "bool", /*default=*/"true",
-           "CPU f32/f64 convolutions through im2col and GEMMs, depthwise ones "
-           "as row loops (false: the generic loop nest)">,
+           "CPU f32 convolutions through oneDNN, the others through im2col "
+           "and GEMMs, depthwise ones as row loops (false: the generic loop "
+           "nest)">,
+    Option<"dnnl", "dnnl", "bool", /*default=*/"true",
+           "CPU f32 convolutions through oneDNN (false: im2col and GEMMs; "
+           "the module then does not need libdnnl)">,
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -27,6 +28,19 @@ namespace mlir::tide {
 
 #define GEN_PASS_REGISTRATION
 #include "tide/Lowering/Passes.h.inc"
+
+/// Whether `buffer` is (a view of) a constant memref.global: the same values
+/// at every call, so a library may keep a copy of it in its own layout
+/// (ConvToLibrary.cpp).
+bool isConstantBuffer(Value buffer);
+
+/// Whether `op`'s one output holds zeros when `op` runs: a zero linalg.fill
+/// of it right before, a copy into it right before from a buffer that holds
+/// zeros there (what bufferization makes of one zero tensor shared by
+/// several ops), or a zero fill of it earlier with no write since. A
+/// library call then overwrites the output; `erasable` is the fill or copy
+/// right before, which it makes dead (null when there is none).
+bool outputIsZero(linalg::LinalgOp op, Operation *&erasable);
 
 } // namespace mlir::tide
 

@@ -187,13 +187,60 @@ def ApplyLoopAnnotationsPass
   }];
 }
 
+def ConvToLibraryPass : Pass<"tide-conv-to-library", "mlir::ModuleOp"> {
+  let summary = "Run f32 host convolutions through oneDNN";
+  let description = [{
+    Replaces every buffer-level named linalg convolution that
+    `convert-tide-to-linalg` marked with `tide.conv_pads` (f32 convolutions
+    on the host: `linalg.conv_1d_ncw_fcw`, `conv_2d_nchw_fchw`,
+    `conv_3d_ncdhw_fcdhw`, `conv_2d_ngchw_gfchw`) with a call to Tide's
+    runtime `tide_rt_cpu_conv_f32` (lib/Runtime/Dnnl.c), which runs oneDNN,
+    on unranked views of the NC<spatial> buffers:
+
+     - grouped convolutions are handed over ungrouped (the sources of the
+       group-splitting expand_shapes), with the group count;
+     - the zero-filled padded copy of the input that tensor-level padding
+       bufferizes to is erased: oneDNN reads the real input and pads it
+       itself (before and after, as recorded in `tide.conv_pads`);
+     - a zero fill of the output right before the convolution is erased
+       (`accumulate` = 0; otherwise oneDNN adds to the output);
+     - weights that are (views of) a constant `memref.global` are flagged
+       constant: the runtime reorders them into oneDNN's preferred blocked
+       layout once and keeps that copy;
+     - `threads` (tide-compile's --cpu-threads, 0 for none) is passed on:
+       the library runs on `tide_rt_cpu_team_size`'s thread count.
+
+    ```mlir
+    linalg.fill ins(%zero : f32) outs(%y : memref<1x8x4x4xf32>)
+    linalg.conv_2d_nchw_fchw {tide.conv_pads = array<i64: 0, 0, 0, 0>, ...}
+        ins(%x, %w : ...) outs(%y : memref<1x8x4x4xf32>)
+    // becomes
+    call @tide_rt_cpu_conv_f32(%xu, %wu, %yu, %groups, %accumulate,
+        %constant, %threads, <pads before, after, strides, dilations>)
+    ```
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"0",
+           "The module's compiled thread count (0: none), passed to the "
+           "runtime">,
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def MatmulToLibraryPass : Pass<"tide-matmul-to-library", "mlir::ModuleOp"> {
-  let summary = "Run f32/f64 matmuls through the host BLAS";
+  let summary = "Run f32/f64 matmuls through the host BLAS or oneDNN";
   let description = [{
     Replaces every buffer-level `linalg.matmul` on f32 or f64 memrefs with a
     call to Tide's runtime (`tide_rt_gemm_f32` / `tide_rt_gemm_f64`, declared
     in `include/tide/Runtime/RuntimeSymbols.h`), which calls OpenBLAS: the
-    "library" kernel of the CPU's kernel table. Batched matmuls (the
+    "library" kernel of the CPU's kernel table. f32 matmuls whose right
+    operand is a constant `memref.global` (a linear layer's weight) call
+    `tide_rt_cpu_matmul_f32` (oneDNN) instead, flagged constant: oneDNN
+    packs the weight once and keeps it, where the BLAS would pack it again
+    at every call; a zero fill right before becomes `accumulate` = 0.
+    `threads` is passed on as for `tide-conv-to-library`. Batched matmuls (the
     `linalg.generic` that `convert-tide-to-linalg` writes, batch dims
     broadcast NumPy-style) become such calls on 2-D views: one call over
     all rows when the right operand is the same matrix for every batch
@@ -202,6 +249,14 @@ def MatmulToLibraryPass : Pass<"tide-matmul-to-library", "mlir::ModuleOp"> {
     host loops. Runs after bufferization; other element types stay
     generated loops.
   }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"0",
+           "The module's compiled thread count (0: none), passed to oneDNN's "
+           "calls">,
+    Option<"dnnl", "dnnl", "bool", /*default=*/"true",
+           "Linear layers with a constant f32 weight through oneDNN (false: "
+           "OpenBLAS for every GEMM; the module then does not need libdnnl)">,
+  ];
   let dependentDialects = ["mlir::func::FuncDialect",
                            "mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect",

@@ -129,6 +129,12 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       *this, "fuse",
       llvm::cl::desc("Fuse chains of elementwise ops into one loop nest"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> dnnl{
+      *this, "dnnl",
+      llvm::cl::desc("CPU f32 convolutions and constant-weight linear layers "
+                     "through oneDNN (false: im2col and OpenBLAS; the module "
+                     "does not need libdnnl)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> rowTiles{
       *this, "row-tiles",
       llvm::cl::desc("Compute reductions and their consumers (softmax, "
@@ -138,7 +144,8 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
   PassOptions::Option<bool> blas{
       *this, "blas",
       llvm::cl::desc("Run f32/f64 2-D matmuls through the host BLAS "
-                     "(OpenBLAS), the CPU's library GEMM kernel"),
+                     "(OpenBLAS), and f32 convolutions and constant-weight "
+                     "f32 matmuls through oneDNN: the CPU's library kernels"),
       llvm::cl::init(true)};
   PassOptions::Option<int64_t> threads{
       *this, "threads",

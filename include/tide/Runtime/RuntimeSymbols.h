@@ -25,6 +25,11 @@
 /* GPU convolution through cuDNN (libTideCudaRuntime.so); no C interface
  * wrapper: the memrefs are unranked, passed as (rank, descriptor) pairs. */
 #define TIDE_RT_GPU_CONV_PREFIX "tide_rt_gpu_conv_"
+/* Host convolution and matmul through oneDNN (Dnnl.c; modules that call them
+ * link -ldnnl). The convolution has no C interface wrapper: its memrefs are
+ * unranked, passed as (rank, descriptor) pairs. */
+#define TIDE_RT_CPU_CONV_F32 "tide_rt_cpu_conv_f32"
+#define TIDE_RT_CPU_MATMUL_F32 "tide_rt_cpu_matmul_f32"
 /* Copy of a compiled module's constant into GPU memory (libTideCudaRuntime.so).
  */
 #define TIDE_RT_GPU_COPY_CONSTANT "tide_rt_gpu_copy_constant"
@@ -81,6 +86,33 @@ void _mlir_ciface_tide_rt_gpu_gemm_batched_f32(TideMemRef3D *a, TideMemRef3D *b,
                                                TideMemRef3D *c, int32_t accumulate);
 void _mlir_ciface_tide_rt_gpu_gemm_batched_f64(TideMemRef3D *a, TideMemRef3D *b,
                                                TideMemRef3D *c, int32_t accumulate);
+
+/* y = conv(x, w) (accumulate = 0) or y += conv(x, w) on the host through
+ * oneDNN: x [N, C, D1..Dk], w [F, C/groups, K1..Kk], y [N, F, O1..Ok], k =
+ * 1..3, f32, any strides; cross-correlation with zero padding padL_i before
+ * and padR_i after, stride_i and dilation_i (1: dense) per spatial dim
+ * (entries past k are ignored). constantWeights != 0 promises that w's
+ * buffer holds the same values at every call (a module constant): its
+ * reordering into oneDNN's preferred layout is then done once and kept.
+ * threads: the module's --cpu-threads (0: none); the library runs on
+ * tide_rt_cpu_team_size's thread count. Errors print a message and exit with
+ * status 1. */
+#define TIDE_RT_CPU_CONV_ARGS                                                  \
+  int64_t xRank, void *xDesc, int64_t wRank, void *wDesc, int64_t yRank,       \
+      void *yDesc, int64_t groups, int64_t accumulate,                         \
+      int64_t constantWeights, int64_t threads, int64_t pad0, int64_t pad1,    \
+      int64_t pad2, int64_t padR0, int64_t padR1, int64_t padR2,               \
+      int64_t stride0, int64_t stride1, int64_t stride2, int64_t dilation0,    \
+      int64_t dilation1, int64_t dilation2
+void tide_rt_cpu_conv_f32(TIDE_RT_CPU_CONV_ARGS);
+
+/* C = A * B (accumulate = 0) or C += A * B on the host through oneDNN, f32,
+ * row-major with any row strides; constantWeights and threads as for the
+ * convolution (B is the weight). */
+void _mlir_ciface_tide_rt_cpu_matmul_f32(TideMemRef2D *a, TideMemRef2D *b,
+                                         TideMemRef2D *c, int32_t accumulate,
+                                         int32_t constantWeights,
+                                         int32_t threads);
 
 /* An unranked memref as MLIR passes it: rank and a pointer to a ranked
  * descriptor {allocated, aligned, offset, sizes[rank], strides[rank]}. */

@@ -27,6 +27,13 @@
 // dimensions (the window loops outside them), so the innermost loop is a
 // vectorizable run along an output row rather than a window of a few taps.
 //
+// f32 convolutions oneDNN takes (1-3-D, grouped only in 2-D, static weight
+// shape) come first: the generic lowering's named linalg convolution marked
+// with `tide.conv_pads`, as for cuDNN on the GPU, which
+// tide-conv-to-library turns into a call of Tide's runtime
+// (tide_rt_cpu_conv_f32, oneDNN) after bufferization. The GEMMs and the
+// depthwise loops below are what the other f32 and the f64 convolutions get.
+//
 // GPU-placed convolutions, f16/bf16 and integer ones keep the generic
 // lowering of TideToLinalg.cpp (LowerConv).
 //
@@ -61,6 +68,16 @@ bool isCpuBlasConv(ConvOp op) {
   return element.isF32() || element.isF64();
 }
 
+/// Whether oneDNN runs `op` on the CPU (see the file comment).
+bool isCpuLibraryConv(ConvOp op) {
+  if (!isCpuBlasConv(op) || !op.getType().getElementType().isF32())
+    return false;
+  auto weightType = op.getWeight().getType();
+  int64_t k = op.getType().getRank() - 2;
+  return k >= 1 && k <= 3 && weightType.hasStaticShape() &&
+         (op.getGroups() == 1 || k == 2);
+}
+
 /// `x` (N, C, spatial...) zero-padded by `pads` ([begin..., end...]) around
 /// its spatial dimensions: a fill of the padded shape with `x` inserted.
 Value padInput(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> pads) {
@@ -87,6 +104,20 @@ Value padInput(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> pads) {
   return tensor::InsertSliceOp::create(b, loc, x, filled, offsets, sizes,
                                        strides);
 }
+
+/// The convolutions oneDNN runs: see the file comment.
+struct LowerCpuLibraryConv : OpRewritePattern<ConvOp> {
+  LowerCpuLibraryConv(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/3) {
+    addDebugLabels({kCpuConvPatternLabel, kCpuLibraryConvPatternLabel});
+  }
+
+  LogicalResult matchAndRewrite(ConvOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isCpuLibraryConv(op))
+      return rewriter.notifyMatchFailure(op, "not a conv oneDNN runs");
+    return lowerConv(rewriter, op, /*cpuLibrary=*/true);
+  }
+};
 
 /// Convolution through GEMMs: see the file comment.
 struct LowerCpuConvToGemm : OpRewritePattern<ConvOp> {
@@ -363,6 +394,6 @@ struct LowerCpuDepthwiseConv : OpRewritePattern<ConvOp> {
 } // namespace
 
 void mlir::tide::populateCpuConvPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerCpuConvToGemm, LowerCpuDepthwiseConv>(
+  patterns.add<LowerCpuLibraryConv, LowerCpuConvToGemm, LowerCpuDepthwiseConv>(
       patterns.getContext());
 }

@@ -52,6 +52,18 @@ Value getShapeEntry(OpBuilder &b, Location loc, Value shape, int64_t i);
 bool isKnownNonNegative(Value v, int depth = 0);
 
 } // namespace mlir::tide::to_linalg
+namespace mlir::tide {
+class ConvOp;
+} // namespace mlir::tide
+namespace mlir::tide::to_linalg {
+
+/// tide.conv as TideToLinalg.cpp lowers it: padding, then one linalg.generic,
+/// or for the convs a library runs (placed on a GPU, or `cpuLibrary`: the
+/// CPU's oneDNN; float, 1-3-D, grouped only in 2-D, static weights) the named
+/// linalg convolution marked with `tide.conv_pads`.
+LogicalResult lowerConv(PatternRewriter &rewriter, ConvOp op, bool cpuLibrary);
+
+} // namespace mlir::tide::to_linalg
 
 namespace mlir::tide {
 /// The patterns of take-along-axis and scatter (Indexing.cpp).
@@ -65,6 +77,11 @@ void populateShapeOperandPatterns(RewritePatternSet &patterns);
 /// them by it with conv-gemm=false).
 void populateCpuConvPatterns(RewritePatternSet &patterns);
 inline constexpr const char *kCpuConvPatternLabel = "tide-cpu-conv";
+/// The oneDNN convolution pattern also carries this label (the pass disables
+/// it when oneDNN is not to be used: GPU modules, which must load where only
+/// the NVIDIA driver is).
+inline constexpr const char *kCpuLibraryConvPatternLabel =
+    "tide-cpu-library-conv";
 } // namespace mlir::tide
 
 #endif // TIDE_LIB_CONVERSION_TIDETOLINALG_LOWERINGUTILS_H

@@ -1158,13 +1158,13 @@ Value filledLike(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
 /// into an f32 `init` (the named ops cast to the output type). Null for
 /// every other conv.
 Operation *buildLibraryConv(OpBuilder &b, ConvOp op, Value x, Value w,
-                            Value init) {
+                            Value init, bool cpuLibrary) {
   auto type = op.getType();
   Type element = type.getElementType();
   int64_t k = type.getRank() - 2;
   bool grouped = op.getGroups() != 1;
   auto weightType = op.getWeight().getType();
-  if (!placedOnGPU(op) || !isa<FloatType>(element) ||
+  if (!(placedOnGPU(op) || cpuLibrary) || !isa<FloatType>(element) ||
       !(element.isF16() || element.isBF16() || element.isF32() ||
         element.isF64()) ||
       (grouped && k != 2) || !weightType.hasStaticShape() ||
@@ -1203,6 +1203,14 @@ struct LowerConv : OpRewritePattern<ConvOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
+    return lowerConv(rewriter, op, /*cpuLibrary=*/false);
+  }
+};
+} // namespace
+
+LogicalResult to_linalg::lowerConv(PatternRewriter &rewriter, ConvOp op,
+                                   bool cpuLibrary) {
+  {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto type = op.getType();
@@ -1265,7 +1273,8 @@ struct LowerConv : OpRewritePattern<ConvOp> {
     Value init = filledLike(rewriter, loc, outShape, op.getInput(),
                             constantOf(rewriter, loc, acc, 0));
     Value result;
-    if (Operation *named = buildLibraryConv(rewriter, op, x, w, init)) {
+    if (Operation *named =
+            buildLibraryConv(rewriter, op, x, w, init, cpuLibrary)) {
       result = named->getResult(0);
     } else {
       auto generic = linalg::GenericOp::create(
@@ -1301,8 +1310,9 @@ struct LowerConv : OpRewritePattern<ConvOp> {
     rewriter.replaceOp(op, result);
     return success();
   }
-};
+}
 
+namespace {
 /// max_pool and avg_pool: padding (-inf or the lowest integer for max, zeros
 /// for avg; as far as the last window reaches, which ceil_mode may take past
 /// `pads`), then one linalg.generic with loops (n, c, o_1..o_k) parallel and
@@ -1828,6 +1838,8 @@ struct ConvertTideToLinalgPass
     SmallVector<std::string> disabled;
     if (!convGemm)
       disabled.push_back(kCpuConvPatternLabel);
+    if (!dnnl)
+      disabled.push_back(kCpuLibraryConvPatternLabel);
     patterns = FrozenRewritePatternSet(std::move(set), disabled);
     return success();
   }

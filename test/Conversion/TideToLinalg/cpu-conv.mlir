@@ -1,9 +1,12 @@
 // Tests of the CPU convolution patterns of convert-tide-to-linalg
-// (ConvCpu.cpp): f32/f64 convolutions not placed on a GPU become a
-// linalg.matmul per image and group over the input itself (1x1, stride 1, no
-// padding) or over an im2col copy; depthwise ones become one linalg.generic
-// whose innermost loops run along the output rows. With conv-gemm=false, and
-// for f16/bf16 or GPU-placed convolutions, the generic loop nest stays.
+// (ConvCpu.cpp): f32 convolutions oneDNN runs (1-3-D, grouped only in 2-D)
+// become the named linalg convolution marked with tide.conv_pads (which
+// tide-conv-to-library turns into a runtime call); the other f32/f64
+// convolutions not placed on a GPU become a linalg.matmul per image and group
+// over the input itself (1x1, stride 1, no padding) or over an im2col copy;
+// depthwise ones become one linalg.generic whose innermost loops run along
+// the output rows. With conv-gemm=false, and for f16/bf16 or GPU-placed
+// convolutions, the generic loop nest stays.
 
 // RUN: tide-opt %s --convert-tide-to-linalg=gpu=true --mlir-print-local-scope \
 // RUN:   | FileCheck %s --implicit-check-not="tide.conv "
@@ -14,17 +17,17 @@
 // one matmul into a zero fill, the product expanded back; no copy of the
 // input.
 // CHECK-LABEL: func.func @pointwise(
-// CHECK-SAME: %[[X:.*]]: tensor<1x64x7x8xf32>, %[[W:.*]]: tensor<32x64x1x1xf32>)
-// CHECK: %[[WM:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0], [1, 2, 3]] : tensor<32x64x1x1xf32> into tensor<32x64xf32>
-// CHECK: %[[IMG:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 64, 7, 8] [1, 1, 1, 1] : tensor<1x64x7x8xf32> to tensor<64x7x8xf32>
-// CHECK: %[[COL:.*]] = tensor.collapse_shape %[[IMG]] {{\[\[}}0], [1, 2]] : tensor<64x7x8xf32> into tensor<64x56xf32>
-// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<32x56xf32>)
-// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[WM]], %[[COL]] : tensor<32x64xf32>, tensor<64x56xf32>) outs(%[[INIT]] : tensor<32x56xf32>)
-// CHECK: %[[R:.*]] = tensor.expand_shape %[[MM]] {{\[\[}}0, 1], [2, 3]] output_shape [1, 32, 7, 8] : tensor<32x56xf32> into tensor<1x32x7x8xf32>
+// CHECK-SAME: %[[X:.*]]: tensor<1x64x7x8xf64>, %[[W:.*]]: tensor<32x64x1x1xf64>)
+// CHECK: %[[WM:.*]] = tensor.collapse_shape %[[W]] {{\[\[}}0], [1, 2, 3]] : tensor<32x64x1x1xf64> into tensor<32x64xf64>
+// CHECK: %[[IMG:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 64, 7, 8] [1, 1, 1, 1] : tensor<1x64x7x8xf64> to tensor<64x7x8xf64>
+// CHECK: %[[COL:.*]] = tensor.collapse_shape %[[IMG]] {{\[\[}}0], [1, 2]] : tensor<64x7x8xf64> into tensor<64x56xf64>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f64) outs(%{{.*}} : tensor<32x56xf64>)
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[WM]], %[[COL]] : tensor<32x64xf64>, tensor<64x56xf64>) outs(%[[INIT]] : tensor<32x56xf64>)
+// CHECK: %[[R:.*]] = tensor.expand_shape %[[MM]] {{\[\[}}0, 1], [2, 3]] output_shape [1, 32, 7, 8] : tensor<32x56xf64> into tensor<1x32x7x8xf64>
 // CHECK: return %[[R]]
-func.func @pointwise(%x: tensor<1x64x7x8xf32>, %w: tensor<32x64x1x1xf32>) -> tensor<1x32x7x8xf32> {
-  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x64x7x8xf32>, tensor<32x64x1x1xf32>
-  return %0 : tensor<1x32x7x8xf32>
+func.func @pointwise(%x: tensor<1x64x7x8xf64>, %w: tensor<32x64x1x1xf64>) -> tensor<1x32x7x8xf64> {
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x64x7x8xf64>, tensor<32x64x1x1xf64>
+  return %0 : tensor<1x32x7x8xf64>
 }
 
 // Padding, stride and dilation: a zero-padded copy of the input, then the
@@ -49,7 +52,8 @@ func.func @im2col(%x: tensor<1x3x9x9xf64>, %w: tensor<4x3x3x2xf64>) -> tensor<1x
   return %0 : tensor<1x4x5x4xf64>
 }
 
-// A dynamic batch and two groups: loops over images and groups, each GEMM
+// A dynamic batch and two groups (a grouped 1-D convolution, which oneDNN's
+// path does not take): loops over images and groups, each GEMM
 // (the group's weight rows times the im2col of its channels) written into
 // its slice of one (N, F, OH*OW) tensor (here 1-D: no expansion at the end).
 // CHECK-LABEL: func.func @batch_and_groups(
@@ -79,16 +83,40 @@ func.func @batch_and_groups(%x: tensor<?x4x6xf32>, %w: tensor<6x2x3xf32>) -> ten
 // loops (n, g, f) parallel, (kh, kw) reduction, then (oh, ow) parallel
 // innermost, accumulating into a zero fill; no matmul.
 // CHECK-LABEL: func.func @depthwise(
-// CHECK-SAME: %[[X:.*]]: tensor<2x4x8x8xf32>, %[[W:.*]]: tensor<8x1x3x3xf32>)
+// CHECK-SAME: %[[X:.*]]: tensor<2x4x8x8xf64>, %[[W:.*]]: tensor<8x1x3x3xf64>)
 // CHECK-NOT: linalg.matmul
-// CHECK: %[[WE:.*]] = tensor.expand_shape %[[W]] {{\[\[}}0, 1], [2], [3], [4]] output_shape [4, 2, 1, 3, 3] : tensor<8x1x3x3xf32> into tensor<4x2x1x3x3xf32>
-// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x4x2x8x8xf32>)
+// CHECK: %[[WE:.*]] = tensor.expand_shape %[[W]] {{\[\[}}0, 1], [2], [3], [4]] output_shape [4, 2, 1, 3, 3] : tensor<8x1x3x3xf64> into tensor<4x2x1x3x3xf64>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f64) outs(%{{.*}} : tensor<2x4x2x8x8xf64>)
 // CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d3 + d5, d4 + d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d2, 0, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d5, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel", "parallel"]}
-// CHECK-SAME: outs(%[[INIT]] : tensor<2x4x2x8x8xf32>)
+// CHECK-SAME: outs(%[[INIT]] : tensor<2x4x2x8x8xf64>)
 // CHECK: arith.mulf
 // CHECK: arith.addf
-// CHECK: tensor.collapse_shape %[[R]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<2x4x2x8x8xf32> into tensor<2x8x8x8xf32>
-func.func @depthwise(%x: tensor<2x4x8x8xf32>, %w: tensor<8x1x3x3xf32>) -> tensor<2x8x8x8xf32> {
+// CHECK: tensor.collapse_shape %[[R]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<2x4x2x8x8xf64> into tensor<2x8x8x8xf64>
+func.func @depthwise(%x: tensor<2x4x8x8xf64>, %w: tensor<8x1x3x3xf64>) -> tensor<2x8x8x8xf64> {
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] groups = 4 : tensor<2x4x8x8xf64>, tensor<8x1x3x3xf64>
+  return %0 : tensor<2x8x8x8xf64>
+}
+
+// oneDNN's: an f32 2-D convolution on the CPU is the named convolution over
+// the zero-padded input, its padding recorded for the library.
+// CHECK-LABEL: func.func @library(
+// CHECK-SAME: %[[X:.*]]: tensor<1x3x9x9xf32>, %[[W:.*]]: tensor<4x3x3x2xf32>)
+// CHECK-NOT: linalg.matmul
+// CHECK: %[[P:.*]] = tensor.insert_slice %[[X]] into %{{.*}}[0, 0, 1, 0] [1, 3, 9, 9] [1, 1, 1, 1]
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4x5x4xf32>)
+// CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>, tide.conv_pads = array<i64: 1, 0, 1, 1>} ins(%[[P]], %[[W]] : tensor<1x3x11x10xf32>, tensor<4x3x3x2xf32>) outs(%[[INIT]] : tensor<1x4x5x4xf32>)
+func.func @library(%x: tensor<1x3x9x9xf32>, %w: tensor<4x3x3x2xf32>) -> tensor<1x4x5x4xf32> {
+  %0 = tide.conv %x, %w strides = [2, 2] dilations = [1, 2] pads = [1, 0, 1, 1] : tensor<1x3x9x9xf32>, tensor<4x3x3x2xf32>
+  return %0 : tensor<1x4x5x4xf32>
+}
+
+// oneDNN's too: a grouped (here depthwise) f32 2-D convolution, split into
+// groups as for cuDNN.
+// CHECK-LABEL: func.func @library_grouped(
+// CHECK-NOT: linalg.matmul
+// CHECK: linalg.conv_2d_ngchw_gfchw {{.*}}tide.conv_pads = array<i64: 1, 1, 1, 1>{{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x4x1x10x10xf32>, tensor<4x2x1x3x3xf32>)
+// CHECK: tensor.collapse_shape
+func.func @library_grouped(%x: tensor<2x4x8x8xf32>, %w: tensor<8x1x3x3xf32>) -> tensor<2x8x8x8xf32> {
   %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] groups = 4 : tensor<2x4x8x8xf32>, tensor<8x1x3x3xf32>
   return %0 : tensor<2x8x8x8xf32>
 }
@@ -124,3 +152,6 @@ func.func @negative_gpu(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> ten
 // OFF: linalg.generic {{.*}}"reduction", "reduction", "reduction"]
 // OFF-LABEL: func.func @depthwise(
 // OFF: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+// OFF-LABEL: func.func @library(
+// OFF-NOT: linalg.conv_
+// OFF: linalg.generic {{.*}}"reduction", "reduction", "reduction"]

@@ -41,8 +41,9 @@ func.func @conv_3d_bf16(%x: tensor<1x2x4x4x4xbf16>, %w: tensor<2x2x2x2x2xbf16>) 
   return %y : tensor<1x2x3x3x3xbf16>
 }
 
-// Not for cuDNN: grouped 1-D/3-D convs and convs on the CPU stay generic
-// (one linalg.generic with the reduction loops).
+// Not for cuDNN: grouped 1-D/3-D convs and f64 convs on the CPU stay generic
+// (one linalg.generic with the reduction loops; f32 ones on the CPU are
+// oneDNN's, see cpu-conv.mlir).
 // CHECK-LABEL: func.func @grouped_1d(
 // CHECK-NOT: linalg.conv_
 // CHECK: linalg.generic
@@ -53,7 +54,7 @@ func.func @grouped_1d(%x: tensor<1x4x8xf32>, %w: tensor<4x2x3xf32>) -> tensor<1x
 // CHECK-LABEL: func.func @on_cpu(
 // CHECK-NOT: linalg.conv_
 // CHECK: return
-func.func @on_cpu(%x: tensor<1x4x8xf32>, %w: tensor<4x4x3xf32>) -> tensor<1x4x6xf32> {
-  %y = tide.conv %x, %w strides = [1] dilations = [1] pads = [0, 0] groups = 1 {tide.device = #tide.device<cpu>} : tensor<1x4x8xf32>, tensor<4x4x3xf32>
-  return %y : tensor<1x4x6xf32>
+func.func @on_cpu(%x: tensor<1x4x8xf64>, %w: tensor<4x4x3xf64>) -> tensor<1x4x6xf64> {
+  %y = tide.conv %x, %w strides = [1] dilations = [1] pads = [0, 0] groups = 1 {tide.device = #tide.device<cpu>} : tensor<1x4x8xf64>, tensor<4x4x3xf64>
+  return %y : tensor<1x4x6xf64>
 }

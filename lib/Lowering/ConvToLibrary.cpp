@@ -1,0 +1,350 @@
+//===- ConvToLibrary.cpp - f32 host convolutions through oneDNN -----------===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tide/Lowering/Passes.h"
+
+#include "tide/Conversion/GemmMatchers.h"
+#include "tide/IR/TideDialect.h"
+#include "tide/Runtime/RuntimeSymbols.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::tide {
+#define GEN_PASS_DEF_CONVTOLIBRARYPASS
+#include "tide/Lowering/Passes.h.inc"
+} // namespace mlir::tide
+
+using namespace mlir;
+using namespace mlir::tide;
+
+bool mlir::tide::isConstantBuffer(Value buffer) {
+  while (Operation *def = buffer.getDefiningOp()) {
+    if (auto global = dyn_cast<memref::GetGlobalOp>(def)) {
+      auto module = def->getParentOfType<ModuleOp>();
+      auto decl =
+          module ? module.lookupSymbol<memref::GlobalOp>(global.getNameAttr())
+                 : memref::GlobalOp();
+      return decl && decl.getConstant();
+    }
+    if (isa<memref::CastOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
+            memref::SubViewOp, memref::ReinterpretCastOp, memref::TransposeOp>(
+            def)) {
+      buffer = def->getOperand(0);
+      continue;
+    }
+    return false;
+  }
+  return false;
+}
+
+namespace {
+
+/// The buffer `v` is a view of (through casts, subviews, reshapes).
+Value rootOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<memref::CastOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
+             memref::SubViewOp, memref::ReinterpretCastOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// Whether an op in `block` strictly between `from` and `to` (or nested in
+/// one) may write a buffer whose root is one of `roots`: only reads (linalg
+/// inputs, copy sources, views, deallocations are not reached here) are
+/// allowed.
+bool writtenBetween(Operation *from, Operation *to, ArrayRef<Value> roots) {
+  if (from->getBlock() != to->getBlock() || !from->isBeforeInBlock(to))
+    return true;
+  bool written = false;
+  for (Operation *op = from->getNextNode(); op && op != to && !written;
+       op = op->getNextNode()) {
+    op->walk([&](Operation *nested) {
+      for (OpOperand &operand : nested->getOpOperands()) {
+        if (!isa<BaseMemRefType>(operand.get().getType()) ||
+            !llvm::is_contained(roots, rootOf(operand.get())))
+          continue;
+        if (isa<memref::CastOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
+                memref::SubViewOp, memref::ReinterpretCastOp, memref::DimOp,
+                memref::ExtractStridedMetadataOp>(nested))
+          continue; // a view: its own uses are visited
+        if (auto copy = dyn_cast<memref::CopyOp>(nested))
+          if (operand.get() == copy.getSource())
+            continue;
+        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(nested))
+          if (linalgOp.isDpsInput(&operand))
+            continue;
+        written = true;
+      }
+    });
+  }
+  return written;
+}
+
+/// Whether `buffer` (an allocation) holds zeros at `point`: a zero
+/// linalg.fill of it earlier in the same block and no write between.
+bool zeroAt(Value buffer, Operation *point) {
+  if (!buffer.getDefiningOp<memref::AllocOp>())
+    return false;
+  for (Operation *user : buffer.getUsers()) {
+    auto fill = dyn_cast<linalg::FillOp>(user);
+    if (fill && fill.getDpsInits()[0] == buffer &&
+        matchPattern(fill.getInputs()[0], m_AnyZeroFloat()) &&
+        fill->getBlock() == point->getBlock() && fill->isBeforeInBlock(point) &&
+        !writtenBetween(fill, point, {buffer}))
+      return true;
+  }
+  return false;
+}
+
+/// Erases `buffer`'s allocation when nothing reads it any more: only
+/// deallocations, fills of it, copies into it or into subviews of it.
+void eraseIfUnread(Value buffer) {
+  auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return;
+  SmallVector<Operation *> dead;
+  for (Operation *user : alloc->getUsers()) {
+    if (isa<memref::DeallocOp>(user)) {
+      dead.push_back(user);
+    } else if (auto fill = dyn_cast<linalg::FillOp>(user);
+               fill && fill.getDpsInits()[0] == buffer) {
+      dead.push_back(user);
+    } else if (auto copy = dyn_cast<memref::CopyOp>(user);
+               copy && copy.getTarget() == buffer &&
+               copy.getSource() != buffer) {
+      dead.push_back(user);
+    } else if (auto subview = dyn_cast<memref::SubViewOp>(user)) {
+      for (Operation *viewUser : subview->getUsers()) {
+        auto copy = dyn_cast<memref::CopyOp>(viewUser);
+        if (!copy || copy.getTarget() != subview.getResult())
+          return;
+        dead.push_back(copy);
+      }
+      dead.push_back(subview);
+    } else {
+      return;
+    }
+  }
+  for (Operation *op : dead)
+    op->erase();
+  alloc->erase();
+}
+
+/// The unpadded input of the convolution `conv` reading the padded buffer
+/// `padded`: the source of the one copy into the interior subview of
+/// `padded` (offsets `before` in the spatial dims), when neither is written
+/// between that copy and the convolution. By the tensor-level padding the
+/// IR bufferized, the rest of `padded` is zero there.
+Value unpaddedSource(Value padded, Operation *conv, ArrayRef<int64_t> before) {
+  auto type = cast<MemRefType>(padded.getType());
+  memref::CopyOp interior;
+  for (Operation *user : padded.getUsers()) {
+    auto subview = dyn_cast<memref::SubViewOp>(user);
+    if (!subview || subview.getSource() != padded)
+      continue;
+    ArrayRef<int64_t> offsets = subview.getStaticOffsets(),
+                      sizes = subview.getStaticSizes();
+    bool match = llvm::all_of(subview.getStaticStrides(),
+                              [](int64_t s) { return s == 1; }) &&
+                 offsets[0] == 0 && offsets[1] == 0 &&
+                 sizes[0] == type.getDimSize(0) &&
+                 sizes[1] == type.getDimSize(1);
+    for (size_t i = 0; match && i < before.size(); ++i)
+      match = offsets[i + 2] == before[i];
+    if (!match)
+      continue;
+    for (Operation *viewUser : subview->getUsers()) {
+      auto copy = dyn_cast<memref::CopyOp>(viewUser);
+      if (!copy || copy.getTarget() != subview.getResult())
+        continue;
+      if (copy->getBlock() != conv->getBlock() || !copy->isBeforeInBlock(conv))
+        continue;
+      if (interior && interior->isBeforeInBlock(copy))
+        interior = copy;
+      else if (!interior)
+        interior = copy;
+    }
+  }
+  if (!interior ||
+      writtenBetween(interior, conv,
+                     {rootOf(padded), rootOf(interior.getSource())}))
+    return {};
+  return interior.getSource();
+}
+
+} // namespace
+
+bool mlir::tide::outputIsZero(linalg::LinalgOp op, Operation *&erasable) {
+  erasable = nullptr;
+  if (op.getNumDpsInits() != 1)
+    return false;
+  if (linalg::FillOp fill = getZeroFillBefore(op)) {
+    erasable = fill;
+    return true;
+  }
+  Value out = op.getDpsInits()[0];
+  auto copy = dyn_cast_or_null<memref::CopyOp>(op->getPrevNode());
+  if (copy && copy.getTarget() == out && zeroAt(copy.getSource(), copy)) {
+    erasable = copy;
+    return true;
+  }
+  return zeroAt(out, op);
+}
+
+namespace {
+
+func::FuncOp getOrDeclareConv(ModuleOp module) {
+  if (auto callee = module.lookupSymbol<func::FuncOp>(TIDE_RT_CPU_CONV_F32))
+    return callee;
+  OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+  Type view = UnrankedMemRefType::get(mb.getF32Type(), Attribute());
+  SmallVector<Type> inputs = {view, view, view};
+  inputs.append(16, mb.getI64Type());
+  auto callee = func::FuncOp::create(mb, module.getLoc(), TIDE_RT_CPU_CONV_F32,
+                                     mb.getFunctionType(inputs, {}));
+  callee.setPrivate();
+  return callee;
+}
+
+/// Replaces the marked named convolution `op` (f32, on host memrefs) by a
+/// call of tide_rt_cpu_conv_f32; false when it is not one.
+bool lowerConv(linalg::LinalgOp op, int64_t threads) {
+  if (!isa<linalg::Conv1DNcwFcwOp, linalg::Conv2DNchwFchwOp,
+           linalg::Conv3DNcdhwFcdhwOp, linalg::Conv2DNgchwGfchwOp>(op) ||
+      !op->hasAttr(TideDialect::getConvPadsAttrName()) ||
+      op->getParentOfType<gpu::LaunchOp>() || !op.hasPureBufferSemantics())
+    return false;
+  Value x = op.getDpsInputs()[0], w = op.getDpsInputs()[1],
+        y = op.getDpsInits()[0];
+  for (Value v : {x, w, y}) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type || !type.getElementType().isF32() || type.getMemorySpace())
+      return false;
+  }
+  bool grouped = isa<linalg::Conv2DNgchwGfchwOp>(op);
+  auto yType = cast<MemRefType>(y.getType());
+  int64_t rank = yType.getRank() - (grouped ? 1 : 0), k = rank - 2;
+  int64_t groups = 1;
+  Operation *xView = nullptr;
+  if (grouped) {
+    // Ungrouped views: the sources of the group-splitting expand_shapes, or
+    // (where a constant's expand_shape was folded into a constant of the
+    // grouped shape) a collapse_shape of the grouped buffer.
+    auto xExpand = x.getDefiningOp<memref::ExpandShapeOp>();
+    auto wExpand = w.getDefiningOp<memref::ExpandShapeOp>();
+    SmallVector<ReassociationIndices> merge = {{0}, {1, 2}, {3}, {4}},
+                                      wMerge = {{0, 1}, {2}, {3}, {4}};
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(yType, merge) ||
+        (!xExpand && !memref::CollapseShapeOp::isGuaranteedCollapsible(
+                         cast<MemRefType>(x.getType()), merge)) ||
+        (!wExpand && !memref::CollapseShapeOp::isGuaranteedCollapsible(
+                         cast<MemRefType>(w.getType()), wMerge)))
+      return false;
+    groups = cast<MemRefType>(w.getType()).getDimSize(0);
+    if (ShapedType::isDynamic(groups))
+      return false;
+    OpBuilder vb(op);
+    if (xExpand) {
+      xView = xExpand;
+      x = xExpand.getSrc();
+    } else {
+      x = memref::CollapseShapeOp::create(vb, op.getLoc(), x, merge);
+    }
+    w = wExpand ? wExpand.getSrc()
+                : memref::CollapseShapeOp::create(vb, op.getLoc(), w, wMerge)
+                      .getResult();
+  }
+  ArrayRef<int64_t> pads =
+      cast<DenseI64ArrayAttr>(op->getAttr(TideDialect::getConvPadsAttrName()))
+          .asArrayRef();
+  if (static_cast<int64_t>(pads.size()) != 2 * k)
+    return false;
+  // oneDNN pads the real input itself (before and after, any amounts): it
+  // reads the buffer the IR copied into the padded one's interior.
+  SmallVector<int64_t> padBefore(3, 0), padAfter(3, 0);
+  Value paddedBuffer;
+  if (llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
+    if (Value source = unpaddedSource(x, op, pads.take_front(k))) {
+      paddedBuffer = x;
+      x = source;
+      for (int64_t i = 0; i < k; ++i) {
+        padBefore[i] = pads[i];
+        padAfter[i] = pads[k + i];
+      }
+    }
+  }
+  bool constantWeights = isConstantBuffer(w);
+
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  bool accumulate = true;
+  Operation *init = nullptr;
+  if (outputIsZero(op, init)) {
+    if (init)
+      init->erase();
+    accumulate = false;
+  }
+  Value out = y;
+  if (grouped)
+    out = memref::CollapseShapeOp::create(
+        b, loc, y, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+  auto unranked = [&](Value v) -> Value {
+    return memref::CastOp::create(
+        b, loc, UnrankedMemRefType::get(b.getF32Type(), Attribute()), v);
+  };
+  auto i64 = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, v, 64);
+  };
+  auto attrValues = [&](StringRef name) {
+    SmallVector<int64_t> values(3, 1);
+    auto attr = op->getAttrOfType<DenseIntElementsAttr>(name);
+    for (auto [i, v] : llvm::enumerate(attr.getValues<int64_t>()))
+      values[i] = v;
+    return values;
+  };
+  SmallVector<int64_t> strides = attrValues("strides"),
+                       dilations = attrValues("dilations");
+  SmallVector<Value> operands = {unranked(x), unranked(w), unranked(out)};
+  operands.push_back(i64(groups));
+  operands.push_back(i64(accumulate));
+  operands.push_back(i64(constantWeights));
+  operands.push_back(i64(threads));
+  for (const SmallVector<int64_t> *values :
+       {&padBefore, &padAfter, &strides, &dilations})
+    for (int64_t v : *values)
+      operands.push_back(i64(v));
+  func::CallOp::create(
+      b, loc, getOrDeclareConv(op->getParentOfType<ModuleOp>()), operands);
+  op->erase();
+  if (xView && xView->use_empty())
+    xView->erase();
+  if (paddedBuffer)
+    eraseIfUnread(paddedBuffer);
+  return true;
+}
+
+struct ConvToLibraryPass
+    : public tide::impl::ConvToLibraryPassBase<ConvToLibraryPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> convs;
+    getOperation().walk([&](linalg::LinalgOp op) { convs.push_back(op); });
+    for (linalg::LinalgOp op : convs)
+      lowerConv(op, threads);
+  }
+};
+
+} // namespace

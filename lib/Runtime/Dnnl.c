@@ -1,0 +1,537 @@
+/*===- Dnnl.c - Host convolutions and matmuls through oneDNN --------------===*\
+|* Part of the Tide project.                                                  *|
+|*                                                                            *|
+|* The tide_rt_cpu_* functions of RuntimeSymbols.h: 1-3-D f32 convolutions    *|
+|* and f32 matmuls through oneDNN's C API (libdnnl, linked only into modules  *|
+|* that call them). The CPU analogue of CudaDnn.cpp:                          *|
+|*                                                                            *|
+|*  - one primitive per shape (sizes, strides, padding, groups, whether it    *|
+|*    accumulates and whether its weights are constant), created at the first *|
+|*    call and kept for the life of the process;                              *|
+|*  - constant weights (a module's memref.global constants, which the         *|
+|*    compiler flags) are given to oneDNN as `format_tag any`: it picks the   *|
+|*    blocked layout its fastest kernel reads, and the weights are reordered  *|
+|*    into it once per weight buffer (keyed by its address, which a constant  *|
+|*    never changes) instead of at every call. Other weights are read in      *|
+|*    place, plain;                                                           *|
+|*  - activations stay plain (NCHW, any strides) in Tide's buffers, which     *|
+|*    its own loops read and write between library calls; oneDNN's fast       *|
+|*    kernels want another layout (NHWC for brgconv here), so each call       *|
+|*    reorders the input into the layout the primitive picked (`any`) and     *|
+|*    the output back, through per-thread buffers: 44 ms against 77 ms for    *|
+|*    ResNet-18 with plain layouts (gemm:jit). TIDE_DNNL_BLOCKED=0 keeps      *|
+|*    them plain (for such comparisons); an accumulating call always does;    *|
+|*  - threads: oneDNN's parallel regions are OpenMP ones; before each call    *|
+|*    the calling thread's OpenMP thread count is set to Tide's               *|
+|*    (tide_rt_cpu_team_size: TIDE_NUM_THREADS, else --cpu-threads, else the  *|
+|*    affinity mask), so the library never runs on more threads than Tide's   *|
+|*    own loops.                                                              *|
+|*                                                                            *|
+|* Errors (oneDNN has no implementation, out of memory) print a message that  *|
+|* names the call and exit with status 1, as the GPU runtime does.            *|
+\*===----------------------------------------------------------------------===*/
+
+#include "tide/Runtime/RuntimeSymbols.h"
+
+#include <oneapi/dnnl/dnnl.h>
+#include <oneapi/dnnl/dnnl_debug.h>
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The OpenMP runtime oneDNN's parallel regions run on (libgomp's, or
+ * libomp's through its GOMP-compatible entry points when the module links
+ * libomp first). */
+extern void omp_set_num_threads(int threads);
+extern int omp_get_max_threads(void);
+
+/* libomp's, when the module has parallel loops (see Gemm.c). */
+extern void kmp_set_blocktime(int milliseconds) __attribute__((weak));
+
+static void fatal(const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  fputs("tide runtime: error: ", stderr);
+  vfprintf(stderr, format, args);
+  fputc('\n', stderr);
+  va_end(args);
+  fflush(stderr);
+  exit(1);
+}
+
+static void check(dnnl_status_t status, const char *what, const char *call) {
+  if (status != dnnl_success)
+    fatal("%s: oneDNN failed %s (%s)", call, what, dnnl_status2str(status));
+}
+
+/*===- Engine, streams, threads
+ * --------------------------------------------===*/
+
+static pthread_once_t engineOnce = PTHREAD_ONCE_INIT;
+static dnnl_engine_t engine = NULL;
+static dnnl_status_t engineStatus = dnnl_success;
+
+static void createEngine(void) {
+  engineStatus = dnnl_engine_create(&engine, dnnl_cpu, 0);
+}
+
+/* The calling thread's stream (oneDNN streams are not shared between
+ * threads). */
+static dnnl_stream_t threadStream(const char *call) {
+  static _Thread_local dnnl_stream_t stream = NULL;
+  pthread_once(&engineOnce, createEngine);
+  check(engineStatus, "to create its CPU engine", call);
+  if (!stream)
+    check(dnnl_stream_create(&stream, engine, dnnl_stream_default_flags),
+          "to create a stream", call);
+  return stream;
+}
+
+/* Sets the calling thread's OpenMP thread count to Tide's (see the file
+ * comment), and lets libomp's idle workers sleep at once when both OpenMP
+ * runtimes are loaded (see Gemm.c). */
+static void useTideThreads(int64_t compiled) {
+  static _Thread_local int done = 0;
+  int threads =
+      tide_rt_cpu_team_size(INT64_MAX, 1, compiled > 0 ? (int32_t)compiled : 0);
+  if (omp_get_max_threads() != threads)
+    omp_set_num_threads(threads);
+  if (!done) {
+    done = 1;
+    if (kmp_set_blocktime && !getenv("KMP_BLOCKTIME") &&
+        !getenv("OMP_WAIT_POLICY"))
+      kmp_set_blocktime(0);
+  }
+}
+
+/*===- Plans
+ * ---------------------------------------------------------------===*/
+
+enum { kKeyLength = 64 };
+
+/* Weights reordered into a plan's layout, per weight buffer. */
+typedef struct Packed {
+  struct Packed *next;
+  const void *source;
+  void *data;
+} Packed;
+
+typedef struct Plan {
+  struct Plan *next;
+  int64_t key[kKeyLength];
+  dnnl_primitive_t primitive;
+  dnnl_memory_desc_t src, weights, dst; /* what the primitive reads/writes */
+  dnnl_memory_desc_t plainWeights;      /* the caller's weights */
+  dnnl_primitive_t reorder;             /* plain -> weights; NULL if same */
+  Packed *packed;
+  /* Blocked activations: the caller's plain ones and their reorders into
+   * and out of the primitive's layouts (NULL: the primitive reads/writes
+   * the caller's buffers). */
+  dnnl_memory_desc_t plainSrc, plainDst;
+  dnnl_primitive_t srcReorder, dstReorder;
+} Plan;
+
+/* Per-thread buffers of blocked activations, grown as needed. */
+typedef struct {
+  void *data;
+  size_t bytes;
+} Scratch;
+
+static void *scratchOf(Scratch *s, size_t bytes, const char *call) {
+  if (s->bytes < bytes) {
+    free(s->data);
+    s->data = NULL;
+    s->bytes = 0;
+    if (posix_memalign(&s->data, 64, bytes) != 0)
+      fatal("%s: out of memory for %zu bytes of activations", call, bytes);
+    s->bytes = bytes;
+  }
+  return s->data;
+}
+
+static dnnl_primitive_t reorderOf(const dnnl_memory_desc_t *from,
+                                  const dnnl_memory_desc_t *to,
+                                  const char *call) {
+  if (dnnl_memory_desc_equal(from, to))
+    return NULL;
+  dnnl_primitive_desc_t rpd;
+  dnnl_primitive_t reorder;
+  check(
+      dnnl_reorder_primitive_desc_create(&rpd, from, engine, to, engine, NULL),
+      "to create a reorder", call);
+  check(dnnl_primitive_create(&reorder, rpd), "to create a reorder", call);
+  dnnl_primitive_desc_destroy(rpd);
+  return reorder;
+}
+
+static void reorderNow(dnnl_primitive_t reorder, const dnnl_memory_desc_t *from,
+                       void *fromData, const dnnl_memory_desc_t *to,
+                       void *toData, dnnl_stream_t stream, const char *call);
+
+static pthread_mutex_t plansLock = PTHREAD_MUTEX_INITIALIZER;
+static Plan *plans = NULL;
+
+static Plan *findPlan(const int64_t *key) {
+  for (Plan *p = __atomic_load_n(&plans, __ATOMIC_ACQUIRE); p; p = p->next)
+    if (memcmp(p->key, key, sizeof(p->key)) == 0)
+      return p;
+  return NULL;
+}
+
+/* Creates the plan's primitive from `desc` (a convolution or matmul
+ * descriptor whose weights are `any` when `constant`), and the reorder of
+ * plain weights into the layout it chose. */
+static void finishPlan(Plan *p, const void *desc, int accumulate,
+                       const char *call) {
+  dnnl_primitive_attr_t attr;
+  check(dnnl_primitive_attr_create(&attr), "to create attributes", call);
+  if (accumulate) {
+    dnnl_post_ops_t ops;
+    check(dnnl_post_ops_create(&ops), "to create post-ops", call);
+    check(dnnl_post_ops_append_sum(ops, 1.0f), "to add a sum post-op", call);
+    check(dnnl_primitive_attr_set_post_ops(attr, ops), "to set post-ops", call);
+    dnnl_post_ops_destroy(ops);
+  }
+  dnnl_primitive_desc_t pd;
+  dnnl_status_t status = dnnl_primitive_desc_create(
+      &pd, (const_dnnl_op_desc_t)desc, attr, engine, NULL);
+  dnnl_primitive_attr_destroy(attr);
+  if (status != dnnl_success)
+    fatal("%s: oneDNN has no implementation for this shape (%s)", call,
+          dnnl_status2str(status));
+  p->src = *dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+  p->weights = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+  p->dst = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+  check(dnnl_primitive_create(&p->primitive, pd), "to create a primitive",
+        call);
+  dnnl_primitive_desc_destroy(pd);
+  p->reorder = reorderOf(&p->plainWeights, &p->weights, call);
+  p->srcReorder = reorderOf(&p->plainSrc, &p->src, call);
+  p->dstReorder = reorderOf(&p->dst, &p->plainDst, call);
+}
+
+static dnnl_memory_t memoryOf(const dnnl_memory_desc_t *desc, void *data,
+                              const char *call) {
+  dnnl_memory_t memory;
+  check(dnnl_memory_create(&memory, desc, engine, data), "to wrap a buffer",
+        call);
+  return memory;
+}
+
+/* The weights the plan's primitive reads: `weights` itself, or its copy in
+ * the primitive's layout (made once per buffer; constants only). */
+static void *weightsFor(Plan *p, void *weights, dnnl_stream_t stream,
+                        const char *call) {
+  if (!p->reorder)
+    return weights;
+  for (Packed *k = __atomic_load_n(&p->packed, __ATOMIC_ACQUIRE); k;
+       k = k->next)
+    if (k->source == weights)
+      return k->data;
+  pthread_mutex_lock(&plansLock);
+  for (Packed *k = p->packed; k; k = k->next)
+    if (k->source == weights) {
+      pthread_mutex_unlock(&plansLock);
+      return k->data;
+    }
+  size_t bytes = dnnl_memory_desc_get_size(&p->weights);
+  void *data = NULL;
+  if (posix_memalign(&data, 64, bytes ? bytes : 64) != 0)
+    fatal("%s: out of memory for %zu bytes of reordered weights", call, bytes);
+  dnnl_memory_t from = memoryOf(&p->plainWeights, weights, call);
+  dnnl_memory_t to = memoryOf(&p->weights, data, call);
+  dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+  check(dnnl_primitive_execute(p->reorder, stream, 2, args),
+        "to reorder the weights", call);
+  check(dnnl_stream_wait(stream), "to reorder the weights", call);
+  dnnl_memory_destroy(from);
+  dnnl_memory_destroy(to);
+  Packed *k = malloc(sizeof(Packed));
+  if (!k)
+    fatal("%s: out of memory", call);
+  k->source = weights;
+  k->data = data;
+  k->next = p->packed;
+  __atomic_store_n(&p->packed, k, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&plansLock);
+  return data;
+}
+
+static void reorderNow(dnnl_primitive_t reorder, const dnnl_memory_desc_t *from,
+                       void *fromData, const dnnl_memory_desc_t *to,
+                       void *toData, dnnl_stream_t stream, const char *call) {
+  dnnl_memory_t a = memoryOf(from, fromData, call);
+  dnnl_memory_t b = memoryOf(to, toData, call);
+  dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, a}, {DNNL_ARG_TO, b}};
+  check(dnnl_primitive_execute(reorder, stream, 2, args), "to reorder", call);
+  check(dnnl_stream_wait(stream), "to reorder", call);
+  dnnl_memory_destroy(a);
+  dnnl_memory_destroy(b);
+}
+
+static void run(Plan *p, void *x, void *w, void *y, dnnl_stream_t stream,
+                const char *call) {
+  static _Thread_local Scratch srcScratch = {NULL, 0}, dstScratch = {NULL, 0};
+  void *userY = y;
+  if (p->srcReorder) {
+    void *blocked =
+        scratchOf(&srcScratch, dnnl_memory_desc_get_size(&p->src), call);
+    reorderNow(p->srcReorder, &p->plainSrc, x, &p->src, blocked, stream, call);
+    x = blocked;
+  }
+  if (p->dstReorder)
+    y = scratchOf(&dstScratch, dnnl_memory_desc_get_size(&p->dst), call);
+  dnnl_memory_t src = memoryOf(&p->src, x, call);
+  dnnl_memory_t weights =
+      memoryOf(&p->weights, weightsFor(p, w, stream, call), call);
+  dnnl_memory_t dst = memoryOf(&p->dst, y, call);
+  dnnl_exec_arg_t args[3] = {
+      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+  check(dnnl_primitive_execute(p->primitive, stream, 3, args), "to execute",
+        call);
+  check(dnnl_stream_wait(stream), "to execute", call);
+  dnnl_memory_destroy(src);
+  dnnl_memory_destroy(weights);
+  dnnl_memory_destroy(dst);
+  if (p->dstReorder)
+    reorderNow(p->dstReorder, &p->dst, y, &p->plainDst, userY, stream, call);
+}
+
+/* Whether convolutions read and write blocked activations (reordered from
+ * and to the caller's plain ones around each call). */
+static int blockedActivations(void) {
+  static int value = -1;
+  if (value < 0) {
+    const char *text = getenv("TIDE_DNNL_BLOCKED");
+    value = text && *text ? atoi(text) != 0 : 1;
+  }
+  return value;
+}
+
+/*===- Convolution
+ * ---------------------------------------------------------===*/
+
+/* A ranked descriptor's fields (see TideUnrankedMemRef). */
+typedef struct {
+  float *data;
+  const int64_t *sizes, *strides;
+} View;
+
+static View viewOf(int64_t rank, void *descriptor) {
+  int64_t *fields = (int64_t *)((char *)descriptor + 2 * sizeof(void *));
+  View v;
+  v.data = (float *)((void **)descriptor)[1] + fields[0];
+  v.sizes = fields + 1;
+  v.strides = fields + 1 + rank;
+  return v;
+}
+
+void tide_rt_cpu_conv_f32(TIDE_RT_CPU_CONV_ARGS) {
+  const char *call = "tide_rt_cpu_conv_f32";
+  if (xRank != wRank || xRank != yRank || xRank < 3 || xRank > 5)
+    fatal("%s: called with ranks %lld, %lld, %lld (expected 3 to 5, equal)",
+          call, (long long)xRank, (long long)wRank, (long long)yRank);
+  int64_t rank = xRank, k = rank - 2;
+  View x = viewOf(rank, xDesc), w = viewOf(rank, wDesc),
+       y = viewOf(rank, yDesc);
+  if (groups < 1 || x.sizes[1] != w.sizes[1] * groups ||
+      w.sizes[0] % groups != 0 || y.sizes[1] != w.sizes[0] ||
+      y.sizes[0] != x.sizes[0])
+    fatal("%s: inconsistent shapes (input channels %lld, weights %lldx%lld, "
+          "%lld groups, output channels %lld)",
+          call, (long long)x.sizes[1], (long long)w.sizes[0],
+          (long long)w.sizes[1], (long long)groups, (long long)y.sizes[1]);
+  for (int64_t d = 0; d < rank; ++d)
+    if (x.sizes[d] == 0 || y.sizes[d] == 0 || w.sizes[d] == 0)
+      return; /* no work; (F, 0 channels) never reaches here from Tide */
+  const int64_t padsL[3] = {pad0, pad1, pad2}, padsR[3] = {padR0, padR1, padR2},
+                strides[3] = {stride0, stride1, stride2},
+                dilations[3] = {dilation0, dilation1, dilation2};
+
+  int64_t key[kKeyLength] = {0};
+  int n = 0;
+  key[n++] = 1; /* convolution */
+  key[n++] = rank;
+  key[n++] = groups;
+  key[n++] = accumulate != 0;
+  key[n++] = constantWeights != 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    key[n++] = x.sizes[d];
+    key[n++] = x.strides[d];
+    key[n++] = w.sizes[d];
+    key[n++] = w.strides[d];
+    key[n++] = y.sizes[d];
+    key[n++] = y.strides[d];
+  }
+  for (int64_t i = 0; i < k; ++i) {
+    key[n++] = padsL[i];
+    key[n++] = padsR[i];
+    key[n++] = strides[i];
+    key[n++] = dilations[i];
+  }
+
+  dnnl_stream_t stream = threadStream(call);
+  useTideThreads(threads);
+  Plan *p = findPlan(key);
+  if (!p) {
+    pthread_mutex_lock(&plansLock);
+    p = findPlan(key);
+    if (!p) {
+      p = calloc(1, sizeof(Plan));
+      if (!p)
+        fatal("%s: out of memory", call);
+      memcpy(p->key, key, sizeof(key));
+      dnnl_dims_t xDims, xStrides, yDims, yStrides, wDims, wStrides;
+      for (int64_t d = 0; d < rank; ++d) {
+        xDims[d] = x.sizes[d];
+        xStrides[d] = x.strides[d];
+        yDims[d] = y.sizes[d];
+        yStrides[d] = y.strides[d];
+      }
+      int wRankDnnl = (int)rank;
+      if (groups == 1) {
+        for (int64_t d = 0; d < rank; ++d) {
+          wDims[d] = w.sizes[d];
+          wStrides[d] = w.strides[d];
+        }
+      } else {
+        /* (G, F/G, C/G, K...) */
+        wRankDnnl = (int)rank + 1;
+        wDims[0] = groups;
+        wStrides[0] = w.strides[0] * (w.sizes[0] / groups);
+        wDims[1] = w.sizes[0] / groups;
+        wStrides[1] = w.strides[0];
+        for (int64_t d = 1; d < rank; ++d) {
+          wDims[d + 1] = w.sizes[d];
+          wStrides[d + 1] = w.strides[d];
+        }
+      }
+      dnnl_memory_desc_t src, dst, weights;
+      check(dnnl_memory_desc_init_by_strides(&src, (int)rank, xDims, dnnl_f32,
+                                             xStrides),
+            "to describe the input", call);
+      check(dnnl_memory_desc_init_by_strides(&dst, (int)rank, yDims, dnnl_f32,
+                                             yStrides),
+            "to describe the output", call);
+      check(dnnl_memory_desc_init_by_strides(&p->plainWeights, wRankDnnl, wDims,
+                                             dnnl_f32, wStrides),
+            "to describe the weights", call);
+      if (constantWeights)
+        check(dnnl_memory_desc_init_by_tag(&weights, wRankDnnl, wDims, dnnl_f32,
+                                           dnnl_format_tag_any),
+              "to describe the weights", call);
+      else
+        weights = p->plainWeights;
+      p->plainSrc = src;
+      p->plainDst = dst;
+      if (blockedActivations() && !accumulate) {
+        check(dnnl_memory_desc_init_by_tag(&src, (int)rank, xDims, dnnl_f32,
+                                           dnnl_format_tag_any),
+              "to describe the input", call);
+        check(dnnl_memory_desc_init_by_tag(&dst, (int)rank, yDims, dnnl_f32,
+                                           dnnl_format_tag_any),
+              "to describe the output", call);
+      }
+      dnnl_dims_t s, dil, l, r;
+      for (int64_t i = 0; i < k; ++i) {
+        s[i] = strides[i];
+        dil[i] = dilations[i] - 1; /* oneDNN counts the gaps */
+        l[i] = padsL[i];
+        r[i] = padsR[i];
+      }
+      dnnl_convolution_desc_t desc;
+      dnnl_status_t status = dnnl_dilated_convolution_forward_desc_init(
+          &desc, dnnl_forward_inference, dnnl_convolution_direct, &src,
+          &weights, NULL, &dst, s, dil, l, r);
+      if (status != dnnl_success)
+        fatal("%s: oneDNN rejects this convolution (%s): check its sizes, "
+              "strides, padding and dilations",
+              call, dnnl_status2str(status));
+      finishPlan(p, &desc, accumulate != 0, call);
+      p->next = plans;
+      __atomic_store_n(&plans, p, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&plansLock);
+  }
+  run(p, x.data, w.data, y.data, stream, call);
+}
+
+/*===- Matmul
+ * --------------------------------------------------------------===*/
+
+void _mlir_ciface_tide_rt_cpu_matmul_f32(TideMemRef2D *a, TideMemRef2D *b,
+                                         TideMemRef2D *c, int32_t accumulate,
+                                         int32_t constantWeights,
+                                         int32_t threads) {
+  const char *call = "tide_rt_cpu_matmul_f32";
+  int64_t m = a->sizes[0], kk = a->sizes[1], n = b->sizes[1];
+  if (m == 0 || n == 0)
+    return;
+  if (b->sizes[0] != kk || c->sizes[0] != m || c->sizes[1] != n)
+    fatal("%s: inconsistent shapes (%lldx%lld times %lldx%lld into %lldx%lld)",
+          call, (long long)m, (long long)kk, (long long)b->sizes[0],
+          (long long)n, (long long)c->sizes[0], (long long)c->sizes[1]);
+  if (kk == 0) {
+    if (!accumulate)
+      for (int64_t i = 0; i < m; ++i)
+        memset((float *)c->aligned + c->offset + i * c->strides[0], 0,
+               (size_t)n * sizeof(float));
+    return;
+  }
+  int64_t key[kKeyLength] = {0};
+  int k = 0;
+  key[k++] = 2; /* matmul */
+  key[k++] = accumulate != 0;
+  key[k++] = constantWeights != 0;
+  const TideMemRef2D *operands[3] = {a, b, c};
+  for (int i = 0; i < 3; ++i)
+    for (int d = 0; d < 2; ++d) {
+      key[k++] = operands[i]->sizes[d];
+      key[k++] = operands[i]->strides[d];
+    }
+
+  dnnl_stream_t stream = threadStream(call);
+  useTideThreads(threads);
+  Plan *p = findPlan(key);
+  if (!p) {
+    pthread_mutex_lock(&plansLock);
+    p = findPlan(key);
+    if (!p) {
+      p = calloc(1, sizeof(Plan));
+      if (!p)
+        fatal("%s: out of memory", call);
+      memcpy(p->key, key, sizeof(key));
+      dnnl_memory_desc_t descs[3];
+      for (int i = 0; i < 3; ++i) {
+        dnnl_dims_t dims = {operands[i]->sizes[0], operands[i]->sizes[1]};
+        dnnl_dims_t strides = {operands[i]->strides[0],
+                               operands[i]->strides[1]};
+        check(dnnl_memory_desc_init_by_strides(&descs[i], 2, dims, dnnl_f32,
+                                               strides),
+              "to describe an operand", call);
+      }
+      p->plainWeights = descs[1];
+      p->plainSrc = descs[0];
+      p->plainDst = descs[2];
+      dnnl_memory_desc_t weights = descs[1];
+      if (constantWeights) {
+        dnnl_dims_t dims = {kk, n};
+        check(dnnl_memory_desc_init_by_tag(&weights, 2, dims, dnnl_f32,
+                                           dnnl_format_tag_any),
+              "to describe the weights", call);
+      }
+      dnnl_matmul_desc_t desc;
+      check(dnnl_matmul_desc_init(&desc, &descs[0], &weights, NULL, &descs[2]),
+            "to describe the matmul", call);
+      finishPlan(p, &desc, accumulate != 0, call);
+      p->next = plans;
+      __atomic_store_n(&plans, p, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&plansLock);
+  }
+  run(p, (float *)a->aligned + a->offset, (float *)b->aligned + b->offset,
+      (float *)c->aligned + c->offset, stream, call);
+}

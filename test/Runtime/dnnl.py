@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""oneDNN's CPU kernels against NumPy: f32 convolutions and linear layers
+whose weights are module constants (tide.constant: the runtime reorders them
+into oneDNN's blocked layout once and keeps them) and convolutions whose
+weights are arguments (read plain). Each case is compiled by tide-compile
+(parallel code, and --cpu-threads=1) and run by tide-run twice in one process
+(--repeat: the second call reuses the cached primitive and packed weights)
+on 1 and 2 threads; results must match a float64 NumPy reference.
+
+    dnnl.py --tide-bin build/bin --tmp DIR
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+F32 = np.float32
+
+
+def t(shape):
+    return "tensor<" + "".join(f"{d}x" for d in shape) + "f32>"
+
+
+def dense(a):
+    return "dense<" + np.array2string(
+        a, separator=", ", threshold=1 << 30, max_line_width=1 << 30,
+        formatter={"float_kind": lambda v: "%.9e" % v}) + ">"
+
+
+def conv_ref(x, w, strides, dilations, pads, groups):
+    """N-D cross-correlation in float64, from the definition."""
+    k = x.ndim - 2
+    x = x.astype(np.float64)
+    w = w.astype(np.float64)
+    x = np.pad(x, [(0, 0), (0, 0)] + [(pads[i], pads[k + i]) for i in range(k)])
+    n, c = x.shape[:2]
+    f = w.shape[0]
+    ksz = w.shape[2:]
+    out = [(x.shape[2 + i] - dilations[i] * (ksz[i] - 1) - 1) // strides[i] + 1
+           for i in range(k)]
+    y = np.zeros((n, f) + tuple(out))
+    cg, fg = c // groups, f // groups
+    for g in range(groups):
+        for idx in np.ndindex(*ksz):
+            sl = tuple(slice(idx[i] * dilations[i],
+                             idx[i] * dilations[i] + strides[i] * (out[i] - 1) + 1,
+                             strides[i]) for i in range(k))
+            patch = x[(slice(None), slice(g * cg, (g + 1) * cg)) + sl]
+            wk = w[(slice(g * fg, (g + 1) * fg), slice(None)) + idx]
+            y[:, g * fg:(g + 1) * fg] += np.einsum("nc...,fc->nf...", patch, wk)
+    return y
+
+
+def conv_case(rng, x_shape, w_shape, strides, dilations, pads, groups, constant):
+    x = rng.standard_normal(x_shape).astype(F32)
+    w = rng.standard_normal(w_shape).astype(F32)
+    want = conv_ref(x, w, strides, dilations, pads, groups)
+    y_shape = want.shape
+    g = f" groups = {groups}" if groups != 1 else ""
+    conv = (f"tide.conv %x, %w strides = {strides} dilations = {dilations} "
+            f"pads = {pads}{g} : {t(x_shape)}, {t(w_shape)}")
+    if constant:
+        mlir = (f"func.func @f(%x: {t(x_shape)}) -> {t(y_shape)} {{\n"
+                f"  %w = tide.constant {dense(w)} : {t(w_shape)}\n"
+                f"  %y = {conv}\n  %r = tide.relu %y : {t(y_shape)}\n"
+                f"  return %r : {t(y_shape)}\n}}\n")
+        return mlir, [x], np.maximum(want, 0)
+    mlir = (f"func.func @f(%x: {t(x_shape)}, %w: {t(w_shape)}) -> {t(y_shape)} {{\n"
+            f"  %y = {conv}\n  return %y : {t(y_shape)}\n}}\n")
+    return mlir, [x, w], want
+
+
+def linear_case(rng, x_shape, k, n):
+    x = rng.standard_normal(x_shape + [k]).astype(F32)
+    w = rng.standard_normal((k, n)).astype(F32)
+    b = rng.standard_normal((n,)).astype(F32)
+    want = x.astype(np.float64) @ w.astype(np.float64) + b
+    xs, ys = x_shape + [k], x_shape + [n]
+    mlir = (f"func.func @f(%x: {t(xs)}) -> {t(ys)} {{\n"
+            f"  %w = tide.constant {dense(w)} : {t([k, n])}\n"
+            f"  %b = tide.constant {dense(b)} : {t([n])}\n"
+            f"  %m = tide.matmul %x, %w : {t(xs)}, {t([k, n])}\n"
+            f"  %y = tide.add %m, %b : {t(ys)}, {t([n])}\n"
+            f"  return %y : {t(ys)}\n}}\n")
+    return mlir, [x], want
+
+
+def cases(rng):
+    yield "conv 2-D 3x3 pad 1 (constant)", conv_case(
+        rng, (1, 16, 14, 14), (32, 16, 3, 3), [1, 1], [1, 1], [1, 1, 1, 1], 1, True)
+    yield "conv 2-D 7x7 stride 2 pad 3, 3 channels (constant)", conv_case(
+        rng, (2, 3, 20, 18), (16, 3, 7, 7), [2, 2], [1, 1], [3, 3, 3, 3], 1, True)
+    yield "conv 2-D asymmetric pads, dilation (constant)", conv_case(
+        rng, (1, 8, 11, 9), (8, 8, 3, 2), [1, 2], [2, 1], [1, 0, 2, 1], 1, True)
+    yield "conv 2-D 1x1 stride 2 (constant)", conv_case(
+        rng, (1, 32, 9, 9), (64, 32, 1, 1), [2, 2], [1, 1], [0, 0, 0, 0], 1, True)
+    yield "conv 2-D grouped (constant)", conv_case(
+        rng, (1, 16, 8, 8), (32, 4, 3, 3), [1, 1], [1, 1], [1, 1, 1, 1], 4, True)
+    yield "conv 2-D depthwise (constant)", conv_case(
+        rng, (1, 32, 10, 10), (32, 1, 3, 3), [2, 2], [1, 1], [1, 1, 1, 1], 32, True)
+    yield "conv 1-D (constant)", conv_case(
+        rng, (2, 8, 30), (12, 8, 5), [2], [1], [2, 1], 1, True)
+    yield "conv 3-D (constant)", conv_case(
+        rng, (1, 4, 6, 7, 5), (8, 4, 3, 3, 2), [1, 2, 1], [1, 1, 2], [1, 1, 0, 1, 0, 1], 1, True)
+    yield "conv 2-D weights an argument", conv_case(
+        rng, (2, 8, 9, 9), (16, 8, 3, 3), [1, 1], [1, 1], [1, 1, 1, 1], 1, False)
+    yield "conv 2-D grouped, weights an argument", conv_case(
+        rng, (1, 8, 7, 7), (8, 2, 3, 3), [1, 1], [1, 1], [0, 1, 1, 0], 4, False)
+    yield "linear 2-D (constant weight)", linear_case(rng, [37], 64, 48)
+    yield "linear 3-D batch (constant weight)", linear_case(rng, [2, 19], 96, 40)
+
+
+def run(cmd, env=None):
+    return subprocess.run(cmd, capture_output=True, text=True, env=env)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tide-bin", required=True)
+    parser.add_argument("--tmp", required=True)
+    args = parser.parse_args()
+    os.makedirs(args.tmp, exist_ok=True)
+    compile_ = os.path.join(args.tide_bin, "tide-compile")
+    runner = os.path.join(args.tide_bin, "tide-run")
+    rng = np.random.default_rng(13)
+    passed = failed = 0
+    for i, (name, (mlir, inputs, want)) in enumerate(cases(rng)):
+        src = os.path.join(args.tmp, f"c{i}.mlir")
+        with open(src, "w") as f:
+            f.write(mlir)
+        ins = []
+        for j, a in enumerate(inputs):
+            path = os.path.join(args.tmp, f"c{i}_in{j}.npy")
+            np.save(path, a)
+            ins.append(f"--input={path}")
+        for build in ("parallel", "serial"):
+            lib = os.path.join(args.tmp, f"c{i}_{build}.so")
+            cmd = [compile_, src, "-o", lib, "--target=cpu", "--no-remarks"]
+            if build == "serial":
+                cmd.append("--cpu-threads=1")
+            p = run(cmd)
+            if p.returncode != 0:
+                print(f"FAIL {name} ({build}): tide-compile: {p.stderr}")
+                failed += 1
+                continue
+            if "tide_rt_cpu_" not in run(["nm", "-D", lib]).stdout:
+                print(f"FAIL {name} ({build}): no oneDNN call in the module")
+                failed += 1
+                continue
+            for threads in ("1", "2"):
+                out = os.path.join(args.tmp, f"c{i}_out.npy")
+                env = dict(os.environ, TIDE_NUM_THREADS=threads)
+                p = run([runner, lib, *ins, f"--output={out}", "--repeat=2"], env)
+                if p.returncode != 0:
+                    print(f"FAIL {name} ({build}, {threads} threads): {p.stderr}")
+                    failed += 1
+                    continue
+                got = np.load(out)
+                err = np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-30)
+                if got.shape != want.shape or not err < 1e-5:
+                    print(f"FAIL {name} ({build}, {threads} threads): differs "
+                          f"from NumPy (max abs diff / max abs = {err:.3g})")
+                    failed += 1
+                else:
+                    passed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+//===- DnnlTest.cpp - tide_rt_cpu_conv_f32 called directly ----------------===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The oneDNN convolution of Tide's CPU runtime (lib/Runtime/Dnnl.c) on
+// hand-made descriptors: results against a direct loop (constant weights,
+// called twice: the second call reads the cached reordered weights), and
+// bad calls, which must print a clear error and exit with status 1 (never
+// abort or crash).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tide/Runtime/RuntimeSymbols.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <vector>
+
+namespace {
+
+/// A ranked 4-D memref descriptor as MLIR passes it.
+struct Desc4 {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes[4];
+  int64_t strides[4];
+};
+
+Desc4 contiguous(std::vector<float> &data, int64_t n, int64_t c, int64_t h,
+                 int64_t w) {
+  data.assign(n * c * h * w, 0.0f);
+  return Desc4{
+      data.data(), data.data(), 0, {n, c, h, w}, {c * h * w, h * w, w, 1}};
+}
+
+void conv(Desc4 &x, Desc4 &w, Desc4 &y, int64_t groups, int64_t constant,
+          int64_t pad, int64_t stride) {
+  tide_rt_cpu_conv_f32(4, &x, 4, &w, 4, &y, groups, /*accumulate=*/0, constant,
+                       /*threads=*/0, pad, pad, 0, pad, pad, 0, stride, stride,
+                       1, 1, 1, 1);
+}
+
+TEST(DnnlConv, MatchesDirectLoops) {
+  const int64_t n = 2, c = 6, h = 7, wd = 9, f = 8, k = 3, groups = 2;
+  const int64_t pad = 1, stride = 2;
+  const int64_t oh = (h + 2 * pad - k) / stride + 1,
+                ow = (wd + 2 * pad - k) / stride + 1;
+  std::vector<float> xd, wdata, yd;
+  Desc4 x = contiguous(xd, n, c, h, wd);
+  Desc4 w = contiguous(wdata, f, c / groups, k, k);
+  Desc4 y = contiguous(yd, n, f, oh, ow);
+  for (size_t i = 0; i < xd.size(); ++i)
+    xd[i] = std::sin(0.37f * i);
+  for (size_t i = 0; i < wdata.size(); ++i)
+    wdata[i] = std::cos(0.11f * i);
+  for (int call = 0; call < 2; ++call) {
+    std::fill(yd.begin(), yd.end(), 123.0f);
+    conv(x, w, y, groups, /*constant=*/1, pad, stride);
+    int64_t cg = c / groups, fg = f / groups;
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t o = 0; o < f; ++o)
+        for (int64_t i = 0; i < oh; ++i)
+          for (int64_t j = 0; j < ow; ++j) {
+            double sum = 0;
+            int64_t g = o / fg;
+            for (int64_t ci = 0; ci < cg; ++ci)
+              for (int64_t a = 0; a < k; ++a)
+                for (int64_t e = 0; e < k; ++e) {
+                  int64_t r = i * stride + a - pad, s = j * stride + e - pad;
+                  if (r < 0 || r >= h || s < 0 || s >= wd)
+                    continue;
+                  sum += xd[((b * c + g * cg + ci) * h + r) * wd + s] *
+                         wdata[((o * cg + ci) * k + a) * k + e];
+                }
+            EXPECT_NEAR(yd[((b * f + o) * oh + i) * ow + j], sum, 1e-4)
+                << "call " << call;
+          }
+  }
+}
+
+TEST(DnnlConvDeathTest, InconsistentShapesAreAClearError) {
+  std::vector<float> xd, wdata, yd;
+  Desc4 x = contiguous(xd, 1, 4, 5, 5);
+  Desc4 w = contiguous(wdata, 8, 3, 3, 3); // 3 channels for a 4-channel input
+  Desc4 y = contiguous(yd, 1, 8, 3, 3);
+  EXPECT_EXIT(conv(x, w, y, 1, 0, 0, 1), testing::ExitedWithCode(1),
+              "tide runtime: error: tide_rt_cpu_conv_f32: inconsistent shapes");
+}
+
+TEST(DnnlConvDeathTest, AShapeOneDnnRejectsIsAClearError) {
+  std::vector<float> xd, wdata, yd;
+  Desc4 x = contiguous(xd, 1, 4, 5, 5);
+  Desc4 w = contiguous(wdata, 8, 4, 3, 3);
+  Desc4 y = contiguous(yd, 1, 8, 7, 7); // a 3x3 window on 5x5 gives 3x3
+  EXPECT_EXIT(conv(x, w, y, 1, 1, 0, 1), testing::ExitedWithCode(1),
+              "tide runtime: error: tide_rt_cpu_conv_f32: oneDNN rejects this "
+              "convolution");
+}
+
+} // namespace
