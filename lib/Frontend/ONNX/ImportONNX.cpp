@@ -626,7 +626,16 @@ Value NodeImporter::scalar(Type elementType, double value) {
   auto type = RankedTensorType::get({}, elementType);
   if (auto ft = dyn_cast<FloatType>(elementType))
     return constant(makeDense(type, {}, {value}));
-  return constant(makeDense(type, {static_cast<int64_t>(value)}, {}));
+  // Saturated into int64 (a float attribute such as Clip's bound can be out
+  // of its range, or NaN: converting those is undefined).
+  int64_t v = 0;
+  if (value >= 9.2233720368547758e18)
+    v = std::numeric_limits<int64_t>::max();
+  else if (value <= -9.2233720368547758e18)
+    v = std::numeric_limits<int64_t>::min();
+  else if (value == value)
+    v = static_cast<int64_t>(value);
+  return constant(makeDense(type, {v}, {}));
 }
 
 Value NodeImporter::cast(Value v, Type elementType) {
