@@ -112,6 +112,8 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   gpu.toolkit = options.cudaToolkit;
   // The chip comes from the module's tide.target (tide-attach-gpu-target).
   gpu.chip = options.gpuChip;
+  gpu.threads = options.threads;
+  gpu.grain = options.grain;
   buildGpuPipeline(lower, gpu);
   if (failed(lower.run(module)))
     return failure();
@@ -144,12 +146,11 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   cpuPlace.policy = PlacementPolicy::Soft;
   cpuPlace.remarks = false;
   buildPlacementPipeline(cpu, cpuPlace);
-  // Single-threaded: GPU modules do not depend on libomp (not yet measured
-  // on the GPU machine's host).
-  CpuPipelineOptions serial;
-  serial.threads = 1;
-  serial.dnnl = false; // in the GPU module, which needs no libdnnl
-  buildCpuPipeline(cpu, serial);
+  CpuPipelineOptions host;
+  host.threads = options.threads;
+  host.grain = options.grain;
+  host.dnnl = false; // in the GPU module, which needs no libdnnl
+  buildCpuPipeline(cpu, host);
   if (failed(cpu.run(*original)))
     return failure();
   *fallback = std::move(original);

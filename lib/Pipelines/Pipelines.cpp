@@ -40,23 +40,32 @@ LogicalResult mlir::tide::validatePlacementPipelineOptions(
   return success();
 }
 
-LogicalResult
-mlir::tide::validateCpuPipelineOptions(const CpuPipelineOptions &options,
-                                       std::string &error) {
-  if (options.threads < 0 || options.threads > kMaxCpuThreads) {
-    error = "invalid 'threads' option " +
-            std::to_string(static_cast<int64_t>(options.threads)) +
+static LogicalResult validateThreads(int64_t threads, int64_t grain,
+                                     std::string &error) {
+  if (threads < 0 || threads > kMaxCpuThreads) {
+    error = "invalid 'threads' option " + std::to_string(threads) +
             "; expected 0 (decided at run time) to " +
             std::to_string(kMaxCpuThreads);
     return failure();
   }
-  if (options.grain <= 0) {
-    error = "invalid 'grain' option " +
-            std::to_string(static_cast<int64_t>(options.grain)) +
+  if (grain <= 0) {
+    error = "invalid 'grain' option " + std::to_string(grain) +
             "; it must be positive";
     return failure();
   }
   return success();
+}
+
+LogicalResult
+mlir::tide::validateCpuPipelineOptions(const CpuPipelineOptions &options,
+                                       std::string &error) {
+  return validateThreads(options.threads, options.grain, error);
+}
+
+LogicalResult
+mlir::tide::validateGpuPipelineOptions(const GpuPipelineOptions &options,
+                                       std::string &error) {
+  return validateThreads(options.threads, options.grain, error);
 }
 
 void mlir::tide::buildPlacementPipeline(
@@ -153,6 +162,30 @@ static void addHostToLLVM(OpPassManager &pm) {
   pm.addPass(createUBToLLVMConversionPass());
 }
 
+/// Host linalg ops to loops: with `threads` != 1, one scf.parallel per
+/// linalg op over its parallel dimensions, whose outer ones in large nests
+/// become OpenMP worksharing loops (library calls stay outside every parallel
+/// region) sized at run time; else serial loops. True when parallel.
+static bool addHostLoops(OpPassManager &pm, int64_t threads, int64_t grain) {
+  if (threads == 1) {
+    pm.addPass(createConvertLinalgToLoopsPass());
+    return false;
+  }
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
+  ParallelizeLoopsPassOptions choose;
+  choose.grain = grain;
+  pm.addNestedPass<func::FuncOp>(createParallelizeLoopsPass(choose));
+  pm.addPass(createConvertSCFToOpenMPPass());
+  OmpTeamSizePassOptions team;
+  team.grain = grain;
+  team.threads = threads;
+  pm.addPass(createOmpTeamSizePass(team));
+  // Inlines the memref.alloca_scope around each loop body (no allocas in
+  // Tide's loops), which must not hold the blocks of lowered loops.
+  pm.addPass(createCanonicalizerPass());
+  return true;
+}
+
 void mlir::tide::buildCpuPipeline(OpPassManager &pm,
                                   const CpuPipelineOptions &options) {
   addTensorSteps(pm, options.fuse, /*gpu=*/false, options.dnnl);
@@ -176,26 +209,7 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
   // Transposes copy cache-sized tiles (one side would be read with a large
   // stride throughout).
   pm.addNestedPass<func::FuncOp>(createTileTransposesPass());
-  bool parallel = options.threads != 1;
-  if (parallel) {
-    // One scf.parallel per linalg op over its parallel dimensions; the outer
-    // ones of large nests become OpenMP worksharing loops (BLAS calls stay
-    // outside every parallel region), sized at run time.
-    pm.addPass(createConvertLinalgToParallelLoopsPass());
-    ParallelizeLoopsPassOptions choose;
-    choose.grain = options.grain;
-    pm.addNestedPass<func::FuncOp>(createParallelizeLoopsPass(choose));
-    pm.addPass(createConvertSCFToOpenMPPass());
-    OmpTeamSizePassOptions team;
-    team.grain = options.grain;
-    team.threads = options.threads;
-    pm.addPass(createOmpTeamSizePass(team));
-    // Inlines the memref.alloca_scope around each loop body (no allocas in
-    // Tide's loops), which must not hold the blocks of lowered loops.
-    pm.addPass(createCanonicalizerPass());
-  } else {
-    pm.addPass(createConvertLinalgToLoopsPass());
-  }
+  bool parallel = addHostLoops(pm, options.threads, options.grain);
   // Innermost loops are vectorized by LLVM, not fully unrolled before it.
   pm.addNestedPass<func::FuncOp>(createAnnotateInnerLoopsPass());
   // Before lower-affine: expanding strided metadata creates affine.apply.
@@ -224,9 +238,12 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
     // Host GEMMs through OpenBLAS (convolutions as im2col and GEMMs).
     MatmulToLibraryPassOptions matmuls;
     matmuls.dnnl = false;
+    matmuls.threads = options.threads;
     pm.addPass(createMatmulToLibraryPass(matmuls));
   }
-  pm.addPass(createConvertLinalgToLoopsPass());
+  // What stayed on the host (the GPU's ops are launches now) runs across the
+  // host's cores as in the CPU pipeline.
+  bool parallel = addHostLoops(pm, options.threads, options.grain);
   pm.addPass(createCanonicalizerPass());
   // Constants and index math move into the kernels, not their parameters.
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
@@ -257,6 +274,8 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
   device.addPass(createReconcileUnrealizedCastsPass());
 
   addHostToLLVM(pm);
+  if (parallel)
+    pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createGpuToLLVMConversionPass());
   GpuModuleToBinaryPassOptions binary;
   binary.toolkitPath = options.toolkit;
@@ -268,11 +287,24 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
 }
 
 void mlir::tide::registerPipelines() {
-  PassPipelineRegistration<GpuPipelineOptions>(
+  registerPassPipeline(
       "tide-gpu-pipeline",
       "Lower placed tensor-level IR with GPU ops to the LLVM dialect: host "
       "code plus an embedded GPU binary",
-      buildGpuPipeline);
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        GpuPipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        std::string error;
+        if (failed(validateGpuPipelineOptions(options, error)))
+          return errorHandler(error);
+        buildGpuPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> handler) {
+        handler(GpuPipelineOptions());
+      });
   registerPassPipeline(
       "tide-cpu-pipeline",
       "Lower placed tensor-level IR to the LLVM dialect for the CPU",

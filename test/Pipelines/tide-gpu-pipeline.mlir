@@ -4,6 +4,33 @@
 // RUN: tide-opt %s --tide-place-pipeline=target=h200 --tide-gpu-pipeline=format=isa \
 // RUN:   | FileCheck %s --check-prefix=PTX
 
+// The host's share of a GPU module runs across threads as CPU modules do
+// (threads=0, the default: OpenMP regions sized at run time); threads=1 keeps
+// it serial, with no libomp; bad values are refused.
+// RUN: tide-opt %S/Inputs/gpu-host-loops.mlir --tide-place-pipeline=target=h200 \
+// RUN:   --tide-gpu-pipeline | FileCheck %s --check-prefix=HOST-OMP
+// RUN: tide-opt %S/Inputs/gpu-host-loops.mlir --tide-place-pipeline=target=h200 \
+// RUN:   --tide-gpu-pipeline=threads=1 \
+// RUN:   | FileCheck %s --check-prefix=HOST-SERIAL --implicit-check-not=omp. --implicit-check-not=tide_rt_cpu_team_size
+// RUN: not tide-opt %S/Inputs/gpu-host-loops.mlir --tide-gpu-pipeline=threads=2000 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BAD-THREADS
+// RUN: not tide-opt %S/Inputs/gpu-host-loops.mlir --tide-gpu-pipeline=grain=-5 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BAD-GRAIN
+// HOST-OMP-LABEL: llvm.func @host_loops(
+// HOST-OMP:       llvm.call @tide_rt_cpu_team_size(
+// HOST-OMP:       omp.parallel if(%{{.*}}) num_threads(%{{.*}} : i32)
+// HOST-OMP:       omp.wsloop
+// HOST-OMP:       llvm.intr.exp
+// HOST-OMP:       gpu.launch_func
+// HOST-OMP:       llvm.call @tide_rt_cpu_team_size(
+// HOST-OMP:       omp.parallel
+// HOST-OMP-LABEL: gpu.binary @tide_kernels
+// HOST-SERIAL-LABEL: llvm.func @host_loops(
+// HOST-SERIAL:       llvm.intr.exp
+// HOST-SERIAL:       gpu.launch_func
+// BAD-THREADS: invalid 'threads' option 2000; expected 0 (decided at run time) to 1024
+// BAD-GRAIN: invalid 'grain' option -5; it must be positive
+
 // A module with CPU and GPU parts: exp and the sum run on the GPU, the log
 // pinned to the CPU runs as a host loop between them. One stream serves the
 // call; the host waits for it before the log reads the copied values, and

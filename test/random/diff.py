@@ -35,7 +35,9 @@ case directory (case.json, inputs.npz, case.mlir) that reduce.py reads. Exits
 """
 
 import argparse
+import functools
 import json
+import multiprocessing
 import os
 import re
 import shutil
@@ -282,6 +284,13 @@ class Runner:
             self.record(f, ins, k, detail, meta["policy"])
 
 
+def _run_prebuilt(args, d):
+    """One prebuilt module in a worker process (--jobs)."""
+    r = Runner(args)
+    r.prebuilt_dir(d)
+    return r.stats, r.failed_cases
+
+
 def save_case(d, func, inputs, kind, detail, target, policy):
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "case.json"), "w") as fh:
@@ -363,6 +372,8 @@ def main():
                     help="pin float matmuls to the CPU (for a GPU machine without cuBLAS)")
     ap.add_argument("--build-only", action="store_true")
     ap.add_argument("--prebuilt", action="store_true")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="with --prebuilt: modules run side by side (one process each)")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--self-check", action="store_true",
                     help="check the checker: the reference against itself, and perturbed results")
@@ -379,8 +390,17 @@ def main():
     if args.prebuilt:
         dirs = sorted(os.path.join(r.work, n) for n in os.listdir(r.work)
                       if os.path.exists(os.path.join(r.work, n, "programs.json")))
-        for d in dirs:
-            r.prebuilt_dir(d)
+        if args.jobs > 1:
+            # Each module in its own worker process; their counts are summed.
+            with multiprocessing.Pool(args.jobs) as pool:
+                for stats, failed in pool.imap_unordered(
+                        functools.partial(_run_prebuilt, args), dirs):
+                    for k, v in stats.items():
+                        r.stats[k] += v
+                    r.failed_cases += failed
+        else:
+            for d in dirs:
+                r.prebuilt_dir(d)
     else:
         os.makedirs(r.work, exist_ok=True)
         ops = list_ops(r.bin, os.path.join(r.work, "ops.json"))

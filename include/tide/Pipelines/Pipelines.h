@@ -208,7 +208,21 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
           clEnumValN(GpuBinaryFormat::Fatbin, "fatbin",
                      "SASS + PTX, checked by ptxas"),
           clEnumValN(GpuBinaryFormat::Isa, "isa", "PTX text, for inspection"))};
+  PassOptions::Option<int64_t> threads{
+      *this, "threads",
+      llvm::cl::desc("Threads of the host's loops, as the CPU pipeline's "
+                     "option: 0 = decided at run time; 1 = single-threaded "
+                     "host code (the module then needs no libomp)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> grain{
+      *this, "grain",
+      llvm::cl::desc("Fewest innermost host loop iterations per thread"),
+      llvm::cl::init(kDefaultParallelGrain)};
 };
+
+/// Checks the `threads` and `grain` options as validateCpuPipelineOptions.
+LogicalResult validateGpuPipelineOptions(const GpuPipelineOptions &options,
+                                         std::string &error);
 
 /// Placed tensor-level IR with GPU-placed ops -> LLVM dialect: the CPU
 /// pipeline's steps, plus tide-assign-memory-spaces before bufferization,

@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -131,6 +132,12 @@ bool gpu_lowering::lowerArgReduction(KernelBuilder &kernels,
     if (!def || def->getBlock() != block || !slice.insert(def))
       continue;
     llvm::append_range(work, def->getOperands());
+    // Values its regions read from the block (a gather's guarded load in
+    // an scf.if reads the clamped index computed before it).
+    llvm::SetVector<Value> captured;
+    for (Region &region : def->getRegions())
+      getUsedValuesDefinedAbove(region, captured);
+    llvm::append_range(work, captured);
   }
   Type valueType = x.getType();
   Type indexType = accIdx.getType();

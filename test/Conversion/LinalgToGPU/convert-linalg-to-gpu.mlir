@@ -163,6 +163,51 @@ func.func @argmax(%x: memref<4x10xf32, #tide.device<cuda:0>>, %v: memref<4xf32, 
 
 #in = affine_map<(d0, d1) -> (d0, d1)>
 #out = affine_map<(d0, d1) -> (d0)>
+// An argmax over a gather fused into it: the value is loaded in an scf.if
+// whose region reads the clamped index computed before it in the body. The
+// kernel clones what the region reads too (it crashed the verifier: the
+// region's operands were left pointing into the erased body).
+// CHECK-LABEL: func.func @argmax_gathered(
+// CHECK: gpu.launch
+// CHECK: %[[IDX:.*]] = arith.minsi
+// CHECK: scf.if
+// CHECK: memref.load %{{.*}}[%[[IDX]]]
+// CHECK: gpu.all_reduce maxsi
+func.func @argmax_gathered(%ix: memref<4x10xi32, #tide.device<cuda:0>>, %t: memref<?xi32, #tide.device<cuda:0>>, %n: index, %v: memref<4xi32, #tide.device<cuda:0>>, %i: memref<4xi64, #tide.device<cuda:0>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0 : i32
+  linalg.generic {indexing_maps = [#in, #out, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%ix : memref<4x10xi32, #tide.device<cuda:0>>) outs(%v, %i : memref<4xi32, #tide.device<cuda:0>>, memref<4xi64, #tide.device<cuda:0>>) {
+  ^bb0(%a: i32, %best: i32, %bi: i64):
+    %k = arith.index_cast %a : i32 to index
+    %last = arith.subi %n, %c1 : index
+    %lo = arith.maxsi %k, %c0 : index
+    %cl = arith.minsi %lo, %last : index
+    %some = arith.cmpi sgt, %n, %c0 : index
+    %x = scf.if %some -> (i32) {
+      %l = memref.load %t[%cl] : memref<?xi32, #tide.device<cuda:0>>
+      scf.yield %l : i32
+    } else {
+      scf.yield %z : i32
+    }
+    %idx = linalg.index 1 : index
+    %j = arith.index_cast %idx : index to i64
+    %gt = arith.cmpi sgt, %x, %best : i32
+    %c0i = arith.constant 0 : i64
+    %first = arith.cmpi eq, %j, %c0i : i64
+    %take = arith.ori %gt, %first : i1
+    %v2 = arith.select %take, %x, %best : i32
+    %i2 = arith.select %take, %j, %bi : i64
+    linalg.yield %v2, %i2 : i32, i64
+  }
+  return
+}
+
+// -----
+
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
 // Few long rows: the row is split over many blocks; a second kernel combines
 // their (value, index) partials.
 // CHECK-LABEL: func.func @argmin_split(
