@@ -293,8 +293,8 @@ def run(args):
                 med = float(m.group(3)) * scale[m.group(4)]
                 measured.setdefault(key, []).append(med)
                 print("%s round %d: %.1f us" % (key, rnd, med), flush=True)
-        with open(out_path, "w") as fh:
-            json.dump(measured, fh, indent=1)
+            with open(out_path, "w") as fh:
+                json.dump(measured, fh, indent=1)
 
 
 def load_pred(d, name):

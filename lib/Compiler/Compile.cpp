@@ -274,16 +274,32 @@ static void addLibmvecFunctions(llvm::TargetLibraryInfoImpl &tlii,
   auto keep = [&](std::string name) -> llvm::StringRef {
     return names->insert(name).first->getKey();
   };
-  for (const char *f : unary) {
-    std::string f32 = std::string(f) + "f", f64 = f;
-    for (auto [scalar, prefix, width] :
-         {std::tuple<std::string, const char *, unsigned>{f32, "_ZGVbN4v_", 4},
-          {f32, "_ZGVdN8v_", 8},
-          {f64, "_ZGVbN2v_", 2},
-          {f64, "_ZGVdN4v_", 4}}) {
+  // The functions MLIR's math-to-llvm lowers to LLVM intrinsics (tide.tanh
+  // becomes llvm.intr.tanh): the vectorizer looks those up by the
+  // intrinsic's name.
+  static const char *const intrinsics[] = {"tanh", "sinh", "cosh", "tan",
+                                           "atan", "asin", "acos", "exp10"};
+  std::vector<std::pair<std::string, std::string>> scalars; // (f32, f64)
+  for (const char *f : unary)
+    scalars.push_back({std::string(f) + "f", f});
+  for (const char *f : intrinsics)
+    scalars.push_back({std::string("llvm.") + f + ".f32",
+                       std::string("llvm.") + f + ".f64"});
+  for (auto [f32, f64] : scalars) {
+    // The vector variant is named after the libm function.
+    StringRef base = StringRef(f64).starts_with("llvm.")
+                         ? StringRef(f64).drop_front(5).drop_back(4)
+                         : StringRef(f64);
+    std::string v32 = base.str() + "f", v64 = base.str();
+    for (auto [scalar, vector, prefix, width] :
+         {std::tuple<std::string, std::string, const char *, unsigned>{
+              f32, v32, "_ZGVbN4v_", 4},
+          {f32, v32, "_ZGVdN8v_", 8},
+          {f64, v64, "_ZGVbN2v_", 2},
+          {f64, v64, "_ZGVdN4v_", 4}}) {
       if (tlii.isFunctionVectorizable(scalar, fixed(width)))
         continue;
-      descs.push_back({keep(scalar), keep(prefix + scalar), fixed(width), false,
+      descs.push_back({keep(scalar), keep(prefix + vector), fixed(width), false,
                        keep("_ZGV_LLVM_N" + std::to_string(width) + "v"),
                        std::nullopt});
     }

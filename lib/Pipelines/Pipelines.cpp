@@ -241,13 +241,16 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
     matmuls.threads = options.threads;
     pm.addPass(createMatmulToLibraryPass(matmuls));
   }
-  // What stayed on the host (the GPU's ops are launches now) runs across the
-  // host's cores as in the CPU pipeline.
+  // What stayed on the host (the GPU's ops are launches now) is lowered as in
+  // the CPU pipeline: tiled transposes, loops across the host's cores.
+  pm.addNestedPass<func::FuncOp>(createTileTransposesPass());
   bool parallel = addHostLoops(pm, options.threads, options.grain);
   pm.addPass(createCanonicalizerPass());
   // Constants and index math move into the kernels, not their parameters.
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
+  // Host loops (the kernels are in their gpu.module now) vectorized by LLVM.
+  pm.addNestedPass<func::FuncOp>(createAnnotateInnerLoopsPass());
   // One stream per call, synchronized once before the host reads results.
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   // All on the GPU: return without waiting (the thread's stream orders it).
@@ -284,6 +287,7 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createApplyLoopAnnotationsPass());
 }
 
 void mlir::tide::registerPipelines() {

@@ -237,6 +237,59 @@ static Work estimateWork(Operation *op, int64_t dyn) {
   return work;
 }
 
+/// Ops that elementwise fusion (tide-fuse-elementwise) merges with their
+/// consumers into one loop nest or kernel.
+static bool isElementwise(Operation *op) {
+  auto facts = dyn_cast<OpFactsInterface>(op);
+  if (!facts || op->getNumResults() != 1)
+    return false;
+  switch (facts.getLoweringFamily()) {
+  case LoweringFamily::Unary:
+  case LoweringFamily::Binary:
+  case LoweringFamily::Compare:
+  case LoweringFamily::Select:
+  case LoweringFamily::Cast:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// True when every reader of `op`'s result is an elementwise op of the same
+/// shape: fusion computes it inside their loop or kernel, so it is never
+/// stored, read back or launched on its own (if they run on its device).
+static bool fusesIntoConsumers(Operation *op) {
+  if (!isElementwise(op))
+    return false;
+  Value result = op->getResult(0);
+  auto type = dyn_cast<RankedTensorType>(result.getType());
+  if (!type || result.use_empty())
+    return false;
+  for (Operation *user : result.getUsers()) {
+    if (!isElementwise(user) || !isPlaceable(user))
+      return false;
+    auto userType = dyn_cast<RankedTensorType>(user->getResult(0).getType());
+    if (!userType || userType.getShape() != type.getShape())
+      return false;
+  }
+  return true;
+}
+
+/// Elements of the largest operand or result: the size that decides whether
+/// a CPU loop nest runs across threads.
+static double largestElements(Operation *op, int64_t dyn) {
+  double elements = 0;
+  for (Value operand : op->getOperands())
+    elements = std::max(elements, numElements(operand.getType(), dyn));
+  for (Value result : op->getResults())
+    elements = std::max(elements, numElements(result.getType(), dyn));
+  return elements;
+}
+
+/// Work below which CPU loop nests stay on the calling thread: twice the
+/// pipelines' default grain (kDefaultParallelGrain, tide-parallelize-loops).
+static constexpr double kParallelElements = 2 * 32768.0;
+
 double mlir::tide::estimateComputeTime(Operation *op, const DeviceSpec &device,
                                        int64_t dynamicDimSize) {
   Work work = estimateWork(op, dynamicDimSize);
@@ -253,10 +306,33 @@ double mlir::tide::estimateComputeTime(Operation *op, const DeviceSpec &device,
       if (p > 0 && (peak <= 0 || p < peak))
         peak = p;
   }
+  double bandwidth = device.memoryBandwidth;
+  // Fused into its consumers: only its arithmetic remains.
+  if (fusesIntoConsumers(op))
+    return peak > 0 ? work.flops / peak : 0;
+  double launch = device.launchLatency;
+  if (!device.isGPU()) {
+    auto facts = dyn_cast<OpFactsInterface>(op);
+    bool reduction =
+        facts && facts.getLoweringFamily() == LoweringFamily::Reduction;
+    unsigned threads = std::max(1u, std::min(device.threads, device.cores));
+    if (reduction && op->getNumResults() == 1 &&
+        numElements(op->getResult(0).getType(), dynamicDimSize) <= 1) {
+      // A full reduction is one sequential loop on the CPU: one core's
+      // share of the rate and bandwidth.
+      peak /= threads;
+      if (device.coreBandwidth > 0)
+        bandwidth = std::min(bandwidth, device.coreBandwidth);
+    } else if (device.threads > 1 &&
+               largestElements(op, dynamicDimSize) > kParallelElements &&
+               !contraction) {
+      // Large enough to run across threads: starting and joining them.
+      launch += device.parallelLaunch;
+    }
+  }
   double arithmetic = peak > 0 ? work.flops / peak : 0;
-  double memory =
-      device.memoryBandwidth > 0 ? work.bytes / device.memoryBandwidth : 0;
-  return device.launchLatency + std::max(arithmetic, memory);
+  double memory = bandwidth > 0 ? work.bytes / bandwidth : 0;
+  return launch + std::max(arithmetic, memory);
 }
 
 //===----------------------------------------------------------------------===//

@@ -121,7 +121,10 @@ double Target::copyTime(StringRef gpu, double bytes, bool hostToDevice,
       hostToDevice
           ? (mode == CopyMode::Pinned ? link->h2dPinned : link->h2dPageable)
           : (mode == CopyMode::Pinned ? link->d2hPinned : link->d2hPageable);
-  return link->latency + bytes / bandwidth;
+  double latency = link->latency;
+  if (bytes >= kStagedCopyBytes)
+    latency += link->stagedLatency;
+  return latency + bytes / bandwidth;
 }
 
 void Target::printKernelTable(llvm::raw_ostream &os) const {
@@ -138,9 +141,12 @@ void Target::printKernelTable(llvm::raw_ostream &os) const {
                           dev.cores, dev.cores == 1 ? "" : "s", dev.threads,
                           dev.threads == 1 ? "" : "s");
     os << "\n";
-    os << llvm::formatv("           bandwidth {0:f0} GB/s, launch {1:f1} us, "
-                        "peak GFLOP/s:",
+    os << llvm::formatv("           bandwidth {0:f0} GB/s, launch {1:f1} us, ",
                         dev.memoryBandwidth / 1e9, dev.launchLatency * 1e6);
+    if (dev.parallelLaunch > 0)
+      os << llvm::formatv("parallel loops {0:f1} us, ",
+                          dev.parallelLaunch * 1e6);
+    os << "peak GFLOP/s:";
     for (unsigned i = 0; i < kNumDTypes; ++i)
       if (dev.peakFlops[i] > 0)
         os << " " << stringifyDType(static_cast<DType>(i)) << "="
@@ -158,12 +164,17 @@ void Target::printKernelTable(llvm::raw_ostream &os) const {
   if (!links.empty()) {
     os << "\nlinks (GB/s: host->device pinned/pageable, device->host "
           "pinned/pageable; latency):\n";
-    for (const LinkSpec &link : links)
+    for (const LinkSpec &link : links) {
       os << llvm::formatv("  cpu <-> {0}: {1:f1}/{2:f1}, {3:f1}/{4:f1}; {5:f1} "
-                          "us\n",
+                          "us",
                           link.device, link.h2dPinned / 1e9,
                           link.h2dPageable / 1e9, link.d2hPinned / 1e9,
                           link.d2hPageable / 1e9, link.latency * 1e6);
+      if (link.stagedLatency > 0)
+        os << llvm::formatv(" (+{0:f1} us from 64 KiB: staged)",
+                            link.stagedLatency * 1e6);
+      os << "\n";
+    }
   }
   os << "\nkernels (C = codegen, L = library, . = none, blank = the op has no "
         "such form):\n";
@@ -231,6 +242,7 @@ void Target::printKernelTableJSON(llvm::raw_ostream &os) const {
           if (!dev.isGPU()) {
             json.attribute("cores", dev.cores);
             json.attribute("threads", dev.threads);
+            json.attribute("parallel_launch", dev.parallelLaunch);
           }
           json.attributeObject("peak_flops", [&] {
             for (unsigned i = 0; i < kNumDTypes; ++i)
@@ -257,6 +269,7 @@ void Target::printKernelTableJSON(llvm::raw_ostream &os) const {
           json.attribute("d2h_pinned", link.d2hPinned);
           json.attribute("d2h_pageable", link.d2hPageable);
           json.attribute("latency", link.latency);
+          json.attribute("staged_latency", link.stagedLatency);
         });
     });
     json.attributeArray("ops", [&] {
@@ -561,7 +574,8 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
   if (auto err = checkKeys(*object, path,
                            {"id", "chip", "description", "peak_gflops",
                             "elementwise_gflops", "bandwidth_gbps", "launch_us",
-                            "cores", "core_bandwidth_gbps", "kernels"}))
+                            "cores", "core_bandwidth_gbps",
+                            "parallel_launch_us", "kernels"}))
     return err;
   auto id = getString(*object, path, "id", /*required=*/true);
   if (!id)
@@ -610,7 +624,8 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
     return launch.takeError();
   device.launchLatency = *launch * 1e-6;
   if (device.isGPU()) {
-    for (StringRef key : {"cores", "core_bandwidth_gbps"})
+    for (StringRef key :
+         {"cores", "core_bandwidth_gbps", "parallel_launch_us"})
       if (object->get(key))
         return error(path + "." + key.str(), "only the CPU has this figure");
   } else {
@@ -626,6 +641,11 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
     if (!core)
       return core.takeError();
     device.coreBandwidth = std::min(*core, *bandwidth) * 1e9;
+    auto parallel =
+        getNumber(*object, path, "parallel_launch_us", false, 0, false);
+    if (!parallel)
+      return parallel.takeError();
+    device.parallelLaunch = *parallel * 1e-6;
   }
 
   if (!object->get("peak_gflops"))
@@ -657,7 +677,7 @@ llvm::Error TargetParser::parseLink(const llvm::json::Value &value,
   if (auto err = checkKeys(*object, path,
                            {"device", "h2d_pinned_gbps", "h2d_pageable_gbps",
                             "d2h_pinned_gbps", "d2h_pageable_gbps",
-                            "latency_us"}))
+                            "latency_us", "staged_latency_us"}))
     return err;
   auto device = getString(*object, path, "device", true);
   if (!device)
@@ -679,6 +699,10 @@ llvm::Error TargetParser::parseLink(const llvm::json::Value &value,
       return number.takeError();
     *field.out = *number * field.scale;
   }
+  auto staged = getNumber(*object, path, "staged_latency_us", false, 0, false);
+  if (!staged)
+    return staged.takeError();
+  link.stagedLatency = *staged * 1e-6;
   return llvm::Error::success();
 }
 

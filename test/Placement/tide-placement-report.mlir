@@ -36,12 +36,12 @@
 // copies cost more than the CPU would, and the report says by how much.
 // RUN: tide-opt %examples/mlp_f64.mlir -o /dev/null --tide-place-pipeline="target=h200 policy=cost remarks=false report=text" \
 // RUN:   | FileCheck %s --check-prefix=WHATIF-COST
-// RUN: tide-opt %examples/exp_f64.mlir -o /dev/null --tide-place-pipeline="target=h200 remarks=false report=text" \
+// RUN: tide-opt %S/Inputs/exp-f64-16m.mlir -o /dev/null --tide-place-pipeline="target=h200 remarks=false report=text" \
 // RUN:   | FileCheck %s --check-prefix=WHATIF-SOFT
 // WHATIF-COST-LABEL: placement of @mlp on target h200
 // WHATIF-COST-NOT: {{ -[0-9]+\.[0-9]+ us }}
 // WHATIF-COST: cost per call (model)
-// WHATIF-SOFT: 0 tide.exp f64 cuda:0 {{[0-9]+\.[0-9]+}} us {{[0-9]+\.[0-9]+}} us -{{[0-9]+\.[0-9]+}} us preferred
+// WHATIF-SOFT: 0 tide.exp f64 cuda:0 {{[0-9]+\.[0-9]+}} ms {{[0-9]+\.[0-9]+}} us -{{[0-9]+\.[0-9]+}} ms preferred
 
 // Bad option values.
 // RUN: not tide-opt %s -o /dev/null --tide-placement-report=format=xml 2>&1 | FileCheck %s --check-prefix=BAD-FORMAT

@@ -48,7 +48,7 @@
 
 // A key devices do not have.
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/unknown-key.json 2>&1 | FileCheck %s --check-prefix=UNKNOWN-KEY
-// UNKNOWN-KEY: error: invalid 'target' option: {{.*}}Inputs/unknown-key.json: devices[0].sockets: unknown key; expected one of: id, chip, description, peak_gflops, elementwise_gflops, bandwidth_gbps, launch_us, cores, core_bandwidth_gbps, kernels
+// UNKNOWN-KEY: error: invalid 'target' option: {{.*}}Inputs/unknown-key.json: devices[0].sockets: unknown key; expected one of: id, chip, description, peak_gflops, elementwise_gflops, bandwidth_gbps, launch_us, cores, core_bandwidth_gbps, parallel_launch_us, kernels
 // UNKNOWN-KEY-NOT: error
 
 // A required key is missing.
@@ -193,3 +193,7 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 // BAD-CORES: error: invalid 'target' option: {{.*}}Inputs/bad-cores.json: devices[0].cores: must be a whole number from 1 to 4096
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/gpu-cores.json 2>&1 | FileCheck %s --check-prefix=GPU-CORES
 // GPU-CORES: error: invalid 'target' option: {{.*}}Inputs/gpu-cores.json: devices[1].cores: only the CPU has this figure
+// RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/gpu-parallel-launch.json 2>&1 | FileCheck %s --check-prefix=GPU-PARALLEL
+// GPU-PARALLEL: error: invalid 'target' option: {{.*}}Inputs/gpu-parallel-launch.json: devices[1].parallel_launch_us: only the CPU has this figure
+// RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/negative-parallel-launch.json 2>&1 | FileCheck %s --check-prefix=NEGATIVE-PARALLEL
+// NEGATIVE-PARALLEL: error: invalid 'target' option: {{.*}}Inputs/negative-parallel-launch.json: devices[0].parallel_launch_us: must be a non-negative number

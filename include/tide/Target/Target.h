@@ -73,6 +73,11 @@ struct DeviceSpec {
   /// CPU only: bytes/s one core reaches alone ("core_bandwidth_gbps"; when
   /// absent, memoryBandwidth / cores as loaded).
   double coreBandwidth = 0;
+  /// CPU only: seconds to start and join one parallel loop nest across the
+  /// threads (waking them, splitting the work, waiting for the last), paid by
+  /// ops large enough to run on more than one thread ("parallel_launch_us";
+  /// 0 when absent).
+  double parallelLaunch = 0;
   KernelTable kernels;
 
   std::string name() const; ///< "cpu" or "cuda:N"
@@ -91,7 +96,14 @@ struct LinkSpec {
   double h2dPinned = 0, h2dPageable = 0; ///< bytes/s
   double d2hPinned = 0, d2hPageable = 0; ///< bytes/s
   double latency = 0;                    ///< seconds per copy
+  /// Seconds more for a copy of kStagedCopyBytes or more, which Tide's
+  /// runtime hands to its staging threads ("staged_latency_us"; 0 when
+  /// absent).
+  double stagedLatency = 0;
 };
+
+/// Copies from this size up pay LinkSpec::stagedLatency.
+constexpr double kStagedCopyBytes = 64 * 1024;
 
 /// Which link figures copies use.
 enum class CopyMode { Pinned, Pageable };
