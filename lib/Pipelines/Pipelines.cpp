@@ -272,6 +272,8 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
   vectors.useVectorAlignment = true;
   device.addPass(createConvertVectorToLLVMPass(vectors));
   device.addPass(createConvertGpuOpsToNVVMOps());
+  // IEEE sqrt (libdevice's __nv_sqrtf is sqrt.approx.f32).
+  device.addPass(createGpuCorrectlyRoundedSqrtPass());
   device.addPass(createCanonicalizerPass());
   device.addPass(createCSEPass());
   device.addPass(createReconcileUnrealizedCastsPass());

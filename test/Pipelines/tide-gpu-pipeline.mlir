@@ -31,6 +31,17 @@
 // BAD-THREADS: invalid 'threads' option 2000; expected 0 (decided at run time) to 1024
 // BAD-GRAIN: invalid 'grain' option -5; it must be positive
 
+// A 64-bit shift amount is clamped to 64 before PTX's shift, whose amount is
+// 32 bits: an amount of 2^32 or more shifts every bit out (a random program
+// found x << (22 << 40) == x when NVPTX narrowed the amount unclamped).
+// RUN: tide-opt %S/Inputs/gpu-shift.mlir --tide-place-pipeline=target=h200 --tide-gpu-pipeline=format=isa \
+// RUN:   | FileCheck %s --check-prefix=SHIFT
+// SHIFT: min.u64 {{[^%]*}}[[C:%rd[0-9]+]], [[X:%rd[0-9]+]], 64;
+// SHIFT: setp.lt.u64 {{[^%]*}}[[OK:%p[0-9]+]], [[X]], 64;
+// SHIFT: cvt.u32.u64 {{[^%]*}}[[N:%r[0-9]+]], [[C]];
+// SHIFT: shl.b64 {{[^%]*}}[[S:%rd[0-9]+]], [[X]], [[N]];
+// SHIFT: selp.b64 {{[^%]*}}%rd{{[0-9]+}}, [[S]], 0, [[OK]];
+
 // A module with CPU and GPU parts: exp and the sum run on the GPU, the log
 // pinned to the CPU runs as a host loop between them. One stream serves the
 // call; the host waits for it before the log reads the copied values, and

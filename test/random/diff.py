@@ -398,6 +398,8 @@ def main():
                     for k, v in stats.items():
                         r.stats[k] += v
                     r.failed_cases += failed
+                    print("%d programs run, %d passed (%.0f s)" % (
+                        r.stats["programs"], r.stats["passed"], time.time() - start), flush=True)
         else:
             for d in dirs:
                 r.prebuilt_dir(d)

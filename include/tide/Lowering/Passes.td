@@ -309,6 +309,28 @@ def AccurateMathToLibmPass
   let dependentDialects = ["mlir::func::FuncDialect"];
 }
 
+def GpuCorrectlyRoundedSqrtPass
+    : Pass<"tide-gpu-correctly-rounded-sqrt", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Compute f32 square roots in GPU kernels with IEEE rounding";
+  let description = [{
+    `convert-gpu-to-nvvm` lowers an f32 `math.sqrt` to a call to libdevice's
+    `__nv_sqrtf`, which takes the approximate `sqrt.approx.f32` unless the
+    module sets `__CUDA_PREC_SQRT` (MLIR does not): results up to an ulp or
+    two off the CPU's (a random program found x * sqrt(y) 2 ulp away from
+    NumPy). Tide never lowers precision silently, so this pass, run on each
+    `gpu.module` after `convert-gpu-to-nvvm`, turns every call to
+    `__nv_sqrtf` into `llvm.intr.sqrt`, which the NVPTX backend emits as the
+    correctly rounded `sqrt.rn.f32` (f64 square roots are `sqrt.rn.f64`
+    already).
+
+    ```mlir
+    %r = llvm.call @__nv_sqrtf(%x) : (f32) -> f32   // before
+    %r = llvm.intr.sqrt(%x) : (f32) -> f32          // after
+    ```
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def ParallelizeLoopsPass
     : Pass<"tide-parallelize-loops", "mlir::func::FuncOp"> {
   let summary = "Choose which loops of a function run across threads";

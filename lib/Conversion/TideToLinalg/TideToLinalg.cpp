@@ -449,11 +449,17 @@ Value floorMod(OpBuilder &b, Location loc, Value x, Value y) {
 Value shift(OpBuilder &b, Location loc, Value x, Value y, bool left) {
   Type t = x.getType();
   unsigned width = t.getIntOrFloatBitWidth();
-  // As unsigned, a negative amount is at least the width too.
-  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, y,
-                                        constantOf(b, loc, t, width));
-  Value amount =
-      arith::SelectOp::create(b, loc, inRange, y, constantOf(b, loc, t, 0));
+  // As unsigned, a negative amount is at least the width too. The amount is
+  // clamped to the width first: LLVM's NVPTX backend turns
+  // `select(y < width, shl(x, y), 0)` into one PTX shift, whose amount is
+  // 32 bits, so an i64 amount of 2^32 or more would lose its high bits
+  // (found by random programs: a shift by 22 << 40 left x unchanged).
+  Value clamped =
+      arith::MinUIOp::create(b, loc, y, constantOf(b, loc, t, width));
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        clamped, constantOf(b, loc, t, width));
+  Value amount = arith::SelectOp::create(b, loc, inRange, clamped,
+                                         constantOf(b, loc, t, 0));
   Value shifted = left ? arith::ShLIOp::create(b, loc, x, amount).getResult()
                        : arith::ShRUIOp::create(b, loc, x, amount).getResult();
   return arith::SelectOp::create(b, loc, inRange, shifted,
