@@ -289,6 +289,9 @@ static double largestElements(Operation *op, int64_t dyn) {
 /// Work below which CPU loop nests stay on the calling thread: twice the
 /// pipelines' default grain (kDefaultParallelGrain, tide-parallelize-loops).
 static constexpr double kParallelElements = 2 * 32768.0;
+/// GEMMs and convolutions of more FLOPs than this run on the BLAS's threads
+/// (OpenBLAS, oneDNN); smaller ones stay on the calling thread.
+static constexpr double kParallelFlops = 2.0 * 1024 * 1024;
 
 double mlir::tide::estimateComputeTime(Operation *op, const DeviceSpec &device,
                                        int64_t dynamicDimSize) {
@@ -324,9 +327,11 @@ double mlir::tide::estimateComputeTime(Operation *op, const DeviceSpec &device,
       if (device.coreBandwidth > 0)
         bandwidth = std::min(bandwidth, device.coreBandwidth);
     } else if (device.threads > 1 &&
-               largestElements(op, dynamicDimSize) > kParallelElements &&
-               !contraction) {
-      // Large enough to run across threads: starting and joining them.
+               (contraction
+                    ? work.flops > kParallelFlops
+                    : largestElements(op, dynamicDimSize) > kParallelElements)) {
+      // Large enough to run across threads (the BLAS's own for a GEMM):
+      // starting and joining them.
       launch += device.parallelLaunch;
     }
   }

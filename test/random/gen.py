@@ -557,7 +557,8 @@ def eval_op(op, ins, rng=None, strict=True):
             shape = tuple(int(d) for d in ins[0])
             ax = a["axis"]
             index = np.arange(shape[ax]).reshape([-1 if d == ax else 1 for d in range(len(shape))])
-            return np.broadcast_to(index, shape).astype(NP[t])
+            # C order: astype keeps the broadcast's odd strides otherwise.
+            return np.ascontiguousarray(np.broadcast_to(index, shape), dtype=NP[t])
         if name == "dynamic_slice":
             return ins[0][tuple(slice(int(s), int(l), st) for s, l, st in
                                 zip(ins[1], ins[2], a["strides"]))].copy()
@@ -615,7 +616,10 @@ def eval_scatter(data, indices, updates, axis, reduction, t, rng=None, strict=Tr
     f32 for f16/bf16) and rounded once; a noisy run allows for another order
     of the same steps."""
     axis %= data.ndim
-    out = np.array(data, copy=True)
+    # C order, so that out.reshape(-1) below is a view: a copy of a
+    # non-contiguous input (an iota's) keeps its strides otherwise, and the
+    # updates would go to a temporary.
+    out = np.array(data, copy=True, order="C")
     flat, ok = scatter_targets(data.shape, indices, axis)
     flat, upd = flat[ok], np.asarray(updates).reshape(-1)[ok]
     if reduction == "none":
