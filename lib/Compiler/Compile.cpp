@@ -283,8 +283,8 @@ static void addLibmvecFunctions(llvm::TargetLibraryInfoImpl &tlii,
   for (const char *f : unary)
     scalars.push_back({std::string(f) + "f", f});
   for (const char *f : intrinsics)
-    scalars.push_back({std::string("llvm.") + f + ".f32",
-                       std::string("llvm.") + f + ".f64"});
+    scalars.push_back(
+        {std::string("llvm.") + f + ".f32", std::string("llvm.") + f + ".f64"});
   for (auto [f32, f64] : scalars) {
     // The vector variant is named after the libm function.
     StringRef base = StringRef(f64).starts_with("llvm.")

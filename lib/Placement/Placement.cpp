@@ -327,9 +327,9 @@ double mlir::tide::estimateComputeTime(Operation *op, const DeviceSpec &device,
       if (device.coreBandwidth > 0)
         bandwidth = std::min(bandwidth, device.coreBandwidth);
     } else if (device.threads > 1 &&
-               (contraction
-                    ? work.flops > kParallelFlops
-                    : largestElements(op, dynamicDimSize) > kParallelElements)) {
+               (contraction ? work.flops > kParallelFlops
+                            : largestElements(op, dynamicDimSize) >
+                                  kParallelElements)) {
       // Large enough to run across threads (the BLAS's own for a GEMM):
       // starting and joining them.
       launch += device.parallelLaunch;

@@ -624,8 +624,7 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
     return launch.takeError();
   device.launchLatency = *launch * 1e-6;
   if (device.isGPU()) {
-    for (StringRef key :
-         {"cores", "core_bandwidth_gbps", "parallel_launch_us"})
+    for (StringRef key : {"cores", "core_bandwidth_gbps", "parallel_launch_us"})
       if (object->get(key))
         return error(path + "." + key.str(), "only the CPU has this figure");
   } else {

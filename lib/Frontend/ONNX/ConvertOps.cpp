@@ -15,6 +15,7 @@
 #include "Importer.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 #include <limits>
@@ -922,8 +923,8 @@ LogicalResult convertReshape(NodeImporter &n) {
       return n.fail("shape entry " + llvm::Twine(d) + " is not a size");
     if (ShapedType::isDynamic(d))
       dynamic = true;
-    else
-      known *= d;
+    else if (llvm::MulOverflow(known, d, known))
+      return n.fail("the shape's sizes multiply to more than 2^63 - 1");
   }
   if (inferAt >= 0) {
     int64_t total = 1;
@@ -932,7 +933,8 @@ LogicalResult convertReshape(NodeImporter &n) {
         dynamic = true;
         break;
       }
-      total *= d;
+      if (llvm::MulOverflow(total, d, total))
+        return n.fail("the input's sizes multiply to more than 2^63 - 1");
     }
     if (dynamic)
       target[inferAt] = ShapedType::kDynamic;
