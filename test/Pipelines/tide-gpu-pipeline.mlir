@@ -42,6 +42,15 @@
 // SHIFT: shl.b64 {{[^%]*}}[[S:%rd[0-9]+]], [[X]], [[N]];
 // SHIFT: selp.b64 {{[^%]*}}%rd{{[0-9]+}}, [[S]], 0, [[OK]];
 
+// Host allocations hoisted above the first GPU work take the ops of their
+// size along, each once and in order: a size two additions read
+// (dim(%a5) + dim(%a5)) was moved twice and ended after its first reader
+// ("operand does not dominate this use"; found by random programs).
+// RUN: tide-opt %S/Inputs/gpu-concat-sizes.mlir --tide-place-pipeline=target=h200 --tide-gpu-pipeline \
+// RUN:   | FileCheck %s --check-prefix=SIZES
+// SIZES-LABEL: llvm.func @f(
+// SIZES: llvm.call @mgpuMemAlloc(
+
 // A module with CPU and GPU parts: exp and the sum run on the GPU, the log
 // pinned to the CPU runs as a host loop between them. One stream serves the
 // call; the host waits for it before the log reads the copied values, and

@@ -173,7 +173,11 @@ struct AssignMemorySpacesPass
               continue;
             DeviceAttr gpu =
                 isGpuOp(user) ? gpuOps.lookup(user) : gpuOps.lookup(empty);
-            OpBuilder b(use.getOwner());
+            // Before the user's op in the function body: a payload that
+            // reads the empty tensor (a gather of an empty slice) must not
+            // allocate inside the kernel.
+            Operation *anchor = body.findAncestorOpInBlock(*user);
+            OpBuilder b(anchor ? anchor : user);
             auto alloc = bufferization::AllocTensorOp::create(
                 b, empty.getLoc(), empty.getType(), empty.getDynamicSizes(),
                 /*copy=*/Value(), /*size_hint=*/Value(), getMemorySpace(gpu));

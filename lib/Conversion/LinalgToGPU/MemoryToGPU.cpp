@@ -230,6 +230,9 @@ void gpu_lowering::hoistHostAllocations(const KernelBuilder &kernels,
       return !block.getParentOp()->isProperAncestor(def);
     if (def->isBeforeInBlock(firstGpu))
       return true;
+    // Already to be moved (a size two others read): once, before them.
+    if (llvm::is_contained(moves, def))
+      return true;
     if (!isPure(def) || def->getNumRegions())
       return false;
     for (Value operand : def->getOperands())

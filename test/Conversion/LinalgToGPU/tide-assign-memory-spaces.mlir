@@ -190,3 +190,29 @@ func.func @second_gpu(%x: tensor<8xf32>) -> tensor<8xf32> {
   %f = linalg.copy {tide.device = #tide.device<cuda:1>} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
   return %f : tensor<8xf32>
 }
+
+// -----
+
+// A GPU op's payload reading an empty tensor (tide.gather of an empty slice:
+// tensor.extract inside the linalg.generic) gets its device allocation
+// before the op, not inside the payload (which became a gpu.alloc inside
+// the kernel: found by random programs).
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @gather_of_empty(
+// CHECK: %[[E:.*]] = bufferization.alloc_tensor() {memory_space = #tide.device<cuda:0>} : tensor<1x0xbf16>
+// CHECK: linalg.generic
+// CHECK-NOT: alloc_tensor
+// CHECK: tensor.extract %[[E]]
+func.func @gather_of_empty(%idx: tensor<4x4xi64>) -> tensor<4x4xbf16> {
+  %c0 = arith.constant 0 : index
+  %src = tensor.empty() {tide.device = #tide.device<cuda:0>} : tensor<1x0xbf16>
+  %out = tensor.empty() {tide.device = #tide.device<cuda:0>} : tensor<4x4xbf16>
+  %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%idx : tensor<4x4xi64>) outs(%out : tensor<4x4xbf16>) attrs = {tide.device = #tide.device<cuda:0>} {
+  ^bb0(%i: i64, %o: bf16):
+    %j = linalg.index 1 : index
+    %x = tensor.extract %src[%c0, %j] : tensor<1x0xbf16>
+    linalg.yield %x : bf16
+  } -> tensor<4x4xbf16>
+  return %r : tensor<4x4xbf16>
+}
