@@ -27,7 +27,7 @@ struct Stepper {
 };
 
 /// Steps measureCpu announces (one more when it compiles its kernels).
-constexpr int kCpuSteps = 19;
+constexpr int kCpuSteps = 20;
 
 /// Whether measureCpu compiles its kernels for this CPU.
 bool compilesKernels(const Options &options);

@@ -457,5 +457,39 @@ bool detail::measureCpu(Stepper &step, const Options &options, CpuFigures &cpu,
     double callsPerSecond = concurrentRate(1, 1, budget / 3, call);
     cpu.callSeconds = callsPerSecond > 0 ? 1 / callsPerSecond : 0;
   }
+
+  // What one parallel loop nest costs beyond its share of the work: exp
+  // over two grains (32768 elements, the pipelines' default) per thread,
+  // in the cache, through the parallel kernel on every thread, against the
+  // same loop on one thread divided by the threads.
+  int64_t n = int64_t(2) * 32768 * threads;
+  step(threads > 1 ? "cpu parallel loop start (exp over " + std::to_string(n) +
+                         " f32, " + std::to_string(threads) + " threads)"
+                   : std::string("cpu parallel loop start (one thread: none)"));
+  if (threads > 1 && !dir.empty()) {
+    Kernels parallel;
+    std::string path = dir + "/parallel.so";
+    parallel.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    auto serialFn = loops.get<UnaryFn>("exp_f32");
+    auto parallelFn = parallel.get<UnaryFn>("exp_f32");
+    if (!parallel.handle) {
+      const char *why = dlerror();
+      note(std::string("CPU parallel loop start not measured: ") +
+           (why ? why : "cannot load " + path));
+    } else if (serialFn && parallelFn) {
+      std::vector<uint8_t> x = makeInput("f32", n);
+      auto seconds = [&](UnaryFn fn) {
+        auto call = [&](int) {
+          MemRef1D in{x.data(), x.data(), 0, n, 1}, result;
+          fn(&result, &in);
+          freeResult(result);
+        };
+        double rate = concurrentRate(1, 1, budget / 3, call);
+        return rate > 0 ? 1 / rate : 0.0;
+      };
+      double serial = seconds(serialFn), par = seconds(parallelFn);
+      cpu.parallelLaunchSeconds = std::max(0.0, par - serial / threads);
+    }
+  }
   return true;
 }

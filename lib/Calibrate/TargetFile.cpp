@@ -118,6 +118,9 @@ std::string tide::calibrate::toTargetJSON(const Calibration &c) {
     os << "      \"core_bandwidth_gbps\": "
        << formatFigure(std::min(cpu.coreBandwidth, bandwidth) / 1e9) << ",\n";
   os << "      \"cores\": " << cpu.threads << ",\n";
+  if (cpu.parallelLaunchSeconds > 0)
+    os << "      \"parallel_launch_us\": "
+       << formatFigure(cpu.parallelLaunchSeconds * 1e6) << ",\n";
   os << "      \"launch_us\": " << formatFigure(cpu.callSeconds * 1e6) << "\n";
   os << "    }";
   for (const GpuFigures &gpu : c.gpus) {
@@ -183,7 +186,11 @@ std::string tide::calibrate::formatSummary(const Calibration &c) {
   os << "          memory " << formatFigure(cpu.bandwidth / 1e9) << " GB/s ("
      << cpu.threads << " thread" << (cpu.threads == 1 ? "" : "s") << "), "
      << formatFigure(cpu.coreBandwidth / 1e9) << " GB/s (1 thread); a call "
-     << formatFigure(cpu.callSeconds * 1e6) << " us\n";
+     << formatFigure(cpu.callSeconds * 1e6) << " us";
+  if (cpu.parallelLaunchSeconds > 0)
+    os << "; parallel loops " << formatFigure(cpu.parallelLaunchSeconds * 1e6)
+       << " us";
+  os << "\n";
   for (const GpuFigures &gpu : c.gpus) {
     const TideGpuCalibration &m = gpu.measured;
     os << "  cuda:0  " << gpu.device.name << " (" << chipOf(gpu.device)

@@ -76,6 +76,9 @@ struct CpuFigures {
   double bandwidth = 0;     ///< with `threads` threads
   double coreBandwidth = 0; ///< with one thread
   double callSeconds = 0;   ///< one call of a compiled one-element op
+  /// Starting and joining the threads of one parallel loop nest (0: not
+  /// measured, or one thread).
+  double parallelLaunchSeconds = 0;
 };
 
 struct GpuFigures {
