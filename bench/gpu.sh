@@ -5,7 +5,8 @@
 #       --target=h200 --build-only # the GPU suite's modules -> build/gpu-suite
 # then, carrying build/bin/tide-run build/bin/tide-gpu-runtime-test
 # build/lib/libTideCudaRuntime.so build/lib/libTideRunnerCAPI.so
-# build/gpu-suite build/gpu-bench build/gpu-oom:
+# build/gpu-suite build/gpu-bench build/gpu-oom, and build/lib/libomp.so.5
+# (GPU modules' host loops):
 #   bash bench/gpu.sh [runtime] [oom] [suite] [sanitizer] [racecheck] [synccheck] [sanitizers] [bench]
 #   (default: runtime oom suite sanitizer bench)
 # sanitizer is the suite under compute-sanitizer's memcheck; racecheck and
