@@ -373,7 +373,7 @@ AxisResize planAxis(int64_t in, int64_t out, double scale, double roiStart,
     double fl = std::floor(xo);
     bool integral = xo == fl;
     double ratio = integral ? 1.0 : xo - fl;
-    int64_t left = static_cast<int64_t>(fl) - (integral ? 1 : 0);
+    int64_t left = saturatingInt64(fl) - (integral ? 1 : 0);
     std::vector<double> w(taps);
     if (a.mode == "nearest") {
       // Before Resize-11, nearest rounds down when upsampling and up when
@@ -599,8 +599,8 @@ LogicalResult convertResize(NodeImporter &n) {
       scale[d] = scales[k];
       // The product in float, as ONNX Runtime computes it (20 * 0.35f is 7,
       // not 6.99..).
-      outSize[d] = static_cast<int64_t>(std::floor(
-          static_cast<float>(scales[k]) * static_cast<float>(in[d])));
+      outSize[d] = saturatingInt64(std::floor(static_cast<float>(scales[k]) *
+                                              static_cast<float>(in[d])));
     }
   } else {
     for (int64_t k = 0; k < count; ++k) {

@@ -1382,6 +1382,13 @@ LogicalResult convertSlice(NodeImporter &n) {
     int64_t step = steps[i];
     if (step == 0)
       return n.fail("a slice step of 0");
+    // Sizes known only at run time take the dynamic path above; bounds it
+    // cannot express (not from the model's constants or shapes) stop here,
+    // before any arithmetic with the unknown size.
+    if (ShapedType::isDynamic(dim))
+      return n.fail("slicing axis " + llvm::Twine(*a) +
+                    ", whose size is only known at run time, with bounds "
+                    "the importer cannot express");
     int64_t b = starts[i], e = ends[i];
     if (b < 0)
       b += dim;

@@ -628,14 +628,7 @@ Value NodeImporter::scalar(Type elementType, double value) {
     return constant(makeDense(type, {}, {value}));
   // Saturated into int64 (a float attribute such as Clip's bound can be out
   // of its range, or NaN: converting those is undefined).
-  int64_t v = 0;
-  if (value >= 9.2233720368547758e18)
-    v = std::numeric_limits<int64_t>::max();
-  else if (value <= -9.2233720368547758e18)
-    v = std::numeric_limits<int64_t>::min();
-  else if (value == value)
-    v = static_cast<int64_t>(value);
-  return constant(makeDense(type, {v}, {}));
+  return constant(makeDense(type, {saturatingInt64(value)}, {}));
 }
 
 Value NodeImporter::cast(Value v, Type elementType) {

@@ -32,7 +32,21 @@
 #include <string>
 #include <vector>
 
+#include <limits>
+
 namespace mlir::tide::onnx_import {
+
+/// `value` as an int64, saturated (NaN: 0): converting a double out of
+/// int64's range, an infinity or NaN is undefined in C++.
+inline int64_t saturatingInt64(double value) {
+  if (value >= 9.2233720368547758e18)
+    return std::numeric_limits<int64_t>::max();
+  if (value <= -9.2233720368547758e18)
+    return std::numeric_limits<int64_t>::min();
+  if (value != value)
+    return 0;
+  return static_cast<int64_t>(value);
+}
 
 /// A constant's values, widened for host evaluation (shape arithmetic).
 struct HostValues {
@@ -45,7 +59,7 @@ struct HostValues {
     return isFloat() ? floats[i] : static_cast<double>(ints[i]);
   }
   int64_t intAt(int64_t i) const {
-    return isFloat() ? static_cast<int64_t>(floats[i]) : ints[i];
+    return isFloat() ? saturatingInt64(floats[i]) : ints[i];
   }
 };
 
