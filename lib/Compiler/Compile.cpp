@@ -18,10 +18,13 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/BinaryFormat/ELF.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -378,6 +381,220 @@ static void linkFallback(llvm::Module &gpu, std::unique_ptr<llvm::Module> cpu) {
       f->setLinkage(llvm::GlobalValue::InternalLinkage);
 }
 
+/// Constant data of at least this many bytes (an imported model's weights)
+/// stays out of LLVM IR: see externalizeConstants.
+static constexpr uint64_t kExternalConstantBytes = 64 * 1024;
+
+/// Moves large constant globals (an imported model's weights) out of LLVM
+/// IR. Translated to LLVM IR, each would be copied into a constant array and
+/// copied again by the object writer, which holds a whole section in memory
+/// before writing it: two copies of the weights beside the MLIR blob (an
+/// assembler's `.incbin` would keep another two). Instead their bytes are
+/// streamed from the blobs into a relocatable ELF object of their own (one
+/// read-only section, one hidden symbol per global), linked with the code's
+/// object; each global becomes a hidden external declaration, renamed so
+/// that the CPU fallback's copy of the same global binds to the same
+/// definition and to nothing else. Only for little-endian x86-64 and AArch64
+/// ELF; data not laid out byte for byte as LLVM would (i1, splats) stays in
+/// the IR. Returns the number of globals moved; writes the object only if
+/// there is one.
+static FailureOr<unsigned> externalizeConstants(ArrayRef<ModuleOp> modules,
+                                                const llvm::Triple &triple,
+                                                StringRef objectPath,
+                                                std::string &error) {
+  namespace elf = llvm::ELF;
+  uint16_t machine;
+  if (!triple.isOSBinFormatELF() || !triple.isLittleEndian())
+    return 0u;
+  if (triple.getArch() == llvm::Triple::x86_64)
+    machine = elf::EM_X86_64;
+  else if (triple.getArch() == llvm::Triple::aarch64)
+    machine = elf::EM_AARCH64;
+  else
+    return 0u;
+
+  // Layout: one section of data; a blob shared by the module and its CPU
+  // fallback is stored once.
+  struct Symbol {
+    std::string name;
+    uint64_t offset, size;
+  };
+  SmallVector<Symbol> symbols;
+  SmallVector<std::pair<ArrayRef<char>, uint64_t>> chunks;
+  llvm::DenseMap<const char *, uint64_t> offsets;
+  uint64_t dataSize = 0, maxAlign = 64;
+  for (ModuleOp module : modules) {
+    if (!module)
+      continue;
+    SmallVector<LLVM::GlobalOp> globals(module.getOps<LLVM::GlobalOp>());
+    for (LLVM::GlobalOp global : globals) {
+      if (!global.getConstant())
+        continue;
+      Attribute value = global.getValueOrNull();
+      ArrayRef<char> bytes;
+      Type elementType;
+      if (auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(value)) {
+        AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+        if (!blob)
+          continue;
+        bytes = blob->getData();
+        elementType = resource.getType().getElementType();
+      } else if (auto dense = dyn_cast_or_null<DenseElementsAttr>(value)) {
+        if (dense.isSplat())
+          continue;
+        bytes = dense.getRawData();
+        elementType = dense.getType().getElementType();
+      } else {
+        continue;
+      }
+      if (bytes.size() < kExternalConstantBytes ||
+          !elementType.isIntOrFloat() ||
+          elementType.getIntOrFloatBitWidth() % 8 != 0)
+        continue;
+      // The object must define exactly the bytes LLVM IR would have.
+      DataLayout layout = DataLayout::closest(global);
+      if (layout.getTypeSize(global.getGlobalType()) != bytes.size())
+        continue;
+      uint64_t align =
+          std::max<uint64_t>(64, global.getAlignment().value_or(1));
+      if (!llvm::isPowerOf2_64(align))
+        continue;
+      maxAlign = std::max(maxAlign, align);
+      auto [it, inserted] = offsets.try_emplace(bytes.data(), 0);
+      if (inserted) {
+        dataSize = llvm::alignTo(dataSize, align);
+        it->second = dataSize;
+        chunks.push_back({bytes, dataSize});
+        dataSize += bytes.size();
+      }
+      std::string name = "__tide_constant_" + std::to_string(symbols.size());
+      if (failed(SymbolTable::replaceAllSymbolUses(
+              global, StringAttr::get(global.getContext(), name), module))) {
+        error = "cannot rename the constant @" + global.getSymName().str();
+        return failure();
+      }
+      global.setSymName(name);
+      global.removeValueAttr();
+      global.setLinkage(LLVM::Linkage::External);
+      global.setVisibility_(LLVM::Visibility::Hidden);
+      global.setDsoLocal(true);
+      symbols.push_back({name, it->second, bytes.size()});
+    }
+  }
+  if (symbols.empty())
+    return 0u;
+
+  // String tables and symbols.
+  std::string strtab(1, '\0'), shstrtab(1, '\0');
+  auto addString = [](std::string &table, StringRef str) {
+    uint32_t at = table.size();
+    table += str;
+    table += '\0';
+    return at;
+  };
+  std::vector<elf::Elf64_Sym> syms(1);
+  std::memset(syms.data(), 0, sizeof(elf::Elf64_Sym));
+  for (const Symbol &symbol : symbols) {
+    elf::Elf64_Sym sym;
+    std::memset(&sym, 0, sizeof(sym));
+    sym.st_name = addString(strtab, symbol.name);
+    sym.setBindingAndType(elf::STB_GLOBAL, elf::STT_OBJECT);
+    sym.st_other = elf::STV_HIDDEN;
+    sym.st_shndx = 1;
+    sym.st_value = symbol.offset;
+    sym.st_size = symbol.size;
+    syms.push_back(sym);
+  }
+  // Sections: null, data, symbols, their names, section names, and an empty
+  // .note.GNU-stack (the stack need not be executable).
+  enum { kData = 1, kSymtab, kStrtab, kShstrtab, kNote, kNumSections };
+  elf::Elf64_Shdr headers[kNumSections];
+  std::memset(headers, 0, sizeof(headers));
+  uint64_t offset = llvm::alignTo(sizeof(elf::Elf64_Ehdr), maxAlign);
+  headers[kData].sh_name = addString(shstrtab, ".rodata.tide_constants");
+  headers[kData].sh_type = elf::SHT_PROGBITS;
+  headers[kData].sh_flags = elf::SHF_ALLOC;
+  headers[kData].sh_offset = offset;
+  headers[kData].sh_size = dataSize;
+  headers[kData].sh_addralign = maxAlign;
+  offset = llvm::alignTo(offset + dataSize, 8);
+  headers[kSymtab].sh_name = addString(shstrtab, ".symtab");
+  headers[kSymtab].sh_type = elf::SHT_SYMTAB;
+  headers[kSymtab].sh_offset = offset;
+  headers[kSymtab].sh_size = syms.size() * sizeof(elf::Elf64_Sym);
+  headers[kSymtab].sh_link = kStrtab;
+  headers[kSymtab].sh_info = 1; // The first global symbol.
+  headers[kSymtab].sh_addralign = 8;
+  headers[kSymtab].sh_entsize = sizeof(elf::Elf64_Sym);
+  offset += headers[kSymtab].sh_size;
+  headers[kStrtab].sh_name = addString(shstrtab, ".strtab");
+  headers[kNote].sh_name = addString(shstrtab, ".note.GNU-stack");
+  headers[kNote].sh_type = elf::SHT_PROGBITS;
+  headers[kNote].sh_offset = offset;
+  headers[kNote].sh_addralign = 1;
+  headers[kShstrtab].sh_name = addString(shstrtab, ".shstrtab");
+  headers[kStrtab].sh_type = elf::SHT_STRTAB;
+  headers[kStrtab].sh_offset = offset;
+  headers[kStrtab].sh_size = strtab.size();
+  headers[kStrtab].sh_addralign = 1;
+  offset += strtab.size();
+  headers[kShstrtab].sh_type = elf::SHT_STRTAB;
+  headers[kShstrtab].sh_offset = offset;
+  headers[kShstrtab].sh_size = shstrtab.size();
+  headers[kShstrtab].sh_addralign = 1;
+  offset = llvm::alignTo(offset + shstrtab.size(), 8);
+
+  elf::Elf64_Ehdr header;
+  std::memset(&header, 0, sizeof(header));
+  std::memcpy(header.e_ident, elf::ElfMagic, 4);
+  header.e_ident[elf::EI_CLASS] = elf::ELFCLASS64;
+  header.e_ident[elf::EI_DATA] = elf::ELFDATA2LSB;
+  header.e_ident[elf::EI_VERSION] = elf::EV_CURRENT;
+  header.e_ident[elf::EI_OSABI] = elf::ELFOSABI_NONE;
+  header.e_type = elf::ET_REL;
+  header.e_machine = machine;
+  header.e_version = elf::EV_CURRENT;
+  header.e_shoff = offset;
+  header.e_ehsize = sizeof(elf::Elf64_Ehdr);
+  header.e_shentsize = sizeof(elf::Elf64_Shdr);
+  header.e_shnum = kNumSections;
+  header.e_shstrndx = kShstrtab;
+
+  std::error_code ec;
+  llvm::raw_fd_ostream out(objectPath, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = "cannot write " + objectPath.str() + ": " + ec.message();
+    return failure();
+  }
+  uint64_t at = 0;
+  auto padTo = [&](uint64_t to) {
+    for (; at < to; ++at)
+      out << '\0';
+  };
+  auto write = [&](const void *data, size_t size) {
+    out.write(static_cast<const char *>(data), size);
+    at += size;
+  };
+  write(&header, sizeof(header));
+  for (auto &[bytes, chunkOffset] : chunks) {
+    padTo(headers[kData].sh_offset + chunkOffset);
+    write(bytes.data(), bytes.size());
+  }
+  padTo(headers[kSymtab].sh_offset);
+  write(syms.data(), headers[kSymtab].sh_size);
+  write(strtab.data(), strtab.size());
+  write(shstrtab.data(), shstrtab.size());
+  padTo(header.e_shoff);
+  write(headers, sizeof(headers));
+  out.close();
+  if (out.has_error()) {
+    error = "cannot write " + objectPath.str() + ": " + out.error().message();
+    out.clear_error();
+    return failure();
+  }
+  return static_cast<unsigned>(symbols.size());
+}
+
 LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
                                             const CompileOptions &options,
                                             StringRef outputPath,
@@ -407,6 +624,25 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
   module.walk(stripTideAttrs);
   if (fallback)
     fallback.walk(stripTideAttrs);
+  // Large constants (weights) go to an object file of their own, streamed
+  // from their blobs, not into LLVM IR.
+  SmallString<128> constantsPath;
+  std::optional<llvm::FileRemover> removeConstants;
+  {
+    if (auto ec = llvm::sys::fs::createTemporaryFile("tide-constants", "o",
+                                                     constantsPath)) {
+      error = "cannot create a temporary object file: " + ec.message();
+      return failure();
+    }
+    removeConstants.emplace(constantsPath);
+    FailureOr<unsigned> moved = externalizeConstants(
+        {module, fallback}, llvm::Triple(llvm::sys::getDefaultTargetTriple()),
+        constantsPath, error);
+    if (failed(moved))
+      return failure();
+    if (*moved == 0)
+      constantsPath.clear();
+  }
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, "tide");
@@ -550,6 +786,8 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
   }
   SmallVector<StringRef> args = {linker, "-shared", "-o", outputPath,
                                  objectPath};
+  if (!constantsPath.empty())
+    args.push_back(constantsPath);
   // Modules that call the runtime link it; GEMM calls also need the BLAS.
   bool usesRuntime = false, usesBlas = false, usesDnnl = false, usesGpu = false,
        usesOpenMP = false;

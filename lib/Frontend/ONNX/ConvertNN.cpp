@@ -159,6 +159,142 @@ LogicalResult convertConv(NodeImporter &n) {
   return success();
 }
 
+/// Windows of more slots than this (output positions x kernel elements)
+/// make MaxPool's Indices an error rather than a huge gather.
+constexpr int64_t kMaxPoolIndexSlots = int64_t(1) << 26;
+
+/// MaxPool's second output: for every output element, the index of the
+/// maximum in the flattened input (N, C and the spatial dimensions, row-major;
+/// with `columnMajor`, the spatial part column-major), the first maximum of
+/// the window when several are equal. Built from the primitive ops: the
+/// windows are gathered from the flattened planes into (N, C, positions,
+/// kernel) with a constant table of input positions (a slot in the padding
+/// repeats a valid position of its window, which never changes the maximum
+/// or its position), argmax picks the slot, a second table maps the slot to
+/// its spatial index, and each plane adds its offset.
+Value maxPoolIndices(NodeImporter &n, Value x, Value y, const Window &w,
+                     bool columnMajor) {
+  auto inType = cast<RankedTensorType>(x.getType());
+  auto outType = cast<RankedTensorType>(y.getType());
+  int64_t k = inType.getRank() - 2;
+  ArrayRef<int64_t> in = inType.getShape().drop_front(2);
+  ArrayRef<int64_t> out = outType.getShape().drop_front(2);
+  // tide.max_pool has verified that the spatial sizes are static.
+  if (llvm::any_of(in, ShapedType::isDynamic) ||
+      llvm::any_of(out, ShapedType::isDynamic))
+    return {};
+  int64_t planeSize = 1, positions = 1, slots = 1;
+  for (int64_t i = 0; i < k; ++i) {
+    planeSize *= in[i];
+    positions *= out[i];
+    slots *= w.kernel[i];
+  }
+  if (positions == 0 || slots == 0 || planeSize == 0) {
+    (void)n.fail("the Indices output of MaxPool of an empty window or input "
+                 "is not supported");
+    return {};
+  }
+  if (positions > kMaxPoolIndexSlots / slots) {
+    (void)n.fail("the Indices output of MaxPool needs " + Twine(positions) +
+                 " x " + Twine(slots) + " window slots; at most " +
+                 Twine(kMaxPoolIndexSlots) + " are supported");
+    return {};
+  }
+  // gatherAt[p][s]: the flat (row-major) plane position read by slot s of
+  // output position p; indexOf[p][s]: its index in the output's convention.
+  SmallVector<int64_t> gatherAt(positions * slots), indexOf(positions * slots);
+  SmallVector<int64_t> o(k), kk(k);
+  for (int64_t p = 0; p < positions; ++p) {
+    for (int64_t i = k - 1, r = p; i >= 0; --i) {
+      o[i] = r % out[i];
+      r /= out[i];
+    }
+    int64_t firstValid = -1, firstIndex = 0;
+    for (int64_t s = 0; s < slots; ++s) {
+      for (int64_t i = k - 1, r = s; i >= 0; --i) {
+        kk[i] = r % w.kernel[i];
+        r /= w.kernel[i];
+      }
+      int64_t flat = 0, index = 0, stride = 1;
+      bool valid = true;
+      for (int64_t i = 0; i < k; ++i) {
+        int64_t at = o[i] * w.strides[i] - w.pads[i] + kk[i] * w.dilations[i];
+        valid &= at >= 0 && at < in[i];
+        flat = flat * in[i] + at;
+        index += at * stride;
+        stride *= in[i];
+      }
+      if (!columnMajor)
+        index = flat;
+      gatherAt[p * slots + s] = valid ? flat : -1;
+      indexOf[p * slots + s] = valid ? index : -1;
+      if (valid && firstValid < 0) {
+        firstValid = flat;
+        firstIndex = index;
+      }
+    }
+    if (firstValid < 0) {
+      (void)n.fail("a window of MaxPool lies wholly in the padding; its "
+                   "Indices output is undefined");
+      return {};
+    }
+    for (int64_t s = 0; s < slots; ++s)
+      if (gatherAt[p * slots + s] < 0) {
+        gatherAt[p * slots + s] = firstValid;
+        indexOf[p * slots + s] = firstIndex;
+      }
+  }
+  Type i64 = IntegerType::get(n.ctx, 64);
+  auto table = [&](ArrayRef<int64_t> shape, ArrayRef<int64_t> values) {
+    return n.constant(
+        DenseElementsAttr::get(RankedTensorType::get(shape, i64), values));
+  };
+  // (N, C, plane) -> (N, C, positions, slots) -> argmax over the slots.
+  SmallVector<SymDim> dims = n.dimsOf(x);
+  SmallVector<SymDim> flatDims = {dims[0], dims[1],
+                                  SymDim::constant(planeSize)};
+  Value planes = n.reshapeTo(x, flatDims);
+  if (!planes)
+    return {};
+  Value windows =
+      takeAlong(n, planes, table({positions, slots}, gatherAt), /*axis=*/2);
+  if (!windows)
+    return {};
+  Value slot = n.create<ArgmaxOp>(windows, Shape{3}, /*keepdims=*/false);
+  if (!slot)
+    return {};
+  // Slot -> spatial index: indexOf[p * slots + slot].
+  SmallVector<int64_t> rowStarts;
+  for (int64_t p = 0; p < positions; ++p)
+    rowStarts.push_back(p * slots);
+  Value flatSlot = n.create<AddOp>(slot, table({positions}, rowStarts));
+  if (!flatSlot)
+    return {};
+  Value index =
+      takeAlong(n, table({positions * slots}, indexOf), flatSlot, /*axis=*/0);
+  if (!index)
+    return {};
+  // Plus (n * C + c) * plane.
+  SymDim count = n.combine("Mul", dims[0], dims[1]);
+  SmallVector<SymDim> byPlane = {count, SymDim::constant(positions)};
+  index = n.reshapeTo(index, byPlane);
+  Value shape = n.shapeOperand({count, SymDim::constant(1)});
+  if (!index || !shape)
+    return {};
+  Value plane =
+      n.make<IotaOp>(n.typeOf({count, SymDim::constant(1)}, i64), shape, 0);
+  if (!plane)
+    return {};
+  plane = n.create<MulOp>(plane, n.scalar(i64, planeSize));
+  if (!plane)
+    return {};
+  index = n.create<AddOp>(index, plane);
+  if (!index)
+    return {};
+  SmallVector<SymDim> result = n.dimsOf(y);
+  return n.reshapeTo(index, result);
+}
+
 template <bool IsMax>
 LogicalResult convertPool(NodeImporter &n) {
   SmallVector<StringRef> known = {"auto_pad",     "ceil_mode", "dilations",
@@ -166,8 +302,6 @@ LogicalResult convertPool(NodeImporter &n) {
   known.push_back(IsMax ? "storage_order" : "count_include_pad");
   if (failed(n.checkAttrs(known)))
     return failure();
-  if (IsMax && n.wantsOutput(1))
-    return n.fail("the Indices output of MaxPool is not supported");
   RankedTensorType input = windowInput(n);
   if (!input)
     return failure();
@@ -194,6 +328,15 @@ LogicalResult convertPool(NodeImporter &n) {
   if (!y)
     return failure();
   n.setOut(0, y);
+  if constexpr (IsMax) {
+    if (n.wantsOutput(1)) {
+      Value indices =
+          maxPoolIndices(n, n.in(0), y, w, n.attrInt("storage_order", 0) != 0);
+      if (!indices)
+        return failure();
+      n.setOut(1, indices);
+    }
+  }
   return success();
 }
 

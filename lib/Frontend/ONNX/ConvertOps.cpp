@@ -2872,12 +2872,23 @@ const llvm::StringMap<Converter> &converters() {
     addRNNConverters(t);
     addQuantConverters(t);
     addMiscConverters(t);
+    addSignalConverters(t);
     return t;
   }();
   return table;
 }
 
 } // namespace
+
+Value onnx_import::takeAlong(NodeImporter &n, Value data, Value indices,
+                             int64_t axis) {
+  return take(n, data, indices, axis);
+}
+
+Value onnx_import::sliceAlong(NodeImporter &n, Value x, int64_t axis,
+                              int64_t start, int64_t limit) {
+  return sliceAxis(n, x, axis, start, limit);
+}
 
 Converter onnx_import::lookupConverter(llvm::StringRef opType) {
   return converters().lookup(opType);

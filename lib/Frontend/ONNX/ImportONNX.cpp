@@ -240,12 +240,16 @@ struct TensorReader {
   MLIRContext *ctx;
   std::string baseDir;
   int64_t inlineLimit;
-  /// External data files, read once.
-  llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> files;
+  /// External data files, read (mapped) once; shared with the blobs that
+  /// point into them.
+  llvm::StringMap<std::shared_ptr<llvm::MemoryBuffer>> files;
 
   /// Returns the tensor as an attribute, or an error message in `error`.
+  /// `raw`, when given, holds the tensor's raw_data taken out of the
+  /// protobuf: a large tensor's blob then owns it instead of copying it.
   ElementsAttr read(const onnx::TensorProto &t, llvm::StringRef what,
-                    std::string &error);
+                    std::string &error,
+                    std::unique_ptr<std::string> raw = nullptr);
 };
 } // namespace
 
@@ -261,7 +265,8 @@ static void appendAs(std::vector<char> &out, const Field &field) {
 }
 
 ElementsAttr TensorReader::read(const onnx::TensorProto &t,
-                                llvm::StringRef what, std::string &error) {
+                                llvm::StringRef what, std::string &error,
+                                std::unique_ptr<std::string> raw) {
   std::string why;
   Type elem = convertElementType(ctx, t.data_type(), why);
   if (!elem) {
@@ -293,6 +298,8 @@ ElementsAttr TensorReader::read(const onnx::TensorProto &t,
   // The bytes, in Tide's layout (little-endian, bool as one byte).
   std::vector<char> owned;
   llvm::StringRef bytes;
+  // What keeps `bytes` alive if a blob may point into it without a copy.
+  std::shared_ptr<const void> keeper;
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
     std::string location;
     int64_t offset = 0, length = -1;
@@ -325,8 +332,9 @@ ElementsAttr TensorReader::read(const onnx::TensorProto &t,
                 file.str().str() + "': " + loaded.getError().message();
         return {};
       }
-      buffer = std::move(*loaded);
+      buffer = std::shared_ptr<llvm::MemoryBuffer>(std::move(*loaded));
     }
+    keeper = buffer;
     int64_t size = buffer->getBufferSize();
     if (length < 0)
       length = size - std::min(offset, size);
@@ -337,6 +345,9 @@ ElementsAttr TensorReader::read(const onnx::TensorProto &t,
       return {};
     }
     bytes = buffer->getBuffer().substr(offset, length);
+  } else if (raw) {
+    bytes = *raw;
+    keeper = std::shared_ptr<const std::string>(std::move(raw));
   } else if (t.has_raw_data()) {
     bytes = t.raw_data();
   } else {
@@ -397,6 +408,16 @@ ElementsAttr TensorReader::read(const onnx::TensorProto &t,
   for (char &c : name)
     if (!llvm::isAlnum(c) && c != '_' && c != '.')
       c = '_';
+  // The blob points into the mapped file or the taken raw_data where their
+  // alignment allows (no second copy of the weights), else holds a copy.
+  size_t align = llvm::PowerOf2Ceil(std::max<int64_t>(width, 1));
+  if (keeper && reinterpret_cast<uintptr_t>(data.data()) % align == 0)
+    return DenseResourceElementsAttr::get(
+        type, name,
+        AsmResourceBlob(
+            data, align,
+            [keeper = std::move(keeper)](void *, size_t, size_t) {},
+            /*dataIsMutable=*/false));
   return DenseResourceElementsAttr::get(
       type, name, HeapAsmResourceBlob::allocateAndCopyInferAlign(data));
 }
@@ -909,13 +930,16 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   // Initializers (weights) first: constants by name.
   for (auto &init : *model.mutable_graph()->mutable_initializer()) {
     std::string error;
-    ElementsAttr value =
-        reader.read(init, "initializer '" + init.name() + "'", error);
+    // The raw bytes leave the protobuf: the blob takes them, or they are
+    // freed once copied.
+    std::unique_ptr<std::string> raw;
+    if (init.has_raw_data())
+      raw.reset(init.release_raw_data());
+    ElementsAttr value = reader.read(init, "initializer '" + init.name() + "'",
+                                     error, std::move(raw));
     if (!value)
       return (void)fail(error), nullptr;
     graph.constants[init.name()] = value;
-    // The blob holds a copy; free the protobuf's bytes now.
-    init.clear_raw_data();
   }
   for (const auto &sparse : g.sparse_initializer())
     return (void)fail("sparse initializer '" + sparse.values().name() +

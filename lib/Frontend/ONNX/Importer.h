@@ -275,6 +275,8 @@ void addRNNConverters(llvm::StringMap<Converter> &table);
 void addQuantConverters(llvm::StringMap<Converter> &table);
 /// LRN, ReverseSequence, MaxUnpool and Det (ConvertMisc.cpp).
 void addMiscConverters(llvm::StringMap<Converter> &table);
+/// DFT, STFT and MelWeightMatrix (ConvertSignal.cpp).
+void addSignalConverters(llvm::StringMap<Converter> &table);
 
 /// The strides, dilations and pads of a Conv-like node (kernel given), with
 /// `auto_pad` resolved against the static spatial sizes of `input`
@@ -284,6 +286,15 @@ LogicalResult readConvWindow(NodeImporter &n, RankedTensorType input,
                              SmallVectorImpl<int64_t> &strides,
                              SmallVectorImpl<int64_t> &dilations,
                              SmallVectorImpl<int64_t> &pads);
+
+/// numpy.take(data, indices, axis) (ONNX Gather): `indices` of any shape
+/// replace dimension `axis` of `data` (ConvertOps.cpp).
+Value takeAlong(NodeImporter &n, Value data, Value indices, int64_t axis);
+
+/// x[..., start:limit, ...] along `axis` (other dimensions may be dynamic)
+/// (ConvertOps.cpp).
+Value sliceAlong(NodeImporter &n, Value x, int64_t axis, int64_t start,
+                 int64_t limit);
 
 /// The converter for an ONNX op type of the default domain, or null.
 Converter lookupConverter(llvm::StringRef opType);

@@ -39,11 +39,17 @@ save([helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv1", auto_pad="S
                        pads=[1, 1, 1, 1], count_include_pad=1, ceil_mode=1, strides=[2, 2])],
      [f32("x", ["batch", 3, 7, 7])], [f32("y", ["batch", 4, 3, 3])], [w, b], "cnn")
 
-# MaxPool asked for its Indices output.
+# MaxPool asked for its Indices output: imported (argmax over gathered
+# windows), but not with a window that lies wholly in the padding.
 save([helper.make_node("MaxPool", ["x"], ["y", "i"], name="pool", kernel_shape=[2, 2])],
-     [f32("x", [1, 3, 4, 4])],
-     [f32("y", [1, 3, 3, 3]), helper.make_tensor_value_info("i", TensorProto.INT64, [1, 3, 3, 3])],
+     [f32("x", ["N", 3, 4, 4])],
+     [f32("y", ["N", 3, 3, 3]), helper.make_tensor_value_info("i", TensorProto.INT64, ["N", 3, 3, 3])],
      [], "maxpool_indices")
+save([helper.make_node("MaxPool", ["x"], ["y", "i"], name="pool", kernel_shape=[2, 2],
+                       pads=[3, 0, 0, 0], strides=[1, 1])],
+     [f32("x", [1, 1, 4, 4])],
+     [f32("y", [1, 1, 3, 3]), helper.make_tensor_value_info("i", TensorProto.INT64, [1, 1, 3, 3])],
+     [], "maxpool_indices_padding")
 
 # Conv whose group does not divide the channels.
 save([helper.make_node("Conv", ["x", "w"], ["y"], name="conv", group=2)],
