@@ -1423,6 +1423,204 @@ LogicalResult convertGridSample(NodeImporter &n) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// RoiAlign
+//===----------------------------------------------------------------------===//
+
+/// Interpolation matrices of one axis, above this many elements (regions x
+/// samples x input size), make RoiAlign an error rather than a huge
+/// intermediate.
+constexpr int64_t kRoiAlignMatrixLimit = int64_t(1) << 26;
+
+/// The bilinear weights of sample coordinates `c` (R, S) along an input axis
+/// of `size`, as a matrix (R, S, size) whose row holds the two weights at
+/// the two neighbouring positions, following ONNX's reference (and ONNX
+/// Runtime): a sample below -1 or above `size` weighs nothing, one in
+/// [-1, 0] is clamped to 0, one at or past the last position takes it.
+Value roiAxisWeights(NodeImporter &n, Value c, int64_t size, Type ct) {
+  Value sz = n.scalar(ct, static_cast<double>(size));
+  Value valid =
+      n.create<AndOp>(n.create<CmpOp>(CmpPredicate::ge, c, n.scalar(ct, -1)),
+                      n.create<CmpOp>(CmpPredicate::le, c, sz));
+  Value c0 = n.create<MaximumOp>(c, n.scalar(ct, 0));
+  Value low = n.create<FloorOp>(c0);
+  Value last = n.scalar(ct, static_cast<double>(size - 1));
+  Value edge = n.create<CmpOp>(CmpPredicate::ge, low, last);
+  if (!valid || !low || !edge)
+    return {};
+  low = n.create<SelectOp>(edge, last, low);
+  c0 = n.create<SelectOp>(edge, last, c0);
+  Value high =
+      n.create<SelectOp>(edge, last, n.create<AddOp>(low, n.scalar(ct, 1)));
+  if (!low || !c0 || !high)
+    return {};
+  Value lw = n.create<SubOp>(c0, low);
+  Value hw = n.create<SubOp>(n.scalar(ct, 1), lw);
+  Value zero = n.scalar(ct, 0);
+  lw = n.create<SelectOp>(valid, lw, zero);
+  hw = n.create<SelectOp>(valid, hw, zero);
+  if (!lw || !hw)
+    return {};
+  // One-hot of the two positions along a new last axis.
+  SmallVector<double> iota(size);
+  for (int64_t i = 0; i < size; ++i)
+    iota[i] = static_cast<double>(i);
+  Value positions =
+      n.constant(makeDense(RankedTensorType::get({1, 1, size}, ct), {}, iota));
+  SmallVector<SymDim> dims = n.dimsOf(c);
+  dims.push_back(SymDim::constant(1));
+  auto expand = [&](Value v) { return n.reshapeTo(v, dims); };
+  Value atLow = n.create<CmpOp>(CmpPredicate::eq, expand(low), positions);
+  Value atHigh = n.create<CmpOp>(CmpPredicate::eq, expand(high), positions);
+  if (!atLow || !atHigh)
+    return {};
+  Value a = n.create<SelectOp>(atLow, expand(hw), zero);
+  Value b = n.create<SelectOp>(atHigh, expand(lw), zero);
+  return a && b ? n.create<AddOp>(a, b) : Value();
+}
+
+/// RoiAlign (average mode, a fixed sampling_ratio): every region's samples
+/// are bilinear interpolations, which separate into a product along each
+/// axis: V = Ay X Ax^T with Ay (samples, H) and Ax (samples, W) holding each
+/// sample's two weights; the region's image is gathered by batch index, the
+/// two products are batched matmuls, and each output bin averages its
+/// sampling_ratio^2 samples.
+LogicalResult convertRoiAlign(NodeImporter &n) {
+  if (failed(n.checkAttrs({"coordinate_transformation_mode", "mode",
+                           "output_height", "output_width", "sampling_ratio",
+                           "spatial_scale"})))
+    return failure();
+  if (!n.has(0) || !n.in(0) || !n.has(1) || !n.in(1) || !n.has(2) || !n.in(2))
+    return n.fail("needs inputs X, rois and batch_indices");
+  Value x = n.in(0), rois = n.in(1), batch = n.in(2);
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto rType = cast<RankedTensorType>(rois.getType());
+  auto bType = cast<RankedTensorType>(batch.getType());
+  if (xType.getRank() != 4)
+    return n.fail("RoiAlign needs X of rank 4 (N, C, H, W)");
+  if (ShapedType::isDynamic(xType.getDimSize(2)) ||
+      ShapedType::isDynamic(xType.getDimSize(3)))
+    return n.fail("RoiAlign needs static spatial sizes; bind X's shape with "
+                  "--bind-shape");
+  if (rType.getRank() != 2 || rType.getDimSize(1) != 4)
+    return n.fail("rois must be (num_rois, 4)");
+  if (bType.getRank() != 1 || !isa<IntegerType>(bType.getElementType()))
+    return n.fail("batch_indices must be an integer vector (num_rois)");
+  Type elem = xType.getElementType();
+  if (!isa<FloatType>(elem) || rType.getElementType() != elem)
+    return n.fail("RoiAlign needs floating-point X and rois of one type");
+  std::string mode = n.attrString("mode", "avg");
+  if (mode == "max")
+    return n.fail("RoiAlign's max mode is not supported (only avg)");
+  if (mode != "avg")
+    return n.fail("mode '" + mode + "' is not one of avg, max");
+  std::string transform =
+      n.attrString("coordinate_transformation_mode",
+                   n.opset >= 16 ? "half_pixel" : "output_half_pixel");
+  if (transform != "half_pixel" && transform != "output_half_pixel")
+    return n.fail("coordinate_transformation_mode '" + transform +
+                  "' is not one of half_pixel, output_half_pixel");
+  bool halfPixel = transform == "half_pixel";
+  int64_t outH = n.attrInt("output_height", 1);
+  int64_t outW = n.attrInt("output_width", 1);
+  int64_t ratio = n.attrInt("sampling_ratio", 0);
+  double scale = n.attrFloat("spatial_scale", 1.0);
+  if (outH < 1 || outW < 1)
+    return n.fail("output_height and output_width must be positive");
+  if (ratio < 0)
+    return n.fail("sampling_ratio must not be negative");
+  if (ratio == 0)
+    return n.fail("RoiAlign with sampling_ratio 0 (a sample count computed "
+                  "from each region's size at run time) is not supported; "
+                  "set a positive sampling_ratio");
+  int64_t height = xType.getDimSize(2), width = xType.getDimSize(3);
+  int64_t samplesY = outH * ratio, samplesX = outW * ratio;
+  int64_t regions = rType.getDimSize(0);
+  int64_t known = ShapedType::isDynamic(regions) ? 1 : regions;
+  if (ratio > 1024 || samplesY > (1 << 20) || samplesX > (1 << 20) ||
+      known * samplesY * height > kRoiAlignMatrixLimit ||
+      known * samplesX * width > kRoiAlignMatrixLimit)
+    return n.fail("RoiAlign's interpolation matrices would exceed " +
+                  Twine(kRoiAlignMatrixLimit) + " elements");
+
+  Type ct = computeTypeOf(elem);
+  Value r = n.cast(rois, ct), image = n.cast(x, ct);
+  if (!r || !image)
+    return failure();
+  double offset = halfPixel ? 0.5 : 0.0;
+  auto column = [&](int64_t i) -> Value {
+    Value v = sliceAlong(n, r, 1, i, i + 1);
+    if (!v)
+      return {};
+    v = n.create<MulOp>(v, n.scalar(ct, scale));
+    return v ? n.create<SubOp>(v, n.scalar(ct, offset)) : Value();
+  };
+  Value x1 = column(0), y1 = column(1), x2 = column(2), y2 = column(3);
+  if (!x1 || !y1 || !x2 || !y2)
+    return failure();
+  // Sample coordinates: start + bin * (p + (i + 0.5) / ratio).
+  auto coords = [&](Value start, Value end, int64_t out) -> Value {
+    Value extent = n.create<SubOp>(end, start);
+    if (extent && !halfPixel)
+      extent = n.create<MaximumOp>(extent, n.scalar(ct, 1));
+    if (!extent)
+      return {};
+    Value bin = n.create<DivOp>(extent, n.scalar(ct, static_cast<double>(out)));
+    SmallVector<double> steps;
+    for (int64_t p = 0; p < out; ++p)
+      for (int64_t i = 0; i < ratio; ++i)
+        steps.push_back(p + (i + 0.5) / ratio);
+    Value table = n.constant(
+        makeDense(RankedTensorType::get({1, out * ratio}, ct), {}, steps));
+    Value c = bin ? n.create<MulOp>(bin, table) : Value();
+    return c ? n.create<AddOp>(c, start) : Value();
+  };
+  Value cy = coords(y1, y2, outH), cx = coords(x1, x2, outW);
+  if (!cy || !cx)
+    return failure();
+  Value ay = roiAxisWeights(n, cy, height, ct);
+  Value ax = roiAxisWeights(n, cx, width, ct);
+  if (!ay || !ax)
+    return failure();
+  // (R, 1, Sy, H) x (R, C, H, W) x (R, 1, W, Sx) -> (R, C, Sy, Sx).
+  SmallVector<SymDim> rdims = n.dimsOf(ay);
+  Value picked = takeAlong(n, image, batch, 0);
+  if (!picked)
+    return failure();
+  Value ay4 =
+      n.reshapeTo(ay, {rdims[0], SymDim::constant(1),
+                       SymDim::constant(samplesY), SymDim::constant(height)});
+  Value axT = n.create<TransposeOp>(ax, ArrayRef<int64_t>{0, 2, 1});
+  Value ax4 = axT ? n.reshapeTo(axT, {rdims[0], SymDim::constant(1),
+                                      SymDim::constant(width),
+                                      SymDim::constant(samplesX)})
+                  : Value();
+  if (!ay4 || !ax4)
+    return failure();
+  Value v = n.create<MatmulOp>(ay4, picked);
+  if (v)
+    v = n.create<MatmulOp>(v, ax4);
+  if (!v)
+    return failure();
+  // Average each bin's ratio x ratio samples.
+  SmallVector<SymDim> vdims = n.dimsOf(v);
+  v = n.reshapeTo(v, {vdims[0], vdims[1], SymDim::constant(outH),
+                      SymDim::constant(ratio), SymDim::constant(outW),
+                      SymDim::constant(ratio)});
+  if (!v)
+    return failure();
+  v = n.create<ReduceSumOp>(v, Shape{3, 5}, /*keepdims=*/false);
+  if (v)
+    v = n.create<MulOp>(v,
+                        n.scalar(ct, 1.0 / static_cast<double>(ratio * ratio)));
+  if (v && ct != elem)
+    v = n.cast(v, elem);
+  if (!v)
+    return failure();
+  n.setOut(0, v);
+  return success();
+}
+
 } // namespace
 
 LogicalResult onnx_import::readConvWindow(NodeImporter &n,
@@ -1449,4 +1647,5 @@ void onnx_import::addNNConverters(llvm::StringMap<Converter> &table) {
   table["Resize"] = convertResize;
   table["Upsample"] = convertResize;
   table["GridSample"] = convertGridSample;
+  table["RoiAlign"] = convertRoiAlign;
 }
