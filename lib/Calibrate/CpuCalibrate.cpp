@@ -16,6 +16,7 @@
 
 #include "CalibrateInternal.h"
 
+#include "tide/Runner/Module.h"
 #include "tide/Runtime/RuntimeSymbols.h"
 
 #include <algorithm>
@@ -372,6 +373,8 @@ bool detail::measureCpu(Stepper &step, const Options &options, CpuFigures &cpu,
       note("CPU rates not measured: the calibration kernels need AVX2 and "
            "FMA, which this CPU lacks");
     } else {
+      // The GEMM kernel calls OpenBLAS: with the kernels Tide's modules get.
+      tide::runner::chooseOpenBlasKernels();
       for (auto [kernels, path] : {std::pair(&gemm, dir + "/gemm.so"),
                                    std::pair(&loops, loopsDir + "/loops.so")}) {
         kernels->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -70,14 +70,14 @@ static std::string describeBadMetadata(const std::string &path,
          bad->reason + ")";
 }
 
-/// OpenBLAS picks its kernels once, when it is loaded, from the CPU's model
-/// number; a CPU newer than the OpenBLAS build (Debian 12's 0.3.21 on
-/// Emerald Rapids, model 207) gets its generic SSE3 "Prescott" kernels, 3-4x
-/// slower than the AVX-512 ones. Before the first module brings OpenBLAS in,
-/// the kernels are chosen from the CPU's features instead (SkylakeX with
-/// AVX-512, Haswell with AVX2 and FMA), unless the user set
-/// OPENBLAS_CORETYPE or OpenBLAS is already loaded (its choice stands).
-static void chooseOpenBlasKernels() {
+// OpenBLAS picks its kernels once, when it is loaded, from the CPU's model
+// number; a CPU newer than the OpenBLAS build (Debian 12's 0.3.21 on
+// Emerald Rapids, model 207) gets its generic SSE3 "Prescott" kernels, 3-4x
+// slower than the AVX-512 ones. Before the first module brings OpenBLAS in,
+// the kernels are chosen from the CPU's features instead (SkylakeX with
+// AVX-512, Haswell with AVX2 and FMA), unless the user set
+// OPENBLAS_CORETYPE or OpenBLAS is already loaded (its choice stands).
+void tide::runner::chooseOpenBlasKernels() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   static bool done = false;
   if (done)

@@ -155,6 +155,15 @@ private:
   mutable bool gpuLooked = false;
 };
 
+/// Before the first module (or other code) brings OpenBLAS in: chooses its
+/// kernels from the CPU's features (OPENBLAS_CORETYPE) where its own choice,
+/// by CPU model number, would fall back to generic ones on a CPU newer than
+/// the library (Debian 12's OpenBLAS 0.3.21 on Emerald Rapids). Does nothing
+/// if the user set OPENBLAS_CORETYPE or OpenBLAS is loaded. Called by
+/// CompiledModule::load; anything that dlopens Tide's code itself (the
+/// calibrator) calls it first.
+void chooseOpenBlasKernels();
+
 } // namespace tide::runner
 
 #endif // TIDE_RUNNER_MODULE_H
