@@ -1424,6 +1424,114 @@ LogicalResult convertGridSample(NodeImporter &n) {
 }
 
 //===----------------------------------------------------------------------===//
+// LpPool, GlobalLpPool
+//===----------------------------------------------------------------------===//
+
+/// |x|^p, and y^(1/p), with the exact forms for p = 1 and 2.
+Value lpPower(NodeImporter &n, Value x, int64_t p) {
+  Value a = n.create<AbsOp>(x);
+  if (!a || p == 1)
+    return a;
+  if (p == 2)
+    return n.create<MulOp>(a, a);
+  return n.create<PowOp>(a, n.scalar(elemOf(x), static_cast<double>(p)));
+}
+Value lpRoot(NodeImporter &n, Value y, int64_t p) {
+  if (p == 1)
+    return y;
+  if (p == 2)
+    return n.create<SqrtOp>(y);
+  return n.create<PowOp>(y, n.scalar(elemOf(y), 1.0 / static_cast<double>(p)));
+}
+
+/// The p-norm of each window: |x|^p summed by a depthwise convolution with
+/// a kernel of ones (padding adds zeros, as ONNX defines it; ceil_mode pads
+/// the end so the last partial window counts), then the p-th root.
+LogicalResult convertLpPool(NodeImporter &n) {
+  if (failed(n.checkAttrs({"auto_pad", "ceil_mode", "dilations", "kernel_shape",
+                           "p", "pads", "strides"})))
+    return failure();
+  RankedTensorType input = windowInput(n);
+  if (!input)
+    return failure();
+  if (!isa<FloatType>(input.getElementType()))
+    return n.fail("LpPool needs a floating-point input");
+  int64_t k = input.getRank() - 2, channels = input.getDimSize(1);
+  if (ShapedType::isDynamic(channels))
+    return n.fail("LpPool needs a static channel count");
+  int64_t p = n.attrInt("p", 2);
+  if (p < 1)
+    return n.fail("'p' must be at least 1");
+  Window w;
+  std::optional<Shape> kernel = n.attrInts("kernel_shape");
+  if (!kernel)
+    return n.fail("LpPool needs 'kernel_shape'");
+  if (static_cast<int64_t>(kernel->size()) != k)
+    return n.fail("'kernel_shape' has " + Twine(kernel->size()) +
+                  " entries; the input has " + Twine(k) +
+                  " spatial dimensions");
+  w.kernel = *kernel;
+  if (failed(readWindow(n, input, w)))
+    return failure();
+  if (n.attrInt("ceil_mode", 0) != 0) {
+    for (int64_t i = 0; i < k; ++i) {
+      int64_t size = input.getDimSize(i + 2);
+      if (ShapedType::isDynamic(size))
+        return n.fail("ceil_mode needs static spatial sizes");
+      int64_t extent = w.dilations[i] * (w.kernel[i] - 1) + 1;
+      int64_t span = size + w.pads[i] + w.pads[k + i] - extent;
+      if (span < 0 || w.strides[i] < 1)
+        continue; // The convolution reports it.
+      int64_t floorOut = span / w.strides[i] + 1;
+      int64_t ceilOut = (span + w.strides[i] - 1) / w.strides[i] + 1;
+      // As for the other pools: the last window starts inside the input or
+      // its start padding.
+      if ((ceilOut - 1) * w.strides[i] >= size + w.pads[i])
+        --ceilOut;
+      w.pads[k + i] += (ceilOut - floorOut) * w.strides[i];
+    }
+  }
+  Shape ones = {channels, 1};
+  ones.append(w.kernel.begin(), w.kernel.end());
+  Type elem = input.getElementType();
+  Value weight = n.constant(DenseElementsAttr::get(
+      RankedTensorType::get(ones, elem), FloatAttr::get(elem, 1.0).getValue()));
+  Value x = lpPower(n, n.in(0), p);
+  if (!x || !weight)
+    return failure();
+  Value sum =
+      n.create<ConvOp>(x, weight, w.strides, w.dilations, w.pads, channels);
+  Value y = sum ? lpRoot(n, sum, p) : Value();
+  if (!y)
+    return failure();
+  n.setOut(0, y);
+  return success();
+}
+
+LogicalResult convertGlobalLpPool(NodeImporter &n) {
+  if (failed(n.checkAttrs({"p"})))
+    return failure();
+  RankedTensorType input = windowInput(n);
+  if (!input)
+    return failure();
+  if (!isa<FloatType>(input.getElementType()))
+    return n.fail("GlobalLpPool needs a floating-point input");
+  int64_t p = n.attrInt("p", 2);
+  if (p < 1)
+    return n.fail("'p' must be at least 1");
+  Shape axes;
+  for (int64_t i = 2; i < input.getRank(); ++i)
+    axes.push_back(i);
+  Value x = lpPower(n, n.in(0), p);
+  Value sum = x ? n.create<ReduceSumOp>(x, axes, /*keepdims=*/true) : Value();
+  Value y = sum ? lpRoot(n, sum, p) : Value();
+  if (!y)
+    return failure();
+  n.setOut(0, y);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // RoiAlign
 //===----------------------------------------------------------------------===//
 
@@ -1648,4 +1756,6 @@ void onnx_import::addNNConverters(llvm::StringMap<Converter> &table) {
   table["Upsample"] = convertResize;
   table["GridSample"] = convertGridSample;
   table["RoiAlign"] = convertRoiAlign;
+  table["LpPool"] = convertLpPool;
+  table["GlobalLpPool"] = convertGlobalLpPool;
 }
