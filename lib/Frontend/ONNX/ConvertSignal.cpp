@@ -11,6 +11,8 @@
 //   type): Re = xr C + xi S, Im = xi C - xr S (the inverse flips the signs
 //   of S and divides by the length). A dft_length above the signal's length
 //   pads with zeros and one below truncates: both are rows of the tables.
+//   The inverse of a one-sided spectrum (NumPy's irfft) is a real signal from
+//   tables that count the inner bins twice.
 //   O(n^2) work per signal, which is what a matmul does well at the lengths
 //   models use; an FFT kernel is not written.
 // - STFT: frames gathered from the signal with a constant index table (past
@@ -140,6 +142,51 @@ Value transformLast(NodeImporter &n, Value real, Value imag, int64_t length,
   return n.create<ConcatOp>(ValueRange{re, im}, rank);
 }
 
+/// The inverse of a one-sided spectrum along the last axis of `real` (+ i
+/// `imag`): NumPy's irfft, a real signal of `length` samples, (..., length,
+/// 1). Bins past length / 2 are ignored (missing ones are zeros); the inner
+/// bins count twice (their mirror images), and the imaginary parts of bin 0
+/// and of bin length / 2 drop out (their sines are zero).
+Value inverseOneSided(NodeImporter &n, Value real, Value imag, int64_t length) {
+  auto type = cast<RankedTensorType>(real.getType());
+  int64_t rank = type.getRank(), bins = type.getDimSize(rank - 1);
+  Type elem = type.getElementType();
+  std::vector<double> cosT(bins * length), sinT(bins * length);
+  for (int64_t k = 0; k < bins; ++k) {
+    double weight = 0;
+    if (k == 0 || 2 * k == length)
+      weight = 1;
+    else if (2 * k < length)
+      weight = 2;
+    for (int64_t j = 0; j < length; ++j) {
+      double angle = 2 * M_PI * static_cast<double>((j * k) % length) / length;
+      cosT[k * length + j] = weight * std::cos(angle) / length;
+      sinT[k * length + j] = weight * std::sin(angle) / length;
+    }
+  }
+  Value c = floatTable(n, {bins, length}, elem, cosT);
+  Value s = floatTable(n, {bins, length}, elem, sinT);
+  if (!c || !s)
+    return {};
+  auto product = [&](Value a, Value table) -> Value {
+    if (rank == 1) {
+      Value m = n.create<MatmulOp>(n.reshape(a, {1, bins}), table);
+      return m ? n.reshape(m, {length}) : Value();
+    }
+    return n.create<MatmulOp>(a, table);
+  };
+  Value y = product(real, c);
+  if (y && imag) {
+    Value is = product(imag, s);
+    y = is ? n.create<SubOp>(y, is) : Value();
+  }
+  if (!y)
+    return {};
+  SmallVector<SymDim> dims = n.dimsOf(y);
+  dims.push_back(SymDim::constant(1));
+  return n.reshapeTo(y, dims);
+}
+
 LogicalResult convertDFT(NodeImporter &n) {
   if (failed(n.checkAttrs({"axis", "inverse", "onesided"})))
     return failure();
@@ -172,15 +219,15 @@ LogicalResult convertDFT(NodeImporter &n) {
     return n.fail("DFT needs a static size on the transformed axis");
   bool inverse = n.attrInt("inverse", 0) != 0;
   bool onesided = n.attrInt("onesided", 0) != 0;
-  if (inverse && onesided)
-    return n.fail("an inverse DFT of a one-sided spectrum (onesided=1, "
-                  "inverse=1) is not supported");
-  FailureOr<int64_t> length = scalarIn(n, 1, "dft_length", samples);
+  // The inverse of a one-sided spectrum of m bins is a real signal of
+  // 2 (m - 1) samples unless dft_length says otherwise.
+  FailureOr<int64_t> length = scalarIn(
+      n, 1, "dft_length", inverse && onesided ? 2 * (samples - 1) : samples);
   if (failed(length))
     return failure();
   if (*length < 1)
     return n.fail("dft_length must be positive");
-  int64_t bins = onesided ? *length / 2 + 1 : *length;
+  int64_t bins = onesided && !inverse ? *length / 2 + 1 : *length;
   if (samples * bins > (int64_t(1) << 26))
     return n.fail("a DFT of " + Twine(samples) + " samples and " + Twine(bins) +
                   " frequencies is too large for Tide's "
@@ -204,7 +251,9 @@ LogicalResult convertDFT(NodeImporter &n) {
     if (!real || (complex && !imag))
       return failure();
   }
-  Value y = transformLast(n, real, imag, *length, bins, inverse);
+  Value y = inverse && onesided
+                ? inverseOneSided(n, real, imag, *length)
+                : transformLast(n, real, imag, *length, bins, inverse);
   if (!y)
     return failure();
   if (moved) {
