@@ -35,6 +35,15 @@ namespace {
 
 using Shape = SmallVector<int64_t>;
 
+/// Tables (and gathered frames) above this many elements are an error.
+constexpr int64_t kSignalTableLimit = int64_t(1) << 26;
+
+/// Whether a * b (both non-negative) exceeds kSignalTableLimit, without
+/// overflowing (found by tide-fuzz-onnx: a dft_length of 2^60).
+bool exceedsTableLimit(int64_t a, int64_t b) {
+  return a > 0 && b > kSignalTableLimit / a;
+}
+
 /// A constant of `shape` and float element type `elem` from doubles.
 Value floatTable(NodeImporter &n, ArrayRef<int64_t> shape, Type elem,
                  ArrayRef<double> values) {
@@ -228,7 +237,7 @@ LogicalResult convertDFT(NodeImporter &n) {
   if (*length < 1)
     return n.fail("dft_length must be positive");
   int64_t bins = onesided && !inverse ? *length / 2 + 1 : *length;
-  if (samples * bins > (int64_t(1) << 26))
+  if (exceedsTableLimit(samples, bins))
     return n.fail("a DFT of " + Twine(samples) + " samples and " + Twine(bins) +
                   " frequencies is too large for Tide's "
                   "matrix form");
@@ -316,8 +325,8 @@ LogicalResult convertSTFT(NodeImporter &n) {
   int64_t frames = 1 + (length - *frameLength) / *step;
   bool onesided = n.attrInt("onesided", 1) != 0;
   int64_t bins = onesided ? *frameLength / 2 + 1 : *frameLength;
-  if (frames * windowSize > (int64_t(1) << 26) ||
-      windowSize * bins > (int64_t(1) << 26))
+  if (exceedsTableLimit(frames, windowSize) ||
+      exceedsTableLimit(windowSize, bins))
     return n.fail("an STFT of " + Twine(frames) + " frames of " +
                   Twine(windowSize) +
                   " samples is too large for Tide's "
@@ -372,12 +381,15 @@ LogicalResult convertMelWeightMatrix(NodeImporter &n) {
       return n.fail("'" + Twine(roles[i]) + "' must be a scalar");
     v[i] = h->at(0);
   }
-  int64_t mels = static_cast<int64_t>(v[0]);
-  int64_t dftLength = static_cast<int64_t>(v[1]);
   double rate = v[2], lower = v[3], upper = v[4];
-  if (mels < 1 || dftLength < 1 || mels > (1 << 16) || dftLength > (1 << 24))
+  if (!(v[0] >= 1 && v[0] <= (1 << 16)) || !(v[1] >= 1 && v[1] <= (1 << 24)))
     return n.fail("num_mel_bins and dft_length must be positive (and at "
                   "most 65536 and 2^24)");
+  int64_t mels = static_cast<int64_t>(v[0]);
+  int64_t dftLength = static_cast<int64_t>(v[1]);
+  if (exceedsTableLimit(dftLength / 2 + 1, mels))
+    return n.fail("a MelWeightMatrix of " + Twine(dftLength / 2 + 1) + " x " +
+                  Twine(mels) + " is too large");
   if (!(rate > 0) || !(lower >= 0) || !(upper > lower) || !std::isfinite(upper))
     return n.fail("MelWeightMatrix needs sample_rate > 0 and 0 <= "
                   "lower_edge_hertz < upper_edge_hertz");
@@ -396,7 +408,10 @@ LogicalResult convertMelWeightMatrix(NodeImporter &n) {
   std::vector<int64_t> bin(mels + 2);
   for (int64_t i = 0; i < mels + 2; ++i) {
     double hz = 700 * std::expm1((i * stepMel + low) / 2595 * std::log(10.0));
-    bin[i] = static_cast<int64_t>(std::floor((dftLength + 1) * hz / rate));
+    double at = std::floor((dftLength + 1) * hz / rate);
+    // Past the spectrum (or not a number): set() reports it below.
+    bin[i] =
+        at >= 0 && at <= spectrum + 1 ? static_cast<int64_t>(at) : spectrum + 1;
   }
   std::vector<double> out(spectrum * mels, 0.0);
   auto set = [&](int64_t j, int64_t i, double value) -> LogicalResult {
