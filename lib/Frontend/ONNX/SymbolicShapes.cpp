@@ -170,16 +170,18 @@ static std::pair<Value, int64_t> findRoot(const DimAliases &dimAliases, Value v,
       // One dynamic dimension on both sides and the same static sizes
       // otherwise: the two dynamic sizes are equal.
       auto in = reshape.getInput().getType();
-      auto staticProduct = [](RankedTensorType t) {
+      // None past int64 (tide-fuzz-onnx: static sizes of 2^61 and 64).
+      auto staticProduct = [](RankedTensorType t) -> std::optional<int64_t> {
         int64_t p = 1;
         for (int64_t d : t.getShape())
-          if (!ShapedType::isDynamic(d))
-            p *= d;
+          if (!ShapedType::isDynamic(d) && __builtin_mul_overflow(p, d, &p))
+            return std::nullopt;
         return p;
       };
+      std::optional<int64_t> inProduct = staticProduct(in);
       if (!reshape.getShape() && in.getNumDynamicDims() == 1 &&
-          type.getNumDynamicDims() == 1 &&
-          staticProduct(in) == staticProduct(type)) {
+          type.getNumDynamicDims() == 1 && inProduct &&
+          inProduct == staticProduct(type)) {
         for (int64_t d = 0; d < in.getRank(); ++d)
           if (in.isDynamicDim(d)) {
             v = reshape.getInput();
