@@ -161,7 +161,7 @@ LogicalResult convertConv(NodeImporter &n) {
 
 /// Windows of more slots than this (output positions x kernel elements)
 /// make MaxPool's Indices an error rather than a huge gather.
-constexpr int64_t kMaxPoolIndexSlots = int64_t(1) << 26;
+constexpr int64_t kMaxPoolIndexSlots = int64_t(1) << 22;
 
 /// MaxPool's second output: for every output element, the index of the
 /// maximum in the flattened input (N, C and the spatial dimensions, row-major;

@@ -51,6 +51,12 @@ save([helper.make_node("MaxPool", ["x"], ["y", "i"], name="pool", kernel_shape=[
      [f32("y", [1, 1, 3, 3]), helper.make_tensor_value_info("i", TensorProto.INT64, [1, 1, 3, 3])],
      [], "maxpool_indices_padding")
 
+save([helper.make_node("MaxPool", ["x"], ["y", "i"], name="pool", kernel_shape=[1, 1])],
+     [f32("x", [1, 1, 2100, 2100])],
+     [f32("y", [1, 1, 2100, 2100]),
+      helper.make_tensor_value_info("i", TensorProto.INT64, [1, 1, 2100, 2100])],
+     [], "maxpool_indices_large")
+
 # Conv whose group does not divide the channels.
 save([helper.make_node("Conv", ["x", "w"], ["y"], name="conv", group=2)],
      [f32("x", [1, 3, 7, 7])], [f32("y", [1, 4, 5, 5])], [w], "conv_groups")

@@ -211,6 +211,11 @@ mel_bad = {k: np.array(v, t) for k, v, t in (("b", 4, np.int64), ("l", 16, np.in
                                              ("hi", 12000, np.float32))}
 bad("mel_past_nyquist", helper.make_node("MelWeightMatrix", list(mel_bad), ["y"], name="m"), [1],
     mel_bad)
+bad("stft_too_large", helper.make_node("STFT", ["x", "s", "", "n"], ["y"], name="s"), [1, 100000, 1],
+    {"s": np.array(1, np.int64), "n": np.array(1000, np.int64)})
+mel_big = dict(mel_bad, l=np.array(1 << 24, np.int64), b=np.array(65536, np.int64))
+bad("mel_too_large", helper.make_node("MelWeightMatrix", ["b", "l", "r", "lo", "hi"], ["y"], name="m"),
+    [1], mel_big)
 for r in results:
     print(r)
 good = sum(r.endswith(": ok") for r in results)
