@@ -202,9 +202,13 @@ FailureOr<bool> foldRange(NodeImporter &n) {
     double s = start->at(0), l = limit->at(0), d = delta->at(0);
     if (d == 0)
       return (void)n.fail("Range with a delta of 0"), failure();
-    int64_t count = std::max<int64_t>(0, std::ceil((l - s) / d));
-    if (count > kFoldLimit * 16)
+    double size = std::ceil((l - s) / d);
+    if (std::isnan(size))
+      return (void)n.fail("Range with a size that is not a number"), failure();
+    // Too large to fold (and maybe to convert to int64): not folded.
+    if (size > kFoldLimit * 16)
       return false;
+    int64_t count = size > 0 ? static_cast<int64_t>(size) : 0;
     for (int64_t k = 0; k < count; ++k)
       out.floats.push_back(s + k * d);
     out.type = RankedTensorType::get({count}, start->type.getElementType());
@@ -212,9 +216,12 @@ FailureOr<bool> foldRange(NodeImporter &n) {
     int64_t s = start->ints[0], l = limit->ints[0], d = delta->ints[0];
     if (d == 0)
       return (void)n.fail("Range with a delta of 0"), failure();
-    int64_t count = std::max<int64_t>(0, (l - s + d + (d > 0 ? -1 : 1)) / d);
-    if (count > kFoldLimit * 16)
+    // In 128 bits: bounds at the int64 extremes (tide-fuzz-onnx, UBSan).
+    __int128 span = static_cast<__int128>(l) - s;
+    __int128 steps = (span + d + (d > 0 ? -1 : 1)) / d;
+    if (steps > kFoldLimit * 16)
       return false;
+    int64_t count = steps > 0 ? static_cast<int64_t>(steps) : 0;
     for (int64_t k = 0; k < count; ++k)
       out.ints.push_back(s + k * d);
     out.type = RankedTensorType::get({count}, start->type.getElementType());
