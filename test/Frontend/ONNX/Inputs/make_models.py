@@ -160,6 +160,11 @@ dyn_graph([helper.make_node("Shape", ["x"], ["s"], name="shape"),
            helper.make_node("Range", ["zero", "four", "b"], ["r"], name="range"),
            helper.make_node("Cast", ["r"], ["y"], name="cast", to=TensorProto.FLOAT)],
           "range_dynamic_delta.onnx", {"zero": np.array(0, np.int64), "four": np.array(4, np.int64)})
+# A float Range from inf to inf: its size is not a number.
+dyn_graph([helper.make_node("Range", ["inf", "inf", "one"], ["r"], name="range"),
+           helper.make_node("Add", ["x", "r"], ["y"], name="add")],
+          "range_nan_size.onnx", {"inf": np.array(np.inf, np.float32),
+                                  "one": np.array(1, np.float32)})
 dyn_graph([helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"], name="reverse")],
           "slice_negative_dynamic.onnx",
           {"starts": np.array([-1], np.int64), "ends": np.array([-1000], np.int64),
