@@ -80,6 +80,9 @@ constexpr ActivationInfo kActivations[] = {
     {"softplus", false, false, 0, 0}};
 
 Value activate(NodeImporter &n, const Activation &f, Value x) {
+  // The gate it applies to could not be built (its error is reported).
+  if (!x)
+    return {};
   Type t = elemOf(x);
   auto s = [&](double v) { return n.scalar(t, v); };
   StringRef name = f.name;
