@@ -796,12 +796,14 @@ LogicalResult convertSoftmax(NodeImporter &n) {
 FailureOr<SymDim> inferReshapeSize(NodeImporter &n, ArrayRef<SymDim> in,
                                    ArrayRef<SymDim> others) {
   using Root = std::pair<Value, int64_t>;
-  auto factor = [](ArrayRef<SymDim> dims, int64_t &c, SmallVector<Root> &roots,
-                   bool &expr) {
+  // A product past int64 (tide-fuzz-onnx, UBSan) is an error.
+  bool overflow = false;
+  auto factor = [&overflow](ArrayRef<SymDim> dims, int64_t &c,
+                            SmallVector<Root> &roots, bool &expr) {
     c = 1;
     for (const SymDim &d : dims) {
       if (d.isConst())
-        c *= d.value;
+        overflow |= __builtin_mul_overflow(c, d.value, &c);
       else if (d.isDim())
         roots.push_back({d.source, d.axis});
       else
@@ -813,6 +815,9 @@ FailureOr<SymDim> inferReshapeSize(NodeImporter &n, ArrayRef<SymDim> in,
   bool ein = false, eout = false;
   factor(in, cin, rin, ein);
   factor(others, cout, rout, eout);
+  if (overflow)
+    return (void)n.fail("the shape's sizes multiply to more than 2^63 - 1"),
+           failure();
   SymDim dynamic = SymDim::expr(n.constant(
       makeDense(RankedTensorType::get({1}, n.b.getI64Type()), {-1}, {})));
   if (ein || eout)
