@@ -29,6 +29,25 @@ constexpr int64_t kFoldLimit = 1 << 16;
 
 using Shape = SmallVector<int64_t>;
 
+/// The number of elements of a static shape, if it is at most kFoldLimit
+/// (the product is checked at each step, so sizes whose product would
+/// overflow int64 give none).
+std::optional<int64_t> smallCount(ArrayRef<int64_t> shape) {
+  int64_t total = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return std::nullopt;
+    if (d == 0)
+      return 0;
+  }
+  for (int64_t d : shape) {
+    total *= d;
+    if (total > kFoldLimit)
+      return std::nullopt;
+  }
+  return total;
+}
+
 Shape stridesOf(ArrayRef<int64_t> shape) {
   Shape s(shape.size(), 1);
   for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
@@ -365,10 +384,11 @@ broadcast3(ArrayRef<const HostValues *> ins, Type resultElem,
         return std::nullopt;
     }
   }
+  std::optional<int64_t> count = smallCount(rs);
+  if (!count)
+    return std::nullopt;
   HostValues out = empty(RankedTensorType::get(rs, resultElem));
-  int64_t total = 1;
-  for (int64_t d : rs)
-    total *= d;
+  int64_t total = *count;
   SmallVector<Shape> strides;
   for (const HostValues *v : ins) {
     Shape s(rank, 1);
@@ -534,7 +554,7 @@ FailureOr<bool> onnx_import::tryFoldNode(NodeImporter &n) {
 static Attribute evaluateOp(Operation *op, ArrayRef<Attribute> operands) {
   auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!resultType || !resultType.hasStaticShape() ||
-      resultType.getNumElements() > kFoldLimit)
+      !smallCount(resultType.getShape()))
     return {};
   SmallVector<HostValues> ins;
   for (Attribute a : operands) {
@@ -630,7 +650,7 @@ void onnx_import::foldConstantOutputs(NodeImporter &n) {
       continue;
     auto attr = dyn_cast_or_null<DenseElementsAttr>(foldValue(v, 0));
     if (attr && attr.getType() == v.getType() &&
-        attr.getNumElements() <= kFoldLimit)
+        smallCount(attr.getType().getShape()))
       n.setConstOut(i, attr);
   }
 }

@@ -22,6 +22,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -127,6 +128,18 @@ static int64_t byteWidth(Type type) {
   return type.getIntOrFloatBitWidth() / 8;
 }
 
+std::optional<int64_t> onnx_import::checkedByteSize(RankedTensorType type) {
+  int64_t bytes = std::max<int64_t>(1, byteWidth(type.getElementType()));
+  for (int64_t d : type.getShape()) {
+    if (d == 0)
+      return 0;
+  }
+  for (int64_t d : type.getShape())
+    if (!ShapedType::isDynamic(d) && llvm::MulOverflow(bytes, d, bytes))
+      return std::nullopt;
+  return bytes;
+}
+
 //===----------------------------------------------------------------------===//
 // Host values
 //===----------------------------------------------------------------------===//
@@ -134,7 +147,8 @@ static int64_t byteWidth(Type type) {
 std::optional<HostValues> onnx_import::readHostValues(ElementsAttr attr,
                                                       int64_t limit) {
   auto type = dyn_cast<RankedTensorType>(attr.getShapedType());
-  if (!type || !type.hasStaticShape() || type.getNumElements() > limit)
+  if (!type || !type.hasStaticShape() || !checkedByteSize(type) ||
+      type.getNumElements() > limit)
     return std::nullopt;
   HostValues v;
   v.type = type;
@@ -984,6 +998,10 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     auto type = inputType(info);
     if (failed(type))
       return nullptr;
+    if (!checkedByteSize(*type))
+      return (void)fail("graph input '" + info.name() +
+                        "': its sizes multiply to more than 2^63 - 1 bytes"),
+             nullptr;
     argTypes.push_back(*type);
     argNames.push_back(info.name());
   }
@@ -1072,6 +1090,16 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
         allConstant &= !n.has(i) || n.constIn(i).has_value();
       if (failed(convert(n)))
         return refuse();
+      for (unsigned i = 0; i < n.numOutputs(); ++i) {
+        Value v = n.outValue(i);
+        auto type = v ? dyn_cast<RankedTensorType>(v.getType()) : nullptr;
+        if (type && !checkedByteSize(type))
+          return (void)(emitError(loc)
+                        << "output " << i << " would be a " << type
+                        << ", whose sizes multiply to more than 2^63 - 1 "
+                           "bytes"),
+                 nullptr;
+      }
       if (allConstant)
         foldConstantOutputs(n);
     }

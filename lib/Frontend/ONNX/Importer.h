@@ -69,6 +69,11 @@ Type convertElementType(MLIRContext *ctx, int32_t dataType, std::string &why);
 /// ONNX's name of a TensorProto.DataType ("float", "uint8", ...).
 std::string dataTypeName(int32_t dataType);
 
+/// The number of bytes a tensor of `type` holds (its dynamic dimensions left
+/// out), or none when that is more than 2^63 - 1: no such tensor can exist,
+/// and sizes computed from it would overflow.
+std::optional<int64_t> checkedByteSize(RankedTensorType type);
+
 /// Reads a constant's values for evaluation; std::nullopt when the attribute
 /// is too large (over `limit` elements) or of a kind that cannot be read.
 std::optional<HostValues> readHostValues(ElementsAttr attr,
