@@ -55,8 +55,10 @@ export LD_LIBRARY_PATH="$runtime_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # allow_user_poisoning=0: LLVM's BumpPtrAllocator poisons its free space in
 # Tide's instrumented code, but libMLIR.so (Debian's, not instrumented) fills
 # the same allocator without unpoisoning: every such write would be a false
-# report. Real heap errors are still caught.
-export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:detect_odr_violation=0:allow_user_poisoning=0
+# report. Real heap errors are still caught. allocator_may_return_null=1:
+# an allocation too large for the machine returns null, as glibc's malloc
+# does, so that Tide's own check reports it (the host out-of-memory tests).
+export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:detect_odr_violation=0:allow_user_poisoning=0:allocator_may_return_null=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp:print_suppressions=0
 rc=0

@@ -154,7 +154,11 @@ static void addHostToLLVM(OpPassManager &pm) {
   pm.addPass(createAccurateMathToLibmPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Allocations through _mlir_memref_to_llvm_alloc & co., which
+  // tide-host-allocation-checks defines with a check of the result.
+  FinalizeMemRefToLLVMConversionPassOptions memrefs;
+  memrefs.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefs));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
@@ -219,6 +223,9 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
   addHostToLLVM(pm);
   if (parallel)
     pm.addPass(createConvertOpenMPToLLVMPass());
+  // A failed host allocation ends with a message (or an error of the call,
+  // under Tide's runner), not a fault.
+  pm.addPass(createHostAllocationChecksPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createApplyLoopAnnotationsPass());
 }
@@ -282,6 +289,7 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
   if (parallel)
     pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createHostAllocationChecksPass());
   GpuModuleToBinaryPassOptions binary;
   binary.toolkitPath = options.toolkit;
   binary.compilationTarget =

@@ -9,6 +9,8 @@
 #include "tide/Runner/ElfCheck.h"
 
 #include <chrono>
+#include <csetjmp>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -17,6 +19,65 @@
 
 using namespace tide;
 using namespace tide::runner;
+
+namespace {
+/// A call of a compiled function on this thread, to which a failed host
+/// allocation returns (see tide-host-allocation-checks).
+struct HostGuard {
+  std::jmp_buf jump;
+  char message[256] = {0};
+};
+thread_local HostGuard *hostGuard = nullptr;
+
+/// Whether this thread is inside an OpenMP parallel region (of the module's
+/// parallel loops): leaving one with longjmp would break the OpenMP runtime.
+bool inParallelRegion() {
+  using InParallel = int (*)();
+  static auto fn =
+      reinterpret_cast<InParallel>(dlsym(RTLD_DEFAULT, "omp_in_parallel"));
+  return fn && fn();
+}
+
+/// The handler every loaded module calls when a host allocation fails: the
+/// call that made it ends with an error; elsewhere (another thread, inside
+/// a parallel region) the process ends with the message.
+extern "C" void tideRunnerHostOutOfMemory(uint64_t bytes) {
+  if (!hostGuard || inParallelRegion()) {
+    std::fprintf(stderr,
+                 "tide: error: out of host memory: cannot allocate %llu "
+                 "bytes\n",
+                 static_cast<unsigned long long>(bytes));
+    std::exit(1);
+  }
+  std::snprintf(hostGuard->message, sizeof(hostGuard->message),
+                "out of host memory: cannot allocate %llu bytes",
+                static_cast<unsigned long long>(bytes));
+  std::longjmp(hostGuard->jump, 1);
+}
+
+/// Runs fn(context) with a HostGuard; false (and `message`) when a host
+/// allocation of the call failed.
+struct HostGuarded {
+  void (*fn)(void *);
+  void *context;
+  bool failed = false;
+  std::string message;
+};
+void runHostGuarded(void *arg) {
+  auto *call = static_cast<HostGuarded *>(arg);
+  HostGuard guard;
+  HostGuard *outer = hostGuard;
+  hostGuard = &guard;
+  if (setjmp(guard.jump) == 0) {
+    call->fn(call->context);
+    hostGuard = outer;
+    return;
+  }
+  hostGuard = outer;
+  call->failed = true;
+  call->message = guard.message;
+}
+} // namespace
 
 std::string TensorSpec::str() const {
   std::string s = std::string(dtype ? dtype->name : "?") + "[";
@@ -119,6 +180,10 @@ std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &path,
     error = "cannot load '" + path + "': " + dlerror();
     return nullptr;
   }
+  // Failed host allocations of its functions come back to this runner.
+  if (auto *slot = reinterpret_cast<void **>(
+          dlsym(handle, "tide_host_out_of_memory_handler")))
+    *slot = reinterpret_cast<void *>(&tideRunnerHostOutOfMemory);
   auto module = std::unique_ptr<CompiledModule>(new CompiledModule());
   module->handle = handle;
   module->cpuFallback = importsSymbol(resolved, "tide_rt_use_gpu");
@@ -393,16 +458,27 @@ const CompiledModule::GpuRuntime *CompiledModule::gpuRuntime() const {
 
 bool CompiledModule::guardedCall(void (*fn)(void *), void *context,
                                  std::string &error) const {
+  // The host guard inside the GPU runtime's: out of host memory returns to
+  // the inner one, out of GPU memory to the outer one (past the inner one's
+  // frame, so its thread-local link is restored here).
+  HostGuarded call{fn, context, false, {}};
   const GpuRuntime *rt = gpuRuntime();
   if (!rt || !rt->guarded) {
-    fn(context);
-    return true;
+    runHostGuarded(&call);
+  } else {
+    HostGuard *outer = hostGuard;
+    char message[1024] = {0};
+    if (!rt->guarded(runHostGuarded, &call, message, sizeof(message))) {
+      hostGuard = outer;
+      error = message;
+      return false;
+    }
   }
-  char message[1024] = {0};
-  if (rt->guarded(fn, context, message, sizeof(message)))
-    return true;
-  error = message;
-  return false;
+  if (call.failed) {
+    error = call.message;
+    return false;
+  }
+  return true;
 }
 
 namespace {

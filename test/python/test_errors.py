@@ -167,3 +167,24 @@ for n in (4 << 20, 1000, 4 << 20, 512 << 10):
     assert lines[1] == "1000 ok True", lines
     assert lines[2].startswith("4194304 " + want), lines
     assert lines[3] == "524288 ok True", lines
+
+
+def test_out_of_host_memory_raises_and_later_calls_work():
+    # An outer product of two 2^20-element vectors needs 4 TiB: malloc fails
+    # inside the compiled function. The call raises tide.Error naming the
+    # size; the module and the process keep working. (Under ASan, malloc of
+    # 4 TiB must return null instead of reporting: allocator_may_return_null.)
+    m = tide.compile('''
+func.func @outer(%a: tensor<?x1xf32>, %b: tensor<1x?xf32>) -> tensor<?x?xf32> {
+  %c = tide.mul %a, %b : tensor<?x1xf32>, tensor<1x?xf32>
+  return %c : tensor<?x?xf32>
+}''', target="cpu")
+    for n, ok in ((1 << 20, False), (3, True), (1 << 20, False), (5, True)):
+        a = np.arange(n, dtype=np.float32).reshape(n, 1)
+        b = np.ones((1, n), np.float32)
+        if ok:
+            np.testing.assert_array_equal(m.outer(a, b), a * b)
+        else:
+            with pytest.raises(tide.Error, match=r"@outer: out of host memory: "
+                               r"cannot allocate 4398046511\d+ bytes"):
+                m.outer(a, b)

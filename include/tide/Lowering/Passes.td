@@ -309,6 +309,27 @@ def AccurateMathToLibmPass
   let dependentDialects = ["mlir::func::FuncDialect"];
 }
 
+def HostAllocationChecksPass
+    : Pass<"tide-host-allocation-checks", "mlir::ModuleOp"> {
+  let summary = "Host allocations that fail end with a message, not a crash";
+  let description = [{
+    With `finalize-memref-to-llvm{use-generic-functions}`, host code
+    allocates through `_mlir_memref_to_llvm_alloc`,
+    `_mlir_memref_to_llvm_aligned_alloc` and `_mlir_memref_to_llvm_free`.
+    This pass defines them in the module (internal linkage, so modules
+    linked together do not clash) over `malloc`, `aligned_alloc` and
+    `free`, and checks each allocation: when one fails, the module calls the
+    function whose address is in its global
+    `tide_host_out_of_memory_handler` (Tide's runner sets it when it loads
+    the module, and turns the failure into an error of the call), or, with
+    none set, writes `tide: error: out of host memory: cannot allocate N
+    bytes` to standard error and exits with status 1. Without the check a
+    failed `malloc` returned null and the first store faulted.
+    Runs on the LLVM dialect, after the host code was converted.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def GpuCorrectlyRoundedSqrtPass
     : Pass<"tide-gpu-correctly-rounded-sqrt", "mlir::gpu::GPUModuleOp"> {
   let summary = "Compute f32 square roots in GPU kernels with IEEE rounding";

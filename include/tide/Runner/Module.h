@@ -141,8 +141,9 @@ private:
   };
   /// The module's GPU runtime (the mgpu* functions it links), or null.
   const GpuRuntime *gpuRuntime() const;
-  /// Runs fn(context) so that running out of GPU memory inside it is an
-  /// error ("out of GPU memory: ...") instead of the end of the process.
+  /// Runs fn(context) so that running out of GPU memory or host memory
+  /// inside it is an error ("out of GPU memory: ...", "out of host memory:
+  /// ...") instead of the end of the process.
   bool guardedCall(void (*fn)(void *), void *context, std::string &error) const;
   /// `bytes` of device memory, or false with `error` set (out of memory).
   bool allocateOnGpu(const GpuRuntime &rt, size_t bytes, void *&out,
