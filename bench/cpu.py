@@ -12,6 +12,7 @@ against NumPy before anything is timed. OpenBLAS (Tide's and NumPy's GEMM)
 gets the same thread count through OPENBLAS_NUM_THREADS.
 
     /usr/bin/python3 bench/cpu.py [--bin build/bin] [--repeat N] [--only SUBSTR]
+        [--flag=TIDE_COMPILE_FLAG ...]
     build/venv/bin/python bench/cpu.py ...     # with ONNX Runtime
 
 Columns: `serial` = the --cpu-threads=1 build; `T=1`, `T=N` = the parallel build
@@ -271,6 +272,9 @@ def main():
         os.path.dirname(os.path.abspath(__file__)), "..", "build", "bin"))
     parser.add_argument("--repeat", type=int, default=200)
     parser.add_argument("--only", default="", help="cases whose name has this")
+    parser.add_argument("--flag", action="append", default=[],
+                        help="an extra tide-compile flag (repeatable), e.g. "
+                             "--flag=--cpu-vector-width=256")
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)),
                         help="the 'all cores' count (default: the affinity mask)")
     args = parser.parse_args()
@@ -298,8 +302,8 @@ def main():
         for build, flag in (("serial", "--cpu-threads=1"), ("parallel", "--cpu-threads=0")):
             libs[build] = os.path.join(tmp, f"case_{build}.so")
             subprocess.run([os.path.join(args.bin, "tide-compile"), src, "-o",
-                            libs[build], "--no-remarks", "--target=cpu", flag],
-                           check=True)
+                            libs[build], "--no-remarks", "--target=cpu", flag]
+                           + args.flag, check=True)
         inputs_args = []
         for i, a in enumerate(inputs):
             path = os.path.join(tmp, f"in{i}.npy")

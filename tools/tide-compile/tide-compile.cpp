@@ -114,6 +114,12 @@ static cl::opt<int64_t>
           cl::desc("Fewest loop iterations per thread: smaller loop nests "
                    "run on one thread"),
           cl::init(tide::kDefaultParallelGrain));
+static cl::opt<unsigned> vectorWidth(
+    "cpu-vector-width",
+    cl::desc("Widest vectors of the host loops on x86: 512 (all of AVX-512 "
+             "where the CPU has it) or 256 (LLVM's default for CPUs it tunes "
+             "for 256 bits)"),
+    cl::init(512));
 static cl::opt<bool> emitLLVMDialect(
     "emit-llvm-dialect",
     cl::desc("Print the lowered module (LLVM dialect) instead of linking"));
@@ -124,6 +130,11 @@ int main(int argc, char **argv) {
       argc, argv,
       "tide-compile: place, lower and compile a Tide program into a shared "
       "library that describes itself (run it with tide-run)\n");
+  if (vectorWidth != 256 && vectorWidth != 512) {
+    llvm::errs() << "tide-compile: --cpu-vector-width=" << vectorWidth
+                 << " is not a width; use 256 or 512\n";
+    return 1;
+  }
   if (optLevel > 3) {
     llvm::errs() << "tide-compile: -O" << optLevel << " is not a level; use "
                  << "-O0 .. -O3\n";
@@ -203,6 +214,7 @@ int main(int argc, char **argv) {
   options.policy = policy;
   options.reducePrecision = reducePrecision;
   options.cpu = cpu;
+  options.vectorWidth = vectorWidth;
   options.optLevel = optLevel;
   options.remarks = !noRemarks;
   options.cudaToolkit = cudaToolkit;

@@ -40,6 +40,11 @@ struct CompileOptions {
   unsigned optLevel = 3;
   /// Let the loop vectorizer call glibc's libmvec for exp, log, sin, ...
   bool vectorMath = true;
+  /// Widest vectors the loop vectorizer prefers on x86: 512 uses AVX-512's
+  /// 16 x f32 registers (and libmvec's AVX-512 functions) where the CPU has
+  /// AVX-512F; 256 keeps LLVM's default for CPUs it tunes for 256 bits
+  /// (Skylake-SP to Sapphire Rapids), which lowers their clock less.
+  unsigned vectorWidth = 512;
   /// Print placement remarks.
   bool remarks = true;
   /// Tide's host runtime archive (libTideCpuRuntime.a), linked into modules
