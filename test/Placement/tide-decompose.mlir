@@ -174,9 +174,11 @@ func.func @negative_mean_f64(%x: tensor<256xf64>) -> tensor<f64> {
 // ALWAYS: %[[SUB:.*]] = tide.sub %[[X]], %[[MAX]] {tide.decomposed = "softmax"} : tensor<4x8xf32>, tensor<4x1xf32>
 // ALWAYS: %[[EXP:.*]] = tide.exp %[[SUB]] {tide.decomposed = "softmax"} : tensor<4x8xf32>
 // ALWAYS: %[[SUM:.*]] = tide.reduce_sum %[[EXP]] axes = [1] keepdims {tide.decomposed = "softmax"} : tensor<4x8xf32>
-// ALWAYS: %[[DIV:.*]] = tide.div %[[EXP]], %[[SUM]] {tide.decomposed = "softmax"} : tensor<4x8xf32>, tensor<4x1xf32>
+// ALWAYS: %[[ONE:.*]] = tide.constant {tide.decomposed = "softmax"} dense<1.000000e+00> : tensor<f32>
+// ALWAYS: %[[INV:.*]] = tide.div %[[ONE]], %[[SUM]] {tide.decomposed = "softmax"} : tensor<f32>, tensor<4x1xf32>
+// ALWAYS: %[[MUL:.*]] = tide.mul %[[EXP]], %[[INV]] {tide.decomposed = "softmax"} : tensor<4x8xf32>, tensor<4x1xf32>
 // ALWAYS-NOT: tide.softmax
-// ALWAYS: return %[[DIV]]
+// ALWAYS: return %[[MUL]]
 func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %s = tide.softmax %x axis = -1 : tensor<4x8xf32>
   return %s : tensor<4x8xf32>

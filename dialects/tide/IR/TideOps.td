@@ -884,7 +884,9 @@ class Tide_SoftmaxBase<string mnemonic, string what, list<string> decomposition>
     Computes }] # what # [{ along `axis` (negative counts from the end) of a
     floating-point tensor, in the numerically stable form that subtracts the
     maximum first. `tide-decompose` rewrites it into reduce_max, sub, exp,
-    reduce_sum and div (and log) when that enables a better placement. f16
+    reduce_sum, div and mul (softmax multiplies by the sum's reciprocal, as
+    PyTorch and ONNX Runtime do) or log (log_softmax) when that enables a
+    better placement; the CPU lowering uses the same decomposition. f16
     and bf16 compute in f32 and are rounded once (they are never
     decomposed: the primitives would round every intermediate).
 
@@ -899,7 +901,7 @@ class Tide_SoftmaxBase<string mnemonic, string what, list<string> decomposition>
 }
 
 def Tide_SoftmaxOp : Tide_SoftmaxBase<"softmax", "softmax",
-    ["reduce_max", "sub", "exp", "reduce_sum", "div"]>;
+    ["reduce_max", "sub", "exp", "reduce_sum", "div", "mul"]>;
 def Tide_LogSoftmaxOp : Tide_SoftmaxBase<"log_softmax", "log-softmax",
     ["reduce_max", "sub", "exp", "reduce_sum", "log"]>;
 

@@ -85,7 +85,8 @@ FailureOr<Value> decomposeMean(ReduceMeanOp op, OpBuilder &b,
   return e.make<DivOp>(sum, n);
 }
 
-/// softmax / log_softmax -> max-subtracted exponentials and a sum.
+/// softmax / log_softmax -> max-subtracted exponentials and a sum (softmax
+/// multiplies by the sum's reciprocal).
 /// Fails for f16/bf16, which compute in f32 and round once: as primitives
 /// every intermediate (the shifted values, the exponentials, their sum)
 /// would be rounded to the element type.
@@ -109,8 +110,16 @@ FailureOr<Value> decomposeSoftmax(OpTy op, OpBuilder &b, bool log,
   Value shifted = e.make<SubOp>(op.getInput(), max);
   Value exp = e.make<ExpOp>(shifted);
   Value sum = e.make<ReduceSumOp>(exp, axes, keep);
-  return log ? e.make<SubOp>(shifted, e.make<LogOp>(sum))
-             : e.make<DivOp>(exp, sum);
+  if (log)
+    return e.make<SubOp>(shifted, e.make<LogOp>(sum));
+  // One division per row, then products: as PyTorch and ONNX Runtime
+  // compute it (a vector division costs 10-20 times a product; the result
+  // may differ from exp / sum in the last place).
+  auto scalarType = RankedTensorType::get({}, element);
+  Value one = e.make<ConstantOp>(
+      scalarType,
+      DenseElementsAttr::get(scalarType, b.getFloatAttr(element, 1.0)));
+  return e.make<MulOp>(exp, e.make<DivOp>(one, sum));
 }
 
 /// softmax / log_softmax -> primitives, as a pattern for other passes.

@@ -1130,8 +1130,10 @@ func.func @reshape_one_dynamic(%x: tensor<?x3xf32>) -> tensor<?x2xf32> {
 // CHECK: math.exp
 // CHECK: %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[EXP]] : tensor<2x3xf32>)
 // CHECK: arith.addf
-// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[EXP]], %[[SUM]] : tensor<2x3xf32>, tensor<2x1xf32>)
+// CHECK: %[[INV:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[SUM]] : tensor<f32>, tensor<2x1xf32>)
 // CHECK: arith.divf
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[EXP]], %[[INV]] : tensor<2x3xf32>, tensor<2x1xf32>)
+// CHECK: arith.mulf
 // CHECK: return %[[R]]
 func.func @softmax(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = tide.softmax %x axis = 1 : tensor<2x3xf32>
