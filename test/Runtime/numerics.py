@@ -1369,7 +1369,19 @@ def gen_special(t):
     v = f.op("tide.reduce_max %s axes = [0] : %s" % (f.arg(0), T(s, t)))
     f.ret(v, (), t, "reduce_max with nan", lambda ins: np.max(ins[0]), "ieee")
     f.run("", [x, y])
-    return [f]
+    # softmax and log_softmax rows with a NaN (first, middle, last), +inf,
+    # only -inf, only NaN, and none (the CPU's maximum may ignore NaN there:
+    # the rows must still come out as NumPy's).
+    s2 = (7, 6)
+    g = Func("special_softmax_%s" % t, [(s2, t)])
+    for op, ref in (("softmax", softmax), ("log_softmax", log_softmax)):
+        v = g.op("tide.%s %s axis = 1 : %s" % (op, g.arg(0), T(s2, t)))
+        g.ret(v, s2, t, op + " with nan/inf",
+              (lambda ref: lambda ins: quiet(ref)(ins[0], 1))(ref), "composite")
+    rows = np.array([[np.nan, 1, 2, 3, 4, 5], [1, 2, np.nan, 3, 4, 5], [1, 2, 3, 4, 5, np.nan],
+                     [1, np.inf, 3, 4, 5, 6], [-np.inf] * 6, [np.nan] * 6, [0.5, 1, -2, 3, 0, 1]])
+    g.run("", [rows])
+    return [f, g]
 
 
 # Shape families: one small function per feature so one problem hides nothing else.

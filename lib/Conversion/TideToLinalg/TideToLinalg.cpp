@@ -880,6 +880,13 @@ struct LowerReduction : OpRewritePattern<OpTy> {
     } else {
       auto reassoc = arith::FastMathFlagsAttr::get(
           rewriter.getContext(), arith::FastMathFlags::reassoc);
+      // The maximum a softmax subtracts may ignore NaN (maxnumf, which the
+      // loop vectorizer reduces with several accumulators): a row with a
+      // NaN is all NaN either way (exp(NaN - m) makes its sum NaN), and
+      // without one the two maxima are equal.
+      auto origin = op->template getAttrOfType<StringAttr>(kDecomposedAttrName);
+      bool nanIgnoring = origin && (origin.getValue() == "softmax" ||
+                                    origin.getValue() == "log_softmax");
       auto generic = linalg::GenericOp::create(
           rewriter, loc, TypeRange{valueType}, ValueRange{input},
           ValueRange{valueInit}, ArrayRef<AffineMap>{inMap, outMap}, iterators,
@@ -888,7 +895,9 @@ struct LowerReduction : OpRewritePattern<OpTy> {
             Value acc = args[1];
             bool f = isFloat(element);
             Value r;
-            if (isa<ReduceMaxOp>(op))
+            if (isa<ReduceMaxOp>(op) && f && nanIgnoring)
+              r = arith::MaxNumFOp::create(b, l, x, acc);
+            else if (isa<ReduceMaxOp>(op))
               r = f ? arith::MaximumFOp::create(b, l, x, acc).getResult()
                   : isUnsigned
                       ? arith::MaxUIOp::create(b, l, x, acc).getResult()
