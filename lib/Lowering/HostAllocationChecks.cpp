@@ -23,6 +23,8 @@ constexpr StringLiteral kAlignedAlloc = "_mlir_memref_to_llvm_aligned_alloc";
 constexpr StringLiteral kFree = "_mlir_memref_to_llvm_free";
 constexpr StringLiteral kHandler = "tide_host_out_of_memory_handler";
 constexpr StringLiteral kFailed = "tide_host_out_of_memory";
+constexpr StringLiteral kOnAllocate = "tide_host_on_allocate";
+constexpr StringLiteral kOnFree = "tide_host_on_free";
 
 /// The function `name` of the module, declared with `type` if missing.
 LLVM::LLVMFuncOp declare(ModuleOp module, StringRef name,
@@ -59,9 +61,11 @@ struct HostAllocationChecksPass
                     (release && release.isExternal());
     if (!declared)
       return;
-    if (module.lookupSymbol(kHandler) || module.lookupSymbol(kFailed)) {
-      module.emitError() << "tide-host-allocation-checks: '" << kHandler
-                         << "' or '" << kFailed << "' is defined already";
+    for (StringLiteral name : {kHandler, kFailed, kOnAllocate, kOnFree}) {
+      if (!module.lookupSymbol(name))
+        continue;
+      module.emitError() << "tide-host-allocation-checks: '" << name
+                         << "' is defined already";
       return signalPassFailure();
     }
     MLIRContext *ctx = &getContext();
@@ -82,6 +86,41 @@ struct HostAllocationChecksPass
       LLVM::ReturnOp::create(b, loc,
                              LLVM::ZeroOp::create(b, loc, ptr).getResult());
     }
+
+    // The runner's hooks, void (*)(void *), told of each allocation and each
+    // release of the module's host code, so that what a failed call had
+    // allocated can be freed (null by default: nothing is told).
+    auto hook = [&](StringLiteral name) {
+      auto global = LLVM::GlobalOp::create(
+          top, loc, ptr, /*isConstant=*/false, LLVM::Linkage::Weak, name,
+          /*value=*/Attribute(), /*alignment=*/8);
+      OpBuilder b(ctx);
+      b.createBlock(&global.getInitializerRegion());
+      LLVM::ReturnOp::create(b, loc,
+                             LLVM::ZeroOp::create(b, loc, ptr).getResult());
+      return global;
+    };
+    LLVM::GlobalOp onAllocate = hook(kOnAllocate), onFree = hook(kOnFree);
+    auto hookType = LLVM::LLVMFunctionType::get(voidType, {ptr});
+    // Calls the hook in `global` with `p` when one is set; continues in a new
+    // block, where `b` is left.
+    auto tell = [&](OpBuilder &b, Region *body, LLVM::GlobalOp global,
+                    Value p) {
+      Value slot = LLVM::AddressOfOp::create(b, loc, global);
+      Value fn = LLVM::LoadOp::create(b, loc, ptr, slot);
+      Value none = LLVM::ZeroOp::create(b, loc, ptr);
+      Value unset =
+          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, fn, none);
+      Block *from = b.getInsertionBlock();
+      Block *call = b.createBlock(body);
+      Block *done = b.createBlock(body);
+      b.setInsertionPointToEnd(from);
+      LLVM::CondBrOp::create(b, loc, unset, done, call);
+      b.setInsertionPointToEnd(call);
+      LLVM::CallOp::create(b, loc, hookType, ValueRange{fn, p});
+      LLVM::BrOp::create(b, loc, done);
+      b.setInsertionPointToEnd(done);
+    };
 
     // tide_host_out_of_memory(bytes): the handler, else a message and exit.
     auto failedType = LLVM::LLVMFunctionType::get(voidType, {i64});
@@ -138,6 +177,7 @@ struct HostAllocationChecksPass
         b.setInsertionPointToEnd(entry);
         LLVM::CondBrOp::create(b, loc, bad, fail, ok);
         b.setInsertionPointToEnd(ok);
+        tell(b, entry->getParent(), onAllocate, p);
         LLVM::ReturnOp::create(b, loc, p);
         b.setInsertionPointToEnd(fail);
         LLVM::CallOp::create(b, loc, failed, ValueRange{bytes});
@@ -154,6 +194,7 @@ struct HostAllocationChecksPass
       auto freeFn =
           declare(module, "free", LLVM::LLVMFunctionType::get(voidType, {ptr}));
       define(release, [&](OpBuilder &b, Block *entry) {
+        tell(b, entry->getParent(), onFree, entry->getArgument(0));
         LLVM::CallOp::create(b, loc, freeFn, entry->getArguments());
         LLVM::ReturnOp::create(b, loc, ValueRange());
       });

@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <set>
+#include <unordered_set>
 
 using namespace tide;
 using namespace tide::runner;
@@ -23,9 +24,11 @@ using namespace tide::runner;
 namespace {
 /// A call of a compiled function on this thread, to which a failed host
 /// allocation returns (see tide-host-allocation-checks).
+struct HostGuarded;
 struct HostGuard {
   std::jmp_buf jump;
   char message[256] = {0};
+  HostGuarded *call = nullptr;
 };
 thread_local HostGuard *hostGuard = nullptr;
 
@@ -56,16 +59,42 @@ extern "C" void tideRunnerHostOutOfMemory(uint64_t bytes) {
 }
 
 /// Runs fn(context) with a HostGuard; false (and `message`) when a host
-/// allocation of the call failed.
+/// allocation of the call failed. `live` holds the host allocations the call
+/// made on this thread and has not freed yet (told by the module's
+/// tide_host_on_allocate / tide_host_on_free hooks): when the call fails (out
+/// of host or of GPU memory) they are freed; when it returns they are its
+/// results' or the caller's. Buffers of parallel loops are allocated and
+/// freed inside the loop by the thread that runs it; the workers' are not
+/// tracked (a failure there ends the process, see above).
 struct HostGuarded {
   void (*fn)(void *);
   void *context;
   bool failed = false;
   std::string message;
+  std::unordered_set<void *> live;
+
+  /// Frees what the abandoned call had allocated.
+  void freeLive() {
+    for (void *p : live)
+      std::free(p);
+    live.clear();
+  }
 };
+
+extern "C" void tideRunnerHostAllocated(void *p) {
+  if (hostGuard && hostGuard->call)
+    hostGuard->call->live.insert(p);
+}
+
+extern "C" void tideRunnerHostFreed(void *p) {
+  if (hostGuard && hostGuard->call)
+    hostGuard->call->live.erase(p);
+}
+
 void runHostGuarded(void *arg) {
   auto *call = static_cast<HostGuarded *>(arg);
   HostGuard guard;
+  guard.call = call;
   HostGuard *outer = hostGuard;
   hostGuard = &guard;
   if (setjmp(guard.jump) == 0) {
@@ -184,6 +213,12 @@ std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &path,
   if (auto *slot = reinterpret_cast<void **>(
           dlsym(handle, "tide_host_out_of_memory_handler")))
     *slot = reinterpret_cast<void *>(&tideRunnerHostOutOfMemory);
+  if (auto *slot =
+          reinterpret_cast<void **>(dlsym(handle, "tide_host_on_allocate")))
+    *slot = reinterpret_cast<void *>(&tideRunnerHostAllocated);
+  if (auto *slot =
+          reinterpret_cast<void **>(dlsym(handle, "tide_host_on_free")))
+    *slot = reinterpret_cast<void *>(&tideRunnerHostFreed);
   auto module = std::unique_ptr<CompiledModule>(new CompiledModule());
   module->handle = handle;
   module->cpuFallback = importsSymbol(resolved, "tide_rt_use_gpu");
@@ -470,11 +505,13 @@ bool CompiledModule::guardedCall(void (*fn)(void *), void *context,
     char message[1024] = {0};
     if (!rt->guarded(runHostGuarded, &call, message, sizeof(message))) {
       hostGuard = outer;
+      call.freeLive();
       error = message;
       return false;
     }
   }
   if (call.failed) {
+    call.freeLive();
     error = call.message;
     return false;
   }

@@ -2,14 +2,18 @@
 // finalize-memref-to-llvm{use-generic-functions} calls get internal
 // definitions over malloc/aligned_alloc/free, and a failed allocation calls
 // the runner's handler (tide_host_out_of_memory_handler, null by default),
-// else writes a message and exits with status 1. A module without them is
-// left alone.
+// else writes a message and exits with status 1. Each allocation and release
+// is told to the runner's hooks (tide_host_on_allocate / tide_host_on_free,
+// null by default) so that a failed call's allocations can be freed. A module
+// without them is left alone.
 
 // RUN: tide-opt %s --split-input-file --tide-host-allocation-checks | FileCheck %s
 
 // CHECK: llvm.mlir.global weak @tide_host_out_of_memory_handler() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.ptr {
 // CHECK-NEXT: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
 // CHECK-NEXT: llvm.return %[[NULL]] : !llvm.ptr
+// CHECK: llvm.mlir.global weak @tide_host_on_allocate() {{.*}} : !llvm.ptr
+// CHECK: llvm.mlir.global weak @tide_host_on_free() {{.*}} : !llvm.ptr
 // CHECK-LABEL: llvm.func internal @tide_host_out_of_memory(
 // CHECK-SAME: %[[BYTES:.*]]: i64)
 // CHECK: %[[SLOT:.*]] = llvm.mlir.addressof @tide_host_out_of_memory_handler
@@ -30,14 +34,25 @@
 // CHECK: %[[BAD:.*]] = llvm.and %[[ISNULL]], %[[ASKED]]
 // CHECK: llvm.cond_br %[[BAD]], ^[[FAIL:.*]], ^[[OK:[^ ]*]]
 // CHECK: ^[[OK]]:
-// CHECK-NEXT: llvm.return %[[P]]
+// CHECK-NEXT: %[[HSLOT:.*]] = llvm.mlir.addressof @tide_host_on_allocate
+// CHECK-NEXT: %[[HOOK:.*]] = llvm.load %[[HSLOT]] : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[NOHOOK:.*]] = llvm.icmp "eq" %[[HOOK]]
+// CHECK-NEXT: llvm.cond_br %[[NOHOOK]], ^[[RET:.*]], ^[[TELL:[^ ]*]]
 // CHECK: ^[[FAIL]]:
 // CHECK-NEXT: llvm.call @tide_host_out_of_memory(%[[N]])
 // CHECK-NEXT: llvm.unreachable
+// CHECK: ^[[TELL]]:
+// CHECK-NEXT: llvm.call %[[HOOK]](%[[P]]) : !llvm.ptr, (!llvm.ptr) -> ()
+// CHECK-NEXT: llvm.br ^[[RET]]
+// CHECK: ^[[RET]]:
+// CHECK-NEXT: llvm.return %[[P]]
 // CHECK-LABEL: llvm.func internal @_mlir_memref_to_llvm_aligned_alloc(
 // CHECK: llvm.call @aligned_alloc(
 // CHECK-LABEL: llvm.func internal @_mlir_memref_to_llvm_free(
-// CHECK-NEXT: llvm.call @free(
+// CHECK-SAME: %[[Q:[^:]*]]: !llvm.ptr)
+// CHECK: llvm.mlir.addressof @tide_host_on_free
+// CHECK: llvm.call %{{.*}}(%[[Q]]) : !llvm.ptr, (!llvm.ptr) -> ()
+// CHECK: llvm.call @free(%[[Q]])
 // CHECK-NEXT: llvm.return
 // CHECK-LABEL: llvm.func @f(
 // CHECK: llvm.call @_mlir_memref_to_llvm_alloc(

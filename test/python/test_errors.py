@@ -188,3 +188,37 @@ func.func @outer(%a: tensor<?x1xf32>, %b: tensor<1x?xf32>) -> tensor<?x?xf32> {
             with pytest.raises(tide.Error, match=r"@outer: out of host memory: "
                                r"cannot allocate 4398046511\d+ bytes"):
                 m.outer(a, b)
+
+
+def _resident_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def test_failed_call_frees_its_host_allocations():
+    # The call computes a 64 MiB exp first, then fails on the 4 TiB outer
+    # product: what it had allocated (the exp's result) is freed when it
+    # raises, so repeated failing calls do not grow the process (each leaked
+    # 64 MiB before).
+    m = tide.compile('''
+func.func @both(%x: tensor<?xf32>, %a: tensor<?x1xf32>, %b: tensor<1x?xf32>)
+    -> (tensor<?xf32>, tensor<?x?xf32>) {
+  %e = tide.exp %x : tensor<?xf32>
+  %c = tide.mul %a, %b : tensor<?x1xf32>, tensor<1x?xf32>
+  return %e, %c : tensor<?xf32>, tensor<?x?xf32>
+}''', target="cpu")
+    x = np.zeros(1 << 24, np.float32)
+    n = 1 << 20
+    a = np.ones((n, 1), np.float32)
+    b = np.ones((1, n), np.float32)
+    with pytest.raises(tide.Error, match="out of host memory"):
+        m.both(x, a, b)
+    before = _resident_bytes()
+    for _ in range(8):
+        with pytest.raises(tide.Error, match="out of host memory"):
+            m.both(x, a, b)
+    grown = _resident_bytes() - before
+    assert grown < (48 << 20), f"8 failed calls grew the process by {grown} bytes"
+    e, c = m.both(x[:4], a[:2], b[:, :3])
+    np.testing.assert_array_equal(e, np.ones(4, np.float32))
+    np.testing.assert_array_equal(c, np.ones((2, 3), np.float32))

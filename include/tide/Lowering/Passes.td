@@ -325,6 +325,10 @@ def HostAllocationChecksPass
     none set, writes `tide: error: out of host memory: cannot allocate N
     bytes` to standard error and exits with status 1. Without the check a
     failed `malloc` returned null and the first store faulted.
+    Each successful allocation and each release also calls the function in
+    the global `tide_host_on_allocate` or `tide_host_on_free` with the
+    pointer, when one is set (null by default): the runner keeps the live
+    allocations of a call that way and frees them when the call fails.
     Runs on the LLVM dialect, after the host code was converted.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];

@@ -2610,6 +2610,10 @@ LogicalResult convertWindow(NodeImporter &n) {
   if (size->size() != 1 || size->intAt(0) < 0)
     return n.fail("the window size must be a non-negative scalar");
   int64_t count = size->intAt(0);
+  if (count > kComputedTableLimit)
+    return n.fail("a window of " + Twine(count) +
+                  " samples is larger than Tide computes while importing (" +
+                  Twine(kComputedTableLimit) + ")");
   std::string why;
   Type elem = convertElementType(n.ctx, n.attrInt("output_datatype", 1), why);
   if (!elem)

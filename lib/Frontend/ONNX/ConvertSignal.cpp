@@ -36,7 +36,7 @@ namespace {
 using Shape = SmallVector<int64_t>;
 
 /// Tables (and gathered frames) above this many elements are an error.
-constexpr int64_t kSignalTableLimit = int64_t(1) << 24;
+constexpr int64_t kSignalTableLimit = kComputedTableLimit;
 
 /// Whether a * b (both non-negative) exceeds kSignalTableLimit, without
 /// overflowing (found by tide-fuzz-onnx: a dft_length of 2^60).

@@ -74,6 +74,18 @@ std::string dataTypeName(int32_t dataType);
 /// and sizes computed from it would overflow.
 std::optional<int64_t> checkedByteSize(RankedTensorType type);
 
+/// The most elements a table the importer computes itself may have (DFT and
+/// STFT matrices, gathered frames, windows); above it the node is an error.
+/// The fuzz target (built with FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, as
+/// OSS-Fuzz builds are) takes a smaller limit: a mutated model that repeats a
+/// node of 2^24-element tables needed gigabytes, past the fuzzer's memory
+/// limit, and seconds per input.
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+constexpr int64_t kComputedTableLimit = int64_t(1) << 18;
+#else
+constexpr int64_t kComputedTableLimit = int64_t(1) << 24;
+#endif
+
 /// Reads a constant's values for evaluation; std::nullopt when the attribute
 /// is too large (over `limit` elements) or of a kind that cannot be read.
 std::optional<HostValues> readHostValues(ElementsAttr attr,

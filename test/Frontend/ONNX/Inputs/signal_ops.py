@@ -216,6 +216,8 @@ bad("stft_too_large", helper.make_node("STFT", ["x", "s", "", "n"], ["y"], name=
 mel_big = dict(mel_bad, l=np.array(1 << 24, np.int64), b=np.array(65536, np.int64))
 bad("mel_too_large", helper.make_node("MelWeightMatrix", ["b", "l", "r", "lo", "hi"], ["y"], name="m"),
     [1], mel_big)
+bad("window_too_large", helper.make_node("HannWindow", ["n"], ["y"], name="w"), [1],
+    {"n": np.array(1 << 40, np.int64)})
 for r in results:
     print(r)
 good = sum(r.endswith(": ok") for r in results)
