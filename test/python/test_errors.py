@@ -218,7 +218,10 @@ func.func @both(%x: tensor<?xf32>, %a: tensor<?x1xf32>, %b: tensor<1x?xf32>)
         with pytest.raises(tide.Error, match="out of host memory"):
             m.both(x, a, b)
     grown = _resident_bytes() - before
-    assert grown < (48 << 20), f"8 failed calls grew the process by {grown} bytes"
+    # Under ASan (preloaded in a sanitizer build) freed blocks wait in its
+    # quarantine (256 MiB), so the process's size says nothing there.
+    if "asan" not in os.environ.get("LD_PRELOAD", ""):
+        assert grown < (48 << 20), f"8 failed calls grew the process by {grown} bytes"
     e, c = m.both(x[:4], a[:2], b[:, :3])
     np.testing.assert_array_equal(e, np.ones(4, np.float32))
     np.testing.assert_array_equal(c, np.ones((2, 3), np.float32))
