@@ -43,6 +43,9 @@ if [ ! -f "$BUILD_DIR/build.ninja" ]; then
     -DPython3_EXECUTABLE=/usr/bin/python3 \
     "${launcher[@]}"
 fi
+# The build runs instrumented tools (tide-compile makes tide-calibrate's
+# kernels): they load the shared sanitizer runtime.
+export LD_LIBRARY_PATH="$runtime_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # all, and the reference docs in the build tree (docs/generated-docs.test).
 cmake --build "$BUILD_DIR" "${jobs[@]}" --target all tide-docgen
 built=$(date +%s)
@@ -51,7 +54,6 @@ echo "sanitize.sh: build done in $((built - start)) s"
 # as the normal build has it; without network access the tests that need it
 # are reported UNSUPPORTED.
 scripts/venv.sh "$BUILD_DIR/venv"
-export LD_LIBRARY_PATH="$runtime_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # allow_user_poisoning=0: LLVM's BumpPtrAllocator poisons its free space in
 # Tide's instrumented code, but libMLIR.so (Debian's, not instrumented) fills
 # the same allocator without unpoisoning: every such write would be a false

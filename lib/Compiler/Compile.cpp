@@ -816,6 +816,7 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
       continue;
     bool gemm = f.getName().starts_with("_mlir_ciface_tide_rt_gemm");
     bool dnnl = f.getName() == TIDE_RT_CPU_CONV_F32 ||
+                f.getName() == TIDE_RT_CPU_CONV_EPILOGUE_F32 ||
                 f.getName() == "_mlir_ciface_" TIDE_RT_CPU_MATMUL_F32;
     usesBlas |= gemm;
     usesDnnl |= dnnl;

@@ -205,17 +205,184 @@ bool mlir::tide::outputIsZero(linalg::LinalgOp op, Operation *&erasable) {
 
 namespace {
 
-func::FuncOp getOrDeclareConv(ModuleOp module) {
-  if (auto callee = module.lookupSymbol<func::FuncOp>(TIDE_RT_CPU_CONV_F32))
+/// tide_rt_cpu_conv_f32, or with `epilogue` tide_rt_cpu_conv_epilogue_f32
+/// (two more views and the flags).
+func::FuncOp getOrDeclareConv(ModuleOp module, bool epilogue) {
+  StringRef name =
+      epilogue ? TIDE_RT_CPU_CONV_EPILOGUE_F32 : TIDE_RT_CPU_CONV_F32;
+  if (auto callee = module.lookupSymbol<func::FuncOp>(name))
     return callee;
   OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
   Type view = UnrankedMemRefType::get(mb.getF32Type(), Attribute());
   SmallVector<Type> inputs = {view, view, view};
   inputs.append(16, mb.getI64Type());
-  auto callee = func::FuncOp::create(mb, module.getLoc(), TIDE_RT_CPU_CONV_F32,
+  if (epilogue) {
+    inputs.append({view, view});
+    inputs.push_back(mb.getI64Type());
+  }
+  auto callee = func::FuncOp::create(mb, module.getLoc(), name,
                                      mb.getFunctionType(inputs, {}));
   callee.setPrivate();
   return callee;
+}
+
+/// What a convolution's consumer computes from each output element that
+/// oneDNN can compute in the same primitive: out = relu?((y + bias[f]) + r),
+/// each part optional (a linalg.generic of the elementwise fusion).
+struct Epilogue {
+  linalg::GenericOp op;
+  Value bias;     // (F, 1, ...) read at the output channel, or null
+  Value residual; // a buffer of y's shape read at the same element, or null
+  bool relu = false;
+  Value out; // the generic's output buffer
+};
+
+/// Whether `map` reads the output channel (loop dimension 1) of a rank-`rank`
+/// loop nest from a (F, 1, ...) buffer: (d0, d1, ...) -> (d1, 0, ...).
+bool readsChannel(AffineMap map, int64_t rank) {
+  if (map.getNumDims() != rank || map.getNumResults() != rank - 1)
+    return false;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    if (i == 0) {
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (!dim || dim.getPosition() != 1)
+        return false;
+    } else if (auto c = dyn_cast<AffineConstantExpr>(e);
+               !c || c.getValue() != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// The elementwise consumer of the (ungrouped) convolution output `y` that
+/// oneDNN can fuse, when it comes after `conv` with only allocations, views
+/// and constants between, and `y` is read by nothing else. `x` and `w` are
+/// the convolution's operands (the epilogue must not write them).
+std::optional<Epilogue> matchEpilogue(Operation *conv, Value y, Value x,
+                                      Value w) {
+  auto yType = cast<MemRefType>(y.getType());
+  int64_t rank = yType.getRank();
+  if (!yType.hasStaticShape() || !y.getDefiningOp<memref::AllocOp>())
+    return std::nullopt;
+  Operation *next = conv->getNextNode();
+  SmallVector<Value> freed; // buffers deallocated between
+  while (next &&
+         (isa<memref::AllocOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
+              memref::CastOp, memref::SubViewOp, arith::ConstantOp,
+              memref::DeallocOp>(next))) {
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(next))
+      freed.push_back(rootOf(dealloc.getMemref()));
+    next = next->getNextNode();
+  }
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!generic || !generic.hasPureBufferSemantics() ||
+      generic.getNumDpsInits() != 1 || generic.getNumLoops() != rank ||
+      generic.getNumParallelLoops() != rank || generic.hasIndexSemantics())
+    return std::nullopt;
+  Epilogue e;
+  e.op = generic;
+  OpOperand *init = generic.getDpsInitOperand(0);
+  e.out = init->get();
+  auto outType = dyn_cast<MemRefType>(e.out.getType());
+  if (!outType || outType.getShape() != yType.getShape() ||
+      !outType.getElementType().isF32() || outType.getMemorySpace() ||
+      !generic.getMatchingIndexingMap(init).isIdentity())
+    return std::nullopt;
+  // The operands' block arguments.
+  Block &body = generic.getRegion().front();
+  BlockArgument yArg, biasArg, residualArg;
+  for (OpOperand *in : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(in);
+    BlockArgument arg = body.getArgument(in->getOperandNumber());
+    auto type = dyn_cast<MemRefType>(in->get().getType());
+    if (!type || !type.getElementType().isF32() || type.getMemorySpace())
+      return std::nullopt;
+    if (in->get() == y && map.isIdentity() && !yArg) {
+      yArg = arg;
+    } else if (map.isIdentity() && type.getShape() == yType.getShape() &&
+               !residualArg && rootOf(in->get()) != y) {
+      e.residual = in->get();
+      residualArg = arg;
+    } else if (readsChannel(map, rank) && !biasArg &&
+               type.getDimSize(0) == yType.getDimSize(1)) {
+      e.bias = in->get();
+      biasArg = arg;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!yArg || !body.getArgument(init->getOperandNumber()).use_empty())
+    return std::nullopt;
+  // The payload: relu?((y + bias) + residual), adds in either operand order.
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  Value v = yield.getOperand(0);
+  unsigned ops = 0;
+  if (auto max = v.getDefiningOp<arith::MaximumFOp>()) {
+    Value other;
+    if (matchPattern(max.getRhs(), m_PosZeroFloat()))
+      other = max.getLhs();
+    else if (matchPattern(max.getLhs(), m_PosZeroFloat()))
+      other = max.getRhs();
+    if (!other)
+      return std::nullopt;
+    e.relu = true;
+    v = other;
+    ++ops;
+  }
+  // Strips `v + arg` (either order) when `arg` is set; false when v is not
+  // such an add.
+  auto strip = [&](BlockArgument arg) {
+    auto add = v.getDefiningOp<arith::AddFOp>();
+    if (!arg || !add)
+      return false;
+    if (add.getRhs() == arg)
+      v = add.getLhs();
+    else if (add.getLhs() == arg)
+      v = add.getRhs();
+    else
+      return false;
+    ++ops;
+    return true;
+  };
+  if (residualArg && !strip(residualArg))
+    return std::nullopt;
+  if (biasArg && !strip(biasArg))
+    return std::nullopt;
+  if (v != yArg || ops + 1 != body.getOperations().size() ||
+      (!e.relu && !biasArg && !residualArg))
+    return std::nullopt;
+  for (Operation &op : body.without_terminator())
+    if (!op.hasOneUse())
+      return std::nullopt;
+  // The call moves to the epilogue: past the deallocations between, which
+  // must not free what it reads (the padded copy of the input may go).
+  for (Value v : {x, w, e.bias, e.residual, e.out})
+    if (v && llvm::is_contained(freed, rootOf(v)))
+      return std::nullopt;
+  // The epilogue writes `out` in place of the convolution's output: it may
+  // be the input's buffer (the runtime reads a copy then), not the weights'
+  // or the bias's; and `y` must have no other reader.
+  Value outRoot = rootOf(e.out);
+  if (outRoot == rootOf(w) || (e.bias && outRoot == rootOf(e.bias)))
+    return std::nullopt;
+  if (outRoot == rootOf(x) && e.out != x)
+    return std::nullopt; // a view of the input's buffer, not the same
+  if (e.residual && outRoot == rootOf(e.residual) && e.out != e.residual)
+    return std::nullopt; // a view of the residual's buffer, not the same
+  // (Written in place, `y` then holds the epilogue's result, as before.)
+  // (Fills before the convolution are dead: it overwrites `y`.)
+  if (e.out != y)
+    for (Operation *user : y.getUsers()) {
+      auto fill = dyn_cast<linalg::FillOp>(user);
+      bool deadFill = fill && fill.getDpsInits()[0] == y &&
+                      fill->getBlock() == conv->getBlock() &&
+                      fill->isBeforeInBlock(conv);
+      if (user != conv && user != generic && !deadFill &&
+          !isa<memref::DeallocOp>(user))
+        return std::nullopt;
+    }
+  return e;
 }
 
 /// Replaces the marked named convolution `op` (f32, on host memrefs) by a
@@ -296,7 +463,14 @@ bool lowerConv(linalg::LinalgOp op, int64_t threads) {
       init->erase();
     accumulate = false;
   }
-  Value out = y;
+  // A consumer oneDNN computes in the same primitive (ungrouped, not
+  // accumulating): the call takes its place and writes its output.
+  std::optional<Epilogue> epilogue;
+  if (!grouped && !accumulate)
+    epilogue = matchEpilogue(op, y, x, w);
+  if (epilogue)
+    b.setInsertionPoint(epilogue->op);
+  Value out = epilogue ? epilogue->out : y;
   if (grouped)
     out = memref::CollapseShapeOp::create(
         b, loc, y, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
@@ -325,9 +499,25 @@ bool lowerConv(linalg::LinalgOp op, int64_t threads) {
        {&padBefore, &padAfter, &strides, &dilations})
     for (int64_t v : *values)
       operands.push_back(i64(v));
+  if (epilogue) {
+    operands.push_back(unranked(epilogue->bias ? epilogue->bias : out));
+    operands.push_back(unranked(epilogue->residual ? epilogue->residual : out));
+    operands.push_back(i64((epilogue->bias ? TIDE_RT_CONV_BIAS : 0) |
+                           (epilogue->residual ? TIDE_RT_CONV_RESIDUAL : 0) |
+                           (epilogue->relu ? TIDE_RT_CONV_RELU : 0)));
+  }
   func::CallOp::create(
-      b, loc, getOrDeclareConv(op->getParentOfType<ModuleOp>()), operands);
+      b, loc,
+      getOrDeclareConv(op->getParentOfType<ModuleOp>(), epilogue.has_value()),
+      operands);
   op->erase();
+  if (epilogue) {
+    epilogue->op->erase();
+    // Only dead fills and deallocations of the convolution's own output are
+    // left when the epilogue wrote elsewhere.
+    if (y != out)
+      eraseIfUnread(y);
+  }
   if (xView && xView->use_empty())
     xView->erase();
   if (paddedBuffer)

@@ -132,6 +132,12 @@ typedef struct Plan {
    * the caller's buffers). */
   dnnl_memory_desc_t plainSrc, plainDst;
   dnnl_primitive_t srcReorder, dstReorder;
+  /* A fused epilogue (tide_rt_cpu_conv_epilogue_f32): the bias the
+   * primitive adds (zero size when none), and the residual the sum post-op
+   * adds, copied into the primitive's output first (resReorder, from the
+   * caller's layout into the primitive's; NULL when there is none). */
+  dnnl_memory_desc_t bias, plainResidual;
+  dnnl_primitive_t resReorder;
 } Plan;
 
 /* Per-thread buffers of blocked activations, grown as needed. */
@@ -184,14 +190,26 @@ static Plan *findPlan(const int64_t *key) {
 /* Creates the plan's primitive from `desc` (a convolution or matmul
  * descriptor whose weights are `any` when `constant`), and the reorder of
  * plain weights into the layout it chose. */
-static void finishPlan(Plan *p, const void *desc, int accumulate,
+/* A reorder from `from` to `to` even when the two layouts are the same (a
+ * copy between two buffers). */
+static dnnl_primitive_t copyOf(const dnnl_memory_desc_t *from,
+                               const dnnl_memory_desc_t *to, const char *call);
+
+/* `sum`: the output's old contents are added (accumulate, or a residual);
+ * `relu`: max(0, x) last. */
+static void finishPlan(Plan *p, const void *desc, int sum, int relu,
                        const char *call) {
   dnnl_primitive_attr_t attr;
   check(dnnl_primitive_attr_create(&attr), "to create attributes", call);
-  if (accumulate) {
+  if (sum || relu) {
     dnnl_post_ops_t ops;
     check(dnnl_post_ops_create(&ops), "to create post-ops", call);
-    check(dnnl_post_ops_append_sum(ops, 1.0f), "to add a sum post-op", call);
+    if (sum)
+      check(dnnl_post_ops_append_sum(ops, 1.0f), "to add a sum post-op", call);
+    if (relu)
+      check(dnnl_post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_relu, 0.0f,
+                                         0.0f),
+            "to add a ReLU post-op", call);
     check(dnnl_primitive_attr_set_post_ops(attr, ops), "to set post-ops", call);
     dnnl_post_ops_destroy(ops);
   }
@@ -211,6 +229,20 @@ static void finishPlan(Plan *p, const void *desc, int accumulate,
   p->reorder = reorderOf(&p->plainWeights, &p->weights, call);
   p->srcReorder = reorderOf(&p->plainSrc, &p->src, call);
   p->dstReorder = reorderOf(&p->dst, &p->plainDst, call);
+  if (p->plainResidual.ndims)
+    p->resReorder = copyOf(&p->plainResidual, &p->dst, call);
+}
+
+static dnnl_primitive_t copyOf(const dnnl_memory_desc_t *from,
+                               const dnnl_memory_desc_t *to, const char *call) {
+  dnnl_primitive_desc_t rpd;
+  dnnl_primitive_t reorder;
+  check(
+      dnnl_reorder_primitive_desc_create(&rpd, from, engine, to, engine, NULL),
+      "to create a reorder", call);
+  check(dnnl_primitive_create(&reorder, rpd), "to create a reorder", call);
+  dnnl_primitive_desc_destroy(rpd);
+  return reorder;
 }
 
 static dnnl_memory_t memoryOf(const dnnl_memory_desc_t *desc, void *data,
@@ -272,8 +304,10 @@ static void reorderNow(dnnl_primitive_t reorder, const dnnl_memory_desc_t *from,
   dnnl_memory_destroy(b);
 }
 
-static void run(Plan *p, void *x, void *w, void *y, dnnl_stream_t stream,
-                const char *call) {
+/* Runs the plan: y = conv(x, w) [+ bias] [+ residual] [ReLU]; bias and
+ * residual are NULL when the plan has none. */
+static void run(Plan *p, void *x, void *w, void *y, void *bias, void *residual,
+                dnnl_stream_t stream, const char *call) {
   static _Thread_local Scratch srcScratch = {NULL, 0}, dstScratch = {NULL, 0};
   void *userY = y;
   if (p->srcReorder) {
@@ -281,21 +315,43 @@ static void run(Plan *p, void *x, void *w, void *y, dnnl_stream_t stream,
         scratchOf(&srcScratch, dnnl_memory_desc_get_size(&p->src), call);
     reorderNow(p->srcReorder, &p->plainSrc, x, &p->src, blocked, stream, call);
     x = blocked;
+  } else {
+    /* A fused epilogue may write the buffer the convolution reads (its
+     * output reuses the input's memory): the input is copied first, as the
+     * residual would be copied over it or the primitive write over it. */
+    size_t xBytes = dnnl_memory_desc_get_size(&p->src),
+           yBytes = dnnl_memory_desc_get_size(&p->plainDst);
+    if ((char *)x < (char *)y + yBytes && (char *)y < (char *)x + xBytes) {
+      void *copy = scratchOf(&srcScratch, xBytes, call);
+      memcpy(copy, x, xBytes);
+      x = copy;
+    }
   }
   if (p->dstReorder)
     y = scratchOf(&dstScratch, dnnl_memory_desc_get_size(&p->dst), call);
+  /* The sum post-op adds what the output holds: the residual, in the
+   * primitive's layout (nothing to copy when the caller's output is the
+   * residual's buffer and the primitive writes it in place). */
+  if (p->resReorder && !(y == userY && residual == userY))
+    reorderNow(p->resReorder, &p->plainResidual, residual, &p->dst, y, stream,
+               call);
   dnnl_memory_t src = memoryOf(&p->src, x, call);
   dnnl_memory_t weights =
       memoryOf(&p->weights, weightsFor(p, w, stream, call), call);
   dnnl_memory_t dst = memoryOf(&p->dst, y, call);
-  dnnl_exec_arg_t args[3] = {
-      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
-  check(dnnl_primitive_execute(p->primitive, stream, 3, args), "to execute",
-        call);
+  dnnl_memory_t biasMemory = bias ? memoryOf(&p->bias, bias, call) : NULL;
+  dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, src},
+                             {DNNL_ARG_WEIGHTS, weights},
+                             {DNNL_ARG_DST, dst},
+                             {DNNL_ARG_BIAS, biasMemory}};
+  check(dnnl_primitive_execute(p->primitive, stream, bias ? 4 : 3, args),
+        "to execute", call);
   check(dnnl_stream_wait(stream), "to execute", call);
   dnnl_memory_destroy(src);
   dnnl_memory_destroy(weights);
   dnnl_memory_destroy(dst);
+  if (biasMemory)
+    dnnl_memory_destroy(biasMemory);
   if (p->dstReorder)
     reorderNow(p->dstReorder, &p->dst, y, &p->plainDst, userY, stream, call);
 }
@@ -329,8 +385,11 @@ static View viewOf(int64_t rank, void *descriptor) {
   return v;
 }
 
-void tide_rt_cpu_conv_f32(TIDE_RT_CPU_CONV_ARGS) {
-  const char *call = "tide_rt_cpu_conv_f32";
+/* The convolution, with an optional epilogue: `bias` (the output channel's
+ * element of a (F, 1, ...) buffer), `residual` (a buffer of the output's
+ * shape) and `relu`; NULL views when absent. */
+static void convolve(TIDE_RT_CPU_CONV_ARGS, const View *bias,
+                     const View *residual, int relu, const char *call) {
   if (xRank != wRank || xRank != yRank || xRank < 3 || xRank > 5)
     fatal("%s: called with ranks %lld, %lld, %lld (expected 3 to 5, equal)",
           call, (long long)xRank, (long long)wRank, (long long)yRank);
@@ -358,6 +417,12 @@ void tide_rt_cpu_conv_f32(TIDE_RT_CPU_CONV_ARGS) {
   key[n++] = groups;
   key[n++] = accumulate != 0;
   key[n++] = constantWeights != 0;
+  key[n++] = bias ? 1 + bias->strides[0] : 0;
+  key[n++] = relu != 0;
+  key[n++] = residual != NULL;
+  if (residual)
+    for (int64_t d = 0; d < rank; ++d)
+      key[n++] = residual->strides[d];
   for (int64_t d = 0; d < rank; ++d) {
     key[n++] = x.sizes[d];
     key[n++] = x.strides[d];
@@ -427,6 +492,20 @@ void tide_rt_cpu_conv_f32(TIDE_RT_CPU_CONV_ARGS) {
         weights = p->plainWeights;
       p->plainSrc = src;
       p->plainDst = dst;
+      if (bias) {
+        dnnl_dims_t bDims = {y.sizes[1]}, bStrides = {bias->strides[0]};
+        check(dnnl_memory_desc_init_by_strides(&p->bias, 1, bDims, dnnl_f32,
+                                               bStrides),
+              "to describe the bias", call);
+      }
+      if (residual) {
+        dnnl_dims_t rStrides;
+        for (int64_t d = 0; d < rank; ++d)
+          rStrides[d] = residual->strides[d];
+        check(dnnl_memory_desc_init_by_strides(&p->plainResidual, (int)rank,
+                                               yDims, dnnl_f32, rStrides),
+              "to describe the residual", call);
+      }
       if (blockedActivations() && !accumulate) {
         check(dnnl_memory_desc_init_by_tag(&src, (int)rank, xDims, dnnl_f32,
                                            dnnl_format_tag_any),
@@ -445,18 +524,61 @@ void tide_rt_cpu_conv_f32(TIDE_RT_CPU_CONV_ARGS) {
       dnnl_convolution_desc_t desc;
       dnnl_status_t status = dnnl_dilated_convolution_forward_desc_init(
           &desc, dnnl_forward_inference, dnnl_convolution_direct, &src,
-          &weights, NULL, &dst, s, dil, l, r);
+          &weights, bias ? &p->bias : NULL, &dst, s, dil, l, r);
       if (status != dnnl_success)
         fatal("%s: oneDNN rejects this convolution (%s): check its sizes, "
               "strides, padding and dilations",
               call, dnnl_status2str(status));
-      finishPlan(p, &desc, accumulate != 0, call);
+      finishPlan(p, &desc, accumulate != 0 || residual != NULL, relu, call);
       p->next = plans;
       __atomic_store_n(&plans, p, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&plansLock);
   }
-  run(p, x.data, w.data, y.data, stream, call);
+  run(p, x.data, w.data, y.data, bias ? bias->data : NULL,
+      residual ? residual->data : NULL, stream, call);
+}
+
+void tide_rt_cpu_conv_f32(TIDE_RT_CPU_CONV_ARGS) {
+  convolve(xRank, xDesc, wRank, wDesc, yRank, yDesc, groups, accumulate,
+           constantWeights, threads, pad0, pad1, pad2, padR0, padR1, padR2,
+           stride0, stride1, stride2, dilation0, dilation1, dilation2, NULL,
+           NULL, 0, "tide_rt_cpu_conv_f32");
+}
+
+void tide_rt_cpu_conv_epilogue_f32(TIDE_RT_CPU_CONV_ARGS, int64_t bRank,
+                                   void *bDesc, int64_t rRank, void *rDesc,
+                                   int64_t epilogue) {
+  const char *call = "tide_rt_cpu_conv_epilogue_f32";
+  View bias, residual;
+  int hasBias = (epilogue & TIDE_RT_CONV_BIAS) != 0,
+      hasResidual = (epilogue & TIDE_RT_CONV_RESIDUAL) != 0;
+  if (accumulate ||
+      (epilogue & ~(int64_t)(TIDE_RT_CONV_BIAS | TIDE_RT_CONV_RESIDUAL |
+                             TIDE_RT_CONV_RELU)))
+    fatal("%s: called with epilogue flags %lld and accumulate %lld", call,
+          (long long)epilogue, (long long)accumulate);
+  if (hasBias) {
+    bias = viewOf(bRank, bDesc);
+    if (bRank < 1 || bias.sizes[0] != viewOf(yRank, yDesc).sizes[1])
+      fatal("%s: the bias (rank %lld) does not match the output channels", call,
+            (long long)bRank);
+  }
+  if (hasResidual) {
+    residual = viewOf(rRank, rDesc);
+    View y = viewOf(yRank, yDesc);
+    if (rRank != yRank)
+      fatal("%s: the residual's rank %lld is not the output's %lld", call,
+            (long long)rRank, (long long)yRank);
+    for (int64_t d = 0; d < rRank; ++d)
+      if (residual.sizes[d] != y.sizes[d])
+        fatal("%s: the residual's shape is not the output's", call);
+  }
+  convolve(xRank, xDesc, wRank, wDesc, yRank, yDesc, groups, accumulate,
+           constantWeights, threads, pad0, pad1, pad2, padR0, padR1, padR2,
+           stride0, stride1, stride2, dilation0, dilation1, dilation2,
+           hasBias ? &bias : NULL, hasResidual ? &residual : NULL,
+           (epilogue & TIDE_RT_CONV_RELU) != 0, call);
 }
 
 /*===- Matmul
@@ -526,12 +648,12 @@ void _mlir_ciface_tide_rt_cpu_matmul_f32(TideMemRef2D *a, TideMemRef2D *b,
       dnnl_matmul_desc_t desc;
       check(dnnl_matmul_desc_init(&desc, &descs[0], &weights, NULL, &descs[2]),
             "to describe the matmul", call);
-      finishPlan(p, &desc, accumulate != 0, call);
+      finishPlan(p, &desc, accumulate != 0, 0, call);
       p->next = plans;
       __atomic_store_n(&plans, p, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&plansLock);
   }
   run(p, (float *)a->aligned + a->offset, (float *)b->aligned + b->offset,
-      (float *)c->aligned + c->offset, stream, call);
+      (float *)c->aligned + c->offset, NULL, NULL, stream, call);
 }

@@ -95,3 +95,119 @@ func.func @negative_unmarked(%x: memref<1x4x6x6xf32>, %w: memref<8x4x3x3xf32>, %
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 0, 0, 0, 0>} ins(%xd, %wd : memref<1x4x6x6xf64>, memref<8x4x3x3xf64>) outs(%yd : memref<1x8x4x4xf64>)
   return
 }
+
+// Fused epilogues: the elementwise consumer right after a convolution that
+// computes relu?((y + bias[f]) + residual) becomes part of the call
+// (tide_rt_cpu_conv_epilogue_f32: bias, residual, then the flags, bias 1,
+// residual 2, ReLU 4), which takes the consumer's place and writes its output.
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>
+
+// Bias and ReLU in place (the consumer writes the convolution's own buffer).
+// CHECK-LABEL: func.func @bias_relu_in_place(
+// CHECK-SAME: %[[X:.*]]: memref<1x4x8x8xf32>, %[[B:.*]]: memref<4x1x1xf32>)
+// CHECK: %[[Y:.*]] = memref.alloc() {{.*}} : memref<1x4x8x8xf32>
+// CHECK-DAG: %[[YU:.*]] = memref.cast %[[Y]] : memref<1x4x8x8xf32> to memref<*xf32>
+// CHECK-DAG: %[[BU:.*]] = memref.cast %[[B]] : memref<4x1x1xf32> to memref<*xf32>
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : i64
+// CHECK: call @tide_rt_cpu_conv_epilogue_f32({{.*}}, %[[YU]], {{.*}}, %[[BU]], %[[YU]], %[[C5]])
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[Y]]
+func.func @bias_relu_in_place(%x: memref<1x4x8x8xf32>, %b: memref<4x1x1xf32>) -> memref<1x4x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = memref.get_global @w4 : memref<4x4x1x1xf32>
+  %y = memref.alloc() {alignment = 64 : i64} : memref<1x4x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x4x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 0, 0, 0, 0>} ins(%x, %w : memref<1x4x8x8xf32>, memref<4x4x1x1xf32>) outs(%y : memref<1x4x8x8xf32>)
+  linalg.generic {indexing_maps = [#id, #ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y, %b : memref<1x4x8x8xf32>, memref<4x1x1xf32>) outs(%y : memref<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %0 = arith.addf %in, %in_1 : f32
+    %1 = arith.maximumf %0, %zero : f32
+    linalg.yield %1 : f32
+  }
+  return %y : memref<1x4x8x8xf32>
+}
+memref.global "private" constant @w4 : memref<4x4x1x1xf32> = dense<0.5>
+
+// A residual block: bias, residual and ReLU written over the input (whose
+// buffer bufferization reused; the runtime reads a copy), past the padded
+// copy's deallocation; the convolution's own buffer and its dead fill go.
+// CHECK-LABEL: func.func @residual_into_input(
+// CHECK-SAME: %[[X:.*]]: memref<1x4x8x8xf32>, %[[B:.*]]: memref<4x1x1xf32>, %[[R:.*]]: memref<1x4x8x8xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: linalg.fill
+// CHECK-DAG: %[[XU:.*]] = memref.cast %[[X]] : memref<1x4x8x8xf32> to memref<*xf32>
+// CHECK-DAG: %[[BU:.*]] = memref.cast %[[B]]
+// CHECK-DAG: %[[RU:.*]] = memref.cast %[[R]]
+// CHECK-DAG: %[[C7:.*]] = arith.constant 7 : i64
+// CHECK: call @tide_rt_cpu_conv_epilogue_f32(%[[XU]], %{{.*}}, %[[XU]], {{.*}}, %[[BU]], %[[RU]], %[[C7]])
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.dealloc
+// CHECK: return %[[X]]
+func.func @residual_into_input(%x: memref<1x4x8x8xf32>, %b: memref<4x1x1xf32>, %r: memref<1x4x8x8xf32>) -> memref<1x4x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = memref.get_global @w : memref<8x4x3x3xf32>
+  %wv = memref.subview %w[0, 0, 0, 0] [4, 4, 3, 3] [1, 1, 1, 1] : memref<8x4x3x3xf32> to memref<4x4x3x3xf32, strided<[36, 9, 3, 1]>>
+  %y = memref.alloc() {alignment = 64 : i64} : memref<1x4x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x4x8x8xf32>)
+  %p = memref.alloc() {alignment = 64 : i64} : memref<1x4x10x10xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x4x10x10xf32>)
+  %interior = memref.subview %p[0, 0, 1, 1] [1, 4, 8, 8] [1, 1, 1, 1] : memref<1x4x10x10xf32> to memref<1x4x8x8xf32, strided<[400, 100, 10, 1], offset: 11>>
+  memref.copy %x, %interior : memref<1x4x8x8xf32> to memref<1x4x8x8xf32, strided<[400, 100, 10, 1], offset: 11>>
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 1, 1, 1, 1>} ins(%p, %wv : memref<1x4x10x10xf32>, memref<4x4x3x3xf32, strided<[36, 9, 3, 1]>>) outs(%y : memref<1x4x8x8xf32>)
+  memref.dealloc %p : memref<1x4x10x10xf32>
+  linalg.generic {indexing_maps = [#id, #ch, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y, %b, %r : memref<1x4x8x8xf32>, memref<4x1x1xf32>, memref<1x4x8x8xf32>) outs(%x : memref<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %in_2: f32, %out: f32):
+    %0 = arith.addf %in, %in_1 : f32
+    %1 = arith.addf %in_2, %0 : f32
+    %2 = arith.maximumf %1, %zero : f32
+    linalg.yield %2 : f32
+  }
+  memref.dealloc %y : memref<1x4x8x8xf32>
+  return %x : memref<1x4x8x8xf32>
+}
+
+// Not fused: the convolution's result is read again after the consumer; the
+// residual added before the bias (another rounding order); a consumer that
+// is not elementwise on it.
+// CHECK-LABEL: func.func @not_fused(
+// CHECK-NOT: call @tide_rt_cpu_conv_epilogue_f32
+// CHECK: call @tide_rt_cpu_conv_f32(
+// CHECK-NEXT: linalg.generic
+// CHECK-NOT: call @tide_rt_cpu_conv_epilogue_f32
+// CHECK: call @tide_rt_cpu_conv_f32(
+// CHECK-NEXT: linalg.generic
+// CHECK-NOT: call @tide_rt_cpu_conv_epilogue_f32
+// CHECK: call @tide_rt_cpu_conv_f32(
+// CHECK-NEXT: linalg.generic
+func.func @not_fused(%x: memref<1x4x8x8xf32>, %b: memref<4x1x1xf32>, %r: memref<1x4x8x8xf32>, %o: memref<1x4x8x8xf32>, %o2: memref<1x4x8x8xf32>, %s: memref<1x4x1x1xf32>) -> memref<1x4x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = memref.get_global @w4 : memref<4x4x1x1xf32>
+  %y = memref.alloc() {alignment = 64 : i64} : memref<1x4x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x4x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 0, 0, 0, 0>} ins(%x, %w : memref<1x4x8x8xf32>, memref<4x4x1x1xf32>) outs(%y : memref<1x4x8x8xf32>)
+  linalg.generic {indexing_maps = [#id, #ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y, %b : memref<1x4x8x8xf32>, memref<4x1x1xf32>) outs(%o : memref<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %0 = arith.addf %in, %in_1 : f32
+    linalg.yield %0 : f32
+  }
+  %y2 = memref.alloc() {alignment = 64 : i64} : memref<1x4x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%y2 : memref<1x4x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 0, 0, 0, 0>} ins(%y, %w : memref<1x4x8x8xf32>, memref<4x4x1x1xf32>) outs(%y2 : memref<1x4x8x8xf32>)
+  linalg.generic {indexing_maps = [#id, #ch, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y2, %b, %r : memref<1x4x8x8xf32>, memref<4x1x1xf32>, memref<1x4x8x8xf32>) outs(%o2 : memref<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %in_2: f32, %out: f32):
+    %0 = arith.addf %in, %in_2 : f32
+    %1 = arith.addf %0, %in_1 : f32
+    linalg.yield %1 : f32
+  }
+  %y3 = memref.alloc() {alignment = 64 : i64} : memref<1x4x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%y3 : memref<1x4x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 0, 0, 0, 0>} ins(%y2, %w : memref<1x4x8x8xf32>, memref<4x4x1x1xf32>) outs(%y3 : memref<1x4x8x8xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y3 : memref<1x4x8x8xf32>) outs(%y : memref<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.mulf %in, %in : f32
+    linalg.yield %0 : f32
+  }
+  return %y : memref<1x4x8x8xf32>
+}

@@ -16,7 +16,9 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <vector>
 
 namespace {
@@ -80,6 +82,90 @@ TEST(DnnlConv, MatchesDirectLoops) {
                 << "call " << call;
           }
   }
+}
+
+/// y = relu?(conv(x, w) + b[f] + r) by direct loops (same-size 3x3, pad 1).
+std::vector<double> reference(const std::vector<float> &x,
+                              const std::vector<float> &w,
+                              const std::vector<float> &b,
+                              const std::vector<float> &r, bool relu, int64_t n,
+                              int64_t c, int64_t f, int64_t h) {
+  std::vector<double> y(n * f * h * h);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t o = 0; o < f; ++o)
+      for (int64_t p = 0; p < h; ++p)
+        for (int64_t q = 0; q < h; ++q) {
+          double sum = 0;
+          for (int64_t ci = 0; ci < c; ++ci)
+            for (int64_t a = 0; a < 3; ++a)
+              for (int64_t e = 0; e < 3; ++e) {
+                int64_t s = p + a - 1, t = q + e - 1;
+                if (s >= 0 && s < h && t >= 0 && t < h)
+                  sum += x[((i * c + ci) * h + s) * h + t] *
+                         w[((o * c + ci) * 3 + a) * 3 + e];
+              }
+          size_t at = ((i * f + o) * h + p) * h + q;
+          if (!b.empty())
+            sum += b[o];
+          if (!r.empty())
+            sum += r[at];
+          y[at] = relu ? std::max(sum, 0.0) : sum;
+        }
+  return y;
+}
+
+/// The fused epilogue (tide_rt_cpu_conv_epilogue_f32): bias, residual and
+/// ReLU in every combination, with the output written over the input
+/// (ResNet's blocks reuse the input's buffer) or over the residual, in
+/// oneDNN's blocked layouts and in plain ones (TIDE_DNNL_BLOCKED is read
+/// once per process, so the plain case is a child process).
+void checkEpilogues() {
+  const int64_t n = 2, c = 8, h = 6;
+  for (int flags = 1; flags < 8; ++flags)
+    for (int where = 0; where < 3; ++where) { // y separate, y = x, y = r
+      bool bias = flags & TIDE_RT_CONV_BIAS,
+           residual = flags & TIDE_RT_CONV_RESIDUAL,
+           relu = flags & TIDE_RT_CONV_RELU;
+      if (where == 2 && !residual)
+        continue;
+      std::vector<float> xd, wd, bd(c), rd, yd;
+      Desc4 x = contiguous(xd, n, c, h, h), w = contiguous(wd, c, c, 3, 3),
+            r = contiguous(rd, n, c, h, h), y = contiguous(yd, n, c, h, h);
+      Desc4 b{bd.data(), bd.data(), 0, {c, 1, 1, 1}, {1, 1, 1, 1}};
+      for (size_t i = 0; i < xd.size(); ++i)
+        xd[i] = std::sin(0.37f * i);
+      for (size_t i = 0; i < wd.size(); ++i)
+        wd[i] = 0.2f * std::cos(0.11f * i);
+      for (size_t i = 0; i < bd.size(); ++i)
+        bd[i] = 0.3f * std::sin(1.7f * i);
+      for (size_t i = 0; i < rd.size(); ++i)
+        rd[i] = std::cos(0.53f * i);
+      std::vector<double> want =
+          reference(xd, wd, bias ? bd : std::vector<float>(),
+                    residual ? rd : std::vector<float>(), relu, n, c, c, h);
+      Desc4 *out = where == 0 ? &y : where == 1 ? &x : &r;
+      std::vector<float> &outData = where == 0 ? yd : where == 1 ? xd : rd;
+      tide_rt_cpu_conv_epilogue_f32(
+          4, &x, 4, &w, 4, out, /*groups=*/1, /*accumulate=*/0,
+          /*constantWeights=*/1, /*threads=*/0, 1, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1,
+          1, 4, &b, 4, &r, flags);
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_NEAR(outData[i], want[i], 1e-4)
+            << "flags " << flags << ", output " << where << ", element " << i;
+    }
+}
+
+TEST(DnnlConv, FusedEpilogues) { checkEpilogues(); }
+
+TEST(DnnlConvDeathTest, FusedEpiloguesPlainLayouts) {
+  // A child process with TIDE_DNNL_BLOCKED=0; exits 0 when every case holds.
+  EXPECT_EXIT(
+      {
+        setenv("TIDE_DNNL_BLOCKED", "0", 1);
+        checkEpilogues();
+        std::exit(testing::Test::HasFailure() ? 1 : 0);
+      },
+      testing::ExitedWithCode(0), "");
 }
 
 TEST(DnnlConvDeathTest, InconsistentShapesAreAClearError) {

@@ -208,7 +208,18 @@ def ConvToLibraryPass : Pass<"tide-conv-to-library", "mlir::ModuleOp"> {
        constant: the runtime reorders them into oneDNN's preferred blocked
        layout once and keeps that copy;
      - `threads` (tide-compile's --cpu-threads, 0 for none) is passed on:
-       the library runs on `tide_rt_cpu_team_size`'s thread count.
+       the library runs on `tide_rt_cpu_team_size`'s thread count;
+     - the elementwise consumer that follows an ungrouped, non-accumulating
+       convolution is fused into it when it computes
+       `relu?((y + bias[f]) + residual)` (each part optional, the adds in
+       either operand order, nothing else reading `y`, only allocations,
+       views, constants and deallocations of other buffers between): the
+       call becomes `tide_rt_cpu_conv_epilogue_f32` with the bias, the
+       residual and flags (bias 1, residual 2, ReLU 4), placed where the
+       consumer was and writing its output (which may be the input's buffer
+       or the residual's: the runtime copies what it must read first). oneDNN
+       computes them as the convolution's bias and its sum and ReLU
+       post-ops, in that order, so nothing is re-associated.
 
     ```mlir
     linalg.fill ins(%zero : f32) outs(%y : memref<1x8x4x4xf32>)

@@ -29,6 +29,8 @@
  * link -ldnnl). The convolution has no C interface wrapper: its memrefs are
  * unranked, passed as (rank, descriptor) pairs. */
 #define TIDE_RT_CPU_CONV_F32 "tide_rt_cpu_conv_f32"
+/* The same with a fused epilogue (bias, residual, ReLU: the flags below). */
+#define TIDE_RT_CPU_CONV_EPILOGUE_F32 "tide_rt_cpu_conv_epilogue_f32"
 #define TIDE_RT_CPU_MATMUL_F32 "tide_rt_cpu_matmul_f32"
 /* Copy of a compiled module's constant into GPU memory (libTideCudaRuntime.so).
  */
@@ -105,6 +107,20 @@ void _mlir_ciface_tide_rt_gpu_gemm_batched_f64(TideMemRef3D *a, TideMemRef3D *b,
       int64_t stride0, int64_t stride1, int64_t stride2, int64_t dilation0,    \
       int64_t dilation1, int64_t dilation2
 void tide_rt_cpu_conv_f32(TIDE_RT_CPU_CONV_ARGS);
+
+/* y = conv(x, w) + bias[f] (TIDE_RT_CONV_BIAS; b: (F, 1, ...), any strides)
+ * + r (TIDE_RT_CONV_RESIDUAL; r: y's shape, any strides, may be y itself),
+ * then max(0, .) (TIDE_RT_CONV_RELU), in that order, as one oneDNN primitive
+ * (bias and post-ops); never accumulating. Absent operands are passed as any
+ * buffer and ignored. */
+enum {
+  TIDE_RT_CONV_BIAS = 1,
+  TIDE_RT_CONV_RESIDUAL = 2,
+  TIDE_RT_CONV_RELU = 4,
+};
+void tide_rt_cpu_conv_epilogue_f32(TIDE_RT_CPU_CONV_ARGS, int64_t bRank,
+                                   void *bDesc, int64_t rRank, void *rDesc,
+                                   int64_t epilogue);
 
 /* C = A * B (accumulate = 0) or C += A * B on the host through oneDNN, f32,
  * row-major with any row strides; constantWeights and threads as for the
