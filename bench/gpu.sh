@@ -7,12 +7,16 @@
 # build/lib/libTideCudaRuntime.so build/lib/libTideRunnerCAPI.so
 # build/gpu-suite build/gpu-bench build/gpu-oom, and build/lib/libomp.so.5
 # (GPU modules' host loops):
-#   bash bench/gpu.sh [runtime] [oom] [suite] [sanitizer] [racecheck] [synccheck] [sanitizers] [bench]
+#   bash bench/gpu.sh [runtime] [oom] [model-oom] [suite] [sanitizer] [racecheck] [synccheck] [sanitizers] [bench]
 #   (default: runtime oom suite sanitizer bench)
 # sanitizer is the suite under compute-sanitizer's memcheck; racecheck and
 # synccheck the suite under those tools; sanitizers all three in a row.
 # oom: out of GPU memory is an error for the caller and the process stays
 # usable (test/GPU/out-of-memory.py, under TIDE_GPU_MEMORY_LIMIT).
+# model-oom (not in the default list): the same with a whole model
+# (test/GPU/model-out-of-memory.py: ResNet-50 from
+# `bench/gpu_models.py build --only resnet50_f32_`, the Python package built
+# there into $TIDE_PY, default /tmp/tide-py, with PyTorch).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export LD_LIBRARY_PATH="$PWD/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -31,6 +35,9 @@ for part in $parts; do
     echo "=== out of GPU memory (TIDE_GPU_MEMORY_LIMIT): an error, and later calls work"
     python3 test/GPU/out-of-memory.py --tide-bin build/bin --lib build/lib \
       --module build/gpu-oom/oom.so || rc=1 ;;
+  model-oom)
+    echo "=== a model larger than the GPU memory Tide may use (ResNet-50 under TIDE_GPU_MEMORY_LIMIT)"
+    PYTHONPATH="${TIDE_PY:-/tmp/tide-py}" python3 test/GPU/model-out-of-memory.py build/gpu-models || rc=1 ;;
   suite)
     echo "=== GPU suite (every op and dtype, the examples, mixed modules, resident tensors, bad inputs)"
     bash test/GPU/run-suite.sh || rc=1 ;;
