@@ -68,6 +68,12 @@ Value sliceAxis(NodeImporter &n, Value x, int64_t axis, int64_t start,
 /// 0, 1, ..., count - 1 of integer type `t`, laid out along `axis` of a
 /// rank-`rank` tensor (size 1 elsewhere).
 Value iota(NodeImporter &n, Type t, int64_t count, int64_t axis, int64_t rank) {
+  if (overComputedLimit(count)) {
+    (void)n.fail("an index table of " + Twine(count) +
+                 " elements is larger than Tide computes while importing (" +
+                 Twine(kComputedTableLimit) + ")");
+    return {};
+  }
   Shape shape(rank, 1);
   shape[axis] = count;
   std::vector<int64_t> values(count);
@@ -95,6 +101,10 @@ LogicalResult convertLRN(NodeImporter &n) {
   int64_t size = n.attrInt("size", 0);
   if (size < 1)
     return n.fail("LRN needs a positive 'size'");
+  if (overComputedLimit(size))
+    return n.fail("LRN's 'size' " + Twine(size) + " is larger than Tide " +
+                  "computes while importing (" + Twine(kComputedTableLimit) +
+                  ")");
   if (ShapedType::isDynamic(s[1]))
     return n.fail("LRN needs a static channel count");
   for (size_t i = 2; i < s.size(); ++i)

@@ -963,8 +963,15 @@ Value spreadOut(NodeImporter &n, Value x, int64_t firstAxis,
     flat.push_back(size * every[i]);
   }
   int64_t maskCount = 1;
-  for (int64_t m : maskShape)
+  for (int64_t m : maskShape) {
+    if (overComputedLimit(maskCount, m)) {
+      (void)n.fail("strides or dilations of this size need a mask larger "
+                   "than Tide computes while importing (" +
+                   Twine(kComputedTableLimit) + " elements)");
+      return {};
+    }
     maskCount *= m;
+  }
   // True where every strided coordinate is at its `at`.
   std::vector<int64_t> mask(maskCount, 0);
   for (int64_t flatIdx = 0; flatIdx < maskCount; ++flatIdx) {
@@ -1013,6 +1020,11 @@ Value computedKernel(NodeImporter &n, Value w, int64_t groups,
     int64_t k = swapped[d];
     if (k == 1)
       continue;
+    if (overComputedLimit(k)) {
+      (void)n.fail("a kernel of " + Twine(k) +
+                   " taps is larger than Tide computes while importing");
+      return {};
+    }
     std::vector<int64_t> rev(k);
     for (int64_t i = 0; i < k; ++i)
       rev[i] = k - 1 - i;

@@ -1886,6 +1886,10 @@ LogicalResult convertEyeLike(NodeImporter &n) {
   }
   int64_t k = n.attrInt("k", 0);
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  if (overComputedLimit(rows, cols))
+    return n.fail("an EyeLike of " + Twine(rows) + " x " + Twine(cols) +
+                  " is larger than Tide computes while importing (" +
+                  Twine(kComputedTableLimit) + " elements)");
   std::vector<int64_t> ints(rows * cols, 0);
   std::vector<double> floats(rows * cols, 0);
   for (int64_t i = 0; i < rows; ++i)
@@ -2024,6 +2028,9 @@ LogicalResult convertEinsum(NodeImporter &n) {
       if (ShapedType::isDynamic(s[p]) || s[p] != s[q])
         return n.fail("the diagonal of index '" + std::string(1, t[q]) +
                       "' needs equal static sizes");
+      if (overComputedLimit(s[p], s[q]))
+        return n.fail("the diagonal of index '" + std::string(1, t[q]) +
+                      "' is larger than Tide computes while importing");
       std::vector<int64_t> eye(s[p] * s[q]);
       for (int64_t i = 0; i < s[p]; ++i)
         eye[i * s[q] + i] = 1;
@@ -2270,8 +2277,13 @@ LogicalResult convertGatherND(NodeImporter &n) {
       return n.fail("GatherND with batch_dims needs static sizes on the "
                     "indexed dimensions");
     int64_t block = rows.value, batches = 1;
-    for (int64_t i = 0; i < b; ++i)
+    for (int64_t i = 0; i < b; ++i) {
+      if (ShapedType::isDynamic(ds[i]) || overComputedLimit(batches, ds[i]))
+        return n.fail("GatherND with batch_dims needs static batch sizes "
+                      "of at most " +
+                      Twine(kComputedTableLimit) + " elements in all");
       batches *= ds[i];
+    }
     std::vector<int64_t> offsets(batches);
     for (int64_t i = 0; i < batches; ++i)
       offsets[i] = i * block;

@@ -86,6 +86,12 @@ constexpr int64_t kComputedTableLimit = int64_t(1) << 18;
 constexpr int64_t kComputedTableLimit = int64_t(1) << 24;
 #endif
 
+/// Whether a table of a x b elements is over kComputedTableLimit (or a size
+/// is negative), computed without overflowing.
+inline bool overComputedLimit(int64_t a, int64_t b = 1) {
+  return a < 0 || b < 0 || (a > 0 && b > kComputedTableLimit / a);
+}
+
 /// Reads a constant's values for evaluation; std::nullopt when the attribute
 /// is too large (over `limit` elements) or of a kind that cannot be read.
 std::optional<HostValues> readHostValues(ElementsAttr attr,

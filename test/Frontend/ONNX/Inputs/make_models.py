@@ -165,6 +165,18 @@ dyn_graph([helper.make_node("Range", ["inf", "inf", "one"], ["r"], name="range")
            helper.make_node("Add", ["x", "r"], ["y"], name="add")],
           "range_nan_size.onnx", {"inf": np.array(np.inf, np.float32),
                                   "one": np.array(1, np.float32)})
+# Constants the importer would compute from huge static sizes or attributes
+# (an identity of 2^30 x 2^30, a transposed convolution with a stride of
+# 2^40): an error naming the node, not an attempt to allocate them.
+save(helper.make_model(helper.make_graph(
+    [helper.make_node("EyeLike", ["x"], ["y"], name="eye")], "g",
+    [f32("x", [1 << 30, 1 << 30])], [f32("y", [1 << 30, 1 << 30])]),
+    opset_imports=opset(17)), "eyelike_huge.onnx", check=False)
+save(helper.make_model(helper.make_graph(
+    [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="up", strides=[1 << 40, 1])], "g",
+    [f32("x", [1, 2, 3, 3])], [f32("y", None)],
+    [numpy_helper.from_array(np.ones((2, 2, 2, 2), np.float32), "w")]),
+    opset_imports=opset(17)), "convtranspose_huge_stride.onnx", check=False)
 dyn_graph([helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"], name="reverse")],
           "slice_negative_dynamic.onnx",
           {"starts": np.array([-1], np.int64), "ends": np.array([-1000], np.int64),
