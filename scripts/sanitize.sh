@@ -28,8 +28,10 @@ start=$(date +%s)
 flags="-O1 -g1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 # The shared sanitizer runtime, so that Tide's shared libraries (the GPU
 # runtime, the C API) link with -z defs and share one runtime with the tools.
-link="-fsanitize=address,undefined -shared-libsan"
 runtime_dir=$(dirname "$(clang-22 -print-file-name=libclang_rt.asan-x86_64.so)")
+# An rpath to it too: tests that run a tool with an environment of their own
+# (a fake old driver, no LD_LIBRARY_PATH) still find the runtime.
+link="-fsanitize=address,undefined -shared-libsan -Wl,-rpath,$runtime_dir"
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then

@@ -530,8 +530,13 @@ struct ConvToLibraryPass
   using Base::Base;
 
   void runOnOperation() override {
+    // The marked convolutions only: lowering one may erase the elementwise
+    // op after it (a fused epilogue), which must not be visited after.
     SmallVector<linalg::LinalgOp> convs;
-    getOperation().walk([&](linalg::LinalgOp op) { convs.push_back(op); });
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(TideDialect::getConvPadsAttrName()))
+        convs.push_back(op);
+    });
     for (linalg::LinalgOp op : convs)
       lowerConv(op, threads);
   }

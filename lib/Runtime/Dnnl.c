@@ -80,8 +80,8 @@ static void createEngine(void) {
 
 /* The calling thread's stream (oneDNN streams are not shared between
  * threads). */
+static _Thread_local dnnl_stream_t stream = NULL;
 static dnnl_stream_t threadStream(const char *call) {
-  static _Thread_local dnnl_stream_t stream = NULL;
   pthread_once(&engineOnce, createEngine);
   check(engineStatus, "to create its CPU engine", call);
   if (!stream)
@@ -145,6 +145,7 @@ typedef struct {
   void *data;
   size_t bytes;
 } Scratch;
+static _Thread_local Scratch srcScratch = {NULL, 0}, dstScratch = {NULL, 0};
 
 static void *scratchOf(Scratch *s, size_t bytes, const char *call) {
   if (s->bytes < bytes) {
@@ -179,6 +180,49 @@ static void reorderNow(dnnl_primitive_t reorder, const dnnl_memory_desc_t *from,
 
 static pthread_mutex_t plansLock = PTHREAD_MUTEX_INITIALIZER;
 static Plan *plans = NULL;
+
+/* When the module that holds this runtime is unloaded (dlclose, or the
+ * process's normal end): the plans, their primitives and reordered weights, and
+ * the unloading thread's stream and buffers are given back. Loading and
+ * unloading a module again and again (a Python session) leaked them before,
+ * and LeakSanitizer reported them at exit, once the module's globals that
+ * held them were gone. */
+__attribute__((destructor)) static void releasePlans(void) {
+  /* Not while a plan is being made: an error there exits with the lock
+   * held (fatal), or another thread is still calling; the memory goes
+   * with the process then. */
+  if (pthread_mutex_trylock(&plansLock) != 0)
+    return;
+  Plan *p = plans;
+  plans = NULL;
+  pthread_mutex_unlock(&plansLock);
+  while (p) {
+    Plan *next = p->next;
+    dnnl_primitive_t owned[] = {p->primitive, p->reorder, p->srcReorder,
+                                p->dstReorder, p->resReorder};
+    for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); ++i)
+      if (owned[i])
+        dnnl_primitive_destroy(owned[i]);
+    for (Packed *k = p->packed; k;) {
+      Packed *after = k->next;
+      free(k->data);
+      free(k);
+      k = after;
+    }
+    free(p);
+    p = next;
+  }
+  free(srcScratch.data);
+  free(dstScratch.data);
+  srcScratch = (Scratch){NULL, 0};
+  dstScratch = (Scratch){NULL, 0};
+  if (stream)
+    dnnl_stream_destroy(stream);
+  stream = NULL;
+  if (engine)
+    dnnl_engine_destroy(engine);
+  engine = NULL;
+}
 
 static Plan *findPlan(const int64_t *key) {
   for (Plan *p = __atomic_load_n(&plans, __ATOMIC_ACQUIRE); p; p = p->next)
@@ -308,7 +352,6 @@ static void reorderNow(dnnl_primitive_t reorder, const dnnl_memory_desc_t *from,
  * residual are NULL when the plan has none. */
 static void run(Plan *p, void *x, void *w, void *y, void *bias, void *residual,
                 dnnl_stream_t stream, const char *call) {
-  static _Thread_local Scratch srcScratch = {NULL, 0}, dstScratch = {NULL, 0};
   void *userY = y;
   if (p->srcReorder) {
     void *blocked =
