@@ -176,8 +176,10 @@ struct TileAndFuseRowsPass
         grouped.insert(entry.first);
       return true;
     });
-    if (grouped.empty())
+    if (grouped.empty()) {
+      fuseIntoReductions();
       return;
+    }
     if (failed(dropUnitDims(grouped)))
       return signalPassFailure();
     bool tiled = false;
@@ -189,8 +191,10 @@ struct TileAndFuseRowsPass
           tiled = true;
           return true;
         });
-    if (!tiled)
+    if (!tiled) {
+      fuseIntoReductions();
       return;
+    }
     // A tile's intermediate results get buffers of the tile's size, not
     // slices of whole-tensor ones.
     RewritePatternSet patterns(&getContext());
@@ -202,6 +206,59 @@ struct TileAndFuseRowsPass
     // the same slices.
     DominanceInfo dominance;
     eliminateCommonSubExpressions(rewriter, dominance, getOperation());
+    fuseIntoReductions();
+  }
+
+  /// An elementwise op whose result a reduction reads, and later ops too
+  /// (softmax's exponentials: the sum, then the division; a layer norm's
+  /// centred values: the variance, then the scaling), is computed in the
+  /// reduction's loop nest, which writes it out as a second result
+  /// (upstream's elementwise fusion keeps a producer's result that has other
+  /// users): one pass over the rows instead of two, in the tiles and in
+  /// functions too small to tile alike.
+  void fuseIntoReductions() {
+    SmallVector<OpOperand *> candidates;
+    getOperation().walk([&](linalg::GenericOp consumer) {
+      if (!onHost(consumer) || !consumer.hasPureTensorSemantics() ||
+          consumer.getNumReductionLoops() == 0 ||
+          consumer.getNumDpsInputs() != 1 || consumer->getNumResults() != 1)
+        return;
+      OpOperand *input = consumer.getDpsInputOperand(0);
+      auto producer = input->get().getDefiningOp<linalg::GenericOp>();
+      if (!producer || producer->hasOneUse() || !onHost(producer) ||
+          producer->getNumResults() != 1 ||
+          producer.getNumReductionLoops() != 0 ||
+          producer->getBlock() != consumer->getBlock())
+        return;
+      // The other users come after the reduction: they read the fused op's
+      // second result, defined where the reduction was.
+      for (Operation *user : producer->getUsers())
+        if (user != consumer && (user->getBlock() != consumer->getBlock() ||
+                                 !consumer->isBeforeInBlock(user)))
+          return;
+      if (linalg::areElementwiseOpsFusable(input))
+        candidates.push_back(input);
+    });
+    IRRewriter rewriter(&getContext());
+    for (OpOperand *input : candidates) {
+      auto consumer = cast<linalg::GenericOp>(input->getOwner());
+      Operation *producer = input->get().getDefiningOp();
+      Attribute device = consumer->getAttr(TideDialect::getDeviceAttrName());
+      rewriter.setInsertionPoint(consumer);
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, input);
+      if (failed(fused))
+        continue;
+      for (auto [from, to] : fused->replacements)
+        rewriter.replaceUsesWithIf(from, to, [&](OpOperand &use) {
+          return use.getOwner() != fused->fusedOp;
+        });
+      if (device)
+        fused->fusedOp->setAttr(TideDialect::getDeviceAttrName(), device);
+      rewriter.eraseOp(consumer);
+      if (producer->use_empty())
+        rewriter.eraseOp(producer);
+    }
   }
 
   /// Calls `fn` on each root worth tiling, last first, with its tile sizes

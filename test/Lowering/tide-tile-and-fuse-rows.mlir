@@ -25,11 +25,13 @@
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<8xf32>)
 // CHECK: %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<8x1000xf32>) outs(%[[INIT]] : tensor<8xf32>)
 // CHECK: arith.maximumf
-// CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[MAX]] : tensor<8x1000xf32>, tensor<8xf32>)
-// CHECK: math.exp
-// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[E]] : tensor<8x1000xf32>)
-// CHECK: arith.addf
-// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[E]], %[[SUM]] : tensor<8x1000xf32>, tensor<8xf32>)
+// The exponentials are computed in the sum's loop nest, which writes them
+// out too (one pass over the tile instead of two).
+// CHECK: %[[ES:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[MAX]] : tensor<8x1000xf32>, tensor<8xf32>) outs(%{{.*}}, %{{.*}} : tensor<8x1000xf32>, tensor<8xf32>)
+// CHECK: %[[V:.*]] = math.exp
+// CHECK: %[[S:.*]] = arith.addf %[[V]], %{{.*}} fastmath<reassoc>
+// CHECK: linalg.yield %[[V]], %[[S]] : f32, f32
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[ES]]#0, %[[ES]]#1 : tensor<8x1000xf32>, tensor<8xf32>)
 // CHECK: arith.divf
 // CHECK: tensor.parallel_insert_slice %[[Y]] into %[[OUT]][%[[I]], 0] [8, 1000] [1, 1]
 // CHECK-NOT: linalg.generic
@@ -237,4 +239,86 @@ func.func @dynamic_loops(%x: tensor<?x5xf32>, %d: index) -> tensor<0x5xf32> {
     linalg.yield %q : f32
   } -> tensor<0x5xf32>
   return %y : tensor<0x5xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// Too small to tile (16 KiB), but the exponentials still join the sum's loop
+// nest as its second result; the division reads both results.
+// CHECK-LABEL: func.func @small_softmax(
+// CHECK-NOT: scf.forall
+// CHECK: %[[ES:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<64x64xf32>) outs(%{{.*}}, %{{.*}} : tensor<64x64xf32>, tensor<64xf32>)
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}} ins(%[[ES]]#0, %[[ES]]#1 : tensor<64x64xf32>, tensor<64xf32>)
+// CHECK: arith.divf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @small_softmax(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<64x64xf32>
+  %exp = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x64xf32>) outs(%e1 : tensor<64x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<64x64xf32>
+  %e0 = tensor.empty() : tensor<64xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<64xf32>) -> tensor<64xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<64x64xf32>) outs(%f1 : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%exp, %sum : tensor<64x64xf32>, tensor<64xf32>) outs(%e1 : tensor<64x64xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %q = arith.divf %in, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<64x64xf32>
+  return %y : tensor<64x64xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// An op that reads the exponentials before the sum would need them before
+// the fused op defines them: nothing is fused.
+// CHECK-LABEL: func.func @read_before_the_sum(
+// CHECK: %[[EXP:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[EXP]] : tensor<64x64xf32>)
+// CHECK: arith.negf
+// CHECK: linalg.generic {{.*}} ins(%[[EXP]] : tensor<64x64xf32>) outs(%{{.*}} : tensor<64xf32>)
+// CHECK: arith.addf
+func.func @read_before_the_sum(%x: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<64x64xf32>
+  %exp = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x64xf32>) outs(%e1 : tensor<64x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<64x64xf32>
+  %neg = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%exp : tensor<64x64xf32>) outs(%e1 : tensor<64x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<64x64xf32>
+  %e0 = tensor.empty() : tensor<64xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<64xf32>) -> tensor<64xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<64x64xf32>) outs(%f1 : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %neg, %sum : tensor<64x64xf32>, tensor<64xf32>
 }

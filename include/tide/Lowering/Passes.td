@@ -129,6 +129,14 @@ def TileAndFuseRowsPass
     they stay whole for the BLAS. Roots smaller than `min-bytes` are left
     alone (they fit in the cache already).
 
+    Last, in the tiles and in untiled host code alike: an elementwise op read
+    by a reduction and by later ops too (softmax's exponentials, read by the
+    sum and the division) is computed in the reduction's loop nest, which
+    writes it out as a second result (upstream's `fuseElementwiseOps`, which
+    keeps a producer's result that has other users): one pass over the rows
+    instead of two. Nothing is fused when another reader comes before the
+    reduction.
+
     ```mlir
     %max = linalg.generic {reduction over d1} ins(%x) outs(%fill)
     %e = linalg.generic ins(%x, %max) ...          // exp(x - max)
@@ -136,7 +144,8 @@ def TileAndFuseRowsPass
     %y = linalg.generic ins(%e, %sum) ...          // e / sum: the root
     // becomes
     %y = scf.forall (%i) = (0) to (4096) step (8) shared_outs(%o = %init) {
-      // the same four ops on rows [%i, %i + 8)
+      // the same ops on rows [%i, %i + 8); the exponentials and the sum
+      // are one linalg.generic with two results
     }
     ```
   }];

@@ -40,6 +40,13 @@ namespace {
 
 bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
 
+/// Whether `op`, placed on a GPU, reads its tensor operands there: a linalg
+/// op (structured, or a linalg.softmax kept whole for its row kernel) or an
+/// insertion into a GPU tensor.
+bool readsOnDevice(Operation *op) {
+  return isa<linalg::LinalgOp, linalg::SoftmaxOp, tensor::InsertSliceOp>(op);
+}
+
 struct AssignMemorySpacesPass
     : public tide::impl::AssignMemorySpacesPassBase<AssignMemorySpacesPass> {
   using Base::Base;
@@ -149,8 +156,7 @@ struct AssignMemorySpacesPass
       std::function<DeviceAttr(Operation *)> gpuReaderThroughViews =
           [&](Operation *view) -> DeviceAttr {
         for (Operation *user : view->getUsers()) {
-          if (isGpuOp(user) &&
-              (isa<linalg::LinalgOp>(user) || isa<tensor::InsertSliceOp>(user)))
+          if (isGpuOp(user) && readsOnDevice(user))
             return gpuOps.lookup(user);
           if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
                   tensor::CastOp, tensor::ReshapeOp, tensor::ExtractSliceOp>(
@@ -199,8 +205,7 @@ struct AssignMemorySpacesPass
             Operation *user = body.findAncestorOpInBlock(*use.getOwner());
             if (!user)
               continue;
-            bool reads = isa<linalg::LinalgOp>(user) ||
-                         isa<tensor::InsertSliceOp>(user);
+            bool reads = readsOnDevice(user);
             DeviceAttr gpu =
                 reads && isGpuOp(user) ? gpuOps.lookup(user) : DeviceAttr();
             // A constant seen through reshapes and slices (folding makes

@@ -94,6 +94,29 @@ func.func @constant_through_reshape(%x: tensor<3x1x1xf32>) -> tensor<3x1x1xf32> 
 
 // -----
 
+// A GPU softmax (linalg.softmax, not a structured op) of a constant reads a
+// device copy of it, directly or through a reshape (it read the host
+// constant: "mixes host and GPU memory", a random program of a constant's
+// softmax on the H200).
+// CHECK-LABEL: func.func @softmax_of_constant(
+// CHECK: %[[C:.*]] = arith.constant dense<{{.*}}> : tensor<4xf32>
+// CHECK: %[[CD:.*]] = bufferization.alloc_tensor() copy(%[[C]]) {memory_space = #tide.device<cuda:0>}
+// CHECK: %[[O:.*]] = bufferization.alloc_tensor() {memory_space = #tide.device<cuda:0>} : tensor<4xf32>
+// CHECK: linalg.softmax {{.*}} ins(%[[CD]] : tensor<4xf32>) outs(%[[O]] : tensor<4xf32>)
+// CHECK: %[[R:.*]] = tensor.expand_shape %[[CD]]
+// CHECK: linalg.softmax {{.*}} ins(%[[R]] : tensor<1x4xf32>)
+func.func @softmax_of_constant() -> (tensor<4xf32>, tensor<1x4xf32>) {
+  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  %s = linalg.softmax {tide.device = #tide.device<cuda:0>} dimension(0) ins(%c : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %r = tensor.expand_shape %c [[0, 1]] output_shape [1, 4] : tensor<4xf32> into tensor<1x4xf32>
+  %e2 = tensor.empty() : tensor<1x4xf32>
+  %s2 = linalg.softmax {tide.device = #tide.device<cuda:0>} dimension(1) ins(%r : tensor<1x4xf32>) outs(%e2 : tensor<1x4xf32>) -> tensor<1x4xf32>
+  return %s, %s2 : tensor<4xf32>, tensor<1x4xf32>
+}
+
+// -----
+
 // The shape operand of a tensor.reshape stays on the host (the host reads
 // it for the view's sizes; a device copy was read by the host, a crash
 // found by random programs on the H200); the reshaped data moves.
