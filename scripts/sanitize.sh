@@ -34,17 +34,17 @@ runtime_dir=$(dirname "$(clang-22 -print-file-name=libclang_rt.asan-x86_64.so)")
 link="-fsanitize=address,undefined -shared-libsan -Wl,-rpath,$runtime_dir"
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
-if [ ! -f "$BUILD_DIR/build.ninja" ]; then
-  cmake -G Ninja -S . -B "$BUILD_DIR" \
-    -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
-    -DLLVM_USE_LINKER=lld \
-    -DCMAKE_C_FLAGS_RELEASE="$flags" -DCMAKE_CXX_FLAGS_RELEASE="$flags" \
-    -DCMAKE_EXE_LINKER_FLAGS="$link" -DCMAKE_SHARED_LINKER_FLAGS="$link" \
-    -DCMAKE_MODULE_LINKER_FLAGS="$link" \
-    -DPython3_EXECUTABLE=/usr/bin/python3 \
-    "${launcher[@]}"
-fi
+# Configured every time: an existing build tree gets the current flags
+# (its cache kept the link flags of the run that made it).
+cmake -G Ninja -S . -B "$BUILD_DIR" \
+  -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+  -DLLVM_USE_LINKER=lld \
+  -DCMAKE_C_FLAGS_RELEASE="$flags" -DCMAKE_CXX_FLAGS_RELEASE="$flags" \
+  -DCMAKE_EXE_LINKER_FLAGS="$link" -DCMAKE_SHARED_LINKER_FLAGS="$link" \
+  -DCMAKE_MODULE_LINKER_FLAGS="$link" \
+  -DPython3_EXECUTABLE=/usr/bin/python3 \
+  "${launcher[@]}"
 # The build runs instrumented tools (tide-compile makes tide-calibrate's
 # kernels): they load the shared sanitizer runtime.
 export LD_LIBRARY_PATH="$runtime_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

@@ -726,6 +726,22 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
   }
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(triple);
+  // The CPU the code is built for and the extensions it may use: a runner on
+  // a CPU without one of them refuses the module with a message (its code
+  // would stop at an illegal instruction; --cpu=native builds for this
+  // machine).
+  if (triple.isX86()) {
+    std::string required = machine->getTargetCPU().str();
+    const llvm::MCSubtargetInfo *subtarget = machine->getMCSubtargetInfo();
+    for (const char *name : ::tide::abi::kCheckedCpuFeatures)
+      if (subtarget->checkFeatures(std::string("+") + name))
+        required += std::string(" ") + name;
+    auto *value =
+        llvm::ConstantDataArray::getString(llvmModule->getContext(), required);
+    new llvm::GlobalVariable(*llvmModule, value->getType(), /*isConstant=*/true,
+                             llvm::GlobalValue::ExternalLinkage, value,
+                             ::tide::abi::kCpuSymbol);
+  }
   // Only the C interface and the metadata are exported. The functions behind
   // the wrappers are renamed and made internal, so a user function named
   // like a C library function (`exp`) neither exports nor captures that name.

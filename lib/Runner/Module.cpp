@@ -22,6 +22,88 @@ using namespace tide;
 using namespace tide::runner;
 
 namespace {
+
+/// Whether this CPU has the x86-64 extension `name` (one of
+/// abi::kCheckedCpuFeatures); true for a name this build cannot check.
+bool hostHasCpuFeature(const std::string &name) {
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+  __builtin_cpu_init();
+#define TIDE_CPU_FEATURE(n)                                                    \
+  if (name == n)                                                               \
+    return __builtin_cpu_supports(n);
+  TIDE_CPU_FEATURE("sse3")
+  TIDE_CPU_FEATURE("ssse3")
+  TIDE_CPU_FEATURE("sse4.1")
+  TIDE_CPU_FEATURE("sse4.2")
+  TIDE_CPU_FEATURE("popcnt")
+  TIDE_CPU_FEATURE("avx")
+  TIDE_CPU_FEATURE("avx2")
+  TIDE_CPU_FEATURE("fma")
+  TIDE_CPU_FEATURE("bmi")
+  TIDE_CPU_FEATURE("bmi2")
+  TIDE_CPU_FEATURE("aes")
+  TIDE_CPU_FEATURE("pclmul")
+  TIDE_CPU_FEATURE("gfni")
+  TIDE_CPU_FEATURE("vpclmulqdq")
+  TIDE_CPU_FEATURE("sse4a")
+  TIDE_CPU_FEATURE("fma4")
+  TIDE_CPU_FEATURE("xop")
+  TIDE_CPU_FEATURE("avx512f")
+  TIDE_CPU_FEATURE("avx512vl")
+  TIDE_CPU_FEATURE("avx512bw")
+  TIDE_CPU_FEATURE("avx512dq")
+  TIDE_CPU_FEATURE("avx512cd")
+  TIDE_CPU_FEATURE("avx512vnni")
+  TIDE_CPU_FEATURE("avx512ifma")
+  TIDE_CPU_FEATURE("avx512vbmi")
+  TIDE_CPU_FEATURE("avx512vbmi2")
+  TIDE_CPU_FEATURE("avx512bitalg")
+  TIDE_CPU_FEATURE("avx512vpopcntdq")
+  TIDE_CPU_FEATURE("avx512bf16")
+#if defined(__clang__)
+  // Names GCC 12's __builtin_cpu_supports does not know.
+  TIDE_CPU_FEATURE("f16c")
+  TIDE_CPU_FEATURE("lzcnt")
+  TIDE_CPU_FEATURE("movbe")
+  TIDE_CPU_FEATURE("adx")
+  TIDE_CPU_FEATURE("sha")
+  TIDE_CPU_FEATURE("vaes")
+  TIDE_CPU_FEATURE("avxvnni")
+  TIDE_CPU_FEATURE("avx512fp16")
+#endif
+#undef TIDE_CPU_FEATURE
+#endif
+  return true;
+}
+
+/// Empty when this CPU runs the code of a module whose kCpuSymbol string is
+/// `required` ("CPU EXT EXT ..."); else why not.
+std::string checkCpu(const std::string &path, const char *required) {
+  std::string cpu, missing;
+  const char *p = required;
+  for (bool first = true; *p; first = false) {
+    while (*p == ' ')
+      ++p;
+    const char *end = p;
+    while (*end && *end != ' ')
+      ++end;
+    std::string word(p, end);
+    p = end;
+    if (word.empty())
+      break;
+    if (first)
+      cpu = word;
+    else if (!hostHasCpuFeature(word))
+      missing += (missing.empty() ? "" : ", ") + word;
+  }
+  if (missing.empty())
+    return "";
+  return "cannot run '" + path + "': it was compiled for the CPU '" + cpu +
+         "' and its code may use " + missing +
+         ", which this CPU lacks (it would stop at an illegal instruction); "
+         "compile it on this machine (--cpu=native, the default) or for a "
+         "CPU that this one covers (--cpu=x86-64-v3, say)";
+}
 /// A call of a compiled function on this thread, to which a failed host
 /// allocation returns (see tide-host-allocation-checks).
 struct HostGuarded;
@@ -208,6 +290,14 @@ std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &path,
   if (!handle) {
     error = "cannot load '" + path + "': " + dlerror();
     return nullptr;
+  }
+  if (const auto *required =
+          static_cast<const char *>(dlsym(handle, abi::kCpuSymbol))) {
+    error = checkCpu(path, required);
+    if (!error.empty()) {
+      dlclose(handle);
+      return nullptr;
+    }
   }
   // Failed host allocations of its functions come back to this runner.
   if (auto *slot = reinterpret_cast<void **>(

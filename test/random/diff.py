@@ -153,6 +153,7 @@ class Runner:
         self.work = os.path.abspath(args.work)
         self.failures = os.path.abspath(args.failures) if args.failures else None
         self.target = args.target
+        self.cpu = getattr(args, "cpu", None)
         self.verbose = args.verbose
         self.build_only = args.build_only
         self.prebuilt = args.prebuilt
@@ -167,7 +168,7 @@ class Runner:
     def compile(self, mlir, so, policy):
         self.compiles += 1
         cmd = [self.tool("tide-compile"), mlir, "-o", so, "--target=" + self.target,
-               "--policy=" + policy, "--no-remarks"]
+               "--policy=" + policy, "--no-remarks"] + (["--cpu=" + self.cpu] if self.cpu else [])
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         except subprocess.TimeoutExpired:
@@ -365,6 +366,8 @@ def main():
     ap.add_argument("--count", type=int, default=100, help="programs (functions) in all")
     ap.add_argument("--per-module", type=int, default=50)
     ap.add_argument("--target", default="cpu")
+    ap.add_argument("--cpu", help="tide-compile --cpu (default: this machine's; "
+                    "modules built for another machine: x86-64-v3, say)")
     ap.add_argument("--policy", help="placement policy (default: a random one per module)")
     ap.add_argument("--max-elems", type=int, default=gen.Gen.MAX_ELEMS,
                     help="largest value, in elements (smaller: smaller build-only folders)")

@@ -10,7 +10,9 @@
 # (Tide's GPU runtime; OpenBLAS and its Fortran runtime, or libomp, when CPU
 # parts use them; glibc's own libraries are the machine's), gen.py,
 # diff.py and this script into one tarball, refused above 64 MiB.
-# Everything is placed as the policies decide; with GEMM_ON_CPU=1 float
+# Host code is built for x86-64-v3 (AVX2, FMA: any recent x86-64), not for
+# this machine's CPU, which the GPU machine's may not cover (CPU=... sets
+# another). Everything is placed as the policies decide; with GEMM_ON_CPU=1 float
 # matmuls are pinned to the CPU (--gemm-on-cpu), for a machine without cuBLAS.
 # The run finds cuBLAS and cuDNN in /usr/local/cuda or in PyTorch's NVIDIA
 # wheels (TIDE_CUBLAS and TIDE_CUDNN, when set, win).
@@ -43,7 +45,7 @@ pack)
   mkdir -p "$dir/bin" "$dir/lib"
   # Smaller values (20,000 elements at most) keep the inputs small.
   "$python" "$src/test/random/diff.py" --tide-bin "$bin" --work "$dir/modules" \
-    --target h200 --build-only ${GEMM_ON_CPU:+--gemm-on-cpu} --seed "$seed" --count "$count" \
+    --target h200 --cpu "${CPU:-x86-64-v3}" --build-only ${GEMM_ON_CPU:+--gemm-on-cpu} --seed "$seed" --count "$count" \
     --per-module "$per_module" --max-elems 20000
   cp "$src/test/random/gen.py" "$src/test/random/diff.py" "$src/test/random/gpu-batch.sh" "$dir/"
   cp "$bin/tide-run" "$dir/bin/"

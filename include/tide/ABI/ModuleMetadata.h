@@ -36,6 +36,53 @@ inline constexpr int kMetadataVersion = 1;
 /// A dynamic size in TensorDesc::dims.
 inline constexpr int64_t kDynamic = -1;
 
+/// The symbol that holds, in a module compiled for x86-64, the CPU its code
+/// was built for and the instruction set extensions that code may use, among
+/// kCheckedCpuFeatures: "znver3 sse3 ssse3 ... avx2 fma sse4a" (tide-compile
+/// writes it; the runner refuses a module that needs an extension this CPU
+/// lacks, which would otherwise end the process with an illegal instruction).
+inline constexpr const char *kCpuSymbol = "tide_module_cpu";
+/// The extensions recorded and checked, by LLVM's (and the compilers'
+/// __builtin_cpu_supports) names: those a module built for one x86-64 CPU may
+/// use and another may lack.
+inline constexpr const char *kCheckedCpuFeatures[] = {"sse3",
+                                                      "ssse3",
+                                                      "sse4.1",
+                                                      "sse4.2",
+                                                      "popcnt",
+                                                      "avx",
+                                                      "avx2",
+                                                      "fma",
+                                                      "f16c",
+                                                      "bmi",
+                                                      "bmi2",
+                                                      "lzcnt",
+                                                      "movbe",
+                                                      "adx",
+                                                      "aes",
+                                                      "pclmul",
+                                                      "sha",
+                                                      "vaes",
+                                                      "vpclmulqdq",
+                                                      "gfni",
+                                                      "sse4a",
+                                                      "fma4",
+                                                      "xop",
+                                                      "avxvnni",
+                                                      "avx512f",
+                                                      "avx512vl",
+                                                      "avx512bw",
+                                                      "avx512dq",
+                                                      "avx512cd",
+                                                      "avx512vnni",
+                                                      "avx512ifma",
+                                                      "avx512vbmi",
+                                                      "avx512vbmi2",
+                                                      "avx512bitalg",
+                                                      "avx512vpopcntdq",
+                                                      "avx512fp16",
+                                                      "avx512bf16"};
+
 /// The size in bytes of the element type named `name` ("f32", "bf16", ...),
 /// or 0 when the module ABI has no such type.
 unsigned elementTypeBytes(std::string_view name);

@@ -30,6 +30,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <limits>
@@ -260,8 +261,12 @@ public:
     return finish(b.create(state));
   }
   /// Creates a tide op with a known result type (or one the builder sets).
+  /// (A null operand, from a conversion that failed before and reported,
+  /// stops it before the builder, which may read the operand's type.)
   template <typename OpTy, typename... Args>
   Value make(Args &&...args) {
+    if ((isNullOperand(args) || ...))
+      return {};
     OperationState state(loc, OpTy::getOperationName());
     OpTy::build(b, state, std::forward<Args>(args)...);
     if (llvm::any_of(state.operands, [](Value v) { return !v; }))
@@ -271,6 +276,16 @@ public:
   /// Verifies a new op (its message names this node) and returns its result,
   /// or null.
   Value finish(Operation *op);
+  /// Whether a builder argument is a null value or holds one.
+  template <typename T>
+  static bool isNullOperand(const T &arg) {
+    if constexpr (std::is_convertible_v<const T &, Value>)
+      return !static_cast<Value>(arg);
+    else if constexpr (std::is_convertible_v<const T &, ValueRange>)
+      return llvm::any_of(ValueRange(arg), [](Value v) { return !v; });
+    else
+      return false;
+  }
 
   // Building blocks shared by converters.
   Value constant(DenseElementsAttr value);
