@@ -73,9 +73,11 @@ struct Placer {
   bool remarks;
   unsigned violations = 0;
 
-  void violation(Operation *op, const Twine &message) {
+  void violation(Operation *op, const Twine &message,
+                 std::optional<std::string> fixes = std::nullopt) {
     ++violations;
-    op->emitError() << message << "; " << fixesFor(op, policy);
+    op->emitError() << message << "; "
+                    << (fixes ? *fixes : fixesFor(op, policy));
   }
 
   /// The device an op would choose first, and the reason for that choice.
@@ -283,6 +285,31 @@ struct Placer {
     }
   }
 
+  /// Why `op` cannot run on the CPU (`cpu`) or on the GPU `gpu` under the
+  /// cost policy, as buildPlacementGraph decides it; empty when it can.
+  std::string whyNotOn(Operation *op, bool cpu, const DeviceSpec *gpu,
+                       const llvm::DenseSet<Operation *> &hostShapeOps) {
+    std::string name = ("'" + op->getName().getStringRef() + "'").str();
+    DeviceAttr pin = getDevice(op);
+    if (cpu) {
+      if (!hasKernelOn(op, target.getCPU()))
+        return name + " has no CPU kernel for " + describeKernelDType(op);
+      if (pin && !pin.isCPU())
+        return name + " is pinned to " + pin.str();
+      return "";
+    }
+    if (!gpu)
+      return "target '" + target.name + "' has no GPU";
+    if (!hasKernelOn(op, *gpu))
+      return name + " has no " + gpu->name() + " kernel for " +
+             describeKernelDType(op);
+    if (pin && pin.isCPU())
+      return name + " is pinned to cpu";
+    if (hostShapeOps.contains(op) && !pin)
+      return name + " computes a shape that the host reads";
+    return "";
+  }
+
   /// cost: the minimum cut of the function's CPU/GPU problem.
   void placeByCost(FunctionOpInterface func) {
     PlacementGraphOptions options;
@@ -302,7 +329,9 @@ struct Placer {
         return;
     }
     PlacementGraph graph = buildPlacementGraph(func, target, options);
-    // Ops that can run nowhere are reported before solving.
+    llvm::DenseSet<Operation *> hostShapeOps = collectHostShapeOps(func);
+    // Ops that can run nowhere are reported before solving, with what keeps
+    // their node (the op, or its colocation group) off each side.
     bool impossible = false;
     for (auto [node, ops] : llvm::enumerate(graph.opsOf)) {
       const PlacementProblem::Node &costs = graph.problem.nodes[node];
@@ -310,17 +339,41 @@ struct Placer {
           costs.gpuCost < kForbidden)
         continue;
       impossible = true;
+      std::string offCpu, offGpu;
+      for (Operation *op : ops) {
+        if (offCpu.empty())
+          offCpu = whyNotOn(op, /*cpu=*/true, graph.gpu, hostShapeOps);
+        if (offGpu.empty())
+          offGpu = whyNotOn(op, /*cpu=*/false, graph.gpu, hostShapeOps);
+      }
+      StringRef group = getColocationGroup(ops.front());
+      std::string subject = ops.size() > 1 && !group.empty()
+                                ? ("its colocation group '" + group + "'").str()
+                                : std::string("it");
+      // Every member has a kernel on both sides: the pins and the group
+      // contradict each other, and kernels are not what is missing.
+      bool kernels = graph.gpu && llvm::all_of(ops, [&](Operation *op) {
+                       return hasKernelOn(op, target.getCPU()) &&
+                              hasKernelOn(op, *graph.gpu);
+                     });
+      std::optional<std::string> fixes;
+      if (kernels)
+        fixes = ops.size() > 1 && !group.empty()
+                    ? "fixes: drop the pin, or take one of them out of the "
+                      "colocation group"
+                    : "fixes: drop the pin";
       for (Operation *op : ops)
-        violation(op, llvm::formatv("'{0}' ({1}) can run on no device of "
-                                    "target '{2}' (no kernel, or pinned to a "
-                                    "device without one)",
-                                    op->getName(), describeKernelDType(op),
-                                    target.name));
+        violation(op,
+                  llvm::formatv("'{0}' ({1}) can run on no device of "
+                                "target '{2}': {3} can run neither on the "
+                                "CPU ({4}) nor on a GPU ({5})",
+                                op->getName(), describeKernelDType(op),
+                                target.name, subject, offCpu, offGpu),
+                  fixes);
     }
     if (impossible)
       return;
     PlacementSolution solution = solveMinCut(graph.problem);
-    llvm::DenseSet<Operation *> hostShapeOps = collectHostShapeOps(func);
     MLIRContext *ctx = func->getContext();
     const DeviceSpec &cpu = target.getCPU();
     std::string gpuName = graph.gpu ? graph.gpu->name() : "";

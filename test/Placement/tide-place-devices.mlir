@@ -485,9 +485,26 @@ func.func @negative_cost_group_conflict(%x: tensor<16xf32>) -> tensor<16xf32> {
 
 // An op pinned to a GPU that has no kernel for it can run nowhere under cost.
 func.func @negative_cost_pinned_no_kernel(%a: tensor<8x8xi32>) -> tensor<8x8xi32> {
-  // expected-error @+1 {{'tide.matmul' (i32) can run on no device of target 'h200' (no kernel, or pinned to a device without one)}}
+  // expected-error @+1 {{'tide.matmul' (i32) can run on no device of target 'h200': it can run neither on the CPU ('tide.matmul' is pinned to cuda:0) nor on a GPU ('tide.matmul' has no cuda:0 kernel for i32)}}
   %0 = tide.matmul %a, %a {tide.device = #tide.device<cuda:0>} : tensor<8x8xi32>
   return %0 : tensor<8x8xi32>
+}
+
+// -----
+
+// A member pinned to the GPU, colocated with an op whose result is a shape
+// the host reads (it must stay on the CPU): the group can run nowhere, and
+// the message says which member keeps it off each side (a random program
+// whose generator pinned and colocated so; the message said "no kernel").
+func.func @negative_cost_group_pinned_and_host_shape(%a: tensor<6x6xui64>, %b: tensor<4x?xf32>) -> (tensor<6x6xui64>, tensor<?x3xf32>) {
+  // expected-error @+1 {{'tide.abs' (ui64) can run on no device of target 'h200': its colocation group 'g1' can run neither on the CPU ('tide.abs' is pinned to cuda:0) nor on a GPU ('tide.concat' computes a shape that the host reads); fixes: drop the pin, or take one of them out of the colocation group}}
+  %0 = tide.abs %a {tide.device = #tide.device<cuda:0>, tide.colocate = "g1"} : tensor<6x6xui64>
+  %1 = tide.dim %b axis = 1 : tensor<4x?xf32>
+  %2 = tide.constant dense<[3]> : tensor<1xi64>
+  // expected-error @+1 {{'tide.concat' (i64) can run on no device of target 'h200': its colocation group 'g1'}}
+  %3 = tide.concat %1, %2 axis = 0 {tide.colocate = "g1"} : tensor<1xi64>, tensor<1xi64>
+  %4 = tide.iota %3 axis = 1 : tensor<2xi64> to tensor<?x3xf32>
+  return %0, %4 : tensor<6x6xui64>, tensor<?x3xf32>
 }
 
 //--- multi-gpu.mlir
