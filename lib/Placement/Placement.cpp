@@ -406,6 +406,8 @@ mlir::tide::buildPlacementGraph(FunctionOpInterface func, const Target &target,
 
   // One node per placeable op, or per colocation group.
   llvm::StringMap<unsigned> groupNode;
+  // Nodes with a pinned member, and nodes with an unpinned host shape op.
+  llvm::DenseSet<unsigned> pinnedNodes, hostShapeNodes;
   func->walk([&](Operation *op) {
     if (!isPlaceable(op))
       return;
@@ -432,16 +434,22 @@ mlir::tide::buildPlacementGraph(FunctionOpInterface func, const Target &target,
             : kForbidden;
     if (options.honourPins) {
       if (DeviceAttr pin = getDevice(op)) {
+        pinnedNodes.insert(node);
         if (pin.isCPU())
           costs.gpuCost = kForbidden;
         else
           costs.cpuCost = kForbidden;
       }
     }
-    // Sizes for the host are computed on the host (unless pinned).
     if (hostShapeOps.contains(op) && !getDevice(op))
-      costs.gpuCost = kForbidden;
+      hostShapeNodes.insert(node);
   });
+  // Sizes for the host are computed on the host, unless the op or a member
+  // of its colocation group is pinned (as under the other policies, the pin
+  // decides, and the size is copied to the host).
+  for (unsigned node : hostShapeNodes)
+    if (!pinnedNodes.contains(node))
+      problem.nodes[node].gpuCost = kForbidden;
   for (PlacementProblem::Node &node : problem.nodes) {
     node.cpuCost = std::min(node.cpuCost, kForbidden);
     node.gpuCost = std::min(node.gpuCost, kForbidden);

@@ -50,6 +50,8 @@
 // RUN:   | FileCheck %t/cost.mlir --check-prefix=PAGEABLE
 // RUN: tide-opt %t/cost-errors.mlir -split-input-file -verify-diagnostics \
 // RUN:   --tide-place-devices="target=h200 policy=cost"
+// RUN: tide-opt %t/cost-group-pin.mlir --tide-place-devices="target=h200 policy=cost" \
+// RUN:   | FileCheck %t/cost-group-pin.mlir
 // A CPU-only target places everything on the CPU, whatever the policy.
 // RUN: tide-opt %examples/mlp_f32.mlir --tide-place-devices="target=cpu policy=cost" \
 // RUN:   | FileCheck %s --check-prefix=CPUONLY
@@ -492,16 +494,31 @@ func.func @negative_cost_pinned_no_kernel(%a: tensor<8x8xi32>) -> tensor<8x8xi32
 
 // -----
 
-// A member pinned to the GPU, colocated with an op whose result is a shape
-// the host reads (it must stay on the CPU): the group can run nowhere, and
-// the message says which member keeps it off each side (a random program
-// whose generator pinned and colocated so; the message said "no kernel").
-func.func @negative_cost_group_pinned_and_host_shape(%a: tensor<6x6xui64>, %b: tensor<4x?xf32>) -> (tensor<6x6xui64>, tensor<?x3xf32>) {
-  // expected-error @+1 {{'tide.abs' (ui64) can run on no device of target 'h200': its colocation group 'g1' can run neither on the CPU ('tide.abs' is pinned to cuda:0) nor on a GPU ('tide.concat' computes a shape that the host reads); fixes: drop the pin, or take one of them out of the colocation group}}
+// A member pinned to the GPU, colocated with one that has no GPU kernel: the
+// group can run nowhere, and the message says which member keeps it off
+// each side.
+func.func @negative_cost_group_pinned_without_kernel(%a: tensor<6x6xf32>, %b: tensor<4x?xf32>) -> (tensor<6x6xf32>, tensor<1xi64>) {
+  // expected-error @+1 {{'tide.abs' (f32) can run on no device of target 'h200': its colocation group 'g1' can run neither on the CPU ('tide.abs' is pinned to cuda:0) nor on a GPU ('tide.dim' has no cuda:0 kernel for f32)}}
+  %0 = tide.abs %a {tide.device = #tide.device<cuda:0>, tide.colocate = "g1"} : tensor<6x6xf32>
+  // expected-error @+1 {{'tide.dim' (f32) can run on no device of target 'h200': its colocation group 'g1'}}
+  %1 = tide.dim %b axis = 1 {tide.colocate = "g1"} : tensor<4x?xf32>
+  return %0, %1 : tensor<6x6xf32>, tensor<1xi64>
+}
+
+//--- cost-group-pin.mlir
+
+// A size the host reads (iota's shape) is computed on the host under cost,
+// unless its op is pinned, or colocated with a pinned op: then the pin
+// decides, as under the other policies, and the size goes to the host
+// (a random program had a group that could run nowhere).
+// CHECK-LABEL: func.func @group_pin_and_host_shape(
+// CHECK: tide.abs {{.*}}tide.device = #tide.device<cuda:0>
+// CHECK: tide.concat {{.*}}tide.device = #tide.device<cuda:0>, tide.reason = "colocated(g1); cost(cpu=n/a
+// CHECK: tide.iota
+func.func @group_pin_and_host_shape(%a: tensor<6x6xui64>, %b: tensor<4x?xf32>) -> (tensor<6x6xui64>, tensor<?x3xf32>) {
   %0 = tide.abs %a {tide.device = #tide.device<cuda:0>, tide.colocate = "g1"} : tensor<6x6xui64>
   %1 = tide.dim %b axis = 1 : tensor<4x?xf32>
   %2 = tide.constant dense<[3]> : tensor<1xi64>
-  // expected-error @+1 {{'tide.concat' (i64) can run on no device of target 'h200': its colocation group 'g1'}}
   %3 = tide.concat %1, %2 axis = 0 {tide.colocate = "g1"} : tensor<1xi64>, tensor<1xi64>
   %4 = tide.iota %3 axis = 1 : tensor<2xi64> to tensor<?x3xf32>
   return %0, %4 : tensor<6x6xui64>, tensor<?x3xf32>
