@@ -124,6 +124,24 @@ def test_load_errors(tmp_path):
         tide.load(junk)
 
 
+def test_module_for_another_cpu():
+    # Built for AMD's Bulldozer (XOP, FMA4: no CPU made since 2017 has them),
+    # the module is refused when loaded, not run into an illegal instruction.
+    with pytest.raises(tide.LoadError, match="compiled for the CPU 'bdver4' and its code may use "
+                       r"(sse4a, )?fma4, xop, which this CPU lacks"):
+        tide.compile(EXP, target="cpu", cpu="bdver4")
+    m = tide.compile(EXP, target="cpu", cpu="x86-64-v3" if "avx2" in _cpu_flags() else "x86-64")
+    np.testing.assert_allclose(m.exp(np.zeros(8, np.float32)), np.ones(8, np.float32))
+
+
+def _cpu_flags():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                return line.split()
+    return []
+
+
 def test_onnx_error_names_the_node():
     pytest.importorskip("onnx")
     from onnx import TensorProto, helper
