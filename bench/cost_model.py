@@ -253,13 +253,13 @@ def build(args):
     compile_ = os.path.join(args.tide_bin, "tide-compile")
     opt = os.path.join(args.tide_bin, "tide-opt")
     if not args.skip_sides:
-        check_call([compile_, mlir, "--target=cpu", "--no-remarks", "-o",
+        check_call([compile_, mlir, "--target=cpu", "--cpu=" + args.cpu, "--no-remarks", "-o",
                     os.path.join(args.out, "cpu.so")])
-        check_call([compile_, mlir, "--target=h200", "--policy=soft", "--no-remarks", "-o",
+        check_call([compile_, mlir, "--target=h200", "--policy=soft", "--cpu=" + args.cpu, "--no-remarks", "-o",
                     os.path.join(args.out, "gpu.so")])
     for t in args.target:
         name = target_name(t)
-        check_call([compile_, mlir, "--target=" + t, "--policy=cost", "--no-remarks", "-o",
+        check_call([compile_, mlir, "--target=" + t, "--policy=cost", "--cpu=" + args.cpu, "--no-remarks", "-o",
                     os.path.join(args.out, "cost-%s.so" % name)])
         pred = os.path.join(args.out, "predicted-%s.json" % name)
         check_call([opt, mlir, "-o", "/dev/null", "--tide-place-pipeline=target=%s policy=cost "
@@ -374,6 +374,8 @@ def main():
     b.add_argument("--tide-bin", required=True)
     b.add_argument("--out", required=True)
     b.add_argument("--target", action="append", help="target of policy=cost (default h200)")
+    b.add_argument("--cpu", default="x86-64-v3",
+                   help="CPU for the host code (the GPU machine's host, not this one)")
     b.add_argument("--skip-sides", action="store_true", help="only the cost modules")
     r = sub.add_parser("run")
     r.add_argument("--tide-bin", required=True)

@@ -2,7 +2,9 @@
 # Everything GPU, on the GPU machine, in one run (built on the build machine):
 #   bash bench/gpu_build.sh        # GPU benchmark modules -> build/gpu-bench
 #   python3 test/Runtime/numerics.py --tide-bin build/bin --tmp build/gpu-suite \
-#       --target=h200 --build-only # the GPU suite's modules -> build/gpu-suite
+#       --target=h200 --build-only --compile-flag=--cpu=x86-64-v3
+#       # the GPU suite's modules -> build/gpu-suite (host code for any
+#       # x86-64-v3 CPU: the GPU machine's host may differ from this one)
 # then, carrying build/bin/tide-run build/bin/tide-gpu-runtime-test
 # build/lib/libTideCudaRuntime.so build/lib/libTideRunnerCAPI.so
 # build/gpu-suite build/gpu-bench build/gpu-oom, and build/lib/libomp.so.5

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # On the build machine: compile the GPU benchmark modules (bench/gpu/*.mlir,
 # target h200) into build/gpu-bench, to be carried to the GPU machine.
+# Host code is built for CPU (default x86-64-v3): the GPU machine's host may
+# lack extensions of this machine's CPU, and tide-run refuses such a module.
 set -euo pipefail
+cpu=${CPU:-x86-64-v3}
 cd "$(dirname "$0")/.."
 mkdir -p build/gpu-bench
 for m in bench/gpu/*.mlir; do
   name=$(basename "$m" .mlir)
-  build/bin/tide-compile "$m" --target=h200 --no-remarks -o "build/gpu-bench/$name.so"
+  build/bin/tide-compile "$m" --target=h200 --cpu="$cpu" --no-remarks -o "build/gpu-bench/$name.so"
 done
 ls -la build/gpu-bench
 # The out-of-memory test's module (test/GPU/out-of-memory.py, bench/gpu.sh oom).
 mkdir -p build/gpu-oom
-build/bin/tide-compile test/GPU/Inputs/oom.mlir --target=h200 --no-remarks -o build/gpu-oom/oom.so
+build/bin/tide-compile test/GPU/Inputs/oom.mlir --target=h200 --cpu="$cpu" --no-remarks -o build/gpu-oom/oom.so
 ls -la build/gpu-oom

@@ -185,7 +185,7 @@ def build(args):
         lib = os.path.join(args.out, name + ".so")
         start = time.time()
         subprocess.run([os.path.join(args.tide_bin, "tide-compile"), path, "--target=h200",
-                        "--resident=cuda:0", "--no-remarks", "-o", lib]
+                        "--cpu=" + args.cpu, "--resident=cuda:0", "--no-remarks", "-o", lib]
                        + (["--reduce-precision=bf16"] if dtype == "f32r" else []),
                        check=True, stderr=subprocess.DEVNULL if dtype == "f32r" else None)
         print("%s: compiled in %.1f s, %.1f MB" % (name, time.time() - start,
@@ -324,6 +324,8 @@ def main():
     b = sub.add_parser("build")
     b.add_argument("--tide-bin", default="build/bin")
     b.add_argument("--out", default="build/gpu-models")
+    b.add_argument("--cpu", default="x86-64-v3",
+                   help="CPU for the modules' host code (the GPU machine's host, not this one)")
     b.add_argument("--only", help="only the models whose name contains this")
     r = sub.add_parser("run")
     r.add_argument("dir")

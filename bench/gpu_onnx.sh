@@ -3,7 +3,7 @@
 # here for the H200 target (see docs/onnx.md), run there.
 #
 # Here:   /usr/bin/python3 test/Frontend/ONNX/conformance.py --tide-bin build/bin \
-#             --target h200 --tmp build/onnx-h200 --build-only
+#             --target h200 --cpu x86-64-v3 --tmp build/onnx-h200 --build-only
 #         (plus build/onnx-h200/encoder: see docs/onnx.md), then
 #         tar czf build/onnx-h200.tgz -C build onnx-h200
 # There:  bash bench/gpu_onnx.sh   (carrying build/bin/tide-run,

@@ -4,7 +4,7 @@ of a Tide GPU function through DLPack, with no copy (checked by pointer and
 by timing), and the answer checked against torch.
 
 Here:   build/bin/tide-compile bench/gpu/resident.mlir --target=h200 \\
-            -o build/py-gpu/resident.so --no-remarks
+            --cpu=x86-64-v3 -o build/py-gpu/resident.so --no-remarks
 There:  pip install --no-build-isolation --target /tmp/tide-py \\
             --config-settings=cmake.define.TIDE_PYTHON_COMPILER=OFF python/
         PYTHONPATH=/tmp/tide-py python3 bench/gpu_python.py build/py-gpu/resident.so

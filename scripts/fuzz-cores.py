@@ -40,7 +40,10 @@ def start(t, w, seed):
                           "-print_final_stats=1", "-rss_limit_mb=4096", "-timeout=60", "-reload=1",
                           f"-artifact_prefix={OUT}/reports/{t}-{w}-", corpus, f"test/fuzz/corpus/{t}"],
                          stdout=open(log, "w"), stderr=subprocess.STDOUT, env=env)
-    procs[p.pid] = (t, w, log, time.time())
+    # Keep the Popen object: one dropped while its process runs goes on
+    # subprocess's list of children to reap, and the next Popen reaps it
+    # there, so that os.wait4 below would never see it end.
+    procs[p.pid] = (t, w, log, time.time(), p)
 restarts = {}
 seed = int(os.environ.get("SEED", "1000"))
 for t, n in plan.items():
@@ -48,8 +51,12 @@ for t, n in plan.items():
         seed += 1
         start(t, w, seed)
 while procs:
-    pid, status, ru = os.wait4(-1, 0)
-    t, w, log, t0 = procs.pop(pid)
+    try:
+        pid, status, ru = os.wait4(-1, 0)
+    except ChildProcessError:  # reaped elsewhere: nothing to measure
+        print(f"lost track of {len(procs)} workers", flush=True)
+        break
+    t, w, log, t0, _ = procs.pop(pid)
     rc = os.waitstatus_to_exitcode(status)
     tail = open(log, errors="replace").read().splitlines()
     execs = [l for l in tail if l.startswith("stat::number_of_executed_units")]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU test suite, on the GPU machine (no LLVM there): runs the modules that
 #   python3 test/Runtime/numerics.py --tide-bin build/bin --tmp build/gpu-suite \
-#       --target=h200 --build-only
+#       --target=h200 --build-only --compile-flag=--cpu=x86-64-v3
 # compiled on the build machine (every op and dtype, the examples, bad inputs:
 # all placed on the GPU), against NumPy references, then under
 # compute-sanitizer. Prints `N passed, N failed`.

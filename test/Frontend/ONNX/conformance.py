@@ -209,7 +209,8 @@ def prepare(test_dir, work, args):
         return entry
     so = os.path.join(work, "model.so")
     rc, text = run([os.path.join(args.tide_bin, "tide-compile"), mlir,
-                    "--target=%s" % args.target, "-o", so, "--no-remarks"])
+                    "--target=%s" % args.target, "-o", so, "--no-remarks"]
+                   + (["--cpu=" + args.cpu] if args.cpu else []))
     if rc != 0:
         entry.update(status="fail", why="compile: " + first_error(text))
         return entry
@@ -335,6 +336,8 @@ def main():
     ap.add_argument("--data", default=DATA)
     ap.add_argument("--suites", default=",".join(SUITES))
     ap.add_argument("--target", default="cpu")
+    ap.add_argument("--cpu", default=None,
+                    help="tide-compile --cpu (x86-64-v3 for modules run on another machine)")
     ap.add_argument("--tmp", default=None)
     ap.add_argument("--expect", default=None)
     ap.add_argument("--write-expectations", action="store_true")
