@@ -17,6 +17,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -209,8 +210,11 @@ public:
         shape.push_back(static_cast<int64_t>(a.shape(d)));
         strides.push_back(a.stride(d));
       }
+      // An empty tensor holds no element, so any strides describe it (a
+      // slice that selects nothing keeps its parent's).
+      bool empty = std::find(shape.begin(), shape.end(), 0) != shape.end();
       int64_t expected = 1;
-      for (size_t d = shape.size(); d-- > 0;) {
+      for (size_t d = shape.size(); d-- > 0 && !empty;) {
         if (shape[d] != 1 && strides[d] != expected)
           throw nb::value_error(
               (which + " is not contiguous (shape " + shapeText(shape) +

@@ -8,12 +8,19 @@ import numpy as np
 import pytest
 
 import tide
-from conftest import has_cuda_toolkit, has_gpu
+from conftest import StridedF32, has_cuda_toolkit, has_gpu
 
 EXP = """
 func.func @exp(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = tide.exp %x : tensor<8xf32>
   return %y : tensor<8xf32>
+}
+"""
+
+NEG_DYNAMIC = """
+func.func @neg(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %y = tide.neg %x : tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
 }
 """
 
@@ -87,6 +94,16 @@ def test_non_contiguous(m):
     x = np.zeros(16, np.float32)[::2]
     with pytest.raises(tide.InputError, match=r"input 0 of @exp is not contiguous \(shape \[8\], strides \[2\] in elements\)"):
         m.exp(x)
+    # Through DLPack with the strides given: a dense view is taken, a strided
+    # one refused; an empty tensor holds nothing, so whatever its strides
+    # (PyTorch keeps the parent's in a slice that selects nothing, x[:0:2]) it
+    # is dense.
+    neg = tide.compile(NEG_DYNAMIC, target="cpu")
+    base = np.arange(12, dtype=np.float32)
+    np.testing.assert_array_equal(neg.neg(StridedF32(base, (4, 3), (3, 1))), -base.reshape(4, 3))
+    with pytest.raises(tide.InputError, match=r"input 0 of @neg is not contiguous \(shape \[2x3\], strides \[6x1\]"):
+        neg.neg(StridedF32(base, (2, 3), (6, 1)))
+    assert neg.neg(StridedF32(base, (0, 3), (6, 1))).shape == (0, 3)
     # A read-only array is fine (nothing writes to inputs).
     y = np.ones(8, np.float32)
     y.flags.writeable = False
