@@ -84,14 +84,16 @@ TIDE_RUNNER_EXPORTED size_t tideRunnerGetNumArgs(const TideRunnerModule *module,
 TIDE_RUNNER_EXPORTED size_t
 tideRunnerGetNumResults(const TideRunnerModule *module, size_t function);
 /** Argument or result `index` of `function`; the strings and dims live as
- *  long as the module. */
+ *  long as the module. These accessors give 0, NULL or a spec whose dtype is
+ *  NULL for a null module or an index out of range. */
 TIDE_RUNNER_EXPORTED TideTensorSpec
 tideRunnerGetArg(const TideRunnerModule *module, size_t function, size_t index);
 TIDE_RUNNER_EXPORTED TideTensorSpec tideRunnerGetResult(
     const TideRunnerModule *module, size_t function, size_t index);
 
 /** Checks `inputs` against the signature of `function` (count, dtype, rank,
- *  static sizes, device) with tide-run's messages. Returns 1 when they fit,
+ *  static sizes, device; data for every tensor with elements, sizes that fit
+ *  in int64 bytes) with tide-run's messages. Returns 1 when they fit,
  *  0 with the reason in `*error` (free it with tideFreeString). */
 TIDE_RUNNER_EXPORTED int tideRunnerCheck(const TideRunnerModule *module,
                                          size_t function,

@@ -9,6 +9,8 @@
 #include "tide/Runner/Devices.h"
 #include "tide/Runner/Module.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -41,34 +43,49 @@ TideRunnerModule *tideRunnerLoad(const char *path, char **error) {
 
 void tideRunnerDestroy(TideRunnerModule *module) { delete module; }
 
+/// Function `f` of `m`, or null (a null module, an index out of range).
+static const FunctionSpec *function(const TideRunnerModule *m, size_t f) {
+  if (!m || f >= m->module->functions().size())
+    return nullptr;
+  return &m->module->functions()[f];
+}
+
 size_t tideRunnerGetNumFunctions(const TideRunnerModule *m) {
-  return m->module->functions().size();
+  return m ? m->module->functions().size() : 0;
 }
 
 const char *tideRunnerGetFunctionName(const TideRunnerModule *m, size_t f) {
-  return m->module->functions()[f].name.c_str();
+  const FunctionSpec *fn = function(m, f);
+  return fn ? fn->name.c_str() : nullptr;
 }
 
 size_t tideRunnerGetNumArgs(const TideRunnerModule *m, size_t f) {
-  return m->module->functions()[f].args.size();
+  const FunctionSpec *fn = function(m, f);
+  return fn ? fn->args.size() : 0;
 }
 
 size_t tideRunnerGetNumResults(const TideRunnerModule *m, size_t f) {
-  return m->module->functions()[f].results.size();
+  const FunctionSpec *fn = function(m, f);
+  return fn ? fn->results.size() : 0;
 }
 
-static TideTensorSpec wrap(const TensorSpec &spec) {
+static TideTensorSpec wrap(const std::vector<TensorSpec> *specs, size_t i) {
+  if (!specs || i >= specs->size())
+    return {nullptr, 0, nullptr, nullptr};
+  const TensorSpec &spec = (*specs)[i];
   return {spec.dtype->name, static_cast<int32_t>(spec.dims.size()),
           spec.dims.data(), spec.device.c_str()};
 }
 
 TideTensorSpec tideRunnerGetArg(const TideRunnerModule *m, size_t f, size_t i) {
-  return wrap(m->module->functions()[f].args[i]);
+  const FunctionSpec *fn = function(m, f);
+  return wrap(fn ? &fn->args : nullptr, i);
 }
 
 TideTensorSpec tideRunnerGetResult(const TideRunnerModule *m, size_t f,
                                    size_t i) {
-  return wrap(m->module->functions()[f].results[i]);
+  const FunctionSpec *fn = function(m, f);
+  return wrap(fn ? &fn->results : nullptr, i);
 }
 
 static int32_t deviceOrdinal(const std::string &device) {
@@ -99,6 +116,11 @@ static bool checkInputs(const CompiledModule &module, size_t f,
     return false;
   }
   const FunctionSpec &fn = module.functions()[f];
+  if (numInputs > 0 && !inputs) {
+    setError(error, "@" + fn.name + " was given " + std::to_string(numInputs) +
+                        " inputs but a null input array");
+    return false;
+  }
   views.assign(numInputs, TensorView());
   anyGpuInput = false;
   for (size_t i = 0; i < numInputs; ++i) {
@@ -121,6 +143,25 @@ static bool checkInputs(const CompiledModule &module, size_t f,
         setError(error, which + " has a negative dimension");
         return false;
       }
+    // A tensor with elements needs data, and its size in bytes must fit in
+    // int64 (no allocation or copy could hold more).
+    if (std::find(v.shape.begin(), v.shape.end(), 0) == v.shape.end()) {
+      uint64_t bytes = v.dtype->bytes;
+      for (int64_t d : v.shape) {
+        if (bytes > static_cast<uint64_t>(INT64_MAX) / d) {
+          setError(error, which + " has more elements than fit in memory (" +
+                              "its size in bytes is past 2^63 - 1)");
+          return false;
+        }
+        bytes *= d;
+      }
+      if (!t.data) {
+        setError(error, which + " has a null data pointer but holds " +
+                            std::to_string(bytes / v.dtype->bytes) +
+                            " elements");
+        return false;
+      }
+    }
     v.data = t.data;
     if (t.deviceKind == TIDE_DEVICE_CUDA) {
       v.device = "cuda:" + std::to_string(t.deviceId);
@@ -141,8 +182,19 @@ static bool checkInputs(const CompiledModule &module, size_t f,
   return true;
 }
 
+/// False with an error for a null module.
+static bool haveModule(const TideRunnerModule *m, char **error) {
+  if (error)
+    *error = nullptr;
+  if (!m)
+    setError(error, "no module (a null TideRunnerModule)");
+  return m;
+}
+
 int tideRunnerCheck(const TideRunnerModule *m, size_t f,
                     const TideTensor *inputs, size_t numInputs, char **error) {
+  if (!haveModule(m, error))
+    return 0;
   std::vector<TensorView> views;
   bool anyGpuInput = false;
   return checkInputs(*m->module, f, inputs, numInputs, views, anyGpuInput,
@@ -152,6 +204,8 @@ int tideRunnerCheck(const TideRunnerModule *m, size_t f,
 int tideRunnerCall(const TideRunnerModule *m, size_t f,
                    const TideTensor *inputs, size_t numInputs,
                    TideResultCallback onResult, void *userData, char **error) {
+  if (!haveModule(m, error))
+    return 0;
   const CompiledModule &module = *m->module;
   std::vector<TensorView> views;
   bool anyGpuInput = false;

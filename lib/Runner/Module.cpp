@@ -188,6 +188,20 @@ void runHostGuarded(void *arg) {
   call->failed = true;
   call->message = guard.message;
 }
+
+/// runHostGuarded inside the GPU runtime's guarded call: a host failure ends
+/// that call too (tide_rt_fail_guarded_call), which frees the device memory
+/// the call had allocated; returning normally would leave it in use.
+struct HostGuardedOnGpu {
+  HostGuarded *call;
+  void (*fail)(const char *);
+};
+void runHostGuardedOnGpu(void *arg) {
+  auto *g = static_cast<HostGuardedOnGpu *>(arg);
+  runHostGuarded(g->call);
+  if (g->call->failed)
+    g->fail(g->call->message.c_str()); // does not return
+}
 } // namespace
 
 std::string TensorSpec::str() const {
@@ -561,8 +575,9 @@ bool ResultBuffer::isDense() const {
 }
 
 const CompiledModule::GpuRuntime *CompiledModule::gpuRuntime() const {
-  if (!gpuLooked) {
-    gpuLooked = true;
+  // Once per module, also when calls from several threads (Python releases
+  // its lock) look first at the same time.
+  std::call_once(gpuLooked, [&] {
     gpu.alloc =
         reinterpret_cast<decltype(gpu.alloc)>(dlsym(handle, "mgpuMemAlloc"));
     gpu.free =
@@ -575,7 +590,9 @@ const CompiledModule::GpuRuntime *CompiledModule::gpuRuntime() const {
         dlsym(handle, "tide_rt_synchronize"));
     gpu.guarded = reinterpret_cast<decltype(gpu.guarded)>(
         dlsym(handle, "tide_rt_guarded_call"));
-  }
+    gpu.fail = reinterpret_cast<decltype(gpu.fail)>(
+        dlsym(handle, "tide_rt_fail_guarded_call"));
+  });
   if (!gpu.alloc || !gpu.free || !gpu.copy || !gpu.sync)
     return nullptr;
   return &gpu;
@@ -593,9 +610,18 @@ bool CompiledModule::guardedCall(void (*fn)(void *), void *context,
   } else {
     HostGuard *outer = hostGuard;
     char message[1024] = {0};
-    if (!rt->guarded(runHostGuarded, &call, message, sizeof(message))) {
+    HostGuardedOnGpu onGpu{&call, rt->fail};
+    int ok =
+        rt->fail
+            ? rt->guarded(runHostGuardedOnGpu, &onGpu, message, sizeof(message))
+            : rt->guarded(runHostGuarded, &call, message, sizeof(message));
+    if (!ok) {
       hostGuard = outer;
       call.freeLive();
+      // What the abandoned call had queued may still use the device memory
+      // just given back, and the caller's tensors: let it finish first.
+      if (rt->wait)
+        rt->wait();
       error = message;
       return false;
     }

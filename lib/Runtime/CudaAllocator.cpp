@@ -152,6 +152,10 @@ CUdeviceptr tide::cudart::tryAllocate(Driver &d, uint64_t bytes,
   longjmp(g->jump, 1);
 }
 
+extern "C" void tide_rt_fail_guarded_call(const char *message) {
+  outOfMemory(message ? message : "the call failed");
+}
+
 extern "C" void *mgpuMemAlloc(uint64_t bytes, void *stream, bool isHostShared) {
   Driver &d = ready("allocating device memory");
   if (isHostShared)

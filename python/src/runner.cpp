@@ -178,6 +178,9 @@ public:
 
   /// Checks and calls function `f`; returns the list of its results.
   nb::list call(size_t f, nb::sequence args) {
+    // The call holds the module loaded: another thread may close it while
+    // the call runs without the GIL.
+    std::shared_ptr<Loaded> keep = loaded;
     TideRunnerModule *m = get();
     std::string name = tideRunnerGetFunctionName(m, f);
     Inputs in;
@@ -245,10 +248,10 @@ public:
 
     std::vector<std::unique_ptr<Result>> results;
     auto collect = [](size_t, const TideResult *r, void *user) {
-      auto &ctx = *static_cast<
-          std::pair<std::vector<std::unique_ptr<Result>> *, Module *> *>(user);
+      auto &ctx = *static_cast<std::pair<std::vector<std::unique_ptr<Result>> *,
+                                         std::shared_ptr<Loaded> *> *>(user);
       auto result = std::make_unique<Result>();
-      result->loaded = ctx.second->loaded;
+      result->loaded = *ctx.second;
       result->allocated = r->allocated;
       result->data = r->data;
       result->dtype = r->dtype;
@@ -257,8 +260,8 @@ public:
       result->deviceId = r->deviceId;
       ctx.first->push_back(std::move(result));
     };
-    std::pair<std::vector<std::unique_ptr<Result>> *, Module *> ctx{&results,
-                                                                    this};
+    std::pair<std::vector<std::unique_ptr<Result>> *, std::shared_ptr<Loaded> *>
+        ctx{&results, &keep};
     int ok;
     {
       nb::gil_scoped_release release;

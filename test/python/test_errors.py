@@ -132,6 +132,65 @@ def test_closed_module():
         f(np.zeros(8, np.float32))
 
 
+SLOW = """
+func.func @slow(%x: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %a = tide.matmul %x, %x : tensor<1024x1024xf32>, tensor<1024x1024xf32>
+  %b = tide.tanh %a : tensor<1024x1024xf32>
+  %c = tide.matmul %b, %x : tensor<1024x1024xf32>, tensor<1024x1024xf32>
+  %d = tide.tanh %c : tensor<1024x1024xf32>
+  %e = tide.matmul %d, %x : tensor<1024x1024xf32>, tensor<1024x1024xf32>
+  %f = tide.tanh %e : tensor<1024x1024xf32>
+  %g = tide.matmul %f, %x : tensor<1024x1024xf32>, tensor<1024x1024xf32>
+  return %g : tensor<1024x1024xf32>
+}
+"""
+
+
+def test_close_while_another_thread_calls():
+    # The call runs without the GIL; closing the module meanwhile must not
+    # unload it under the call (it used to: a segfault), and the result stays
+    # usable. Later calls say the module was closed.
+    import threading
+    import time
+    m = tide.compile(SLOW, target="cpu")
+    x = (np.random.default_rng(0).random((1024, 1024), np.float32) - 0.5) / 64
+    out = {}
+    started = threading.Event()
+
+    def work():
+        started.set()
+        try:
+            out["r"] = m.slow(x)
+        except tide.Error as e:  # closed before the call began
+            out["r"] = e
+
+    busy = False
+    for _ in range(5):
+        started.clear()
+        t = threading.Thread(target=work)
+        t.start()
+        started.wait()
+        time.sleep(0.005)
+        busy = t.is_alive()
+        m.close()
+        t.join()
+        if isinstance(out["r"], tide.Error):
+            assert "the module was closed" in str(out["r"])
+            busy = False
+            m = tide.compile(SLOW, target="cpu")
+            continue
+        ref = x
+        for _ in range(3):
+            ref = np.tanh(ref @ x)
+        np.testing.assert_allclose(out["r"], ref @ x, rtol=1e-3, atol=1e-6)
+        with pytest.raises(tide.Error, match="the module was closed"):
+            m.slow(x)
+        if busy:
+            break
+        m = tide.compile(SLOW, target="cpu")  # the call ended first: again
+    assert busy, "every call ended before the module was closed"
+
+
 def test_load_errors(tmp_path):
     with pytest.raises(tide.LoadError, match="cannot load"):
         tide.load(tmp_path / "missing.so")

@@ -16,6 +16,7 @@
 #include "tide/Runner/Npy.h"
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -138,6 +139,9 @@ private:
     void (*wait)() = nullptr;
     /// tide_rt_guarded_call: out of GPU memory returns here as an error.
     int (*guarded)(void (*)(void *), void *, char *, size_t) = nullptr;
+    /// tide_rt_fail_guarded_call: ends a guarded call as out of GPU memory
+    /// does (another failure inside it: its device memory is freed).
+    void (*fail)(const char *) = nullptr;
   };
   /// The module's GPU runtime (the mgpu* functions it links), or null.
   const GpuRuntime *gpuRuntime() const;
@@ -153,7 +157,7 @@ private:
   std::vector<FunctionSpec> specs;
   bool cpuFallback = false; ///< imports tide_rt_use_gpu: a CPU version inside
   mutable GpuRuntime gpu;
-  mutable bool gpuLooked = false;
+  mutable std::once_flag gpuLooked;
 };
 
 /// Before the first module (or other code) brings OpenBLAS in: chooses its

@@ -81,6 +81,13 @@ void tide_rt_profile_report(void);
 int tide_rt_guarded_call(void (*fn)(void *), void *context, char *error,
                          size_t errorSize);
 
+/* Ends the innermost tide_rt_guarded_call of this thread as out of GPU memory
+ * does, with `message`: frees the device memory the call had allocated and
+ * returns 0 from it. For a failure the caller detects inside the call (the
+ * runner's out of host memory), so that the call's device memory is not left
+ * in use. Outside a guarded call, a fatal error with `message`. */
+void tide_rt_fail_guarded_call(const char *message);
+
 #ifdef __cplusplus
 }
 #endif
