@@ -191,11 +191,15 @@ size_t typeSize(int type) {
 }
 
 /// y = conv(x, w) (or y += conv(x, w) when `accumulate`) for NC<spatial>
-/// tensors x [N, C, ...], w [F, C/groups, ...], y [N, F, ...].
-void convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
+/// tensors x [N, C, ...], w [F, C/groups, ...], y [N, F, ...]. False, with
+/// the message in `why`, when its workspace does not fit in GPU memory: the
+/// caller reports it once this frame's objects are destroyed (out of memory
+/// leaves with longjmp, which would skip their destructors).
+bool convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
                  int64_t yRank, void *yDesc, int64_t groups, int64_t accumulate,
                  const int64_t pads[3], const int64_t strides[3],
-                 const int64_t dilations[3], int type) {
+                 const int64_t dilations[3], int type, char *why,
+                 size_t whySize) {
   Driver &d = ready("running a GPU convolution");
   Cudnn &c = cudnn();
   if (!c.unavailable.empty())
@@ -211,7 +215,7 @@ void convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
   // Nothing to compute.
   for (int64_t dim = 0; dim < yRank; ++dim)
     if (y.size(dim) == 0)
-      return;
+      return true;
   if (x.size(1) == 0)
     fatal("a GPU convolution over 0 input channels is not supported");
 
@@ -348,13 +352,10 @@ void convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
   size_t element = typeSize(type);
   void *workspace = nullptr;
   if (p.workspace) {
-    char why[512];
-    workspace = reinterpret_cast<void *>(tryAllocate(
-        d, p.workspace, stream, /*tracked=*/true, why, sizeof(why)));
-    if (!workspace) {
-      serial.unlock(); // outOfMemory leaves this frame
-      outOfMemory(why);
-    }
+    workspace = reinterpret_cast<void *>(
+        tryAllocate(d, p.workspace, stream, /*tracked=*/true, why, whySize));
+    if (!workspace)
+      return false;
   }
   int status = 0;
   c.setStream(c.dnn, stream);
@@ -372,6 +373,7 @@ void convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
     mgpuMemFree(workspace, stream);
   if (status != 0)
     fatal(name + ": cudnnConvolutionForward failed: " + c.errorString(status));
+  return true;
 }
 
 } // namespace
@@ -381,8 +383,10 @@ void convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
     const int64_t pads[3] = {pad0, pad1, pad2};                                \
     const int64_t strides[3] = {stride0, stride1, stride2};                    \
     const int64_t dilations[3] = {dilation0, dilation1, dilation2};            \
-    convolution(xRank, x, wRank, w, yRank, y, groups, accumulate, pads,        \
-                strides, dilations, type);                                     \
+    char why[512];                                                             \
+    if (!convolution(xRank, x, wRank, w, yRank, y, groups, accumulate, pads,   \
+                     strides, dilations, type, why, sizeof(why)))              \
+      outOfMemory(why);                                                        \
   }
 TIDE_DEFINE_GPU_CONV(f16, kHalf)
 TIDE_DEFINE_GPU_CONV(bf16, kBFloat16)
