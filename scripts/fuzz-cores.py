@@ -26,6 +26,19 @@ if ncpu != 16 and "PLAN" not in os.environ:
 env = dict(os.environ, LD_LIBRARY_PATH=f"{FZ}/libA:{FZ}/libB")
 os.makedirs(f"{OUT}/reports", exist_ok=True)
 os.makedirs(f"{FZ}/logs", exist_ok=True)
+# Each target must start (its libraries found, say) before the cores are
+# given to it: a worker that cannot start exits at once, and the call's time
+# would go by with nothing fuzzed.
+broken = []
+for t in plan:
+    p = subprocess.run([f"{FZ}/bin/tide-fuzz-{t}", "-runs=0", f"test/fuzz/corpus/{t}"],
+                       env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        broken.append(t)
+        print(f"tide-fuzz-{t} does not start (exit {p.returncode}): "
+              + (p.stderr.strip().splitlines() or ["no message"])[-1], flush=True)
+if broken:
+    sys.exit(1)
 deadline = time.time() + secs
 procs = {}  # pid -> (target, worker, log path, start)
 stats = []
