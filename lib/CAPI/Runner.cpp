@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <vector>
 
 using namespace tide::runner;
 
@@ -92,15 +93,48 @@ static int32_t deviceOrdinal(const std::string &device) {
   return device.rfind("cuda:", 0) == 0 ? std::atoi(device.c_str() + 5) : 0;
 }
 
-/// Waits for all work on the current CUDA context, where the process uses
-/// one (a PyTorch tensor may still be being written on the caller's stream).
-static void synchronizeCallerStreams() {
+/// Waits for all work on the primary CUDA context of each GPU in `devices`
+/// (a PyTorch tensor may still be being written on the caller's stream), made
+/// current for the wait: the calling thread may have none current (a thread
+/// that has not used CUDA yet) or another GPU's. Only where the process has
+/// loaded the driver; failures leave nothing to wait for.
+static void synchronizeCallerStreams(const std::vector<int32_t> &devices) {
   void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   if (!cuda)
     return;
+  using GetFn = int (*)(int *, int);
+  using RetainFn = int (*)(void **, int);
+  using ReleaseFn = int (*)(int);
+  using PushFn = int (*)(void *);
+  using PopFn = int (*)(void **);
   using SyncFn = int (*)();
-  if (auto sync = reinterpret_cast<SyncFn>(dlsym(cuda, "cuCtxSynchronize")))
-    sync();
+  auto get = reinterpret_cast<GetFn>(dlsym(cuda, "cuDeviceGet"));
+  auto retain =
+      reinterpret_cast<RetainFn>(dlsym(cuda, "cuDevicePrimaryCtxRetain"));
+  auto release =
+      reinterpret_cast<ReleaseFn>(dlsym(cuda, "cuDevicePrimaryCtxRelease_v2"));
+  auto push = reinterpret_cast<PushFn>(dlsym(cuda, "cuCtxPushCurrent_v2"));
+  auto pop = reinterpret_cast<PopFn>(dlsym(cuda, "cuCtxPopCurrent_v2"));
+  auto sync = reinterpret_cast<SyncFn>(dlsym(cuda, "cuCtxSynchronize"));
+  if (get && retain && release && push && pop && sync) {
+    for (size_t i = 0; i < devices.size(); ++i) {
+      if (std::find(devices.begin(), devices.begin() + i, devices[i]) !=
+          devices.begin() + i)
+        continue; // waited for already
+      int device = 0;
+      void *context = nullptr;
+      if (get(&device, devices[i]) != 0 || retain(&context, device) != 0)
+        continue;
+      if (push(context) == 0) {
+        sync();
+        void *popped = nullptr;
+        pop(&popped);
+      }
+      release(device);
+    }
+  } else if (sync) {
+    sync(); // the current context's work, as before
+  }
   dlclose(cuda);
 }
 
@@ -218,8 +252,13 @@ int tideRunnerCall(const TideRunnerModule *m, size_t f,
     setError(error, why);
     return 0;
   }
-  if (anyGpuInput)
-    synchronizeCallerStreams();
+  if (anyGpuInput) {
+    std::vector<int32_t> gpus;
+    for (size_t i = 0; i < numInputs; ++i)
+      if (inputs[i].deviceKind == TIDE_DEVICE_CUDA)
+        gpus.push_back(inputs[i].deviceId);
+    synchronizeCallerStreams(gpus);
+  }
   StagedInputs staged;
   std::vector<ResultBuffer> results;
   if (!module.stage(fn, views, staged, why) ||
