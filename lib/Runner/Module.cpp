@@ -8,6 +8,7 @@
 #include "tide/ABI/ModuleMetadata.h"
 #include "tide/Runner/ElfCheck.h"
 
+#include <cerrno>
 #include <chrono>
 #include <csetjmp>
 #include <cstdio>
@@ -16,6 +17,9 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <set>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 #include <unordered_set>
 
 using namespace tide;
@@ -263,6 +267,72 @@ static std::string describeBadMetadata(const std::string &path,
 // the kernels are chosen from the CPU's features instead (SkylakeX with
 // AVX-512, Haswell with AVX2 and FMA), unless the user set
 // OPENBLAS_CORETYPE or OpenBLAS is already loaded (its choice stands).
+/// True when `path` names a library this process has loaded already whose
+/// file has since been replaced (the same path recompiled): dlopen would
+/// return the old code for it, since the C library matches loaded objects by
+/// name. Compares the device and inode of the loaded mapping
+/// (/proc/self/maps) with the file's now.
+static bool isStaleLoad(const std::string &path) {
+  void *old = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (!old)
+    return false;
+  link_map *map = nullptr;
+  uintptr_t base = 0;
+  if (dlinfo(old, RTLD_DI_LINKMAP, &map) == 0 && map)
+    base = map->l_addr;
+  dlclose(old);
+  struct stat now;
+  if (!base || stat(path.c_str(), &now) != 0)
+    return false;
+  FILE *maps = std::fopen("/proc/self/maps", "r");
+  if (!maps)
+    return false;
+  bool stale = false;
+  char line[4096];
+  while (std::fgets(line, sizeof(line), maps)) {
+    unsigned long long begin = 0, end = 0, offset = 0, inode = 0;
+    unsigned major = 0, minor = 0;
+    char perms[8];
+    if (std::sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &begin, &end, perms,
+                    &offset, &major, &minor, &inode) != 7 ||
+        begin != base)
+      continue;
+    stale = inode != now.st_ino || makedev(major, minor) != now.st_dev;
+    break;
+  }
+  std::fclose(maps);
+  return stale;
+}
+
+/// Loads a private copy of `path` (a file of its own, deleted once mapped),
+/// so that it is not confused with the library loaded earlier under that
+/// path; null with `error` set on failure.
+static void *loadPrivateCopy(const std::string &path, std::string &error) {
+  const char *dir = std::getenv("TMPDIR");
+  std::string copy =
+      std::string(dir && *dir ? dir : "/tmp") + "/tide-module-XXXXXX.so";
+  int out = mkstemps(copy.data(), 3);
+  FILE *in = std::fopen(path.c_str(), "rb");
+  bool ok = out >= 0 && in;
+  char buffer[1 << 16];
+  size_t n;
+  while (ok && (n = std::fread(buffer, 1, sizeof(buffer), in)) > 0)
+    ok = write(out, buffer, n) == static_cast<ssize_t>(n);
+  if (in)
+    std::fclose(in);
+  if (out >= 0)
+    close(out);
+  void *handle = ok ? dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL) : nullptr;
+  if (!ok)
+    error = "cannot load '" + path + "': cannot copy it to " + copy + " (" +
+            std::strerror(errno) + ")";
+  else if (!handle)
+    error = "cannot load '" + path + "': " + dlerror();
+  if (out >= 0)
+    unlink(copy.c_str());
+  return handle;
+}
+
 void tide::runner::chooseOpenBlasKernels() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   static bool done = false;
@@ -300,10 +370,17 @@ std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &path,
     return nullptr;
   }
   chooseOpenBlasKernels();
-  void *handle = dlopen(resolved.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    error = "cannot load '" + path + "': " + dlerror();
-    return nullptr;
+  void *handle = nullptr;
+  if (isStaleLoad(resolved)) {
+    handle = loadPrivateCopy(resolved, error);
+    if (!handle)
+      return nullptr;
+  } else {
+    handle = dlopen(resolved.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      error = "cannot load '" + path + "': " + dlerror();
+      return nullptr;
+    }
   }
   if (const auto *required =
           static_cast<const char *>(dlsym(handle, abi::kCpuSymbol))) {

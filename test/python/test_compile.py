@@ -72,6 +72,27 @@ def test_mlir_path_and_output(tmp_path, examples):
     assert again.placement is None
 
 
+def test_recompiling_to_the_same_path(tmp_path):
+    # The C library matches loaded libraries by path: loading the rebuilt file
+    # used to return the first module's code and signature (a wrong answer).
+    out = tmp_path / "m.so"
+    exp = tide.compile("""
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = tide.exp %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}""", target="cpu", output=out)
+    twice = tide.compile("""
+func.func @f(%x: tensor<4xf32>, %z: tensor<4xf32>) -> tensor<4xf32> {
+  %y = tide.add %x, %z : tensor<4xf32>, tensor<4xf32>
+  return %y : tensor<4xf32>
+}""", target="cpu", output=out)
+    x = np.ones(4, np.float32)
+    np.testing.assert_array_equal(twice.f(x, x), 2 * x)
+    assert len(twice.signature["f"].args) == 2
+    np.testing.assert_allclose(exp.f(x), np.exp(x), rtol=1e-6)
+    np.testing.assert_array_equal(tide.load(out).f(x, x), 2 * x)
+
+
 def test_placement_report():
     # Theano 0.7 had no GPU kernel for exp on f64 (docs/seeds).
     m = tide.compile(EXP.replace("f32", "f64"), target="theano-0.7")
