@@ -163,6 +163,9 @@ int tideCompileToLibrary(const char *source, size_t sourceLength,
         return fail("invalid 'reduce-precision' option '" + value.str() +
                     "'; expected none, bf16 or f16");
     } else if (name == "cpu") {
+      std::string why;
+      if (failed(tide::checkCompileCpu(value, why)))
+        return fail("invalid 'cpu' option: " + why);
       options.cpu = value.str();
     } else if (name == "opt-level") {
       unsigned level = 0;

@@ -608,13 +608,59 @@ static FailureOr<unsigned> externalizeConstants(ArrayRef<ModuleOp> modules,
   return static_cast<unsigned>(symbols.size());
 }
 
+/// LLVM's native target, registered once (registration is not thread-safe,
+/// and the C API and Python compile on several threads).
+static void initializeNativeTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+LogicalResult mlir::tide::checkCompileCpu(StringRef cpu, std::string &error) {
+  if (cpu == "native")
+    return success();
+  initializeNativeTarget();
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  std::string lookupError;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, lookupError);
+  if (!target) {
+    error = "no LLVM target for " + triple.str() + ": " + lookupError;
+    return failure();
+  }
+  std::unique_ptr<llvm::MCSubtargetInfo> any(
+      target->createMCSubtargetInfo(triple, "", ""));
+  std::string examples =
+      triple.isX86() ? " (native, x86-64, x86-64-v2, x86-64-v3, x86-64-v4, or "
+                       "a CPU such as skylake-avx512, sapphirerapids, znver3)"
+                     : " (native, or a CPU of that target)";
+  if (cpu.empty() || !any || !any->isCPUStringValid(cpu)) {
+    error = "unknown CPU '" + cpu.str() + "' for " + triple.str() +
+            "; expected one LLVM knows" + examples;
+    return failure();
+  }
+  if (triple.getArch() == llvm::Triple::x86_64) {
+    std::unique_ptr<llvm::MCSubtargetInfo> chosen(
+        target->createMCSubtargetInfo(triple, cpu, ""));
+    if (!chosen || !chosen->checkFeatures("+64bit")) {
+      error =
+          "CPU '" + cpu.str() + "' cannot run 64-bit (x86-64) code" + examples;
+      return failure();
+    }
+  }
+  return success();
+}
+
 LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
                                             const CompileOptions &options,
                                             StringRef outputPath,
                                             std::string &error,
                                             ModuleOp fallback) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
+  initializeNativeTarget();
+  if (failed(checkCompileCpu(options.cpu, error)))
+    return failure();
 
   // Tide's argument and result attributes (tide.resident) mean nothing to
   // LLVM: the metadata global carries them.

@@ -60,6 +60,11 @@ def test_bad_options():
         tide.compile(EXP, target="cpu", reduce_precision="f8")
     with pytest.raises(tide.CompileError, match="invalid 'opt-level' option '7'"):
         tide.compile(EXP, target="cpu", opt_level=7)
+    # An unknown CPU used to end the process (an LLVM fatal error).
+    with pytest.raises(tide.CompileError, match="invalid 'cpu' option: unknown CPU 'bogus'"):
+        tide.compile(EXP, target="cpu", cpu="bogus")
+    with pytest.raises(tide.CompileError, match="CPU 'i386' cannot run 64-bit"):
+        tide.compile(EXP, target="cpu", cpu="i386")
     with pytest.raises(tide.CompileError, match="bind-shape and bind-input apply to ONNX models only"):
         tide.compile(EXP, target="cpu", bind_shape={"batch": 2})
 

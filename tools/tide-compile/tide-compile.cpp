@@ -141,6 +141,13 @@ int main(int argc, char **argv) {
     return 1;
   }
   {
+    std::string error;
+    if (failed(tide::checkCompileCpu(cpu, error))) {
+      llvm::errs() << "tide-compile: --cpu: " << error << "\n";
+      return 1;
+    }
+  }
+  {
     tide::CpuPipelineOptions check;
     check.threads = threads;
     check.grain = grain;

@@ -96,6 +96,12 @@ std::string getModuleMetadata(ModuleOp module);
 LogicalResult generateHeader(llvm::StringRef metadata, llvm::StringRef guard,
                              std::string &header, std::string &error);
 
+/// Checks that `cpu` (CompileOptions::cpu: "native" or an LLVM CPU name such
+/// as "x86-64-v3" or "znver3") names a CPU this machine's LLVM target can
+/// generate 64-bit code for; fails with the reason in `error` (otherwise LLVM
+/// would end the process with a fatal error while generating code).
+LogicalResult checkCompileCpu(llvm::StringRef cpu, std::string &error);
+
 /// Translates, optimizes and writes an object file; then links `outputPath`
 /// as a shared library with the system's C compiler driver. On failure
 /// returns the reason in `error`.
