@@ -290,29 +290,60 @@ def compile(source, target: "str | os.PathLike | None" = None,
                     "tide.compile(output=...)) and use tide.load(path): "
                     f"{e}") from None
 
+    # Each option has one type: a string "false" is not False, and 2.7 is
+    # not a size (nothing is converted silently).
+    def as_text(option: str, value: Any) -> str:
+        if not isinstance(value, str):
+            raise TypeError(f"tide.compile: {option} must be a str, not "
+                            f"{type(value).__name__}")
+        if "\0" in value:
+            raise ValueError(f"tide.compile: {option} contains a NUL character")
+        return value
+
+    def as_path(option: str, value: Any) -> str:
+        if not isinstance(value, (str, bytes, os.PathLike)):
+            raise TypeError(f"tide.compile: {option} must be a path (str or "
+                            f"os.PathLike), not {type(value).__name__}")
+        return as_text(option, os.fsdecode(os.fspath(value)))
+
+    def as_flag(option: str, value: Any) -> str:
+        if not isinstance(value, bool):
+            raise TypeError(f"tide.compile: {option} must be True or False, "
+                            f"not {value!r}")
+        return "true" if value else "false"
+
+    def as_size(option: str, value: Any) -> str:
+        if isinstance(value, bool) or not hasattr(value, "__index__"):
+            raise TypeError(f"tide.compile: {option} must be an integer, not "
+                            f"{value!r}")
+        return str(value.__index__())
+
     options: List[Tuple[str, str]] = []
     if target is not None:
-        options.append(("target", os.fspath(target)))
+        options.append(("target", as_path("target", target)))
     if policy is not None:
-        options.append(("policy", str(policy)))
+        options.append(("policy", as_text("policy", policy)))
     if cpu is not None:
-        options.append(("cpu", cpu))
+        options.append(("cpu", as_text("cpu", cpu)))
     if opt_level is not None:
-        options.append(("opt-level", str(opt_level)))
-    options.append(("cpu-fallback", "true" if cpu_fallback else "false"))
-    options.append(("remarks", "true" if remarks else "false"))
+        options.append(("opt-level", as_size("opt_level", opt_level)))
+    options.append(("cpu-fallback", as_flag("cpu_fallback", cpu_fallback)))
+    options.append(("remarks", as_flag("remarks", remarks)))
     if cuda_toolkit is not None:
-        options.append(("cuda-toolkit", os.fspath(cuda_toolkit)))
+        options.append(("cuda-toolkit", as_path("cuda_toolkit", cuda_toolkit)))
     if gpu_chip is not None:
-        options.append(("gpu-chip", gpu_chip))
+        options.append(("gpu-chip", as_text("gpu_chip", gpu_chip)))
     if reduce_precision is not None:
-        options.append(("reduce-precision", str(reduce_precision)))
+        options.append(("reduce-precision", as_text("reduce_precision", reduce_precision)))
     for name, value in (bind_shape or {}).items():
+        what = f"bind_shape[{name!r}]"
         if isinstance(value, (tuple, list)):
-            value = "x".join(str(int(d)) for d in value)
-        options.append(("bind-shape", f"{name}={value}"))
+            value = "x".join(as_size(what, d) for d in value)
+        elif not isinstance(value, str):
+            value = as_size(what, value)
+        options.append(("bind-shape", f"{as_text('bind_shape', name)}={value}"))
     for name, value in (bind_input or {}).items():
-        options.append(("bind-input", f"{name}={os.fspath(value)}"))
+        options.append(("bind-input", f"{as_text('bind_input', name)}={as_path('bind_input', value)}"))
 
     workdir = tempfile.mkdtemp(prefix="tide-")
     try:
@@ -335,7 +366,7 @@ def compile(source, target: "str | os.PathLike | None" = None,
             raise TypeError("tide.compile takes MLIR text, the path of a .mlir "
                             "or .onnx file, or an onnx.ModelProto, not "
                             f"{type(source).__name__}")
-        so = os.fspath(output) if output is not None else os.path.join(workdir, "module.so")
+        so = as_path("output", output) if output is not None else os.path.join(workdir, "module.so")
         ok, diagnostics, reports = _compiler.compile(text, is_path, name, options, so)
         # A ModelProto's temporary file is named "model.onnx" in messages.
         prefix = workdir + os.sep

@@ -60,6 +60,20 @@ def test_bad_options():
         tide.compile(EXP, target="cpu", reduce_precision="f8")
     with pytest.raises(tide.CompileError, match="invalid 'opt-level' option '7'"):
         tide.compile(EXP, target="cpu", opt_level=7)
+    # Options of the wrong type are refused, not converted: a string "false"
+    # used to turn the fallback on, and 2.7 became a size of 2.
+    with pytest.raises(TypeError, match="cpu_fallback must be True or False, not 'false'"):
+        tide.compile(EXP, target="cpu", cpu_fallback="false")
+    with pytest.raises(TypeError, match="remarks must be True or False, not 'no'"):
+        tide.compile(EXP, target="cpu", remarks="no")
+    with pytest.raises(TypeError, match=r"bind_shape\['x'\] must be an integer, not 2.7"):
+        tide.compile(EXP, target="cpu", bind_shape={"x": (1, 2.7)})
+    with pytest.raises(TypeError, match="cpu must be a str, not int"):
+        tide.compile(EXP, target="cpu", cpu=3)
+    with pytest.raises(TypeError, match="opt_level must be an integer, not '3'"):
+        tide.compile(EXP, target="cpu", opt_level="3")
+    with pytest.raises(ValueError, match="output contains a NUL character"):
+        tide.compile(EXP, target="cpu", output="m.so\0x")
     # An unknown CPU used to end the process (an LLVM fatal error).
     with pytest.raises(tide.CompileError, match="invalid 'cpu' option: unknown CPU 'bogus'"):
         tide.compile(EXP, target="cpu", cpu="bogus")
