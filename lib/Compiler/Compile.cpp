@@ -950,12 +950,28 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
   args.push_back("-lm");
   if (options.vectorMath)
     args.push_back("-lmvec");
+  // The linker's own messages go into the error (callers of the C API and
+  // Python get them with it; nothing is printed).
+  SmallString<128> linkerLog;
+  std::optional<llvm::FileRemover> removeLog;
+  std::optional<StringRef> redirects[3] = {std::nullopt, std::nullopt,
+                                           std::nullopt};
+  if (!llvm::sys::fs::createTemporaryFile("tide-link", "txt", linkerLog)) {
+    removeLog.emplace(linkerLog);
+    redirects[1] = redirects[2] = StringRef(linkerLog);
+  }
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(linker, args, std::nullopt, {}, 0, 0,
-                                     &message);
+  int rc = llvm::sys::ExecuteAndWait(linker, args, std::nullopt, redirects, 0,
+                                     0, &message);
   if (rc != 0) {
     error = "linking " + outputPath.str() + " with " + linker + " failed" +
             (message.empty() ? "" : ": " + message);
+    if (removeLog)
+      if (auto log = llvm::MemoryBuffer::getFile(linkerLog)) {
+        StringRef text = (*log)->getBuffer().trim();
+        if (!text.empty())
+          error += ":\n" + text.str();
+      }
     return failure();
   }
   return success();

@@ -90,6 +90,9 @@ def test_bad_sources(tmp_path):
         tide.compile(42)
     with pytest.raises(tide.CompileError, match="require-gpu|CPU|cpu"):
         tide.compile(EXP, target="cpu", policy="require-gpu")
+    # The linker's message is part of the error (it used to go to stderr).
+    with pytest.raises(tide.CompileError, match="(?s)linking .* failed:.*cannot open output file"):
+        tide.compile(EXP, target="cpu", output=tmp_path / "no" / "dir" / "x.so")
 
 
 def test_wrong_dtype(m):
