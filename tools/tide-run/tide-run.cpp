@@ -17,6 +17,7 @@
 #include "tide/Runner/Npy.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <malloc.h>
@@ -76,10 +77,13 @@ std::string compile(const std::string &mlir, const std::string &target,
   if (!mkdtemp(dir.data()))
     fail("cannot create a temporary directory in " + pattern);
   std::string out = std::string(dir.data()) + "/module.so";
-  std::vector<std::string> args = {compiler, mlir, "-o", out,
-                                   "--target=" + target, "--no-remarks"};
+  std::vector<std::string> args = {compiler, "-o", out, "--target=" + target,
+                                   "--no-remarks"};
   if (!policy.empty())
     args.push_back("--policy=" + policy);
+  // The file last, after "--": a name that starts with '-' is a file.
+  args.push_back("--");
+  args.push_back(mlir);
   pid_t pid = fork();
   if (pid == 0) {
     std::vector<char *> argv;
@@ -92,8 +96,10 @@ std::string compile(const std::string &mlir, const std::string &target,
   }
   int status = 0;
   waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    rmdir(dir.data()); // empty: no module was written
     fail("compiling '" + mlir + "' failed (see the messages above)");
+  }
   return out;
 }
 
@@ -180,8 +186,9 @@ int main(int argc, char **argv) {
     else if (const char *v = value("--random=")) {
       random = true;
       char *end;
+      errno = 0;
       seed = std::strtoul(v, &end, 10);
-      if (*end || !*v || *v == '-')
+      if (*end || !*v || *v == '-' || errno == ERANGE)
         fail("--random takes a non-negative integer seed, got '" +
              std::string(v) + "'");
     } else if (const char *v = value("--repeat=")) {
