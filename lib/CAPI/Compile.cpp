@@ -135,6 +135,9 @@ int tideCompileToLibrary(const char *source, size_t sourceLength,
   };
   if (!source || !outputPath)
     return fail("no source or no output path given");
+  if (numOptions > 0 && (!optionNames || !optionValues))
+    return fail(std::to_string(numOptions) +
+                " options given but no option names or values (null)");
 
   tide::CompileOptions options;
   tide::ONNXImportOptions importOptions;

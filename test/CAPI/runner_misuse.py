@@ -115,3 +115,27 @@ print("null data (check):", call([tensor(None, (2, 3))], check=True))
 print("too large:", call([tensor(x.ctypes.data, (2**62, 3))]))
 ok, _ = call([tensor(None, (0, 3))])
 print("empty, null data:", ok, results[-1].shape)
+
+# The compiler's C API (libTideCompilerCAPI.so beside the runner's): options
+# counted but not given.
+class TideDiagnostic(ctypes.Structure):
+    _fields_ = [("severity", ctypes.c_char_p), ("file", ctypes.c_char_p),
+                ("line", ctypes.c_uint), ("column", ctypes.c_uint),
+                ("location", ctypes.c_char_p), ("message", ctypes.c_char_p)]
+
+
+DIAG = ctypes.CFUNCTYPE(None, ctypes.POINTER(TideDiagnostic), ctypes.c_void_p)
+compiler = ctypes.CDLL(lib.replace("libTideRunnerCAPI.so", "libTideCompilerCAPI.so"))
+compiler.tideCompileToLibrary.restype = ctypes.c_int
+messages = []
+
+
+@DIAG
+def diagnose(d, user):
+    messages.append("%s: %s" % (d.contents.severity.decode(), d.contents.message.decode()))
+
+
+source = b"func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> { return %x : tensor<4xf32> }"
+ok = compiler.tideCompileToLibrary(source, ctypes.c_size_t(len(source)), 0, b"<source>", None, None,
+                                   ctypes.c_size_t(2), b"/tmp/unused.so", diagnose, None, None)
+print("options without names:", ok, messages)
