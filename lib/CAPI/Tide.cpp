@@ -123,8 +123,20 @@ MlirModule tideImportONNXFile(MlirContext cContext, MlirStringRef cPath,
   ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
     std::string line;
     llvm::raw_string_ostream os(line);
-    os << (diag.getSeverity() == DiagnosticSeverity::Error ? "error: "
-                                                           : "note: ");
+    switch (diag.getSeverity()) {
+    case DiagnosticSeverity::Error:
+      os << "error: ";
+      break;
+    case DiagnosticSeverity::Warning:
+      os << "warning: ";
+      break;
+    case DiagnosticSeverity::Remark:
+      os << "remark: ";
+      break;
+    case DiagnosticSeverity::Note:
+      os << "note: ";
+      break;
+    }
     if (auto where = tide::describeNamedLocation(diag.getLocation()))
       os << *where;
     else
