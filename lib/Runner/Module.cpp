@@ -8,8 +8,10 @@
 #include "tide/ABI/ModuleMetadata.h"
 #include "tide/Runner/ElfCheck.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csetjmp>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -212,9 +214,47 @@ std::string TensorSpec::str() const {
   return s + "] on " + device;
 }
 
+namespace {
+/// The addresses a loaded object's segments span, or an empty range.
+struct Span {
+  const char *name;
+  uintptr_t begin = UINTPTR_MAX, end = 0;
+};
+int findSpan(dl_phdr_info *info, size_t, void *data) {
+  auto *span = static_cast<Span *>(data);
+  if (!info->dlpi_name || std::strcmp(info->dlpi_name, span->name) != 0)
+    return 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD)
+      continue;
+    span->begin =
+        std::min<uintptr_t>(span->begin, info->dlpi_addr + ph.p_vaddr);
+    span->end = std::max<uintptr_t>(span->end,
+                                    info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
+  }
+  return 1;
+}
+} // namespace
+
 CompiledModule::~CompiledModule() {
-  if (handle)
-    dlclose(handle);
+  if (!handle)
+    return;
+  // The GPU copies of the module's constants are keyed by slots in the
+  // module's memory: free them before it goes.
+  using Release = void (*)(const void *, const void *);
+  auto release =
+      reinterpret_cast<Release>(dlsym(handle, "tide_rt_release_constants"));
+  link_map *map = nullptr;
+  if (release && dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map &&
+      map->l_name) {
+    Span span{map->l_name};
+    dl_iterate_phdr(findSpan, &span);
+    if (span.begin < span.end)
+      release(reinterpret_cast<const void *>(span.begin),
+              reinterpret_cast<const void *>(span.end));
+  }
+  dlclose(handle);
 }
 
 /// The metadata string of a loaded module, read no further than its symbol's
