@@ -36,7 +36,10 @@ for part in $parts; do
   oom)
     echo "=== out of GPU memory (TIDE_GPU_MEMORY_LIMIT): an error, and later calls work"
     python3 test/GPU/out-of-memory.py --tide-bin build/bin --lib build/lib \
-      --module build/gpu-oom/oom.so || rc=1 ;;
+      --module build/gpu-oom/oom.so || rc=1
+    echo "=== unloading a GPU module gives its constants' GPU copies back"
+    python3 test/GPU/constants-unload.py run --lib build/lib \
+      --module build/gpu-oom/constants.so || rc=1 ;;
   model-oom)
     echo "=== a model larger than the GPU memory Tide may use (ResNet-50 under TIDE_GPU_MEMORY_LIMIT)"
     PYTHONPATH="${TIDE_PY:-/tmp/tide-py}" python3 test/GPU/model-out-of-memory.py build/gpu-models || rc=1 ;;

@@ -15,4 +15,10 @@ ls -la build/gpu-bench
 # The out-of-memory test's module (test/GPU/out-of-memory.py, bench/gpu.sh oom).
 mkdir -p build/gpu-oom
 build/bin/tide-compile test/GPU/Inputs/oom.mlir --target=h200 --cpu="$cpu" --no-remarks -o build/gpu-oom/oom.so
+# A module with a 1 MiB constant (test/GPU/constants-unload.py: unloading
+# gives its GPU copy back).
+python3 test/GPU/constants-unload.py make build/gpu-oom/constants.mlir
+build/bin/tide-compile build/gpu-oom/constants.mlir --target=h200 --cpu="$cpu" --no-remarks \
+  -o build/gpu-oom/constants.so
+rm build/gpu-oom/constants.mlir
 ls -la build/gpu-oom

@@ -8,12 +8,16 @@
 #include "tide/ABI/ModuleMetadata.h"
 #include "tide/Runner/ElfCheck.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csetjmp>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <dlfcn.h>
 #include <link.h>
 #include <set>
@@ -216,9 +220,70 @@ std::string TensorSpec::str() const {
   return s + "] on " + device;
 }
 
+namespace {
+/// The addresses a loaded object's segments span, or an empty range.
+struct Span {
+  const char *name;
+  uintptr_t begin = UINTPTR_MAX, end = 0;
+};
+int findSpan(dl_phdr_info *info, size_t, void *data) {
+  auto *span = static_cast<Span *>(data);
+  if (!info->dlpi_name || std::strcmp(info->dlpi_name, span->name) != 0)
+    return 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD)
+      continue;
+    span->begin =
+        std::min<uintptr_t>(span->begin, info->dlpi_addr + ph.p_vaddr);
+    span->end = std::max<uintptr_t>(span->end,
+                                    info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
+  }
+  return 1;
+}
+} // namespace
+
+namespace {
+/// How many runner modules hold each loaded library: dlopen of a path already
+/// loaded returns the same handle, and the GPU copies of its constants are
+/// given back only when the last of them goes (another may be in a call).
+std::mutex handleUsersMutex;
+std::map<void *, int> &handleUsers() {
+  static auto *users = new std::map<void *, int>();
+  return *users;
+}
+} // namespace
+
 CompiledModule::~CompiledModule() {
-  if (handle)
+  if (!handle)
+    return;
+  bool last;
+  {
+    std::lock_guard<std::mutex> lock(handleUsersMutex);
+    auto it = handleUsers().find(handle);
+    last = it == handleUsers().end() || --it->second == 0;
+    if (it != handleUsers().end() && last)
+      handleUsers().erase(it);
+  }
+  if (!last) {
     dlclose(handle);
+    return;
+  }
+  // The GPU copies of the module's constants are keyed by slots in the
+  // module's memory: free them before it goes.
+  using Release = void (*)(const void *, const void *);
+  auto release =
+      reinterpret_cast<Release>(dlsym(handle, "tide_rt_release_constants"));
+  link_map *map = nullptr;
+  if (release && dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map &&
+      map->l_name) {
+    Span span{map->l_name};
+    dl_iterate_phdr(findSpan, &span);
+    if (span.begin < span.end)
+      release(reinterpret_cast<const void *>(span.begin),
+              reinterpret_cast<const void *>(span.end));
+  }
+  dlclose(handle);
 }
 
 /// The metadata string of a loaded module, read no further than its symbol's
@@ -402,6 +467,10 @@ std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &path,
     *slot = reinterpret_cast<void *>(&tideRunnerHostFreed);
   auto module = std::unique_ptr<CompiledModule>(new CompiledModule());
   module->handle = handle;
+  {
+    std::lock_guard<std::mutex> lock(handleUsersMutex);
+    ++handleUsers()[handle];
+  }
   module->cpuFallback = importsSymbol(resolved, "tide_rt_use_gpu");
   std::string text;
   abi::ModuleMetadata metadata;

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 using namespace tide::cudart;
 
@@ -353,6 +354,29 @@ ConstantCopies &constantCopies() {
   return *copies;
 }
 } // namespace
+
+extern "C" void tide_rt_release_constants(const void *begin, const void *end) {
+  std::vector<CUdeviceptr> copies;
+  {
+    ConstantCopies &all = constantCopies();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    for (auto it = all.bySlot.begin(); it != all.bySlot.end();) {
+      auto *slot = reinterpret_cast<const char *>(it->first);
+      if (slot >= static_cast<const char *>(begin) &&
+          slot < static_cast<const char *>(end)) {
+        copies.push_back(it->second.first);
+        it = all.bySlot.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  // Back to the allocator's cache (no driver call: this also runs while the
+  // process exits). No call of the module is in flight: each call waited
+  // for its GPU work before it returned.
+  for (CUdeviceptr copy : copies)
+    mgpuMemFree(reinterpret_cast<void *>(copy), nullptr);
+}
 
 extern "C" void tide_rt_gpu_copy_constant(void *dst, const void *src,
                                           int64_t bytes, int64_t *slot) {

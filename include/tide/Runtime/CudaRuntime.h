@@ -88,6 +88,13 @@ int tide_rt_guarded_call(void (*fn)(void *), void *context, char *error,
  * in use. Outside a guarded call, a fatal error with `message`. */
 void tide_rt_fail_guarded_call(const char *message);
 
+/* Frees the GPU copies of the constants whose slots (see
+ * tide_rt_gpu_copy_constant) lie in [begin, end): a module's own memory,
+ * which the runner passes before it unloads the module. Without it, each
+ * load and unload of a module with GPU constants (a model's weights) would
+ * leave their copies allocated. */
+void tide_rt_release_constants(const void *begin, const void *end);
+
 #ifdef __cplusplus
 }
 #endif
