@@ -8,8 +8,11 @@ its weights' GPU memory.
 
 `run` loads the module through the runner C API (libTideRunnerCAPI.so in DIR,
 through ctypes, as test/GPU/out-of-memory.py does), calls it, checks the
-result, and destroys it, N times, under TIDE_GPU_MEMORY_LIMIT = 4 MiB: when
-the copies leak, a load after the fourth fails with "out of GPU memory"."""
+result, and destroys it, N times, under TIDE_GPU_MEMORY_LIMIT = 16 MiB, and
+reads the bytes Tide's GPU allocator holds in use after each unload
+(tide_rt_allocator_stats): 0 each time. A call needs 6-7 MiB (input,
+constant copy, its per-call copy, output, staging); a leaked copy is 1 MiB
+more, and the limit is reached within the twelve loads."""
 import argparse
 import ctypes
 import os
@@ -51,7 +54,7 @@ CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_size_t, ctypes.POINTER(TideResult), c
 
 def run(lib, module_path, loads):
     import numpy as np
-    os.environ["TIDE_GPU_MEMORY_LIMIT"] = str(4 << 20)
+    os.environ["TIDE_GPU_MEMORY_LIMIT"] = str(16 << 20)
     capi = ctypes.CDLL(os.path.join(lib, "libTideRunnerCAPI.so"))
     capi.tideRunnerLoad.restype = ctypes.c_void_p
     capi.tideRunnerLoad.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
@@ -62,6 +65,14 @@ def run(lib, module_path, loads):
                                     ctypes.POINTER(ctypes.c_void_p)]
     capi.tideRunnerFreeBuffer.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32]
     capi.tideFreeString.argtypes = [ctypes.c_void_p]
+    # The same library the modules load (by its soname).
+    rt = ctypes.CDLL(os.path.join(lib, "libTideCudaRuntime.so"))
+    rt.tide_rt_allocator_stats.argtypes = [ctypes.POINTER(ctypes.c_uint64)] * 2
+
+    def in_use():
+        used, cached = ctypes.c_uint64(), ctypes.c_uint64()
+        rt.tide_rt_allocator_stats(ctypes.byref(used), ctypes.byref(cached))
+        return used.value
     x = np.ones(N, np.float32)
     want = x + np.array(constant(), np.float32)
     shape = (ctypes.c_int64 * 1)(N)
@@ -95,15 +106,18 @@ def run(lib, module_path, loads):
         return True
 
     passed = 0
+    held = []
     for i in range(loads):
         m = load("load %d" % i)
         if not m:
             break
         ok = call(m, "call after load %d" % i)
         capi.tideRunnerDestroy(m)
+        held.append(in_use())
         if not ok:
             break
-        passed += 1
+        passed += held[-1] == 0
+    print("in use after each unload: %s" % " ".join(str(h) for h in held))
     print("%d loads: %d passed" % (loads, passed))
     # The same path loaded twice is one library: destroying the first module
     # must leave the second's constant usable.
