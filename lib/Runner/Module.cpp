@@ -16,10 +16,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <dlfcn.h>
 #include <link.h>
+#include <map>
+#include <mutex>
 #include <set>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>

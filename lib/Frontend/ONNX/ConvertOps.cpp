@@ -360,6 +360,38 @@ LogicalResult convertMish(NodeImporter &n) {
   return out(n, n.create<MulOp>(n.in(0), n.make<TanhOp>(sp)));
 }
 
+/// x * sigmoid(alpha * x).
+Value swish(NodeImporter &n, Value x, double alpha) {
+  Value scaled = alpha == 1.0 ? x : n.create<MulOp>(x, sc(n, x, alpha));
+  Value s = n.make<SigmoidOp>(scaled);
+  if (!s)
+    return {};
+  return n.create<MulOp>(x, s);
+}
+
+/// Swish (opset 24).
+LogicalResult convertSwish(NodeImporter &n) {
+  if (failed(n.checkAttrs({"alpha"})) || failed(need(n, 1)) ||
+      failed(requireFloat(n, n.in(0))))
+    return failure();
+  return out(n, swish(n, n.in(0), n.attrFloat("alpha", 1.0)));
+}
+
+/// SwiGLU (opset 28): Swish_alpha(A) * B, A and B of one shape.
+LogicalResult convertSwiGLU(NodeImporter &n) {
+  if (failed(n.checkAttrs({"alpha"})) || failed(need(n, 2)) ||
+      failed(requireFloat(n, n.in(0))))
+    return failure();
+  Value a = n.in(0), b = n.in(1);
+  if (elemOf(a) != elemOf(b) || shapeOf(a) != shapeOf(b))
+    return n.fail("SwiGLU needs A and B of one type and shape (it does not "
+                  "broadcast), got " +
+                  shapeString(shapeOf(a)) + " and " + shapeString(shapeOf(b)));
+  Value g = swish(n, a, n.attrFloat("alpha", 1.0));
+  TRY(g);
+  return out(n, n.create<MulOp>(g, b));
+}
+
 LogicalResult convertThresholdedRelu(NodeImporter &n) {
   if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
     return failure();
@@ -466,20 +498,23 @@ LogicalResult convertPow(NodeImporter &n) {
   return out(n, n.cast(r, t));
 }
 
-/// ONNX Mod: integers follow the divisor's sign (Python, tide.mod) unless
-/// fmod = 1 (C, tide.rem); floats need fmod = 1.
+/// ONNX Mod: the divisor's sign (Python, tide.mod) unless fmod = 1 (C,
+/// tide.rem); floats need fmod = 1 before opset 28.
 LogicalResult convertMod(NodeImporter &n) {
   if (failed(n.checkAttrs({"fmod"})) || failed(need(n, 2)))
     return failure();
   bool fmod = n.attrInt("fmod", 0);
-  if (isa<FloatType>(elemOf(n.in(0))) && !fmod)
-    return n.fail("Mod of floating-point values needs fmod = 1");
+  // Opset 28 defines fmod = 0 on floats as NumPy's floored modulo.
+  if (isa<FloatType>(elemOf(n.in(0))) && !fmod && n.opset < 28)
+    return n.fail("Mod of floating-point values needs fmod = 1 (or opset 28, "
+                  "which defines fmod = 0 on them)");
   if (fmod)
     return out(n, n.create<RemOp>(n.in(0), n.in(1)));
   return out(n, n.create<ModOp>(n.in(0), n.in(1)));
 }
 
-/// ONNX BitShift (uint8..uint64 only): tide.shl / tide.shr, logical.
+/// ONNX BitShift: tide.shl / tide.shr (logical on unsigned integers; signed
+/// ones, from opset 28, shift right arithmetically).
 LogicalResult convertBitShift(NodeImporter &n) {
   if (failed(n.checkAttrs({"direction"})) || failed(need(n, 2)))
     return failure();
@@ -488,6 +523,18 @@ LogicalResult convertBitShift(NodeImporter &n) {
     return n.fail("BitShift needs direction = \"LEFT\" or \"RIGHT\"");
   if (a->s() == "LEFT")
     return out(n, n.create<ShlOp>(n.in(0), n.in(1)));
+  // Signed integers (opset 28) shift arithmetically: a negative x is
+  // ~(~x >> s), whose logical shift fills with ones (-1 once s is out of
+  // range); tide.shr alone is logical.
+  auto it = dyn_cast<IntegerType>(elemOf(n.in(0)));
+  if (it && !it.isUnsigned() && it.getWidth() > 1) {
+    Value x = n.in(0);
+    Value neg = n.create<CmpOp>(CmpPredicate::lt, x, sc(n, x, 0));
+    Value fill = n.make<NotOp>(n.create<ShrOp>(n.make<NotOp>(x), n.in(1)));
+    Value plain = n.create<ShrOp>(x, n.in(1));
+    TRY(neg && fill && plain);
+    return out(n, n.create<SelectOp>(neg, fill, plain));
+  }
   return out(n, n.create<ShrOp>(n.in(0), n.in(1)));
 }
 
@@ -1471,8 +1518,16 @@ LogicalResult convertTile(NodeImporter &n) {
 }
 
 LogicalResult convertDepthToSpace(NodeImporter &n) {
-  if (failed(need(n, 1)))
+  if (failed(n.checkAttrs({"blocksize", "mode"})) || failed(need(n, 1)))
     return failure();
+  std::string mode = n.attrString("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD")
+    return n.fail("mode must be \"DCR\" or \"CRD\", got \"" + mode + "\"");
+  // SpaceToDepth has a mode from opset 28.
+  if (n.opType() == "SpaceToDepth" && n.attr("mode") && n.opset < 28)
+    return n.fail("SpaceToDepth has a 'mode' from opset 28; the model "
+                  "imports opset " +
+                  std::to_string(n.opset));
   Value x = n.in(0);
   Shape s = shapeOf(x);
   if (s.size() != 4 || !cast<RankedTensorType>(x.getType()).hasStaticShape())
@@ -1486,8 +1541,7 @@ LogicalResult convertDepthToSpace(NodeImporter &n) {
     if (C % (bs * bs))
       return n.fail("channels are not a multiple of blocksize^2");
     int64_t c = C / (bs * bs);
-    bool crd = n.attrString("mode", "DCR") == "CRD";
-    if (crd) {
+    if (mode == "CRD") {
       y = n.reshape(x, {N, c, bs, bs, H, W});
       y = n.create<TransposeOp>(y, Shape{0, 1, 4, 2, 5, 3});
     } else {
@@ -1500,7 +1554,9 @@ LogicalResult convertDepthToSpace(NodeImporter &n) {
   if (H % bs || W % bs)
     return n.fail("height and width must be multiples of blocksize");
   y = n.reshape(x, {N, C, H / bs, bs, W / bs, bs});
-  y = n.create<TransposeOp>(y, Shape{0, 3, 5, 1, 2, 4});
+  // DCR: the block offsets outermost in the channels; CRD: innermost.
+  y = n.create<TransposeOp>(y, mode == "CRD" ? Shape{0, 1, 3, 5, 2, 4}
+                                             : Shape{0, 3, 5, 1, 2, 4});
   TRY(y);
   return out(n, n.reshape(y, {N, C * bs * bs, H / bs, W / bs}));
 }
@@ -2820,6 +2876,8 @@ const llvm::StringMap<Converter> &converters() {
         {"Softplus", convertSoftplus},
         {"Softsign", convertSoftsign},
         {"Mish", convertMish},
+        {"Swish", convertSwish},
+        {"SwiGLU", convertSwiGLU},
         {"ThresholdedRelu", convertThresholdedRelu},
         {"Gelu", convertGelu},
         {"Softmax", convertSoftmax<SoftmaxOp>},

@@ -39,7 +39,16 @@ using namespace mlir::tide;
 using namespace mlir::tide::onnx_import;
 
 /// The newest default-domain opset whose semantics the converters know.
-static constexpr int64_t kMaxOpset = 23;
+/// Opsets 24 to 28 (ONNX 1.19 to 1.23) changed, of the ops Tide imports:
+/// element types only (float8e8m0, int2/uint2, float6: refused as element
+/// types; bfloat16 for Celu, Compress, Einsum, OneHot, TopK, Unique,
+/// ReverseSequence), Cast's `round_mode` (for float8e8m0 only), Range's
+/// `stash_type` (f16/bf16 computed in f32: what Tide does), SpaceToDepth's
+/// `mode`, Mod's fmod = 0 on floats and BitShift on signed integers (the
+/// converters handle those by opset); and they added Swish and SwiGLU
+/// (imported), BitCast, CumProd, TensorScatter, CausalConvWithState and
+/// LinearAttention (not yet: "not supported").
+static constexpr int64_t kMaxOpset = 28;
 
 //===----------------------------------------------------------------------===//
 // Element types

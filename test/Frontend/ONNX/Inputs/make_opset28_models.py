@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Writes the models of opset28.test (what ONNX opsets 24 to 28 changed or
+added among the ops Tide imports), their inputs and NumPy's expected outputs
+(.npy) into OUTDIR. Built with onnx.helper at test time, without the checker:
+the ONNX package of the test machine may predate these opsets.
+
+    make_opset28_models.py OUTDIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+rng = np.random.default_rng(28)
+
+
+def save(node, inputs, outputs, name, version):
+    graph = helper.make_graph([node], name, inputs, outputs)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)])
+    onnx.save(model, os.path.join(out, name + ".onnx"))
+
+
+def info(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def npy(name, a):
+    np.save(os.path.join(out, name + ".npy"), a)
+
+
+F, D, I8, I32 = TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT8, TensorProto.INT32
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+# Swish (opset 24), alpha 0.7, a symbolic batch.
+x = rng.standard_normal((3, 50)).astype(np.float32) * 4
+save(helper.make_node("Swish", ["x"], ["y"], name="swish", alpha=0.7),
+     [info("x", F, ["n", 50])], [info("y", F, ["n", 50])], "swish", 24)
+npy("swish_x", x)
+npy("swish_want", (x.astype(np.float64) * sigmoid(0.7 * x.astype(np.float64))).astype(np.float32))
+
+# SwiGLU (opset 28), default alpha, f64.
+a = rng.standard_normal((2, 5, 8)) * 3
+b = rng.standard_normal((2, 5, 8))
+save(helper.make_node("SwiGLU", ["a", "b"], ["y"], name="swiglu"),
+     [info("a", D, [2, 5, 8]), info("b", D, [2, 5, 8])], [info("y", D, [2, 5, 8])], "swiglu", 28)
+npy("swiglu_a", a)
+npy("swiglu_b", b)
+npy("swiglu_want", a * sigmoid(a) * b)
+# It does not broadcast.
+save(helper.make_node("SwiGLU", ["a", "b"], ["y"], name="glu_bcast"),
+     [info("a", F, [2, 8]), info("b", F, [1, 8])], [info("y", F, [2, 8])], "swiglu_bcast", 28)
+
+# SpaceToDepth with mode = CRD (opset 28); the same attribute before 28 is
+# an error.
+x = np.arange(2 * 3 * 4 * 6, dtype=np.float32).reshape(2, 3, 4, 6)
+save(helper.make_node("SpaceToDepth", ["x"], ["y"], name="s2d", blocksize=2, mode="CRD"),
+     [info("x", F, [2, 3, 4, 6])], [info("y", F, [2, 12, 2, 3])], "s2d_crd", 28)
+npy("s2d_x", x)
+npy("s2d_want", x.reshape(2, 3, 2, 2, 3, 2).transpose(0, 1, 3, 5, 2, 4).reshape(2, 12, 2, 3))
+save(helper.make_node("SpaceToDepth", ["x"], ["y"], name="s2d_old", blocksize=2, mode="CRD"),
+     [info("x", F, [2, 3, 4, 6])], [info("y", F, [2, 12, 2, 3])], "s2d_crd_13", 13)
+
+# Mod with fmod = 0 on floats (opset 28): NumPy's floored modulo, with the
+# special cases (zeros, infinities, NaN).
+inf, nan = np.inf, np.nan
+ma = np.array([5.5, -5.5, 5.5, -5.5, 0.0, -0.0, 0.0, inf, -inf, 3.0, 3.0, -3.0, -3.0, 3.0, nan, 1e30],
+              np.float32)
+mb = np.array([2.0, 2.0, -2.0, -2.0, 3.0, 3.0, -3.0, 2.0, 2.0, 0.0, inf, inf, -inf, -inf, 2.0, 7.0],
+              np.float32)
+save(helper.make_node("Mod", ["a", "b"], ["y"], name="fmod0"),
+     [info("a", F, [16]), info("b", F, [16])], [info("y", F, [16])], "mod_float", 28)
+npy("mod_a", ma)
+npy("mod_b", mb)
+with np.errstate(all="ignore"):
+    npy("mod_want", np.mod(ma, mb))
+save(helper.make_node("Mod", ["a", "b"], ["y"], name="fmod0_old"),
+     [info("a", F, [16]), info("b", F, [16])], [info("y", F, [16])], "mod_float_13", 13)
+
+# BitShift right on signed integers (opset 28): arithmetic; a shift that is
+# negative or at least the width gives -1 for a negative x, else 0.
+for elem, dt, bits in ((I8, np.int8, 8), (I32, np.int32, 32)):
+    x = np.array([-128 if bits == 8 else -2**31, -7, -1, 0, 1, 7, 100, -100, -5, 5, -5, 5], dt)
+    s = np.array([1, 1, 3, 2, 1, 2, 3, 2, -1, -1, bits, bits + 3], dt)
+    name = "shr_i%d" % bits
+    save(helper.make_node("BitShift", ["x", "s"], ["y"], name=name, direction="RIGHT"),
+         [info("x", elem, [12]), info("s", elem, [12])], [info("y", elem, [12])], name, 28)
+    npy(name + "_x", x)
+    npy(name + "_s", s)
+    inrange = (s >= 0) & (s < bits)
+    want = np.where(inrange, np.right_shift(x, np.where(inrange, s, 0)), np.where(x < 0, -1, 0))
+    npy(name + "_want", want.astype(dt))
+
+# An opset past what Tide knows.
+save(helper.make_node("Relu", ["x"], ["y"], name="relu"),
+     [info("x", F, [4])], [info("y", F, [4])], "opset29", 29)
