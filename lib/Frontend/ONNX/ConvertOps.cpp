@@ -1839,7 +1839,13 @@ LogicalResult convertLpNorm(NodeImporter &n) {
   else
     return n.fail("p must be 1 or 2");
   TRY(norm);
-  return out(n, n.create<DivOp>(x, norm));
+  // A zero norm (all of the slice is zero) gives zeros, not 0/0 (the ONNX
+  // spec says so from its opset 22 text on; ONNX Runtime does the same).
+  Value zero = sc(n, x, 0);
+  Value isZero = n.create<CmpOp>(CmpPredicate::eq, norm, zero);
+  Value q = n.create<DivOp>(x, norm);
+  TRY(isZero && q);
+  return out(n, n.create<SelectOp>(isZero, zero, q));
 }
 
 template <bool IsMax>

@@ -133,3 +133,12 @@ save("revseq_axes",
 save("lrn_nosize",
      helper.make_node("LRN", ["x"], ["y"], name="lrn"),
      [vi("x", F, [2, 5, 7])], [vi("y", F, [2, 5, 7])], check=False)
+
+# LpNormalization of slices that are all zero: zeros, not NaN (ONNX's text
+# from opset 22; ONNX Runtime gives zeros at every opset).
+for p in (1, 2):
+    x = rng.normal(0, 1, (3, 4, 5)).astype(np.float32)
+    x[:, 1, 2] = 0
+    x[2, :, 4] = 0
+    save("lpnorm_zero_p%d" % p, helper.make_node("LpNormalization", ["x"], ["y"], name="lp", axis=0, p=p),
+         [vi("x", F, [3, 4, 5])], [vi("y", F, [3, 4, 5])], feeds=[x])
