@@ -698,9 +698,17 @@ LogicalResult convertReduce(NodeImporter &n) {
   case ReduceKind::Mean:
     return out(n, n.create<ReduceMeanOp>(x, ax, keep));
   case ReduceKind::Max:
-    return out(n, n.create<ReduceMaxOp>(x, ax, keep));
-  case ReduceKind::Min:
-    return out(n, n.create<ReduceMinOp>(x, ax, keep));
+  case ReduceKind::Min: {
+    // Booleans (opset 20): any / all, through ui8, whose empty maximum is 0
+    // (false) and empty minimum 255 (true).
+    Type bit = elemOf(x);
+    if (bit.isInteger(1))
+      x = n.cast(x, IntegerType::get(n.ctx, 8, IntegerType::Unsigned));
+    Value r = K == ReduceKind::Max ? n.create<ReduceMaxOp>(x, ax, keep)
+                                   : n.create<ReduceMinOp>(x, ax, keep);
+    TRY(r);
+    return out(n, bit.isInteger(1) ? n.cast(r, bit) : r);
+  }
   case ReduceKind::Prod:
     return out(n, n.create<ReduceProdOp>(x, ax, keep));
   case ReduceKind::L1:
@@ -1716,6 +1724,14 @@ Value normalize(NodeImporter &n, Value x, ArrayRef<int64_t> axes, double eps,
 
 bool isNarrowFloat(Type t) { return t.isF16() || t.isBF16(); }
 
+/// The type LayerNormalization-like ops compute in: f32 for f16/bf16 (and
+/// for f32 with stash_type = 1), f64 for f64.
+Type stashType(NodeImporter &n, Type t) {
+  return isNarrowFloat(t) || n.attrInt("stash_type", 1) == 1
+             ? (t.isF64() ? t : Float32Type::get(n.ctx))
+             : t;
+}
+
 LogicalResult convertLayerNorm(NodeImporter &n) {
   if (failed(need(n, 2)) || failed(requireFloat(n, n.in(0))))
     return failure();
@@ -1728,9 +1744,7 @@ LogicalResult convertLayerNorm(NodeImporter &n) {
   Shape axes;
   for (int64_t i = *axis; i < rank; ++i)
     axes.push_back(i);
-  Type compute = isNarrowFloat(t) || n.attrInt("stash_type", 1) == 1
-                     ? (t.isF64() ? t : Float32Type::get(n.ctx))
-                     : t;
+  Type compute = stashType(n, t);
   Value mean, invStd;
   Value y = normalize(n, n.cast(x, compute), axes, n.attrFloat("epsilon", 1e-5),
                       &mean, &invStd);
@@ -1747,11 +1761,89 @@ LogicalResult convertLayerNorm(NodeImporter &n) {
   return success();
 }
 
+/// RMSNormalization (opset 23): x / sqrt(mean(x^2 over axis..) + epsilon) *
+/// scale, computed in the stash type.
+LogicalResult convertRMSNorm(NodeImporter &n) {
+  if (failed(n.checkAttrs({"axis", "epsilon", "stash_type"})) ||
+      failed(need(n, 2)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  Value x = n.in(0);
+  Type t = elemOf(x);
+  int64_t rank = rankOf(x);
+  auto axis = n.normAxis(n.attrInt("axis", -1), rank);
+  if (failed(axis))
+    return failure();
+  Shape axes;
+  for (int64_t i = *axis; i < rank; ++i)
+    axes.push_back(i);
+  Value xc = n.cast(x, stashType(n, t));
+  TRY(xc);
+  Value ms = n.create<ReduceMeanOp>(n.create<MulOp>(xc, xc), axes, true);
+  TRY(ms);
+  Value inv = n.make<RsqrtOp>(
+      n.create<AddOp>(ms, sc(n, ms, n.attrFloat("epsilon", 1e-5))));
+  TRY(inv);
+  Value y = n.cast(n.create<MulOp>(xc, inv), t);
+  TRY(y);
+  return out(n, n.create<MulOp>(y, n.in(1)));
+}
+
 /// A per-channel parameter [C] reshaped to broadcast against NC...
 Value perChannel(NodeImporter &n, Value p, int64_t rank) {
   Shape s(rank - 1, 1);
   s[0] = shapeOf(p)[0];
   return n.reshape(p, s);
+}
+
+/// GroupNormalization: the channels in `num_groups` groups, each normalized
+/// over its channels and the spatial dimensions (in the stash type), then
+/// scaled and shifted per channel (opset 21) or per group (opset 18).
+LogicalResult convertGroupNorm(NodeImporter &n) {
+  if (failed(n.checkAttrs({"epsilon", "num_groups", "stash_type"})) ||
+      failed(need(n, 3)) || failed(requireFloat(n, n.in(0))))
+    return failure();
+  Value x = n.in(0);
+  Type t = elemOf(x);
+  int64_t rank = rankOf(x);
+  if (rank < 3)
+    return n.fail("GroupNormalization needs an input of rank 3 or more "
+                  "(N, C, spatial...)");
+  int64_t c = shapeOf(x)[1], groups = n.attrInt("num_groups", 0);
+  if (!n.attr("num_groups") || groups <= 0)
+    return n.fail("GroupNormalization needs a positive 'num_groups'");
+  if (ShapedType::isDynamic(c))
+    return n.fail("GroupNormalization needs a static channel count");
+  if (c % groups)
+    return n.fail("the " + llvm::Twine(c) + " channels do not split into " +
+                  llvm::Twine(groups) + " groups");
+  int64_t perParam = n.opset >= 21 ? c : groups;
+  for (unsigned i = 1; i < 3; ++i)
+    if (rankOf(n.in(i)) != 1 || shapeOf(n.in(i))[0] != perParam)
+      return n.fail("input " + llvm::Twine(i) + " must have " +
+                    llvm::Twine(perParam) + " elements (one per " +
+                    (n.opset >= 21 ? "channel" : "group, before opset 21") +
+                    ")");
+  SmallVector<SymDim> dims = n.dimsOf(x);
+  SymDim rest = SymDim::constant(c / groups);
+  for (int64_t d = 2; d < rank; ++d)
+    rest = n.combine("Mul", rest, dims[d]);
+  Value grouped = n.reshapeTo(n.cast(x, stashType(n, t)),
+                              {dims[0], SymDim::constant(groups), rest});
+  TRY(grouped);
+  Value y = normalize(n, grouped, Shape{2}, n.attrFloat("epsilon", 1e-5));
+  TRY(y);
+  Value scale = n.in(1), bias = n.in(2);
+  if (n.opset < 21) {
+    // Per group: on the grouped shape.
+    y = n.cast(y, t);
+    TRY(y = n.create<MulOp>(y, n.reshape(scale, {1, groups, 1})));
+    TRY(y = n.create<AddOp>(y, n.reshape(bias, {1, groups, 1})));
+    return out(n, n.reshapeTo(y, dims));
+  }
+  y = n.cast(n.reshapeTo(y, dims), t);
+  TRY(y);
+  TRY(y = n.create<MulOp>(y, perChannel(n, scale, rank)));
+  return out(n, n.create<AddOp>(y, perChannel(n, bias, rank)));
 }
 
 LogicalResult convertBatchNorm(NodeImporter &n) {
@@ -2933,6 +3025,8 @@ const llvm::StringMap<Converter> &converters() {
         {"Trilu", convertTrilu},
         // Normalization and pooling.
         {"LayerNormalization", convertLayerNorm},
+        {"RMSNormalization", convertRMSNorm},
+        {"GroupNormalization", convertGroupNorm},
         {"BatchNormalization", convertBatchNorm},
         {"InstanceNormalization", convertInstanceNorm},
         {"MeanVarianceNormalization", convertMVN},

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Writes the models of opset28.test (what ONNX opsets 24 to 28 changed or
-added among the ops Tide imports), their inputs and NumPy's expected outputs
+"""Writes the models of newer-opsets.test (ops of ONNX opsets 18 to 28 that
+the ONNX 1.12 test data lacks, and what opsets 24 to 28 changed), their
+inputs and NumPy's expected outputs
 (.npy) into OUTDIR. Built with onnx.helper at test time, without the checker:
 the ONNX package of the test machine may predate these opsets.
 
-    make_opset28_models.py OUTDIR
+    make_newer_opset_models.py OUTDIR
 """
 import os
 import sys
@@ -97,6 +98,58 @@ for elem, dt, bits in ((I8, np.int8, 8), (I32, np.int32, 32)):
     inrange = (s >= 0) & (s < bits)
     want = np.where(inrange, np.right_shift(x, np.where(inrange, s, 0)), np.where(x < 0, -1, 0))
     npy(name + "_want", want.astype(dt))
+
+# RMSNormalization (opset 23) over the last two axes, f16 (computed in f32).
+x = (rng.standard_normal((2, 3, 4, 5)) * 3).astype(np.float16)
+w = rng.standard_normal((4, 5)).astype(np.float16)
+save(helper.make_node("RMSNormalization", ["x", "w"], ["y"], name="rms", axis=-2, epsilon=1e-3),
+     [info("x", TensorProto.FLOAT16, [2, 3, 4, 5]), info("w", TensorProto.FLOAT16, [4, 5])],
+     [info("y", TensorProto.FLOAT16, [2, 3, 4, 5])], "rms", 23)
+npy("rms_x", x)
+npy("rms_w", w)
+x32 = x.astype(np.float32)
+rms = np.sqrt(np.mean(x32 * x32, axis=(2, 3), keepdims=True) + np.float32(1e-3))
+npy("rms_want", ((x32 / rms).astype(np.float16) * w).astype(np.float16))
+
+# GroupNormalization: opset 21 (scale and bias per channel) and opset 18
+# (per group), a symbolic batch.
+x = rng.standard_normal((2, 6, 3, 4)).astype(np.float32) * 2 + 1
+xg = x.reshape(2, 3, -1)
+norm = ((xg - xg.mean(-1, keepdims=True)) / np.sqrt(xg.var(-1, keepdims=True) + 1e-4)).reshape(2, 6, 3, 4)
+npy("gn_x", x)
+sc, bi = rng.standard_normal(6).astype(np.float32), rng.standard_normal(6).astype(np.float32)
+save(helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], name="gn21", num_groups=3, epsilon=1e-4),
+     [info("x", F, ["n", 6, 3, 4]), info("s", F, [6]), info("b", F, [6])],
+     [info("y", F, ["n", 6, 3, 4])], "gn21", 21)
+npy("gn21_s", sc)
+npy("gn21_b", bi)
+npy("gn21_want", norm * sc.reshape(1, 6, 1, 1) + bi.reshape(1, 6, 1, 1))
+sg, bg = sc[:3], bi[:3]
+save(helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], name="gn18", num_groups=3, epsilon=1e-4),
+     [info("x", F, ["n", 6, 3, 4]), info("s", F, [3]), info("b", F, [3])],
+     [info("y", F, ["n", 6, 3, 4])], "gn18", 18)
+npy("gn18_s", sg)
+npy("gn18_b", bg)
+npy("gn18_want", norm * np.repeat(sg, 2).reshape(1, 6, 1, 1) + np.repeat(bg, 2).reshape(1, 6, 1, 1))
+save(helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], name="gn_bad", num_groups=4),
+     [info("x", F, [2, 6, 3, 4]), info("s", F, [6]), info("b", F, [6])],
+     [info("y", F, [2, 6, 3, 4])], "gn_bad", 21)
+
+# ReduceMax / ReduceMin of booleans (opset 20): any and all; over an empty
+# axis, false and true.
+xb = rng.random((3, 4)) > 0.6
+xb[1] = True
+xb[2] = False
+npy("rb_x", xb)
+for op in ("ReduceMax", "ReduceMin"):
+    name = op.lower() + "_bool"
+    save(helper.make_node(op, ["x", "axes"], ["y"], name=name, keepdims=0),
+         [info("x", TensorProto.BOOL, [3, 4])], [info("y", TensorProto.BOOL, [3])], name, 20)
+    # the axes as an initializer
+    m = onnx.load(os.path.join(out, name + ".onnx"))
+    m.graph.initializer.append(helper.make_tensor("axes", TensorProto.INT64, [1], [1]))
+    onnx.save(m, os.path.join(out, name + ".onnx"))
+    npy(name + "_want", xb.any(1) if op == "ReduceMax" else xb.all(1))
 
 # An opset past what Tide knows.
 save(helper.make_node("Relu", ["x"], ["y"], name="relu"),
