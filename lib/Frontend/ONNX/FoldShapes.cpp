@@ -596,6 +596,40 @@ static Attribute evaluateOp(Operation *op, ArrayRef<Attribute> operands) {
     }
     return toAttr(r);
   }
+  // Boolean logic and the floored modulo of int64 values: the conditions
+  // ONNX functions compute from sizes (Attention's "Not(Equal(heads,
+  // kv_heads)) And Equal(Mod(heads, kv_heads), 0)").
+  bool intArgs =
+      llvm::none_of(ins, [](const HostValues &v) { return v.isFloat(); });
+  Type elem = resultType.getElementType();
+  if (intArgs && isa<NotOp>(op) && elem.isInteger(1)) {
+    HostValues r = empty(resultType);
+    for (int64_t v : ins[0].ints)
+      r.ints.push_back(v == 0);
+    return toAttr(r);
+  }
+  if (intArgs && isa<AndOp, OrOp, XorOp>(op) && elem.isInteger(1)) {
+    auto r = broadcast3({&ins[0], &ins[1]}, elem,
+                        [&](HostValues &out, ArrayRef<int64_t> o) {
+                          bool x = ins[0].ints[o[0]], y = ins[1].ints[o[1]];
+                          out.ints.push_back(isa<AndOp>(op)  ? (x && y)
+                                             : isa<OrOp>(op) ? (x || y)
+                                                             : (x != y));
+                        });
+    return r ? Attribute(toAttr(*r)) : Attribute();
+  }
+  if (intArgs && isa<ModOp>(op) && elem.isSignlessInteger(64)) {
+    auto r = broadcast3({&ins[0], &ins[1]}, elem,
+                        [&](HostValues &out, ArrayRef<int64_t> o) {
+                          int64_t x = ins[0].ints[o[0]], y = ins[1].ints[o[1]];
+                          // tide.mod: by 0 is 0; INT64_MIN % -1 is 0.
+                          int64_t m = (y == 0 || y == -1) ? 0 : x % y;
+                          if (m != 0 && ((m < 0) != (y < 0)))
+                            m += y;
+                          out.ints.push_back(m);
+                        });
+    return r ? Attribute(toAttr(*r)) : Attribute();
+  }
   if (auto concat = dyn_cast<ConcatOp>(op)) {
     int64_t axis = concat.getAxis();
     if (axis < 0)

@@ -124,7 +124,8 @@ def bf16_values(a):
     return (bits.astype(np.uint32) << 16).view(np.float32)
 
 
-def compare(got, want):
+def compare(got, want, rtol=None):
+    rtol = RTOL if rtol is None else rtol
     if got.shape != want.shape:
         return "shape %s, expected %s" % (got.shape, want.shape)
     if want.dtype == np.bool_ or got.dtype == np.bool_:
@@ -145,7 +146,7 @@ def compare(got, want):
     if not np.array_equal(g[both_inf], w[both_inf]):
         return "infinities differ"
     fin = ok & ~both_inf
-    bad = np.abs(g[fin] - w[fin]) > ATOL + RTOL * np.abs(w[fin])
+    bad = np.abs(g[fin] - w[fin]) > ATOL + rtol * np.abs(w[fin])
     if bad.any():
         err = np.abs(g[fin] - w[fin]).max()
         return "max abs error %.3g (%d of %d elements off)" % (err, bad.sum(), fin.sum())
@@ -243,7 +244,12 @@ def execute(entry, args):
             # bfloat16 results: ONNX 1.12 stores the bits as uint16; compare
             # the values (any NaN equals any NaN).
             g, w = bf16_values(g), bf16_values(w)
-        problem = compare(g, w)
+            # ONNX's own runner (1.23) allows 2^-6 for bfloat16 results:
+            # its 8-bit significand differs by an ulp with a different
+            # rounding order.
+            problem = compare(g, w, rtol=2.0 ** -6)
+        else:
+            problem = compare(g, w)
         if problem:
             entry.update(status="fail", why="output %d: %s" % (i, problem))
             return entry

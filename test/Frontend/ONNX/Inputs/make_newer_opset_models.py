@@ -151,6 +151,31 @@ for op in ("ReduceMax", "ReduceMin"):
     onnx.save(m, os.path.join(out, name + ".onnx"))
     npy(name + "_want", xb.any(1) if op == "ReduceMax" else xb.all(1))
 
+# A shape computed with boolean logic and a modulo of sizes (as ONNX's
+# Attention function does): folded while importing, so Expand's result
+# shape is known.
+i64 = TensorProto.INT64
+one = helper.make_tensor("one", i64, [1], [1])
+zero = helper.make_tensor("zero", i64, [1], [0])
+nodes = [
+    helper.make_node("Shape", ["x"], ["h"], start=1, end=2),
+    helper.make_node("Shape", ["x"], ["w"], start=2, end=3),
+    helper.make_node("Mod", ["w", "h"], ["m"]),
+    helper.make_node("Equal", ["m", "zero"], ["divides"]),
+    helper.make_node("Equal", ["h", "w"], ["same"]),
+    helper.make_node("Not", ["same"], ["differ"]),
+    helper.make_node("And", ["differ", "divides"], ["cond"]),
+    helper.make_node("Or", ["cond", "same"], ["either"]),
+    helper.make_node("Xor", ["either", "differ"], ["flip"]),
+    helper.make_node("Where", ["flip", "h", "w"], ["size"]),
+    helper.make_node("Concat", ["one", "size"], ["shape"], axis=0),
+    helper.make_node("Expand", ["v", "shape"], ["y"]),
+]
+graph = helper.make_graph(nodes, "shape_logic", [info("x", F, [2, 6, 4]), info("v", F, [1, 1])],
+                          [info("y", F, None)], initializer=[one, zero])
+onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]),
+          os.path.join(out, "shape_logic.onnx"))
+
 # An opset past what Tide knows.
 save(helper.make_node("Relu", ["x"], ["y"], name="relu"),
      [info("x", F, [4])], [info("y", F, [4])], "opset29", 29)
