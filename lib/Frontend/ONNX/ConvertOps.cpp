@@ -3052,6 +3052,7 @@ const llvm::StringMap<Converter> &converters() {
     addQuantConverters(t);
     addMiscConverters(t);
     addSignalConverters(t);
+    addAttentionConverters(t);
     return t;
   }();
   return table;

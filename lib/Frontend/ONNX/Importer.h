@@ -315,6 +315,8 @@ void addQuantConverters(llvm::StringMap<Converter> &table);
 void addMiscConverters(llvm::StringMap<Converter> &table);
 /// DFT, STFT and MelWeightMatrix (ConvertSignal.cpp).
 void addSignalConverters(llvm::StringMap<Converter> &table);
+/// Attention (ConvertAttention.cpp).
+void addAttentionConverters(llvm::StringMap<Converter> &table);
 
 /// The strides, dilations and pads of a Conv-like node (kernel given), with
 /// `auto_pad` resolved against the static spatial sizes of `input`

@@ -176,6 +176,100 @@ graph = helper.make_graph(nodes, "shape_logic", [info("x", F, [2, 6, 4]), info("
 onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]),
           os.path.join(out, "shape_logic.onnx"))
 
+# Attention (opset 23), against a NumPy transcription of ONNX's reference:
+# 4-D with grouped-query heads, a KV cache, a boolean mask and the causal
+# frontier (one query row fully masked: zeros); 3-D with soft-capping, an
+# additive mask shorter than the keys and the probabilities as a second
+# output (mode 3); opset 25's sliding window.
+def attention_ref(q, k, v, mask=None, past_k=None, past_v=None, causal=False, scale=None,
+                  q_heads=None, kv_heads=None, softcap=0.0, left=-1, right=-1):
+    three_d = q.ndim == 3
+    if three_d:
+        def split(x, h):
+            b, s_, hid = x.shape
+            return x.reshape(b, s_, h, hid // h).transpose(0, 2, 1, 3)
+        q, k, v = split(q, q_heads), split(k, kv_heads), split(v, kv_heads)
+    scale = 1 / np.sqrt(q.shape[3]) if scale is None else scale
+    past = 0
+    if past_k is not None:
+        past = past_k.shape[2]
+        k, v = np.concatenate([past_k, k], 2), np.concatenate([past_v, v], 2)
+    present_k, present_v = k, v
+    ql, kl = q.shape[2], k.shape[2]
+    bias = np.zeros((ql, kl))
+    if mask is not None:
+        if mask.shape[-1] < kl:
+            pad = [(0, 0)] * (mask.ndim - 1) + [(0, kl - mask.shape[-1])]
+            mask = np.pad(mask, pad, constant_values=False if mask.dtype == np.bool_ else -np.inf)
+        bias = bias + (np.where(mask, 0.0, -np.inf) if mask.dtype == np.bool_ else mask)
+    diff = np.arange(ql)[:, None] + past - np.arange(kl)[None, :]
+    allowed = np.ones_like(diff, bool)
+    if causal:
+        allowed &= diff >= 0
+    if left >= 0:
+        allowed &= diff <= left
+    if right >= 0:
+        allowed &= -diff <= right
+    bias = bias + np.where(allowed, 0.0, -np.inf)
+    reps = q.shape[1] // k.shape[1]
+    k, v = np.repeat(k, reps, 1), np.repeat(v, reps, 1)
+    s_ = np.sqrt(scale)
+    scores = (q * s_) @ (k * s_).transpose(0, 1, 3, 2)
+    if softcap > 0:
+        scores = np.tanh(scores / softcap) * softcap
+    x = scores + bias
+    masked = np.isneginf(np.max(bias, -1, keepdims=True))
+    m = np.where(np.isneginf(np.max(x, -1, keepdims=True)), 0, np.max(x, -1, keepdims=True))
+    e = np.exp(x - m)
+    probs = np.where(masked, 0, e / np.where(e.sum(-1, keepdims=True) == 0, 1, e.sum(-1, keepdims=True)))
+    y = probs @ v
+    if three_d:
+        y = y.transpose(0, 2, 1, 3).reshape(y.shape[0], y.shape[2], -1)
+    return y, present_k, present_v, probs
+
+
+f32 = np.float32
+q = rng.standard_normal((2, 4, 3, 8)).astype(f32)
+k = rng.standard_normal((2, 2, 3, 8)).astype(f32)
+v = rng.standard_normal((2, 2, 3, 6)).astype(f32)
+pk = rng.standard_normal((2, 2, 2, 8)).astype(f32)
+pv = rng.standard_normal((2, 2, 2, 6)).astype(f32)
+mask = rng.random((3, 5)) > 0.3
+mask[0, :3] = False  # query 0 sees keys 0..2 only (causal): fully masked
+y, prk, prv, _ = attention_ref(q, k, v, mask, pk, pv, causal=True)
+save(helper.make_node("Attention", ["q", "k", "v", "mask", "pk", "pv"], ["y", "prk", "prv"],
+                      name="att4", is_causal=1),
+     [info("q", F, [2, 4, 3, 8]), info("k", F, [2, 2, 3, 8]), info("v", F, [2, 2, 3, 6]),
+      info("mask", TensorProto.BOOL, [3, 5]), info("pk", F, [2, 2, 2, 8]), info("pv", F, [2, 2, 2, 6])],
+     [info("y", F, [2, 4, 3, 6]), info("prk", F, [2, 2, 5, 8]), info("prv", F, [2, 2, 5, 6])], "att4", 23)
+for name, a in (("q", q), ("k", k), ("v", v), ("mask", mask), ("pk", pk), ("pv", pv),
+                ("y", y.astype(f32)), ("prk", prk), ("prv", prv)):
+    npy("att4_" + name, a)
+assert np.all(y[:, :, 0] == 0)
+
+q3 = rng.standard_normal((2, 5, 12)).astype(f32) * 3
+k3 = rng.standard_normal((2, 6, 12)).astype(f32) * 3
+v3 = rng.standard_normal((2, 6, 9)).astype(f32)
+amask = (rng.standard_normal((5, 4)) * 0.5).astype(f32)
+y3, _, _, p3 = attention_ref(q3, k3, v3, amask, q_heads=3, kv_heads=3, softcap=2.5, scale=0.3)
+save(helper.make_node("Attention", ["q", "k", "v", "mask"], ["y", "", "", "qk"], name="att3",
+                      q_num_heads=3, kv_num_heads=3, softcap=2.5, scale=0.3, qk_matmul_output_mode=3),
+     [info("q", F, [2, 5, 12]), info("k", F, [2, 6, 12]), info("v", F, [2, 6, 9]), info("mask", F, [5, 4])],
+     [info("y", F, [2, 5, 9]), info("qk", F, [2, 3, 5, 6])], "att3", 23)
+for name, a in (("q", q3), ("k", k3), ("v", v3), ("mask", amask), ("y", y3.astype(f32)),
+                ("qk", p3.astype(f32))):
+    npy("att3_" + name, a)
+
+yw, _, _, _ = attention_ref(q, k, v, causal=False, left=1, right=0)
+save(helper.make_node("Attention", ["q", "k", "v"], ["y"], name="attw", left_window_size=1,
+                      right_window_size=0),
+     [info("q", F, [2, 4, 3, 8]), info("k", F, [2, 2, 3, 8]), info("v", F, [2, 2, 3, 6])],
+     [info("y", F, [2, 4, 3, 6])], "attw", 25)
+npy("attw_y", yw.astype(f32))
+save(helper.make_node("Attention", ["q", "k", "v", "", "", "", "n"], ["y"], name="attn_nonpad"),
+     [info("q", F, [2, 4, 3, 8]), info("k", F, [2, 2, 3, 8]), info("v", F, [2, 2, 3, 6]),
+      info("n", TensorProto.INT64, [2])], [info("y", F, [2, 4, 3, 6])], "att_nonpad", 24)
+
 # An opset past what Tide knows.
 save(helper.make_node("Relu", ["x"], ["y"], name="relu"),
      [info("x", F, [4])], [info("y", F, [4])], "opset29", 29)
