@@ -270,6 +270,43 @@ save(helper.make_node("Attention", ["q", "k", "v", "", "", "", "n"], ["y"], name
      [info("q", F, [2, 4, 3, 8]), info("k", F, [2, 2, 3, 8]), info("v", F, [2, 2, 3, 6]),
       info("n", TensorProto.INT64, [2])], [info("y", F, [2, 4, 3, 6])], "att_nonpad", 24)
 
+# RotaryEmbedding (opset 23): 3-D with position_ids, interleaved, a partial
+# rotation; 4-D with per-position caches.
+def rope_ref(x, cos, sin, pos=None, interleaved=False, rot=0, heads=0):
+    shape = x.shape
+    x = x.transpose(0, 2, 1, 3) if x.ndim == 4 else x.reshape(shape[0], shape[1], heads, -1)
+    rot = rot or x.shape[3]
+    xr, xp = x[..., :rot], x[..., rot:]
+    if pos is not None:
+        cos, sin = cos[pos], sin[pos]
+    cos, sin = cos[:, :, None, :], sin[:, :, None, :]
+    x1, x2 = (xr[..., 0::2], xr[..., 1::2]) if interleaved else np.split(xr, 2, -1)
+    re, im = cos * x1 - sin * x2, sin * x1 + cos * x2
+    xr = np.stack([re, im], -1).reshape(xr.shape) if interleaved else np.concatenate([re, im], -1)
+    y = np.concatenate([xr, xp], -1)
+    return y.reshape(shape) if len(shape) == 3 else y.transpose(0, 2, 1, 3)
+
+
+x = rng.standard_normal((2, 3, 4 * 8)).astype(f32)
+cos = rng.standard_normal((10, 3)).astype(f32)
+sin = rng.standard_normal((10, 3)).astype(f32)
+pos = np.array([[0, 1, 2], [7, 8, 9]], np.int64)
+save(helper.make_node("RotaryEmbedding", ["x", "c", "s", "p"], ["y"], name="rope3", interleaved=1,
+                      num_heads=4, rotary_embedding_dim=6),
+     [info("x", F, [2, 3, 32]), info("c", F, [10, 3]), info("s", F, [10, 3]),
+      info("p", TensorProto.INT64, [2, 3])], [info("y", F, [2, 3, 32])], "rope3", 23)
+for name, a in (("x", x), ("c", cos), ("s", sin), ("p", pos),
+                ("y", rope_ref(x, cos, sin, pos, True, 6, 4))):
+    npy("rope3_" + name, a)
+x = rng.standard_normal((2, 4, 3, 8)).astype(f32)
+cos = rng.standard_normal((2, 3, 4)).astype(f32)
+sin = rng.standard_normal((2, 3, 4)).astype(f32)
+save(helper.make_node("RotaryEmbedding", ["x", "c", "s"], ["y"], name="rope4"),
+     [info("x", F, [2, 4, 3, 8]), info("c", F, [2, 3, 4]), info("s", F, [2, 3, 4])],
+     [info("y", F, [2, 4, 3, 8])], "rope4", 23)
+for name, a in (("x", x), ("c", cos), ("s", sin), ("y", rope_ref(x, cos, sin))):
+    npy("rope4_" + name, a)
+
 # An opset past what Tide knows.
 save(helper.make_node("Relu", ["x"], ["y"], name="relu"),
      [info("x", F, [4])], [info("y", F, [4])], "opset29", 29)
