@@ -1,25 +1,33 @@
 #!/usr/bin/env python3
-"""CPU benchmarks: Tide's compiled code against NumPy and ONNX Runtime.
+"""CPU benchmarks: Tide's compiled code against NumPy, ONNX Runtime, IREE and
+JAX, each at the same thread count.
 
 Each case compiles a .mlir with tide-compile twice: single-threaded code
 (--cpu-threads=1, no OpenMP) and parallel code (the default; TIDE_NUM_THREADS
 picks the thread count at run time). It times the call with
 `tide-run --repeat` (the call only; inputs prepared once) at 1 thread and at
-all cores, and times the same computation in NumPy and, where an ONNX model of
-it is built here, in ONNX Runtime at the same thread counts
-(intra_op_num_threads; median of as many calls). Every result is checked
-against NumPy before anything is timed. OpenBLAS (Tide's and NumPy's GEMM)
-gets the same thread count through OPENBLAS_NUM_THREADS.
+all cores, and the same computation at the same thread counts in
+- NumPy (OPENBLAS_NUM_THREADS; its other functions use one thread),
+- ONNX Runtime (intra_op_num_threads; an ONNX model of the case),
+- IREE (the same ONNX model through iree-import-onnx and iree-compile for
+  llvm-cpu, the host CPU, f64 kept as f64; iree-benchmark-module with the
+  local-sync driver for 1 thread and local-task with N task groups),
+- JAX (jax.jit; XLA's CPU threads limited by XLA_FLAGS in a worker process
+  per thread count; inputs on the device before timing, block_until_ready).
+Every result is checked against NumPy before anything is timed. Peers not
+installed are left out (n/a): run it with the bench venv for all of them.
 
-    /usr/bin/python3 bench/cpu.py [--bin build/bin] [--repeat N] [--only SUBSTR]
-        [--flag=TIDE_COMPILE_FLAG ...]
-    build/venv/bin/python bench/cpu.py ...     # with ONNX Runtime
+    bench/venv.sh build/bench-venv     # ONNX Runtime, IREE, JAX (pinned)
+    build/bench-venv/bin/python bench/cpu.py [--bin build/bin] [--repeat N]
+        [--only SUBSTR] [--flag=TIDE_COMPILE_FLAG ...] [--peers ort,iree,jax]
 
 Columns: `serial` = the --cpu-threads=1 build; `T=1`, `T=N` = the parallel build
-on 1 and N threads; `xN` = T=1 / T=N (the speed-up); `/ort` = Tide / ONNX
-Runtime at the same thread count (below 1.0: Tide is faster).
+on 1 and N threads; `xN` = T=1 / T=N (the speed-up); per peer its median at 1
+and N threads; `/best 1`, `/best N` = Tide / the fastest peer at that thread
+count (below 1.0: Tide is faster), with that peer's name.
 """
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -32,9 +40,10 @@ import numpy as np
 CASES = {}
 
 
-def case(name, mlir, inputs, numpy_fn, repeat_scale=1.0, onnx_fn=None):
-    """onnx_fn(inputs) -> an onnx.ModelProto computing the same, or None."""
-    CASES[name] = (mlir, inputs, numpy_fn, repeat_scale, onnx_fn)
+def case(name, mlir, inputs, fn, repeat_scale=1.0, onnx_fn=None):
+    """fn(xp, *inputs) computes the case with xp = numpy or jax.numpy;
+    onnx_fn(inputs) -> an onnx.ModelProto computing the same, or None."""
+    CASES[name] = (mlir, inputs, fn, repeat_scale, onnx_fn)
 
 
 def unary_mlir(op, dt, shape, attrs=""):
@@ -66,11 +75,15 @@ def transpose_mlir(dt, shape):
 
 def onnx_model(nodes, inputs, outputs, initializers=()):
     """A small ONNX model (opset 17); inputs/outputs: (name, array)."""
-    from onnx import helper, mapping, numpy_helper
+    from onnx import helper, numpy_helper
 
     def info(name, a):
-        return helper.make_tensor_value_info(
-            name, mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype], list(a.shape))
+        if hasattr(helper, "np_dtype_to_tensor_dtype"):  # onnx >= 1.13
+            elem = helper.np_dtype_to_tensor_dtype(a.dtype)
+        else:
+            from onnx import mapping
+            elem = mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype]
+        return helper.make_tensor_value_info(name, elem, list(a.shape))
     graph = helper.make_graph(
         nodes, "bench", [info(n, a) for n, a in inputs],
         [info(n, a) for n, a in outputs],
@@ -116,6 +129,31 @@ def onnx_gemm(inputs):
                       [("a", a), ("b", b)], [("y", a @ b)])
 
 
+def onnx_mlp(inputs):
+    """examples/mlp_*.mlir as ONNX: two Gemm+Elu layers, a Gemm, Softmax,
+    and the mean cross-entropy of LogSoftmax."""
+    from onnx import helper
+    x, labels = inputs[0], inputs[1]
+    dt = x.dtype
+    nodes = [
+        helper.make_node("Gemm", ["x", "w1", "b1"], ["g1"]),
+        helper.make_node("Elu", ["g1"], ["h1"]),
+        helper.make_node("Gemm", ["h1", "w2", "b2"], ["g2"]),
+        helper.make_node("Elu", ["g2"], ["h2"]),
+        helper.make_node("Gemm", ["h2", "w3", "b3"], ["logits"]),
+        helper.make_node("Softmax", ["logits"], ["probs"], axis=1),
+        helper.make_node("LogSoftmax", ["logits"], ["logp"], axis=1),
+        helper.make_node("Mul", ["labels", "logp"], ["lp"]),
+        helper.make_node("ReduceSum", ["lp", "one"], ["rows"], keepdims=0),
+        helper.make_node("ReduceMean", ["rows"], ["mean"], keepdims=0),
+        helper.make_node("Neg", ["mean"], ["loss"]),
+    ]
+    names = ["x", "labels", "w1", "b1", "w2", "b2", "w3", "b3"]
+    return onnx_model(nodes, list(zip(names, inputs)),
+                      [("probs", x[:, :10]), ("loss", np.zeros((), dt))],
+                      [("one", np.array([1], dtype=np.int64))])
+
+
 def exp_mlir(dt, n):
     return f"""func.func @f(%x: tensor<{n}x{dt}>) -> tensor<{n}x{dt}> {{
   %y = tide.exp %x : tensor<{n}x{dt}>
@@ -155,69 +193,82 @@ def mlp_inputs(dt, rng):
     return [x, labels, w(784, 256), w(256), w(256, 256), w(256), w(256, 10), w(10)]
 
 
-def mlp_numpy(x, labels, w1, b1, w2, b2, w3, b3):
+def mlp_fn(xp, x, labels, w1, b1, w2, b2, w3, b3):
     def elu(v):
-        return np.where(v > 0, v, np.expm1(v))
+        return xp.where(v > 0, v, xp.expm1(v))
     h1 = elu(x @ w1 + b1)
     h2 = elu(h1 @ w2 + b2)
     logits = h2 @ w3 + b3
     shifted = logits - logits.max(axis=1, keepdims=True)
-    e = np.exp(shifted)
+    e = xp.exp(shifted)
     s = e.sum(axis=1, keepdims=True)
     probs = e / s
-    logp = shifted - np.log(s)
+    logp = shifted - xp.log(s)
     loss = (-(labels * logp).sum(axis=1)).mean()
     return probs, loss
 
 
-def softmax_numpy(x):
-    e = np.exp(x - x.max(axis=-1, keepdims=True))
+def softmax_fn(xp, x):
+    e = xp.exp(x - x.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
+
+
+def softmax_numpy(x):
+    return softmax_fn(np, x)
+
+
+def exp_fn(xp, x):
+    return xp.exp(x)
+
+
+def transpose_fn(xp, x):
+    # NumPy's x.T is a view: the copy is the work being timed.
+    return np.ascontiguousarray(x.T) if xp is np else x.T
 
 
 def define_cases(rng):
     n = 230400
     for dt in ("f32", "f64"):
         npdt = np.float32 if dt == "f32" else np.float64
-        case(f"exp {n} {dt}", exp_mlir(dt, n), [rand(n, npdt, rng)], np.exp,
+        case(f"exp {n} {dt}", exp_mlir(dt, n), [rand(n, npdt, rng)], exp_fn,
              onnx_fn=onnx_unary("Exp", np.exp))
     big = 1 << 24
     case(f"exp(x)*a+b 2^24 f32", fused_mlir(big), [rand(big, np.float32, rng)],
-         lambda x: np.exp(x) * np.float32(0.5) + np.float32(1.0), 0.05,
+         lambda xp, x: xp.exp(x) * np.float32(0.5) + np.float32(1.0), 0.05,
          onnx_fn=onnx_fused)
     # Below the grain: stays on one thread.
     for small in (1000, 20000):
         case(f"exp {small} f32 (small)", exp_mlir("f32", small),
-             [rand(small, np.float32, rng)], np.exp,
+             [rand(small, np.float32, rng)], exp_fn,
              onnx_fn=onnx_unary("Exp", np.exp))
     for axis in (1, 0):
         shape = (4096, 2048)
         case(f"reduce_sum axis {axis} 4096x2048 f32",
              reduce_mlir("f32", shape, axis),
              [rand(shape, np.float32, rng)],
-             lambda x, axis=axis: x.sum(axis=axis), 0.2,
+             lambda xp, x, axis=axis: x.sum(axis=axis), 0.2,
              onnx_fn=onnx_reduce(axis))
     case("reduce_sum axis 1 64x1000 f32 (small)",
          reduce_mlir("f32", (64, 1000), 1), [rand((64, 1000), np.float32, rng)],
-         lambda x: x.sum(axis=1), onnx_fn=onnx_reduce(1))
+         lambda xp, x: x.sum(axis=1), onnx_fn=onnx_reduce(1))
     case("softmax 4096x1000 f32", unary_mlir("softmax", "f32", (4096, 1000),
                                              " axis = 1"),
-         [rand((4096, 1000), np.float32, rng)], softmax_numpy, 0.2,
+         [rand((4096, 1000), np.float32, rng)], softmax_fn, 0.2,
          onnx_fn=onnx_unary("Softmax", softmax_numpy, axis=1))
     case("transpose 4096x4096 f32", transpose_mlir("f32", (4096, 4096)),
-         [rand((4096, 4096), np.float32, rng)], lambda x: np.ascontiguousarray(x.T),
+         [rand((4096, 4096), np.float32, rng)], transpose_fn,
          0.1, onnx_fn=onnx_unary("Transpose", lambda x: x.T, perm=[1, 0]))
     here = os.path.dirname(os.path.abspath(__file__))
     for dt in ("f32", "f64"):
         npdt = np.float32 if dt == "f32" else np.float64
         with open(os.path.join(here, "..", "examples", f"mlp_{dt}.mlir")) as f:
             case(f"MLP forward b=256 {dt}", f.read(), mlp_inputs(npdt, rng),
-                 mlp_numpy, 0.2)
+                 mlp_fn, 0.2, onnx_fn=onnx_mlp)
     for dt in ("f32", "f64"):
         npdt = np.float32 if dt == "f32" else np.float64
         case(f"GEMM 1024^3 {dt}", gemm_mlir(dt, 1024),
              [rand((1024, 1024), npdt, rng), rand((1024, 1024), npdt, rng)],
-             lambda a, b: a @ b, 0.05, onnx_fn=onnx_gemm)
+             gemm_fn, 0.05, onnx_fn=onnx_gemm)
 
 
 def time_numpy(fn, inputs, repeat):
@@ -231,16 +282,27 @@ def time_numpy(fn, inputs, repeat):
     return times[len(times) // 2]
 
 
-def check(name, what, got, want):
-    """Fails the run when a result differs from NumPy's."""
+def differs(got, want):
+    """Why `got` is not NumPy's `want` (None when it matches)."""
     got = got if isinstance(got, (list, tuple)) else [got]
     want = want if isinstance(want, (list, tuple)) else [want]
     for g, w in zip(got, want):
         g, w = np.asarray(g), np.asarray(w)
         rtol = 1e-4 if w.dtype == np.float32 else 1e-10
-        if g.shape != w.shape or not np.allclose(g, w, rtol=rtol, atol=rtol):
-            sys.exit(f"bench: {name}: {what} differs from NumPy "
-                     f"(max abs diff {np.max(np.abs(g - w)) if g.shape == w.shape else 'shape'})")
+        if g.shape != w.shape:
+            return f"shape {g.shape}, expected {w.shape}"
+        if g.dtype != w.dtype:
+            return f"dtype {g.dtype}, expected {w.dtype}"
+        if not np.allclose(g, w, rtol=rtol, atol=rtol):
+            return f"max abs diff {np.max(np.abs(g - w))}"
+    return None
+
+
+def check(name, what, got, want):
+    """Fails the run when a Tide result differs from NumPy's."""
+    why = differs(got, want)
+    if why:
+        sys.exit(f"bench: {name}: {what} differs from NumPy ({why})")
 
 
 def run_tide(args, lib, inputs_args, outputs, repeat, threads, tmp):
@@ -266,6 +328,100 @@ def time_ort(model, inputs, repeat, threads):
     return time_numpy(lambda: session.run(None, feed), [], repeat), result
 
 
+def iree_tool(name):
+    """An IREE command-line tool of this Python's environment, or None."""
+    path = os.path.join(os.path.dirname(sys.executable), name)
+    return path if os.access(path, os.X_OK) else None
+
+
+def build_iree(model, tmp):
+    """The case's ONNX model compiled by IREE for this CPU: the .vmfb path."""
+    import onnx
+    src = os.path.join(tmp, "iree.onnx")
+    onnx.save(model, src)
+    mlir = os.path.join(tmp, "iree.mlir")
+    vmfb = os.path.join(tmp, "iree.vmfb")
+    subprocess.run([iree_tool("iree-import-onnx"), src, "-o", mlir],
+                   check=True, capture_output=True)
+    subprocess.run([iree_tool("iree-compile"), mlir, "-o", vmfb,
+                    "--iree-hal-target-device=local",
+                    "--iree-hal-local-target-device-backends=llvm-cpu",
+                    "--iree-llvmcpu-target-cpu=host",
+                    "--iree-input-demote-f64-to-f32=false"],
+                   check=True, capture_output=True)
+    return vmfb
+
+
+def iree_device_flags(threads):
+    if threads == 1:
+        return ["--device=local-sync"]
+    return ["--device=local-task", f"--task_topology_group_count={threads}"]
+
+
+def run_iree(vmfb, input_files, nout, repeat, threads, tmp):
+    """Checks nothing: returns (median seconds per call, outputs)."""
+    inputs = [f"--input=@{f}" for f in input_files]
+    outs = [os.path.join(tmp, f"iree_out{i}.npy") for i in range(nout)]
+    subprocess.run([iree_tool("iree-run-module"), f"--module={vmfb}",
+                    "--function=bench"] + iree_device_flags(threads) + inputs
+                   + [f"--output=@{o}" for o in outs],
+                   check=True, capture_output=True)
+    result = [np.load(o) for o in outs]
+    out = subprocess.run(
+        [iree_tool("iree-benchmark-module"), f"--module={vmfb}",
+         "--function=bench", "--benchmark_format=json",
+         f"--benchmark_min_time={repeat}x", "--benchmark_repetitions=1"]
+        + iree_device_flags(threads) + inputs,
+        check=True, capture_output=True, text=True).stdout
+    bench = json.loads(out)["benchmarks"][0]
+    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[bench["time_unit"]]
+    return bench["real_time"] * scale, result
+
+
+def jax_worker(args):
+    """Times every selected case in JAX at the thread count XLA_FLAGS set
+    (this process was started for it); prints one JSON object: name ->
+    seconds, or the reason it has no time."""
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+    rng = np.random.default_rng(0)
+    define_cases(rng)
+    results = {}
+    for name, (mlir, inputs, fn, scale, onnx_fn) in CASES.items():
+        if args.only not in name:
+            continue
+        repeat = max(5, int(args.repeat * scale))
+        f = jax.jit(lambda *a, fn=fn: fn(jnp, *a))
+        dev = [jax.device_put(a) for a in inputs]
+        got = jax.block_until_ready(f(*dev))
+        got = [np.asarray(g) for g in got] if isinstance(got, tuple) \
+            else np.asarray(got)
+        why = differs(got, fn(np, *inputs))
+        if why:
+            results[name] = f"wrong result: {why}"
+            continue
+        results[name] = time_numpy(
+            lambda: jax.block_until_ready(f(*dev)), [], repeat)
+    print(json.dumps(results))
+
+
+def time_jax(args, threads):
+    """Runs the JAX worker at `threads`: name -> seconds (or a reason)."""
+    env = dict(os.environ)
+    flags = [f"--xla_cpu_multi_thread_eigen={'false' if threads == 1 else 'true'}",
+             f"intra_op_parallelism_threads={threads}"]
+    env["XLA_FLAGS"] = " ".join([env.get("XLA_FLAGS", "")] + flags).strip()
+    env["JAX_PLATFORMS"] = "cpu"
+    cmd = [sys.executable, os.path.abspath(__file__), f"--jax-worker={threads}",
+           f"--only={args.only}", f"--repeat={args.repeat}"]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        print(f"(JAX at {threads} threads failed: {out.stderr.strip()[-300:]})")
+        return {}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=os.path.join(
@@ -277,20 +433,43 @@ def main():
                              "--flag=--cpu-vector-width=256")
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)),
                         help="the 'all cores' count (default: the affinity mask)")
+    parser.add_argument("--peers", default="ort,iree,jax",
+                        help="peers to time beside NumPy (comma-separated)")
+    parser.add_argument("--jax-worker", type=int, default=0,
+                        help=argparse.SUPPRESS)
     args = parser.parse_args()
-    try:
-        import onnxruntime  # noqa: F401
-        have_ort = True
-    except ImportError:
-        have_ort = False
-        print("(no onnxruntime in this Python: run it with build/venv/bin/python "
-              "for the ONNX Runtime columns)")
+    if args.jax_worker:
+        return jax_worker(args)
+    wanted = set(filter(None, args.peers.split(",")))
+    peers_here = []
+    for peer, module in (("ort", "onnxruntime"), ("iree", "iree.compiler"),
+                         ("jax", "jax")):
+        if peer not in wanted:
+            continue
+        try:
+            __import__(module)
+        except ImportError:
+            print(f"({peer}: no {module} in this Python; bench/venv.sh makes "
+                  f"a venv with every peer)")
+            continue
+        if peer == "iree" and not iree_tool("iree-benchmark-module"):
+            print("(iree: no iree-benchmark-module beside this Python)")
+            continue
+        peers_here.append(peer)
     rng = np.random.default_rng(0)
     define_cases(rng)
     tmp = tempfile.mkdtemp(prefix="tide-bench-")
     n = args.threads
-    print(f"{'case':36} {'serial':>9} {'T=1':>9} {f'T={n}':>9} {f'x{n}':>6} "
-          f"{'numpy':>9} {'ort T=1':>9} {f'ort T={n}':>9} {'/ort 1':>7} {f'/ort {n}':>7}")
+    jax_times = {}
+    if "jax" in peers_here:
+        jax_times = {1: time_jax(args, 1), n: time_jax(args, n)}
+    peer_names = ["numpy"] + peers_here
+    header = (f"{'case':36} {'serial':>9} {'T=1':>9} {f'T={n}':>9} {f'x{n}':>6} "
+              + " ".join(f"{p + ' T=' + str(t):>11}" for p in peer_names
+                         for t in (1, n))
+              + f" {'/best 1':>13} {f'/best {n}':>13}")
+    print(header)
+    notes = []
     for name, (mlir, inputs, fn, scale, onnx_fn) in CASES.items():
         if args.only not in name:
             continue
@@ -305,13 +484,15 @@ def main():
                             libs[build], "--no-remarks", "--target=cpu", flag]
                            + args.flag, check=True)
         inputs_args = []
+        input_files = []
         for i, a in enumerate(inputs):
             path = os.path.join(tmp, f"in{i}.npy")
             np.save(path, a)
+            input_files.append(path)
             inputs_args.append(f"--input={path}")
         nres = mlir.split("->", 1)[1].split("{", 1)[0].count("tensor<")
         outputs = [f"{tmp}/out{i}.npy" for i in range(nres)]
-        want = fn(*inputs)
+        want = fn(np, *inputs)
         times = {}
         for label, lib, threads in (("serial", libs["serial"], 1),
                                     ("T=1", libs["parallel"], 1),
@@ -321,24 +502,93 @@ def main():
             check(name, f"Tide ({label})", [np.load(o) for o in outputs], want)
             times[label] = run_tide(args, lib, inputs_args, outputs, repeat,
                                     threads, tmp)
-        ref = time_numpy(fn, inputs, repeat)
-        ort1 = ortn = None
-        if have_ort and onnx_fn is not None:
-            model = onnx_fn(inputs)
-            ort1, got = time_ort(model, inputs, repeat, 1)
-            check(name, "ONNX Runtime (1 thread)", got, want)
-            ortn, got = time_ort(model, inputs, repeat, n)
-            check(name, f"ONNX Runtime ({n} threads)", got, want)
+        peer = {}  # (peer, threads) -> seconds
+
+        # OpenBLAS reads its thread count when NumPy loads: the cases that
+        # call it run in a child process per thread count. NumPy's other
+        # functions use one thread.
+        if fn in CASE_FN_NAMES:
+            for threads in (1, n):
+                peer[("numpy", threads)] = time_numpy_threads(
+                    fn, inputs, repeat, threads)
+        else:
+            peer[("numpy", 1)] = peer[("numpy", n)] = time_numpy(
+                lambda *a: fn(np, *a), inputs, repeat)
+        model = onnx_fn(inputs) if onnx_fn is not None else None
+        for p in peers_here:
+            for threads in (1, n):
+                try:
+                    if p == "ort" and model is not None:
+                        t, got = time_ort(model, inputs, repeat, threads)
+                    elif p == "iree" and model is not None:
+                        if threads == 1:
+                            vmfb = build_iree(model, tmp)
+                        t, got = run_iree(vmfb, input_files, len(model.graph.output),
+                                          repeat, threads, tmp)
+                    elif p == "jax":
+                        t = jax_times.get(threads, {}).get(name)
+                        got = want
+                        if isinstance(t, str):
+                            notes.append(f"{name}: jax: {t}")
+                            continue
+                    else:
+                        continue
+                except (subprocess.CalledProcessError, Exception) as e:  # noqa: B014
+                    msg = getattr(e, "stderr", None) or str(e)
+                    if isinstance(msg, bytes):
+                        msg = msg.decode(errors="replace")
+                    notes.append(f"{name}: {p} T={threads}: "
+                                 f"{msg.strip().splitlines()[-1][:160] if msg.strip() else type(e).__name__}")
+                    if p == "iree":
+                        break
+                    continue
+                why = differs(got, want)
+                if why:
+                    notes.append(f"{name}: {p} T={threads}: wrong result ({why}); not counted")
+                    continue
+                if t is not None:
+                    peer[(p, threads)] = t
 
         def us(t):
-            return f"{t * 1e6:8.1f}u" if t is not None else f"{'n/a':>9}"
+            return f"{t * 1e6:10.1f}u" if t is not None else f"{'n/a':>11}"
 
-        def ratio(a, b):
-            return f"{a / b:6.2f}x" if b else f"{'n/a':>7}"
-        print(f"{name:36} {us(times['serial'])} {us(times['T=1'])} {us(times['T=N'])} "
-              f"{times['T=1'] / times['T=N']:5.2f}x {us(ref)} {us(ort1)} {us(ortn)} "
-              f"{ratio(times['T=1'], ort1)} {ratio(times['T=N'], ortn)}")
+        def best(threads, mine):
+            cands = [(t, p) for (p, th), t in peer.items() if th == threads]
+            t, p = min(cands)
+            return f"{mine / t:6.2f}x {p:>5}"
+        print(f"{name:36} {us(times['serial'])[1:]} {us(times['T=1'])[1:]} "
+              f"{us(times['T=N'])[1:]} {times['T=1'] / times['T=N']:5.2f}x "
+              + " ".join(us(peer.get((p, t))) for p in peer_names for t in (1, n))
+              + f" {best(1, times['T=1'])} {best(n, times['T=N'])}")
         sys.stdout.flush()
+    for note in notes:
+        print("note:", note)
+
+
+def time_numpy_threads(fn, inputs, repeat, threads):
+    """NumPy with OpenBLAS at `threads` (set before NumPy loads, so in a child
+    process reading the inputs from the case's .npy files)."""
+    tmp = tempfile.mkdtemp(prefix="tide-bench-np-")
+    for i, a in enumerate(inputs):
+        np.save(os.path.join(tmp, f"in{i}.npy"), a)
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
+    code = (f"import sys; sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r}); "
+            f"import numpy as np, cpu; "
+            f"ins = [np.load({tmp!r} + f'/in{{i}}.npy') for i in range({len(inputs)})]; "
+            f"fn = cpu.NUMPY_THREADED[{CASE_FN_NAMES[fn]!r}]; "
+            f"print(cpu.time_numpy(lambda *a: fn(np, *a), ins, {repeat}))")
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    return float(out.strip().splitlines()[-1])
+
+
+def gemm_fn(xp, a, b):
+    return a @ b
+
+
+# Cases whose NumPy time depends on OpenBLAS's thread count, by name.
+NUMPY_THREADED = {"gemm": gemm_fn, "mlp": mlp_fn}
+CASE_FN_NAMES = {gemm_fn: "gemm", mlp_fn: "mlp"}
 
 
 if __name__ == "__main__":

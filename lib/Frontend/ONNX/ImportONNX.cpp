@@ -1054,14 +1054,21 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   }
   b.setInsertionPointToEnd(body);
 
-  int index = 0;
-  for (const auto &node : g.node()) {
-    Location loc = graph.nodeLoc(node, index++);
+  // Calls of the model's own functions become the functions' nodes.
+  std::vector<ImportedNode> nodes;
+  std::deque<onnx::NodeProto> expanded;
+  if (failed(expandFunctions(model, opset, kMaxOpset, graph, nodes, expanded)))
+    return nullptr;
+  for (const ImportedNode &entry : nodes) {
+    const onnx::NodeProto &node = *entry.node;
+    Location loc = entry.loc;
     if (!node.domain().empty() && node.domain() != "ai.onnx") {
       return (void)(emitError(loc)
-                    << "op domain '" << node.domain()
-                    << "' is not supported (Tide imports the default ONNX "
-                       "domain)"),
+                    << "op '" << node.op_type() << "' of domain '"
+                    << node.domain()
+                    << "' is not supported: Tide imports the default ONNX "
+                       "domain and the functions the model defines, and "
+                       "the model defines no function of that name"),
              nullptr;
     }
     for (int i = 0; i < node.input_size(); ++i) {
@@ -1074,7 +1081,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
                          "or graph input"),
                nullptr;
     }
-    NodeImporter n(graph, node, loc, opset);
+    NodeImporter n(graph, node, loc, entry.opset);
     // Every refusal names its reason; a converter that fails without one
     // (an input it needs is missing, ...) gets a generic message here.
     bool reported = false;

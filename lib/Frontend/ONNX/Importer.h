@@ -27,6 +27,7 @@
 
 #include "onnx/onnx.pb.h"
 
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -390,6 +391,23 @@ public:
   Location nodeLoc(const onnx::NodeProto &node, int index);
   Location fileLoc();
 };
+
+/// A node to convert, with the default-domain opset its semantics follow
+/// (a model-local function's nodes follow the function's opset).
+struct ImportedNode {
+  const onnx::NodeProto *node;
+  int64_t opset;
+  Location loc;
+};
+
+/// The main graph's nodes in order, with every call of a model-local
+/// function expanded into the function's nodes (InlineFunctions.cpp).
+/// Expanded nodes are kept in `storage`. `opset` is the model's default-domain
+/// opset; a function importing a newer one than `maxOpset` is refused.
+LogicalResult expandFunctions(const onnx::ModelProto &model, int64_t opset,
+                              int64_t maxOpset, GraphImporter &graph,
+                              std::vector<ImportedNode> &out,
+                              std::deque<onnx::NodeProto> &storage);
 
 } // namespace mlir::tide::onnx_import
 
