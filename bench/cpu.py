@@ -12,8 +12,9 @@ all cores, and the same computation at the same thread counts in
 - IREE (the same ONNX model through iree-import-onnx and iree-compile for
   llvm-cpu, the host CPU, f64 kept as f64; iree-benchmark-module with the
   local-sync driver for 1 thread and local-task with N task groups),
-- JAX (jax.jit; XLA's CPU threads limited by XLA_FLAGS in a worker process
-  per thread count; inputs on the device before timing, block_until_ready).
+- JAX (jax.jit, in a worker process per thread count whose CPU affinity
+  mask has that many CPUs: XLA sizes its thread pools from the mask; inputs
+  on the device before timing, block_until_ready).
 Every result is checked against NumPy before anything is timed. Peers not
 installed are left out (n/a): run it with the bench venv for all of them.
 
@@ -382,6 +383,11 @@ def jax_worker(args):
     """Times every selected case in JAX at the thread count XLA_FLAGS set
     (this process was started for it); prints one JSON object: name ->
     seconds, or the reason it has no time."""
+    # XLA's CPU runtime sizes its thread pools from the CPUs the process may
+    # use, whatever XLA_FLAGS say (a 1-thread GEMM loop measured 154% CPU):
+    # the worker keeps only as many CPUs as it is given threads.
+    cpus = sorted(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, cpus[:args.jax_worker])
     import jax
     jax.config.update("jax_enable_x64", True)
     import jax.numpy as jnp
@@ -409,8 +415,7 @@ def jax_worker(args):
 def time_jax(args, threads):
     """Runs the JAX worker at `threads`: name -> seconds (or a reason)."""
     env = dict(os.environ)
-    flags = [f"--xla_cpu_multi_thread_eigen={'false' if threads == 1 else 'true'}",
-             f"intra_op_parallelism_threads={threads}"]
+    flags = [f"--xla_cpu_multi_thread_eigen={'false' if threads == 1 else 'true'}"]
     env["XLA_FLAGS"] = " ".join([env.get("XLA_FLAGS", "")] + flags).strip()
     env["JAX_PLATFORMS"] = "cpu"
     cmd = [sys.executable, os.path.abspath(__file__), f"--jax-worker={threads}",

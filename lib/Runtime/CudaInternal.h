@@ -75,6 +75,8 @@ std::string cublasUnavailable(Driver &d);
 
 struct Profiler {
   bool enabled = false; // TIDE_PROFILE is set and not 0
+  /// tide_rt_profile_reset was called (the first call was left out).
+  bool warmupExcluded = false;
   Profiler();
   /// Adds a call of `name` that took `seconds` and moved `bytes`.
   void record(const std::string &name, double seconds, double bytes);

@@ -52,13 +52,20 @@ Profiler &tide::cudart::profiler() {
   return *p;
 }
 
+extern "C" void tide_rt_profile_reset(void) {
+  Lock lock(mutex);
+  entries().clear();
+  profiler().warmupExcluded = true;
+}
+
 extern "C" void tide_rt_profile_report(void) {
   profiler(); // reads TIDE_PROFILE on a first call
   Lock lock(mutex);
   double total = 0;
   for (auto &e : entries())
     total += e.second.seconds;
-  std::fprintf(stderr, "tide profile (GPU time, measured with events):\n");
+  std::fprintf(stderr, "tide profile (GPU time, measured with events%s):\n",
+               profiler().warmupExcluded ? "; the first call left out" : "");
   std::fprintf(stderr, "  %-40s %8s %12s %12s %10s %7s\n", "what", "calls",
                "time (us)", "bytes", "GB/s", "share");
   for (auto &e : entries()) {

@@ -70,6 +70,9 @@ void tide_rt_allocator_stats(uint64_t *inUse, uint64_t *cached);
 void tide_rt_release_cached(void);
 /* Prints the profile now (it is printed at exit when TIDE_PROFILE=1). */
 void tide_rt_profile_report(void);
+/* Forgets what the profile recorded so far (tide-run's --repeat leaves the
+ * first call, which loads kernels and libraries, out of it). */
+void tide_rt_profile_reset(void);
 /* Calls fn(context) and returns 1; or, when a device allocation on this
  * thread fails for lack of GPU memory during the call, frees the device
  * memory the call had allocated (on this thread) and returns 0 at once with
