@@ -69,7 +69,8 @@ func.func @mixed(%x: tensor<1024xf32>) -> tensor<f32> {
 // CHECK:       llvm.call @mgpuMemcpy(
 // CHECK:       llvm.call @mgpuStreamSynchronize(%[[S]])
 // CHECK:       llvm.intr.log(
-// CHECK:       gpu.launch_func {{.*}} @tide_kernels::@mixed_addf_2
+// CHECK-NOT:   @mixed_fill
+// CHECK:       gpu.launch_func {{.*}} @tide_kernels::@mixed_addf_1
 // CHECK:       llvm.call @mgpuStreamSynchronize(
 // CHECK:       gpu.binary @tide_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">, properties = {{[{].*[}]}}, "
 
@@ -79,7 +80,7 @@ func.func @mixed(%x: tensor<1024xf32>) -> tensor<f32> {
 // PTX: ld.global.v4.b32
 // PTX: ex2.approx.ftz.f32
 // PTX: st.global.v4.b32
-// PTX: .visible .entry mixed_addf_2(
+// PTX: .visible .entry mixed_addf_1(
 // PTX: shfl.sync.bfly.b32
 
 // gather on the GPU: one thread per index; a constant input is copied to the

@@ -1962,6 +1962,26 @@ def gen_round_once():
         f.run("", [gen_float(rng, (1, 8192), 0, 1, t), gen_float(rng, (8192, 2), -3, 3, t)])
         funcs.append(f)
 
+        # Rows a GPU warp computes alone (up to 1024 columns: several per
+        # lane, a partial last step) and the first past it (a block per row),
+        # and attention scores with masked (-inf) keys.
+        shapes = [(37, 100), (5, 1000), (3, 1024), (3, 1025), (2, 3, 16, 128)]
+        args = [(s_, t) for s_ in shapes]
+        f = Func("rows_softmax_%s" % t, args)
+        for i, shape in enumerate(shapes):
+            for op, ref, cls in (("softmax", softmax, "transc"),
+                                 ("log_softmax", log_softmax, "ieee")):
+                v = f.op("tide.%s %s axis = %d : %s" % (op, f.arg(i), len(shape) - 1,
+                                                          T(shape, t)))
+                f.ret(v, shape, t, "%s over rows of %s" % (op, T(shape, t)),
+                      (lambda i, axis, ref: lambda ins: ref(ins[i], axis))(i, len(shape) - 1, ref),
+                      cls)
+        rng = rng_for(f.name)
+        ins = [gen_float(rng, shape, -4, 4, t) for shape in shapes]
+        ins[-1][..., 100:] = -np.inf
+        f.run("", ins)
+        funcs.append(f)
+
         # sigmoid and elu: one rounding, so within the IEEE tolerance.
         f = Func("round_once_elementwise_%s" % t, [((256,), t)])
         for name, text, ref in (("sigmoid", "tide.sigmoid", sigmoid),

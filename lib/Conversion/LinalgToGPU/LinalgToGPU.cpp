@@ -143,10 +143,33 @@ struct ConvertLinalgToGPUPass
       if (!batched.empty())
         return lowerLibraryBatchedGemm(kernels, op, batched);
     }
+    // A fill right before a reduction into the same buffer (its initial
+    // value) waits for the reduction: a block reduction folds it in.
+    if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation())) {
+      auto next = dyn_cast_or_null<linalg::LinalgOp>(op->getNextNode());
+      if (next && getInitFillBefore(next) == fill)
+        return;
+    }
     if (op.getNumReductionLoops() == 0)
       return lowerParallel(kernels, op);
-    if (!lowerReduction(kernels, op) && !lowerArgReduction(kernels, op))
+    linalg::FillOp initFill = getInitFillBefore(op);
+    if (lowerReduction(kernels, op, initFill))
+      return;
+    // Not folded: the fill runs first after all.
+    if (initFill)
+      lowerParallel(kernels, initFill);
+    if (!lowerArgReduction(kernels, op))
       lowerSequential(kernels, op);
+  }
+
+  /// The fill of a reduction's only output right before it (so nothing
+  /// reads the filled buffer in between), which the reduction may fold.
+  static linalg::FillOp getInitFillBefore(linalg::LinalgOp op) {
+    auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+    if (!fill || op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0 ||
+        fill.getDpsInits()[0] != op.getDpsInits()[0])
+      return {};
+    return fill;
   }
 
   /// Whether cuBLAS computes `op` (a 2-D or batched matmul) in place.

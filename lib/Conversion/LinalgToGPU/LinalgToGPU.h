@@ -43,6 +43,10 @@ namespace mlir::tide::gpu_lowering {
 
 /// Threads per block of the kernels (but short softmax rows).
 constexpr int64_t kBlockSize = 256;
+/// Threads of a warp (every NVIDIA GPU).
+constexpr int32_t kWarpSize = 32;
+/// The longest softmax row that a warp computes alone (lowerSoftmax).
+constexpr int64_t kWarpRowLimit = 1024;
 
 /// Per-function state of the lowering: which buffers live in which GPU's
 /// memory, and the names of the kernels made so far.
@@ -198,7 +202,8 @@ void emitBlockReduction(KernelBuilder &kernels, linalg::LinalgOp op,
 
 /// A reduction whose payload folds each element into its accumulator with
 /// one associative op; false (nothing changed) for other payloads.
-bool lowerReduction(KernelBuilder &kernels, linalg::LinalgOp op);
+bool lowerReduction(KernelBuilder &kernels, linalg::LinalgOp op,
+                    linalg::FillOp initFill = {});
 /// argmax/argmin as convert-tide-to-linalg writes them; false (nothing
 /// changed) for other payloads.
 bool lowerArgReduction(KernelBuilder &kernels, linalg::LinalgOp op);

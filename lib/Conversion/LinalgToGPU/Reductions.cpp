@@ -217,7 +217,8 @@ static Value combine(OpBuilder &b, Location loc, Operation *combiner, Value x,
 /// are many outputs.
 static constexpr int64_t kSmallReduction = 64;
 
-bool gpu_lowering::lowerReduction(KernelBuilder &kernels, linalg::LinalgOp op) {
+bool gpu_lowering::lowerReduction(KernelBuilder &kernels, linalg::LinalgOp op,
+                                  linalg::FillOp initFill) {
   if (op.getNumDpsInits() != 1)
     return false;
   Block *block = op.getBlock();
@@ -313,7 +314,11 @@ bool gpu_lowering::lowerReduction(KernelBuilder &kernels, linalg::LinalgOp op) {
     SmallVector<Value> outIdx =
         applyMap(tb, loc, op.getMatchingIndexingMap(op.getDpsInitOperand(0)),
                  mergeIvs(iters, pIvs, zeros));
-    Value old = memref::LoadOp::create(tb, loc, init, outIdx);
+    // The output's initial value: the fill's scalar when the fill right
+    // before was folded in (no fill kernel, no load), else what it holds.
+    Value old = initFill
+                    ? initFill.getInputs()[0]
+                    : memref::LoadOp::create(tb, loc, init, outIdx).getResult();
     Value t = convertTo(tb, loc, total[0], elementType, isUnsigned);
     Value v = accPos == 0 ? combine(tb, loc, comb, old, t)
                           : combine(tb, loc, comb, t, old);
@@ -323,6 +328,8 @@ bool gpu_lowering::lowerReduction(KernelBuilder &kernels, linalg::LinalgOp op) {
       kernels, op, pSizes, loops.p, loops.r,
       {{accType}, accumulate, identities, foldPartial, allReduce, finish});
   op->erase();
+  if (initFill)
+    initFill->erase();
   return true;
 }
 

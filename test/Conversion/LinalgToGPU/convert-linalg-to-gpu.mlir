@@ -522,3 +522,102 @@ func.func @constant_copy() {
   memref.dealloc %d3 : memref<2x3xf32, #tide.device<cuda:0>>
   return
 }
+
+// -----
+
+// Softmax over rows of 128 (attention scores): a warp per row, 8 rows per
+// block of 256 threads (64 rows: 8 blocks), each lane from its own column
+// in steps of 32, the maximum and the sum combined by five xor shuffles; bf16
+// computed in f32. No block-wide reduction.
+// CHECK-LABEL: func.func @softmax_warp_rows(
+// CHECK: arith.ceildivui %c64{{.*}}, %c8
+// CHECK: gpu.launch blocks({{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}) module(@tide_kernels) function(@softmax_warp_rows_softmax_0)
+// CHECK: %[[WARP:.*]] = arith.divui %{{.*}}, %c32
+// CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c32
+// CHECK: scf.for %{{.*}} = %[[LANE]] to %c128 step %c32
+// CHECK: arith.extf
+// CHECK: arith.maximumf
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %{{.*}} : f32
+// CHECK: math.exp
+// CHECK: gpu.shuffle  xor
+// CHECK: arith.truncf
+// CHECK-NOT: gpu.all_reduce
+// CHECK: return
+func.func @softmax_warp_rows(%x: memref<64x128xbf16, #tide.device<cuda:0>>, %y: memref<64x128xbf16, #tide.device<cuda:0>>) {
+  linalg.softmax dimension(1) ins(%x : memref<64x128xbf16, #tide.device<cuda:0>>) outs(%y : memref<64x128xbf16, #tide.device<cuda:0>>)
+  return
+}
+
+// -----
+
+// Rows longer than 1024, and f64 rows (whose shuffles would move 64-bit
+// values), take a block per row and gpu.all_reduce; rows of 100 a block of
+// 128 threads.
+// CHECK-LABEL: func.func @softmax_block_rows(
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %{{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}})
+// CHECK: gpu.all_reduce maximumf
+// CHECK: gpu.all_reduce add
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %{{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}})
+// CHECK: gpu.all_reduce maximumf
+// CHECK-NOT: gpu.shuffle
+// CHECK: return
+func.func @softmax_block_rows(%x: memref<4x2048xf32, #tide.device<cuda:0>>, %y: memref<4x2048xf32, #tide.device<cuda:0>>, %a: memref<4x100xf64, #tide.device<cuda:0>>, %b: memref<4x100xf64, #tide.device<cuda:0>>) {
+  linalg.softmax dimension(1) ins(%x : memref<4x2048xf32, #tide.device<cuda:0>>) outs(%y : memref<4x2048xf32, #tide.device<cuda:0>>)
+  linalg.softmax dimension(1) ins(%a : memref<4x100xf64, #tide.device<cuda:0>>) outs(%b : memref<4x100xf64, #tide.device<cuda:0>>)
+  return
+}
+
+// -----
+
+// A fill of a reduction's output right before it (its initial value) is
+// folded into a block reduction: no fill kernel, and the total is combined
+// with the fill's value instead of a load of the output.
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @row_sum_filled(
+// CHECK-SAME: %[[X:.*]]: memref<64x768xf32, #tide.device<cuda:0>>, %[[Y:.*]]: memref<64xf32, #tide.device<cuda:0>>)
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch {{.*}} function(@row_sum_filled_addf_0)
+// CHECK: gpu.all_reduce add
+// CHECK-NOT: memref.load %[[Y]]
+// CHECK: %[[T:.*]] = arith.addf %{{.*}}, %[[ZERO]] : f32
+// CHECK: memref.store %[[T]], %[[Y]]
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @row_sum_filled(%x: memref<64x768xf32, #tide.device<cuda:0>>, %y: memref<64xf32, #tide.device<cuda:0>>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<64xf32, #tide.device<cuda:0>>)
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x768xf32, #tide.device<cuda:0>>) outs(%y : memref<64xf32, #tide.device<cuda:0>>) {
+  ^bb0(%a: f32, %acc: f32):
+    %0 = arith.addf %a, %acc : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// A reduction computed one thread per output (small windows) reads its
+// output's initial value: the fill before it stays a kernel of its own,
+// launched first.
+// CHECK-LABEL: func.func @small_window_filled(
+// CHECK: gpu.launch {{.*}} function(@small_window_filled_fill_0)
+// CHECK: gpu.launch {{.*}} function(@small_window_filled_maximumf_1)
+// CHECK: memref.load
+// CHECK-NOT: gpu.all_reduce
+// CHECK: return
+func.func @small_window_filled(%x: memref<66x66xf16, #tide.device<cuda:0>>, %w: memref<3x3xf16, #tide.device<cuda:0>>, %y: memref<64x64xf16, #tide.device<cuda:0>>) {
+  %ninf = arith.constant 0xFC00 : f16
+  linalg.fill ins(%ninf : f16) outs(%y : memref<64x64xf16, #tide.device<cuda:0>>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0 + d2, d1 + d3)>, affine_map<(d0, d1, d2, d3) -> (d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : memref<66x66xf16, #tide.device<cuda:0>>, memref<3x3xf16, #tide.device<cuda:0>>) outs(%y : memref<64x64xf16, #tide.device<cuda:0>>) {
+  ^bb0(%a: f16, %b: f16, %acc: f16):
+    %0 = arith.maximumf %acc, %a : f16
+    linalg.yield %0 : f16
+  }
+  return
+}
