@@ -21,8 +21,9 @@ using namespace mlir::tide;
 using namespace mlir::tide::gpu_lowering;
 
 /// Elementwise over contiguous buffers with no broadcasting: each thread
-/// handles one 16-byte vector (4 x 32-bit or 2 x 64-bit elements) with
-/// aligned vector loads and stores. False when that does not apply.
+/// handles 16 bytes of its widest operand (16 x 8-bit, 8 x 16-bit, 4 x 32-bit
+/// or 2 x 64-bit elements) with aligned vector loads and stores. False when
+/// that does not apply.
 static bool lowerContiguous(KernelBuilder &kernels, linalg::LinalgOp op) {
   // Identity operands (all outputs among them) are contiguous buffers of
   // the iteration space. Broadcast inputs read a subset of the dims in
@@ -68,7 +69,8 @@ static bool lowerContiguous(KernelBuilder &kernels, linalg::LinalgOp op) {
     n *= size;
   if (!maxBytes || op.hasIndexSemantics() || rank == 0)
     return false;
-  int64_t width = maxBytes == 8 ? 2 : 4;
+  // 16 bytes of the widest operand per thread (8 lanes of f16/bf16).
+  int64_t width = 16 / maxBytes;
   if (shape.back() % width || n / width == 0)
     return false;
 

@@ -56,7 +56,8 @@ func.func @broadcast_vector(%x: memref<4x8xf32, #tide.device<cuda:0>>, %b: memre
 
 // -----
 
-// Contiguous buffers without broadcasting: one thread per 16-byte vector.
+// Contiguous buffers without broadcasting: one thread per 16-byte vector
+// (4 lanes of f32).
 #id = affine_map<(d0) -> (d0)>
 // CHECK-LABEL: func.func @contiguous(
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}}) {{.*}} function(@contiguous_exp_0)
@@ -69,6 +70,37 @@ func.func @contiguous(%x: memref<1024xf32, #tide.device<cuda:0>>, %y: memref<102
       ins(%x : memref<1024xf32, #tide.device<cuda:0>>) outs(%y : memref<1024xf32, #tide.device<cuda:0>>) {
   ^bb0(%a: f32, %o: f32):
     %0 = math.exp %a : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// 16 bytes of the widest operand per thread: 8 lanes of bf16 (a bias of the
+// innermost dim read as a vector too); with an f32 result among bf16
+// operands, 4 lanes (the bf16 reads 8 bytes).
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row2 = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @contiguous_bf16(
+// CHECK: vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<4096xbf16, #tide.device<cuda:0>>, vector<8xbf16>
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<64xbf16, #tide.device<cuda:0>>, vector<8xbf16>
+// CHECK-COUNT-8: arith.addf
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<4096xbf16, #tide.device<cuda:0>>, vector<8xbf16>
+// CHECK: vector.load %{{.*}} {alignment = 8 : i64} : memref<4096xbf16, #tide.device<cuda:0>>, vector<4xbf16>
+// CHECK-COUNT-4: arith.extf
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<4096xf32, #tide.device<cuda:0>>, vector<4xf32>
+func.func @contiguous_bf16(%x: memref<64x64xbf16, #tide.device<cuda:0>>, %b: memref<64xbf16, #tide.device<cuda:0>>, %y: memref<64x64xbf16, #tide.device<cuda:0>>, %z: memref<64x64xf32, #tide.device<cuda:0>>) {
+  linalg.generic {indexing_maps = [#id2, #row2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : memref<64x64xbf16, #tide.device<cuda:0>>, memref<64xbf16, #tide.device<cuda:0>>) outs(%y : memref<64x64xbf16, #tide.device<cuda:0>>) {
+  ^bb0(%a: bf16, %c: bf16, %o: bf16):
+    %0 = arith.addf %a, %c : bf16
+    linalg.yield %0 : bf16
+  }
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<64x64xbf16, #tide.device<cuda:0>>) outs(%z : memref<64x64xf32, #tide.device<cuda:0>>) {
+  ^bb0(%a: bf16, %o: f32):
+    %0 = arith.extf %a : bf16 to f32
     linalg.yield %0 : f32
   }
   return
