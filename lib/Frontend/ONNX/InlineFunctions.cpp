@@ -155,13 +155,17 @@ struct Expander {
     llvm::StringMap<std::string> names;
     for (int i = 0; i < proto.input_size(); ++i)
       names[proto.input(i)] = i < call.input_size() ? call.input(i) : "";
-    for (int i = 0; i < proto.output_size(); ++i)
-      names[proto.output(i)] = i < call.output_size() && !call.output(i).empty()
-                                   ? call.output(i)
-                                   : prefix + proto.output(i);
     llvm::StringSet<> defined;
     for (const std::string &input : proto.input())
       defined.insert(input);
+    // An output that is also an input keeps the input's value (copied to
+    // the call's output below).
+    for (int i = 0; i < proto.output_size(); ++i)
+      if (!defined.contains(proto.output(i)))
+        names[proto.output(i)] =
+            i < call.output_size() && !call.output(i).empty()
+                ? call.output(i)
+                : prefix + proto.output(i);
 
     std::string callName =
         call.name().empty() ? std::string("#call") : call.name();
@@ -230,6 +234,19 @@ struct Expander {
         return emitError(loc)
                << describe(proto) << " never produces its output '"
                << proto.output(i) << "'";
+    // Outputs that are inputs of the function: an Identity each.
+    for (int i = 0; i < call.output_size(); ++i) {
+      if (call.output(i).empty() ||
+          !llvm::is_contained(proto.input(), proto.output(i)))
+        continue;
+      storage.emplace_back();
+      onnx::NodeProto &copy = storage.back();
+      copy.set_op_type("Identity");
+      copy.set_name(callName + "/output " + std::to_string(i));
+      copy.add_input(names.lookup(proto.output(i)));
+      copy.add_output(call.output(i));
+      out.push_back({&copy, fn.opset, graph.nodeLoc(copy, 0)});
+    }
     return success();
   }
 };

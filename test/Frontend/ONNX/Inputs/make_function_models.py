@@ -159,6 +159,20 @@ save("rowsum11",
      [row_sum11], [x], check=False)
 np.save(os.path.join(out, "rowsum11_want0.npy"), x.sum(axis=1))
 
+# A function whose second output is its input, unchanged (and a call that
+# uses it).
+passthrough = helper.make_function(
+    DOMAIN, "ReluAndInput", ["x"], ["y", "x"],
+    [helper.make_node("Relu", ["x"], ["y"])],
+    [helper.make_opsetid("", 17)], [])
+save("passthrough",
+     [node_with("ReluAndInput", ["x"], ["r", "same"], domain=DOMAIN, name="call"),
+      helper.make_node("Add", ["r", "same"], ["y"])],
+     [helper.make_tensor_value_info("x", f32, [4, 8])],
+     [helper.make_tensor_value_info("y", f32, [4, 8])], [passthrough], [x],
+     check=False)
+np.save(os.path.join(out, "passthrough_want0.npy"), np.maximum(x, 0) + x)
+
 # Refused: a function that calls itself.
 loop = helper.make_function(
     DOMAIN, "Forever", ["x"], ["y"],
