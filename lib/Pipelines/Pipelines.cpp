@@ -239,6 +239,7 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
   addBufferization(pm, /*gpu=*/true);
   ConvertLinalgToGPUPassOptions kernels;
   kernels.useLibrary = options.cublas;
+  kernels.fuseRows = options.rowKernels;
   pm.addPass(createConvertLinalgToGPUPass(kernels));
   pm.addPass(createStripMemorySpacesPass());
   if (options.blas) {

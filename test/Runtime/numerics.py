@@ -2023,6 +2023,113 @@ def gen_round_once():
     return funcs
 
 
+def gen_row_groups():
+    """Reductions over trailing dimensions with the elementwise work around
+    them, which a GPU computes as one kernel per row group: layer norms (a
+    warp per row, a block per row past 1024 columns, f64's block per row),
+    an RMS norm over two trailing dimensions, an attention softmax with its
+    scale and mask, two reductions of one row sharing a pass, values the
+    group computes that are also results, and an integer group."""
+    eps = 1e-5
+
+    def ln_ref(x, g, b):
+        m = x.mean(axis=-1, keepdims=True)
+        c = x - m
+        return c / np.sqrt((c * c).mean(axis=-1, keepdims=True) + eps) * g + b
+
+    def float_group(t):
+        s = "f32" if t in ("f16", "bf16") else t
+        xs, ys, zs, ss = (6, 7, 96), (5, 2000), (4, 3, 10, 20), (2, 3, 16, 128)
+        args = [(xs, t), (xs, t), ((96,), t), ((96,), t), (ys, t), ((2000,), t), (zs, t),
+                (ss, t), ((2, 1, 1, 128), t)]
+        f = Func("row_groups_%s" % t, args)
+        e = f.op("tide.constant dense<1.0e-05> : tensor<%s>" % s)
+
+        def layer_norm(x, shape, g, b):
+            """The importer's LayerNormalization: statistics in s."""
+            xf = x if s == t else f.op("tide.cast %s : %s to %s" % (x, T(shape, t), T(shape, s)))
+            rows = shape[:-1] + (1,)
+            m = f.op("tide.reduce_mean %s axes = [%d] keepdims : %s" % (xf, len(shape) - 1, T(shape, s)))
+            c = f.op("tide.sub %s, %s : %s, %s" % (xf, m, T(shape, s), T(rows, s)))
+            sq = f.op("tide.mul %s, %s : %s" % (c, c, T(shape, s)))
+            v = f.op("tide.reduce_mean %s axes = [%d] keepdims : %s" % (sq, len(shape) - 1, T(shape, s)))
+            ve = f.op("tide.add %s, %s : %s, %s" % (v, e, T(rows, s), T((), s)))
+            r = f.op("tide.rsqrt %s : %s" % (ve, T(rows, s)))
+            n = f.op("tide.mul %s, %s : %s, %s" % (c, r, T(shape, s), T(rows, s)))
+            if s != t:
+                n = f.op("tide.cast %s : %s to %s" % (n, T(shape, s), T(shape, t)))
+            y = f.op("tide.mul %s, %s : %s, %s" % (n, g, T(shape, t), T(shape[-1:], t)))
+            y = f.op("tide.add %s, %s : %s, %s" % (y, b, T(shape, t), T(shape[-1:], t)))
+            return y, m, c
+
+        # x + r, layer-normed: its mean and centered values are results too
+        # (stored by the group, not recomputed after it).
+        h = f.op("tide.add %s, %s : %s" % (f.arg(0), f.arg(1), T(xs, t)))
+        y, m, c = layer_norm(h, xs, f.arg(2), f.arg(3))
+        hq = lambda ins: quantize(ins[0] + ins[1], t)
+        f.ret(y, xs, t, "layer norm of x + r over %s" % T(xs, t),
+              lambda ins: ln_ref(hq(ins), ins[2], ins[3]), "composite")
+        f.ret(m, (6, 7, 1), s, "its mean", lambda ins: hq(ins).mean(axis=-1, keepdims=True),
+              "composite")
+        f.ret(c, xs, s, "its centered values",
+              lambda ins: hq(ins) - hq(ins).mean(axis=-1, keepdims=True), "composite")
+        # Rows past a warp's 1024 columns; f64 everywhere a block per row.
+        y2, _, _ = layer_norm(f.arg(4), ys, f.arg(5), f.arg(5))
+        f.ret(y2, ys, t, "layer norm over %s" % T(ys, t),
+              lambda ins: ln_ref(ins[4], ins[5], ins[5]), "composite")
+        # RMS norm over the two trailing dimensions.
+        zf = f.arg(6) if s == t else f.op("tide.cast %s : %s to %s" % (f.arg(6), T(zs, t), T(zs, s)))
+        z2 = f.op("tide.mul %s, %s : %s" % (zf, zf, T(zs, s)))
+        ms = f.op("tide.reduce_mean %s axes = [2, 3] keepdims : %s" % (z2, T(zs, s)))
+        ms = f.op("tide.add %s, %s : %s, %s" % (ms, e, T((4, 3, 1, 1), s), T((), s)))
+        rz = f.op("tide.rsqrt %s : %s" % (ms, T((4, 3, 1, 1), s)))
+        nz = f.op("tide.mul %s, %s : %s, %s" % (zf, rz, T(zs, s), T((4, 3, 1, 1), s)))
+        f.ret(nz, zs, s, "RMS norm over the last two dims of %s" % T(zs, t),
+              lambda ins: ins[6] / np.sqrt((ins[6] ** 2).mean(axis=(2, 3), keepdims=True) + eps),
+              "composite")
+        # Attention probabilities: scores / 8 + mask, softmax over keys.
+        k = f.op("tide.constant dense<%s> : tensor<%s>" % (literal(8.0, t), t))
+        sc = f.op("tide.div %s, %s : %s, %s" % (f.arg(7), k, T(ss, t), T((), t)))
+        sc = f.op("tide.add %s, %s : %s, %s" % (sc, f.arg(8), T(ss, t), T((2, 1, 1, 128), t)))
+        p = f.op("tide.softmax %s axis = 3 : %s" % (sc, T(ss, t)))
+        f.ret(p, ss, t, "softmax(scores / 8 + mask) over %s" % T(ss, t),
+              lambda ins: softmax(quantize(quantize(ins[7] / 8, t) + ins[8], t), 3), "composite")
+        # Two reductions of one row (a shared pass) and what reads both.
+        mx = f.op("tide.reduce_max %s axes = [2] keepdims : %s" % (f.arg(0), T(xs, t)))
+        sm = f.op("tide.reduce_sum %s axes = [2] keepdims : %s" % (f.arg(0), T(xs, t)))
+        d = f.op("tide.sub %s, %s : %s, %s" % (f.arg(0), mx, T(xs, t), T((6, 7, 1), t)))
+        d = f.op("tide.mul %s, %s : %s, %s" % (d, sm, T(xs, t), T((6, 7, 1), t)))
+        f.ret(d, xs, t, "(x - max) * sum over rows of %s" % T(xs, t),
+              lambda ins: (ins[0] - ins[0].max(axis=-1, keepdims=True))
+              * quantize(ins[0].sum(axis=-1, keepdims=True), t), "composite")
+        rng = rng_for(f.name)
+        mask = np.zeros((2, 1, 1, 128))
+        mask[0, ..., 100:] = -10000.0
+        mask[1, ..., 120:] = -np.inf
+        f.run("", [gen_float(rng, xs, -1, 3, t), gen_float(rng, xs, -1, 1, t),
+                   gen_float(rng, (96,), 0.5, 1.5, t), gen_float(rng, (96,), -1, 1, t),
+                   gen_float(rng, ys, -2, 4, t), gen_float(rng, (2000,), 0.5, 1.5, t),
+                   gen_float(rng, zs, -2, 2, t), gen_float(rng, ss, -20, 20, t),
+                   quantize(mask, t)])
+        return f
+
+    funcs = [float_group(t) for t in ("f32", "f16", "bf16", "f64")]
+
+    # Integers: 3x - the row's sum (i8 sums accumulate in i32).
+    def int_group(t, lo, hi):
+        f = Func("row_groups_%s" % t, [((6, 7, 96), t)])
+        three = f.op("tide.constant dense<3> : tensor<%s>" % t)
+        x3 = f.op("tide.mul %s, %s : %s, %s" % (f.arg(0), three, T((6, 7, 96), t), T((), t)))
+        sm = f.op("tide.reduce_sum %s axes = [2] keepdims : %s" % (f.arg(0), T((6, 7, 96), t)))
+        y = f.op("tide.sub %s, %s : %s, %s" % (x3, sm, T((6, 7, 96), t), T((6, 7, 1), t)))
+        f.ret(y, (6, 7, 96), t, "3x - row sum on %s" % T((6, 7, 96), t),
+              lambda ins: wrap_check(3 * ins[0] - ins[0].sum(axis=-1, keepdims=True), t))
+        f.run("", [gen_int(rng_for(f.name), (6, 7, 96), lo, hi)])
+        return f
+
+    return funcs + [int_group("i32", -100, 100), int_group("i8", -1, 1)]
+
+
 # ---------------------------------------------------------------------------
 # Running
 # ---------------------------------------------------------------------------
@@ -2667,6 +2774,7 @@ def main():
     resident = args.target != "cpu" and "--cpu-fallback" not in (args.compile_flag or [])
     tasks.append(("mixed", lambda: s.run_module("mixed", gen_mixed(resident))))
     tasks.append(("round_once", lambda: s.run_module("round_once", gen_round_once())))
+    tasks.append(("row_groups", lambda: s.run_module("row_groups", gen_row_groups())))
     if not args.filter:
         tasks.append(("precision", lambda: run_precision_extra(s)))
         # Bad inputs never reach the GPU, and a wrapper such as

@@ -171,8 +171,18 @@ def ConvertLinalgToGPUPass : Pass<"convert-linalg-to-gpu", "mlir::ModuleOp"> {
       outer batch dims;
     - other reductions: one thread per output;
     - `linalg.softmax` over the last dimension (what a GPU softmax becomes):
-      one block per row, max and sum of exponentials combined with
-      `gpu.all_reduce`, one read of the row from memory and one write;
+      a warp (rows of at most 1024 f32-computed columns) or a block per row,
+      max and sum of exponentials combined by shuffles or `gpu.all_reduce`,
+      one read of the row from memory and one write;
+    - row groups (`fuse-rows`, first): a run of linalg ops over one row space
+      [rows x cols] (reductions of the trailing dimensions, elementwise ops
+      over the rows or over per-row values, softmax) is one kernel with a
+      warp or a block per row. Per-row values stay in registers; elementwise
+      results that only the group reads are recomputed where read instead
+      of stored; independent reductions share a pass over the row. A layer
+      normalization (mean, variance, normalize, scale, shift) is one kernel
+      with two reduction passes and one write, and an attention softmax
+      takes the scale and mask before it;
     - a 2-D `linalg.matmul` on f16, bf16, f32 or f64: a call into Tide's
       runtime, which runs cuBLAS on the GPU (`use-library=false` generates
       a kernel instead);
@@ -186,6 +196,9 @@ def ConvertLinalgToGPUPass : Pass<"convert-linalg-to-gpu", "mlir::ModuleOp"> {
   let options = [
     Option<"useLibrary", "use-library", "bool", /*default=*/"true",
            "Run floating-point matmuls (2-D and batched) through cuBLAS">,
+    Option<"fuseRows", "fuse-rows", "bool", /*default=*/"true",
+           "Lower row groups (layer norms, softmax with its scale and mask) "
+           "as one kernel each">,
   ];
   let dependentDialects = [
     "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",

@@ -182,6 +182,13 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::desc("Fuse chains of elementwise ops into one kernel or loop "
                      "nest"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> rowKernels{
+      *this, "row-kernels",
+      llvm::cl::desc("Lower each run of row reductions and the elementwise "
+                     "work around them (layer norms, softmax with its scale "
+                     "and mask) as one kernel (convert-linalg-to-gpu's "
+                     "fuse-rows)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> blas{
       *this, "blas",
       llvm::cl::desc("Run host f32/f64 matmuls through OpenBLAS"),

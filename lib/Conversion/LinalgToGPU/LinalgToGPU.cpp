@@ -19,7 +19,11 @@
 //  - reductions (plain and arg-reductions) become block-parallel reductions,
 //    split over many blocks when there are few outputs; other linalg ops
 //    with reductions get one thread per output;
-//  - linalg.softmax becomes one kernel with one block per row.
+//  - linalg.softmax becomes one kernel with one block per row;
+//  - row groups (Rows.cpp), first: a run of reductions over trailing
+//    dimensions and the elementwise work before, between and after them
+//    over the same rows (a layer norm; a softmax with its scale and mask)
+//    becomes one kernel with a warp or a block per row.
 //
 // Host code that would read device memory directly is an error.
 //
@@ -86,6 +90,19 @@ struct ConvertLinalgToGPUPass
     RewritePatternSet patterns(&getContext());
     populateMemoryToGPUPatterns(patterns, kernels);
     walkAndApplyPatterns(func, FrozenRewritePatternSet(std::move(patterns)));
+
+    // Row groups (layer norms, softmax with its scale and mask) first.
+    if (fuseRows) {
+      SmallVector<Block *> blocks;
+      func.walk([&](Block *block) {
+        Operation *parent = block->getParentOp();
+        if (!isa<gpu::LaunchOp>(parent) &&
+            !parent->getParentOfType<gpu::LaunchOp>())
+          blocks.push_back(block);
+      });
+      for (Block *block : blocks)
+        lowerRowGroups(kernels, *block);
+    }
 
     SmallVector<Operation *> work;
     func.walk([&](Operation *op) {

@@ -14,6 +14,8 @@
 //                      reductions, one thread per output
 //   ArgReductions.cpp  argmax/argmin on the shared emitter
 //   Softmax.cpp        linalg.softmax: one block per row
+//   Rows.cpp           row groups: reductions over trailing dimensions and
+//                      the elementwise work around them, one kernel
 //   LibraryGemm.cpp    2-D and batched matmuls through cuBLAS
 //   MemoryToGPU.cpp    memref.alloc/dealloc/copy on GPU memory to gpu ops
 //   LinalgToGPU.cpp    the pass
@@ -200,6 +202,23 @@ void emitBlockReduction(KernelBuilder &kernels, linalg::LinalgOp op,
                         ArrayRef<Value> pSizes, Value p, Value r,
                         const BlockReduction &reduction);
 
+/// How a reduction's payload folds each element into its one accumulator:
+/// with one associative op that gpu.all_reduce has.
+struct ReductionCombiner {
+  /// The payload op that folds (`acc = op(acc, element)` or the reverse).
+  Operation *op;
+  /// The accumulator's operand position in `op`.
+  unsigned accPos;
+  gpu::AllReduceOperation kind;
+  /// The element folded in, computed by the rest of the payload.
+  Value element;
+};
+/// The combiner of a reduction with one output, if it has one.
+std::optional<ReductionCombiner> matchCombiner(linalg::LinalgOp op);
+/// `combiner`'s op (with its attributes) applied to (x, y).
+Value combineWith(OpBuilder &b, Location loc, Operation *combiner, Value x,
+                  Value y);
+
 /// A reduction whose payload folds each element into its accumulator with
 /// one associative op; false (nothing changed) for other payloads.
 bool lowerReduction(KernelBuilder &kernels, linalg::LinalgOp op,
@@ -212,6 +231,12 @@ void lowerSequential(KernelBuilder &kernels, linalg::LinalgOp op);
 
 /// Softmax along the last dimension: one block per row.
 void lowerSoftmax(KernelBuilder &kernels, linalg::SoftmaxOp op);
+
+/// Lowers the row groups of `block` (Rows.cpp): runs of linalg ops on GPU
+/// memory over one [rows x cols] space (reductions of the trailing dims,
+/// elementwise ops over the rows or over the per-row values, softmax),
+/// each group one kernel with a warp or a block per row.
+void lowerRowGroups(KernelBuilder &kernels, Block &block);
 
 /// A 2-D matmul through Tide's cuBLAS GEMM (isLibraryGemm with CuBlas).
 void lowerLibraryGemm(KernelBuilder &kernels, linalg::MatmulOp op);

@@ -203,14 +203,35 @@ static std::optional<gpu::AllReduceOperation> combinerKind(Operation *op) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
-/// `combiner`'s op applied to (a, b) in their type.
-static Value combine(OpBuilder &b, Location loc, Operation *combiner, Value x,
-                     Value y) {
+Value gpu_lowering::combineWith(OpBuilder &b, Location loc, Operation *combiner,
+                                Value x, Value y) {
   OperationState state(loc, combiner->getName());
   state.addOperands({x, y});
   state.addTypes(x.getType());
   state.addAttributes(combiner->getAttrs());
   return b.create(state)->getResult(0);
+}
+
+std::optional<ReductionCombiner>
+gpu_lowering::matchCombiner(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0)
+    return std::nullopt;
+  Block *block = op.getBlock();
+  Value yielded = block->getTerminator()->getOperand(0);
+  Operation *comb = yielded.getDefiningOp();
+  BlockArgument acc = op.getRegionOutputArgs()[0];
+  if (!comb || comb->getBlock() != block || comb->getNumOperands() != 2 ||
+      !acc.hasOneUse() || !combinerKind(comb))
+    return std::nullopt;
+  unsigned accPos;
+  if (comb->getOperand(0) == acc)
+    accPos = 0;
+  else if (comb->getOperand(1) == acc)
+    accPos = 1;
+  else
+    return std::nullopt;
+  return ReductionCombiner{comb, accPos, *combinerKind(comb),
+                           comb->getOperand(1 - accPos)};
 }
 
 /// The most elements per output that one thread reduces on its own when there
@@ -219,24 +240,13 @@ static constexpr int64_t kSmallReduction = 64;
 
 bool gpu_lowering::lowerReduction(KernelBuilder &kernels, linalg::LinalgOp op,
                                   linalg::FillOp initFill) {
-  if (op.getNumDpsInits() != 1)
+  std::optional<ReductionCombiner> match = matchCombiner(op);
+  if (!match)
     return false;
-  Block *block = op.getBlock();
-  Value yielded = block->getTerminator()->getOperand(0);
-  Operation *comb = yielded.getDefiningOp();
-  BlockArgument acc = op.getRegionOutputArgs()[0];
-  if (!comb || comb->getBlock() != block || comb->getNumOperands() != 2 ||
-      !acc.hasOneUse() || !combinerKind(comb))
-    return false;
-  unsigned accPos;
-  if (comb->getOperand(0) == acc)
-    accPos = 0;
-  else if (comb->getOperand(1) == acc)
-    accPos = 1;
-  else
-    return false;
-  Value element = comb->getOperand(1 - accPos);
-  gpu::AllReduceOperation kind = *combinerKind(comb);
+  Operation *comb = match->op;
+  unsigned accPos = match->accPos;
+  Value element = match->element;
+  gpu::AllReduceOperation kind = match->kind;
   bool isUnsigned = kind == gpu::AllReduceOperation::MAXUI ||
                     kind == gpu::AllReduceOperation::MINUI;
   // Small windows over many outputs (pooling): one thread per output
@@ -288,7 +298,7 @@ bool gpu_lowering::lowerReduction(KernelBuilder &kernels, linalg::LinalgOp op,
     clonePayload(lb, op, ivs, mapping, comb);
     Value x = convertTo(lb, loc, mapping.lookupOrDefault(element), accType,
                         isUnsigned);
-    Value next = combine(lb, loc, comb, loop.getRegionIterArgs()[0], x);
+    Value next = combineWith(lb, loc, comb, loop.getRegionIterArgs()[0], x);
     scf::YieldOp::create(lb, loc, next);
     return {loop.getResult(0)};
   };
@@ -297,7 +307,7 @@ bool gpu_lowering::lowerReduction(KernelBuilder &kernels, linalg::LinalgOp op,
   };
   auto foldPartial = [&](OpBuilder &lb, ValueRange acc,
                          ValueRange partials) -> SmallVector<Value> {
-    return {combine(lb, loc, comb, acc[0], partials[0])};
+    return {combineWith(lb, loc, comb, acc[0], partials[0])};
   };
   auto allReduce = [&](OpBuilder &kb, ValueRange v) -> SmallVector<Value> {
     return {gpu::AllReduceOp::create(
@@ -320,8 +330,8 @@ bool gpu_lowering::lowerReduction(KernelBuilder &kernels, linalg::LinalgOp op,
                     ? initFill.getInputs()[0]
                     : memref::LoadOp::create(tb, loc, init, outIdx).getResult();
     Value t = convertTo(tb, loc, total[0], elementType, isUnsigned);
-    Value v = accPos == 0 ? combine(tb, loc, comb, old, t)
-                          : combine(tb, loc, comb, t, old);
+    Value v = accPos == 0 ? combineWith(tb, loc, comb, old, t)
+                          : combineWith(tb, loc, comb, t, old);
     memref::StoreOp::create(tb, loc, v, init, outIdx);
   };
   emitBlockReduction(
