@@ -186,6 +186,7 @@ def build(args):
         start = time.time()
         subprocess.run([os.path.join(args.tide_bin, "tide-compile"), path, "--target=h200",
                         "--cpu=" + args.cpu, "--resident=cuda:0", "--no-remarks", "-o", lib]
+                       + (args.compile_flag or [])
                        + (["--reduce-precision=bf16"] if dtype == "f32r" else []),
                        check=True, stderr=subprocess.DEVNULL if dtype == "f32r" else None)
         print("%s: compiled in %.1f s, %.1f MB" % (name, time.time() - start,
@@ -327,6 +328,8 @@ def main():
     b.add_argument("--cpu", default="x86-64-v3",
                    help="CPU for the modules' host code (the GPU machine's host, not this one)")
     b.add_argument("--only", help="only the models whose name contains this")
+    b.add_argument("--compile-flag", action="append",
+                   help="extra tide-compile flag (repeatable), e.g. --gpu-row-kernels=false")
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--reps", type=int, default=20)

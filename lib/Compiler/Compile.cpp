@@ -118,6 +118,7 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   gpu.chip = options.gpuChip;
   gpu.threads = options.threads;
   gpu.grain = options.grain;
+  gpu.rowKernels = options.rowKernels;
   buildGpuPipeline(lower, gpu);
   if (failed(lower.run(module)))
     return failure();

@@ -78,17 +78,26 @@ struct FuseElementwisePass
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     // A transpose of a constant (the weight of ONNX's Gemm with transB) as
-    // a generic, which the constant folding patterns fold at compile time.
+    // a generic, which the constant folding patterns fold at compile time;
+    // a transpose on a GPU too, so that the elementwise op before it (the
+    // bias of a projection before an attention head split) is fused into
+    // it: one kernel, not two. (CPU transposes stay named: tiled later.)
     SmallVector<linalg::TransposeOp> constant;
     getOperation().walk([&](linalg::TransposeOp op) {
-      if (op.getInput().getDefiningOp<arith::ConstantOp>() &&
-          op.getInput().hasOneUse())
+      auto device = dyn_cast_or_null<DeviceAttr>(deviceOf(op));
+      if ((op.getInput().getDefiningOp<arith::ConstantOp>() &&
+           op.getInput().hasOneUse()) ||
+          (device && device.isGPU()))
         constant.push_back(op);
     });
     IRRewriter rewriter(context);
     for (linalg::TransposeOp op : constant) {
       rewriter.setInsertionPoint(op);
-      (void)linalg::generalizeNamedOp(rewriter, op);
+      Attribute device = deviceOf(op);
+      FailureOr<linalg::GenericOp> generic =
+          linalg::generalizeNamedOp(rewriter, op);
+      if (succeeded(generic) && device)
+        (*generic)->setAttr(TideDialect::getDeviceAttrName(), device);
     }
     RewritePatternSet patterns(context);
     // Upstream's default: fuse a producer only into its one user.

@@ -117,6 +117,44 @@ func.func @constant_transpose(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
 
 // -----
 
+// A transpose on a GPU becomes a generic, and the bias add before it (an
+// attention head split) is fused into it: one kernel. On the CPU it stays a
+// transpose (tiled later), the add before it an op of its own.
+// CHECK-LABEL: func.func @gpu_transpose(
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d0, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>]
+// CHECK-SAME: tide.device = #tide.device<cuda:0>
+// CHECK-NOT: linalg.transpose
+// CHECK: return
+// CHECK-LABEL: func.func @cpu_transpose(
+// CHECK: linalg.generic
+// CHECK: linalg.transpose
+func.func @gpu_transpose(%x: tensor<8x4x64xf32>, %b: tensor<64xf32>) -> tensor<4x8x64xf32> {
+  %e = tensor.empty() : tensor<8x4x64xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %b : tensor<8x4x64xf32>, tensor<64xf32>) outs(%e : tensor<8x4x64xf32>) attrs = {tide.device = #tide.device<cuda:0>} {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %0 = arith.addf %a, %c : f32
+    linalg.yield %0 : f32
+  } -> tensor<8x4x64xf32>
+  %t0 = tensor.empty() : tensor<4x8x64xf32>
+  %t = linalg.transpose ins(%s : tensor<8x4x64xf32>) outs(%t0 : tensor<4x8x64xf32>) permutation = [1, 0, 2] {tide.device = #tide.device<cuda:0>}
+  return %t : tensor<4x8x64xf32>
+}
+func.func @cpu_transpose(%x: tensor<8x4x64xf32>, %b: tensor<64xf32>) -> tensor<4x8x64xf32> {
+  %e = tensor.empty() : tensor<8x4x64xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %b : tensor<8x4x64xf32>, tensor<64xf32>) outs(%e : tensor<8x4x64xf32>) attrs = {tide.device = #tide.device<cpu>} {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %0 = arith.addf %a, %c : f32
+    linalg.yield %0 : f32
+  } -> tensor<8x4x64xf32>
+  %t0 = tensor.empty() : tensor<4x8x64xf32>
+  %t = linalg.transpose ins(%s : tensor<8x4x64xf32>) outs(%t0 : tensor<4x8x64xf32>) permutation = [1, 0, 2] {tide.device = #tide.device<cpu>}
+  return %t : tensor<4x8x64xf32>
+}
+
+// -----
+
 // The fused op keeps the consumer's tide.device (upstream builds it without
 // discardable attributes); a generator with no inputs (an iota) would
 // otherwise leave nothing that says where the fused op runs.

@@ -109,6 +109,12 @@ static cl::opt<bool>
              cl::desc("Compute softmax, norms and other reductions with their "
                       "consumers by row tiles that stay in the cache"),
              cl::init(true));
+static cl::opt<bool> rowKernels(
+    "gpu-row-kernels",
+    cl::desc("Compute each layer norm, softmax with its scale and mask, and "
+             "other reduction over rows with the work around it as one GPU "
+             "kernel"),
+    cl::init(true));
 static cl::opt<int64_t>
     grain("grain",
           cl::desc("Fewest loop iterations per thread: smaller loop nests "
@@ -231,6 +237,7 @@ int main(int argc, char **argv) {
   options.threads = threads;
   options.grain = grain;
   options.rowTiles = rowTiles;
+  options.rowKernels = rowKernels;
   OwningOpRef<ModuleOp> fallback;
   if (failed(tide::lowerToLLVMDialect(*module, options, &fallback)))
     return 1;

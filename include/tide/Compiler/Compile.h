@@ -67,6 +67,8 @@ struct CompileOptions {
   int64_t grain = kDefaultParallelGrain;
   /// Reductions and their consumers by row tiles (CpuPipelineOptions).
   bool rowTiles = true;
+  /// Row groups as one GPU kernel each (GpuPipelineOptions::rowKernels).
+  bool rowKernels = true;
   /// A device ("cuda:0") on which every argument and result of the module's
   /// public functions lives (tide.resident), e.g. for callers that keep
   /// tensors on the GPU; empty: on the host, unless the IR says otherwise.

@@ -26,10 +26,11 @@ using namespace mlir::tide::gpu_lowering;
 /// that does not apply.
 static bool lowerContiguous(KernelBuilder &kernels, linalg::LinalgOp op) {
   // Identity operands (all outputs among them) are contiguous buffers of
-  // the iteration space. Broadcast inputs read a subset of the dims in
-  // order: one that ends with the innermost dim is read as a vector too
-  // (the lanes stay in one row), one that does not is one scalar for all
-  // lanes.
+  // the iteration space. Other inputs read some of the dims in any order
+  // (broadcast, transposed; size-1 dims at 0): one whose last index is the
+  // innermost dim is read as a vector too (the lanes stay in one row of
+  // it: a transpose that keeps the innermost dim, a bias), one without the
+  // innermost dim is one scalar for all lanes.
   unsigned maxBytes = 0;
   int64_t n = 1;
   SmallVector<int64_t> shape = op.getStaticLoopRanges();
@@ -50,14 +51,15 @@ static bool lowerContiguous(KernelBuilder &kernels, linalg::LinalgOp op) {
         !type.getElementType().isIntOrFloat())
       return false;
     if (!map.isIdentity()) {
-      if (op.isDpsInit(&operand) || !map.isProjectedPermutation())
+      if (op.isDpsInit(&operand) ||
+          !map.isProjectedPermutation(/*allowZeroInResults=*/true))
         return false;
-      int64_t previous = -1;
-      for (AffineExpr e : map.getResults()) {
-        int64_t d = cast<AffineDimExpr>(e).getPosition();
-        if (d <= previous)
+      // The innermost dim, if read, indexes the buffer's last dim.
+      for (auto [i, e] : llvm::enumerate(map.getResults())) {
+        auto d = dyn_cast<AffineDimExpr>(e);
+        if (d && d.getPosition() == static_cast<unsigned>(rank - 1) &&
+            i + 1 != map.getNumResults())
           return false;
-        previous = d;
       }
     }
     unsigned bits = type.getElementType().getIntOrFloatBitWidth();
@@ -128,10 +130,10 @@ static bool lowerContiguous(KernelBuilder &kernels, linalg::LinalgOp op) {
       ivs = delinearize(tb, loc, base, sizes);
     }
     SmallVector<Value> idx = applyMap(tb, loc, map, ivs);
-    bool innermost =
-        map.getNumResults() &&
-        cast<AffineDimExpr>(map.getResults().back()).getPosition() ==
-            static_cast<unsigned>(rank - 1);
+    bool innermost = false;
+    if (map.getNumResults())
+      if (auto last = dyn_cast<AffineDimExpr>(map.getResults().back()))
+        innermost = last.getPosition() == static_cast<unsigned>(rank - 1);
     if (innermost)
       loaded[i] = vector::LoadOp::create(tb, loc, vt, operand.get(), idx,
                                          /*nontemporal=*/false, align);

@@ -641,17 +641,29 @@ void RowKernel::flush() {
     if (item.reduce)
       inits.push_back(
           identityOf(b, loc, item.reduce->kind, item.reduce->accType));
-  auto loop = scf::ForOp::create(b, loc, first, index(b, loc, shape.cols),
-                                 index(b, loc, stride), inits);
+  // Each thread's columns: first, first + stride, ... When the threads
+  // share the row evenly, the loop counts steps from 0 to a constant, so
+  // LLVM unrolls it and the loads of several steps are in flight at once.
+  bool even = shape.cols % stride == 0;
+  auto loop = even
+                  ? scf::ForOp::create(b, loc, index(b, loc, 0),
+                                       index(b, loc, shape.cols / stride),
+                                       index(b, loc, 1), inits)
+                  : scf::ForOp::create(b, loc, first, index(b, loc, shape.cols),
+                                       index(b, loc, stride), inits);
   {
     // (Without reductions the loop has its empty yield already.)
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
     SmallVector<Value> innerSizes;
     for (int64_t s : shape.inner)
       innerSizes.push_back(index(lb, loc, s));
+    Value col = loop.getInductionVar();
+    if (even)
+      col = arith::AddIOp::create(
+          lb, loc, arith::MulIOp::create(lb, loc, col, index(lb, loc, stride)),
+          first);
     SmallVector<Value> ivs(rowIvs);
-    llvm::append_range(
-        ivs, delinearize(lb, loc, loop.getInductionVar(), innerSizes));
+    llvm::append_range(ivs, delinearize(lb, loc, col, innerSizes));
     Memo memo;
     SmallVector<Value> next;
     unsigned a = 0;

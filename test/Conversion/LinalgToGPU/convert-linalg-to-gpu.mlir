@@ -56,6 +56,43 @@ func.func @broadcast_vector(%x: memref<4x8xf32, #tide.device<cuda:0>>, %b: memre
 
 // -----
 
+// A transposed input whose last index is the innermost dim (an attention
+// head split, [b, s, h, d] -> [b, h, s, d]) is read as vectors too, at its
+// own indices; a broadcast mask with size-1 dims at 0 likewise. One that
+// moves the innermost dim (d <-> s) is a kernel of one thread per element.
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#heads = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+#mask = affine_map<(d0, d1, d2, d3) -> (d0, 0, 0, d3)>
+#keys = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1, d2)>
+// CHECK-LABEL: func.func @transposed_vectors(
+// CHECK-SAME: %[[X:[^:]*]]: memref<2x16x4x64xbf16, {{.*}}>, %[[M:[^:]*]]: memref<2x1x1x64xbf16, {{.*}}>
+// CHECK: gpu.launch
+// CHECK: vector.load %[[X]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<2x16x4x64xbf16, #tide.device<cuda:0>>, vector<8xbf16>
+// CHECK: vector.load %[[M]][%{{.*}}, %c0{{.*}}, %c0{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<2x1x1x64xbf16, #tide.device<cuda:0>>, vector<8xbf16>
+// CHECK: vector.store
+// CHECK: gpu.launch
+// CHECK-NOT: vector.load
+// CHECK: memref.load %[[X]]
+// CHECK: return
+func.func @transposed_vectors(%x: memref<2x16x4x64xbf16, #tide.device<cuda:0>>, %m: memref<2x1x1x64xbf16, #tide.device<cuda:0>>,
+                              %y: memref<2x4x16x64xbf16, #tide.device<cuda:0>>, %z: memref<2x4x64x16xbf16, #tide.device<cuda:0>>) {
+  linalg.generic {indexing_maps = [#heads, #mask, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %m : memref<2x16x4x64xbf16, #tide.device<cuda:0>>, memref<2x1x1x64xbf16, #tide.device<cuda:0>>)
+      outs(%y : memref<2x4x16x64xbf16, #tide.device<cuda:0>>) {
+  ^bb0(%a: bf16, %c: bf16, %o: bf16):
+    %0 = arith.addf %a, %c : bf16
+    linalg.yield %0 : bf16
+  }
+  linalg.generic {indexing_maps = [#keys, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : memref<2x16x4x64xbf16, #tide.device<cuda:0>>) outs(%z : memref<2x4x64x16xbf16, #tide.device<cuda:0>>) {
+  ^bb0(%a: bf16, %o: bf16):
+    linalg.yield %a : bf16
+  }
+  return
+}
+
+// -----
+
 // Contiguous buffers without broadcasting: one thread per 16-byte vector
 // (4 lanes of f32).
 #id = affine_map<(d0) -> (d0)>
