@@ -35,6 +35,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -437,6 +438,14 @@ public:
 
 private:
   using Memo = DenseMap<unsigned, SmallVector<Value>>;
+  /// The columns of one vector step: `vec` consecutive columns from the
+  /// step's first (`baseIvs`), the one being evaluated (`lane`), and the
+  /// vectors loaded so far.
+  struct Step {
+    SmallVector<Value> baseIvs;
+    int64_t lane = 0;
+    DenseMap<std::pair<Value, AffineMap>, Value> loads;
+  };
   /// A reduction in the current pass.
   struct ReduceItem {
     std::function<Value(OpBuilder &, ArrayRef<Value>, Memo &)> element;
@@ -468,6 +477,13 @@ private:
   void collectNeeds(unsigned i, DenseSet<unsigned> &needs);
   /// Emits the pending pass: one loop over the row's columns.
   void flush();
+  /// Whether `map` reads `v` at `vec` consecutive elements when the
+  /// innermost loop takes `vec` consecutive values from a multiple of `vec`:
+  /// a contiguous buffer whose last index is the innermost loop.
+  bool isVectorAccess(Value v, AffineMap map) const {
+    return isVectorAccess(v, map, vec);
+  }
+  bool isVectorAccess(Value v, AffineMap map, int64_t width) const;
   /// The row's indices with the member's column loops at 0.
   SmallVector<Value> rowIvsFor(OpBuilder &b, unsigned i);
   /// A store of a per-row value by the row's first thread.
@@ -493,7 +509,22 @@ private:
   DenseMap<unsigned, std::pair<Value, Value>> softmaxStats;
   SmallVector<Item> pending;
   DenseSet<unsigned> pendingReduces;
+  /// Columns per thread and step (1, or a vector's lanes), and the step
+  /// being emitted.
+  int64_t vec = 1;
+  Step *step = nullptr;
 };
+
+bool RowKernel::isVectorAccess(Value v, AffineMap map, int64_t width) const {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  if (width == 1 || !type || !type.hasStaticShape() ||
+      !type.getLayout().isIdentity() || type.getRank() == 0 ||
+      type.getShape().back() % width || !map.getNumResults())
+    return false;
+  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+  return last && last.getPosition() + 1 == map.getNumDims() &&
+         map.getNumDims() == shape.outer.size() + shape.inner.size();
+}
 
 SmallVector<Value> RowKernel::rowIvsFor(OpBuilder &b, unsigned i) {
   SmallVector<Value> ivs(rowIvs);
@@ -508,8 +539,22 @@ Value RowKernel::operandValue(OpBuilder &lb, unsigned i, OpOperand *operand,
   if (!isa<MemRefType>(v.getType()))
     return v;
   auto it = analysis.defs.find(operand);
-  if (it == analysis.defs.end())
+  if (it == analysis.defs.end()) {
+    // In a vector step: one vector load per buffer and map for the step's
+    // columns, each column an element of it.
+    if (step && isVectorAccess(v, map)) {
+      Value &loaded = step->loads[{v, map}];
+      if (!loaded) {
+        Type element = cast<MemRefType>(v.getType()).getElementType();
+        loaded = vector::LoadOp::create(
+            lb, loc, VectorType::get({vec}, element), v,
+            applyMap(lb, loc, map, step->baseIvs), /*nontemporal=*/false,
+            llvm::MaybeAlign(vec * element.getIntOrFloatBitWidth() / 8));
+      }
+      return vector::ExtractOp::create(lb, loc, loaded, step->lane);
+    }
     return memref::LoadOp::create(lb, loc, v, applyMap(lb, loc, map, ivs));
+  }
   Def d = it->second;
   if (isScalarKind(members[d.member].kind))
     return regs.lookup({d.member, d.result});
@@ -643,14 +688,16 @@ void RowKernel::flush() {
           identityOf(b, loc, item.reduce->kind, item.reduce->accType));
   // Each thread's columns: first, first + stride, ... When the threads
   // share the row evenly, the loop counts steps from 0 to a constant, so
-  // LLVM unrolls it and the loads of several steps are in flight at once.
-  bool even = shape.cols % stride == 0;
-  auto loop = even
-                  ? scf::ForOp::create(b, loc, index(b, loc, 0),
-                                       index(b, loc, shape.cols / stride),
-                                       index(b, loc, 1), inits)
-                  : scf::ForOp::create(b, loc, first, index(b, loc, shape.cols),
-                                       index(b, loc, stride), inits);
+  // LLVM unrolls it and the loads of several steps are in flight at once;
+  // with `vec` > 1 each step takes `vec` consecutive columns, read and
+  // written as vectors where the buffers allow.
+  bool even = shape.cols % (stride * vec) == 0;
+  auto loop =
+      even ? scf::ForOp::create(b, loc, index(b, loc, 0),
+                                index(b, loc, shape.cols / (stride * vec)),
+                                index(b, loc, 1), inits)
+           : scf::ForOp::create(b, loc, first, index(b, loc, shape.cols),
+                                index(b, loc, stride), inits);
   {
     // (Without reductions the loop has its empty yield already.)
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
@@ -658,32 +705,76 @@ void RowKernel::flush() {
     for (int64_t s : shape.inner)
       innerSizes.push_back(index(lb, loc, s));
     Value col = loop.getInductionVar();
+    int64_t lanes = even ? vec : 1;
     if (even)
-      col = arith::AddIOp::create(
-          lb, loc, arith::MulIOp::create(lb, loc, col, index(lb, loc, stride)),
-          first);
-    SmallVector<Value> ivs(rowIvs);
-    llvm::append_range(ivs, delinearize(lb, loc, col, innerSizes));
-    Memo memo;
-    SmallVector<Value> next;
-    unsigned a = 0;
-    for (Item &item : pending) {
-      if (item.reduce) {
-        Value x = convertTo(lb, loc, item.reduce->element(lb, ivs, memo),
-                            item.reduce->accType, false);
-        next.push_back(
-            item.reduce->combine(lb, loop.getRegionIterArgs()[a++], x));
-        continue;
+      col = arith::MulIOp::create(
+          lb, loc,
+          arith::AddIOp::create(
+              lb, loc,
+              arith::MulIOp::create(lb, loc, col, index(lb, loc, stride)),
+              first),
+          index(lb, loc, lanes));
+    Step current;
+    current.baseIvs.assign(rowIvs.begin(), rowIvs.end());
+    llvm::append_range(current.baseIvs, delinearize(lb, loc, col, innerSizes));
+    if (lanes > 1)
+      step = &current;
+    SmallVector<Value> accs(loop.getRegionIterArgs());
+    // Stored values of vector stores, per (member, result), lane by lane.
+    DenseMap<std::pair<unsigned, unsigned>, SmallVector<Value>> toStore;
+    for (int64_t lane = 0; lane < lanes; ++lane) {
+      current.lane = lane;
+      // The innermost index moves by `lane` (the step stays in one row of
+      // the innermost dim: its size is a multiple of `vec`).
+      SmallVector<Value> ivs(current.baseIvs);
+      if (lane)
+        ivs.back() =
+            arith::AddIOp::create(lb, loc, ivs.back(), index(lb, loc, lane));
+      Memo memo;
+      unsigned a = 0;
+      for (Item &item : pending) {
+        if (item.reduce) {
+          Value x = convertTo(lb, loc, item.reduce->element(lb, ivs, memo),
+                              item.reduce->accType, false);
+          accs[a] = item.reduce->combine(lb, accs[a], x);
+          ++a;
+          continue;
+        }
+        unsigned i = item.storeMember;
+        SmallVector<Value> values = evaluate(lb, i, ivs, memo);
+        for (auto [r, w] : llvm::enumerate(writesOf(members[i]))) {
+          std::pair<unsigned, unsigned> key{i, static_cast<unsigned>(r)};
+          if (!stored.contains(key))
+            continue;
+          if (step && isVectorAccess(w.operand->get(), w.map))
+            toStore[key].push_back(values[r]);
+          else
+            memref::StoreOp::create(lb, loc, values[r], w.operand->get(),
+                                    applyMap(lb, loc, w.map, ivs));
+        }
       }
-      unsigned i = item.storeMember;
-      SmallVector<Value> values = evaluate(lb, i, ivs, memo);
-      for (auto [r, w] : llvm::enumerate(writesOf(members[i])))
-        if (stored.contains({i, static_cast<unsigned>(r)}))
-          memref::StoreOp::create(lb, loc, values[r], w.operand->get(),
-                                  applyMap(lb, loc, w.map, ivs));
     }
+    for (Item &item : pending) {
+      if (item.reduce)
+        continue;
+      unsigned i = item.storeMember;
+      for (auto [r, w] : llvm::enumerate(writesOf(members[i]))) {
+        auto it = toStore.find({i, static_cast<unsigned>(r)});
+        if (it == toStore.end())
+          continue;
+        Type element =
+            cast<MemRefType>(w.operand->get().getType()).getElementType();
+        Value v = vector::FromElementsOp::create(
+            lb, loc, VectorType::get({vec}, element), it->second);
+        vector::StoreOp::create(
+            lb, loc, v, w.operand->get(),
+            applyMap(lb, loc, w.map, current.baseIvs), /*nontemporal=*/false,
+            llvm::MaybeAlign(vec * element.getIntOrFloatBitWidth() / 8));
+      }
+    }
+    step = nullptr;
     if (!inits.empty())
-      scf::YieldOp::create(lb, loc, next);
+      scf::YieldOp::create(lb, loc, accs);
   }
   unsigned a = 0;
   for (Item &item : pending)
@@ -833,6 +924,29 @@ void RowKernel::emit(KernelBuilder &kernels, OpBuilder &b) {
         warp);
     stride = kWarpSize;
   }
+  // Columns per step: 16 bytes of the widest buffer read or written along
+  // the innermost dim, as long as the row splits evenly into such steps.
+  unsigned maxBytes = 0;
+  auto count = [&](Value v, AffineMap map) {
+    if (isVectorAccess(v, map, /*width=*/2))
+      maxBytes = std::max<unsigned>(maxBytes, cast<MemRefType>(v.getType())
+                                                      .getElementType()
+                                                      .getIntOrFloatBitWidth() /
+                                                  8);
+  };
+  for (auto [i, m] : llvm::enumerate(members)) {
+    if (m.kind == Kind::Scalar)
+      continue;
+    for (Access a : readsOf(m))
+      if (!analysis.defs.contains(a.operand))
+        count(a.operand->get(), a.map);
+    for (auto [r, a] : llvm::enumerate(writesOf(m)))
+      if (stored.contains({static_cast<unsigned>(i), static_cast<unsigned>(r)}))
+        count(a.operand->get(), a.map);
+  }
+  vec = maxBytes ? std::min<int64_t>(8, 16 / std::max(maxBytes, 1u)) : 1;
+  while (vec > 1 && (shape.inner.back() % vec || shape.cols % (stride * vec)))
+    vec /= 2;
   Value live =
       arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, row, rows);
   tb = ifThen(kb, loc, live);

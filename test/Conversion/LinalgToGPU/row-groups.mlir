@@ -9,7 +9,8 @@
 // A layer norm as the tensor lowering leaves it (residual add, mean,
 // centered values, variance, normalize with scale and shift): one kernel,
 // a warp per row of 768 (8 rows a block), the three passes over the row
-// counting from 0 to 24 steps of 32 lanes. The centered values are
+// counting from 0 to 6 steps of 32 lanes by 4 columns (16-byte vector
+// loads of the rows, the scale and the shift). The centered values are
 // recomputed where read, the per-row values stay in registers: only the
 // result is stored, and the intermediate buffers are gone.
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -21,16 +22,17 @@
 // CHECK: arith.ceildivui %c4096{{.*}}, %c8
 // CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}}) module(@tide_kernels) function(@layer_norm_addf_0)
 // CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c32
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c24
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c6
+// CHECK: vector.load %[[X]]{{.*}} vector<4xf32>
 // CHECK-NOT: memref.store
 // CHECK: gpu.shuffle  xor
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c24
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c6
 // CHECK-NOT: memref.store
 // CHECK: gpu.shuffle  xor
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c24
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c6
 // CHECK-DAG: math.rsqrt
-// CHECK-DAG: memref.load %[[G]]
-// CHECK: memref.store %{{.*}}, %[[Y]]
+// CHECK-DAG: vector.load %[[G]]{{.*}} vector<4xf32>
+// CHECK: vector.store %{{.*}}, %[[Y]]{{.*}} vector<4xf32>
 // CHECK-NOT: memref.store
 // CHECK: gpu.terminator
 // CHECK-NOT: gpu.launch
@@ -103,21 +105,22 @@ func.func @layer_norm(%x: memref<4096x768xf32, #tide.device<cuda:0>>, %r: memref
 // -----
 
 // Attention: the scores' scale and mask, then the softmax: one kernel, the
-// masked scores recomputed in each of the softmax's three passes.
+// masked scores recomputed in each of the softmax's three passes (rows of
+// 128: 4 columns a lane, 8-byte vectors).
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #mask = affine_map<(d0, d1, d2, d3) -> (d0, 0, 0, d3)>
 // CHECK-LABEL: func.func @masked_softmax(
 // CHECK-SAME: %[[S:[^:]*]]: memref<2x12x128x128xbf16, {{.*}}>, %[[M:[^:]*]]: memref<2x1x1x128xbf16, {{.*}}>, %[[P:[^:]*]]: memref<2x12x128x128xbf16, {{.*}}>)
 // CHECK: gpu.launch {{.*}} function(@masked_softmax_softmax_0)
-// CHECK: memref.load %[[M]]
+// CHECK: vector.load %[[M]]{{.*}} vector<4xbf16>
 // CHECK: arith.maximumf
 // CHECK: gpu.shuffle  xor
-// CHECK: memref.load %[[M]]
+// CHECK: vector.load %[[M]]
 // CHECK: math.exp
 // CHECK: gpu.shuffle  xor
-// CHECK: memref.load %[[M]]
+// CHECK: vector.load %[[M]]
 // CHECK: arith.divf
-// CHECK: memref.store %{{.*}}, %[[P]]
+// CHECK: vector.store %{{.*}}, %[[P]]
 // CHECK-NOT: gpu.launch
 // CHECK: return
 // OFF-LABEL: func.func @masked_softmax(
