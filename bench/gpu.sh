@@ -9,8 +9,9 @@
 # build/lib/libTideCudaRuntime.so build/lib/libTideRunnerCAPI.so
 # build/gpu-suite build/gpu-bench build/gpu-oom, and build/lib/libomp.so.5
 # (GPU modules' host loops):
-#   bash bench/gpu.sh [runtime] [oom] [model-oom] [suite] [sanitizer] [racecheck] [synccheck] [sanitizers] [bench]
-#   (default: runtime oom suite sanitizer bench)
+#   bash bench/gpu.sh [runtime] [attention] [oom] [model-oom] [suite] [sanitizer] [racecheck] [synccheck] [sanitizers] [bench]
+#   (default: runtime attention oom suite sanitizer bench; attention also needs
+#   build/bin/tide-attention-kernel-test)
 # sanitizer is the suite under compute-sanitizer's memcheck; racecheck and
 # synccheck the suite under those tools; sanitizers all three in a row.
 # oom: out of GPU memory is an error for the caller and the process stays
@@ -22,7 +23,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export LD_LIBRARY_PATH="$PWD/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-parts="${*:-runtime oom suite sanitizer bench}"
+parts="${*:-runtime attention oom suite sanitizer bench}"
 parts="${parts//sanitizers/sanitizer racecheck synccheck}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 rc=0
@@ -33,6 +34,9 @@ for part in $parts; do
     build/bin/tide-gpu-runtime-test || rc=1
     echo "=== host-to-device bandwidth of the runtime alone"
     build/bin/tide-gpu-runtime-test --bench ;;
+  attention)
+    echo "=== the fused attention kernels against a CPU reference, then timed"
+    build/bin/tide-attention-kernel-test || rc=1 ;;
   oom)
     echo "=== out of GPU memory (TIDE_GPU_MEMORY_LIMIT): an error, and later calls work"
     python3 test/GPU/out-of-memory.py --tide-bin build/bin --lib build/lib \

@@ -119,6 +119,7 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   gpu.threads = options.threads;
   gpu.grain = options.grain;
   gpu.rowKernels = options.rowKernels;
+  gpu.attentionKernel = options.attentionKernel;
   buildGpuPipeline(lower, gpu);
   if (failed(lower.run(module)))
     return failure();

@@ -240,6 +240,7 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
   ConvertLinalgToGPUPassOptions kernels;
   kernels.useLibrary = options.cublas;
   kernels.fuseRows = options.rowKernels;
+  kernels.fuseAttention = options.attentionKernel;
   pm.addPass(createConvertLinalgToGPUPass(kernels));
   pm.addPass(createStripMemorySpacesPass());
   if (options.blas) {

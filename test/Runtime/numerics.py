@@ -2130,6 +2130,111 @@ def gen_row_groups():
     return funcs + [int_group("i32", -100, 100), int_group("i8", -1, 1)]
 
 
+def gen_attention():
+    """Attention as exporters write it: softmax(f(Q K^T)) V with f a scale
+    (multiply or divide by a constant) and an added mask, which a GPU runs
+    as one fused kernel for f16/bf16 (f32 as separate kernels). The
+    references round where the ops round: the scores after the product and
+    after each step, the probabilities, the output."""
+    funcs = []
+
+    def attention(t, name, qs, ks, steps, mask_shape=None, k_transposed=False):
+        """q: qs; k: ks (or K^T given as an argument when k_transposed);
+        steps: ("mul"|"div", c) or ("mask",) in order."""
+        vs = ks[:-2] + (ks[-1] if k_transposed else ks[-2], qs[-1])
+        args = [(qs, t), (ks, t), (vs, t)] + ([(mask_shape, t)] if mask_shape else [])
+        f = Func("attention_%s_%s" % (name, t), args)
+        rank = len(qs)
+        sq, d = qs[-2], qs[-1]
+        if k_transposed:
+            kt, sk = f.arg(1), ks[-1]
+        else:
+            sk = ks[-2]
+            perm = list(range(rank - 2)) + [rank - 1, rank - 2]
+            kt = f.op("tide.transpose %s perm = %s : %s" % (f.arg(1), perm, T(ks, t)))
+        kts = qs[:-2] + (d, sk)
+        ss = qs[:-2] + (sq, sk)
+        x = f.op("tide.matmul %s, %s : %s, %s" % (f.arg(0), kt, T(qs, t), T(kts, t)))
+        for step in steps:
+            if step[0] == "mask":
+                x = f.op("tide.add %s, %s : %s, %s" % (x, f.arg(3), T(ss, t), T(mask_shape, t)))
+            else:
+                c = f.op("tide.constant dense<%s> : tensor<%s>" % (literal(step[1], t), t))
+                x = f.op("tide.%s %s, %s : %s, %s" % (step[0], x, c, T(ss, t), T((), t)))
+        p = f.op("tide.softmax %s axis = %d : %s" % (x, rank - 1, T(ss, t)))
+        o = f.op("tide.matmul %s, %s : %s, %s" % (p, f.arg(2), T(ss, t), T(vs, t)))
+
+        def ref(ins):
+            k = ins[1] if k_transposed else np.swapaxes(ins[1], -1, -2)
+            x = quantize(np.matmul(ins[0], k), t)
+            for step in steps:
+                if step[0] == "mask":
+                    x = quantize(x + ins[3], t)
+                else:
+                    c = quantize(step[1], t)
+                    x = quantize(x * c if step[0] == "mul" else x / c, t)
+            return np.matmul(quantize(softmax(x, -1), t), ins[2])
+
+        f.ret(o, qs[:-1] + (d,), t, "softmax(f(q k^T)) v, %s, %s" % (T(qs, t), name), ref,
+              "composite")
+        rng = rng_for(f.name)
+        inputs = [gen_float(rng, shape, -1, 1, t) for shape, _ in args[:3]]
+        if mask_shape:
+            mask = np.where(rng.random(mask_shape) < 0.2, -10000.0,
+                            rng.standard_normal(mask_shape))
+            # Some keys of every row masked with -inf, never all.
+            mask[..., 1::7] = -np.inf
+            inputs.append(quantize(mask, t))
+        f.run("", inputs)
+        return f
+
+    def heads(t):
+        """The exporter's head split and merge around it: q, k, v as
+        (batch, seq, heads, d), K^T by the transpose (0, 2, 3, 1), the
+        output transposed back to (batch, seq, heads, d)."""
+        xs, ks = (2, 50, 3, 64), (2, 70, 3, 64)
+        f = Func("attention_heads_%s" % t, [(xs, t), (ks, t), (ks, t)])
+        q = f.op("tide.transpose %s perm = [0, 2, 1, 3] : %s" % (f.arg(0), T(xs, t)))
+        kt = f.op("tide.transpose %s perm = [0, 2, 3, 1] : %s" % (f.arg(1), T(ks, t)))
+        v = f.op("tide.transpose %s perm = [0, 2, 1, 3] : %s" % (f.arg(2), T(ks, t)))
+        sc = f.op("tide.matmul %s, %s : %s, %s" % (q, kt, T((2, 3, 50, 64), t), T((2, 3, 64, 70), t)))
+        c = f.op("tide.constant dense<%s> : tensor<%s>" % (literal(0.125, t), t))
+        sc = f.op("tide.mul %s, %s : %s, %s" % (sc, c, T((2, 3, 50, 70), t), T((), t)))
+        p = f.op("tide.softmax %s axis = 3 : %s" % (sc, T((2, 3, 50, 70), t)))
+        o = f.op("tide.matmul %s, %s : %s, %s" % (p, v, T((2, 3, 50, 70), t), T((2, 3, 70, 64), t)))
+        o = f.op("tide.transpose %s perm = [0, 2, 1, 3] : %s" % (o, T((2, 3, 50, 64), t)))
+
+        def ref(ins):
+            q, k, v = (np.transpose(x, (0, 2, 1, 3)) for x in ins)
+            x = quantize(quantize(np.matmul(q, np.swapaxes(k, -1, -2)), t) * 0.125, t)
+            o = np.matmul(quantize(softmax(x, -1), t), v)
+            return np.transpose(o, (0, 2, 1, 3))
+
+        f.ret(o, xs, t, "heads split and merged around attention, %s" % T(xs, t), ref,
+              "composite")
+        rng = rng_for(f.name)
+        f.run("", [gen_float(rng, shape, -1, 1, t) for shape in (xs, ks, ks)])
+        return f
+
+    for t in ("f16", "bf16", "f32"):
+        # BERT's form: / sqrt(d), + mask (batch, 1, 1, keys); keys past a tile.
+        funcs.append(attention(t, "bert", (2, 3, 100, 64), (2, 3, 77, 64),
+                               [("div", 8.0), ("mask",)], (2, 1, 1, 77)))
+    for t in ("f16", "bf16"):
+        # Rank 3, K^T an argument, 200 keys (two passes), a multiply.
+        funcs.append(attention(t, "mul", (5, 130, 32), (5, 32, 200),
+                               [("mul", 0.1767767)], k_transposed=True))
+        # Head dim 128; a full mask first, then a division by a non-power of 2.
+        funcs.append(attention(t, "d128", (1, 2, 70, 128), (1, 2, 64, 128),
+                               [("mask",), ("div", 11.3137)], (1, 2, 70, 64)))
+        # No scale, no mask; a mask of (query, key) broadcast over batches.
+        funcs.append(attention(t, "plain", (2, 4, 16, 64), (2, 4, 16, 64), []))
+        funcs.append(attention(t, "mask2d", (3, 40, 64), (3, 40, 64),
+                               [("mask",)], (40, 40)))
+        funcs.append(heads(t))
+    return funcs
+
+
 # ---------------------------------------------------------------------------
 # Running
 # ---------------------------------------------------------------------------
@@ -2775,6 +2880,7 @@ def main():
     tasks.append(("mixed", lambda: s.run_module("mixed", gen_mixed(resident))))
     tasks.append(("round_once", lambda: s.run_module("round_once", gen_round_once())))
     tasks.append(("row_groups", lambda: s.run_module("row_groups", gen_row_groups())))
+    tasks.append(("attention", lambda: s.run_module("attention", gen_attention())))
     if not args.filter:
         tasks.append(("precision", lambda: run_precision_extra(s)))
         # Bad inputs never reach the GPU, and a wrapper such as

@@ -115,6 +115,11 @@ static cl::opt<bool> rowKernels(
              "other reduction over rows with the work around it as one GPU "
              "kernel"),
     cl::init(true));
+static cl::opt<bool> attentionKernel(
+    "gpu-attention-kernel",
+    cl::desc("Compute f16/bf16 attention (Q K^T, its scale and mask, softmax, "
+             "times V) as one GPU kernel that keeps the scores in registers"),
+    cl::init(true));
 static cl::opt<int64_t>
     grain("grain",
           cl::desc("Fewest loop iterations per thread: smaller loop nests "
@@ -238,6 +243,7 @@ int main(int argc, char **argv) {
   options.grain = grain;
   options.rowTiles = rowTiles;
   options.rowKernels = rowKernels;
+  options.attentionKernel = attentionKernel;
   OwningOpRef<ModuleOp> fallback;
   if (failed(tide::lowerToLLVMDialect(*module, options, &fallback)))
     return 1;

@@ -69,6 +69,9 @@ struct CompileOptions {
   bool rowTiles = true;
   /// Row groups as one GPU kernel each (GpuPipelineOptions::rowKernels).
   bool rowKernels = true;
+  /// f16/bf16 attention as one fused GPU kernel
+  /// (GpuPipelineOptions::attentionKernel).
+  bool attentionKernel = true;
   /// A device ("cuda:0") on which every argument and result of the module's
   /// public functions lives (tide.resident), e.g. for callers that keep
   /// tensors on the GPU; empty: on the host, unless the IR says otherwise.

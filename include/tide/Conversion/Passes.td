@@ -174,6 +174,13 @@ def ConvertLinalgToGPUPass : Pass<"convert-linalg-to-gpu", "mlir::ModuleOp"> {
       a warp (rows of at most 1024 f32-computed columns) or a block per row,
       max and sum of exponentials combined by shuffles or `gpu.all_reduce`,
       one read of the row from memory and one write;
+    - attention (`fuse-attention`, with `use-library`): a batched matmul
+      Q K^T, an optional elementwise generic of steps (multiply or divide by
+      a constant, add a mask, each rounded to the element type), a softmax
+      over the keys and a batched matmul by V, on f16/bf16 with a head dim
+      of 32, 64 or 128, where nothing else reads the scores: one call of
+      the runtime's fused attention kernel (tensor cores, the scores in
+      registers, rounded where these ops round);
     - row groups (`fuse-rows`, first): a run of linalg ops over one row space
       [rows x cols] (reductions of the trailing dimensions, elementwise ops
       over the rows or over per-row values, softmax) is one kernel with a
@@ -199,6 +206,9 @@ def ConvertLinalgToGPUPass : Pass<"convert-linalg-to-gpu", "mlir::ModuleOp"> {
     Option<"fuseRows", "fuse-rows", "bool", /*default=*/"true",
            "Lower row groups (layer norms, softmax with its scale and mask) "
            "as one kernel each">,
+    Option<"fuseAttention", "fuse-attention", "bool", /*default=*/"true",
+           "Run f16/bf16 attention (batched matmul, scale and mask, softmax, "
+           "batched matmul) as one kernel of Tide's runtime">,
   ];
   let dependentDialects = [
     "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",

@@ -189,6 +189,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "and mask) as one kernel (convert-linalg-to-gpu's "
                      "fuse-rows)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> attentionKernel{
+      *this, "attention-kernel",
+      llvm::cl::desc("Run f16/bf16 attention (Q K^T, scale and mask, softmax, "
+                     "times V) as one fused kernel (convert-linalg-to-gpu's "
+                     "fuse-attention)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> blas{
       *this, "blas",
       llvm::cl::desc("Run host f32/f64 matmuls through OpenBLAS"),

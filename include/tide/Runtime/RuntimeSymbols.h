@@ -25,6 +25,9 @@
 /* GPU convolution through cuDNN (libTideCudaRuntime.so); no C interface
  * wrapper: the memrefs are unranked, passed as (rank, descriptor) pairs. */
 #define TIDE_RT_GPU_CONV_PREFIX "tide_rt_gpu_conv_"
+/* Fused attention, softmax(f(Q K^T)) V, on f16/bf16 (CudaAttention.cpp;
+ * unranked memrefs as (rank, descriptor) pairs, like the convolution). */
+#define TIDE_RT_GPU_ATTENTION_PREFIX "tide_rt_gpu_attention_"
 /* Host convolution and matmul through oneDNN (Dnnl.c; modules that call them
  * link -ldnnl). The convolution has no C interface wrapper: its memrefs are
  * unranked, passed as (rank, descriptor) pairs. */
@@ -165,6 +168,21 @@ void tide_rt_gpu_conv_f16(TIDE_RT_GPU_CONV_ARGS);
 void tide_rt_gpu_conv_bf16(TIDE_RT_GPU_CONV_ARGS);
 void tide_rt_gpu_conv_f32(TIDE_RT_GPU_CONV_ARGS);
 void tide_rt_gpu_conv_f64(TIDE_RT_GPU_CONV_ARGS);
+
+/* O = softmax(f(Q K^T)) V for q [..., Sq, D], k [..., Sk, D] (or K^T
+ * [..., D, Sk] when kTransposed), v [..., Sk, D] and o [..., Sq, D] (one or two
+ * batch dims, all present in each; any strides with a unit last one). f is up
+ * to three steps (0 none, 1 multiply by the constant, 2 divide by it, 3 add the
+ * mask), each rounded to the element type; maskDim0..3 name the mask's dim
+ * read for (batch0, batch1, query, key), -1 where it broadcasts. */
+#define TIDE_RT_GPU_ATTENTION_ARGS                                             \
+  int64_t qRank, void *q, int64_t kRank, void *k, int64_t vRank, void *v,      \
+      int64_t oRank, void *o, int64_t maskRank, void *mask,                    \
+      int64_t kTransposed, int64_t maskDim0, int64_t maskDim1,                 \
+      int64_t maskDim2, int64_t maskDim3, int64_t step0, int64_t step1,        \
+      int64_t step2, double constant0, double constant1, double constant2
+void tide_rt_gpu_attention_f16(TIDE_RT_GPU_ATTENTION_ARGS);
+void tide_rt_gpu_attention_bf16(TIDE_RT_GPU_ATTENTION_ARGS);
 
 /* dst (device memory) = the `bytes` bytes of src, a read-only constant of a
  * compiled module, on the calling thread's stream. The first call uploads src

@@ -56,8 +56,8 @@ bool allOnGpu(func::FuncOp func) {
 }
 
 /// A call into Tide's runtime that only queues work on the calling thread's
-/// stream: a cuBLAS GEMM, a cuDNN convolution, the copy of a constant from
-/// its cached device copy.
+/// stream: a cuBLAS GEMM, a cuDNN convolution, a fused attention, the copy of
+/// a constant from its cached device copy.
 bool isGemmCall(Operation *op) {
   auto call = dyn_cast<func::CallOp>(op);
   if (!call)
@@ -65,6 +65,7 @@ bool isGemmCall(Operation *op) {
   StringRef callee = call.getCallee();
   return callee.starts_with(TIDE_RT_GPU_GEMM_PREFIX) ||
          callee.starts_with(TIDE_RT_GPU_CONV_PREFIX) ||
+         callee.starts_with(TIDE_RT_GPU_ATTENTION_PREFIX) ||
          callee == TIDE_RT_GPU_COPY_CONSTANT;
 }
 

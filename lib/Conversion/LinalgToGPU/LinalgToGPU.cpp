@@ -85,6 +85,14 @@ struct ConvertLinalgToGPUPass
         (void)lowerLibraryConv(kernels, conv);
     }
 
+    // Attention next: it erases the score buffers' allocations.
+    if (useLibrary && fuseAttention) {
+      SmallVector<Block *> blocks;
+      func.walk([&](Block *block) { blocks.push_back(block); });
+      for (Block *block : blocks)
+        lowerAttention(kernels, *block);
+    }
+
     // Allocations and copies first: a strided device copy becomes a
     // linalg.copy, lowered with the other linalg ops below.
     RewritePatternSet patterns(&getContext());

@@ -238,6 +238,11 @@ void lowerSoftmax(KernelBuilder &kernels, linalg::SoftmaxOp op);
 /// each group one kernel with a warp or a block per row.
 void lowerRowGroups(KernelBuilder &kernels, Block &block);
 
+/// Replaces each attention in `block` (batched matmul, optional scale and
+/// mask, softmax over the keys, batched matmul by V, on f16/bf16) with one
+/// call of the runtime's fused attention (Attention.cpp).
+void lowerAttention(KernelBuilder &kernels, Block &block);
+
 /// A 2-D matmul through Tide's cuBLAS GEMM (isLibraryGemm with CuBlas).
 void lowerLibraryGemm(KernelBuilder &kernels, linalg::MatmulOp op);
 /// A batched matmul (matchBatchedGemm's `operands`) through cuBLAS's strided

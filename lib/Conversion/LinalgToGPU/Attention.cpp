@@ -1,0 +1,517 @@
+//===- Attention.cpp - Attention as one kernel ----------------------------===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Attention as exporters write it, after bufferization:
+//
+//   S = Q K^T          a batched matmul (zero fill, linalg.generic)
+//   T = f(S, mask)     optional: an elementwise generic of steps, each a
+//                      multiply or divide by a constant or an added mask,
+//                      rounded to the element type after each
+//   P = softmax(T)     linalg.softmax over the keys
+//   O = P V            a batched matmul (zero fill, linalg.generic)
+//
+// on f16/bf16 GPU buffers, where S, T and P are allocations nothing else
+// reads, becomes one call of the runtime's fused attention
+// (tide_rt_gpu_attention_*, lib/Runtime/CudaAttention.cpp): the scores stay
+// in registers and S, T and P are never allocated. The kernel rounds where
+// these ops round, so the result is theirs up to the order of f32 sums.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgToGPU.h"
+
+#include "tide/Conversion/GemmMatchers.h"
+#include "tide/Runtime/RuntimeSymbols.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::tide;
+using namespace mlir::tide::gpu_lowering;
+
+namespace {
+
+/// Step codes shared with the kernel (Attention.cu).
+enum Step : int64_t { kNone = 0, kMul = 1, kDiv = 2, kAddMask = 3 };
+
+struct Match {
+  linalg::LinalgOp scores, output;
+  linalg::FillOp scoresFill, outputFill;
+  linalg::GenericOp steps; // may be null
+  linalg::SoftmaxOp softmax;
+  Value q, kt, v, o, mask;
+  /// The generic writing K^T, which can write K instead (or null).
+  linalg::GenericOp keysWriter;
+  /// The generic copying O, transposed, into another buffer, which the call
+  /// then writes through a view (or null).
+  linalg::GenericOp outputCopy;
+  /// For each of (batch0, batch1, query, key): the mask dim, or -1.
+  SmallVector<int64_t, 4> maskDims{-1, -1, -1, -1};
+  SmallVector<int64_t, 3> stepCodes{kNone, kNone, kNone};
+  SmallVector<double, 3> constants{0, 0, 0};
+};
+
+/// Whether every use of `buffer` is one of `users` or a deallocation.
+bool onlyUsedBy(Value buffer, ArrayRef<Operation *> users) {
+  if (!buffer.getDefiningOp<memref::AllocOp>())
+    return false;
+  return llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+    return isa<memref::DeallocOp>(user) || llvm::is_contained(users, user);
+  });
+}
+
+/// The batched matmul writing `result` with a zero fill before it, whose
+/// operands all have every batch dim (no broadcasting), or null.
+linalg::LinalgOp matchGemm(Operation *op, Value result,
+                           SmallVectorImpl<Value> &operands) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return {};
+  SmallVector<BatchedGemmOperand> gemm =
+      matchBatchedGemm(linalgOp, GemmLibrary::CuBlas);
+  if (gemm.size() != 3 || gemm[2].value != result ||
+      !getZeroFillBefore(linalgOp))
+    return {};
+  for (const BatchedGemmOperand &operand : gemm) {
+    auto type = cast<MemRefType>(operand.value.getType());
+    if (type.getRank() != cast<MemRefType>(result.getType()).getRank())
+      return {};
+    for (auto [i, dim] : llvm::enumerate(operand.dimOf))
+      if (!dim || *dim != static_cast<int64_t>(i))
+        return {};
+    operands.push_back(operand.value);
+  }
+  return linalgOp;
+}
+
+/// Reads the steps of `generic`'s payload: from the scores' argument, each
+/// step widens (extf), multiplies or divides by a constant or adds the
+/// widened mask, and rounds (truncf) to the element type.
+LogicalResult matchSteps(linalg::GenericOp generic, Value scores, Match &m) {
+  Block &body = generic.getRegion().front();
+  BlockArgument s, mask;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    BlockArgument arg = generic.getMatchingBlockArgument(input);
+    if (input->get() == scores && !s)
+      s = arg;
+    else if (!mask)
+      mask = arg, m.mask = input->get();
+    else
+      return failure();
+  }
+  if (!s || generic.getNumDpsInits() != 1)
+    return failure();
+  Type element = s.getType();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto single = [](Value v) -> Operation * {
+    return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+  };
+  Value current = s;
+  int count = 0;
+  while (true) {
+    auto ext = dyn_cast_or_null<arith::ExtFOp>(single(current));
+    if (!ext)
+      return failure();
+    Operation *op = single(ext.getResult());
+    if (!op || op->getNumOperands() != 2 || count == 3)
+      return failure();
+    Value other = op->getOperand(0) == ext.getResult() ? op->getOperand(1)
+                                                       : op->getOperand(0);
+    FloatAttr constant;
+    bool isConstant = matchPattern(other, m_Constant(&constant));
+    if (isa<arith::MulFOp>(op) && isConstant) {
+      m.stepCodes[count] = kMul;
+    } else if (isa<arith::DivFOp>(op) && isConstant &&
+               op->getOperand(0) == ext.getResult()) {
+      m.stepCodes[count] = kDiv;
+    } else if (isa<arith::AddFOp>(op) && mask) {
+      auto maskExt = other.getDefiningOp<arith::ExtFOp>();
+      if (!maskExt || maskExt.getIn() != mask || !maskExt->hasOneUse())
+        return failure();
+      m.stepCodes[count] = kAddMask;
+    } else {
+      return failure();
+    }
+    if (isConstant) {
+      if (!constant.getType().isF32())
+        return failure();
+      m.constants[count] = constant.getValueAsDouble();
+    }
+    ++count;
+    auto trunc = dyn_cast_or_null<arith::TruncFOp>(single(op->getResult(0)));
+    if (!trunc || trunc.getType() != element)
+      return failure();
+    current = trunc.getResult();
+    if (single(current) == yield.getOperation())
+      break;
+  }
+  // Every op of the payload is on the chain (the mask read at most once).
+  int64_t expected = 3 * count + (mask ? 1 : 0) + 1;
+  if (static_cast<int64_t>(body.getOperations().size()) != expected)
+    return failure();
+  if (!mask)
+    return success();
+  if (!cast<ShapedType>(m.mask.getType()).getElementType().isIntOrFloat() ||
+      cast<ShapedType>(m.mask.getType()).getElementType() != element)
+    return failure();
+  // Which logical dim each of the mask's dims reads.
+  AffineMap map = generic.getMatchingIndexingMap(
+      generic.getDpsInputOperand(mask.getArgNumber()));
+  int64_t rank = generic.getNumLoops();
+  for (auto [i, result] : llvm::enumerate(map.getResults())) {
+    if (auto dim = dyn_cast<AffineDimExpr>(result)) {
+      // Loops (batch..., query, key); rank 3 has no second batch dim.
+      int64_t logical =
+          dim.getPosition() + (rank == 3 && dim.getPosition() > 0);
+      if (m.maskDims[logical] != -1)
+        return failure();
+      m.maskDims[logical] = i;
+      continue;
+    }
+    auto constant = dyn_cast<AffineConstantExpr>(result);
+    if (!constant || constant.getValue() != 0)
+      return failure();
+  }
+  return success();
+}
+
+/// The all-parallel linalg.generic that alone writes `buffer`, a static
+/// allocation read otherwise only by `reader`, with an identity output map
+/// and no linalg.index; or null.
+linalg::GenericOp soleWriter(Value buffer, Operation *reader) {
+  auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+  if (!alloc || !alloc.getType().hasStaticShape() ||
+      !alloc.getType().getLayout().isIdentity())
+    return {};
+  linalg::GenericOp writer;
+  for (Operation *user : buffer.getUsers()) {
+    if (user == reader || isa<memref::DeallocOp>(user))
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (writer || !generic || generic.getNumDpsInits() != 1 ||
+        generic.getDpsInits()[0] != buffer ||
+        generic.getNumReductionLoops() != 0 ||
+        !generic.getIndexingMapsArray().back().isIdentity() ||
+        !generic.getBody()->getOps<linalg::IndexOp>().empty() ||
+        llvm::is_contained(generic.getDpsInputs(), buffer))
+      return {};
+    writer = generic;
+  }
+  return writer;
+}
+
+/// A generic that only copies `o`, read through a permutation, into its
+/// output: the transpose back from heads ([b, h, s, d] -> [b, s, h, d]).
+linalg::GenericOp transposedCopy(Value o, ArrayRef<Operation *> others) {
+  linalg::GenericOp copy;
+  for (Operation *user : o.getUsers()) {
+    if (llvm::is_contained(others, user) || isa<memref::DeallocOp>(user))
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (copy || !generic || generic.getNumDpsInputs() != 1 ||
+        generic.getNumDpsInits() != 1 || generic.getDpsInputs()[0] != o ||
+        generic.getNumReductionLoops() != 0)
+      return {};
+    SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+    auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+    if (!maps[0].isPermutation() || !maps[1].isIdentity() ||
+        generic.getBody()->getOperations().size() != 1 ||
+        yield.getValues()[0] != generic.getBody()->getArgument(0))
+      return {};
+    copy = generic;
+  }
+  return copy;
+}
+
+FailureOr<Match> matchAttention(KernelBuilder &kernels,
+                                linalg::SoftmaxOp softmax) {
+  Match m;
+  m.softmax = softmax;
+  auto type = cast<MemRefType>(softmax.getInput().getType());
+  int64_t rank = type.getRank();
+  Type element = type.getElementType();
+  if ((rank != 3 && rank != 4) || !(element.isF16() || element.isBF16()) ||
+      static_cast<int64_t>(softmax.getDimension()) != rank - 1 ||
+      !kernels.onDevice(softmax.getOutput()))
+    return failure();
+
+  // O = P V.
+  Value p = softmax.getOutput();
+  Operation *pv = nullptr;
+  for (Operation *user : p.getUsers())
+    if (user != softmax && !isa<memref::DeallocOp>(user))
+      pv = pv ? nullptr : user;
+  SmallVector<Value> outputOperands;
+  auto pvOp = dyn_cast_or_null<linalg::LinalgOp>(pv);
+  if (!pvOp || pvOp.getNumDpsInits() != 1)
+    return failure();
+  m.output = matchGemm(pvOp, pvOp.getDpsInits()[0], outputOperands);
+  if (!m.output || outputOperands[0] != p)
+    return failure();
+  m.v = outputOperands[1];
+  m.o = outputOperands[2];
+  m.outputFill = getZeroFillBefore(m.output);
+  if (!onlyUsedBy(p, {softmax, m.output}))
+    return failure();
+
+  // T = f(S, mask), or S itself.
+  Value t = softmax.getInput(), s = t;
+  for (Operation *user : t.getUsers())
+    if (auto generic = dyn_cast<linalg::GenericOp>(user);
+        generic && generic.getNumReductionLoops() == 0 &&
+        generic.getNumDpsInits() == 1 && generic.getDpsInits()[0] == t &&
+        generic.getIndexingMapsArray().back().isIdentity())
+      m.steps = generic;
+  if (m.steps) {
+    if (!onlyUsedBy(t, {softmax, m.steps}))
+      return failure();
+    s = Value();
+    for (OpOperand *input : m.steps.getDpsInputOperands())
+      if (input->get().getType() == t.getType() &&
+          m.steps.getMatchingIndexingMap(input).isIdentity() && !s)
+        s = input->get();
+    if (!s || failed(matchSteps(m.steps, s, m)))
+      return failure();
+  }
+
+  // S = Q K^T.
+  Operation *qk = nullptr;
+  for (Operation *user : s.getUsers())
+    if (user != softmax && user != m.steps.getOperation() &&
+        !isa<memref::DeallocOp, linalg::FillOp>(user))
+      qk = qk ? nullptr : user;
+  SmallVector<Value> scoreOperands;
+  m.scores = matchGemm(qk, s, scoreOperands);
+  if (!m.scores)
+    return failure();
+  m.scoresFill = getZeroFillBefore(m.scores);
+  m.q = scoreOperands[0];
+  m.kt = scoreOperands[1];
+  SmallVector<Operation *> sUsers = {m.scores, m.scoresFill};
+  if (m.steps)
+    sUsers.push_back(m.steps);
+  else
+    sUsers.push_back(softmax);
+  if (!onlyUsedBy(s, sUsers))
+    return failure();
+
+  // One block, in program order; nothing in between writes what the call,
+  // which takes the place of P V, reads.
+  SmallVector<Operation *> chain = {m.scores, softmax, m.output};
+  if (m.steps)
+    chain.insert(chain.begin() + 1, m.steps);
+  for (Operation *op : chain)
+    if (op->getBlock() != softmax->getBlock())
+      return failure();
+  for (size_t i = 1; i < chain.size(); ++i)
+    if (!chain[i - 1]->isBeforeInBlock(chain[i]))
+      return failure();
+  for (Operation *op = m.scores->getNextNode(); op != m.output.getOperation();
+       op = op->getNextNode()) {
+    if (llvm::is_contained(chain, op) || isa<memref::DeallocOp>(op))
+      continue;
+    for (Value read : {m.q, m.kt, m.mask})
+      if (read && llvm::is_contained(op->getOperands(), read) &&
+          !(isa<linalg::LinalgOp>(op) &&
+            !llvm::is_contained(cast<linalg::LinalgOp>(op).getDpsInits(),
+                                read)))
+        return failure();
+  }
+
+  // Head dims the kernel has: static, equal for Q, K and V.
+  auto qType = cast<MemRefType>(m.q.getType());
+  auto ktType = cast<MemRefType>(m.kt.getType());
+  auto vType = cast<MemRefType>(m.v.getType());
+  int64_t d = qType.getShape().back();
+  if ((d != 32 && d != 64 && d != 128) || ktType.getShape()[rank - 2] != d ||
+      vType.getShape().back() != d)
+    return failure();
+  // The kernel reads rows of d (or of keys) with a unit last stride.
+  auto unitLastStride = [](Value buffer) {
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    auto type = cast<MemRefType>(buffer.getType());
+    return succeeded(type.getStridesAndOffset(strides, offset)) &&
+           strides.back() == 1;
+  };
+  for (Value buffer : {m.q, m.kt, m.v, m.o})
+    if (!kernels.onDevice(buffer) ||
+        cast<MemRefType>(buffer.getType()).getElementType() != element ||
+        !unitLastStride(buffer))
+      return failure();
+  if (m.mask && !kernels.onDevice(m.mask))
+    return failure();
+
+  // K^T written for this product alone: written as K instead.
+  m.keysWriter = soleWriter(m.kt, m.scores);
+  // O copied, transposed, into a buffer that exists before the call (or an
+  // allocation that can move there): the call writes it through a view.
+  {
+    linalg::GenericOp copy = transposedCopy(m.o, {m.output, m.outputFill});
+    AffineMap read = copy ? copy.getIndexingMapsArray().front() : AffineMap();
+    if (copy && kernels.onDevice(copy.getDpsInits()[0]) &&
+        read.getResults().back() ==
+            getAffineDimExpr(read.getNumDims() - 1, read.getContext()) &&
+        cast<MemRefType>(copy.getDpsInits()[0].getType())
+            .getLayout()
+            .isIdentity()) {
+      Value f = copy.getDpsInits()[0];
+      Operation *def = f.getDefiningOp();
+      auto alloc = dyn_cast_or_null<memref::AllocOp>(def);
+      bool before = !def || (def->getBlock() == softmax->getBlock() &&
+                             def->isBeforeInBlock(m.output));
+      bool movable = alloc && alloc->getNumOperands() == 0 &&
+                     alloc->getBlock() == softmax->getBlock();
+      if ((before || movable) && m.o.getDefiningOp<memref::AllocOp>())
+        m.outputCopy = copy;
+    }
+  }
+  return m;
+}
+
+func::FuncOp getOrDeclareAttention(ModuleOp module, Type element,
+                                   Attribute space) {
+  std::string name = std::string(TIDE_RT_GPU_ATTENTION_PREFIX) +
+                     (element.isF16() ? "f16" : "bf16");
+  if (auto callee = module.lookupSymbol<func::FuncOp>(name))
+    return callee;
+  OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+  Type view = UnrankedMemRefType::get(element, space);
+  SmallVector<Type> inputs = {view, view, view, view, view};
+  inputs.append(1 + 4 + 3, mb.getI64Type());
+  inputs.append(3, mb.getF64Type());
+  auto callee = func::FuncOp::create(mb, module.getLoc(), name,
+                                     mb.getFunctionType(inputs, {}));
+  callee.setPrivate();
+  return callee;
+}
+
+void eraseBuffer(Value buffer) {
+  auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+  for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+    user->erase();
+  alloc->erase();
+}
+
+void lower(KernelBuilder &kernels, Match &m) {
+  ModuleOp module = kernels.getFunction()->getParentOfType<ModuleOp>();
+  OpBuilder b(m.output);
+  Location loc = m.softmax.getLoc();
+  Type element = cast<MemRefType>(m.q.getType()).getElementType();
+  Attribute space = getMemorySpace(kernels.getOpDevice(m.softmax));
+  auto unranked = [&](Value v) -> Value {
+    auto type = cast<MemRefType>(v.getType());
+    if (type.getMemorySpace() != space)
+      v = memref::MemorySpaceCastOp::create(
+          b, loc,
+          MemRefType::get(type.getShape(), type.getElementType(),
+                          type.getLayout(), space),
+          v);
+    return memref::CastOp::create(
+        b, loc, UnrankedMemRefType::get(type.getElementType(), space), v);
+  };
+  // K instead of K^T: the writer's last two loops swapped.
+  Value keys = m.kt;
+  bool keysTransposed = true;
+  if (m.keysWriter) {
+    auto alloc = m.kt.getDefiningOp<memref::AllocOp>();
+    auto type = alloc.getType();
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> shape(type.getShape());
+    std::swap(shape[rank - 1], shape[rank - 2]);
+    OpBuilder ab(alloc);
+    keys = memref::AllocOp::create(ab, alloc.getLoc(),
+                                   MemRefType::get(shape, type.getElementType(),
+                                                   MemRefLayoutAttrInterface{},
+                                                   type.getMemorySpace()),
+                                   alloc.getAlignmentAttr());
+    SmallVector<unsigned> swap =
+        llvm::to_vector(llvm::seq<unsigned>(0, static_cast<unsigned>(rank)));
+    std::swap(swap[rank - 1], swap[rank - 2]);
+    AffineMap swapMap = AffineMap::getPermutationMap(swap, b.getContext());
+    SmallVector<AffineMap> maps;
+    for (OpOperand *input : m.keysWriter.getDpsInputOperands())
+      maps.push_back(
+          m.keysWriter.getMatchingIndexingMap(input).compose(swapMap));
+    maps.push_back(AffineMap::getMultiDimIdentityMap(rank, b.getContext()));
+    OpBuilder gb(m.keysWriter);
+    auto writer = linalg::GenericOp::create(
+        gb, m.keysWriter.getLoc(), TypeRange{}, m.keysWriter.getDpsInputs(),
+        ValueRange{keys}, maps, m.keysWriter.getIteratorTypesArray());
+    writer.getRegion().takeBody(m.keysWriter.getRegion());
+    writer->setDiscardableAttrs(m.keysWriter->getDiscardableAttrDictionary());
+    m.keysWriter->erase();
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers())) {
+      if (auto dealloc = dyn_cast<memref::DeallocOp>(user)) {
+        OpBuilder db(dealloc);
+        memref::DeallocOp::create(db, dealloc.getLoc(), keys);
+        dealloc->erase();
+      }
+    }
+    keysTransposed = false;
+  }
+  // O through a view of the buffer its transposed copy wrote.
+  Value out = m.o;
+  if (m.outputCopy) {
+    Value f = m.outputCopy.getDpsInits()[0];
+    if (Operation *def = f.getDefiningOp();
+        def && (def->getBlock() != m.output->getBlock() ||
+                !def->isBeforeInBlock(m.output)))
+      def->moveBefore(m.output);
+    out = memref::TransposeOp::create(
+        b, loc, f,
+        AffineMapAttr::get(m.outputCopy.getIndexingMapsArray().front()));
+  }
+  SmallVector<Value> operands = {unranked(m.q), unranked(keys), unranked(m.v),
+                                 unranked(out),
+                                 unranked(m.mask ? m.mask : m.q)};
+  operands.push_back(
+      arith::ConstantIntOp::create(b, loc, keysTransposed ? 1 : 0, 64));
+  for (int64_t dim : m.maskDims)
+    operands.push_back(arith::ConstantIntOp::create(b, loc, dim, 64));
+  for (int64_t code : m.stepCodes)
+    operands.push_back(arith::ConstantIntOp::create(b, loc, code, 64));
+  for (double c : m.constants)
+    operands.push_back(
+        arith::ConstantFloatOp::create(b, loc, b.getF64Type(), APFloat(c)));
+  func::CallOp::create(b, loc, getOrDeclareAttention(module, element, space),
+                       operands);
+
+  Value s = m.scores.getDpsInits()[0], p = m.softmax.getOutput();
+  Value t = m.softmax.getInput();
+  m.output->erase();
+  m.outputFill->erase();
+  m.softmax->erase();
+  if (m.steps)
+    m.steps->erase();
+  m.scores->erase();
+  m.scoresFill->erase();
+  eraseBuffer(p);
+  if (t != s)
+    eraseBuffer(t);
+  eraseBuffer(s);
+  if (m.keysWriter)
+    m.kt.getDefiningOp()->erase();
+  if (m.outputCopy) {
+    m.outputCopy->erase();
+    eraseBuffer(m.o);
+  }
+}
+
+} // namespace
+
+void gpu_lowering::lowerAttention(KernelBuilder &kernels, Block &block) {
+  SmallVector<linalg::SoftmaxOp> softmaxes;
+  for (Operation &op : block)
+    if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op))
+      softmaxes.push_back(softmax);
+  for (linalg::SoftmaxOp softmax : softmaxes) {
+    FailureOr<Match> m = matchAttention(kernels, softmax);
+    if (succeeded(m))
+      lower(kernels, *m);
+  }
+}
