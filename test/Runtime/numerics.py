@@ -2221,9 +2221,12 @@ def gen_attention():
         funcs.append(attention(t, "bert", (2, 3, 100, 64), (2, 3, 77, 64),
                                [("div", 8.0), ("mask",)], (2, 1, 1, 77)))
     for t in ("f16", "bf16"):
-        # Rank 3, K^T an argument, 200 keys (two passes), a multiply.
-        funcs.append(attention(t, "mul", (5, 130, 32), (5, 32, 200),
+        # Rank 3, K^T an argument, head dim 32, a multiply.
+        funcs.append(attention(t, "mul", (5, 130, 32), (5, 32, 100),
                                [("mul", 0.1767767)], k_transposed=True))
+        # 200 keys: more than the fused kernel takes (the separate ops).
+        funcs.append(attention(t, "long", (2, 2, 20, 64), (2, 2, 200, 64),
+                               [("div", 8.0), ("mask",)], (2, 1, 1, 200)))
         # Head dim 128; a full mask first, then a division by a non-power of 2.
         funcs.append(attention(t, "d128", (1, 2, 70, 128), (1, 2, 64, 128),
                                [("mask",), ("div", 11.3137)], (1, 2, 70, 64)))

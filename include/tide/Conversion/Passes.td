@@ -178,9 +178,9 @@ def ConvertLinalgToGPUPass : Pass<"convert-linalg-to-gpu", "mlir::ModuleOp"> {
       Q K^T, an optional elementwise generic of steps (multiply or divide by
       a constant, add a mask, each rounded to the element type), a softmax
       over the keys and a batched matmul by V, on f16/bf16 with a head dim
-      of 32, 64 or 128, where nothing else reads the scores: one call of
-      the runtime's fused attention kernel (tensor cores, the scores in
-      registers, rounded where these ops round);
+      of 32 or 64 and at most 128 keys, where nothing else reads the
+      scores: one call of the runtime's fused attention kernel (tensor
+      cores, the scores in registers, rounded where these ops round);
     - row groups (`fuse-rows`, first): a run of linalg ops over one row space
       [rows x cols] (reductions of the trailing dimensions, elementwise ops
       over the rows or over per-row values, softmax) is one kernel with a

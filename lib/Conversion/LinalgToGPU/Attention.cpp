@@ -35,6 +35,9 @@ using namespace mlir::tide::gpu_lowering;
 
 namespace {
 
+/// The most keys the fused kernel is used for.
+constexpr int64_t kMaxKeys = 128;
+
 /// Step codes shared with the kernel (Attention.cu).
 enum Step : int64_t { kNone = 0, kMul = 1, kDiv = 2, kAddMask = 3 };
 
@@ -322,13 +325,18 @@ FailureOr<Match> matchAttention(KernelBuilder &kernels,
         return failure();
   }
 
-  // Head dims the kernel has: static, equal for Q, K and V.
+  // Where the kernel is faster than the separate ops: a head dim of 32 or
+  // 64 (static, equal for Q, K and V) and at most 128 keys (static), which
+  // the kernel holds in shared memory and registers at once. Its streaming
+  // form (more keys, or a head dim of 128) took 84 us where the separate ops
+  // took 57 for BERT-base at batch 32 (docs/benchmarks.md): not used.
   auto qType = cast<MemRefType>(m.q.getType());
   auto ktType = cast<MemRefType>(m.kt.getType());
   auto vType = cast<MemRefType>(m.v.getType());
-  int64_t d = qType.getShape().back();
-  if ((d != 32 && d != 64 && d != 128) || ktType.getShape()[rank - 2] != d ||
-      vType.getShape().back() != d)
+  int64_t d = qType.getShape().back(), keys = type.getShape().back();
+  if ((d != 32 && d != 64) || ktType.getShape()[rank - 2] != d ||
+      vType.getShape().back() != d || ShapedType::isDynamic(keys) ||
+      keys > kMaxKeys)
     return failure();
   // The kernel reads rows of d (or of keys) with a unit last stride.
   auto unitLastStride = [](Value buffer) {

@@ -179,7 +179,7 @@ module attributes {tide.target = #tide.target<name = "h200", source = "built-in"
     memref.dealloc %alloc_4 : memref<3x16x64xf32, #tide.device<cuda:0>>
     return %alloc_5 : memref<3x16x64xf32>
   }
-// Not fused: a head dim the kernels do not have.
+// Not fused: a head dim the kernel does not have.
 // CHECK-LABEL: func.func @head_dim_48(
 // CHECK-NOT:     tide_rt_gpu_attention
 // CHECK:         return
@@ -367,7 +367,48 @@ module attributes {tide.target = #tide.target<name = "h200", source = "built-in"
     memref.dealloc %alloc_6 : memref<2x16x4x32xbf16, #tide.device<cuda:0>>
     return %alloc_7 : memref<2x16x4x32xbf16>
   }
-  llvm.mlir.global external constant @tide_module_metadata("tide-module 1\0Afunc bert 4 1\0Aarg 0 bf16 1x2x16x32 cpu\0Aarg 1 bf16 1x2x16x32 cpu\0Aarg 2 bf16 1x2x16x32 cpu\0Aarg 3 bf16 1x1x1x16 cpu\0Aresult 0 bf16 1x2x16x32 cpu\0Afunc plain_f16 3 1\0Aarg 0 f16 3x16x64 cpu\0Aarg 1 f16 3x64x8 cpu\0Aarg 2 f16 3x8x64 cpu\0Aresult 0 f16 3x16x64 cpu\0Afunc f32 3 1\0Aarg 0 f32 3x16x64 cpu\0Aarg 1 f32 3x64x8 cpu\0Aarg 2 f32 3x8x64 cpu\0Aresult 0 f32 3x16x64 cpu\0Afunc head_dim_48 3 1\0Aarg 0 bf16 3x16x48 cpu\0Aarg 1 bf16 3x48x8 cpu\0Aarg 2 bf16 3x8x48 cpu\0Aresult 0 bf16 3x16x48 cpu\0Afunc probabilities_returned 3 2\0Aarg 0 bf16 3x16x64 cpu\0Aarg 1 bf16 3x64x8 cpu\0Aarg 2 bf16 3x8x64 cpu\0Aresult 0 bf16 3x16x64 cpu\0Aresult 1 bf16 3x16x8 cpu\0Afunc tanh_step 3 1\0Aarg 0 bf16 3x16x64 cpu\0Aarg 1 bf16 3x64x8 cpu\0Aarg 2 bf16 3x8x64 cpu\0Aresult 0 bf16 3x16x64 cpu\0Afunc heads_back 3 1\0Aarg 0 bf16 2x16x4x32 cpu\0Aarg 1 bf16 2x4x32x16 cpu\0Aarg 2 bf16 2x4x16x32 cpu\0Aresult 0 bf16 2x16x4x32 cpu\0A\00") {addr_space = 0 : i32}
+// Not fused: more keys than the one-pass kernel holds (its streaming form
+// is slower than the separate ops).
+// CHECK-LABEL: func.func @keys_200(
+// CHECK-NOT:     tide_rt_gpu_attention
+// CHECK:         return
+  func.func @keys_200(%arg0: memref<3x16x64xbf16>, %arg1: memref<3x64x200xbf16>, %arg2: memref<3x200x64xbf16>) -> memref<3x16x64xbf16> attributes {llvm.emit_c_interface} {
+    %cst = arith.constant {tide.device = #tide.device<cuda:0>} 0.000000e+00 : bf16
+    %alloc = memref.alloc() {alignment = 64 : i64} : memref<3x16x64xbf16, #tide.device<cuda:0>>
+    memref.copy %arg0, %alloc : memref<3x16x64xbf16> to memref<3x16x64xbf16, #tide.device<cuda:0>>
+    %alloc_0 = memref.alloc() {alignment = 64 : i64} : memref<3x64x200xbf16, #tide.device<cuda:0>>
+    memref.copy %arg1, %alloc_0 : memref<3x64x200xbf16> to memref<3x64x200xbf16, #tide.device<cuda:0>>
+    %alloc_1 = memref.alloc() {alignment = 64 : i64} : memref<3x200x64xbf16, #tide.device<cuda:0>>
+    memref.copy %arg2, %alloc_1 : memref<3x200x64xbf16> to memref<3x200x64xbf16, #tide.device<cuda:0>>
+    %alloc_2 = memref.alloc() {alignment = 64 : i64} : memref<3x16x200xbf16, #tide.device<cuda:0>>
+    linalg.fill {tide.device = #tide.device<cuda:0>} ins(%cst : bf16) outs(%alloc_2 : memref<3x16x200xbf16, #tide.device<cuda:0>>)
+    linalg.generic {indexing_maps = [#map6, #map7, #map8], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%alloc, %alloc_0 : memref<3x16x64xbf16, #tide.device<cuda:0>>, memref<3x64x200xbf16, #tide.device<cuda:0>>) outs(%alloc_2 : memref<3x16x200xbf16, #tide.device<cuda:0>>) attrs =  {tide.device = #tide.device<cuda:0>} {
+    ^bb0(%in: bf16, %in_6: bf16, %out: bf16):
+      %0 = arith.mulf %in, %in_6 : bf16
+      %1 = arith.addf %out, %0 : bf16
+      linalg.yield %1 : bf16
+    }
+    %alloc_3 = memref.alloc() {alignment = 64 : i64} : memref<3x16x200xbf16, #tide.device<cuda:0>>
+    linalg.softmax dimension(2) ins(%alloc_2 : memref<3x16x200xbf16, #tide.device<cuda:0>>) outs(%alloc_3 : memref<3x16x200xbf16, #tide.device<cuda:0>>)
+    %alloc_4 = memref.alloc() {alignment = 64 : i64} : memref<3x16x64xbf16, #tide.device<cuda:0>>
+    linalg.fill {tide.device = #tide.device<cuda:0>} ins(%cst : bf16) outs(%alloc_4 : memref<3x16x64xbf16, #tide.device<cuda:0>>)
+    linalg.generic {indexing_maps = [#map6, #map7, #map8], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%alloc_3, %alloc_1 : memref<3x16x200xbf16, #tide.device<cuda:0>>, memref<3x200x64xbf16, #tide.device<cuda:0>>) outs(%alloc_4 : memref<3x16x64xbf16, #tide.device<cuda:0>>) attrs =  {tide.device = #tide.device<cuda:0>} {
+    ^bb0(%in: bf16, %in_6: bf16, %out: bf16):
+      %0 = arith.mulf %in, %in_6 : bf16
+      %1 = arith.addf %out, %0 : bf16
+      linalg.yield %1 : bf16
+    }
+    %alloc_5 = memref.alloc() {alignment = 64 : i64} : memref<3x16x64xbf16>
+    memref.copy %alloc_4, %alloc_5 : memref<3x16x64xbf16, #tide.device<cuda:0>> to memref<3x16x64xbf16>
+    memref.dealloc %alloc : memref<3x16x64xbf16, #tide.device<cuda:0>>
+    memref.dealloc %alloc_0 : memref<3x64x200xbf16, #tide.device<cuda:0>>
+    memref.dealloc %alloc_1 : memref<3x200x64xbf16, #tide.device<cuda:0>>
+    memref.dealloc %alloc_2 : memref<3x16x200xbf16, #tide.device<cuda:0>>
+    memref.dealloc %alloc_3 : memref<3x16x200xbf16, #tide.device<cuda:0>>
+    memref.dealloc %alloc_4 : memref<3x16x64xbf16, #tide.device<cuda:0>>
+    return %alloc_5 : memref<3x16x64xbf16>
+  }
+  llvm.mlir.global external constant @tide_module_metadata("tide-module 1\0Afunc bert 4 1\0Aarg 0 bf16 1x2x16x32 cpu\0Aarg 1 bf16 1x2x16x32 cpu\0Aarg 2 bf16 1x2x16x32 cpu\0Aarg 3 bf16 1x1x1x16 cpu\0Aresult 0 bf16 1x2x16x32 cpu\0Afunc plain_f16 3 1\0Aarg 0 f16 3x16x64 cpu\0Aarg 1 f16 3x64x8 cpu\0Aarg 2 f16 3x8x64 cpu\0Aresult 0 f16 3x16x64 cpu\0Afunc f32 3 1\0Aarg 0 f32 3x16x64 cpu\0Aarg 1 f32 3x64x8 cpu\0Aarg 2 f32 3x8x64 cpu\0Aresult 0 f32 3x16x64 cpu\0Afunc head_dim_48 3 1\0Aarg 0 bf16 3x16x48 cpu\0Aarg 1 bf16 3x48x8 cpu\0Aarg 2 bf16 3x8x48 cpu\0Aresult 0 bf16 3x16x48 cpu\0Afunc probabilities_returned 3 2\0Aarg 0 bf16 3x16x64 cpu\0Aarg 1 bf16 3x64x8 cpu\0Aarg 2 bf16 3x8x64 cpu\0Aresult 0 bf16 3x16x64 cpu\0Aresult 1 bf16 3x16x8 cpu\0Afunc tanh_step 3 1\0Aarg 0 bf16 3x16x64 cpu\0Aarg 1 bf16 3x64x8 cpu\0Aarg 2 bf16 3x8x64 cpu\0Aresult 0 bf16 3x16x64 cpu\0Afunc heads_back 3 1\0Aarg 0 bf16 2x16x4x32 cpu\0Aarg 1 bf16 2x4x32x16 cpu\0Aarg 2 bf16 2x4x16x32 cpu\0Aresult 0 bf16 2x16x4x32 cpu\0Afunc keys_200 3 1\0Aarg 0 bf16 3x16x64 cpu\0Aarg 1 bf16 3x64x200 cpu\0Aarg 2 bf16 3x200x64 cpu\0Aresult 0 bf16 3x16x64 cpu\0A\00") {addr_space = 0 : i32}
 }
 
 
