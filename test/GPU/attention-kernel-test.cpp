@@ -540,9 +540,8 @@ int main() {
           s[j] = expf(s[j] - mx);
           sum += s[j];
         }
-        float r = 1.0f / sum;
         for (int64_t j = 0; j < c.sk; ++j)
-          s[j] = rnd(s[j] * r);
+          s[j] = rnd(s[j] / sum);
         for (int64_t dd = 0; dd < D; ++dd) {
           float acc = 0;
           for (int64_t j = 0; j < c.sk; ++j)

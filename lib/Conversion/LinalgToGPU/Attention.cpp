@@ -91,6 +91,55 @@ linalg::LinalgOp matchGemm(Operation *op, Value result,
   return linalgOp;
 }
 
+/// The buffer `v` is a view of (through subviews, reshapes, casts), or `v`.
+Value baseBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// Whether `op` or an op nested in it may write or free a buffer whose base
+/// is in `bases` (an op that does not say what it does to memory: when any
+/// of its operands is such a buffer).
+bool mayWrite(Operation *op, ArrayRef<Value> bases) {
+  auto inBases = [&](Value v) {
+    return v && isa<BaseMemRefType>(v.getType()) &&
+           llvm::is_contained(bases, baseBuffer(v));
+  };
+  WalkResult result = op->walk([&](Operation *nested) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
+    if (!effects) {
+      if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+        return WalkResult::advance();
+      return llvm::any_of(nested->getOperands(), inBases)
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    }
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &e : instances) {
+      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(e.getEffect()))
+        continue;
+      if (e.getValue() ? inBases(e.getValue())
+                       : llvm::any_of(nested->getOperands(), inBases))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// Whether `op` or an op nested in it uses a buffer whose base is `base`.
+bool usesBuffer(Operation *op, Value base) {
+  WalkResult result = op->walk([&](Operation *nested) {
+    for (Value v : nested->getOperands())
+      if (isa<BaseMemRefType>(v.getType()) && baseBuffer(v) == base)
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
 /// Reads the steps of `generic`'s payload: from the scores' argument, each
 /// step widens (extf), multiplies or divides by a constant or adds the
 /// widened mask, and rounds (truncf) to the element type.
@@ -158,8 +207,8 @@ LogicalResult matchSteps(linalg::GenericOp generic, Value scores, Match &m) {
     return failure();
   if (!mask)
     return success();
-  if (!cast<ShapedType>(m.mask.getType()).getElementType().isIntOrFloat() ||
-      cast<ShapedType>(m.mask.getType()).getElementType() != element)
+  auto maskType = dyn_cast<MemRefType>(m.mask.getType());
+  if (!maskType || maskType.getElementType() != element)
     return failure();
   // Which logical dim each of the mask's dims reads.
   AffineMap map = generic.getMatchingIndexingMap(
@@ -189,6 +238,8 @@ linalg::GenericOp soleWriter(Value buffer, Operation *reader) {
   auto alloc = buffer.getDefiningOp<memref::AllocOp>();
   if (!alloc || !alloc.getType().hasStaticShape() ||
       !alloc.getType().getLayout().isIdentity())
+    return {};
+  if (llvm::count(reader->getOperands(), buffer) != 1)
     return {};
   linalg::GenericOp writer;
   for (Operation *user : buffer.getUsers()) {
@@ -272,11 +323,20 @@ FailureOr<Match> matchAttention(KernelBuilder &kernels,
   if (m.steps) {
     if (!onlyUsedBy(t, {softmax, m.steps}))
       return failure();
+    // S: the input a batched matmul writes (a mask of the scores' own
+    // shape may come first).
     s = Value();
-    for (OpOperand *input : m.steps.getDpsInputOperands())
-      if (input->get().getType() == t.getType() &&
-          m.steps.getMatchingIndexingMap(input).isIdentity() && !s)
-        s = input->get();
+    for (OpOperand *input : m.steps.getDpsInputOperands()) {
+      Value candidate = input->get();
+      if (s || candidate.getType() != t.getType() ||
+          !m.steps.getMatchingIndexingMap(input).isIdentity())
+        continue;
+      for (Operation *user : candidate.getUsers()) {
+        SmallVector<Value> operands;
+        if (matchGemm(user, candidate, operands))
+          s = candidate;
+      }
+    }
     if (!s || failed(matchSteps(m.steps, s, m)))
       return failure();
   }
@@ -313,16 +373,32 @@ FailureOr<Match> matchAttention(KernelBuilder &kernels,
   for (size_t i = 1; i < chain.size(); ++i)
     if (!chain[i - 1]->isBeforeInBlock(chain[i]))
       return failure();
+  // The scores, scaled scores and probabilities are none of the buffers the
+  // call reads or writes, and the output aliases none of its inputs.
+  Value internal[] = {s, t, p};
+  for (Value buffer : {m.q, m.kt, m.v, m.o, m.mask})
+    if (buffer && llvm::is_contained(internal, buffer))
+      return failure();
+  SmallVector<Value> inputBases = {baseBuffer(m.q), baseBuffer(m.kt),
+                                   baseBuffer(m.v)};
+  if (m.mask)
+    inputBases.push_back(baseBuffer(m.mask));
+  if (llvm::is_contained(inputBases, baseBuffer(m.o)))
+    return failure();
+  // The call reads Q, K^T and the mask where P V was: nothing in between
+  // (nested ops and views included) may write or free them.
+  SmallVector<Value> movedReads = {baseBuffer(m.q), baseBuffer(m.kt)};
+  if (m.mask)
+    movedReads.push_back(baseBuffer(m.mask));
   for (Operation *op = m.scores->getNextNode(); op != m.output.getOperation();
        op = op->getNextNode()) {
-    if (llvm::is_contained(chain, op) || isa<memref::DeallocOp>(op))
+    if (llvm::is_contained(chain, op) || op == m.outputFill.getOperation())
       continue;
-    for (Value read : {m.q, m.kt, m.mask})
-      if (read && llvm::is_contained(op->getOperands(), read) &&
-          !(isa<linalg::LinalgOp>(op) &&
-            !llvm::is_contained(cast<linalg::LinalgOp>(op).getDpsInits(),
-                                read)))
-        return failure();
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(op);
+        dealloc && llvm::is_contained(internal, dealloc.getMemref()))
+      continue;
+    if (mayWrite(op, movedReads))
+      return failure();
   }
 
   // Where the kernel is faster than the separate ops: a head dim of 32 or
@@ -355,28 +431,36 @@ FailureOr<Match> matchAttention(KernelBuilder &kernels,
     return failure();
 
   // K^T written for this product alone: written as K instead.
-  m.keysWriter = soleWriter(m.kt, m.scores);
-  // O copied, transposed, into a buffer that exists before the call (or an
-  // allocation that can move there): the call writes it through a view.
-  {
-    linalg::GenericOp copy = transposedCopy(m.o, {m.output, m.outputFill});
-    AffineMap read = copy ? copy.getIndexingMapsArray().front() : AffineMap();
-    if (copy && kernels.onDevice(copy.getDpsInits()[0]) &&
+  if (m.kt != m.q && m.kt != m.v && m.kt != m.mask)
+    m.keysWriter = soleWriter(m.kt, m.scores);
+  // O copied, transposed, into a buffer F after P V in the same block: the
+  // call writes F through a view instead, when F exists at the call (or is
+  // an allocation that can move there), aliases none of the call's inputs,
+  // and nothing between P V and the copy touches it.
+  if (linalg::GenericOp copy = transposedCopy(m.o, {m.output, m.outputFill});
+      copy && copy->getBlock() == softmax->getBlock() &&
+      m.output->isBeforeInBlock(copy) && m.o.getDefiningOp<memref::AllocOp>()) {
+    Value f = copy.getDpsInits()[0];
+    AffineMap read = copy.getIndexingMapsArray().front();
+    Operation *def = f.getDefiningOp();
+    auto alloc = dyn_cast_or_null<memref::AllocOp>(def);
+    bool exists =
+        def ? def->getBlock() == softmax->getBlock() &&
+                  def->isBeforeInBlock(m.output)
+            : cast<BlockArgument>(f).getOwner() == softmax->getBlock();
+    bool movable = alloc && alloc->getNumOperands() == 0 &&
+                   alloc->getBlock() == softmax->getBlock();
+    Value base = baseBuffer(f);
+    bool untouched = !llvm::is_contained(inputBases, base);
+    for (Operation *op = m.output->getNextNode(); untouched && op != copy;
+         op = op->getNextNode())
+      if (op != def && usesBuffer(op, base))
+        untouched = false;
+    if ((exists || movable) && untouched && kernels.onDevice(f) &&
         read.getResults().back() ==
             getAffineDimExpr(read.getNumDims() - 1, read.getContext()) &&
-        cast<MemRefType>(copy.getDpsInits()[0].getType())
-            .getLayout()
-            .isIdentity()) {
-      Value f = copy.getDpsInits()[0];
-      Operation *def = f.getDefiningOp();
-      auto alloc = dyn_cast_or_null<memref::AllocOp>(def);
-      bool before = !def || (def->getBlock() == softmax->getBlock() &&
-                             def->isBeforeInBlock(m.output));
-      bool movable = alloc && alloc->getNumOperands() == 0 &&
-                     alloc->getBlock() == softmax->getBlock();
-      if ((before || movable) && m.o.getDefiningOp<memref::AllocOp>())
-        m.outputCopy = copy;
-    }
+        cast<MemRefType>(f.getType()).getLayout().isIdentity())
+      m.outputCopy = copy;
   }
   return m;
 }

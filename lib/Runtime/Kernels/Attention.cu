@@ -15,9 +15,9 @@
 // score is rounded to the element type after the product (accumulated in
 // f32, as the library GEMM does), after each step of `f` (a multiply or
 // divide by a constant, an added mask; each in f32, then rounded), and
-// after the softmax (max, exp(x - max) and their sum in f32, times the
-// sum's reciprocal); P V accumulates in f32 and is rounded once. Only the
-// order of the f32 sums differs.
+// after the softmax (max, exp(x - max) and their sum in f32, divided by the
+// sum, as the GPU softmax does); P V accumulates in f32 and is rounded once.
+// Only the order of the f32 sums differs.
 //
 // A block of 4 warps owns 64 query rows of one (batch, head): each warp 16
 // rows, as the A operand of mma.sync m16n8k16. Two passes over the keys in
@@ -298,7 +298,7 @@ __device__ inline void attention(const Params &p) {
              sQ + (warp * 16 + lane % 16) * LD + ks * 16 + (lane / 16) * 8);
 
   constexpr float kInf = __builtin_huge_valf();
-  float mx[2] = {-kInf, -kInf}, scale[2];
+  float mx[2] = {-kInf, -kInf}, total[2];
   if constexpr (ONEPASS) {
     // Every key in one tile: the exact maximum first, then the sum.
     scores(0);
@@ -350,7 +350,7 @@ __device__ inline void attention(const Params &p) {
 #pragma unroll
       for (int h = 0; h < kSplit; ++h)
         sum[r] += sRed[1][h][local[r]];
-      scale[r] = __fdiv_rn(1.0f, sum[r]);
+      total[r] = sum[r];
     }
   } else {
     // Pass 1: each row's maximum and sum of exponentials, online.
@@ -392,14 +392,15 @@ __device__ inline void attention(const Params &p) {
         l += __shfl_xor_sync(0xffffffffu, l, offset);
       // A row of -inf: exp(-inf - -inf) is NaN in every element, as the
       // softmax gives.
-      if (m == -kInf)
+      // A maximum of +inf: exp(inf - inf) is NaN, so is the sum.
+      if (m == -kInf || m == kInf)
         l = __builtin_nanf("");
       mx[r] = m;
-      scale[r] = __fdiv_rn(1.0f, l);
+      total[r] = l;
     }
   }
 
-  // P = round(exp(s - max) * (1 / sum)), O += P V (pass 2 when streaming).
+  // P = round(exp(s - max) / sum), O += P V (pass 2 when streaming).
   float o[D / 8][4];
 #pragma unroll
   for (int n = 0; n < D / 8; ++n)
@@ -419,9 +420,9 @@ __device__ inline void attention(const Params &p) {
     for (int n = 0; n < BW / 8; ++n)
 #pragma unroll
       for (int e = 0; e < 4; ++e)
-        s[n][e] = ONEPASS ? s[n][e] * scale[e / 2]
+        s[n][e] = ONEPASS ? __fdiv_rn(s[n][e], total[e / 2])
                   : key0 + n * 8 + 2 * t + e % 2 < sk
-                      ? expf(s[n][e] - mx[e / 2]) * scale[e / 2]
+                      ? __fdiv_rn(expf(s[n][e] - mx[e / 2]), total[e / 2])
                       : 0.0f;
 #pragma unroll
     for (int kk = 0; kk < BW / 16; ++kk) {

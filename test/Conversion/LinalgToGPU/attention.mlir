@@ -139,6 +139,52 @@ module attributes {tide.target = #tide.target<name = "h200", source = "built-in"
     memref.dealloc %alloc_4 : memref<3x16x64xf16, #tide.device<cuda:0>>
     return %alloc_5 : memref<3x16x64xf16>
   }
+// Not fused: Q is written (through a view, in a nested region) between
+// Q K^T and P V, where the call would read it.
+// CHECK-LABEL: func.func @q_written_between(
+// CHECK-NOT:     tide_rt_gpu_attention
+// CHECK:         return
+  func.func @q_written_between(%arg0: memref<3x16x64xf16>, %arg1: memref<3x64x8xf16>, %arg2: memref<3x8x64xf16>) -> memref<3x16x64xf16> attributes {llvm.emit_c_interface} {
+    %cst = arith.constant {tide.device = #tide.device<cuda:0>} 0.000000e+00 : f16
+    %alloc = memref.alloc() {alignment = 64 : i64} : memref<3x16x64xf16, #tide.device<cuda:0>>
+    memref.copy %arg0, %alloc : memref<3x16x64xf16> to memref<3x16x64xf16, #tide.device<cuda:0>>
+    %alloc_0 = memref.alloc() {alignment = 64 : i64} : memref<3x64x8xf16, #tide.device<cuda:0>>
+    memref.copy %arg1, %alloc_0 : memref<3x64x8xf16> to memref<3x64x8xf16, #tide.device<cuda:0>>
+    %alloc_1 = memref.alloc() {alignment = 64 : i64} : memref<3x8x64xf16, #tide.device<cuda:0>>
+    memref.copy %arg2, %alloc_1 : memref<3x8x64xf16> to memref<3x8x64xf16, #tide.device<cuda:0>>
+    %alloc_2 = memref.alloc() {alignment = 64 : i64} : memref<3x16x8xf16, #tide.device<cuda:0>>
+    linalg.fill {tide.device = #tide.device<cuda:0>} ins(%cst : f16) outs(%alloc_2 : memref<3x16x8xf16, #tide.device<cuda:0>>)
+    linalg.generic {indexing_maps = [#map6, #map7, #map8], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%alloc, %alloc_0 : memref<3x16x64xf16, #tide.device<cuda:0>>, memref<3x64x8xf16, #tide.device<cuda:0>>) outs(%alloc_2 : memref<3x16x8xf16, #tide.device<cuda:0>>) attrs =  {tide.device = #tide.device<cuda:0>} {
+    ^bb0(%in: f16, %in_6: f16, %out: f16):
+      %0 = arith.mulf %in, %in_6 : f16
+      %1 = arith.addf %out, %0 : f16
+      linalg.yield %1 : f16
+    }
+    %alloc_3 = memref.alloc() {alignment = 64 : i64} : memref<3x16x8xf16, #tide.device<cuda:0>>
+    scf.execute_region {
+      %view = memref.subview %alloc[0, 0, 0] [1, 16, 64] [1, 1, 1] : memref<3x16x64xf16, #tide.device<cuda:0>> to memref<16x64xf16, strided<[64, 1]>, #tide.device<cuda:0>>
+      linalg.fill {tide.device = #tide.device<cuda:0>} ins(%cst : f16) outs(%view : memref<16x64xf16, strided<[64, 1]>, #tide.device<cuda:0>>)
+      scf.yield
+    }
+    linalg.softmax dimension(2) ins(%alloc_2 : memref<3x16x8xf16, #tide.device<cuda:0>>) outs(%alloc_3 : memref<3x16x8xf16, #tide.device<cuda:0>>)
+    %alloc_4 = memref.alloc() {alignment = 64 : i64} : memref<3x16x64xf16, #tide.device<cuda:0>>
+    linalg.fill {tide.device = #tide.device<cuda:0>} ins(%cst : f16) outs(%alloc_4 : memref<3x16x64xf16, #tide.device<cuda:0>>)
+    linalg.generic {indexing_maps = [#map6, #map7, #map8], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%alloc_3, %alloc_1 : memref<3x16x8xf16, #tide.device<cuda:0>>, memref<3x8x64xf16, #tide.device<cuda:0>>) outs(%alloc_4 : memref<3x16x64xf16, #tide.device<cuda:0>>) attrs =  {tide.device = #tide.device<cuda:0>} {
+    ^bb0(%in: f16, %in_6: f16, %out: f16):
+      %0 = arith.mulf %in, %in_6 : f16
+      %1 = arith.addf %out, %0 : f16
+      linalg.yield %1 : f16
+    }
+    %alloc_5 = memref.alloc() {alignment = 64 : i64} : memref<3x16x64xf16>
+    memref.copy %alloc_4, %alloc_5 : memref<3x16x64xf16, #tide.device<cuda:0>> to memref<3x16x64xf16>
+    memref.dealloc %alloc : memref<3x16x64xf16, #tide.device<cuda:0>>
+    memref.dealloc %alloc_0 : memref<3x64x8xf16, #tide.device<cuda:0>>
+    memref.dealloc %alloc_1 : memref<3x8x64xf16, #tide.device<cuda:0>>
+    memref.dealloc %alloc_2 : memref<3x16x8xf16, #tide.device<cuda:0>>
+    memref.dealloc %alloc_3 : memref<3x16x8xf16, #tide.device<cuda:0>>
+    memref.dealloc %alloc_4 : memref<3x16x64xf16, #tide.device<cuda:0>>
+    return %alloc_5 : memref<3x16x64xf16>
+  }
 // Not fused: f32 (tensor cores would round it to TF32).
 // CHECK-LABEL: func.func @f32(
 // CHECK-NOT:     tide_rt_gpu_attention
