@@ -114,8 +114,18 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   }
   GpuPipelineOptions gpu;
   gpu.toolkit = options.cudaToolkit;
-  // The chip comes from the module's tide.target (tide-attach-gpu-target).
+  // The chip comes from the module's tide.target (tide-attach-gpu-target,
+  // which reports a bad one); known here too, for the kernels that exist for
+  // one chip only.
   gpu.chip = options.gpuChip;
+  if (gpu.chip.empty()) {
+    ScopedDiagnosticHandler quiet(module.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    FailureOr<const Target *> target = resolveTarget(module, "");
+    if (succeeded(target))
+      if (const DeviceSpec *device = (*target)->getFirstGPU())
+        gpu.chip = device->chip;
+  }
   gpu.threads = options.threads;
   gpu.grain = options.grain;
   gpu.rowKernels = options.rowKernels;

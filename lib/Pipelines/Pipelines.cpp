@@ -241,6 +241,7 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
   kernels.useLibrary = options.cublas;
   kernels.fuseRows = options.rowKernels;
   kernels.fuseAttention = options.attentionKernel;
+  kernels.chip = options.chip;
   pm.addPass(createConvertLinalgToGPUPass(kernels));
   pm.addPass(createStripMemorySpacesPass());
   if (options.blas) {

@@ -209,6 +209,9 @@ def ConvertLinalgToGPUPass : Pass<"convert-linalg-to-gpu", "mlir::ModuleOp"> {
     Option<"fuseAttention", "fuse-attention", "bool", /*default=*/"true",
            "Run f16/bf16 attention (batched matmul, scale and mask, softmax, "
            "batched matmul) as one kernel of Tide's runtime">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "The GPU chip the code is for (sm_90, ...; empty when unknown): "
+           "the fused attention kernel is built for sm_90 only">,
   ];
   let dependentDialects = [
     "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",

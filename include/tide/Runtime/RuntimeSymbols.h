@@ -28,6 +28,8 @@
 /* Fused attention, softmax(f(Q K^T)) V, on f16/bf16 (CudaAttention.cpp;
  * unranked memrefs as (rank, descriptor) pairs, like the convolution). */
 #define TIDE_RT_GPU_ATTENTION_PREFIX "tide_rt_gpu_attention_"
+/* The one chip its kernels are built for (lib/Runtime/CMakeLists.txt). */
+#define TIDE_RT_GPU_ATTENTION_CHIP "sm_90"
 /* Host convolution and matmul through oneDNN (Dnnl.c; modules that call them
  * link -ldnnl). The convolution has no C interface wrapper: its memrefs are
  * unranked, passed as (rank, descriptor) pairs. */

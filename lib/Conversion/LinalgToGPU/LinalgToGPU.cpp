@@ -32,6 +32,7 @@
 #include "LinalgToGPU.h"
 
 #include "tide/Conversion/Passes.h"
+#include "tide/Runtime/RuntimeSymbols.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
@@ -86,7 +87,7 @@ struct ConvertLinalgToGPUPass
     }
 
     // Attention next: it erases the score buffers' allocations.
-    if (useLibrary && fuseAttention) {
+    if (useLibrary && fuseAttention && chip == TIDE_RT_GPU_ATTENTION_CHIP) {
       SmallVector<Block *> blocks;
       func.walk([&](Block *block) { blocks.push_back(block); });
       for (Block *block : blocks)

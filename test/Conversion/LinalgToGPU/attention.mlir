@@ -1,6 +1,9 @@
-// RUN: tide-opt %s --convert-linalg-to-gpu --cse | FileCheck %s
-// RUN: tide-opt %s --convert-linalg-to-gpu=fuse-attention=false \
+// RUN: tide-opt %s --convert-linalg-to-gpu=chip=sm_90 --cse | FileCheck %s
+// RUN: tide-opt %s --convert-linalg-to-gpu="chip=sm_90 fuse-attention=false" \
 // RUN:   | FileCheck %s --check-prefix=OFF
+// The kernels exist for sm_90 only: for another chip, or none named, no call.
+// RUN: tide-opt %s --convert-linalg-to-gpu=chip=sm_86 | FileCheck %s --check-prefix=OFF
+// RUN: tide-opt %s --convert-linalg-to-gpu | FileCheck %s --check-prefix=OFF
 
 // Attention (batched matmul Q K^T, elementwise scale and mask, softmax over
 // the keys, batched matmul by V) on f16/bf16 becomes one call of the
