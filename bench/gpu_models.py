@@ -245,6 +245,34 @@ def timed(fn, reps):
     return times[len(times) // 2] * 1e3
 
 
+def profile_kernels(title, fn, calls, top=14):
+    """GPU kernels of `calls` calls of fn under torch.profiler (CUPTI sees
+    Tide's driver-API launches as well as PyTorch's), per call."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    rows = []
+    for e in prof.key_averages():
+        t = getattr(e, "device_time_total", None)
+        if t is None:
+            t = getattr(e, "cuda_time_total", 0)
+        if t > 0 and e.count > 0:
+            rows.append((t / calls, e.count / calls, e.key))
+    rows.sort(reverse=True)
+    # Kernels only: CUDA activity keys of memsets and copies start with "Memset"/"Memcpy".
+    total = sum(r[0] for r in rows)
+    launches = sum(r[1] for r in rows)
+    print("  profile %s: %.0f us of GPU work per call, %.0f kernels/copies per call"
+          % (title, total, launches))
+    for t, n, key in rows[:top]:
+        print("    %8.1f us %5.1fx  %s" % (t, n, key[:110]))
+
+
 def run(args):
     import torch
     import tide
@@ -310,6 +338,11 @@ def run(args):
             t_eager = timed(lambda: peer(*ws), reps)
             t_comp = timed(lambda: peer_compiled(*ws), reps)
         rows.append((m["name"], t_tide, t_eager, t_comp))
+        if args.profile:
+            with torch.no_grad():
+                profile_kernels(m["name"] + " Tide", lambda: fn(*ws), args.profile)
+                profile_kernels(m["name"] + " torch.compile", lambda: peer_compiled(*ws),
+                                args.profile)
         print("  tide %.3f ms, eager %.3f ms (%.2fx), torch.compile %.3f ms (%.2fx)"
               % (t_tide, t_eager, t_tide / t_eager, t_comp, t_tide / t_comp), flush=True)
     print("\n| model | Tide ms | eager ms | compile ms | Tide/eager | Tide/compile |")
@@ -334,6 +367,8 @@ def main():
     r.add_argument("dir")
     r.add_argument("--reps", type=int, default=20)
     r.add_argument("--only", help="only the models whose name contains this")
+    r.add_argument("--profile", type=int, default=0, metavar="CALLS",
+                   help="also print each side's GPU kernels over CALLS calls (torch.profiler)")
     args = parser.parse_args()
     return build(args) if args.cmd == "build" else run(args)
 
