@@ -10,6 +10,7 @@
 #include "tide/Runner/Module.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -99,43 +100,67 @@ static int32_t deviceOrdinal(const std::string &device) {
 /// that has not used CUDA yet) or another GPU's. Only where the process has
 /// loaded the driver; failures leave nothing to wait for.
 static void synchronizeCallerStreams(const std::vector<int32_t> &devices) {
-  void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-  if (!cuda)
-    return;
   using GetFn = int (*)(int *, int);
   using RetainFn = int (*)(void **, int);
   using ReleaseFn = int (*)(int);
   using PushFn = int (*)(void *);
   using PopFn = int (*)(void **);
   using SyncFn = int (*)();
-  auto get = reinterpret_cast<GetFn>(dlsym(cuda, "cuDeviceGet"));
-  auto retain =
-      reinterpret_cast<RetainFn>(dlsym(cuda, "cuDevicePrimaryCtxRetain"));
-  auto release =
-      reinterpret_cast<ReleaseFn>(dlsym(cuda, "cuDevicePrimaryCtxRelease_v2"));
-  auto push = reinterpret_cast<PushFn>(dlsym(cuda, "cuCtxPushCurrent_v2"));
-  auto pop = reinterpret_cast<PopFn>(dlsym(cuda, "cuCtxPopCurrent_v2"));
-  auto sync = reinterpret_cast<SyncFn>(dlsym(cuda, "cuCtxSynchronize"));
-  if (get && retain && release && push && pop && sync) {
+  /// The driver's entry points, looked up once it is loaded (a call per
+  /// function call cost more than the wait itself).
+  struct Entry {
+    GetFn get = nullptr;
+    RetainFn retain = nullptr;
+    ReleaseFn release = nullptr;
+    PushFn push = nullptr;
+    PopFn pop = nullptr;
+    SyncFn sync = nullptr;
+  };
+  static std::atomic<const Entry *> resolved{nullptr};
+  const Entry *e = resolved.load(std::memory_order_acquire);
+  if (!e) {
+    // Kept open (RTLD_NOLOAD takes a reference) for the process's life.
+    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!cuda)
+      return;
+    auto *entry = new Entry();
+    entry->get = reinterpret_cast<GetFn>(dlsym(cuda, "cuDeviceGet"));
+    entry->retain =
+        reinterpret_cast<RetainFn>(dlsym(cuda, "cuDevicePrimaryCtxRetain"));
+    entry->release = reinterpret_cast<ReleaseFn>(
+        dlsym(cuda, "cuDevicePrimaryCtxRelease_v2"));
+    entry->push = reinterpret_cast<PushFn>(dlsym(cuda, "cuCtxPushCurrent_v2"));
+    entry->pop = reinterpret_cast<PopFn>(dlsym(cuda, "cuCtxPopCurrent_v2"));
+    entry->sync = reinterpret_cast<SyncFn>(dlsym(cuda, "cuCtxSynchronize"));
+    const Entry *expected = nullptr;
+    if (resolved.compare_exchange_strong(expected, entry,
+                                         std::memory_order_acq_rel)) {
+      e = entry;
+    } else {
+      delete entry; // another thread resolved them first
+      dlclose(cuda);
+      e = expected;
+    }
+  }
+  if (e->get && e->retain && e->release && e->push && e->pop && e->sync) {
     for (size_t i = 0; i < devices.size(); ++i) {
       if (std::find(devices.begin(), devices.begin() + i, devices[i]) !=
           devices.begin() + i)
         continue; // waited for already
       int device = 0;
       void *context = nullptr;
-      if (get(&device, devices[i]) != 0 || retain(&context, device) != 0)
+      if (e->get(&device, devices[i]) != 0 || e->retain(&context, device) != 0)
         continue;
-      if (push(context) == 0) {
-        sync();
+      if (e->push(context) == 0) {
+        e->sync();
         void *popped = nullptr;
-        pop(&popped);
+        e->pop(&popped);
       }
-      release(device);
+      e->release(device);
     }
-  } else if (sync) {
-    sync(); // the current context's work, as before
+  } else if (e->sync) {
+    e->sync(); // the current context's work, as before
   }
-  dlclose(cuda);
 }
 
 /// Reads the caller's tensors into views and checks them against `fn`.
@@ -160,21 +185,25 @@ static bool checkInputs(const CompiledModule &module, size_t f,
   for (size_t i = 0; i < numInputs; ++i) {
     const TideTensor &t = inputs[i];
     TensorView &v = views[i];
-    std::string which = "input " + std::to_string(i) + " of @" + fn.name;
+    // The message prefix, built only for an error.
+    auto which = [&] {
+      return "input " + std::to_string(i) + " of @" + fn.name;
+    };
     v.dtype = findDType(t.dtype ? t.dtype : "");
     if (!v.dtype) {
-      setError(error, which + " has element type '" + (t.dtype ? t.dtype : "") +
+      setError(error, which() + " has element type '" +
+                          (t.dtype ? t.dtype : "") +
                           "', which Tide does not know");
       return false;
     }
     if (t.rank < 0 || (t.rank > 0 && !t.shape)) {
-      setError(error, which + " has no valid shape");
+      setError(error, which() + " has no valid shape");
       return false;
     }
     v.shape.assign(t.shape, t.shape + t.rank);
     for (int64_t d : v.shape)
       if (d < 0) {
-        setError(error, which + " has a negative dimension");
+        setError(error, which() + " has a negative dimension");
         return false;
       }
     // A tensor with elements needs data, and its size in bytes must fit in
@@ -183,14 +212,14 @@ static bool checkInputs(const CompiledModule &module, size_t f,
       uint64_t bytes = v.dtype->bytes;
       for (int64_t d : v.shape) {
         if (bytes > static_cast<uint64_t>(INT64_MAX) / d) {
-          setError(error, which + " has more elements than fit in memory (" +
+          setError(error, which() + " has more elements than fit in memory (" +
                               "its size in bytes is past 2^63 - 1)");
           return false;
         }
         bytes *= d;
       }
       if (!t.data) {
-        setError(error, which + " has a null data pointer but holds " +
+        setError(error, which() + " has a null data pointer but holds " +
                             std::to_string(bytes / v.dtype->bytes) +
                             " elements");
         return false;
@@ -201,7 +230,7 @@ static bool checkInputs(const CompiledModule &module, size_t f,
       v.device = "cuda:" + std::to_string(t.deviceId);
       anyGpuInput = true;
     } else if (t.deviceKind != TIDE_DEVICE_CPU) {
-      setError(error, which + " is on a device of DLPack type " +
+      setError(error, which() + " is on a device of DLPack type " +
                           std::to_string(t.deviceKind) +
                           ", which Tide cannot use (only the CPU and CUDA "
                           "GPUs)");

@@ -541,9 +541,12 @@ bool CompiledModule::check(const FunctionSpec &fn,
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorSpec &spec = fn.args[i];
     const TensorView &a = inputs[i];
-    std::string which = "input " + std::to_string(i) + " of @" + fn.name;
+    // The message prefix, built only for an error.
+    auto which = [&] {
+      return "input " + std::to_string(i) + " of @" + fn.name;
+    };
     if (!acceptsArray(spec.dtype, a.dtype)) {
-      error = which + " has dtype " + a.dtype->name +
+      error = which() + " has dtype " + a.dtype->name +
               " but the function "
               "expects " +
               spec.str() +
@@ -552,30 +555,30 @@ bool CompiledModule::check(const FunctionSpec &fn,
       return false;
     }
     if (a.shape.size() != spec.dims.size()) {
-      error = which + " has rank " + std::to_string(a.shape.size()) +
+      error = which() + " has rank " + std::to_string(a.shape.size()) +
               " (shape " + shapeStr(a.shape) + ") but the function expects " +
               spec.str();
       return false;
     }
     for (size_t d = 0; d < a.shape.size(); ++d)
       if (spec.dims[d] >= 0 && spec.dims[d] != a.shape[d]) {
-        error = which + " has shape " + shapeStr(a.shape) +
+        error = which() + " has shape " + shapeStr(a.shape) +
                 " but the function expects " + spec.str();
         return false;
       }
     if (a.device == spec.device || a.device == "cpu")
       continue;
     if (a.device.rfind("cuda:", 0) != 0) {
-      error = which + " is on " + a.device + ", which Tide cannot use";
+      error = which() + " is on " + a.device + ", which Tide cannot use";
       return false;
     }
     if (spec.device != "cpu") {
-      error = which + " is on " + a.device + " but the function expects " +
+      error = which() + " is on " + a.device + " but the function expects " +
               spec.str() + "; move it there (Tide does not copy between GPUs)";
       return false;
     }
     if (!gpuRuntime()) {
-      error = which + " is on " + a.device + " but the function expects " +
+      error = which() + " is on " + a.device + " but the function expects " +
               spec.str() +
               " and the module has no GPU runtime to copy it; move it to "
               "the host";

@@ -72,3 +72,99 @@ class StridedF32:
 
     def __dlpack_device__(self):
         return (1, 0)
+
+
+# DLPack's C exchange API (dlpack.h 1.2+), as PyTorch publishes it: a capsule
+# "dlpack_exchange_api" on the tensor *type* as __dlpack_c_exchange_api__.
+class _DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+class _DLManagedTensorVersioned(ctypes.Structure):
+    pass
+
+_VersionedDeleter = ctypes.CFUNCTYPE(None, ctypes.POINTER(_DLManagedTensorVersioned))
+_DLManagedTensorVersioned._fields_ = [
+    ("version", _DLPackVersion), ("manager_ctx", ctypes.c_void_p),
+    ("deleter", _VersionedDeleter), ("flags", ctypes.c_uint64), ("dl_tensor", _DLTensor)]
+
+class _ExchangeHeader(ctypes.Structure):
+    pass
+
+_ExchangeHeader._fields_ = [("version", _DLPackVersion),
+                            ("prev_api", ctypes.POINTER(_ExchangeHeader))]
+
+# int (*)(PyObject *, DLManagedTensorVersioned **): called with the GIL held;
+# on failure it sets a Python exception and returns -1.
+_FromPyObject = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object,
+                                  ctypes.POINTER(ctypes.POINTER(_DLManagedTensorVersioned)))
+
+class _ExchangeApi(ctypes.Structure):
+    _fields_ = [("header", _ExchangeHeader), ("managed_tensor_allocator", ctypes.c_void_p),
+                ("managed_tensor_from_py_object_no_sync", _FromPyObject),
+                ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
+                ("dltensor_from_py_object_no_sync", ctypes.c_void_p),
+                ("current_work_stream", ctypes.c_void_p)]
+
+
+def _dtype_of(array):
+    import numpy as np
+    code = {"f": 2, "i": 0, "u": 1, "b": 6}[array.dtype.kind]
+    return _DLDataType(code, array.dtype.itemsize * 8, 1)
+
+
+class ExchangeTensor:
+    """A host tensor exported only through DLPack's C exchange API (no
+    __dlpack__ method): counts its exports and their releases. Set `fail` to
+    make the export raise."""
+
+    exported = 0
+    released = 0
+    fail = False
+    _live = {}
+
+    def __init__(self, array, strides=None):
+        self.array = array
+        self.strides = strides
+
+    @staticmethod
+    def _release(p):
+        ExchangeTensor.released += 1
+        ExchangeTensor._live.pop(ctypes.addressof(p.contents), None)
+
+    @staticmethod
+    def _export(obj, out):
+        if ExchangeTensor.fail:
+            # (A ctypes callback cannot leave a Python exception set.)
+            return -1
+        a = obj.array
+        m = _DLManagedTensorVersioned()
+        m.version = _DLPackVersion(1, 2)
+        m.deleter = _RELEASE
+        shape = (ctypes.c_int64 * a.ndim)(*a.shape)
+        t = m.dl_tensor
+        t.data = a.ctypes.data
+        t.device = _DLDevice(1, 0)
+        t.ndim = a.ndim
+        t.dtype = _dtype_of(a)
+        t.shape = shape
+        strides = None
+        if obj.strides is not None:
+            strides = (ctypes.c_int64 * a.ndim)(*obj.strides)
+            t.strides = strides
+        ExchangeTensor._live[ctypes.addressof(m)] = (m, shape, strides, a)
+        out[0] = ctypes.pointer(m)
+        ExchangeTensor.exported += 1
+        return 0
+
+
+_RELEASE = _VersionedDeleter(ExchangeTensor._release)
+_API = _ExchangeApi()
+_API.header.version = _DLPackVersion(1, 2)
+_API.managed_tensor_from_py_object_no_sync = _FromPyObject(ExchangeTensor._export)
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+# The capsule keeps a pointer to its name: the name must outlive it.
+_CAPSULE_NAME = ctypes.create_string_buffer(b"dlpack_exchange_api")
+ExchangeTensor.__dlpack_c_exchange_api__ = _capsule_new(ctypes.addressof(_API),
+                                                        ctypes.addressof(_CAPSULE_NAME), None)

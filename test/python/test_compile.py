@@ -224,3 +224,32 @@ func.func @id(%a: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
     x, y = m.id(a)
     x[0] = 5
     assert a.tolist() == [1, 1, 1] and y.tolist() == [1, 1, 1]
+
+
+def test_dlpack_c_exchange_api_in():
+    # Tensors whose type publishes DLPack's C exchange API (PyTorch 2.10+)
+    # are read through it, without a __dlpack__ call per argument, and each
+    # export is released after the call.
+    from conftest import ExchangeTensor
+    m = tide.compile(TWO, target="cpu")
+    a = np.arange(8, dtype=np.float64).reshape(2, 4)
+    before = ExchangeTensor.exported
+    s, p = m.axpy(ExchangeTensor(a), ExchangeTensor(a, strides=(4, 1)))
+    np.testing.assert_array_equal(s, 2 * a)
+    np.testing.assert_array_equal(p, a * a)
+    assert ExchangeTensor.exported == before + 2
+    assert ExchangeTensor.released == ExchangeTensor.exported
+    with pytest.raises(tide.InputError, match="input 0 of @neg has dtype i64 but the function expects i32"):
+        m.neg(ExchangeTensor(np.zeros(3, np.int64)))
+    with pytest.raises(tide.InputError, match="is not contiguous"):
+        m.neg(ExchangeTensor(np.zeros(6, np.int32)[::2], strides=(2,)))
+    assert ExchangeTensor.released == ExchangeTensor.exported
+    # A producer that fails without an exception: an error, not a crash.
+    ExchangeTensor.fail = True
+    try:
+        with pytest.raises(tide.InputError, match="input 0 of @neg .a conftest.ExchangeTensor. "
+                           "could not be exported through its type's DLPack exchange API"):
+            m.neg(ExchangeTensor(np.zeros(3, np.int32)))
+    finally:
+        ExchangeTensor.fail = False
+    assert ExchangeTensor.released == ExchangeTensor.exported
