@@ -132,25 +132,50 @@ func.func @narrow_readers(%x: memref<1x2x8x8xbf16, #tide.device<cuda:0>>, %w: me
 // -----
 
 // A 1x1 convolution with unit strides and no padding is a batched GEMM
-// (cuBLAS, the weights broadcast over the batch); bf16 writes bf16 for its
+// (cuBLAS, the weights broadcast over the batch) where each image's rows
+// (here 4x4 bf16: 32 bytes) are 16-byte aligned; bf16 writes bf16 for its
 // readers like above.
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @pointwise(
 // CHECK-NOT: tide_rt_gpu_conv
 // CHECK: call @tide_rt_gpu_gemm_batched_bf16(%{{.*}}, %{{.*}}, %{{.*}}, %c0_i32)
 // CHECK: arith.extf
-func.func @pointwise(%x: memref<2x8x5x5xbf16, #tide.device<cuda:0>>, %w: memref<16x8x1x1xbf16, #tide.device<cuda:0>>, %z: memref<2x16x5x5xbf16, #tide.device<cuda:0>>) {
+func.func @pointwise(%x: memref<2x8x4x4xbf16, #tide.device<cuda:0>>, %w: memref<16x8x1x1xbf16, #tide.device<cuda:0>>, %z: memref<2x16x4x4xbf16, #tide.device<cuda:0>>) {
   %cst = arith.constant 0.000000e+00 : f32
-  %acc = memref.alloc() : memref<2x16x5x5xf32, #tide.device<cuda:0>>
-  linalg.fill ins(%cst : f32) outs(%acc : memref<2x16x5x5xf32, #tide.device<cuda:0>>)
+  %acc = memref.alloc() : memref<2x16x4x4xf32, #tide.device<cuda:0>>
+  linalg.fill ins(%cst : f32) outs(%acc : memref<2x16x4x4xf32, #tide.device<cuda:0>>)
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 0, 0, 0, 0>}
-    ins(%x, %w : memref<2x8x5x5xbf16, #tide.device<cuda:0>>, memref<16x8x1x1xbf16, #tide.device<cuda:0>>) outs(%acc : memref<2x16x5x5xf32, #tide.device<cuda:0>>)
+    ins(%x, %w : memref<2x8x4x4xbf16, #tide.device<cuda:0>>, memref<16x8x1x1xbf16, #tide.device<cuda:0>>) outs(%acc : memref<2x16x4x4xf32, #tide.device<cuda:0>>)
   linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-      ins(%acc : memref<2x16x5x5xf32, #tide.device<cuda:0>>) outs(%z : memref<2x16x5x5xbf16, #tide.device<cuda:0>>) {
+      ins(%acc : memref<2x16x4x4xf32, #tide.device<cuda:0>>) outs(%z : memref<2x16x4x4xbf16, #tide.device<cuda:0>>) {
   ^bb0(%in: f32, %out: bf16):
     %0 = arith.truncf %in : f32 to bf16
     linalg.yield %0 : bf16
   }
-  memref.dealloc %acc : memref<2x16x5x5xf32, #tide.device<cuda:0>>
+  memref.dealloc %acc : memref<2x16x4x4xf32, #tide.device<cuda:0>>
+  return
+}
+
+// -----
+
+// Rows of 7x7 bf16 (98 bytes) are not: cuBLAS would run its unaligned kernels,
+// so the convolution stays cuDNN's.
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @pointwise_unaligned(
+// CHECK-NOT: tide_rt_gpu_gemm
+// CHECK: call @tide_rt_gpu_conv_bf16(
+func.func @pointwise_unaligned(%x: memref<2x8x7x7xbf16, #tide.device<cuda:0>>, %w: memref<16x8x1x1xbf16, #tide.device<cuda:0>>, %z: memref<2x16x7x7xbf16, #tide.device<cuda:0>>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %acc = memref.alloc() : memref<2x16x7x7xf32, #tide.device<cuda:0>>
+  linalg.fill ins(%cst : f32) outs(%acc : memref<2x16x7x7xf32, #tide.device<cuda:0>>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 0, 0, 0, 0>}
+    ins(%x, %w : memref<2x8x7x7xbf16, #tide.device<cuda:0>>, memref<16x8x1x1xbf16, #tide.device<cuda:0>>) outs(%acc : memref<2x16x7x7xf32, #tide.device<cuda:0>>)
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%acc : memref<2x16x7x7xf32, #tide.device<cuda:0>>) outs(%z : memref<2x16x7x7xbf16, #tide.device<cuda:0>>) {
+  ^bb0(%in: f32, %out: bf16):
+    %0 = arith.truncf %in : f32 to bf16
+    linalg.yield %0 : bf16
+  }
+  memref.dealloc %acc : memref<2x16x7x7xf32, #tide.device<cuda:0>>
   return
 }
