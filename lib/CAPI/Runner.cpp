@@ -290,7 +290,7 @@ int tideRunnerCall(const TideRunnerModule *m, size_t f,
   }
   StagedInputs staged;
   std::vector<ResultBuffer> results;
-  if (!module.stage(fn, views, staged, why) ||
+  if (!module.stage(fn, std::move(views), staged, why) ||
       !module.invoke(fn, staged.views, results, why)) {
     setError(error, why);
     return 0;

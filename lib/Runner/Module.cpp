@@ -826,12 +826,12 @@ static int64_t numElements(const std::vector<int64_t> &shape) {
 }
 
 bool CompiledModule::stage(const FunctionSpec &fn,
-                           const std::vector<TensorView> &inputs,
-                           StagedInputs &staged, std::string &error) const {
+                           std::vector<TensorView> inputs, StagedInputs &staged,
+                           std::string &error) const {
   const GpuRuntime *rt = gpuRuntime();
   staged.gpuFree = rt ? rt->free : nullptr;
-  staged.views = inputs;
-  for (size_t i = 0; i < inputs.size() && i < fn.args.size(); ++i) {
+  staged.views = std::move(inputs);
+  for (size_t i = 0; i < staged.views.size() && i < fn.args.size(); ++i) {
     TensorView &v = staged.views[i];
     const std::string &want = fn.args[i].device;
     if (v.device == want)
@@ -899,37 +899,43 @@ bool CompiledModule::invoke(const FunctionSpec &fn,
       return false;
     }
 
-  // Argument descriptors: {allocated, aligned, offset, sizes, strides}.
-  std::vector<std::vector<int64_t>> argWords(inputs.size());
+  // Argument descriptors, {allocated, aligned, offset, sizes, strides} each,
+  // in one buffer sized first (the pointers into it stay valid): a call
+  // with hundreds of arguments (a model's weights) allocates once.
   std::vector<P> pointers;
+  pointers.reserve(inputs.size() + 1);
   size_t resultWords = 0;
   for (const TensorSpec &r : fn.results)
     resultWords += 3 + 2 * r.dims.size();
   std::vector<int64_t> words(resultWords ? resultWords : 1, 0);
   if (!fn.results.empty())
     pointers.push_back(words.data());
-  std::set<void *> inputBuffers;
+  size_t argWordCount = 0;
+  for (const TensorView &a : inputs)
+    argWordCount += 3 + 2 * a.shape.size();
+  std::vector<int64_t> argWords(argWordCount);
+  std::vector<void *> inputBuffers;
+  inputBuffers.reserve(inputs.size());
   // A valid pointer for empty host tensors without data.
   static int64_t emptyData[2];
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const TensorView &a = inputs[i];
-    auto &w = argWords[i];
+  size_t next = 0;
+  for (const TensorView &a : inputs) {
+    int64_t *w = argWords.data() + next;
+    size_t rank = a.shape.size();
+    next += 3 + 2 * rank;
     void *data = a.data ? a.data : static_cast<void *>(emptyData);
-    inputBuffers.insert(data);
-    w.push_back(reinterpret_cast<int64_t>(data));
-    w.push_back(reinterpret_cast<int64_t>(data));
-    w.push_back(0);
-    for (int64_t d : a.shape)
-      w.push_back(d);
+    inputBuffers.push_back(data);
+    w[0] = w[1] = reinterpret_cast<int64_t>(data);
+    w[2] = 0;
     int64_t stride = 1;
-    std::vector<int64_t> strides(a.shape.size());
-    for (size_t d = a.shape.size(); d-- > 0;) {
-      strides[d] = stride;
+    for (size_t d = rank; d-- > 0;) {
+      w[3 + d] = a.shape[d];
+      w[3 + rank + d] = stride;
       stride *= a.shape[d];
     }
-    w.insert(w.end(), strides.begin(), strides.end());
-    pointers.push_back(w.data());
+    pointers.push_back(w);
   }
+  std::sort(inputBuffers.begin(), inputBuffers.end());
   if (pointers.size() > kMaxCallPointers) {
     error = "@" + fn.name + " has too many tensors for this runner (" +
             std::to_string(pointers.size()) + " > " +
@@ -972,7 +978,9 @@ bool CompiledModule::invoke(const FunctionSpec &fn,
                    words.begin() + offset + 3 + rank);
     r.strides.assign(words.begin() + offset + 3 + rank,
                      words.begin() + offset + 3 + 2 * rank);
-    r.owned = r.allocated && !inputBuffers.count(r.allocated) &&
+    r.owned = r.allocated &&
+              !std::binary_search(inputBuffers.begin(), inputBuffers.end(),
+                                  r.allocated) &&
               seen.insert(r.allocated).second;
     results.push_back(std::move(r));
     offset += 3 + 2 * rank;

@@ -217,7 +217,6 @@ struct Inputs {
   std::vector<nb::ndarray<nb::ro>> arrays;
   std::vector<ExportedTensor> exported;
   std::vector<std::vector<int64_t>> shapes;
-  std::vector<std::string> dtypes;
   std::vector<TideTensor> tensors;
 };
 
@@ -278,7 +277,6 @@ public:
     size_t n = nb::len(args);
     in.arrays.resize(n);
     in.shapes.resize(n);
-    in.dtypes.resize(n);
     in.tensors.resize(n);
     in.exported.reserve(n);
     for (size_t i = 0; i < n; ++i) {
@@ -292,7 +290,16 @@ public:
       const void *data;
       int32_t kind, deviceId;
       std::vector<int64_t> &shape = in.shapes[i];
-      std::vector<int64_t> strides;
+      // Strides in elements: on the stack for the usual ranks.
+      int64_t strideStack[8];
+      std::vector<int64_t> strideHeap;
+      int64_t *strides = strideStack;
+      auto rankIs = [&](size_t rank) {
+        if (rank > 8) {
+          strideHeap.resize(rank);
+          strides = strideHeap.data();
+        }
+      };
       if (const ExchangeApi *api = exchangeApi(arg)) {
         ExManagedTensor *t = nullptr;
         if (api->managedTensorFromPyObjectNoSync(arg.ptr(), &t) != 0 || !t) {
@@ -310,10 +317,11 @@ public:
         data = static_cast<const char *>(x.data) + x.byteOffset;
         kind = x.device.type;
         deviceId = x.device.id;
+        rankIs(x.ndim);
         int64_t dense = 1;
         for (int32_t d = x.ndim; d-- > 0;) {
           // No strides: dense row-major.
-          strides.insert(strides.begin(), x.strides ? x.strides[d] : dense);
+          strides[d] = x.strides ? x.strides[d] : dense;
           dense *= x.shape[d];
         }
         shape.assign(x.shape, x.shape + x.ndim);
@@ -330,9 +338,11 @@ public:
         data = a.data();
         kind = a.device_type();
         deviceId = a.device_id();
+        rankIs(a.ndim());
+        shape.resize(a.ndim());
         for (size_t d = 0; d < a.ndim(); ++d) {
-          shape.push_back(static_cast<int64_t>(a.shape(d)));
-          strides.push_back(a.stride(d));
+          shape[d] = static_cast<int64_t>(a.shape(d));
+          strides[d] = a.stride(d);
         }
       }
       const char *dtype = tideDType(type);
@@ -341,7 +351,6 @@ public:
                                describeDType(type) +
                                ", which Tide has no element type for")
                                   .c_str());
-      in.dtypes[i] = dtype;
       // An empty tensor holds no element, so any strides describe it (a
       // slice that selects nothing keeps its parent's).
       bool empty = std::find(shape.begin(), shape.end(), 0) != shape.end();
@@ -350,7 +359,9 @@ public:
         if (shape[d] != 1 && strides[d] != expected)
           throw nb::value_error(
               (which() + " is not contiguous (shape " + shapeText(shape) +
-               ", strides " + shapeText(strides) +
+               ", strides " +
+               shapeText(
+                   std::vector<int64_t>(strides, strides + shape.size())) +
                " in elements) but Tide takes dense row-major tensors; pass "
                "numpy.ascontiguousarray(x) or x.contiguous() (Tide never "
                "copies silently)")
@@ -364,7 +375,7 @@ public:
       else if (kind == nb::device::cuda_managed::value)
         kind = TIDE_DEVICE_CUDA;
       in.tensors[i] = TideTensor{const_cast<void *>(data),
-                                 in.dtypes[i].c_str(),
+                                 dtype, // a static string
                                  static_cast<int32_t>(shape.size()),
                                  shape.data(),
                                  kind,

@@ -103,8 +103,9 @@ public:
 
   /// Copies the (checked) `inputs` that do not live where `fn` wants them:
   /// host data to the GPU for GPU-resident arguments, GPU data to the host
-  /// for host arguments. The others are passed as they are.
-  bool stage(const FunctionSpec &fn, const std::vector<TensorView> &inputs,
+  /// for host arguments. The others are passed as they are. (Taken by
+  /// value: a caller done with its views moves them in.)
+  bool stage(const FunctionSpec &fn, std::vector<TensorView> inputs,
              StagedInputs &staged, std::string &error) const;
 
   /// Calls `fn` once on `inputs` (staged: each where `fn` wants it) and
