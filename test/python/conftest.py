@@ -122,9 +122,12 @@ class ExchangeTensor:
     fail = False
     _live = {}
 
-    def __init__(self, array, strides=None):
+    def __init__(self, array, strides=None, base=None):
         self.array = array
         self.strides = strides
+        # Export as base's data pointer plus a byte offset (as PyTorch
+        # exports a view with a storage offset).
+        self.base = base
 
     @staticmethod
     def _release(p):
@@ -143,6 +146,9 @@ class ExchangeTensor:
         shape = (ctypes.c_int64 * a.ndim)(*a.shape)
         t = m.dl_tensor
         t.data = a.ctypes.data
+        if obj.base is not None:
+            t.data = obj.base.ctypes.data
+            t.byte_offset = a.ctypes.data - obj.base.ctypes.data
         t.device = _DLDevice(1, 0)
         t.ndim = a.ndim
         t.dtype = _dtype_of(a)
@@ -151,7 +157,7 @@ class ExchangeTensor:
         if obj.strides is not None:
             strides = (ctypes.c_int64 * a.ndim)(*obj.strides)
             t.strides = strides
-        ExchangeTensor._live[ctypes.addressof(m)] = (m, shape, strides, a)
+        ExchangeTensor._live[ctypes.addressof(m)] = (m, shape, strides, a, obj.base)
         out[0] = ctypes.pointer(m)
         ExchangeTensor.exported += 1
         return 0

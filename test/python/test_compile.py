@@ -239,6 +239,17 @@ def test_dlpack_c_exchange_api_in():
     np.testing.assert_array_equal(p, a * a)
     assert ExchangeTensor.exported == before + 2
     assert ExchangeTensor.released == ExchangeTensor.exported
+    # A view exported as its base's pointer and a byte offset; a 0-d tensor.
+    base = np.arange(16, dtype=np.float64)
+    view = base[4:12].reshape(2, 4)
+    s, _ = m.axpy(ExchangeTensor(view, base=base), ExchangeTensor(view))
+    np.testing.assert_array_equal(s, 2 * view)
+    scalar = tide.compile("""
+func.func @twice(%a: tensor<f32>) -> tensor<f32> {
+  %r = tide.add %a, %a : tensor<f32>, tensor<f32>
+  return %r : tensor<f32>
+}""", target="cpu")
+    assert float(scalar.twice(ExchangeTensor(np.array(1.5, np.float32)))) == 3.0
     with pytest.raises(tide.InputError, match="input 0 of @neg has dtype i64 but the function expects i32"):
         m.neg(ExchangeTensor(np.zeros(3, np.int64)))
     with pytest.raises(tide.InputError, match="is not contiguous"):
