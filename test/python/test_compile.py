@@ -227,7 +227,7 @@ func.func @id(%a: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
 
 
 def test_dlpack_c_exchange_api_in():
-    # Tensors whose type publishes DLPack's C exchange API (PyTorch 2.10+)
+    # Tensors whose type publishes DLPack's C exchange API (PyTorch 2.11 has it)
     # are read through it, without a __dlpack__ call per argument, and each
     # export is released after the call.
     from conftest import ExchangeTensor
