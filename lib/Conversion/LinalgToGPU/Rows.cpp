@@ -432,7 +432,7 @@ public:
             const RowShape &shape,
             DenseSet<std::pair<unsigned, unsigned>> stored)
       : members(members), analysis(analysis), shape(shape),
-        stored(std::move(stored)) {}
+        stored(std::move(stored)), loc(members.front().op->getLoc()) {}
 
   void emit(KernelBuilder &kernels, OpBuilder &b);
 
@@ -497,7 +497,8 @@ private:
   const RowShape &shape;
   DenseSet<std::pair<unsigned, unsigned>> stored;
 
-  Location loc = UnknownLoc();
+  /// Where the kernel's ops come from (the group's anchor, set by emit).
+  Location loc;
   std::optional<OpBuilder> tb;
   SmallVector<Value> rowIvs;
   Value first;
