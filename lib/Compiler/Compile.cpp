@@ -130,6 +130,7 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   gpu.grain = options.grain;
   gpu.rowKernels = options.rowKernels;
   gpu.attentionKernel = options.attentionKernel;
+  gpu.channelsLast = options.channelsLast;
   buildGpuPipeline(lower, gpu);
   if (failed(lower.run(module)))
     return failure();

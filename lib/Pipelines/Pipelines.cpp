@@ -232,6 +232,12 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
 
 void mlir::tide::buildGpuPipeline(OpPassManager &pm,
                                   const GpuPipelineOptions &options) {
+  // cuDNN's tensor-core convolutions on the NHWC data they want.
+  // (CSE: one transpose of a value two convolutions read.)
+  if (options.channelsLast) {
+    pm.addNestedPass<func::FuncOp>(createChannelsLastPass());
+    pm.addPass(createCSEPass());
+  }
   // GPU modules load where only the NVIDIA driver is: no oneDNN for the
   // host's convolutions and GEMMs.
   addTensorSteps(pm, options.fuse, /*gpu=*/true, /*dnnl=*/false);

@@ -46,6 +46,7 @@ enum CudnnMathType {
   kFmaMath = 3
 };
 constexpr int kTensorNCHW = 0;
+constexpr int kTensorNHWC = 1;
 constexpr int kCrossCorrelation = 1;
 constexpr int kFwdAlgoCount = 8;
 
@@ -253,14 +254,35 @@ bool convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
       if (value < 0 || value > limit)
         fatal("a GPU convolution: a size, stride or padding of " +
               std::to_string(value) + " is outside cuDNN's 32-bit range");
-  for (int64_t dim = dims - 1, packed = 1; dim >= 0; --dim) {
-    if (ws[dim] > 1 && wt[dim] != packed)
-      fatal("a GPU convolution's weights are not contiguous, which cuDNN's "
-            "filter descriptors require");
-    packed *= ws[dim];
-  }
+  // Filters are packed in KCRS order (NCHW format) or in KRSC order (NHWC
+  // format: a channels-last convolution's weights, seen through a view with
+  // sizes in KCRS order).
+  auto packedIn = [&](const std::vector<int64_t> &order) {
+    int64_t packed = 1;
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      if (ws[*it] > 1 && wt[*it] != packed)
+        return false;
+      packed *= ws[*it];
+    }
+    return true;
+  };
+  std::vector<int64_t> kcrs(dims), krsc = {0};
+  for (int64_t dim = 0; dim < dims; ++dim)
+    kcrs[dim] = dim;
+  for (int64_t dim = 2; dim < dims; ++dim)
+    krsc.push_back(dim);
+  krsc.push_back(1);
+  // Where both hold (1x1 filters), the input's layout decides: cuDNN's
+  // NHWC kernels want an NHWC filter.
+  bool nhwcInput = xs[1] > 1 && xt[1] == 1;
+  bool nchwFilter = packedIn(kcrs), nhwcFilter = packedIn(krsc);
+  if (!nchwFilter && !nhwcFilter)
+    fatal("a GPU convolution's weights are not contiguous, which cuDNN's "
+          "filter descriptors require");
+  int filterFormat =
+      nhwcFilter && (nhwcInput || !nchwFilter) ? kTensorNHWC : kTensorNCHW;
 
-  std::vector<int64_t> key = {type, dims, groups};
+  std::vector<int64_t> key = {type, dims, groups, filterFormat};
   for (const std::vector<int64_t> *v :
        {&xs, &xt, &ws, &ys, &yt, &pad, &stride, &dilation})
     key.insert(key.end(), v->begin(), v->end());
@@ -304,7 +326,7 @@ bool convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
     step(c.setTensorNd(p.y, type, dims, ys32.data(), yt32.data()),
          "setting the output's descriptor");
     step(c.createFilter(&p.w), "cudnnCreateFilterDescriptor");
-    step(c.setFilterNd(p.w, type, kTensorNCHW, dims, ws32.data()),
+    step(c.setFilterNd(p.w, type, filterFormat, dims, ws32.data()),
          "setting the weights' descriptor");
     step(c.createConv(&p.conv), "cudnnCreateConvolutionDescriptor");
     step(c.setConvNd(p.conv, dims - 2, pad32.data(), stride32.data(),

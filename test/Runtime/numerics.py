@@ -1158,6 +1158,15 @@ def gen_cumsum(ops, t):
     return funcs
 
 
+def conv_layout(ref, channels_last, x, w, *attrs):
+    """`ref` on NCHW operands; with `channels_last`, on (N, spatial..., C)
+    operands moved to NCHW order, its result moved back."""
+    if not channels_last:
+        return ref(x, w, *attrs)
+    first = lambda a: np.moveaxis(a, -1, 1)
+    return np.ascontiguousarray(np.moveaxis(ref(first(x), first(w), *attrs), 1, -1))
+
+
 def gen_conv(ops, t):
     """Convolutions: 1-D, 2-D (dynamic batch, asymmetric pads, strides,
     dilations), grouped and depthwise, 3-D, 1x1. f16/bf16 inputs are halves
@@ -1180,8 +1189,19 @@ def gen_conv(ops, t):
              ((2, 4, 7, 7), (8, 4, 1, 1), [2, 2], [1, 1], [0, 0, 0, 0], 1),
              ((2, 6, 5, 5), (4, 3, 3, 3), [1, 1], [1, 1], [1, 1, 1, 1], 2),
              ((None, 3, 6, 6), (6, 1, 3, 3), [1, 1], [1, 2], [2, 1, 1, 2], 3)]
+    # Channels-last (N, spatial..., C): cuDNN's NHWC convolution on the GPU
+    # for 2-D ungrouped f16/bf16/f32 (padding, strides, dilations, a 1x1
+    # with 16-byte rows, a dynamic batch), else the NCHW conv of transposed
+    # operands (grouped, 1-D, f64, and everything on the CPU).
+    last = [((2, 9, 7, 4), (8, 3, 3, 4), [2, 1], [1, 1], [1, 1, 1, 1], 1),
+            ((None, 7, 8, 3), (5, 3, 2, 3), [1, 2], [2, 1], [1, 0, 2, 1], 1),
+            ((2, 4, 4, 8), (16, 1, 1, 8), [1, 1], [1, 1], [0, 0, 0, 0], 1),
+            ((1, 6, 6, 4), (6, 3, 3, 2), [1, 1], [1, 1], [0, 1, 0, 1], 2),
+            ((2, 11, 3), (4, 3, 3), [2], [1], [1, 2], 1)]
     # Two functions: the runner takes at most 16 tensors per call.
-    for op, (suffix, part) in itertools.product(ops, (("", cases[:5]), ("_gemm", cases[5:]))):
+    for op, (suffix, part) in itertools.product(
+            ops, (("", cases[:5]), ("_gemm", cases[5:]), ("_last", last))):
+        channels_last = suffix == "_last"
         ref = REFERENCES[op].for_type(t)
         cls = "exact" if t in ("f16", "bf16") else REFERENCES[op].cls_for(t)
         args = []
@@ -1190,14 +1210,20 @@ def gen_conv(ops, t):
         f = Func("%s_%s%s" % (op, t, suffix), args)
         for c, (x, w, st, dl, pd, g) in enumerate(part):
             groups = " groups = %d" % g if g != 1 else ""
-            v = f.op("tide.%s %s, %s strides = %s dilations = %s pads = %s%s : %s, %s"
-                     % (op, f.arg(2 * c), f.arg(2 * c + 1), st, dl, pd, groups, T(x, t), T(w, t)))
-            r = x[:1] + w[:1] + tuple(pool_sizes(x[2:], w[2:], st, dl, pd, False))
-            f.ret(v, r, t, "%s strides=%s dilations=%s pads=%s groups=%d on %s, %s"
-                  % (op, st, dl, pd, g, T(x, t), T(w, t)),
-                  (lambda ref, cls, c, st, dl, pd, g: lambda ins: ref(
-                      lift(ins[2 * c], t, cls), lift(ins[2 * c + 1], t, cls), st, dl, pd, g))(
-                      ref, cls, c, st, dl, pd, g), cls)
+            layout = " channels_last" if channels_last else ""
+            v = f.op("tide.%s %s, %s strides = %s dilations = %s pads = %s%s%s : %s, %s"
+                     % (op, f.arg(2 * c), f.arg(2 * c + 1), st, dl, pd, groups, layout,
+                        T(x, t), T(w, t)))
+            if channels_last:
+                spatial = tuple(pool_sizes(x[1:-1], w[1:-1], st, dl, pd, False))
+                r = x[:1] + spatial + w[:1]
+            else:
+                r = x[:1] + w[:1] + tuple(pool_sizes(x[2:], w[2:], st, dl, pd, False))
+            f.ret(v, r, t, "%s strides=%s dilations=%s pads=%s groups=%d%s on %s, %s"
+                  % (op, st, dl, pd, g, layout, T(x, t), T(w, t)),
+                  (lambda ref, cls, c, st, dl, pd, g, cl: lambda ins: conv_layout(
+                      ref, cl, lift(ins[2 * c], t, cls), lift(ins[2 * c + 1], t, cls),
+                      st, dl, pd, g))(ref, cls, c, st, dl, pd, g, channels_last), cls)
         for batch in (2, 0):
             rng = rng_for(f.name + str(batch))
             ins = []

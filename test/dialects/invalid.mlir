@@ -893,6 +893,33 @@ func.func @conv_filters_groups(%x: tensor<1x6x8x8xf32>, %w: tensor<4x2x3x3xf32>)
 
 // -----
 
+// Channels-last: the weight's channels are its last dimension.
+func.func @conv_channels_last_weight(%x: tensor<1x8x8x6xf32>, %w: tensor<4x3x3x2xf32>) {
+  // expected-error @+1 {{'tide.conv' weight has 2 input channels per group, but the input's 6 channels in 1 groups make 6}}
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] channels_last : tensor<1x8x8x6xf32>, tensor<4x3x3x2xf32>
+  return
+}
+
+// -----
+
+// Channels-last: the spatial dimensions (all but the first and last) are static.
+func.func @conv_channels_last_dynamic_spatial(%x: tensor<1x?x8x6xf32>, %w: tensor<4x3x3x6xf32>) {
+  // expected-error @+1 {{'tide.conv' needs static spatial dimensions (N and C may be dynamic), got 'tensor<1x?x8x6xf32>'}}
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] channels_last : tensor<1x?x8x6xf32>, tensor<4x3x3x6xf32>
+  return
+}
+
+// -----
+
+// Channels-last weights have the input's rank too.
+func.func @conv_channels_last_weight_rank(%x: tensor<1x8x8x6xf32>, %w: tensor<4x3x6xf32>) {
+  // expected-error @+1 {{'tide.conv' weight must have the input's rank (4: F, one size per spatial dimension and C / groups), got 'tensor<4x3x6xf32>'}}
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] channels_last : tensor<1x8x8x6xf32>, tensor<4x3x6xf32>
+  return
+}
+
+// -----
+
 // A (dilated) kernel larger than the padded input.
 func.func @conv_kernel_too_large(%x: tensor<1x3x4x4xf32>, %w: tensor<2x3x3x3xf32>) {
   // expected-error @+1 {{'tide.conv' window of 5 elements (kernel 3, dilation 2) is larger than the padded input (4 + 0 + 0) in spatial dimension 1}}

@@ -705,6 +705,18 @@ func.func @conv(%x: tensor<?x3x32x32xf32>, %w: tensor<16x3x3x3xf32>, %d: tensor<
   return %0, %1, %2 : tensor<?x16x32x32xf32>, tensor<1x8x49xf16>, tensor<2x6x7x4x3xf64>
 }
 
+// Channels-last: (N, H, W, C) input, (F, KH, KW, C / groups) weight,
+// (N, OH, OW, F) result.
+// CHECK-LABEL: func.func @conv_channels_last(
+// CHECK: tide.conv %{{.*}}, %{{.*}} strides = [2, 1] dilations = [1, 1] pads = [1, 1, 1, 1] channels_last : tensor<?x32x30x3xbf16>, tensor<16x3x3x3xbf16>
+// CHECK: tide.conv %{{.*}}, %{{.*}} strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 2 channels_last : tensor<?x32x30x4xbf16>, tensor<6x1x1x2xbf16>
+// CHECK: return %{{.*}}, %{{.*}} : tensor<?x16x30x16xbf16>, tensor<?x32x30x6xbf16>
+func.func @conv_channels_last(%x: tensor<?x32x30x3xbf16>, %w: tensor<16x3x3x3xbf16>, %g: tensor<?x32x30x4xbf16>, %k: tensor<6x1x1x2xbf16>) -> (tensor<?x16x30x16xbf16>, tensor<?x32x30x6xbf16>) {
+  %0 = tide.conv %x, %w strides = [2, 1] dilations = [1, 1] pads = [1, 1, 1, 1] channels_last : tensor<?x32x30x3xbf16>, tensor<16x3x3x3xbf16>
+  %1 = tide.conv %g, %k strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 2 channels_last : tensor<?x32x30x4xbf16>, tensor<6x1x1x2xbf16>
+  return %0, %1 : tensor<?x16x30x16xbf16>, tensor<?x32x30x6xbf16>
+}
+
 // GENERIC-LABEL: sym_name = "conv"
 // GENERIC: "tide.conv"(%{{.*}}, %{{.*}}) <{dilations = array<i64: 1, 1>, groups = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}> : (tensor<?x3x32x32xf32>, tensor<16x3x3x3xf32>) -> tensor<?x16x32x32xf32>
 

@@ -120,6 +120,12 @@ static cl::opt<bool> attentionKernel(
     cl::desc("Compute f16/bf16 attention (Q K^T, its scale and mask, softmax, "
              "times V) as one GPU kernel that keeps the scores in registers"),
     cl::init(true));
+static cl::opt<bool> channelsLast(
+    "gpu-channels-last",
+    cl::desc("Run f16/bf16 GPU convolutions on channels-last (NHWC) data, "
+             "the layout of cuDNN's tensor-core kernels "
+             "(tide-channels-last)"),
+    cl::init(true));
 static cl::opt<int64_t>
     grain("grain",
           cl::desc("Fewest loop iterations per thread: smaller loop nests "
@@ -244,6 +250,7 @@ int main(int argc, char **argv) {
   options.rowTiles = rowTiles;
   options.rowKernels = rowKernels;
   options.attentionKernel = attentionKernel;
+  options.channelsLast = channelsLast;
   OwningOpRef<ModuleOp> fallback;
   if (failed(tide::lowerToLLVMDialect(*module, options, &fallback)))
     return 1;

@@ -1368,9 +1368,30 @@ inferWindow(std::optional<Location> loc, StringRef name, RankedTensorType input,
   return success();
 }
 
-/// The input of a conv or pool: ranked, of `kind`, with a spatial dimension.
+/// `type` with its last dimension moved to position 1 (NHWC -> NCHW order,
+/// and (F, K..., C) -> (F, C, K...) for channels-last weights).
+static RankedTensorType channelsFirst(RankedTensorType type) {
+  SmallVector<int64_t> shape(type.getShape());
+  int64_t last = shape.back();
+  shape.pop_back();
+  shape.insert(shape.begin() + 1, last);
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+/// The inverse of channelsFirst: dimension 1 moved to the end.
+static RankedTensorType channelsLast(RankedTensorType type) {
+  SmallVector<int64_t> shape(type.getShape());
+  int64_t channels = shape[1];
+  shape.erase(shape.begin() + 1);
+  shape.push_back(channels);
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+/// The input of a conv or pool: ranked, of `kind`, with a spatial dimension,
+/// returned in (N, C, spatial...) order (a channels-last input permuted).
 static RankedTensorType windowInput(std::optional<Location> loc, StringRef name,
-                                    Value value, ElementKind kind) {
+                                    Value value, ElementKind kind,
+                                    bool lastChannels = false) {
   auto type = rankedOrError(loc, name, value);
   if (!type)
     return {};
@@ -1381,42 +1402,53 @@ static RankedTensorType windowInput(std::optional<Location> loc, StringRef name,
   }
   if (type.getRank() < 3) {
     (void)emitOptionalError(loc, "'tide.", name,
-                            "' needs an input of rank 3 or more (N, C and at "
-                            "least one spatial dimension), got ",
+                            lastChannels
+                                ? "' needs an input of rank 3 or more (N, at "
+                                  "least one spatial dimension and C), got "
+                                : "' needs an input of rank 3 or more (N, C "
+                                  "and at least one spatial dimension), got ",
                             type);
     return {};
   }
-  if (llvm::any_of(type.getShape().drop_front(2), ShapedType::isDynamic)) {
+  auto ordered = lastChannels ? channelsFirst(type) : type;
+  if (llvm::any_of(ordered.getShape().drop_front(2), ShapedType::isDynamic)) {
     (void)emitOptionalError(loc, "'tide.", name,
                             "' needs static spatial dimensions (N and C may "
                             "be dynamic), got ",
                             type);
     return {};
   }
-  return type;
+  return ordered;
 }
 
 LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
                                        std::optional<Location> loc,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &types) {
-  auto input = windowInput(loc, "conv", adaptor.getInput(), ElementKind::Float);
-  auto weight = rankedOrError(loc, "conv", adaptor.getWeight());
-  if (!input || !weight)
+  // A channels-last conv is checked and sized as the NCHW conv of its
+  // operands permuted to NCHW order; the result is permuted back.
+  bool last = static_cast<bool>(adaptor.getChannelsLastAttr());
+  auto input =
+      windowInput(loc, "conv", adaptor.getInput(), ElementKind::Float, last);
+  auto given = rankedOrError(loc, "conv", adaptor.getWeight());
+  if (!input || !given)
     return failure();
-  if (weight.getElementType() != input.getElementType())
+  if (given.getElementType() != input.getElementType())
     return emitMixedTypes(loc, "conv", input.getElementType(),
-                          weight.getElementType());
+                          given.getElementType());
   int64_t rank = input.getRank();
-  if (weight.getRank() != rank)
+  if (given.getRank() != rank)
     return emitOptionalError(
         loc, "'tide.conv' weight must have the input's rank (", rank,
-        ": F, C / groups and one size per spatial dimension), got ", weight);
-  if (!weight.hasStaticShape())
+        last ? ": F, one size per spatial dimension and C / groups), got "
+             : ": F, C / groups and one size per spatial dimension), got ",
+        given);
+  if (!given.hasStaticShape())
     return emitOptionalError(loc,
                              "'tide.conv' needs a weight of static "
                              "shape, got ",
-                             weight);
+                             given);
+  auto weight = last ? channelsFirst(given) : given;
   // The default is not filled in yet while parsing.
   IntegerAttr groupsAttr = adaptor.getGroupsAttr();
   int64_t groups = groupsAttr ? groupsAttr.getInt() : 1;
@@ -1448,7 +1480,8 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
                          adaptor.getStrides(), adaptor.getDilations(),
                          adaptor.getPads(), /*ceilMode=*/false, shape)))
     return failure();
-  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  auto result = RankedTensorType::get(shape, input.getElementType());
+  types.push_back(last ? channelsLast(result) : result);
   return success();
 }
 

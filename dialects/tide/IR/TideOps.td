@@ -784,7 +784,7 @@ def Tide_IotaOp : Tide_Op<"iota", [
 // see estimateWork). Kernel group matmul: a convolution is a contraction.
 def Tide_ConvOp : Tide_Op<"conv", [Tide_InferTypeOpAdaptor,
     Tide_Facts<"Conv", "Matmul", "Float", 2>]> {
-  let summary = "N-D convolution in NCHW layout (cross-correlation, grouped)";
+  let summary = "N-D convolution, NCHW or channels-last (cross-correlation, grouped)";
   let description = [{
     The convolution of deep learning (ONNX `Conv`, PyTorch `conv2d`; no
     kernel flip). `input` is `(N, C, D1, ..., Dk)` with k >= 1 spatial
@@ -802,9 +802,18 @@ def Tide_ConvOp : Tide_Op<"conv", [Tide_InferTypeOpAdaptor,
     `groups == C` is a depthwise convolution. The weight's shape and the
     input's spatial sizes must be static (N may be dynamic). f16 and bf16 products accumulate in f32 and are rounded once.
 
+    With `channels_last` the channels are the last dimension instead
+    (NHWC): `input` is `(N, D1, ..., Dk, C)`, `weight` is
+    `(F, K1, ..., Kk, C / groups)` and the result `(N, O1, ..., Ok, F)`; the
+    values are those of the NCHW convolution of the transposed operands,
+    transposed back. The GPU's tensor-core convolutions read and write this
+    layout; `tide-channels-last` rewrites GPU convolutions into it.
+
     ```mlir
     %y = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1]
         : tensor<?x3x32x32xf32>, tensor<16x3x3x3xf32>
+    %z = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1]
+        channels_last : tensor<?x32x32x3xbf16>, tensor<16x3x3x3xbf16>
     %d = tide.conv %x, %k strides = [2] dilations = [1] pads = [0, 0] groups = 8
         : tensor<1x8x100xf16>, tensor<8x1x5xf16>
     ```
@@ -812,12 +821,19 @@ def Tide_ConvOp : Tide_Op<"conv", [Tide_InferTypeOpAdaptor,
   let arguments = (ins Tide_Tensor:$input, Tide_Tensor:$weight,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
                        DenseI64ArrayAttr:$pads,
-                       DefaultValuedAttr<I64Attr, "1">:$groups);
+                       DefaultValuedAttr<I64Attr, "1">:$groups,
+                       UnitAttr:$channels_last);
   let results = (outs Tide_Tensor:$result);
   let assemblyFormat = [{
     $input `,` $weight `strides` `=` $strides `dilations` `=` $dilations
-    `pads` `=` $pads (`groups` `=` $groups^)? attr-dict `:` type($input) `,`
-    type($weight)
+    `pads` `=` $pads (`groups` `=` $groups^)? (`channels_last` $channels_last^)?
+    attr-dict `:` type($input) `,` type($weight)
+  }];
+  let extraClassDeclaration = [{
+    /// The dimension of `input` (and of the result) that holds the channels.
+    int64_t getChannelDim() {
+      return getChannelsLast() ? getType().getRank() - 1 : 1;
+    }
   }];
 }
 

@@ -72,6 +72,9 @@ struct CompileOptions {
   /// f16/bf16 attention as one fused GPU kernel
   /// (GpuPipelineOptions::attentionKernel).
   bool attentionKernel = true;
+  /// f16/bf16 GPU convolutions channels-last
+  /// (GpuPipelineOptions::channelsLast).
+  bool channelsLast = true;
   /// A device ("cuda:0") on which every argument and result of the module's
   /// public functions lives (tide.resident), e.g. for callers that keep
   /// tensors on the GPU; empty: on the host, unless the IR says otherwise.

@@ -32,6 +32,41 @@ def ExportABIPass : Pass<"tide-export-abi", "mlir::ModuleOp"> {
                            "mlir::LLVM::LLVMDialect"];
 }
 
+def ChannelsLastPass : Pass<"tide-channels-last", "mlir::func::FuncOp"> {
+  let summary = "Run GPU convolutions channels-last, with the transposes "
+                "moved out of their way";
+  let description = [{
+    Runs on placed tensor-level IR. The GPU's tensor-core convolutions
+    (cuDNN) read and write channels-last (NHWC) data: given NCHW buffers they
+    transpose them in and out at every convolution. This pass rewrites each
+    ungrouped 2-D f16/bf16 convolution placed on a GPU (and f32 ones with
+    `f32`) into `tide.transpose` to NHWC, a `channels_last` `tide.conv` and
+    a `tide.transpose` back, then moves the transposes down the graph until
+    they meet their inverses and vanish:
+
+    - through elementwise ops (unary, binary, compare, select, cast), when
+      every full-size operand is a transpose with the same permutation that
+      nothing else reads, and the other operands are small broadcast
+      operands (a bias): those are permuted instead, or left alone when
+      every size is 1;
+    - through reductions (`reduce_sum`, `reduce_mean`, `reduce_max`,
+      `reduce_min`, `reduce_prod`), whose axes are permuted;
+    - a transpose that moves only dimensions of size 1 becomes a reshape.
+
+    A network of convolutions, bias adds, activations and residual adds thus
+    runs channels-last from its first convolution to its global pooling,
+    with one transpose of its input; ops no rule covers (pools) read NCHW
+    data through a transpose. Every new op keeps the device of the op it
+    came from. Values are unchanged: only where data are stored changes.
+  }];
+  let options = [
+    Option<"f32", "f32", "bool", /*default=*/"false",
+           "Also rewrite f32 convolutions (cuDNN runs them on FMA units, "
+           "where NCHW is as fast)">,
+  ];
+  let dependentDialects = ["mlir::tide::TideDialect"];
+}
+
 def ElideArgumentClonesPass
     : Pass<"tide-elide-argument-clones", "mlir::func::FuncOp"> {
   let summary = "Return function arguments without copying them";

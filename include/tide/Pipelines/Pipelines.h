@@ -195,6 +195,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "times V) as one fused kernel (convert-linalg-to-gpu's "
                      "fuse-attention)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> channelsLast{
+      *this, "channels-last",
+      llvm::cl::desc("Run f16/bf16 GPU convolutions on channels-last data, "
+                     "the transposes moved out of their way "
+                     "(tide-channels-last)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> blas{
       *this, "blas",
       llvm::cl::desc("Run host f32/f64 matmuls through OpenBLAS"),

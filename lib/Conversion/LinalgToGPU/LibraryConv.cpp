@@ -16,6 +16,10 @@
 //    and the padding is symmetric, cuDNN reads the real input and pads it
 //    itself, and the allocation, fill and copy are erased;
 //  - a zero fill right before the convolution becomes beta = 0;
+//  - channels-last 2-D convs (linalg.conv_2d_nhwc_fhwc) are handed over as
+//    NCHW-ordered views of their NHWC buffers (memref.transpose: sizes in
+//    NCHW order, strides of the NHWC data), which cuDNN reads as NHWC
+//    tensors, the weights as an NHWC-format filter;
 //  - 1x1 convolutions with unit strides and no padding whose images' rows
 //    (the flattened spatial size) are 16-byte aligned are batched GEMMs
 //    instead (cuBLAS, through the GEMM strategy);
@@ -40,7 +44,8 @@ using namespace mlir::tide::gpu_lowering;
 
 bool gpu_lowering::isLibraryConv(linalg::LinalgOp op) {
   return isa<linalg::Conv1DNcwFcwOp, linalg::Conv2DNchwFchwOp,
-             linalg::Conv3DNcdhwFcdhwOp, linalg::Conv2DNgchwGfchwOp>(op) &&
+             linalg::Conv3DNcdhwFcdhwOp, linalg::Conv2DNgchwGfchwOp,
+             linalg::Conv2DNhwcFhwcOp>(op) &&
          op->hasAttr(TideDialect::getConvPadsAttrName());
 }
 
@@ -375,7 +380,15 @@ LogicalResult gpu_lowering::lowerLibraryConv(KernelBuilder &kernels,
                                      dynamic);
   }
 
+  bool channelsLast = isa<linalg::Conv2DNhwcFhwcOp>(op);
   auto unranked = [&](Value v) -> Value {
+    // (N, H, W, C) -> (N, C, H, W) view: cuDNN's NCHW-ordered sizes with
+    // the NHWC strides (likewise (F, KH, KW, C) weights).
+    if (channelsLast)
+      v = memref::TransposeOp::create(
+          b, loc, v,
+          AffineMapAttr::get(AffineMap::getPermutationMap(
+              ArrayRef<unsigned>{0, 3, 1, 2}, b.getContext())));
     auto type = cast<MemRefType>(v.getType());
     // Resident arguments are device pointers in the default space.
     if (type.getMemorySpace() != space)

@@ -59,7 +59,7 @@ namespace {
 /// without slicing into an empty dimension).
 bool isCpuBlasConv(ConvOp op) {
   DeviceAttr device = getDevice(op);
-  if (device && device.isGPU())
+  if ((device && device.isGPU()) || op.getChannelsLast())
     return false;
   for (Value v : {op.getInput(), op.getWeight(), op.getResult()})
     if (llvm::is_contained(cast<RankedTensorType>(v.getType()).getShape(), 0))

@@ -1127,10 +1127,11 @@ struct LowerCumsum : OpRewritePattern<CumsumOp> {
   }
 };
 
-/// `x` (N, C, spatial...) with `begin[i]` and `end[i]` elements of `value`
-/// around spatial dimension `i`: a fill of the padded shape with `x` inserted.
+/// `x` (N, C, spatial...; or N, spatial..., C with `firstSpatial` 1) with
+/// `begin[i]` and `end[i]` elements of `value` around spatial dimension `i`:
+/// a fill of the padded shape with `x` inserted.
 Value padSpatial(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> begin,
-                 ArrayRef<int64_t> end, Value value) {
+                 ArrayRef<int64_t> end, Value value, int64_t firstSpatial = 2) {
   if (llvm::all_of(begin, [](int64_t v) { return v == 0; }) &&
       llvm::all_of(end, [](int64_t v) { return v == 0; }))
     return x;
@@ -1140,8 +1141,9 @@ Value padSpatial(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> begin,
   SmallVector<OpFoldResult> padded(sizes), offsets(rank, b.getIndexAttr(0)),
       strides(rank, b.getIndexAttr(1));
   for (size_t i = 0; i < begin.size(); ++i) {
-    padded[i + 2] = b.getIndexAttr(type.getDimSize(i + 2) + begin[i] + end[i]);
-    offsets[i + 2] = b.getIndexAttr(begin[i]);
+    int64_t d = firstSpatial + i;
+    padded[d] = b.getIndexAttr(type.getDimSize(d) + begin[i] + end[i]);
+    offsets[d] = b.getIndexAttr(begin[i]);
   }
   Value empty = tensor::EmptyOp::create(b, loc, padded, type.getElementType());
   Value filled = linalg::FillOp::create(b, loc, value, empty).getResult(0);
@@ -1208,6 +1210,72 @@ Operation *buildLibraryConv(OpBuilder &b, ConvOp op, Value x, Value w,
   return named;
 }
 
+/// Whether cuDNN runs the channels-last conv `op` in that layout: an
+/// ungrouped 2-D f16/bf16/f32 conv placed on a GPU with static, non-empty
+/// weights (f64 keeps the NCHW kernels cuDNN has for it).
+bool isChannelsLastLibraryConv(ConvOp op) {
+  Type element = op.getType().getElementType();
+  auto weightType = op.getWeight().getType();
+  return op.getChannelsLast() && placedOnGPU(op) && op.getGroups() == 1 &&
+         op.getType().getRank() == 4 &&
+         (element.isF16() || element.isBF16() || element.isF32()) &&
+         weightType.hasStaticShape() && weightType.getNumElements() != 0;
+}
+
+/// A channels-last conv cuDNN runs (isChannelsLastLibraryConv): the named
+/// linalg.conv_2d_nhwc_fhwc over the zero-padded input, marked with the
+/// conv's padding (`tide.conv_pads`) as the NCHW library convs are.
+LogicalResult lowerChannelsLastLibraryConv(PatternRewriter &rewriter,
+                                           ConvOp op) {
+  Location loc = op.getLoc();
+  auto type = op.getType();
+  Type element = type.getElementType();
+  Type acc = isNarrowFloat(element) ? rewriter.getF32Type() : element;
+  ArrayRef<int64_t> pads = op.getPads();
+  int64_t k = type.getRank() - 2;
+  Value x =
+      padSpatial(rewriter, loc, op.getInput(), pads.take_front(k),
+                 pads.drop_front(k), constantOf(rewriter, loc, element, 0),
+                 /*firstSpatial=*/1);
+  Value init = filledLike(rewriter, loc, type.getShape(), op.getInput(),
+                          constantOf(rewriter, loc, acc, 0));
+  Operation *named = linalg::Conv2DNhwcFhwcOp::create(
+      rewriter, loc, TypeRange{init.getType()}, ValueRange{x, op.getWeight()},
+      ValueRange{init}, rewriter.getI64TensorAttr(op.getStrides()),
+      rewriter.getI64TensorAttr(op.getDilations()));
+  named->setAttr(TideDialect::getConvPadsAttrName(),
+                 rewriter.getDenseI64ArrayAttr(pads));
+  Value result = named->getResult(0);
+  if (acc != element)
+    result = buildElementwise(
+        rewriter, loc, type, ValueRange{result},
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          return scalarCast(b, l, args[0], element);
+        });
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
+/// Every other channels-last conv: the NCHW conv of its transposed operands,
+/// transposed back (tide ops, lowered in turn).
+LogicalResult decomposeChannelsLastConv(PatternRewriter &rewriter, ConvOp op) {
+  Location loc = op.getLoc();
+  int64_t rank = op.getType().getRank();
+  SmallVector<int64_t> toFirst = {0, rank - 1}, toLast = {0};
+  for (int64_t d = 1; d < rank - 1; ++d)
+    toFirst.push_back(d);
+  for (int64_t d = 2; d < rank; ++d)
+    toLast.push_back(d);
+  toLast.push_back(1);
+  Value x = TransposeOp::create(rewriter, loc, op.getInput(), toFirst);
+  Value w = TransposeOp::create(rewriter, loc, op.getWeight(), toFirst);
+  Value y = ConvOp::create(rewriter, loc, x, w, op.getStrides(),
+                           op.getDilations(), op.getPads(), op.getGroups(),
+                           /*channels_last=*/false);
+  rewriter.replaceOpWithNewOp<TransposeOp>(op, y, toLast);
+  return success();
+}
+
 /// conv: zero padding, then one linalg.generic with loops (n, [g,] f,
 /// o_1..o_k) parallel and (c, k_1..k_k) reduction, reading
 /// input[n, [g,] c, o_i * stride_i + k_i * dilation_i] and
@@ -1225,6 +1293,10 @@ struct LowerConv : OpRewritePattern<ConvOp> {
 
 LogicalResult to_linalg::lowerConv(PatternRewriter &rewriter, ConvOp op,
                                    bool cpuLibrary) {
+  if (op.getChannelsLast())
+    return isChannelsLastLibraryConv(op)
+               ? lowerChannelsLastLibraryConv(rewriter, op)
+               : decomposeChannelsLastConv(rewriter, op);
   {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();

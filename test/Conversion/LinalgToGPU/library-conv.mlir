@@ -179,3 +179,36 @@ func.func @pointwise_unaligned(%x: memref<2x8x7x7xbf16, #tide.device<cuda:0>>, %
   memref.dealloc %acc : memref<2x16x7x7xf32, #tide.device<cuda:0>>
   return
 }
+
+// -----
+
+// Channels-last: cuDNN gets NCHW-ordered views of the NHWC buffers
+// (memref.transpose: the sizes in NCHW order, the NHWC strides), which it
+// reads as NHWC tensors and an NHWC-format filter; the padding is still its.
+// Without the library, a kernel.
+// KERNEL-LABEL: func.func @channels_last(
+// KERNEL: gpu.launch
+// CHECK-LABEL: func.func @channels_last(
+// CHECK-SAME: %[[X:.*]]: memref<2x9x9x4xf32, #tide.device<cuda:0>>, %[[W:.*]]: memref<8x3x3x4xf32, #tide.device<cuda:0>>, %[[Y:.*]]: memref<2x9x9x8xf32, #tide.device<cuda:0>>)
+// CHECK-NOT: gpu.launch
+// CHECK-DAG: %[[TX:.*]] = memref.transpose %[[X]] (d0, d1, d2, d3) -> (d0, d3, d1, d2) : memref<2x9x9x4xf32, #tide.device<cuda:0>> to memref<2x4x9x9xf32, strided<[324, 1, 36, 4]>, #tide.device<cuda:0>>
+// CHECK-DAG: %[[TW:.*]] = memref.transpose %[[W]] (d0, d1, d2, d3) -> (d0, d3, d1, d2) : memref<8x3x3x4xf32, #tide.device<cuda:0>> to memref<8x4x3x3xf32, strided<[36, 1, 12, 4]>, #tide.device<cuda:0>>
+// CHECK-DAG: %[[TY:.*]] = memref.transpose %[[Y]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK-DAG: %[[CX:.*]] = memref.cast %[[TX]] : memref<2x4x9x9xf32, strided<[324, 1, 36, 4]>, #tide.device<cuda:0>> to memref<*xf32, #tide.device<cuda:0>>
+// CHECK-DAG: %[[CW:.*]] = memref.cast %[[TW]]
+// CHECK-DAG: %[[CY:.*]] = memref.cast %[[TY]]
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK: call @tide_rt_gpu_conv_f32(%[[CX]], %[[CW]], %[[CY]],
+// CHECK-NOT: gpu.launch
+func.func @channels_last(%x: memref<2x9x9x4xf32, #tide.device<cuda:0>>, %w: memref<8x3x3x4xf32, #tide.device<cuda:0>>, %y: memref<2x9x9x8xf32, #tide.device<cuda:0>>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %p = memref.alloc() : memref<2x11x11x4xf32, #tide.device<cuda:0>>
+  linalg.fill ins(%cst : f32) outs(%p : memref<2x11x11x4xf32, #tide.device<cuda:0>>)
+  %sv = memref.subview %p[0, 1, 1, 0] [2, 9, 9, 4] [1, 1, 1, 1] : memref<2x11x11x4xf32, #tide.device<cuda:0>> to memref<2x9x9x4xf32, strided<[484, 44, 4, 1], offset: 48>, #tide.device<cuda:0>>
+  memref.copy %x, %sv : memref<2x9x9x4xf32, #tide.device<cuda:0>> to memref<2x9x9x4xf32, strided<[484, 44, 4, 1], offset: 48>, #tide.device<cuda:0>>
+  linalg.fill ins(%cst : f32) outs(%y : memref<2x9x9x8xf32, #tide.device<cuda:0>>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 1, 1, 1, 1>}
+    ins(%p, %w : memref<2x11x11x4xf32, #tide.device<cuda:0>>, memref<8x3x3x4xf32, #tide.device<cuda:0>>) outs(%y : memref<2x9x9x8xf32, #tide.device<cuda:0>>)
+  memref.dealloc %p : memref<2x11x11x4xf32, #tide.device<cuda:0>>
+  return
+}

@@ -155,3 +155,15 @@ func.func @negative_gpu(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> ten
 // OFF-LABEL: func.func @library(
 // OFF-NOT: linalg.conv_
 // OFF: linalg.generic {{.*}}"reduction", "reduction", "reduction"]
+
+// A channels-last conv on the CPU: the operands transposed to NCHW, the conv
+// lowered as any other (here the GEMM of a 1x1 conv), the result transposed
+// back.
+// CHECK-LABEL: func.func @channels_last_cpu(
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x7x8x64xf64>) outs(%{{.*}} : tensor<1x64x7x8xf64>) permutation = [0, 3, 1, 2]
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<32x64xf64>, tensor<64x56xf64>)
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x32x7x8xf64>) outs(%{{.*}} : tensor<1x7x8x32xf64>) permutation = [0, 2, 3, 1]
+func.func @channels_last_cpu(%x: tensor<1x7x8x64xf64>, %w: tensor<32x1x1x64xf64>) -> tensor<1x7x8x32xf64> {
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] channels_last : tensor<1x7x8x64xf64>, tensor<32x1x1x64xf64>
+  return %0 : tensor<1x7x8x32xf64>
+}

@@ -58,3 +58,28 @@ func.func @on_cpu(%x: tensor<1x4x8xf64>, %w: tensor<4x4x3xf64>) -> tensor<1x4x6x
   %y = tide.conv %x, %w strides = [1] dilations = [1] pads = [0, 0] groups = 1 {tide.device = #tide.device<cpu>} : tensor<1x4x8xf64>, tensor<4x4x3xf64>
   return %y : tensor<1x4x6xf64>
 }
+
+// Channels-last, ungrouped 2-D: linalg.conv_2d_nhwc_fhwc over the input padded
+// in its spatial dimensions (1 and 2), accumulated in f32, rounded once.
+// CHECK-LABEL: func.func @channels_last_bf16(
+// CHECK: %[[PADDED:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 1, 1, 0] [2, 9, 9, 4] [1, 1, 1, 1]
+// CHECK: %[[INIT:.*]] = linalg.fill {{.*}} outs(%{{.*}} : tensor<2x5x9x8xf32>)
+// CHECK: linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>, tide.conv_pads = array<i64: 1, 1, 1, 1>, tide.device = #tide.device<cuda:0>}
+// CHECK-SAME: ins(%[[PADDED]], %{{.*}} : tensor<2x11x11x4xbf16>, tensor<8x3x3x4xbf16>) outs(%[[INIT]] : tensor<2x5x9x8xf32>)
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+func.func @channels_last_bf16(%x: tensor<2x9x9x4xbf16>, %w: tensor<8x3x3x4xbf16>) -> tensor<2x5x9x8xbf16> {
+  %y = tide.conv %x, %w strides = [2, 1] dilations = [1, 1] pads = [1, 1, 1, 1] channels_last {tide.device = #tide.device<cuda:0>} : tensor<2x9x9x4xbf16>, tensor<8x3x3x4xbf16>
+  return %y : tensor<2x5x9x8xbf16>
+}
+
+// Channels-last convs cuDNN does not take in that layout (grouped here) are
+// the NCHW conv of transposed operands, transposed back.
+// CHECK-LABEL: func.func @channels_last_grouped(
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x9x9x4xf16>) outs(%{{.*}} : tensor<2x4x9x9xf16>) permutation = [0, 3, 1, 2]
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<8x3x3x2xf16>) outs(%{{.*}} : tensor<8x2x3x3xf16>) permutation = [0, 3, 1, 2]
+// CHECK: linalg.conv_2d_ngchw_gfchw
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x8x7x7xf16>) outs(%{{.*}} : tensor<2x7x7x8xf16>) permutation = [0, 2, 3, 1]
+func.func @channels_last_grouped(%x: tensor<2x9x9x4xf16>, %w: tensor<8x3x3x2xf16>) -> tensor<2x7x7x8xf16> {
+  %y = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 2 channels_last {tide.device = #tide.device<cuda:0>} : tensor<2x9x9x4xf16>, tensor<8x3x3x2xf16>
+  return %y : tensor<2x7x7x8xf16>
+}

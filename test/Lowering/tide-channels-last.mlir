@@ -1,0 +1,91 @@
+// RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-channels-last),cse)' --split-input-file | FileCheck %s
+// RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-channels-last{f32=true}),cse)' --split-input-file | FileCheck %s --check-prefix=F32
+
+// A residual block on the GPU: the input is transposed once; bias adds,
+// activations and the residual add run on NHWC data; the global pooling
+// reduces NHWC axes and its (N, 1, 1, C) result is reshaped, not transposed.
+// 1x1 weights are reshaped (only unit dimensions move), 3x3 ones transposed.
+// CHECK-LABEL: func.func @block(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x64x8x8xbf16>, %[[W1:[^:]*]]: tensor<64x64x3x3xbf16>, %[[B1:[^:]*]]: tensor<64xbf16>, %[[W2:[^:]*]]: tensor<64x64x1x1xbf16>
+// CHECK: %[[XT:.*]] = tide.transpose %[[X]] perm = [0, 2, 3, 1] {tide.device = #tide.device<cuda:0>} : tensor<2x64x8x8xbf16>
+// CHECK: %[[W1T:.*]] = tide.transpose %[[W1]] perm = [0, 2, 3, 1] {{.*}} : tensor<64x64x3x3xbf16>
+// CHECK: %[[C1:.*]] = tide.conv %[[XT]], %[[W1T]] strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] channels_last {tide.device = #tide.device<cuda:0>} : tensor<2x8x8x64xbf16>, tensor<64x3x3x64xbf16>
+// CHECK: %[[BIAS:.*]] = tide.reshape %[[B1]] {{.*}} : tensor<64xbf16> to tensor<1x1x1x64xbf16>
+// CHECK: %[[ADD:.*]] = tide.add %[[C1]], %[[BIAS]] {{.*}} : tensor<2x8x8x64xbf16>, tensor<1x1x1x64xbf16>
+// CHECK: %[[R:.*]] = tide.relu %[[ADD]] {{.*}} : tensor<2x8x8x64xbf16>
+// CHECK: %[[W2R:.*]] = tide.reshape %[[W2]] {{.*}} : tensor<64x64x1x1xbf16> to tensor<64x1x1x64xbf16>
+// CHECK: %[[C2:.*]] = tide.conv %[[R]], %[[W2R]] {{.*}} channels_last
+// CHECK: %[[SUM:.*]] = tide.add %[[C2]], %[[XT]] {{.*}} : tensor<2x8x8x64xbf16>
+// CHECK: %[[MEAN:.*]] = tide.reduce_mean %{{.*}} axes = [1, 2] keepdims {{.*}} : tensor<2x8x8x64xbf16>
+// CHECK: %[[FLAT:.*]] = tide.reshape %[[MEAN]] {{.*}} : tensor<2x1x1x64xbf16> to tensor<2x64xbf16>
+// CHECK-NOT: tide.transpose
+// CHECK: return %[[FLAT]]
+func.func @block(%x: tensor<2x64x8x8xbf16>, %w1: tensor<64x64x3x3xbf16>, %b1: tensor<64xbf16>, %w2: tensor<64x64x1x1xbf16>) -> tensor<2x64xbf16> {
+  %c1 = tide.conv %x, %w1 strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] {tide.device = #tide.device<cuda:0>} : tensor<2x64x8x8xbf16>, tensor<64x64x3x3xbf16>
+  %b = tide.reshape %b1 {tide.device = #tide.device<cuda:0>} : tensor<64xbf16> to tensor<64x1x1xbf16>
+  %a = tide.add %c1, %b {tide.device = #tide.device<cuda:0>} : tensor<2x64x8x8xbf16>, tensor<64x1x1xbf16>
+  %r = tide.relu %a {tide.device = #tide.device<cuda:0>} : tensor<2x64x8x8xbf16>
+  %c2 = tide.conv %r, %w2 strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<2x64x8x8xbf16>, tensor<64x64x1x1xbf16>
+  %s = tide.add %c2, %x {tide.device = #tide.device<cuda:0>} : tensor<2x64x8x8xbf16>
+  %o = tide.relu %s {tide.device = #tide.device<cuda:0>} : tensor<2x64x8x8xbf16>
+  %m = tide.reduce_mean %o axes = [2, -1] keepdims {tide.device = #tide.device<cuda:0>} : tensor<2x64x8x8xbf16>
+  %f = tide.reshape %m {tide.device = #tide.device<cuda:0>} : tensor<2x64x1x1xbf16> to tensor<2x64xbf16>
+  return %f : tensor<2x64xbf16>
+}
+
+// -----
+
+// A max pool reads NCHW data: the transposes stay around it. A reduction
+// without keepdims keeps the remaining dimensions in the result's order.
+// CHECK-LABEL: func.func @pool_and_sum(
+// CHECK: %[[C:.*]] = tide.conv {{.*}} channels_last
+// CHECK: %[[N:.*]] = tide.transpose %[[C]] perm = [0, 3, 1, 2]
+// CHECK: %[[P:.*]] = tide.max_pool %[[N]]
+// CHECK: %[[T:.*]] = tide.transpose %[[P]] perm = [0, 2, 3, 1]
+// CHECK: %[[C2:.*]] = tide.conv %[[T]], {{.*}} channels_last
+// CHECK: %[[S:.*]] = tide.reduce_sum %[[C2]] axes = [2] {{.*}} : tensor<1x4x4x8xf16>
+// CHECK: %[[ST:.*]] = tide.transpose %[[S]] perm = [0, 2, 1] {{.*}} : tensor<1x4x8xf16>
+// CHECK: return %[[ST]] : tensor<1x8x4xf16>
+func.func @pool_and_sum(%x: tensor<1x8x8x8xf16>, %w: tensor<8x8x1x1xf16>) -> tensor<1x8x4xf16> {
+  %c = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x8x8x8xf16>, tensor<8x8x1x1xf16>
+  %p = tide.max_pool %c kernel = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x8x8x8xf16>
+  %c2 = tide.conv %p, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x8x4x4xf16>, tensor<8x8x1x1xf16>
+  %s = tide.reduce_sum %c2 axes = [3] {tide.device = #tide.device<cuda:0>} : tensor<1x8x4x4xf16>
+  return %s : tensor<1x8x4xf16>
+}
+
+// -----
+
+// A transposed value read by another op stays where it is: the relu is not
+// moved past it (that would copy the transpose, not move it).
+// CHECK-LABEL: func.func @two_readers(
+// CHECK: %[[C:.*]] = tide.conv {{.*}} channels_last
+// CHECK: %[[N:.*]] = tide.transpose %[[C]] perm = [0, 3, 1, 2]
+// CHECK: %[[R:.*]] = tide.relu %[[N]] {{.*}} : tensor<1x8x4x4xf16>
+// CHECK: return %[[N]], %[[R]]
+func.func @two_readers(%x: tensor<1x8x4x4xf16>, %w: tensor<8x8x1x1xf16>) -> (tensor<1x8x4x4xf16>, tensor<1x8x4x4xf16>) {
+  %c = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x8x4x4xf16>, tensor<8x8x1x1xf16>
+  %r = tide.relu %c {tide.device = #tide.device<cuda:0>} : tensor<1x8x4x4xf16>
+  return %c, %r : tensor<1x8x4x4xf16>, tensor<1x8x4x4xf16>
+}
+
+// -----
+
+// Left alone: CPU convolutions, grouped ones, 1-D ones, and f32 ones unless
+// asked for (f32=true).
+// CHECK-LABEL: func.func @unchanged(
+// CHECK-NOT: channels_last
+// CHECK-NOT: tide.transpose
+// CHECK: return
+// F32-LABEL: func.func @unchanged(
+// F32: tide.conv %{{.*}}, %{{.*}} strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cpu>} : tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>
+// F32: tide.conv %{{.*}}, %{{.*}} strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] channels_last {tide.device = #tide.device<cuda:0>} : tensor<1x4x4x4xf32>, tensor<4x1x1x4xf32>
+// F32: tide.conv %{{.*}}, %{{.*}} {{.*}} groups = 2 {tide.device
+// F32: tide.conv %{{.*}}, %{{.*}} strides = [1] {{.*}} {tide.device
+func.func @unchanged(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x1x1xf32>, %h: tensor<1x4x4x4xf16>, %g: tensor<4x2x1x1xf16>, %v: tensor<1x4x8xf16>, %k: tensor<4x4x3xf16>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf16>, tensor<1x4x6xf16>) {
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cpu>} : tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>
+  %1 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>
+  %2 = tide.conv %h, %g strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 2 {tide.device = #tide.device<cuda:0>} : tensor<1x4x4x4xf16>, tensor<4x2x1x1xf16>
+  %3 = tide.conv %v, %k strides = [1] dilations = [1] pads = [0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x4x8xf16>, tensor<4x4x3xf16>
+  return %0, %1, %2, %3 : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf16>, tensor<1x4x6xf16>
+}
