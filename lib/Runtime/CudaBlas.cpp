@@ -23,7 +23,7 @@ using namespace tide::cudart;
 
 namespace {
 
-enum CublasOp { kNoTranspose = 0 };
+enum CublasOp { kNoTranspose = 0, kTranspose = 1 };
 enum CudaDataType { kR16F = 2, kR32F = 0, kR64F = 1, kR16BF = 14 };
 enum CublasComputeType { kCompute32F = 68, kCompute64F = 70 };
 
@@ -134,7 +134,9 @@ const char *elementName(int type) {
                          : "bf16";
 }
 
-/// C += A * B, row-major, as the column-major C^T += B^T * A^T.
+/// C += A * B, row-major, as the column-major C^T += B^T * A^T. B may be
+/// column-major instead (a transposed view: unit stride between rows), read
+/// transposed.
 void gemm(TideMemRef2D *a, TideMemRef2D *b, TideMemRef2D *c, int32_t accumulate,
           int type) {
   Driver &d = ready("running a GPU matmul");
@@ -144,10 +146,19 @@ void gemm(TideMemRef2D *a, TideMemRef2D *b, TideMemRef2D *c, int32_t accumulate,
   int64_t m = c->sizes[0], n = c->sizes[1], k = a->sizes[1];
   if (m == 0 || n == 0)
     return;
-  checkGemmOperands("a GPU matmul",
-                    {{a->sizes[0], a->sizes[1], a->strides[0], 0},
-                     {b->sizes[0], b->sizes[1], b->strides[0], 0},
-                     {c->sizes[0], c->sizes[1], c->strides[0], 0}});
+  // Column-major B: as cuBLAS sees it, the K x N matrix stored with leading
+  // dimension strides[1], which op T turns into the B^T it wants.
+  bool columnMajorB = b->strides[1] != 1 && b->sizes[1] > 1;
+  if (columnMajorB && b->strides[0] != 1 && b->sizes[0] > 1)
+    fatal("a GPU matmul's right-hand operand has no unit stride (strides " +
+          std::to_string(b->strides[0]) + ", " + std::to_string(b->strides[1]) +
+          "), which cuBLAS cannot read");
+  checkGemmOperands(
+      "a GPU matmul",
+      {{a->sizes[0], a->sizes[1], a->strides[0], 0},
+       columnMajorB ? GemmOperand{b->sizes[1], b->sizes[0], b->strides[1], 0}
+                    : GemmOperand{b->sizes[0], b->sizes[1], b->strides[0], 0},
+       {c->sizes[0], c->sizes[1], c->strides[0], 0}});
   size_t size = elementSize(type);
   auto ptr = [&](TideMemRef2D *x) {
     return static_cast<char *>(x->aligned) + x->offset * size;
@@ -157,9 +168,13 @@ void gemm(TideMemRef2D *a, TideMemRef2D *b, TideMemRef2D *c, int32_t accumulate,
     return static_cast<int>(
         std::max<int64_t>(x->strides[0], std::max<int64_t>(x->sizes[1], 1)));
   };
+  int opB = columnMajorB ? kTranspose : kNoTranspose;
+  int ldb = columnMajorB ? static_cast<int>(std::max<int64_t>(
+                               b->strides[1], std::max<int64_t>(k, 1)))
+                         : ld(b);
   std::string name = std::string("gemm ") + elementName(type) + " " +
                      std::to_string(m) + "x" + std::to_string(n) + "x" +
-                     std::to_string(k);
+                     std::to_string(k) + (columnMajorB ? " (B^T)" : "");
   int status = 0;
   // On the calling thread's stream, after the kernels queued there.
   CUstream stream = static_cast<CUstream>(mgpuStreamCreate());
@@ -169,20 +184,20 @@ void gemm(TideMemRef2D *a, TideMemRef2D *b, TideMemRef2D *c, int32_t accumulate,
     const double one = 1.0, beta = accumulate ? 1.0 : 0.0;
     const float onef = 1.0f, betaf = accumulate ? 1.0f : 0.0f;
     if (type == kR64F) {
-      status = cb.dgemm(cb.blas, kNoTranspose, kNoTranspose, n, m, k, &one,
-                        reinterpret_cast<double *>(ptr(b)), ld(b),
+      status = cb.dgemm(cb.blas, opB, kNoTranspose, n, m, k, &one,
+                        reinterpret_cast<double *>(ptr(b)), ldb,
                         reinterpret_cast<double *>(ptr(a)), ld(a), &beta,
                         reinterpret_cast<double *>(ptr(c)), ld(c));
     } else if (type == kR32F) {
-      status = cb.sgemm(cb.blas, kNoTranspose, kNoTranspose, n, m, k, &onef,
-                        reinterpret_cast<float *>(ptr(b)), ld(b),
+      status = cb.sgemm(cb.blas, opB, kNoTranspose, n, m, k, &onef,
+                        reinterpret_cast<float *>(ptr(b)), ldb,
                         reinterpret_cast<float *>(ptr(a)), ld(a), &betaf,
                         reinterpret_cast<float *>(ptr(c)), ld(c));
     } else {
       // f16/bf16 inputs and output, accumulated in f32 (default algorithm).
-      status = cb.gemmEx(cb.blas, kNoTranspose, kNoTranspose, n, m, k, &onef,
-                         ptr(b), type, ld(b), ptr(a), type, ld(a), &betaf,
-                         ptr(c), type, ld(c), kCompute32F, -1);
+      status = cb.gemmEx(cb.blas, opB, kNoTranspose, n, m, k, &onef, ptr(b),
+                         type, ldb, ptr(a), type, ld(a), &betaf, ptr(c), type,
+                         ld(c), kCompute32F, -1);
     }
   });
   if (status != 0)

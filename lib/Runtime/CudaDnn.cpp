@@ -74,6 +74,7 @@ struct Cudnn {
   size_t (*getVersion)() = nullptr;
   int (*createTensor)(void **) = nullptr;
   int (*setTensorNd)(void *, int, int, const int *, const int *) = nullptr;
+  int (*setTensorNdEx)(void *, int, int, int, const int *) = nullptr;
   int (*createFilter)(void **) = nullptr;
   int (*setFilterNd)(void *, int, int, int, const int *) = nullptr;
   int (*createConv)(void **) = nullptr;
@@ -130,6 +131,7 @@ Cudnn &cudnn() {
             bind(c.handle, c.getVersion, "cudnnGetVersion") &&
             bind(c.handle, c.createTensor, "cudnnCreateTensorDescriptor") &&
             bind(c.handle, c.setTensorNd, "cudnnSetTensorNdDescriptor") &&
+            bind(c.handle, c.setTensorNdEx, "cudnnSetTensorNdDescriptorEx") &&
             bind(c.handle, c.createFilter, "cudnnCreateFilterDescriptor") &&
             bind(c.handle, c.setFilterNd, "cudnnSetFilterNdDescriptor") &&
             bind(c.handle, c.createConv, "cudnnCreateConvolutionDescriptor") &&
@@ -281,8 +283,28 @@ bool convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
           "filter descriptors require");
   int filterFormat =
       nhwcFilter && (nhwcInput || !nchwFilter) ? kTensorNHWC : kTensorNCHW;
+  // Input and output packed channels-last (sizes in NCHW order, strides of
+  // NHWC data), with an NHWC filter: the NHWC convolution.
+  auto packedNHWC = [&](const std::vector<int64_t> &sizes,
+                        const std::vector<int64_t> &strides) {
+    std::vector<int64_t> order = {0};
+    for (int64_t dim = 2; dim < dims; ++dim)
+      order.push_back(dim);
+    order.push_back(1);
+    int64_t packed = 1;
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      if (sizes[*it] > 1 && strides[*it] != packed)
+        return false;
+      packed *= sizes[*it];
+    }
+    return true;
+  };
+  const char *byStrides = std::getenv("TIDE_CUDNN_NHWC_BY_STRIDES");
+  bool channelsLast = filterFormat == kTensorNHWC && packedNHWC(xs, xt) &&
+                      packedNHWC(ys, yt) &&
+                      !(byStrides && *byStrides && *byStrides != '0');
 
-  std::vector<int64_t> key = {type, dims, groups, filterFormat};
+  std::vector<int64_t> key = {type, dims, groups, filterFormat, channelsLast};
   for (const std::vector<int64_t> *v :
        {&xs, &xt, &ws, &ys, &yt, &pad, &stride, &dilation})
     key.insert(key.end(), v->begin(), v->end());
@@ -320,11 +342,22 @@ bool convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
         fatal(name + ": " + what + " failed: " + c.errorString(result));
     };
     step(c.createTensor(&p.x), "cudnnCreateTensorDescriptor");
-    step(c.setTensorNd(p.x, type, dims, xs32.data(), xt32.data()),
-         "setting the input's descriptor");
+    // Packed channels-last tensors are described as NHWC (the format, not
+    // only the strides): cuDNN's heuristics then pick its NHWC tensor-core
+    // kernels.
+    if (channelsLast)
+      step(c.setTensorNdEx(p.x, kTensorNHWC, type, dims, xs32.data()),
+           "setting the input's descriptor");
+    else
+      step(c.setTensorNd(p.x, type, dims, xs32.data(), xt32.data()),
+           "setting the input's descriptor");
     step(c.createTensor(&p.y), "cudnnCreateTensorDescriptor");
-    step(c.setTensorNd(p.y, type, dims, ys32.data(), yt32.data()),
-         "setting the output's descriptor");
+    if (channelsLast)
+      step(c.setTensorNdEx(p.y, kTensorNHWC, type, dims, ys32.data()),
+           "setting the output's descriptor");
+    else
+      step(c.setTensorNd(p.y, type, dims, ys32.data(), yt32.data()),
+           "setting the output's descriptor");
     step(c.createFilter(&p.w), "cudnnCreateFilterDescriptor");
     step(c.setFilterNd(p.w, type, filterFormat, dims, ws32.data()),
          "setting the weights' descriptor");
@@ -381,6 +414,9 @@ bool convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
   }
   int status = 0;
   c.setStream(c.dnn, stream);
+  if (profiler().enabled) // which algorithm, in the profile
+    name += std::string(channelsLast ? " nhwc" : "") + " algo " +
+            std::to_string(p.algo);
   timed(d, stream, name, flops, [&] {
     const double one = 1.0, beta = accumulate ? 1.0 : 0.0;
     const float onef = 1.0f, betaf = accumulate ? 1.0f : 0.0f;

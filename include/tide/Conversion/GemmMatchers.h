@@ -32,11 +32,14 @@ bool hasLibraryGemm(GemmLibrary library, Type element);
 
 /// The element type of a 2-D `linalg.matmul` on memrefs with the default
 /// maps, one element type and unit inner strides: what a library GEMM
-/// computes in place. Null otherwise.
-Type getLibraryGemmElementType(linalg::MatmulOp op);
+/// computes in place. With `transposedB`, the right-hand operand may be
+/// column-major instead (unit stride between rows: a transposed view).
+/// Null otherwise.
+Type getLibraryGemmElementType(linalg::MatmulOp op, bool transposedB = false);
 
 /// Whether `library` computes `op` in place: a matmul of
-/// getLibraryGemmElementType with a GEMM in `library`.
+/// getLibraryGemmElementType with a GEMM in `library` (cuBLAS's also with a
+/// column-major right-hand operand).
 bool isLibraryGemm(linalg::MatmulOp op, GemmLibrary library);
 
 /// How a batched matmul (convert-tide-to-linalg's linalg.generic over loops

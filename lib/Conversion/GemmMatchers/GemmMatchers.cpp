@@ -24,11 +24,12 @@ bool mlir::tide::hasLibraryGemm(GemmLibrary library, Type element) {
   llvm_unreachable("unknown GEMM library");
 }
 
-Type mlir::tide::getLibraryGemmElementType(linalg::MatmulOp op) {
+Type mlir::tide::getLibraryGemmElementType(linalg::MatmulOp op,
+                                           bool transposedB) {
   if (!op.hasPureBufferSemantics() || op.hasUserDefinedMaps())
     return {};
   Type element;
-  for (Value v : op->getOperands()) {
+  for (auto [i, v] : llvm::enumerate(op->getOperands())) {
     auto type = dyn_cast<MemRefType>(v.getType());
     if (!type || type.getRank() != 2)
       return {};
@@ -37,14 +38,22 @@ Type mlir::tide::getLibraryGemmElementType(linalg::MatmulOp op) {
     element = type.getElementType();
     SmallVector<int64_t> strides;
     int64_t offset;
-    if (failed(type.getStridesAndOffset(strides, offset)) || strides[1] != 1)
+    if (failed(type.getStridesAndOffset(strides, offset)))
+      return {};
+    bool rowMajor = strides[1] == 1;
+    bool columnMajor = transposedB && i == 1 && strides[0] == 1 &&
+                       !ShapedType::isDynamic(strides[1]) &&
+                       !type.isDynamicDim(0) &&
+                       strides[1] >= type.getDimSize(0);
+    if (!rowMajor && !columnMajor)
       return {};
   }
   return element;
 }
 
 bool mlir::tide::isLibraryGemm(linalg::MatmulOp op, GemmLibrary library) {
-  return hasLibraryGemm(library, getLibraryGemmElementType(op));
+  return hasLibraryGemm(
+      library, getLibraryGemmElementType(op, library == GemmLibrary::CuBlas));
 }
 
 SmallVector<BatchedGemmOperand>

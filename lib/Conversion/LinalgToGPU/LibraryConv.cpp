@@ -16,7 +16,10 @@
 //    and the padding is symmetric, cuDNN reads the real input and pads it
 //    itself, and the allocation, fill and copy are erased;
 //  - a zero fill right before the convolution becomes beta = 0;
-//  - channels-last 2-D convs (linalg.conv_2d_nhwc_fhwc) are handed over as
+//  - channels-last 1x1 convolutions with unit strides and no padding are one
+//    GEMM over all pixels (cuBLAS, the weights read transposed);
+//  - other channels-last 2-D convs (linalg.conv_2d_nhwc_fhwc) are handed over
+//  as
 //    NCHW-ordered views of their NHWC buffers (memref.transpose: sizes in
 //    NCHW order, strides of the NHWC data), which cuDNN reads as NHWC
 //    tensors, the weights as an NHWC-format filter;
@@ -296,9 +299,96 @@ static LogicalResult rewritePointwiseAsGemm(KernelBuilder &kernels,
   return success();
 }
 
+/// A channels-last 1x1 convolution with unit strides and no padding is one
+/// GEMM over every pixel of the batch: y (N*H*W x F) = x (N*H*W x C) *
+/// w^T, w (F x C). Rewritten as a linalg.matmul over collapsed views, the
+/// weights through a transposed (column-major) view, which cuBLAS reads
+/// transposed (LibraryGemm).
+static LogicalResult rewriteChannelsLastPointwiseAsGemm(KernelBuilder &kernels,
+                                                        linalg::LinalgOp op) {
+  auto conv = dyn_cast<linalg::Conv2DNhwcFhwcOp>(op.getOperation());
+  if (!conv)
+    return failure();
+  Value x = op.getDpsInputs()[0], w = op.getDpsInputs()[1],
+        y = op.getDpsInits()[0];
+  auto xType = cast<MemRefType>(x.getType());
+  auto wType = cast<MemRefType>(w.getType());
+  auto yType = cast<MemRefType>(y.getType());
+  Type element = xType.getElementType();
+  auto isOne = [](int64_t v) { return v == 1; };
+  ArrayRef<int64_t> pads =
+      cast<DenseI64ArrayAttr>(op->getAttr(TideDialect::getConvPadsAttrName()))
+          .asArrayRef();
+  bool narrowInputs = element.isF16() || element.isBF16();
+  if (!(element.isF32() || narrowInputs) || wType.getElementType() != element ||
+      (yType.getElementType() != element && !narrowInputs) ||
+      !llvm::all_of(conv.getStrides().getValues<int64_t>(), isOne) ||
+      !llvm::all_of(conv.getDilations().getValues<int64_t>(), isOne) ||
+      llvm::any_of(pads, [](int64_t p) { return p != 0; }) ||
+      !wType.hasStaticShape() || wType.getDimSize(1) != 1 ||
+      wType.getDimSize(2) != 1)
+    return failure();
+  SmallVector<ReassociationIndices> pixels = {{0, 1, 2}, {3}},
+                                    filter = {{0}, {1, 2, 3}};
+  if (!memref::CollapseShapeOp::isGuaranteedCollapsible(xType, pixels) ||
+      !memref::CollapseShapeOp::isGuaranteedCollapsible(yType, pixels) ||
+      !memref::CollapseShapeOp::isGuaranteedCollapsible(wType, filter))
+    return failure();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  // f16/bf16 with an f32 accumulator: a GEMM in the inputs' type (cuBLAS
+  // accumulates in f32) whose readers widen its result.
+  if (yType.getElementType() != element) {
+    linalg::FillOp fill = getZeroFillBefore(op);
+    if (!fill)
+      return failure();
+    Value wide = y;
+    y = redirectNarrowOutput(loc, op, wide, element);
+    if (!y)
+      return failure();
+    OpBuilder fb(fill);
+    fill->setOperand(
+        0, arith::ConstantOp::create(fb, loc, fb.getZeroAttr(element)));
+    fill->setOperand(1, y);
+    op->setOperand(2, y);
+    eraseIfOnlyDeallocated(wide);
+  }
+  Attribute space = getMemorySpace(kernels.getOpDevice(op));
+  auto inSpace = [&](Value v) -> Value {
+    auto type = cast<MemRefType>(v.getType());
+    if (type.getMemorySpace() == space)
+      return v;
+    return memref::MemorySpaceCastOp::create(
+        b, loc,
+        MemRefType::get(type.getShape(), type.getElementType(),
+                        type.getLayout(), space),
+        v);
+  };
+  bool zeroFilled = false;
+  if (linalg::FillOp fill = getZeroFillBefore(op)) {
+    fill->erase();
+    zeroFilled = true;
+  }
+  Value xv = memref::CollapseShapeOp::create(b, loc, inSpace(x), pixels);
+  Value wv = memref::CollapseShapeOp::create(b, loc, inSpace(w), filter);
+  Value wt = memref::TransposeOp::create(
+      b, loc, wv,
+      AffineMapAttr::get(AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0},
+                                                      b.getContext())));
+  Value yv = memref::CollapseShapeOp::create(b, loc, inSpace(y), pixels);
+  if (zeroFilled) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    linalg::FillOp::create(b, loc, zero, yv);
+  }
+  linalg::MatmulOp::create(b, loc, ValueRange{xv, wt}, ValueRange{yv});
+  op->erase();
+  return success();
+}
+
 LogicalResult gpu_lowering::lowerLibraryConv(KernelBuilder &kernels,
                                              linalg::LinalgOp op) {
-  if (succeeded(rewritePointwiseAsGemm(kernels, op)))
+  if (succeeded(rewritePointwiseAsGemm(kernels, op)) ||
+      succeeded(rewriteChannelsLastPointwiseAsGemm(kernels, op)))
     return success();
   ModuleOp module = kernels.getFunction()->getParentOfType<ModuleOp>();
   Location loc = op.getLoc();

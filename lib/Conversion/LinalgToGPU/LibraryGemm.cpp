@@ -64,10 +64,12 @@ void gpu_lowering::lowerLibraryGemm(KernelBuilder &kernels,
                    : element.isF32()  ? TIDE_RT_GPU_GEMM_F32
                                       : TIDE_RT_GPU_GEMM_F64;
   Attribute space = getMemorySpace(kernels.getOpDevice(op));
+  // Strides as given: the right-hand operand may be column-major (see
+  // getLibraryGemmElementType), which the runtime passes as transposed.
   auto dynType = MemRefType::get(
       {ShapedType::kDynamic, ShapedType::kDynamic}, element,
       StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
-                             {ShapedType::kDynamic, 1}),
+                             {ShapedType::kDynamic, ShapedType::kDynamic}),
       space);
   func::FuncOp callee = getOrDeclareGemm(module, name, dynType);
   SmallVector<Value> operands;

@@ -435,7 +435,7 @@ func.func @linear_rows(%x: memref<2x3x4xf32, #tide.device<cuda:0>>, %w: memref<4
 
 // A zero-filled 2-D f32 matmul: one cuBLAS call that overwrites (the fill is
 // folded in); allocations and copies become GPU runtime calls.
-// CHECK-LABEL: func.func private @tide_rt_gpu_gemm_f32(memref<?x?xf32, strided<[?, 1], offset: ?>, #tide.device<cuda:0>>, memref<?x?xf32, strided<[?, 1], offset: ?>, #tide.device<cuda:0>>, memref<?x?xf32, strided<[?, 1], offset: ?>, #tide.device<cuda:0>>, i32) attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func private @tide_rt_gpu_gemm_f32(memref<?x?xf32, strided<[?, ?], offset: ?>, #tide.device<cuda:0>>, memref<?x?xf32, strided<[?, ?], offset: ?>, #tide.device<cuda:0>>, memref<?x?xf32, strided<[?, ?], offset: ?>, #tide.device<cuda:0>>, i32) attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @matmul(
 // CHECK: %[[A:.*]] = gpu.alloc () : memref<16x32xf32, #tide.device<cuda:0>>
 // CHECK: gpu.memcpy %[[A]], %{{.*}} : memref<16x32xf32, #tide.device<cuda:0>>, memref<16x32xf32>
@@ -453,6 +453,29 @@ func.func @matmul(%a: memref<16x32xf32>, %b: memref<32x8xf32, #tide.device<cuda:
   memref.copy %dc, %c : memref<16x8xf32, #tide.device<cuda:0>> to memref<16x8xf32>
   memref.dealloc %da : memref<16x32xf32, #tide.device<cuda:0>>
   memref.dealloc %dc : memref<16x8xf32, #tide.device<cuda:0>>
+  return
+}
+
+// -----
+
+// A right-hand operand seen through a transposed (column-major) view: still
+// one cuBLAS call, which reads it transposed; any other strides are not a
+// GEMM cuBLAS reads in place (a kernel).
+// CHECK-LABEL: func.func @matmul_transposed_b(
+// CHECK: %[[T:.*]] = memref.transpose %{{.*}} (d0, d1) -> (d1, d0)
+// CHECK: %[[B:.*]] = memref.cast %[[T]] : memref<32x8xf32, strided<[1, 32]>, #tide.device<cuda:0>> to memref<?x?xf32, strided<[?, ?], offset: ?>, #tide.device<cuda:0>>
+// CHECK: call @tide_rt_gpu_gemm_f32(%{{.*}}, %[[B]], %{{.*}}, %c1_i32)
+// CHECK-LABEL: func.func @matmul_strided_b(
+// CHECK-NOT: call @tide_rt_gpu_gemm
+// CHECK: gpu.launch
+func.func @matmul_transposed_b(%a: memref<16x32xf32, #tide.device<cuda:0>>, %w: memref<8x32xf32, #tide.device<cuda:0>>, %c: memref<16x8xf32, #tide.device<cuda:0>>) {
+  %t = memref.transpose %w (d0, d1) -> (d1, d0) : memref<8x32xf32, #tide.device<cuda:0>> to memref<32x8xf32, strided<[1, 32]>, #tide.device<cuda:0>>
+  linalg.matmul ins(%a, %t : memref<16x32xf32, #tide.device<cuda:0>>, memref<32x8xf32, strided<[1, 32]>, #tide.device<cuda:0>>) outs(%c : memref<16x8xf32, #tide.device<cuda:0>>)
+  return
+}
+func.func @matmul_strided_b(%a: memref<16x32xf32, #tide.device<cuda:0>>, %w: memref<64x16xf32, #tide.device<cuda:0>>, %c: memref<16x8xf32, #tide.device<cuda:0>>) {
+  %v = memref.subview %w[0, 0] [32, 8] [2, 2] : memref<64x16xf32, #tide.device<cuda:0>> to memref<32x8xf32, strided<[32, 2]>, #tide.device<cuda:0>>
+  linalg.matmul ins(%a, %v : memref<16x32xf32, #tide.device<cuda:0>>, memref<32x8xf32, strided<[32, 2]>, #tide.device<cuda:0>>) outs(%c : memref<16x8xf32, #tide.device<cuda:0>>)
   return
 }
 

@@ -212,3 +212,31 @@ func.func @channels_last(%x: memref<2x9x9x4xf32, #tide.device<cuda:0>>, %w: memr
   memref.dealloc %p : memref<2x11x11x4xf32, #tide.device<cuda:0>>
   return
 }
+
+// -----
+
+// A channels-last 1x1 convolution with unit strides and no padding: one GEMM
+// over every pixel, (N*H*W x C) times the weights (F x C) read transposed;
+// bf16 with an f32 accumulator whose reader now reads the bf16 output.
+// CHECK-LABEL: func.func @channels_last_pointwise(
+// CHECK-NOT: call @tide_rt_gpu_conv
+// CHECK: %[[X:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : memref<2x4x4x8xbf16, #tide.device<cuda:0>> into memref<32x8xbf16, #tide.device<cuda:0>>
+// CHECK: %[[W:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0], [1, 2, 3]] : memref<16x1x1x8xbf16, #tide.device<cuda:0>> into memref<16x8xbf16, #tide.device<cuda:0>>
+// CHECK: %[[WT:.*]] = memref.transpose %[[W]] (d0, d1) -> (d1, d0) : memref<16x8xbf16, #tide.device<cuda:0>> to memref<8x16xbf16, strided<[1, 8]>, #tide.device<cuda:0>>
+// CHECK: call @tide_rt_gpu_gemm_bf16(
+// CHECK-NOT: call @tide_rt_gpu_conv
+func.func @channels_last_pointwise(%x: memref<2x4x4x8xbf16, #tide.device<cuda:0>>, %w: memref<16x1x1x8xbf16, #tide.device<cuda:0>>, %out: memref<2x4x4x16xbf16, #tide.device<cuda:0>>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %y = memref.alloc() : memref<2x4x4x16xf32, #tide.device<cuda:0>>
+  linalg.fill ins(%cst : f32) outs(%y : memref<2x4x4x16xf32, #tide.device<cuda:0>>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 0, 0, 0, 0>}
+    ins(%x, %w : memref<2x4x4x8xbf16, #tide.device<cuda:0>>, memref<16x1x1x8xbf16, #tide.device<cuda:0>>) outs(%y : memref<2x4x4x16xf32, #tide.device<cuda:0>>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+    ins(%y : memref<2x4x4x16xf32, #tide.device<cuda:0>>) outs(%out : memref<2x4x4x16xbf16, #tide.device<cuda:0>>) {
+  ^bb0(%in: f32, %o: bf16):
+    %t = arith.truncf %in : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  memref.dealloc %y : memref<2x4x4x16xf32, #tide.device<cuda:0>>
+  return
+}
