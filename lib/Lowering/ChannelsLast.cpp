@@ -78,6 +78,38 @@ bool onlyReader(TransposeOp t, Operation *op) {
   });
 }
 
+/// Whether `op` is an elementwise op a transpose can move through: one
+/// result, no regions, of the unary, binary, compare, select or cast
+/// families, every operand data.
+bool isMovableElementwise(Operation *op) {
+  auto facts = dyn_cast<OpFactsInterface>(op);
+  if (!facts || facts.getKernelGroup() != KernelGroup::Elementwise ||
+      !llvm::is_contained({LoweringFamily::Unary, LoweringFamily::Binary,
+                           LoweringFamily::Compare, LoweringFamily::Select,
+                           LoweringFamily::Cast},
+                          facts.getLoweringFamily()) ||
+      op->getNumResults() != 1 || op->getNumRegions() != 0 ||
+      !isa<RankedTensorType>(op->getResult(0).getType()))
+    return false;
+  for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
+    if (facts.getOperandRole(i) != OperandRole::Data)
+      return false;
+  return true;
+}
+
+/// Whether every reader of `t` takes it elementwise at full size (so `t` can
+/// move past each of them, as one copy per reader that later transposes may
+/// cancel) or undoes it. A block's output in f32 read by a cast to the next
+/// convolution's bf16 and by the next residual add is such a value.
+bool onlyElementwiseReaders(TransposeOp t) {
+  return llvm::all_of(t->getUsers(), [&](Operation *user) {
+    return undoes(user, t) ||
+           (isMovableElementwise(user) &&
+            cast<RankedTensorType>(user->getResult(0).getType()).getShape() ==
+                t.getType().getShape());
+  });
+}
+
 /// conv (NCHW) -> transpose(conv channels_last (transpose(x), transpose(w))).
 struct ConvToChannelsLast : OpRewritePattern<ConvOp> {
   ConvToChannelsLast(MLIRContext *ctx, bool f32)
@@ -115,23 +147,13 @@ struct SinkTransposeThroughElementwise
   LogicalResult matchAndRewrite(OpFactsInterface facts,
                                 PatternRewriter &rewriter) const override {
     Operation *op = facts.getOperation();
-    LoweringFamily family = facts.getLoweringFamily();
-    if (facts.getKernelGroup() != KernelGroup::Elementwise ||
-        !llvm::is_contained({LoweringFamily::Unary, LoweringFamily::Binary,
-                             LoweringFamily::Compare, LoweringFamily::Select,
-                             LoweringFamily::Cast},
-                            family) ||
-        op->getNumResults() != 1 || op->getNumRegions() != 0)
+    if (!isMovableElementwise(op))
       return failure();
-    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    if (!type)
-      return failure();
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
     int64_t rank = type.getRank();
     // The permutation of the full-size transposed operands.
     std::optional<SmallVector<int64_t>> perm;
-    for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
-      if (facts.getOperandRole(i) != OperandRole::Data)
-        return failure();
+    for (Value operand : op->getOperands()) {
       auto t = operand.getDefiningOp<TransposeOp>();
       if (!t || t.getType().getShape() != type.getShape())
         continue;
@@ -153,7 +175,7 @@ struct SinkTransposeThroughElementwise
       auto t = operand.getDefiningOp<TransposeOp>();
       if (t && t.getType().getShape() == type.getShape() &&
           t.getPerm() == ArrayRef<int64_t>(*perm)) {
-        if (!onlyReader(t, op))
+        if (!onlyReader(t, op) && !onlyElementwiseReaders(t))
           return failure();
         operands.push_back(t.getInput());
         transposed.push_back(true);
@@ -270,6 +292,38 @@ struct SinkTransposeThroughReduction : OpRewritePattern<OpTy> {
   }
 };
 
+/// pool(transpose(x, NHWC -> NCHW)) -> transpose(pool channels_last (x)).
+template <typename OpTy>
+struct SinkTransposeThroughPool : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto t = op.getInput().template getDefiningOp<TransposeOp>();
+    if (op.getChannelsLast() || !t || !onlyReader(t, op))
+      return failure();
+    // The permutation that moves the last dimension to position 1.
+    int64_t rank = op.getType().getRank();
+    SmallVector<int64_t> toFirst = {0, rank - 1};
+    for (int64_t d = 1; d < rank - 1; ++d)
+      toFirst.push_back(d);
+    if (t.getPerm() != ArrayRef<int64_t>(toFirst))
+      return failure();
+    auto type = op.getType();
+    SmallVector<int64_t> shape = {type.getDimSize(0)};
+    for (int64_t d = 2; d < rank; ++d)
+      shape.push_back(type.getDimSize(d));
+    shape.push_back(type.getDimSize(1));
+    auto pool = cast<OpTy>(rewriter.clone(*op));
+    pool.getInputMutable().assign(t.getInput());
+    pool.setChannelsLast(true);
+    pool.getResult().setType(
+        RankedTensorType::get(shape, type.getElementType()));
+    rewriter.replaceOp(op, transpose(rewriter, op, pool, toFirst));
+    return success();
+  }
+};
+
 /// A transpose that moves only dimensions of size 1 is a reshape.
 struct TransposeOfUnitDimsToReshape : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -303,13 +357,16 @@ struct ChannelsLastPass
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ConvToChannelsLast>(ctx, f32);
-    patterns.add<SinkTransposeThroughElementwise,
-                 SinkTransposeThroughReduction<ReduceSumOp>,
-                 SinkTransposeThroughReduction<ReduceMeanOp>,
-                 SinkTransposeThroughReduction<ReduceMaxOp>,
-                 SinkTransposeThroughReduction<ReduceMinOp>,
-                 SinkTransposeThroughReduction<ReduceProdOp>,
-                 TransposeOfUnitDimsToReshape>(ctx);
+    patterns
+        .add<SinkTransposeThroughElementwise,
+             SinkTransposeThroughReduction<ReduceSumOp>,
+             SinkTransposeThroughReduction<ReduceMeanOp>,
+             SinkTransposeThroughReduction<ReduceMaxOp>,
+             SinkTransposeThroughReduction<ReduceMinOp>,
+             SinkTransposeThroughReduction<ReduceProdOp>,
+             SinkTransposeThroughPool<MaxPoolOp>,
+             SinkTransposeThroughPool<AvgPoolOp>, TransposeOfUnitDimsToReshape>(
+            ctx);
     TransposeOp::getCanonicalizationPatterns(patterns, ctx);
     ReshapeOp::getCanonicalizationPatterns(patterns, ctx);
     // Not converging within the driver's limit only leaves transposes in

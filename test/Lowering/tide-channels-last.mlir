@@ -35,23 +35,62 @@ func.func @block(%x: tensor<2x64x8x8xbf16>, %w1: tensor<64x64x3x3xbf16>, %b1: te
 
 // -----
 
-// A max pool reads NCHW data: the transposes stay around it. A reduction
-// without keepdims keeps the remaining dimensions in the result's order.
+// Pools between convolutions become channels-last (their attributes kept);
+// no transpose is left between the convolutions. A reduction without
+// keepdims keeps the remaining dimensions in the result's order.
 // CHECK-LABEL: func.func @pool_and_sum(
 // CHECK: %[[C:.*]] = tide.conv {{.*}} channels_last
-// CHECK: %[[N:.*]] = tide.transpose %[[C]] perm = [0, 3, 1, 2]
-// CHECK: %[[P:.*]] = tide.max_pool %[[N]]
-// CHECK: %[[T:.*]] = tide.transpose %[[P]] perm = [0, 2, 3, 1]
-// CHECK: %[[C2:.*]] = tide.conv %[[T]], {{.*}} channels_last
+// CHECK: %[[P:.*]] = tide.max_pool %[[C]] kernel = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] channels_last {tide.device = #tide.device<cuda:0>} : tensor<1x8x8x8xf16>
+// CHECK: %[[A:.*]] = tide.avg_pool %[[P]] kernel = [3, 3] strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] ceil_mode count_include_pad channels_last {tide.device = #tide.device<cuda:0>} : tensor<1x4x4x8xf16>
+// CHECK: %[[C2:.*]] = tide.conv %[[A]], {{.*}} channels_last
 // CHECK: %[[S:.*]] = tide.reduce_sum %[[C2]] axes = [2] {{.*}} : tensor<1x4x4x8xf16>
 // CHECK: %[[ST:.*]] = tide.transpose %[[S]] perm = [0, 2, 1] {{.*}} : tensor<1x4x8xf16>
 // CHECK: return %[[ST]] : tensor<1x8x4xf16>
 func.func @pool_and_sum(%x: tensor<1x8x8x8xf16>, %w: tensor<8x8x1x1xf16>) -> tensor<1x8x4xf16> {
   %c = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x8x8x8xf16>, tensor<8x8x1x1xf16>
   %p = tide.max_pool %c kernel = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x8x8x8xf16>
-  %c2 = tide.conv %p, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x8x4x4xf16>, tensor<8x8x1x1xf16>
+  %a = tide.avg_pool %p kernel = [3, 3] strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] ceil_mode count_include_pad {tide.device = #tide.device<cuda:0>} : tensor<1x8x4x4xf16>
+  %c2 = tide.conv %a, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x8x4x4xf16>, tensor<8x8x1x1xf16>
   %s = tide.reduce_sum %c2 axes = [3] {tide.device = #tide.device<cuda:0>} : tensor<1x8x4x4xf16>
   return %s : tensor<1x8x4xf16>
+}
+
+// -----
+
+// A pool whose input is not a convolution's stays NCHW.
+// CHECK-LABEL: func.func @pool_alone(
+// CHECK: tide.max_pool %{{.*}} kernel = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x8x8x8xf16>
+// CHECK-NOT: tide.transpose
+func.func @pool_alone(%x: tensor<1x8x8x8xf16>) -> tensor<1x8x4x4xf16> {
+  %p = tide.max_pool %x kernel = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x8x8x8xf16>
+  return %p : tensor<1x8x4x4xf16>
+}
+
+// -----
+
+// Reduced precision's shape of a residual network: a block's f32 output is
+// read by the cast to the next convolution's bf16 and by the next residual
+// add. The transpose moves past both readers, and the one below the cast
+// cancels with the next convolution's: every value stays NHWC.
+// CHECK-LABEL: func.func @cast_and_residual(
+// CHECK: %[[C:.*]] = tide.conv {{.*}} channels_last
+// CHECK: %[[O:.*]] = tide.cast %[[C]] {{.*}} to tensor<2x8x8x64xf32>
+// CHECK: %[[R:.*]] = tide.relu %[[O]] {{.*}} : tensor<2x8x8x64xf32>
+// CHECK: %[[H:.*]] = tide.cast %[[R]] {{.*}} to tensor<2x8x8x64xbf16>
+// CHECK: %[[C2:.*]] = tide.conv %[[H]], {{.*}} channels_last
+// CHECK: %[[O2:.*]] = tide.cast %[[C2]] {{.*}} to tensor<2x8x8x64xf32>
+// CHECK: %[[S:.*]] = tide.add %[[O2]], %[[R]] {{.*}} : tensor<2x8x8x64xf32>
+// CHECK: %[[ST:.*]] = tide.transpose %[[S]] perm = [0, 3, 1, 2]
+// CHECK: return %[[ST]]
+func.func @cast_and_residual(%x: tensor<2x64x8x8xbf16>, %w: tensor<64x64x1x1xbf16>) -> tensor<2x64x8x8xf32> {
+  %c = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<2x64x8x8xbf16>, tensor<64x64x1x1xbf16>
+  %o = tide.cast %c {tide.device = #tide.device<cuda:0>} : tensor<2x64x8x8xbf16> to tensor<2x64x8x8xf32>
+  %r = tide.relu %o {tide.device = #tide.device<cuda:0>} : tensor<2x64x8x8xf32>
+  %h = tide.cast %r {tide.device = #tide.device<cuda:0>} : tensor<2x64x8x8xf32> to tensor<2x64x8x8xbf16>
+  %c2 = tide.conv %h, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<2x64x8x8xbf16>, tensor<64x64x1x1xbf16>
+  %o2 = tide.cast %c2 {tide.device = #tide.device<cuda:0>} : tensor<2x64x8x8xbf16> to tensor<2x64x8x8xf32>
+  %s = tide.add %o2, %r {tide.device = #tide.device<cuda:0>} : tensor<2x64x8x8xf32>
+  return %s : tensor<2x64x8x8xf32>
 }
 
 // -----

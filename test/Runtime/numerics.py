@@ -1167,6 +1167,14 @@ def conv_layout(ref, channels_last, x, w, *attrs):
     return np.ascontiguousarray(np.moveaxis(ref(first(x), first(w), *attrs), 1, -1))
 
 
+def pool_layout(ref, channels_last, x):
+    """`ref` on an NCHW input; with `channels_last`, on (N, spatial..., C)
+    input moved to NCHW order, its result moved back."""
+    if not channels_last:
+        return ref(x)
+    return np.ascontiguousarray(np.moveaxis(ref(np.moveaxis(x, -1, 1)), 1, -1))
+
+
 def gen_conv(ops, t):
     """Convolutions: 1-D, 2-D (dynamic batch, asymmetric pads, strides,
     dilations), grouped and depthwise, 3-D, 1x1. f16/bf16 inputs are halves
@@ -1247,27 +1255,35 @@ def gen_pooling(ops, t):
              ((None, None, 7, 6), [3, 2], [2, 2], [1, 1], [1, 0, 1, 1], True),
              ((1, 2, 8, 8), [2, 3], [1, 2], [2, 1], [0, 1, 1, 1], False),
              ((1, 2, 5, 4, 6), [2, 2, 3], [2, 1, 3], [1, 1, 1], [1, 0, 0, 0, 1, 1], True)]
-    for op in ops:
+    # Channels-last: the same cases with C moved to the end.
+    last_cases = [(x[:1] + x[2:] + x[1:2],) + tuple(rest) for x, *rest in cases]
+    for op, (suffix, part) in itertools.product(ops, (("", cases), ("_last", last_cases))):
+        channels_last = suffix == "_last"
         r = REFERENCES[op]
         ref = r.for_type(t)
         cls = r.cls_for(t)
         mode = r.get("mode")
-        f = Func("%s_%s" % (op, t), [(x, t) for x, *_ in cases])
-        for c, (x, kn, st, dl, pd, ceil) in enumerate(cases):
+        f = Func("%s_%s%s" % (op, t, suffix), [(x, t) for x, *_ in part])
+        for c, (x, kn, st, dl, pd, ceil) in enumerate(part):
             for include in ((False, True) if mode == "avg" else (False,)):
-                flags = (" ceil_mode" if ceil else "") + (" count_include_pad" if include else "")
-                outs = pool_sizes(x[2:], kn, st, dl, pd, ceil)
+                flags = ((" ceil_mode" if ceil else "") + (" count_include_pad" if include else "")
+                         + (" channels_last" if channels_last else ""))
+                if channels_last:
+                    shape = x[:1] + tuple(pool_sizes(x[1:-1], kn, st, dl, pd, ceil)) + x[-1:]
+                else:
+                    shape = x[:2] + tuple(pool_sizes(x[2:], kn, st, dl, pd, ceil))
                 v = f.op("tide.%s %s kernel = %s strides = %s dilations = %s pads = %s%s : %s"
                          % (op, f.arg(c), kn, st, dl, pd, flags, T(x, t)))
-                f.ret(v, x[:2] + tuple(outs), t, "%s kernel=%s strides=%s dilations=%s pads=%s%s on %s"
+                f.ret(v, shape, t, "%s kernel=%s strides=%s dilations=%s pads=%s%s on %s"
                       % (op, kn, st, dl, pd, flags, T(x, t)),
-                      (lambda ref, cls, mode, c, kn, st, dl, pd, ceil, include: lambda ins: ref(
-                          lift(ins[c], t, cls), kn, st, dl, pd, ceil, mode, include))(
-                          ref, cls, mode, c, kn, st, dl, pd, ceil, include), cls)
+                      (lambda ref, cls, mode, c, kn, st, dl, pd, ceil, include, cl: lambda ins: pool_layout(
+                          lambda a: ref(a, kn, st, dl, pd, ceil, mode, include), cl,
+                          lift(ins[c], t, cls)))(
+                          ref, cls, mode, c, kn, st, dl, pd, ceil, include, channels_last), cls)
         for batch in (2, 0):
             rng = rng_for(f.name + str(batch))
             ins = []
-            for x, *_ in cases:
+            for x, *_ in part:
                 shape = tuple(batch if d is None else d for d in x)
                 if t in INTS:
                     ins.append(gen_int(rng, shape, -100, 100))

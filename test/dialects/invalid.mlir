@@ -920,6 +920,23 @@ func.func @conv_channels_last_weight_rank(%x: tensor<1x8x8x6xf32>, %w: tensor<4x
 
 // -----
 
+// Channels-last pools: the spatial dimensions are those between N and C.
+func.func @pool_channels_last_dynamic_spatial(%x: tensor<1x?x8x6xf32>) {
+  // expected-error @+1 {{'tide.max_pool' needs static spatial dimensions (N and C may be dynamic), got 'tensor<1x?x8x6xf32>'}}
+  %0 = tide.max_pool %x kernel = [2, 2] strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] channels_last : tensor<1x?x8x6xf32>
+  return
+}
+
+// -----
+
+func.func @pool_channels_last_rank(%x: tensor<4x6xf32>) {
+  // expected-error @+1 {{'tide.avg_pool' needs an input of rank 3 or more (N, at least one spatial dimension and C), got 'tensor<4x6xf32>'}}
+  %0 = tide.avg_pool %x kernel = [2] strides = [1] dilations = [1] pads = [0, 0] channels_last : tensor<4x6xf32>
+  return
+}
+
+// -----
+
 // A (dilated) kernel larger than the padded input.
 func.func @conv_kernel_too_large(%x: tensor<1x3x4x4xf32>, %w: tensor<2x3x3x3xf32>) {
   // expected-error @+1 {{'tide.conv' window of 5 elements (kernel 3, dilation 2) is larger than the padded input (4 + 0 + 0) in spatial dimension 1}}

@@ -717,6 +717,17 @@ func.func @conv_channels_last(%x: tensor<?x32x30x3xbf16>, %w: tensor<16x3x3x3xbf
   return %0, %1 : tensor<?x16x30x16xbf16>, tensor<?x32x30x6xbf16>
 }
 
+// Channels-last pools: (N, H, W, C) in and out; the attribute prints last.
+// CHECK-LABEL: func.func @pool_channels_last(
+// CHECK: tide.max_pool %{{.*}} kernel = [3, 3] strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] channels_last : tensor<?x112x112x64xbf16>
+// CHECK: tide.avg_pool %{{.*}} kernel = [2] strides = [2] dilations = [1] pads = [0, 1] ceil_mode count_include_pad channels_last : tensor<2x7x3xf32>
+// CHECK: return %{{.*}}, %{{.*}} : tensor<?x56x56x64xbf16>, tensor<2x4x3xf32>
+func.func @pool_channels_last(%x: tensor<?x112x112x64xbf16>, %y: tensor<2x7x3xf32>) -> (tensor<?x56x56x64xbf16>, tensor<2x4x3xf32>) {
+  %0 = tide.max_pool %x kernel = [3, 3] strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] channels_last : tensor<?x112x112x64xbf16>
+  %1 = tide.avg_pool %y kernel = [2] strides = [2] dilations = [1] pads = [0, 1] ceil_mode count_include_pad channels_last : tensor<2x7x3xf32>
+  return %0, %1 : tensor<?x56x56x64xbf16>, tensor<2x4x3xf32>
+}
+
 // GENERIC-LABEL: sym_name = "conv"
 // GENERIC: "tide.conv"(%{{.*}}, %{{.*}}) <{dilations = array<i64: 1, 1>, groups = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}> : (tensor<?x3x32x32xf32>, tensor<16x3x3x3xf32>) -> tensor<?x16x32x32xf32>
 

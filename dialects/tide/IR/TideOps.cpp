@@ -1489,7 +1489,10 @@ template <typename Adaptor>
 static LogicalResult inferPool(std::optional<Location> loc, StringRef name,
                                ElementKind kind, Adaptor adaptor,
                                SmallVectorImpl<Type> &types) {
-  auto input = windowInput(loc, name, adaptor.getInput(), kind);
+  // A channels-last pool is checked and sized as the NCHW pool of its input
+  // permuted to NCHW order; the result is permuted back.
+  bool last = static_cast<bool>(adaptor.getChannelsLastAttr());
+  auto input = windowInput(loc, name, adaptor.getInput(), kind, last);
   if (!input)
     return failure();
   SmallVector<int64_t> shape = {input.getDimSize(0), input.getDimSize(1)};
@@ -1497,7 +1500,8 @@ static LogicalResult inferPool(std::optional<Location> loc, StringRef name,
                          adaptor.getStrides(), adaptor.getDilations(),
                          adaptor.getPads(), adaptor.getCeilMode(), shape)))
     return failure();
-  types.push_back(RankedTensorType::get(shape, input.getElementType()));
+  auto result = RankedTensorType::get(shape, input.getElementType());
+  types.push_back(last ? channelsLast(result) : result);
   return success();
 }
 

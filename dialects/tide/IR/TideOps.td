@@ -777,7 +777,7 @@ def Tide_IotaOp : Tide_Op<"iota", [
 }
 
 //===----------------------------------------------------------------------===//
-// Convolution and pooling (NCHW)
+// Convolution and pooling (NCHW or channels-last)
 //===----------------------------------------------------------------------===//
 
 // Costed from the shapes (2 * C/groups * kernel elements per output element;
@@ -842,7 +842,7 @@ class Tide_PoolOp<string mnemonic, string kind, string what, string pad,
                   dag extra, string extraSyntax, string notes>
     : Tide_Op<mnemonic, [Tide_InferTypeOpAdaptor,
           Tide_Facts<"Pool", "Reductions", kind, 1>]> {
-  let summary = "N-D " # what # " pooling in NCHW layout";
+  let summary = "N-D " # what # " pooling, NCHW or channels-last";
   let description = [{
     The }] # what # [{ of each window (ONNX `}] # !if(!eq(mnemonic, "max_pool"),
     "MaxPool", "AveragePool") # [{`). `input` is `(N, C, D1, ..., Dk)` with
@@ -859,21 +859,38 @@ class Tide_PoolOp<string mnemonic, string kind, string what, string pad,
     (`[begin_1, ..., begin_k, end_1, ..., end_k]`). The spatial sizes must
     be static (N and C may be dynamic). }] # pad # notes # [{
 
+    With `channels_last` the channels are the last dimension instead
+    (NHWC): `input` is `(N, D1, ..., Dk, C)` and the result
+    `(N, O1, ..., Ok, C)`, the values those of the NCHW pooling of the
+    transposed input, transposed back (`tide-channels-last` moves pools
+    between channels-last GPU convolutions into this layout).
+
     ```mlir
     %y = tide.}] # mnemonic # [{ %x kernel = [3, 3] strides = [2, 2]
         dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<?x64x56x56xf32>
+    %z = tide.}] # mnemonic # [{ %x kernel = [3, 3] strides = [2, 2]
+        dilations = [1, 1] pads = [1, 1, 1, 1] channels_last
+        : tensor<?x56x56x64xbf16>
     ```
   }];
   let arguments = !con((ins Tide_Tensor:$input, DenseI64ArrayAttr:$kernel,
                             DenseI64ArrayAttr:$strides,
                             DenseI64ArrayAttr:$dilations,
                             DenseI64ArrayAttr:$pads, UnitAttr:$ceil_mode),
-                       extra);
+                       extra, (ins UnitAttr:$channels_last));
   let results = (outs Tide_Tensor:$result);
   let assemblyFormat = [{
     $input `kernel` `=` $kernel `strides` `=` $strides `dilations` `=`
     $dilations `pads` `=` $pads (`ceil_mode` $ceil_mode^)? }] # extraSyntax # [{
-    attr-dict `:` type($input)
+    (`channels_last` $channels_last^)? attr-dict `:` type($input)
+  }];
+  let extraClassDeclaration = [{
+    /// The dimension of `input` (and of the result) that holds the channels.
+    int64_t getChannelDim() {
+      return getChannelsLast() ? getType().getRank() - 1 : 1;
+    }
+    /// The first spatial dimension of `input` and of the result.
+    int64_t getFirstSpatialDim() { return getChannelsLast() ? 1 : 2; }
   }];
 }
 

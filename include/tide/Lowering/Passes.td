@@ -49,13 +49,16 @@ def ChannelsLastPass : Pass<"tide-channels-last", "mlir::func::FuncOp"> {
       nothing else reads, and the other operands are small broadcast
       operands (a bias): those are permuted instead, or left alone when
       every size is 1;
+      A transpose read by several such ops (a block's output read by the
+      next block's cast and by its residual add) moves past each of them;
     - through reductions (`reduce_sum`, `reduce_mean`, `reduce_max`,
       `reduce_min`, `reduce_prod`), whose axes are permuted;
+    - through `max_pool` and `avg_pool`, which become `channels_last`;
     - a transpose that moves only dimensions of size 1 becomes a reshape.
 
-    A network of convolutions, bias adds, activations and residual adds thus
-    runs channels-last from its first convolution to its global pooling,
-    with one transpose of its input; ops no rule covers (pools) read NCHW
+    A network of convolutions, bias adds, activations, pools and residual
+    adds thus runs channels-last from its first convolution to its global
+    pooling, with one transpose of its input; ops no rule covers read NCHW
     data through a transpose. Every new op keeps the device of the op it
     came from. Values are unchanged: only where data are stored changes.
   }];

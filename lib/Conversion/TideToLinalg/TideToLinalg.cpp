@@ -1403,7 +1403,9 @@ namespace {
 /// max_pool and avg_pool: padding (-inf or the lowest integer for max, zeros
 /// for avg; as far as the last window reaches, which ceil_mode may take past
 /// `pads`), then one linalg.generic with loops (n, c, o_1..o_k) parallel and
-/// (k_1..k_k) reduction over input[n, c, o_i * stride_i + k_i * dilation_i];
+/// (k_1..k_k) reduction over input[n, c, o_i * stride_i + k_i * dilation_i]
+/// (channels-last: loops (n, o_1..o_k, c), the channels innermost as they
+/// are in memory, over input[n, o_i * stride_i + k_i * dilation_i, c]);
 /// an empty tensor of the kernel's shape gives the window loops their sizes
 /// (as linalg's named pooling ops do). avg_pool then divides each sum by its
 /// count of elements (a constant, or computed from the output index where
@@ -1426,6 +1428,8 @@ struct LowerPool : OpRewritePattern<OpTy> {
     Type acc =
         !isMax && isNarrowFloat(element) ? rewriter.getF32Type() : element;
     int64_t k = type.getRank() - 2;
+    bool last = op.getChannelsLast();
+    int64_t first = op.getFirstSpatialDim();
     ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
                       dilations = op.getDilations(), pads = op.getPads();
     // Padding read by the windows: `pads` before, up to the last window's
@@ -1434,22 +1438,32 @@ struct LowerPool : OpRewritePattern<OpTy> {
     for (int64_t i = 0; i < k; ++i) {
       int64_t extent = dilations[i] * (kernel[i] - 1) + 1;
       end.push_back(std::max<int64_t>(
-          0, (type.getDimSize(i + 2) - 1) * strides[i] + extent -
-                 inType.getDimSize(i + 2) - begin[i]));
+          0, (type.getDimSize(first + i) - 1) * strides[i] + extent -
+                 inType.getDimSize(first + i) - begin[i]));
     }
     Value pad = isMax && !u ? lowestOf(rewriter, loc, element)
                             : constantOf(rewriter, loc, element, 0);
-    Value x = padSpatial(rewriter, loc, input, begin, end, pad);
+    Value x = padSpatial(rewriter, loc, input, begin, end, pad, first);
     Value window = tensor::EmptyOp::create(rewriter, loc, kernel, acc);
     int64_t numLoops = 2 + 2 * k;
     auto dim = [&](int64_t d) { return getAffineDimExpr(d, ctx); };
-    SmallVector<AffineExpr> inExprs = {dim(0), dim(1)}, winExprs,
-                            outExprs = {dim(0), dim(1)};
+    // Loops: n, then c and the outputs' spatial loops in memory order, then
+    // the window's.
+    AffineExpr channel = dim(last ? 1 + k : 1);
+    SmallVector<AffineExpr> inExprs = {dim(0)}, winExprs, outExprs = {dim(0)};
+    if (!last) {
+      inExprs.push_back(channel);
+      outExprs.push_back(channel);
+    }
     for (int64_t i = 0; i < k; ++i) {
-      inExprs.push_back(dim(2 + i) * strides[i] +
-                        dim(2 + k + i) * dilations[i]);
+      AffineExpr o = dim(spatialLoop(op, i));
+      inExprs.push_back(o * strides[i] + dim(2 + k + i) * dilations[i]);
       winExprs.push_back(dim(2 + k + i));
-      outExprs.push_back(dim(2 + i));
+      outExprs.push_back(o);
+    }
+    if (last) {
+      inExprs.push_back(channel);
+      outExprs.push_back(channel);
     }
     SmallVector<utils::IteratorType> iterators(2 + k,
                                                utils::IteratorType::parallel);
@@ -1482,6 +1496,11 @@ struct LowerPool : OpRewritePattern<OpTy> {
     return success();
   }
 
+  /// The loop of the generic over output spatial dimension `i`.
+  static int64_t spatialLoop(OpTy op, int64_t i) {
+    return op.getChannelsLast() ? 1 + i : 2 + i;
+  }
+
   /// avg_pool: each window's sum divided by its number of elements (inside
   /// the input, or with count_include_pad inside the padded input), rounded
   /// to the result's type.
@@ -1496,11 +1515,12 @@ struct LowerPool : OpRewritePattern<OpTy> {
     ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
                       dilations = op.getDilations(), pads = op.getPads();
     bool include = op.getCountIncludePad();
+    int64_t first = op.getFirstSpatialDim();
     // Per dimension, the range [lo, hi) of padded coordinates that count.
     SmallVector<int64_t> lo, hi;
     bool constant = true;
     for (int64_t i = 0; i < k; ++i) {
-      int64_t size = inType.getDimSize(i + 2);
+      int64_t size = inType.getDimSize(first + i);
       lo.push_back(include ? 0 : pads[i]);
       hi.push_back(include ? pads[i] + size + pads[k + i] : pads[i] + size);
       // Every window is inside [lo, hi) when nothing outside it is read.
@@ -1528,7 +1548,8 @@ struct LowerPool : OpRewritePattern<OpTy> {
             Value n = idx(1);
             for (int64_t i = 0; i < k; ++i) {
               Value start = arith::MulIOp::create(
-                  b, l, linalg::IndexOp::create(b, l, i + 2), idx(strides[i]));
+                  b, l, linalg::IndexOp::create(b, l, spatialLoop(op, i)),
+                  idx(strides[i]));
               // Window elements j with lo <= start + j * dilation < hi.
               Value first = ceilDiv(
                   arith::SubIOp::create(b, l, idx(lo[i]), start), dilations[i]);
