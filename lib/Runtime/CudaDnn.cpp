@@ -13,9 +13,14 @@
 // H100/H200), f16 and bf16 on tensor cores accumulating in f32; FFT and
 // Winograd algorithms, less accurate, only with TIDE_CUDNN_FAST_ALGORITHMS=1.
 //
-// Descriptors and the chosen algorithm are cached per shape, so a model's
-// convolutions pay cuDNN's heuristics once; the workspace comes from Tide's
-// stream-ordered caching allocator.
+// Convolutions run through cuDNN's backend (graph) API: an execution plan per
+// shape, built once from cuDNN's heuristics and kept, then one
+// cudnnBackendExecute a call. (The legacy cudnnConvolutionForward, which
+// cuDNN 9 runs through the same engines, took 30-65 us of host time a call
+// on the H200's host: most of ResNet-50's per-call cost at batch 1.) Where
+// no backend engine fits, or with TIDE_CUDNN_LEGACY=1, the legacy API runs
+// the convolution. The workspace comes from Tide's stream-ordered caching
+// allocator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +28,7 @@
 #include "tide/Runtime/CudaRuntime.h"
 #include "tide/Runtime/RuntimeSymbols.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <cstring>
@@ -60,6 +66,81 @@ struct AlgoPerf {
   int reserved[3];
 };
 
+// The backend API's descriptor types, attribute names and attribute types
+// (cudnn_graph_v9.h).
+enum BackendDescriptor {
+  kConvolutionDescriptor = 1,
+  kEngineDescriptor = 2,
+  kEngineCfgDescriptor = 3,
+  kEngineHeurDescriptor = 4,
+  kExecutionPlanDescriptor = 5,
+  kConvolutionForwardDescriptor = 10,
+  kOperationGraphDescriptor = 15,
+  kVariantPackDescriptor = 16,
+  kTensorDescriptor = 17,
+};
+enum BackendAttribute {
+  kConvCompType = 100,
+  kConvMode = 101,
+  kConvDilations = 102,
+  kConvFilterStrides = 103,
+  kConvPostPaddings = 104,
+  kConvPrePaddings = 105,
+  kConvSpatialDims = 106,
+  kHeurMode = 200,
+  kHeurOperationGraph = 201,
+  kHeurResults = 202,
+  kCfgEngine = 300,
+  kPlanHandle = 400,
+  kPlanEngineConfig = 401,
+  kPlanWorkspaceSize = 402,
+  kForwardAlpha = 700,
+  kForwardBeta = 701,
+  kForwardConvDesc = 702,
+  kForwardW = 703,
+  kForwardX = 704,
+  kForwardY = 705,
+  kGraphHandle = 800,
+  kGraphOps = 801,
+  kTensorByteAlignment = 900,
+  kTensorDataType = 901,
+  kTensorDimensions = 902,
+  kTensorStrides = 903,
+  kTensorUniqueId = 906,
+  kPackUniqueIds = 1000,
+  kPackDataPointers = 1001,
+  kPackWorkspace = 1003,
+  kEngineGlobalIndex = 1301,
+  kEngineNumericalNote = 1303,
+  kEngineBehaviorNote = 1305,
+};
+enum BackendType {
+  kTypeHandle = 0,
+  kTypeDataType = 1,
+  kTypeInt64 = 3,
+  kTypeFloat = 4,
+  kTypeDouble = 5,
+  kTypeVoidPtr = 6,
+  kTypeConvolutionMode = 7,
+  kTypeHeurMode = 8,
+  kTypeNumericalNote = 11,
+  kTypeBackendDescriptor = 15,
+  kTypeBehaviorNote = 19,
+};
+constexpr int kHeurModeA = 3;
+enum NumericalNote {
+  kNoteTensorCore = 0,
+  kNoteDownConvertInputs = 1,
+  kNoteReducedPrecisionReduction = 2,
+  kNoteFft = 3,
+  kNoteWinograd = 5,
+  kNoteWinograd4x4 = 6,
+  kNoteWinograd6x6 = 7,
+  kNoteWinograd13x13 = 8,
+};
+constexpr int kBehaviorRuntimeCompilation = 0;
+constexpr int kMaxNotes = 16;
+
 struct Cudnn {
   void *handle = nullptr; // the library
   void *dnn = nullptr;    // cudnnHandle_t
@@ -89,6 +170,14 @@ struct Cudnn {
   int (*forward)(void *, const void *, void *, const void *, void *,
                  const void *, void *, int, void *, size_t, const void *,
                  void *, void *) = nullptr;
+  // The backend API; null where the library lacks it (then: legacy only).
+  int (*backendCreate)(int, void **) = nullptr;
+  int (*backendDestroy)(void *) = nullptr;
+  int (*backendFinalize)(void *) = nullptr;
+  int (*backendSet)(void *, int, int, int64_t, const void *) = nullptr;
+  int (*backendGet)(void *, int, int, int64_t, int64_t *, void *) = nullptr;
+  int (*backendExecute)(void *, void *, void *) = nullptr;
+  bool backend = false;
 };
 
 template <typename T>
@@ -149,6 +238,16 @@ Cudnn &cudnn() {
                     "with libcudnn_cnn is needed";
     return c;
   }
+  c.backend = bind(c.handle, c.backendCreate, "cudnnBackendCreateDescriptor") &&
+              bind(c.handle, c.backendDestroy,
+                   "cudnnBackendDestroyDescriptor") &&
+              bind(c.handle, c.backendFinalize, "cudnnBackendFinalize") &&
+              bind(c.handle, c.backendSet, "cudnnBackendSetAttribute") &&
+              bind(c.handle, c.backendGet, "cudnnBackendGetAttribute") &&
+              bind(c.handle, c.backendExecute, "cudnnBackendExecute");
+  if (const char *legacy = std::getenv("TIDE_CUDNN_LEGACY");
+      legacy && *legacy && std::strcmp(legacy, "0") != 0)
+    c.backend = false;
   c.version = c.getVersion();
   if (c.version < 90000) {
     c.unavailable = "cuDNN " + std::to_string(c.version) +
@@ -180,7 +279,202 @@ struct Plan {
   void *x = nullptr, *w = nullptr, *y = nullptr, *conv = nullptr;
   int algo = 0;
   size_t workspace = 0;
+  /// The backend API's execution plan (null: the legacy API's algo), and
+  /// its engine's global index, for the profile.
+  void *plan = nullptr;
+  int64_t engine = -1;
 };
+
+/// The operands' unique ids in a backend graph and its variant packs.
+constexpr int64_t kUidX = 1, kUidW = 2, kUidY = 3;
+
+/// Backend descriptors, destroyed with the builder unless kept.
+struct BackendBuilder {
+  Cudnn &c;
+  std::vector<void *> made;
+  explicit BackendBuilder(Cudnn &c) : c(c) {}
+  ~BackendBuilder() {
+    for (auto it = made.rbegin(); it != made.rend(); ++it)
+      if (*it)
+        c.backendDestroy(*it);
+  }
+  void *create(int type) {
+    void *d = nullptr;
+    if (c.backendCreate(type, &d) != 0)
+      return nullptr;
+    made.push_back(d);
+    return d;
+  }
+  /// `d` survives the builder.
+  void keep(void *d) {
+    for (void *&m : made)
+      if (m == d)
+        m = nullptr;
+  }
+  bool set(void *d, int name, int type, int64_t count, const void *values) {
+    return d && c.backendSet(d, name, type, count, values) == 0;
+  }
+};
+
+/// An execution plan through cuDNN's backend API for y = alpha * conv(x, w)
+/// + beta * y, the first of cuDNN's heuristics' engines that keeps
+/// Tide's precision rules and fits `budget`; null when none does (the
+/// caller then uses the legacy API).
+void *backendPlan(Cudnn &c, int type, const std::vector<int64_t> &xs,
+                  const std::vector<int64_t> &xt,
+                  const std::vector<int64_t> &ws,
+                  const std::vector<int64_t> &wt,
+                  const std::vector<int64_t> &ys,
+                  const std::vector<int64_t> &yt,
+                  const std::vector<int64_t> &pad,
+                  const std::vector<int64_t> &stride,
+                  const std::vector<int64_t> &dilation, int64_t alignment,
+                  bool accumulate, bool fastAlgorithms, size_t budget,
+                  size_t &workspace, int64_t &engine) {
+  BackendBuilder b(c);
+  auto tensor = [&](int64_t uid, const std::vector<int64_t> &sizes,
+                    const std::vector<int64_t> &strides) -> void * {
+    void *t = b.create(kTensorDescriptor);
+    int64_t rank = static_cast<int64_t>(sizes.size());
+    if (!b.set(t, kTensorDataType, kTypeDataType, 1, &type) ||
+        !b.set(t, kTensorDimensions, kTypeInt64, rank, sizes.data()) ||
+        !b.set(t, kTensorStrides, kTypeInt64, rank, strides.data()) ||
+        !b.set(t, kTensorUniqueId, kTypeInt64, 1, &uid) ||
+        !b.set(t, kTensorByteAlignment, kTypeInt64, 1, &alignment) ||
+        c.backendFinalize(t) != 0)
+      return nullptr;
+    return t;
+  };
+  void *x = tensor(kUidX, xs, xt), *w = tensor(kUidW, ws, wt),
+       *y = tensor(kUidY, ys, yt);
+  if (!x || !w || !y)
+    return nullptr;
+  void *conv = b.create(kConvolutionDescriptor);
+  int compute = type == kDouble ? kDouble : kFloat;
+  int mode = kCrossCorrelation;
+  int64_t spatial = static_cast<int64_t>(pad.size());
+  if (!b.set(conv, kConvCompType, kTypeDataType, 1, &compute) ||
+      !b.set(conv, kConvMode, kTypeConvolutionMode, 1, &mode) ||
+      !b.set(conv, kConvSpatialDims, kTypeInt64, 1, &spatial) ||
+      !b.set(conv, kConvDilations, kTypeInt64, spatial, dilation.data()) ||
+      !b.set(conv, kConvFilterStrides, kTypeInt64, spatial, stride.data()) ||
+      !b.set(conv, kConvPrePaddings, kTypeInt64, spatial, pad.data()) ||
+      !b.set(conv, kConvPostPaddings, kTypeInt64, spatial, pad.data()) ||
+      c.backendFinalize(conv) != 0)
+    return nullptr;
+  void *op = b.create(kConvolutionForwardDescriptor);
+  double alpha = 1.0, beta = accumulate ? 1.0 : 0.0;
+  float alphaf = 1.0f, betaf = accumulate ? 1.0f : 0.0f;
+  bool f64 = type == kDouble;
+  if (!b.set(op, kForwardX, kTypeBackendDescriptor, 1, &x) ||
+      !b.set(op, kForwardW, kTypeBackendDescriptor, 1, &w) ||
+      !b.set(op, kForwardY, kTypeBackendDescriptor, 1, &y) ||
+      !b.set(op, kForwardConvDesc, kTypeBackendDescriptor, 1, &conv) ||
+      !b.set(op, kForwardAlpha, f64 ? kTypeDouble : kTypeFloat, 1,
+             f64 ? static_cast<const void *>(&alpha) : &alphaf) ||
+      !b.set(op, kForwardBeta, f64 ? kTypeDouble : kTypeFloat, 1,
+             f64 ? static_cast<const void *>(&beta) : &betaf) ||
+      c.backendFinalize(op) != 0)
+    return nullptr;
+  void *graph = b.create(kOperationGraphDescriptor);
+  if (!b.set(graph, kGraphHandle, kTypeHandle, 1, &c.dnn) ||
+      !b.set(graph, kGraphOps, kTypeBackendDescriptor, 1, &op) ||
+      c.backendFinalize(graph) != 0)
+    return nullptr;
+  void *heur = b.create(kEngineHeurDescriptor);
+  int heurMode = kHeurModeA;
+  if (!b.set(heur, kHeurOperationGraph, kTypeBackendDescriptor, 1, &graph) ||
+      !b.set(heur, kHeurMode, kTypeHeurMode, 1, &heurMode) ||
+      c.backendFinalize(heur) != 0)
+    return nullptr;
+  int64_t count = 0;
+  if (c.backendGet(heur, kHeurResults, kTypeBackendDescriptor, 0, &count,
+                   nullptr) != 0 ||
+      count <= 0)
+    return nullptr;
+  std::vector<void *> configs;
+  for (int64_t i = 0; i < count; ++i) {
+    configs.push_back(b.create(kEngineCfgDescriptor));
+    if (!configs.back())
+      return nullptr;
+  }
+  if (c.backendGet(heur, kHeurResults, kTypeBackendDescriptor, count, &count,
+                   configs.data()) != 0)
+    return nullptr;
+  bool narrow = type == kHalf || type == kBFloat16;
+  for (int64_t i = 0; i < count; ++i) {
+    // The engine's notes: what it does to precision, what it needs.
+    void *engineDesc = b.create(kEngineDescriptor);
+    int64_t got = 0;
+    if (!engineDesc || c.backendGet(configs[i], kCfgEngine,
+                                    kTypeBackendDescriptor, 1, &got,
+                                    &engineDesc) != 0)
+      continue;
+    std::array<int, kMaxNotes> notes{}, behaviors{};
+    int64_t noteCount = 0, behaviorCount = 0;
+    if (c.backendGet(engineDesc, kEngineNumericalNote, kTypeNumericalNote,
+                     kMaxNotes, &noteCount, notes.data()) != 0)
+      continue;
+    if (c.backendGet(engineDesc, kEngineBehaviorNote, kTypeBehaviorNote,
+                     kMaxNotes, &behaviorCount, behaviors.data()) != 0)
+      behaviorCount = 0;
+    bool allowed = true;
+    for (int64_t n = 0; n < std::min<int64_t>(noteCount, kMaxNotes); ++n) {
+      int note = notes[n];
+      // f32/f64 never on tensor cores (TF32 rounds the inputs), no engine
+      // narrows inputs or sums in reduced precision, and FFT and Winograd
+      // only when asked for.
+      if ((note == kNoteTensorCore && !narrow) ||
+          note == kNoteDownConvertInputs ||
+          note == kNoteReducedPrecisionReduction ||
+          (!fastAlgorithms &&
+           (note == kNoteFft || note == kNoteWinograd ||
+            note == kNoteWinograd4x4 || note == kNoteWinograd6x6 ||
+            note == kNoteWinograd13x13)))
+        allowed = false;
+    }
+    // Engines compiled at run time need NVRTC and pay its compile.
+    for (int64_t n = 0; n < std::min<int64_t>(behaviorCount, kMaxNotes); ++n)
+      if (behaviors[n] == kBehaviorRuntimeCompilation)
+        allowed = false;
+    if (!allowed)
+      continue;
+    void *plan = b.create(kExecutionPlanDescriptor);
+    if (!b.set(plan, kPlanHandle, kTypeHandle, 1, &c.dnn) ||
+        !b.set(plan, kPlanEngineConfig, kTypeBackendDescriptor, 1,
+               &configs[i]) ||
+        c.backendFinalize(plan) != 0)
+      continue;
+    int64_t bytes = 0;
+    if (c.backendGet(plan, kPlanWorkspaceSize, kTypeInt64, 1, &got, &bytes) !=
+            0 ||
+        bytes < 0 || static_cast<size_t>(bytes) > budget)
+      continue;
+    engine = -1;
+    (void)c.backendGet(engineDesc, kEngineGlobalIndex, kTypeInt64, 1, &got,
+                       &engine);
+    workspace = static_cast<size_t>(bytes);
+    b.keep(plan);
+    return plan;
+  }
+  return nullptr;
+}
+
+/// Runs `plan` on the handle's stream: one variant pack, made per call.
+int backendExecute(Cudnn &c, void *plan, void *x, void *w, void *y,
+                   void *workspace) {
+  BackendBuilder b(c);
+  void *pack = b.create(kVariantPackDescriptor);
+  const int64_t uids[3] = {kUidX, kUidW, kUidY};
+  void *pointers[3] = {x, w, y};
+  if (!b.set(pack, kPackUniqueIds, kTypeInt64, 3, uids) ||
+      !b.set(pack, kPackDataPointers, kTypeVoidPtr, 3, pointers) ||
+      !b.set(pack, kPackWorkspace, kTypeVoidPtr, 1, &workspace))
+    return -1;
+  if (int status = c.backendFinalize(pack))
+    return status;
+  return c.backendExecute(c.dnn, plan, pack);
+}
 
 const char *typeName(int type) {
   return type == kDouble  ? "f64"
@@ -304,7 +598,17 @@ bool convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
                       packedNHWC(ys, yt) &&
                       !(byStrides && *byStrides && *byStrides != '0');
 
-  std::vector<int64_t> key = {type, dims, groups, filterFormat, channelsLast};
+  // The backend's plans are made for the operands' byte alignment (up to
+  // 16): part of the key, as the beta of accumulating convolutions is.
+  size_t element = typeSize(type);
+  int64_t alignment = 16;
+  for (char *ptr : {x.base(element), w.base(element), y.base(element)})
+    while (alignment > static_cast<int64_t>(element) &&
+           reinterpret_cast<uintptr_t>(ptr) % alignment != 0)
+      alignment /= 2;
+  std::vector<int64_t> key = {type,     dims,       groups,
+                              filterFormat, channelsLast, alignment,
+                              accumulate != 0};
   for (const std::vector<int64_t> *v :
        {&xs, &xt, &ws, &ys, &yt, &pad, &stride, &dilation})
     key.insert(key.end(), v->begin(), v->end());
@@ -325,6 +629,17 @@ bool convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
   std::unique_lock<std::mutex> serial(c.calls);
   static std::map<std::vector<int64_t>, Plan> plans;
   auto it = plans.find(key);
+  size_t budget = envSize("TIDE_CUDNN_WORKSPACE", size_t(1) << 30);
+  const char *fast = std::getenv("TIDE_CUDNN_FAST_ALGORITHMS");
+  bool fastAlgorithms = fast && *fast && std::string(fast) != "0";
+  if (it == plans.end() && c.backend) {
+    Plan p;
+    p.plan = backendPlan(c, type, xs, xt, ws, wt, ys, yt, pad, stride,
+                         dilation, alignment, accumulate != 0, fastAlgorithms,
+                         budget, p.workspace, p.engine);
+    if (p.plan)
+      it = plans.emplace(key, p).first;
+  }
   if (it == plans.end()) {
     Plan p;
     auto narrow = [](const std::vector<int64_t> &v) {
@@ -373,9 +688,6 @@ bool convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
     step(c.getAlgorithms(c.dnn, p.x, p.w, p.conv, p.y, kFwdAlgoCount, &found,
                          perf.data()),
          "choosing an algorithm");
-    size_t budget = envSize("TIDE_CUDNN_WORKSPACE", size_t(1) << 30);
-    const char *fast = std::getenv("TIDE_CUDNN_FAST_ALGORITHMS");
-    bool fastAlgorithms = fast && *fast && std::string(fast) != "0";
     bool chosen = false;
     for (int i = 0; i < found && !chosen; ++i) {
       const AlgoPerf &a = perf[i];
@@ -404,7 +716,6 @@ bool convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
     it = plans.emplace(key, p).first;
   }
   const Plan &p = it->second;
-  size_t element = typeSize(type);
   void *workspace = nullptr;
   if (p.workspace) {
     workspace = reinterpret_cast<void *>(
@@ -415,9 +726,15 @@ bool convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
   int status = 0;
   c.setStream(c.dnn, stream);
   if (profiler().enabled) // which algorithm, in the profile
-    name += std::string(channelsLast ? " nhwc" : "") + " algo " +
-            std::to_string(p.algo);
+    name += std::string(channelsLast ? " nhwc" : "") +
+            (p.plan ? " engine " + std::to_string(p.engine)
+                    : " algo " + std::to_string(p.algo));
   timed(d, stream, name, flops, [&] {
+    if (p.plan) {
+      status = backendExecute(c, p.plan, x.base(element), w.base(element),
+                              y.base(element), workspace);
+      return;
+    }
     const double one = 1.0, beta = accumulate ? 1.0 : 0.0;
     const float onef = 1.0f, betaf = accumulate ? 1.0f : 0.0f;
     bool f64 = type == kDouble;
@@ -430,7 +747,10 @@ bool convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
   if (workspace)
     mgpuMemFree(workspace, stream);
   if (status != 0)
-    fatal(name + ": cudnnConvolutionForward failed: " + c.errorString(status));
+    fatal(name +
+          (p.plan ? ": cudnnBackendExecute failed: "
+                  : ": cudnnConvolutionForward failed: ") +
+          (status > 0 ? c.errorString(status) : "no variant pack"));
   return true;
 }
 

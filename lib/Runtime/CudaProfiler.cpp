@@ -3,7 +3,9 @@
 // Part of the Tide project.
 //
 // With TIDE_PROFILE=1, work queued through the runtime is timed with CUDA
-// events (see timed() in CudaInternal.h) and a table is printed at exit.
+// events (see timed() in CudaInternal.h) and a table is printed at exit;
+// with TIDE_PROFILE=host, the host's time in each call is (what per-call
+// overhead is made of where the GPU waits for the host).
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +37,7 @@ std::map<std::string, ProfileEntry> &entries() {
 Profiler::Profiler() {
   const char *env = std::getenv("TIDE_PROFILE");
   enabled = env && *env && std::strcmp(env, "0") != 0;
+  host = enabled && std::strcmp(env, "host") == 0;
   if (enabled)
     std::atexit([] { tide_rt_profile_report(); });
 }
@@ -64,7 +67,10 @@ extern "C" void tide_rt_profile_report(void) {
   double total = 0;
   for (auto &e : entries())
     total += e.second.seconds;
-  std::fprintf(stderr, "tide profile (GPU time, measured with events%s):\n",
+  std::fprintf(stderr, "tide profile (%s%s):\n",
+               profiler().host
+                   ? "host time in the runtime's calls, issuing the work"
+                   : "GPU time, measured with events",
                profiler().warmupExcluded ? "; the first call left out" : "");
   std::fprintf(stderr, "  %-40s %8s %12s %12s %10s %7s\n", "what", "calls",
                "time (us)", "bytes", "GB/s", "share");
