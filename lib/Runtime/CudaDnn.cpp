@@ -238,13 +238,13 @@ Cudnn &cudnn() {
                     "with libcudnn_cnn is needed";
     return c;
   }
-  c.backend = bind(c.handle, c.backendCreate, "cudnnBackendCreateDescriptor") &&
-              bind(c.handle, c.backendDestroy,
-                   "cudnnBackendDestroyDescriptor") &&
-              bind(c.handle, c.backendFinalize, "cudnnBackendFinalize") &&
-              bind(c.handle, c.backendSet, "cudnnBackendSetAttribute") &&
-              bind(c.handle, c.backendGet, "cudnnBackendGetAttribute") &&
-              bind(c.handle, c.backendExecute, "cudnnBackendExecute");
+  c.backend =
+      bind(c.handle, c.backendCreate, "cudnnBackendCreateDescriptor") &&
+      bind(c.handle, c.backendDestroy, "cudnnBackendDestroyDescriptor") &&
+      bind(c.handle, c.backendFinalize, "cudnnBackendFinalize") &&
+      bind(c.handle, c.backendSet, "cudnnBackendSetAttribute") &&
+      bind(c.handle, c.backendGet, "cudnnBackendGetAttribute") &&
+      bind(c.handle, c.backendExecute, "cudnnBackendExecute");
   if (const char *legacy = std::getenv("TIDE_CUDNN_LEGACY");
       legacy && *legacy && std::strcmp(legacy, "0") != 0)
     c.backend = false;
@@ -320,17 +320,15 @@ struct BackendBuilder {
 /// + beta * y, the first of cuDNN's heuristics' engines that keeps
 /// Tide's precision rules and fits `budget`; null when none does (the
 /// caller then uses the legacy API).
-void *backendPlan(Cudnn &c, int type, const std::vector<int64_t> &xs,
-                  const std::vector<int64_t> &xt,
-                  const std::vector<int64_t> &ws,
-                  const std::vector<int64_t> &wt,
-                  const std::vector<int64_t> &ys,
-                  const std::vector<int64_t> &yt,
-                  const std::vector<int64_t> &pad,
-                  const std::vector<int64_t> &stride,
-                  const std::vector<int64_t> &dilation, int64_t alignment,
-                  bool accumulate, bool fastAlgorithms, size_t budget,
-                  size_t &workspace, int64_t &engine) {
+void *
+backendPlan(Cudnn &c, int type, const std::vector<int64_t> &xs,
+            const std::vector<int64_t> &xt, const std::vector<int64_t> &ws,
+            const std::vector<int64_t> &wt, const std::vector<int64_t> &ys,
+            const std::vector<int64_t> &yt, const std::vector<int64_t> &pad,
+            const std::vector<int64_t> &stride,
+            const std::vector<int64_t> &dilation, int64_t alignment,
+            bool accumulate, bool fastAlgorithms, size_t budget,
+            size_t &workspace, int64_t &engine) {
   BackendBuilder b(c);
   auto tensor = [&](int64_t uid, const std::vector<int64_t> &sizes,
                     const std::vector<int64_t> &strides) -> void * {
@@ -406,9 +404,9 @@ void *backendPlan(Cudnn &c, int type, const std::vector<int64_t> &xs,
     // The engine's notes: what it does to precision, what it needs.
     void *engineDesc = b.create(kEngineDescriptor);
     int64_t got = 0;
-    if (!engineDesc || c.backendGet(configs[i], kCfgEngine,
-                                    kTypeBackendDescriptor, 1, &got,
-                                    &engineDesc) != 0)
+    if (!engineDesc ||
+        c.backendGet(configs[i], kCfgEngine, kTypeBackendDescriptor, 1, &got,
+                     &engineDesc) != 0)
       continue;
     std::array<int, kMaxNotes> notes{}, behaviors{};
     int64_t noteCount = 0, behaviorCount = 0;
@@ -606,8 +604,8 @@ bool convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
     while (alignment > static_cast<int64_t>(element) &&
            reinterpret_cast<uintptr_t>(ptr) % alignment != 0)
       alignment /= 2;
-  std::vector<int64_t> key = {type,     dims,       groups,
-                              filterFormat, channelsLast, alignment,
+  std::vector<int64_t> key = {type,           dims,         groups,
+                              filterFormat,   channelsLast, alignment,
                               accumulate != 0};
   for (const std::vector<int64_t> *v :
        {&xs, &xt, &ws, &ys, &yt, &pad, &stride, &dilation})
@@ -634,9 +632,9 @@ bool convolution(int64_t xRank, void *xDesc, int64_t wRank, void *wDesc,
   bool fastAlgorithms = fast && *fast && std::string(fast) != "0";
   if (it == plans.end() && c.backend) {
     Plan p;
-    p.plan = backendPlan(c, type, xs, xt, ws, wt, ys, yt, pad, stride,
-                         dilation, alignment, accumulate != 0, fastAlgorithms,
-                         budget, p.workspace, p.engine);
+    p.plan = backendPlan(c, type, xs, xt, ws, wt, ys, yt, pad, stride, dilation,
+                         alignment, accumulate != 0, fastAlgorithms, budget,
+                         p.workspace, p.engine);
     if (p.plan)
       it = plans.emplace(key, p).first;
   }

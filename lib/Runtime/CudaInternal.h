@@ -16,9 +16,9 @@
 
 #include <cuda.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <chrono>
 #include <map>
 #include <mutex>
 #include <string>
@@ -102,11 +102,11 @@ void timed(Driver &d, CUstream stream, const std::string &name, double bytes,
   if (p.host) {
     auto begin = std::chrono::steady_clock::now();
     work();
-    p.record(name,
-             std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                           begin)
-                 .count(),
-             bytes);
+    p.record(
+        name,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+            .count(),
+        bytes);
     return;
   }
   CUevent start, stop;

@@ -1443,6 +1443,22 @@ struct LowerPool : OpRewritePattern<OpTy> {
     }
     Value pad = isMax && !u ? lowestOf(rewriter, loc, element)
                             : constantOf(rewriter, loc, element, 0);
+    // On the GPU, a max pool with unit dilations whose every window starts
+    // less than a kernel before the input (so reaches into it: ONNX and
+    // PyTorch drop windows that would start in the end padding) reads the
+    // input at coordinates clamped into it instead of a padded copy: a
+    // clamped read repeats an element of the same window, which cannot
+    // change a maximum. That saves a fill and a copy of the whole input.
+    bool clamped = isMax && placedOnGPU(op) &&
+                   llvm::all_of(dilations, [](int64_t d) { return d == 1; }) &&
+                   llvm::any_of(llvm::concat<const int64_t>(begin, end),
+                                [](int64_t v) { return v != 0; });
+    for (int64_t i = 0; i < k && clamped; ++i)
+      clamped = begin[i] < kernel[i];
+    if (clamped) {
+      lowerClamped(rewriter, op, input, type, begin);
+      return success();
+    }
     Value x = padSpatial(rewriter, loc, input, begin, end, pad, first);
     Value window = tensor::EmptyOp::create(rewriter, loc, kernel, acc);
     int64_t numLoops = 2 + 2 * k;
@@ -1499,6 +1515,71 @@ struct LowerPool : OpRewritePattern<OpTy> {
   /// The loop of the generic over output spatial dimension `i`.
   static int64_t spatialLoop(OpTy op, int64_t i) {
     return op.getChannelsLast() ? 1 + i : 2 + i;
+  }
+
+  /// max_pool (unit dilations, padding less than the kernel) as one generic
+  /// over the output and the window whose body reads the unpadded input at
+  /// clamped coordinates (tensor.extract).
+  static void lowerClamped(PatternRewriter &rewriter, OpTy op, Value input,
+                           RankedTensorType type, ArrayRef<int64_t> begin) {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    bool u = isUnsignedValue(op.getInput());
+    Type element = type.getElementType();
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t rank = type.getRank(), k = rank - 2;
+    bool last = op.getChannelsLast();
+    int64_t first = op.getFirstSpatialDim();
+    ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides();
+    Value window = tensor::EmptyOp::create(rewriter, loc, kernel, element);
+    int64_t numLoops = 2 + 2 * k;
+    auto dim = [&](int64_t d) { return getAffineDimExpr(d, ctx); };
+    SmallVector<AffineExpr> winExprs, outExprs;
+    for (int64_t d = 0; d < rank; ++d)
+      outExprs.push_back(dim(d)); // loops in the result's dimension order
+    for (int64_t i = 0; i < k; ++i)
+      winExprs.push_back(dim(2 + k + i));
+    SmallVector<utils::IteratorType> iterators(2 + k,
+                                               utils::IteratorType::parallel);
+    iterators.append(k, utils::IteratorType::reduction);
+    Value init = filledLike(rewriter, loc, type.getShape(), input,
+                            u ? constantOf(rewriter, loc, element, 0)
+                              : lowestOf(rewriter, loc, element));
+    bool f = isFloat(element);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{init.getType()}, ValueRange{window},
+        ValueRange{init},
+        ArrayRef<AffineMap>{AffineMap::get(numLoops, 0, winExprs, ctx),
+                            AffineMap::get(numLoops, 0, outExprs, ctx)},
+        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          auto idx = [&](int64_t v) -> Value {
+            return arith::ConstantIndexOp::create(b, l, v);
+          };
+          SmallVector<Value> coords(rank);
+          coords[0] = linalg::IndexOp::create(b, l, 0);
+          int64_t channel = last ? rank - 1 : 1;
+          coords[channel] = linalg::IndexOp::create(b, l, channel);
+          for (int64_t i = 0; i < k; ++i) {
+            // clamp(o * stride + w - begin, 0, size - 1)
+            Value at = arith::AddIOp::create(
+                b, l,
+                arith::MulIOp::create(b, l,
+                                      linalg::IndexOp::create(b, l, first + i),
+                                      idx(strides[i])),
+                linalg::IndexOp::create(b, l, 2 + k + i));
+            at = arith::SubIOp::create(b, l, at, idx(begin[i]));
+            at = arith::MaxSIOp::create(b, l, at, idx(0));
+            at = arith::MinSIOp::create(b, l, at,
+                                        idx(inType.getDimSize(first + i) - 1));
+            coords[first + i] = at;
+          }
+          Value v = tensor::ExtractOp::create(b, l, input, coords);
+          Value r = f ? arith::MaximumFOp::create(b, l, args[1], v).getResult()
+                    : u ? arith::MaxUIOp::create(b, l, args[1], v).getResult()
+                        : arith::MaxSIOp::create(b, l, args[1], v).getResult();
+          linalg::YieldOp::create(b, l, r);
+        });
+    replaceFromSignless(rewriter, op, generic.getResult(0));
   }
 
   /// avg_pool: each window's sum divided by its number of elements (inside
