@@ -4,13 +4,14 @@
 //
 // Rates come from Tide's own code: the kernels of lib/Calibrate/Kernels,
 // compiled by tide-compile when Tide is built (single-threaded, so that
-// they need no OpenMP runtime), are called through their C interface. GEMM
-// in f32/f64 goes to tide_rt_gemm_* and OpenBLAS, which runs on its own
-// threads; the generated loops are run on every thread Tide's CPU code would
-// use at once, each thread calling the kernel on its own, which is what a
-// parallel loop nest of that many threads can reach at best. Memory
-// bandwidth is a plain loop (a[i] = b[i] + s * c[i]) over arrays far larger
-// than the caches, on all threads and on one.
+// they need no OpenMP runtime, but the GEMM and parallel ones), are called
+// through their C interface. GEMM in f32 goes to tide_rt_cpu_matmul_f32 and
+// oneDNN, on the threads Tide's modules use, and in f64 to tide_rt_gemm_f64
+// and OpenBLAS, which runs on its own threads; the generated loops are run on
+// every thread Tide's CPU code would use at once, each thread calling the
+// kernel on its own, which is what a parallel loop nest of that many threads
+// can reach at best. Memory bandwidth is a plain loop (a[i] = b[i] + s * c[i])
+// over arrays far larger than the caches, on all threads and on one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -232,7 +233,7 @@ struct TemporaryDirectory {
 /// Compiles loops.mlir (next to the prebuilt kernels in `prebuilt`) for this
 /// CPU with the tide-compile next to this code, into `temporary`; returns
 /// the directory, or empty with `why`. The GEMM kernel stays prebuilt: its
-/// time is OpenBLAS's.
+/// time is oneDNN's and OpenBLAS's.
 std::string compileLoops(const std::string &prebuilt,
                          TemporaryDirectory &temporary, std::string &why) {
   std::string own = detail::getOwnDirectory();
@@ -373,7 +374,8 @@ bool detail::measureCpu(Stepper &step, const Options &options, CpuFigures &cpu,
       note("CPU rates not measured: the calibration kernels need AVX2 and "
            "FMA, which this CPU lacks");
     } else {
-      // The GEMM kernel calls OpenBLAS: with the kernels Tide's modules get.
+      // The GEMM kernel calls oneDNN and OpenBLAS: with the kernels Tide's
+      // modules get.
       tide::runner::chooseOpenBlasKernels();
       for (auto [kernels, path] : {std::pair(&gemm, dir + "/gemm.so"),
                                    std::pair(&loops, loopsDir + "/loops.so")}) {
@@ -381,22 +383,26 @@ bool detail::measureCpu(Stepper &step, const Options &options, CpuFigures &cpu,
         if (!kernels->handle) {
           const char *why = dlerror();
           note(std::string("CPU ") +
-               (kernels == &gemm ? "f32/f64 GEMM (Tide calls OpenBLAS)"
-                                 : "GEMM and elementwise rates") +
+               (kernels == &gemm
+                    ? "f32/f64 GEMM (Tide calls oneDNN and OpenBLAS)"
+                    : "GEMM and elementwise rates") +
                " not measured: " + (why ? why : "cannot load " + path));
         }
       }
     }
   }
 
-  // GEMM, every dtype: OpenBLAS (one caller, its own threads) for f32/f64,
+  // GEMM, every dtype: oneDNN for f32, OpenBLAS for f64 (one caller, the
+  // libraries' threads),
   // generated loops (every thread calling) for the others.
   for (size_t i = 0; i < kCpuDTypes.size(); ++i) {
     std::string dtype = kCpuDTypes[i];
     bool blas = dtype == "f32" || dtype == "f64";
     int64_t n = blas ? (quick ? 64 : 2048) : (quick ? 32 : 256);
     step("cpu GEMM " + dtype + " " + std::to_string(n) + "^3" +
-         (blas ? " (OpenBLAS)" : " (generated loops)"));
+         (dtype == "f32"   ? " (oneDNN)"
+          : dtype == "f64" ? " (OpenBLAS)"
+                           : " (generated loops)"));
     auto fn = (blas ? gemm : loops).get<GemmFn>("gemm_" + dtype);
     if (!fn)
       continue;

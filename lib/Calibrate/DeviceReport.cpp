@@ -105,11 +105,22 @@ void printKernels(std::ostringstream &os, const std::string &device,
       libraryDTypes[op].push_back(dtype);
   }
   std::string library;
-  for (auto &[op, dtypes] : libraryDTypes)
-    library += (library.empty() ? "" : "; ") + op + " on " + join(dtypes) +
-               (device == "cpu" ? " through OpenBLAS"
-                : op == "conv"  ? " through cuDNN (1x1: cuBLAS)"
-                                : " through cuBLAS");
+  for (auto &[op, dtypes] : libraryDTypes) {
+    library += (library.empty() ? "" : "; ") + op + " on ";
+    if (device != "cpu") {
+      library += join(dtypes) + (op == "conv" ? " through cuDNN (1x1: cuBLAS)"
+                                              : " through cuBLAS");
+      continue;
+    }
+    // The CPU: f32 through oneDNN, the rest through OpenBLAS.
+    std::vector<std::string> dnnl, blas;
+    for (const std::string &dtype : dtypes)
+      (dtype == "f32" ? dnnl : blas).push_back(dtype);
+    if (!dnnl.empty())
+      library += join(dnnl) + " through oneDNN" + (blas.empty() ? "" : ", ");
+    if (!blas.empty())
+      library += join(blas) + " through OpenBLAS";
+  }
   if (table.empty()) {
     os << "        (Tide's kernel table is not available)\n";
     return;

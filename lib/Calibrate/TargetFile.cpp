@@ -104,7 +104,8 @@ std::string tide::calibrate::toTargetJSON(const Calibration &c) {
   os << "      \"id\": \"cpu\",\n";
   os << "      \"description\": "
      << quote(cpuWhat + " (" + cpu.threadsFrom +
-              "); GEMM f32/f64 through OpenBLAS, the rest through Tide's "
+              "); GEMM f32 through oneDNN, f64 through OpenBLAS, the rest "
+              "through Tide's "
               "generated loops" +
               (cpu.kernels.empty() ? "" : " (" + cpu.kernels + ")"))
      << ",\n";

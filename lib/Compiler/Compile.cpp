@@ -97,6 +97,7 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
     cpu.threads = options.threads;
     cpu.grain = options.grain;
     cpu.rowTiles = options.rowTiles;
+    cpu.channelsLast = options.cpuChannelsLast;
     buildCpuPipeline(lower, cpu);
     return lower.run(module);
   }
@@ -892,7 +893,8 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
     bool gemm = f.getName().starts_with("_mlir_ciface_tide_rt_gemm");
     bool dnnl = f.getName() == TIDE_RT_CPU_CONV_F32 ||
                 f.getName() == TIDE_RT_CPU_CONV_EPILOGUE_F32 ||
-                f.getName() == "_mlir_ciface_" TIDE_RT_CPU_MATMUL_F32;
+                f.getName() == "_mlir_ciface_" TIDE_RT_CPU_MATMUL_F32 ||
+                f.getName() == "_mlir_ciface_" TIDE_RT_CPU_MATMUL_BATCHED_F32;
     usesBlas |= gemm;
     usesDnnl |= dnnl;
     usesOpenMP |= f.getName().starts_with("__kmpc_");

@@ -7,9 +7,11 @@
 // cuDNN's tensor-core convolutions work on channels-last data. Handed NCHW
 // buffers, they transpose the input, run, and transpose the output back: in
 // ResNet-50 at batch 32 in bf16 those transposes were a fifth of the GPU's
-// time. This pass makes the convolutions channels-last at the tensor level
-// and moves the transposes that brings down the graph, where consecutive
-// convolutions' transposes meet and cancel (see Passes.td).
+// time. oneDNN's CPU convolutions likewise reorder NCHW activations into the
+// layout their kernels read, and back, at every call. This pass makes the
+// convolutions channels-last at the tensor level and moves the transposes that
+// brings down the graph, where consecutive convolutions' transposes meet and
+// cancel (see Passes.td).
 //
 //===----------------------------------------------------------------------===//
 
@@ -112,17 +114,20 @@ bool onlyElementwiseReaders(TransposeOp t) {
 
 /// conv (NCHW) -> transpose(conv channels_last (transpose(x), transpose(w))).
 struct ConvToChannelsLast : OpRewritePattern<ConvOp> {
-  ConvToChannelsLast(MLIRContext *ctx, bool f32)
-      : OpRewritePattern(ctx), f32(f32) {}
+  ConvToChannelsLast(MLIRContext *ctx, bool f32, bool host)
+      : OpRewritePattern(ctx), f32(f32), host(host) {}
 
   LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
     DeviceAttr device = getDevice(op);
     Type element = op.getType().getElementType();
-    if (op.getChannelsLast() || !device || !device.isGPU() ||
-        op.getType().getRank() != 4 || op.getGroups() != 1 ||
-        !(element.isF16() || element.isBF16() || (f32 && element.isF32())))
-      return rewriter.notifyMatchFailure(op, "not a GPU 2-D conv to rewrite");
+    bool gpu = device && device.isGPU();
+    if (op.getChannelsLast() || op.getType().getRank() != 4 ||
+        op.getGroups() != 1 ||
+        !(gpu ? element.isF16() || element.isBF16() || (f32 && element.isF32())
+              : host && element.isF32() &&
+                    op.getWeight().getType().hasStaticShape()))
+      return rewriter.notifyMatchFailure(op, "not a 2-D conv to rewrite");
     SmallVector<int64_t> toLast = {0, 2, 3, 1}, toFirst = {0, 3, 1, 2};
     Value x = transpose(rewriter, op, op.getInput(), toLast);
     Value w = transpose(rewriter, op, op.getWeight(), toLast);
@@ -134,7 +139,7 @@ struct ConvToChannelsLast : OpRewritePattern<ConvOp> {
     return success();
   }
 
-  bool f32;
+  bool f32, host;
 };
 
 /// op(transpose(a, p), transpose(b, p), bias) ->
@@ -356,7 +361,7 @@ struct ChannelsLastPass
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
-    patterns.add<ConvToChannelsLast>(ctx, f32);
+    patterns.add<ConvToChannelsLast>(ctx, f32, host);
     patterns
         .add<SinkTransposeThroughElementwise,
              SinkTransposeThroughReduction<ReduceSumOp>,

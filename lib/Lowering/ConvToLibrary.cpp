@@ -108,6 +108,35 @@ bool zeroAt(Value buffer, Operation *point) {
   return false;
 }
 
+/// The FCHW buffer `copy` writes into `w` in FHWC order, when it is such a
+/// copy: a linalg.transpose with permutation [0, 2, 3, 1], or the
+/// linalg.generic elementwise fusion leaves of one (input map
+/// (d0, d1, d2, d3) -> (d0, d3, d1, d2), identity output map, a body that
+/// yields its input); null otherwise.
+Value fhwcCopySource(Operation *copy, Value w) {
+  if (auto t = dyn_cast<linalg::TransposeOp>(copy))
+    return t.getInit() == w &&
+                   t.getPermutation() == ArrayRef<int64_t>{0, 2, 3, 1}
+               ? t.getInput()
+               : Value();
+  auto generic = dyn_cast<linalg::GenericOp>(copy);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 || generic.getDpsInits()[0] != w ||
+      generic.getNumReductionLoops() != 0)
+    return Value();
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  if (maps[0] != AffineMap::getPermutationMap(ArrayRef<unsigned>{0, 3, 1, 2},
+                                              copy->getContext()) ||
+      !maps[1].isIdentity())
+    return Value();
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (body.getOperations().size() != 1 || yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != body.getArgument(0))
+    return Value();
+  return generic.getDpsInputs()[0];
+}
+
 /// Erases `buffer`'s allocation when nothing reads it any more: only
 /// deallocations, fills of it, copies into it or into subviews of it.
 void eraseIfUnread(Value buffer) {
@@ -120,6 +149,9 @@ void eraseIfUnread(Value buffer) {
       dead.push_back(user);
     } else if (auto fill = dyn_cast<linalg::FillOp>(user);
                fill && fill.getDpsInits()[0] == buffer) {
+      dead.push_back(user);
+    } else if (Value source = fhwcCopySource(user, buffer);
+               source && source != buffer) {
       dead.push_back(user);
     } else if (auto copy = dyn_cast<memref::CopyOp>(user);
                copy && copy.getTarget() == buffer &&
@@ -144,11 +176,14 @@ void eraseIfUnread(Value buffer) {
 
 /// The unpadded input of the convolution `conv` reading the padded buffer
 /// `padded`: the source of the one copy into the interior subview of
-/// `padded` (offsets `before` in the spatial dims), when neither is written
-/// between that copy and the convolution. By the tensor-level padding the
-/// IR bufferized, the rest of `padded` is zero there.
-Value unpaddedSource(Value padded, Operation *conv, ArrayRef<int64_t> before) {
+/// `padded` (offsets `before` in the spatial dims, which start at
+/// `firstSpatial`: 2 for NC<spatial>, 1 for N<spatial>C), when neither is
+/// written between that copy and the convolution. By the tensor-level
+/// padding the IR bufferized, the rest of `padded` is zero there.
+Value unpaddedSource(Value padded, Operation *conv, ArrayRef<int64_t> before,
+                     int64_t firstSpatial) {
   auto type = cast<MemRefType>(padded.getType());
+  int64_t k = before.size();
   memref::CopyOp interior;
   for (Operation *user : padded.getUsers()) {
     auto subview = dyn_cast<memref::SubViewOp>(user);
@@ -157,12 +192,13 @@ Value unpaddedSource(Value padded, Operation *conv, ArrayRef<int64_t> before) {
     ArrayRef<int64_t> offsets = subview.getStaticOffsets(),
                       sizes = subview.getStaticSizes();
     bool match = llvm::all_of(subview.getStaticStrides(),
-                              [](int64_t s) { return s == 1; }) &&
-                 offsets[0] == 0 && offsets[1] == 0 &&
-                 sizes[0] == type.getDimSize(0) &&
-                 sizes[1] == type.getDimSize(1);
-    for (size_t i = 0; match && i < before.size(); ++i)
-      match = offsets[i + 2] == before[i];
+                              [](int64_t s) { return s == 1; });
+    for (int64_t d = 0; match && d < type.getRank(); ++d) {
+      if (d >= firstSpatial && d < firstSpatial + k)
+        match = offsets[d] == before[d - firstSpatial];
+      else
+        match = offsets[d] == 0 && sizes[d] == type.getDimSize(d);
+    }
     if (!match)
       continue;
     for (Operation *viewUser : subview->getUsers()) {
@@ -231,36 +267,39 @@ func::FuncOp getOrDeclareConv(ModuleOp module, bool epilogue) {
 /// each part optional (a linalg.generic of the elementwise fusion).
 struct Epilogue {
   linalg::GenericOp op;
-  Value bias;     // (F, 1, ...) read at the output channel, or null
+  Value bias;          // one element per output channel (see channelResult)
+  int64_t biasDim = 0; // the bias's dimension of size F
   Value residual; // a buffer of y's shape read at the same element, or null
   bool relu = false;
   Value out; // the generic's output buffer
 };
 
-/// Whether `map` reads the output channel (loop dimension 1) of a rank-`rank`
-/// loop nest from a (F, 1, ...) buffer: (d0, d1, ...) -> (d1, 0, ...).
-bool readsChannel(AffineMap map, int64_t rank) {
-  if (map.getNumDims() != rank || map.getNumResults() != rank - 1)
-    return false;
+/// The position of the result of `map` that reads the output channel (loop
+/// dimension `channel`) of a rank-`rank` loop nest, when every other result
+/// is the constant 0: a bias buffer of one element per channel, such as
+/// (F, 1, ...) read by (d0, d1, ...) -> (d1, 0, ...), or (1, 1, 1, F) by
+/// (d0, d1, d2, d3) -> (0, 0, 0, d3) in NHWC; -1 otherwise.
+int64_t channelResult(AffineMap map, int64_t rank, int64_t channel) {
+  if (map.getNumDims() != rank || map.getNumResults() == 0)
+    return -1;
+  int64_t position = -1;
   for (auto [i, e] : llvm::enumerate(map.getResults())) {
-    if (i == 0) {
-      auto dim = dyn_cast<AffineDimExpr>(e);
-      if (!dim || dim.getPosition() != 1)
-        return false;
-    } else if (auto c = dyn_cast<AffineConstantExpr>(e);
-               !c || c.getValue() != 0) {
-      return false;
-    }
+    if (auto dim = dyn_cast<AffineDimExpr>(e);
+        dim && dim.getPosition() == channel && position < 0)
+      position = i;
+    else if (auto c = dyn_cast<AffineConstantExpr>(e); !c || c.getValue() != 0)
+      return -1;
   }
-  return true;
+  return position;
 }
 
 /// The elementwise consumer of the (ungrouped) convolution output `y` that
 /// oneDNN can fuse, when it comes after `conv` with only allocations, views
 /// and constants between, and `y` is read by nothing else. `x` and `w` are
-/// the convolution's operands (the epilogue must not write them).
+/// the convolution's operands (the epilogue must not write them); `channel`
+/// is y's channel dimension (1, or the last for NHWC).
 std::optional<Epilogue> matchEpilogue(Operation *conv, Value y, Value x,
-                                      Value w) {
+                                      Value w, int64_t channel) {
   auto yType = cast<MemRefType>(y.getType());
   int64_t rank = yType.getRank();
   if (!yType.hasStaticShape() || !y.getDefiningOp<memref::AllocOp>())
@@ -304,9 +343,11 @@ std::optional<Epilogue> matchEpilogue(Operation *conv, Value y, Value x,
                !residualArg && rootOf(in->get()) != y) {
       e.residual = in->get();
       residualArg = arg;
-    } else if (readsChannel(map, rank) && !biasArg &&
-               type.getDimSize(0) == yType.getDimSize(1)) {
+    } else if (int64_t at = channelResult(map, rank, channel);
+               at >= 0 && !biasArg &&
+               type.getDimSize(at) == yType.getDimSize(channel)) {
       e.bias = in->get();
+      e.biasDim = at;
       biasArg = arg;
     } else {
       return std::nullopt;
@@ -389,7 +430,8 @@ std::optional<Epilogue> matchEpilogue(Operation *conv, Value y, Value x,
 /// call of tide_rt_cpu_conv_f32; false when it is not one.
 bool lowerConv(linalg::LinalgOp op, int64_t threads) {
   if (!isa<linalg::Conv1DNcwFcwOp, linalg::Conv2DNchwFchwOp,
-           linalg::Conv3DNcdhwFcdhwOp, linalg::Conv2DNgchwGfchwOp>(op) ||
+           linalg::Conv3DNcdhwFcdhwOp, linalg::Conv2DNgchwGfchwOp,
+           linalg::Conv2DNhwcFhwcOp>(op) ||
       !op->hasAttr(TideDialect::getConvPadsAttrName()) ||
       op->getParentOfType<gpu::LaunchOp>() || !op.hasPureBufferSemantics())
     return false;
@@ -401,6 +443,10 @@ bool lowerConv(linalg::LinalgOp op, int64_t threads) {
       return false;
   }
   bool grouped = isa<linalg::Conv2DNgchwGfchwOp>(op);
+  // Channels-last (tide-channels-last): NHWC activations, FHWC weights; the
+  // runtime gets NCHW / FCHW views of them (memref.transpose: only strides
+  // change), which oneDNN reads in place.
+  bool nhwc = isa<linalg::Conv2DNhwcFhwcOp>(op);
   auto yType = cast<MemRefType>(y.getType());
   int64_t rank = yType.getRank() - (grouped ? 1 : 0), k = rank - 2;
   int64_t groups = 1;
@@ -443,7 +489,8 @@ bool lowerConv(linalg::LinalgOp op, int64_t threads) {
   SmallVector<int64_t> padBefore(3, 0), padAfter(3, 0);
   Value paddedBuffer;
   if (llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
-    if (Value source = unpaddedSource(x, op, pads.take_front(k))) {
+    if (Value source =
+            unpaddedSource(x, op, pads.take_front(k), nhwc ? 1 : 2)) {
       paddedBuffer = x;
       x = source;
       for (int64_t i = 0; i < k; ++i) {
@@ -452,7 +499,22 @@ bool lowerConv(linalg::LinalgOp op, int64_t threads) {
       }
     }
   }
-  bool constantWeights = isConstantBuffer(w);
+  // FHWC weights that are a transpose of FCHW ones (a constant's, as
+  // tide-channels-last writes it): those, read in place, not the copy.
+  // (The allocation may be reused by several such copies: the one that
+  // reaches `op` is the last before it, with no write between.)
+  Value weightSource;
+  if (nhwc && w.getDefiningOp<memref::AllocOp>()) {
+    for (Operation *user : w.getUsers()) {
+      Value source = fhwcCopySource(user, w);
+      if (source && user->getBlock() == op->getBlock() &&
+          user->isBeforeInBlock(op) && isa<MemRefType>(source.getType()) &&
+          !writtenBetween(user, op, {rootOf(source), w}))
+        weightSource = source;
+    }
+  }
+  bool constantWeights = isConstantBuffer(weightSource ? weightSource : w);
+  Value weightCopy = weightSource ? w : Value();
 
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -467,13 +529,41 @@ bool lowerConv(linalg::LinalgOp op, int64_t threads) {
   // accumulating): the call takes its place and writes its output.
   std::optional<Epilogue> epilogue;
   if (!grouped && !accumulate)
-    epilogue = matchEpilogue(op, y, x, w);
+    epilogue = matchEpilogue(op, y, x, weightSource ? weightSource : w,
+                             nhwc ? rank - 1 : 1);
   if (epilogue)
     b.setInsertionPoint(epilogue->op);
   Value out = epilogue ? epilogue->out : y;
   if (grouped)
     out = memref::CollapseShapeOp::create(
         b, loc, y, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+  // NHWC buffers as NCHW views, FHWC weights as FCHW.
+  Value bias = epilogue ? epilogue->bias : Value(),
+        residual = epilogue ? epilogue->residual : Value();
+  if (nhwc) {
+    auto toFirst = [&](Value v) -> Value {
+      return memref::TransposeOp::create(
+          b, loc, v,
+          AffineMapAttr::get(AffineMap::getPermutationMap(
+              ArrayRef<unsigned>{0, 3, 1, 2}, b.getContext())));
+    };
+    x = toFirst(x);
+    out = toFirst(out);
+    w = weightSource ? weightSource : toFirst(w);
+    if (residual)
+      residual = toFirst(residual);
+  }
+  // A bias whose channels are not its first dimension: a 1-D view of them.
+  if (bias && epilogue->biasDim != 0) {
+    auto type = cast<MemRefType>(bias.getType());
+    int64_t rankB = type.getRank();
+    SmallVector<int64_t> offsets(rankB, 0), sizes(rankB, 1), steps(rankB, 1);
+    sizes[epilogue->biasDim] = type.getDimSize(epilogue->biasDim);
+    auto viewType = memref::SubViewOp::inferRankReducedResultType(
+        {sizes[epilogue->biasDim]}, type, offsets, sizes, steps);
+    bias = memref::SubViewOp::create(b, loc, cast<MemRefType>(viewType), bias,
+                                     offsets, sizes, steps);
+  }
   auto unranked = [&](Value v) -> Value {
     return memref::CastOp::create(
         b, loc, UnrankedMemRefType::get(b.getF32Type(), Attribute()), v);
@@ -500,8 +590,8 @@ bool lowerConv(linalg::LinalgOp op, int64_t threads) {
     for (int64_t v : *values)
       operands.push_back(i64(v));
   if (epilogue) {
-    operands.push_back(unranked(epilogue->bias ? epilogue->bias : out));
-    operands.push_back(unranked(epilogue->residual ? epilogue->residual : out));
+    operands.push_back(unranked(bias ? bias : out));
+    operands.push_back(unranked(residual ? residual : out));
     operands.push_back(i64((epilogue->bias ? TIDE_RT_CONV_BIAS : 0) |
                            (epilogue->residual ? TIDE_RT_CONV_RESIDUAL : 0) |
                            (epilogue->relu ? TIDE_RT_CONV_RELU : 0)));
@@ -522,6 +612,8 @@ bool lowerConv(linalg::LinalgOp op, int64_t threads) {
     xView->erase();
   if (paddedBuffer)
     eraseIfUnread(paddedBuffer);
+  if (weightCopy)
+    eraseIfUnread(weightCopy);
   return true;
 }
 

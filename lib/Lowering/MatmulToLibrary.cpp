@@ -119,14 +119,16 @@ void lowerBatchedGemm(OpBuilder &b, linalg::LinalgOp op,
   op->erase();
 }
 
-/// tide_rt_cpu_matmul_f32 (oneDNN), declared once in `module`.
-func::FuncOp getOrDeclareDnnlMatmul(ModuleOp module, MemRefType viewType) {
-  if (auto callee = module.lookupSymbol<func::FuncOp>(TIDE_RT_CPU_MATMUL_F32))
+/// tide_rt_cpu_matmul_f32 or tide_rt_cpu_matmul_batched_f32 (`name`,
+/// oneDNN), declared once in `module`.
+func::FuncOp getOrDeclareDnnlMatmul(ModuleOp module, StringRef name,
+                                    MemRefType viewType) {
+  if (auto callee = module.lookupSymbol<func::FuncOp>(name))
     return callee;
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
   Type i32 = b.getI32Type();
   auto callee = func::FuncOp::create(
-      b, module.getLoc(), TIDE_RT_CPU_MATMUL_F32,
+      b, module.getLoc(), name,
       b.getFunctionType({viewType, viewType, viewType, i32, i32, i32}, {}));
   callee.setPrivate();
   callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
@@ -160,12 +162,13 @@ struct MatmulToLibraryPass
           {ShapedType::kDynamic, ShapedType::kDynamic}, element,
           StridedLayoutAttr::get(module.getContext(), ShapedType::kDynamic,
                                  {ShapedType::kDynamic, 1}));
-      // A linear layer's constant f32 weight: oneDNN, which packs it once.
+      // f32: oneDNN, which packs a constant weight (a linear layer's) once
+      // and runs on Tide's OpenMP threads (OpenBLAS's own threads spun in
+      // sched_yield while oneDNN's calls and Tide's loops needed the cores).
       Value rhs = isa<linalg::MatmulOp>(op)
                       ? op.getDpsInputs()[1]
                       : matchBatchedGemm(op, GemmLibrary::HostBlas)[1].value;
-      if (dnnl && element.isF32() && isConstantBuffer(rhs)) {
-        func::FuncOp dnnl = getOrDeclareDnnlMatmul(module, dynType);
+      if (dnnl && element.isF32()) {
         bool accumulate = true;
         Operation *init = nullptr;
         if (outputIsZero(op, init)) {
@@ -177,18 +180,43 @@ struct MatmulToLibraryPass
         Location loc = op.getLoc();
         SmallVector<Value> extra = {
             arith::ConstantIntOp::create(b, loc, accumulate, 32),
-            arith::ConstantIntOp::create(b, loc, 1, 32),
+            arith::ConstantIntOp::create(b, loc, isConstantBuffer(rhs), 32),
             arith::ConstantIntOp::create(b, loc, threads, 32)};
         if (!isa<linalg::MatmulOp>(op)) {
-          lowerBatchedGemm(b, op, matchBatchedGemm(op, GemmLibrary::HostBlas),
-                           dnnl, dynType, extra);
+          // One call for the batch (oneDNN parallelizes over it; per-batch
+          // calls of attention's small per-head products each forked the
+          // threads for a few microseconds of work).
+          auto viewType = MemRefType::get(
+              {ShapedType::kDynamic, ShapedType::kDynamic,
+               ShapedType::kDynamic},
+              element,
+              StridedLayoutAttr::get(
+                  module.getContext(), ShapedType::kDynamic,
+                  {ShapedType::kDynamic, ShapedType::kDynamic, 1}));
+          SmallVector<BatchedGemmOperand> batched =
+              matchBatchedGemm(op, GemmLibrary::HostBlas);
+          SmallVector<Value> values;
+          for (const BatchedGemmOperand &operand : batched)
+            values.push_back(operand.value);
+          SmallVector<Value> views =
+              buildBatchedGemmViews(b, loc, batched, values, viewType);
+          llvm::append_range(views, extra);
+          func::CallOp::create(
+              b, loc,
+              getOrDeclareDnnlMatmul(module, TIDE_RT_CPU_MATMUL_BATCHED_F32,
+                                     viewType),
+              views);
+          op.erase();
           continue;
         }
         SmallVector<Value> operands;
         for (Value v : op->getOperands())
           operands.push_back(memref::CastOp::create(b, loc, dynType, v));
         llvm::append_range(operands, extra);
-        func::CallOp::create(b, loc, dnnl, operands);
+        func::CallOp::create(
+            b, loc,
+            getOrDeclareDnnlMatmul(module, TIDE_RT_CPU_MATMUL_F32, dynType),
+            operands);
         op.erase();
         continue;
       }

@@ -192,6 +192,14 @@ static bool addHostLoops(OpPassManager &pm, int64_t threads, int64_t grain) {
 
 void mlir::tide::buildCpuPipeline(OpPassManager &pm,
                                   const CpuPipelineOptions &options) {
+  // oneDNN's convolutions on the NHWC data their kernels read (NCHW ones
+  // are reordered in and out at every call).
+  if (options.channelsLast && options.dnnl && options.blas) {
+    ChannelsLastPassOptions layout;
+    layout.host = true;
+    pm.addNestedPass<func::FuncOp>(createChannelsLastPass(layout));
+    pm.addPass(createCSEPass());
+  }
   addTensorSteps(pm, options.fuse, /*gpu=*/false, options.dnnl);
   // Softmax, norms: a reduction and what consumes it computed by row tiles
   // that stay in the cache (one scf.forall, independent tiles).

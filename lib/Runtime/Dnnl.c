@@ -12,8 +12,10 @@
 |*    compiler flags) are given to oneDNN as `format_tag any`: it picks the   *|
 |*    blocked layout its fastest kernel reads, and the weights are reordered  *|
 |*    into it once per weight buffer (keyed by its address, which a constant  *|
-|*    never changes) instead of at every call. Other weights are read in      *|
-|*    place, plain;                                                           *|
+|*    never changes) instead of at every call. A convolution's other        *|
+|*    weights are reordered into it at every call (plain weights can leave    *|
+|*    oneDNN only its reference kernel: 2-6 s for one 3x3 convolution of      *|
+|*    ResNet-18 on NHWC data); a matmul's are read in place, plain;           *|
 |*  - activations stay plain (NCHW, any strides) in Tide's buffers, which     *|
 |*    its own loops read and write between library calls; oneDNN's fast       *|
 |*    kernels want another layout (NHWC for brgconv here), so each call       *|
@@ -47,9 +49,6 @@
  * libomp first). */
 extern void omp_set_num_threads(int threads);
 extern int omp_get_max_threads(void);
-
-/* libomp's, when the module has parallel loops (see Gemm.c). */
-extern void kmp_set_blocktime(int milliseconds) __attribute__((weak));
 
 static void fatal(const char *format, ...) {
   va_list args;
@@ -91,20 +90,16 @@ static dnnl_stream_t threadStream(const char *call) {
 }
 
 /* Sets the calling thread's OpenMP thread count to Tide's (see the file
- * comment), and lets libomp's idle workers sleep at once when both OpenMP
- * runtimes are loaded (see Gemm.c). */
+ * comment). libomp's blocktime is left as it is: its workers spin between
+ * oneDNN's regions and Tide's loops, which run on the same pool (ResNet-18
+ * on 2 threads: 19 ms a call against 24 ms with blocktime 0, which made
+ * them sleep and wake at every region; Gemm.c sets 0 for modules that call
+ * OpenBLAS, whose own threads need the cores). */
 static void useTideThreads(int64_t compiled) {
-  static _Thread_local int done = 0;
   int threads =
       tide_rt_cpu_team_size(INT64_MAX, 1, compiled > 0 ? (int32_t)compiled : 0);
   if (omp_get_max_threads() != threads)
     omp_set_num_threads(threads);
-  if (!done) {
-    done = 1;
-    if (kmp_set_blocktime && !getenv("KMP_BLOCKTIME") &&
-        !getenv("OMP_WAIT_POLICY"))
-      kmp_set_blocktime(0);
-  }
 }
 
 /*===- Plans
@@ -127,6 +122,11 @@ typedef struct Plan {
   dnnl_memory_desc_t plainWeights;      /* the caller's weights */
   dnnl_primitive_t reorder;             /* plain -> weights; NULL if same */
   Packed *packed;
+  /* Weights that are not module constants, in a layout the primitive
+   * picked all the same: reordered at every call (a few hundred KB, where
+   * plain weights can leave oneDNN only its reference kernel, thousands of
+   * times slower on channels-last data). */
+  int reorderPerCall;
   /* Blocked activations: the caller's plain ones and their reorders into
    * and out of the primitive's layouts (NULL: the primitive reads/writes
    * the caller's buffers). */
@@ -145,7 +145,8 @@ typedef struct {
   void *data;
   size_t bytes;
 } Scratch;
-static _Thread_local Scratch srcScratch = {NULL, 0}, dstScratch = {NULL, 0};
+static _Thread_local Scratch srcScratch = {NULL, 0}, dstScratch = {NULL, 0},
+                             weightScratch = {NULL, 0};
 
 static void *scratchOf(Scratch *s, size_t bytes, const char *call) {
   if (s->bytes < bytes) {
@@ -214,8 +215,10 @@ __attribute__((destructor)) static void releasePlans(void) {
   }
   free(srcScratch.data);
   free(dstScratch.data);
+  free(weightScratch.data);
   srcScratch = (Scratch){NULL, 0};
   dstScratch = (Scratch){NULL, 0};
+  weightScratch = (Scratch){NULL, 0};
   if (stream)
     dnnl_stream_destroy(stream);
   stream = NULL;
@@ -298,11 +301,19 @@ static dnnl_memory_t memoryOf(const dnnl_memory_desc_t *desc, void *data,
 }
 
 /* The weights the plan's primitive reads: `weights` itself, or its copy in
- * the primitive's layout (made once per buffer; constants only). */
+ * the primitive's layout (made once per buffer for constants, at every call
+ * otherwise). */
 static void *weightsFor(Plan *p, void *weights, dnnl_stream_t stream,
                         const char *call) {
   if (!p->reorder)
     return weights;
+  if (p->reorderPerCall) {
+    void *data =
+        scratchOf(&weightScratch, dnnl_memory_desc_get_size(&p->weights), call);
+    reorderNow(p->reorder, &p->plainWeights, weights, &p->weights, data, stream,
+               call);
+    return data;
+  }
   for (Packed *k = __atomic_load_n(&p->packed, __ATOMIC_ACQUIRE); k;
        k = k->next)
     if (k->source == weights)
@@ -527,12 +538,10 @@ static void convolve(TIDE_RT_CPU_CONV_ARGS, const View *bias,
       check(dnnl_memory_desc_init_by_strides(&p->plainWeights, wRankDnnl, wDims,
                                              dnnl_f32, wStrides),
             "to describe the weights", call);
-      if (constantWeights)
-        check(dnnl_memory_desc_init_by_tag(&weights, wRankDnnl, wDims, dnnl_f32,
-                                           dnnl_format_tag_any),
-              "to describe the weights", call);
-      else
-        weights = p->plainWeights;
+      check(dnnl_memory_desc_init_by_tag(&weights, wRankDnnl, wDims, dnnl_f32,
+                                         dnnl_format_tag_any),
+            "to describe the weights", call);
+      p->reorderPerCall = !constantWeights;
       p->plainSrc = src;
       p->plainDst = dst;
       if (bias) {
@@ -627,35 +636,48 @@ void tide_rt_cpu_conv_epilogue_f32(TIDE_RT_CPU_CONV_ARGS, int64_t bRank,
 /*===- Matmul
  * --------------------------------------------------------------===*/
 
-void _mlir_ciface_tide_rt_cpu_matmul_f32(TideMemRef2D *a, TideMemRef2D *b,
-                                         TideMemRef2D *c, int32_t accumulate,
-                                         int32_t constantWeights,
-                                         int32_t threads) {
-  const char *call = "tide_rt_cpu_matmul_f32";
-  int64_t m = a->sizes[0], kk = a->sizes[1], n = b->sizes[1];
-  if (m == 0 || n == 0)
+/* C = A * B over `rank` (2, or 3 with a leading batch) dims: `dims` and
+ * `strides` per operand (A, B, C), a batch stride of 0 for an operand that
+ * is broadcast (described to oneDNN as a batch of 1, which its matmul
+ * broadcasts). */
+static void matmul(int rank, int64_t dims[3][3], int64_t strides[3][3],
+                   float *data[3], int32_t accumulate, int32_t constantWeights,
+                   int32_t threads, const char *call) {
+  int r = rank - 2; /* the row dim */
+  int64_t batch = rank == 3 ? dims[2][0] : 1;
+  int64_t m = dims[0][r], kk = dims[0][r + 1], n = dims[1][r + 1];
+  if (dims[1][r] != kk || dims[2][r] != m || dims[2][r + 1] != n ||
+      (rank == 3 && (dims[0][0] != batch || dims[1][0] != batch)))
+    fatal("%s: inconsistent shapes (%lldx%lld times %lldx%lld into %lldx%lld, "
+          "batch %lld)",
+          call, (long long)m, (long long)kk, (long long)dims[1][r],
+          (long long)n, (long long)dims[2][r], (long long)dims[2][r + 1],
+          (long long)batch);
+  if (m == 0 || n == 0 || batch == 0)
     return;
-  if (b->sizes[0] != kk || c->sizes[0] != m || c->sizes[1] != n)
-    fatal("%s: inconsistent shapes (%lldx%lld times %lldx%lld into %lldx%lld)",
-          call, (long long)m, (long long)kk, (long long)b->sizes[0],
-          (long long)n, (long long)c->sizes[0], (long long)c->sizes[1]);
   if (kk == 0) {
     if (!accumulate)
-      for (int64_t i = 0; i < m; ++i)
-        memset((float *)c->aligned + c->offset + i * c->strides[0], 0,
-               (size_t)n * sizeof(float));
+      for (int64_t bi = 0; bi < batch; ++bi)
+        for (int64_t i = 0; i < m; ++i)
+          memset(data[2] + (rank == 3 ? bi * strides[2][0] : 0) +
+                     i * strides[2][r],
+                 0, (size_t)n * sizeof(float));
     return;
   }
+  /* Broadcast operands: a batch of 1. */
+  if (rank == 3)
+    for (int i = 0; i < 2; ++i)
+      if (strides[i][0] == 0 || batch == 1)
+        dims[i][0] = 1;
   int64_t key[kKeyLength] = {0};
   int k = 0;
-  key[k++] = 2; /* matmul */
+  key[k++] = rank; /* matmul */
   key[k++] = accumulate != 0;
   key[k++] = constantWeights != 0;
-  const TideMemRef2D *operands[3] = {a, b, c};
   for (int i = 0; i < 3; ++i)
-    for (int d = 0; d < 2; ++d) {
-      key[k++] = operands[i]->sizes[d];
-      key[k++] = operands[i]->strides[d];
+    for (int d = 0; d < rank; ++d) {
+      key[k++] = dims[i][d];
+      key[k++] = strides[i][d];
     }
 
   dnnl_stream_t stream = threadStream(call);
@@ -671,23 +693,25 @@ void _mlir_ciface_tide_rt_cpu_matmul_f32(TideMemRef2D *a, TideMemRef2D *b,
       memcpy(p->key, key, sizeof(key));
       dnnl_memory_desc_t descs[3];
       for (int i = 0; i < 3; ++i) {
-        dnnl_dims_t dims = {operands[i]->sizes[0], operands[i]->sizes[1]};
-        dnnl_dims_t strides = {operands[i]->strides[0],
-                               operands[i]->strides[1]};
-        check(dnnl_memory_desc_init_by_strides(&descs[i], 2, dims, dnnl_f32,
-                                               strides),
-              "to describe an operand", call);
+        dnnl_dims_t d, st;
+        for (int j = 0; j < rank; ++j) {
+          d[j] = dims[i][j];
+          /* oneDNN wants a stride for a dim of 1 too: any will do. */
+          st[j] =
+              strides[i][j] != 0 ? strides[i][j] : dims[i][r] * strides[i][r];
+        }
+        check(
+            dnnl_memory_desc_init_by_strides(&descs[i], rank, d, dnnl_f32, st),
+            "to describe an operand", call);
       }
       p->plainWeights = descs[1];
       p->plainSrc = descs[0];
       p->plainDst = descs[2];
       dnnl_memory_desc_t weights = descs[1];
-      if (constantWeights) {
-        dnnl_dims_t dims = {kk, n};
-        check(dnnl_memory_desc_init_by_tag(&weights, 2, dims, dnnl_f32,
-                                           dnnl_format_tag_any),
+      if (constantWeights)
+        check(dnnl_memory_desc_init_by_tag(&weights, rank, descs[1].dims,
+                                           dnnl_f32, dnnl_format_tag_any),
               "to describe the weights", call);
-      }
       dnnl_matmul_desc_t desc;
       check(dnnl_matmul_desc_init(&desc, &descs[0], &weights, NULL, &descs[2]),
             "to describe the matmul", call);
@@ -697,6 +721,53 @@ void _mlir_ciface_tide_rt_cpu_matmul_f32(TideMemRef2D *a, TideMemRef2D *b,
     }
     pthread_mutex_unlock(&plansLock);
   }
-  run(p, (float *)a->aligned + a->offset, (float *)b->aligned + b->offset,
-      (float *)c->aligned + c->offset, NULL, NULL, stream, call);
+  run(p, data[0], data[1], data[2], NULL, NULL, stream, call);
+}
+
+void _mlir_ciface_tide_rt_cpu_matmul_f32(TideMemRef2D *a, TideMemRef2D *b,
+                                         TideMemRef2D *c, int32_t accumulate,
+                                         int32_t constantWeights,
+                                         int32_t threads) {
+  const TideMemRef2D *operands[3] = {a, b, c};
+  int64_t dims[3][3], strides[3][3];
+  float *data[3];
+  for (int i = 0; i < 3; ++i) {
+    for (int d = 0; d < 2; ++d) {
+      dims[i][d] = operands[i]->sizes[d];
+      strides[i][d] = operands[i]->strides[d];
+    }
+    data[i] = (float *)operands[i]->aligned + operands[i]->offset;
+  }
+  matmul(2, dims, strides, data, accumulate, constantWeights, threads,
+         "tide_rt_cpu_matmul_f32");
+}
+
+void _mlir_ciface_tide_rt_cpu_matmul_batched_f32(
+    TideMemRef3D *a, TideMemRef3D *b, TideMemRef3D *c, int32_t accumulate,
+    int32_t constantWeights, int32_t threads) {
+  const TideMemRef3D *operands[3] = {a, b, c};
+  int64_t dims[3][3], strides[3][3];
+  float *data[3];
+  for (int i = 0; i < 3; ++i) {
+    for (int d = 0; d < 3; ++d) {
+      dims[i][d] = operands[i]->sizes[d];
+      strides[i][d] = operands[i]->strides[d];
+    }
+    data[i] = (float *)operands[i]->aligned + operands[i]->offset;
+  }
+  /* A batch of one (a linear layer's rows folded together): the 2-D
+   * primitive, which oneDNN 2.6 ran up to 1.8x faster than the same product
+   * described in 3-D (the encoder's 128x768 times 768x3072 FFN product). */
+  if (c->sizes[0] == 1) {
+    for (int i = 0; i < 3; ++i)
+      for (int d = 0; d < 2; ++d) {
+        dims[i][d] = dims[i][d + 1];
+        strides[i][d] = strides[i][d + 1];
+      }
+    matmul(2, dims, strides, data, accumulate, constantWeights, threads,
+           "tide_rt_cpu_matmul_batched_f32");
+    return;
+  }
+  matmul(3, dims, strides, data, accumulate, constantWeights, threads,
+         "tide_rt_cpu_matmul_batched_f32");
 }

@@ -1,5 +1,6 @@
 // RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-channels-last),cse)' --split-input-file | FileCheck %s
 // RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-channels-last{f32=true}),cse)' --split-input-file | FileCheck %s --check-prefix=F32
+// RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-channels-last{host=true}),cse)' --split-input-file | FileCheck %s --check-prefix=HOST
 
 // A residual block on the GPU: the input is transposed once; bias adds,
 // activations and the residual add run on NHWC data; the global pooling
@@ -127,4 +128,42 @@ func.func @unchanged(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x1x1xf32>, %h: tenso
   %2 = tide.conv %h, %g strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 2 {tide.device = #tide.device<cuda:0>} : tensor<1x4x4x4xf16>, tensor<4x2x1x1xf16>
   %3 = tide.conv %v, %k strides = [1] dilations = [1] pads = [0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x4x8xf16>, tensor<4x4x3xf16>
   return %0, %1, %2, %3 : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x4x4xf16>, tensor<1x4x6xf16>
+}
+
+// -----
+
+// host=true (the CPU pipeline, for oneDNN): ungrouped 2-D f32 convolutions
+// not placed on a GPU (unplaced or on the CPU) become channels-last, with
+// the block's bias add and ReLU run on NHWC data and
+// the global pooling reduces NHWC axes. f64, grouped, dynamic-weight and
+// GPU-placed f32 convolutions stay as they are (so do 1-D and 3-D ones).
+// HOST-LABEL: func.func @host_block(
+// HOST-SAME: %[[X:[^:]*]]: tensor<1x8x6x6xf32>, %[[W:[^:]*]]: tensor<8x8x3x3xf32>, %[[B:[^:]*]]: tensor<8x1x1xf32>
+// HOST: %[[XT:.*]] = tide.transpose %[[X]] perm = [0, 2, 3, 1] : tensor<1x8x6x6xf32>
+// HOST: %[[WT:.*]] = tide.transpose %[[W]] perm = [0, 2, 3, 1] : tensor<8x8x3x3xf32>
+// HOST: %[[C:.*]] = tide.conv %[[XT]], %[[WT]] {{.*}} channels_last : tensor<1x6x6x8xf32>, tensor<8x3x3x8xf32>
+// HOST: %[[A:.*]] = tide.add %[[C]], %{{.*}} : tensor<1x6x6x8xf32>
+// HOST: %[[R:.*]] = tide.relu %[[A]] : tensor<1x6x6x8xf32>
+// HOST: tide.reduce_mean %[[R]] axes = [1, 2] : tensor<1x6x6x8xf32>
+// HOST-NOT: tide.transpose
+// HOST: return
+func.func @host_block(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>, %b: tensor<8x1x1xf32>) -> tensor<1x8xf32> {
+  %c = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>
+  %a = tide.add %c, %b : tensor<1x8x6x6xf32>, tensor<8x1x1xf32>
+  %r = tide.relu %a : tensor<1x8x6x6xf32>
+  %m = tide.reduce_mean %r axes = [2, 3] : tensor<1x8x6x6xf32>
+  return %m : tensor<1x8xf32>
+}
+
+// -----
+
+// HOST-LABEL: func.func @host_unchanged(
+// HOST-NOT: channels_last
+// HOST-NOT: tide.transpose
+// HOST: return
+func.func @host_unchanged(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x1x1xf32>, %d: tensor<1x4x4x4xf64>, %wd: tensor<4x4x1x1xf64>, %g: tensor<4x2x1x1xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf64>, tensor<1x4x4x4xf32>) {
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>
+  %1 = tide.conv %d, %wd strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x4x4x4xf64>, tensor<4x4x1x1xf64>
+  %2 = tide.conv %x, %g strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 2 : tensor<1x4x4x4xf32>, tensor<4x2x1x1xf32>
+  return %0, %1, %2 : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf64>, tensor<1x4x4x4xf32>
 }

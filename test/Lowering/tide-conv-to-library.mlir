@@ -211,3 +211,119 @@ func.func @not_fused(%x: memref<1x4x8x8xf32>, %b: memref<4x1x1xf32>, %r: memref<
   }
   return %y : memref<1x4x8x8xf32>
 }
+
+// Channels-last (tide-channels-last's host rewrite): linalg.conv_2d_nhwc_fhwc
+// on NHWC activations. The runtime gets NCHW views of them (memref.transpose,
+// no copy); FHWC weights that are a transpose of a constant's FCHW ones are
+// read from the constant itself (the transpose and its buffer go); the
+// padded copy goes; a bias read at the last (channel) dimension of a
+// (1, 1, 1, F) buffer is passed as a 1-D view of its F elements.
+#nid = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#nch = affine_map<(d0, d1, d2, d3) -> (0, 0, 0, d3)>
+memref.global "private" constant @wc : memref<8x4x3x3xf32> = dense<0.5>
+
+// CHECK-LABEL: func.func @nhwc(
+// CHECK-SAME: %[[X:.*]]: memref<1x8x8x4xf32>, %[[B:.*]]: memref<1x1x1x8xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: memref.copy
+// CHECK-DAG: %[[W:.*]] = memref.get_global @wc : memref<8x4x3x3xf32>
+// CHECK-DAG: %[[Y:.*]] = memref.alloc() {{.*}} : memref<1x8x8x8xf32>
+// CHECK-DAG: %[[XT:.*]] = memref.transpose %[[X]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK-DAG: %[[YT:.*]] = memref.transpose %[[Y]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK-DAG: %[[BV:.*]] = memref.subview %[[B]][0, 0, 0, 0] [1, 1, 1, 8] [1, 1, 1, 1] : memref<1x1x1x8xf32> to memref<8xf32, strided<[1]>>
+// CHECK-DAG: %[[XU:.*]] = memref.cast %[[XT]] : {{.*}} to memref<*xf32>
+// CHECK-DAG: %[[WU:.*]] = memref.cast %[[W]] : memref<8x4x3x3xf32> to memref<*xf32>
+// CHECK-DAG: %[[YU:.*]] = memref.cast %[[YT]] : {{.*}} to memref<*xf32>
+// CHECK-DAG: %[[BU:.*]] = memref.cast %[[BV]] : {{.*}} to memref<*xf32>
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : i64
+// CHECK: call @tide_rt_cpu_conv_epilogue_f32(%[[XU]], %[[WU]], %[[YU]], %c1_i64, %c0_i64, %c1_i64, {{.*}}, %[[BU]], %[[YU]], %[[C5]])
+// CHECK-NOT: linalg.conv
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[Y]]
+func.func @nhwc(%x: memref<1x8x8x4xf32>, %b: memref<1x1x1x8xf32>) -> memref<1x8x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %wg = memref.get_global @wc : memref<8x4x3x3xf32>
+  %wt = memref.alloc() {alignment = 64 : i64} : memref<8x3x3x4xf32>
+  linalg.transpose ins(%wg : memref<8x4x3x3xf32>) outs(%wt : memref<8x3x3x4xf32>) permutation = [0, 2, 3, 1]
+  %p = memref.alloc() {alignment = 64 : i64} : memref<1x10x10x4xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x10x10x4xf32>)
+  %interior = memref.subview %p[0, 1, 1, 0] [1, 8, 8, 4] [1, 1, 1, 1] : memref<1x10x10x4xf32> to memref<1x8x8x4xf32, strided<[400, 40, 4, 1], offset: 44>>
+  memref.copy %x, %interior : memref<1x8x8x4xf32> to memref<1x8x8x4xf32, strided<[400, 40, 4, 1], offset: 44>>
+  %y = memref.alloc() {alignment = 64 : i64} : memref<1x8x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x8x8x8xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 1, 1, 1, 1>} ins(%p, %wt : memref<1x10x10x4xf32>, memref<8x3x3x4xf32>) outs(%y : memref<1x8x8x8xf32>)
+  memref.dealloc %p : memref<1x10x10x4xf32>
+  memref.dealloc %wt : memref<8x3x3x4xf32>
+  linalg.generic {indexing_maps = [#nid, #nch, #nid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y, %b : memref<1x8x8x8xf32>, memref<1x1x1x8xf32>) outs(%y : memref<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %0 = arith.addf %in, %in_1 : f32
+    %1 = arith.maximumf %0, %zero : f32
+    linalg.yield %1 : f32
+  }
+  return %y : memref<1x8x8x8xf32>
+}
+
+// The form bufferization leaves in a whole model: the FHWC copies are
+// linalg.generic ops (elementwise fusion rewrites linalg.transpose so), and
+// two convolutions' copies share one reused allocation. Each convolution
+// reads its own constant, flagged constant (the 1 after the strides), so
+// oneDNN gets weights it packs once (plain ones left it only its reference
+// kernel); the copies and their buffer go.
+#fchw_to_fhwc = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1, d2)>
+memref.global "private" constant @wc2 : memref<8x8x3x3xf32> = dense<0.25>
+// CHECK-LABEL: func.func @nhwc_generic_copies(
+// CHECK-NOT: memref.alloc() {{.*}} : memref<8x3x3x8xf32>
+// CHECK-NOT: linalg.generic
+// CHECK-DAG: %[[W1:.*]] = memref.get_global @wc : memref<8x4x3x3xf32>
+// CHECK-DAG: %[[W2:.*]] = memref.get_global @wc2 : memref<8x8x3x3xf32>
+// CHECK-DAG: %[[W1U:.*]] = memref.cast %[[W1]] : memref<8x4x3x3xf32> to memref<*xf32>
+// CHECK: call @tide_rt_cpu_conv_f32(%{{.*}}, %[[W1U]], %{{.*}}, %c1_i64, %c0_i64, %c1_i64,
+// CHECK: %[[W2U:.*]] = memref.cast %[[W2]] : memref<8x8x3x3xf32> to memref<*xf32>
+// CHECK: call @tide_rt_cpu_conv_f32(%{{.*}}, %[[W2U]], %{{.*}}, %c1_i64, %c0_i64, %c1_i64,
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @nhwc_generic_copies(%x: memref<1x8x8x4xf32>, %y2: memref<1x6x6x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %wg1 = memref.get_global @wc : memref<8x4x3x3xf32>
+  %wg2 = memref.get_global @wc2 : memref<8x8x3x3xf32>
+  %wt1 = memref.alloc() {alignment = 64 : i64} : memref<8x3x3x4xf32>
+  linalg.generic {indexing_maps = [#fchw_to_fhwc, #nid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%wg1 : memref<8x4x3x3xf32>) outs(%wt1 : memref<8x3x3x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %y1 = memref.alloc() {alignment = 64 : i64} : memref<1x6x6x8xf32>
+  linalg.fill ins(%zero : f32) outs(%y1 : memref<1x6x6x8xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 0, 0, 0, 0>} ins(%x, %wt1 : memref<1x8x8x4xf32>, memref<8x3x3x4xf32>) outs(%y1 : memref<1x6x6x8xf32>)
+  %wt = memref.alloc() {alignment = 64 : i64} : memref<8x3x3x8xf32>
+  linalg.generic {indexing_maps = [#fchw_to_fhwc, #nid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%wg2 : memref<8x8x3x3xf32>) outs(%wt : memref<8x3x3x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %y1p = memref.alloc() {alignment = 64 : i64} : memref<1x8x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%y1p : memref<1x8x8x8xf32>)
+  %interior = memref.subview %y1p[0, 1, 1, 0] [1, 6, 6, 8] [1, 1, 1, 1] : memref<1x8x8x8xf32> to memref<1x6x6x8xf32, strided<[512, 64, 8, 1], offset: 72>>
+  memref.copy %y1, %interior : memref<1x6x6x8xf32> to memref<1x6x6x8xf32, strided<[512, 64, 8, 1], offset: 72>>
+  linalg.fill ins(%zero : f32) outs(%y2 : memref<1x6x6x8xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 1, 1, 1, 1>} ins(%y1p, %wt : memref<1x8x8x8xf32>, memref<8x3x3x8xf32>) outs(%y2 : memref<1x6x6x8xf32>)
+  // The same buffer written again after the second convolution: a later
+  // copy does not reach it.
+  linalg.generic {indexing_maps = [#fchw_to_fhwc, #nid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%wg2 : memref<8x8x3x3xf32>) outs(%wt : memref<8x3x3x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  memref.dealloc %wt : memref<8x3x3x8xf32>
+  memref.dealloc %wt1 : memref<8x3x3x4xf32>
+  return
+}
+
+// A channels-last convolution whose weights are an argument's (FHWC): a
+// transposed view of them; no padding, accumulating into the output.
+// CHECK-LABEL: func.func @nhwc_weights(
+// CHECK-SAME: %[[X:.*]]: memref<1x4x4x4xf32>, %[[W:.*]]: memref<8x1x1x4xf32>, %[[Y:.*]]: memref<1x4x4x8xf32>)
+// CHECK-DAG: %[[WT:.*]] = memref.transpose %[[W]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK-DAG: %[[WU:.*]] = memref.cast %[[WT]]
+// CHECK: call @tide_rt_cpu_conv_f32(%{{.*}}, %[[WU]], %{{.*}}, %c1_i64, %c1_i64, %c0_i64,
+func.func @nhwc_weights(%x: memref<1x4x4x4xf32>, %w: memref<8x1x1x4xf32>, %y: memref<1x4x4x8xf32>) {
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 0, 0, 0, 0>} ins(%x, %w : memref<1x4x4x4xf32>, memref<8x1x1x4xf32>) outs(%y : memref<1x4x4x8xf32>)
+  return
+}

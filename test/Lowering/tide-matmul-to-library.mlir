@@ -1,20 +1,22 @@
-// Tests of tide-matmul-to-library: a buffer-level 2-D linalg.matmul on f32 or
-// f64 becomes a call to Tide's runtime GEMM (tide_rt_gemm_f32/f64), its
+// Tests of tide-matmul-to-library: a buffer-level 2-D linalg.matmul on f32
+// becomes a call of oneDNN's matmul (tide_rt_cpu_matmul_f32: dnnl.mlir); with
+// dnnl=false, and on f64, a call to Tide's runtime GEMM
+// (tide_rt_gemm_f32/f64: the other parts), its
 // operands cast to one dynamically shaped, row-strided memref type; the
 // runtime function is declared once, private, with the C interface. Other
 // element types and tensor-level matmuls stay linalg. The inputs are the parts
 // of this file after the `//---` markers.
 
 // RUN: rm -rf %t && split-file %s %t
-// RUN: tide-opt %t/gemm.mlir --tide-matmul-to-library | FileCheck %t/gemm.mlir
+// RUN: tide-opt %t/gemm.mlir --tide-matmul-to-library=dnnl=false | FileCheck %t/gemm.mlir
 // Three matmuls, two element types: exactly two declarations.
-// RUN: tide-opt %t/gemm.mlir --tide-matmul-to-library \
+// RUN: tide-opt %t/gemm.mlir --tide-matmul-to-library=dnnl=false \
 // RUN:   | grep -c "func.func private @tide_rt_gemm" | FileCheck %t/gemm.mlir --check-prefix=DECLS
-// RUN: tide-opt %t/untouched.mlir --tide-matmul-to-library | FileCheck %t/untouched.mlir
-// RUN: tide-opt %t/batched.mlir --tide-matmul-to-library | FileCheck %t/batched.mlir
+// RUN: tide-opt %t/untouched.mlir --tide-matmul-to-library=dnnl=false | FileCheck %t/untouched.mlir
+// RUN: tide-opt %t/batched.mlir --tide-matmul-to-library=dnnl=false | FileCheck %t/batched.mlir
 // RUN: tide-opt %t/dnnl.mlir --tide-matmul-to-library=threads=2 | FileCheck %t/dnnl.mlir
 // Known bugs (see the comments in that part): run last.
-// RUN: tide-opt %t/layouts.mlir --tide-matmul-to-library | FileCheck %t/layouts.mlir
+// RUN: tide-opt %t/layouts.mlir --tide-matmul-to-library=dnnl=false | FileCheck %t/layouts.mlir
 
 //--- dnnl.mlir
 
@@ -23,6 +25,7 @@
 // constant so the runtime packs the weight once; a zero fill right before,
 // or a copy from a zero-filled buffer, becomes accumulate = 0 and is erased.
 // CHECK-DAG: func.func private @tide_rt_cpu_matmul_f32(memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, i32, i32, i32) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @tide_rt_cpu_matmul_batched_f32(memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>, i32, i32, i32) attributes {llvm.emit_c_interface}
 memref.global "private" constant @weight : memref<5x6xf32> = dense<1.0>
 
 // CHECK-LABEL: func.func @constant_weight(
@@ -64,11 +67,92 @@ func.func @zero_copy(%a: memref<4x5xf32>, %c: memref<4x6xf32>, %d: memref<4x6xf3
   return
 }
 
-// negative_ A weight that is an argument (not constant) keeps the BLAS.
-// CHECK-LABEL: func.func @negative_argument_weight(
-// CHECK: call @tide_rt_gemm_f32(
-func.func @negative_argument_weight(%a: memref<4x5xf32>, %w: memref<5x6xf32>, %c: memref<4x6xf32>) {
+// A weight that is an argument (not constant) is flagged so (0): the
+// runtime reorders it at every call instead of keeping a packed copy.
+// CHECK-LABEL: func.func @argument_weight(
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK: call @tide_rt_cpu_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]], %[[ZERO]],
+// CHECK-NOT: tide_rt_gemm
+func.func @argument_weight(%a: memref<4x5xf32>, %w: memref<5x6xf32>, %c: memref<4x6xf32>) {
   linalg.matmul ins(%a, %w : memref<4x5xf32>, memref<5x6xf32>) outs(%c : memref<4x6xf32>)
+  return
+}
+
+// f64 keeps the BLAS (oneDNN has no f64 matmul).
+// CHECK-LABEL: func.func @negative_f64(
+// CHECK: call @tide_rt_gemm_f64(
+func.func @negative_f64(%a: memref<4x5xf64>, %w: memref<5x6xf64>, %c: memref<4x6xf64>) {
+  linalg.matmul ins(%a, %w : memref<4x5xf64>, memref<5x6xf64>) outs(%c : memref<4x6xf64>)
+  return
+}
+
+// Batched f32 matmuls: one call of tide_rt_cpu_matmul_batched_f32 on 3-D
+// (batch, rows, cols) views. Attention's per-head products: the (2, 3)
+// batch dims step uniformly in all three operands, so they join one batch
+// of 6 (no host loop); the batch stride of q is 4 * 5 = 20.
+#q = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#k = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+#s = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @heads(
+// CHECK-NOT: scf.for
+// CHECK: %[[Q0:.*]], %{{.*}}, %[[QS:.*]]:4, %[[QT:.*]]:4 = memref.extract_strided_metadata %arg0
+// CHECK: %[[SIX:.*]] = arith.constant 6 : index
+// CHECK: %[[Q:.*]] = memref.reinterpret_cast %[[Q0]] to offset: [%{{.*}}], sizes: [%[[SIX]], %[[QS]]#2, %[[QS]]#3], strides: [%[[QT]]#1, %[[QT]]#2, 1]
+// CHECK: %[[K:.*]] = memref.reinterpret_cast
+// CHECK: %[[S:.*]] = memref.reinterpret_cast
+// CHECK-NOT: scf.for
+// CHECK: call @tide_rt_cpu_matmul_batched_f32(%[[Q]], %[[K]], %[[S]], %c1_i32, %c0_i32, %c2_i32)
+// CHECK-NOT: linalg.generic
+func.func @heads(%q: memref<2x3x4x5xf32>, %k: memref<2x3x5x4xf32>, %s: memref<2x3x4x4xf32>) {
+  linalg.generic {indexing_maps = [#q, #k, #s], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x3x4x5xf32>, memref<2x3x5x4xf32>) outs(%s : memref<2x3x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %t = arith.addf %acc, %m : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// A linear layer on a (batch, sequence, hidden) tensor with a constant
+// weight: the batch folds into the rows (a batch of 1, 2 x 3 rows; the
+// weight's batch stride 0), flagged constant.
+#x = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#w = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+#y = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+memref.global "private" constant @w45 : memref<4x5xf32> = dense<1.0>
+// CHECK-LABEL: func.func @linear(
+// CHECK-NOT: scf.for
+// CHECK: %[[X:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [1, 6, %{{.*}}], strides: [%[[Z:.*]], %{{.*}}, 1]
+// CHECK: %[[W:.*]] = memref.reinterpret_cast
+// CHECK: %[[Y:.*]] = memref.reinterpret_cast
+// CHECK: call @tide_rt_cpu_matmul_batched_f32(%[[X]], %[[W]], %[[Y]], %c1_i32, %c1_i32_0, %c2_i32)
+func.func @linear(%x: memref<2x3x4xf32>, %y: memref<2x3x5xf32>) {
+  %w = memref.get_global @w45 : memref<4x5xf32>
+  linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x3x4xf32>, memref<4x5xf32>) outs(%y : memref<2x3x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// A batch dim that does not step uniformly (the second image of a strided
+// view) stays a host loop around one call per image, over the 3 heads.
+// CHECK-LABEL: func.func @strided_images(
+// CHECK: scf.for
+// CHECK: call @tide_rt_cpu_matmul_batched_f32(
+func.func @strided_images(%q: memref<2x3x4x5xf32, strided<[120, 20, 5, 1]>>, %k: memref<2x3x5x4xf32>, %s: memref<2x3x4x4xf32>) {
+  linalg.generic {indexing_maps = [#q, #k, #s], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x3x4x5xf32, strided<[120, 20, 5, 1]>>, memref<2x3x5x4xf32>) outs(%s : memref<2x3x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %t = arith.addf %acc, %m : f32
+    linalg.yield %t : f32
+  }
   return
 }
 

@@ -41,6 +41,8 @@
 
 // f32 matmul: the runtime GEMM by default, loops with blas=false.
 // RUN: tide-opt %t/matmul.mlir --tide-cpu-pipeline \
+// RUN:   | FileCheck %t/matmul.mlir --check-prefix=DNNL
+// RUN: tide-opt %t/matmul.mlir --tide-cpu-pipeline=dnnl=false \
 // RUN:   | FileCheck %t/matmul.mlir --check-prefix=BLAS
 // RUN: tide-opt %t/matmul.mlir --tide-cpu-pipeline=blas=false \
 // RUN:   | FileCheck %t/matmul.mlir --check-prefix=LOOPS --implicit-check-not=tide_rt_gemm
@@ -99,13 +101,14 @@
 // EXP64-LABEL: llvm.func @_mlir_ciface_exp(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // EXP64: @tide_module_metadata("tide-module 1\0Afunc exp 1 1\0Aarg 0 f64 230400 cpu\0Aresult 0 f64 230400 cpu\0A\00")
 
-// The f32 multilayer perceptron uses the runtime GEMM, frees its temporaries
-// and returns two results.
+// The f32 multilayer perceptron uses the runtime's oneDNN matmul (weights
+// that are arguments: flagged not constant), frees its temporaries and
+// returns two results.
 // MLP-DAG: llvm.func @free(!llvm.ptr)
 // MLP-DAG: llvm.func @malloc(i64) -> !llvm.ptr
-// MLP-DAG: llvm.func @_mlir_ciface_tide_rt_gemm_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr)
+// MLP-DAG: llvm.func @_mlir_ciface_tide_rt_cpu_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32)
 // MLP-LABEL: llvm.func @mlp(
-// MLP-COUNT-3: llvm.call @tide_rt_gemm_f32(
+// MLP-COUNT-3: llvm.call @tide_rt_cpu_matmul_f32(
 // MLP: llvm.intr.exp
 // MLP: llvm.call @_mlir_memref_to_llvm_free
 // MLP-LABEL: llvm.func @_mlir_ciface_mlp(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
@@ -157,6 +160,11 @@ func.func @chain(%x: tensor<1024xf32>, %a: tensor<1024xf32>, %b: tensor<1024xf32
 
 //--- matmul.mlir
 
+// f32: oneDNN's matmul by default, OpenBLAS with dnnl=false.
+// DNNL-LABEL: llvm.func @mm(
+// DNNL: llvm.call @tide_rt_cpu_matmul_f32(
+// DNNL-NOT: llvm.fmul
+// DNNL-LABEL: llvm.func @_mlir_ciface_mm(
 // BLAS-LABEL: llvm.func @mm(
 // BLAS: llvm.call @tide_rt_gemm_f32(
 // BLAS-NOT: llvm.fmul

@@ -126,6 +126,12 @@ static cl::opt<bool> channelsLast(
              "the layout of cuDNN's tensor-core kernels "
              "(tide-channels-last)"),
     cl::init(true));
+static cl::opt<bool> cpuChannelsLast(
+    "cpu-channels-last",
+    cl::desc("Run f32 CPU convolutions (oneDNN's) on channels-last (NHWC) "
+             "data, which its kernels read without a reorder "
+             "(tide-channels-last)"),
+    cl::init(true));
 static cl::opt<int64_t>
     grain("grain",
           cl::desc("Fewest loop iterations per thread: smaller loop nests "
@@ -251,6 +257,7 @@ int main(int argc, char **argv) {
   options.rowKernels = rowKernels;
   options.attentionKernel = attentionKernel;
   options.channelsLast = channelsLast;
+  options.cpuChannelsLast = cpuChannelsLast;
   OwningOpRef<ModuleOp> fallback;
   if (failed(tide::lowerToLLVMDialect(*module, options, &fallback)))
     return 1;

@@ -4,9 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The oneDNN convolution of Tide's CPU runtime (lib/Runtime/Dnnl.c) on
-// hand-made descriptors: results against a direct loop (constant weights,
-// called twice: the second call reads the cached reordered weights), and
+// The oneDNN convolution and batched matmul of Tide's CPU runtime
+// (lib/Runtime/Dnnl.c) on hand-made descriptors: results against direct
+// loops (constant weights called twice: the second call reads the cached
+// reordered weights; argument weights changed between the calls), and
 // bad calls, which must print a clear error and exit with status 1 (never
 // abort or crash).
 //
@@ -46,7 +47,10 @@ void conv(Desc4 &x, Desc4 &w, Desc4 &y, int64_t groups, int64_t constant,
                        1, 1, 1, 1);
 }
 
-TEST(DnnlConv, MatchesDirectLoops) {
+/// Direct-loop checks of grouped, strided, padded convolutions; with
+/// `constant` 0 the weights change between the two calls (reordered at
+/// every call, never a stale cached copy).
+void checkConvolution(int64_t constant) {
   const int64_t n = 2, c = 6, h = 7, wd = 9, f = 8, k = 3, groups = 2;
   const int64_t pad = 1, stride = 2;
   const int64_t oh = (h + 2 * pad - k) / stride + 1,
@@ -60,8 +64,11 @@ TEST(DnnlConv, MatchesDirectLoops) {
   for (size_t i = 0; i < wdata.size(); ++i)
     wdata[i] = std::cos(0.11f * i);
   for (int call = 0; call < 2; ++call) {
+    if (call == 1 && !constant)
+      for (size_t i = 0; i < wdata.size(); ++i)
+        wdata[i] = std::sin(0.23f * i + 1.0f);
     std::fill(yd.begin(), yd.end(), 123.0f);
-    conv(x, w, y, groups, /*constant=*/1, pad, stride);
+    conv(x, w, y, groups, constant, pad, stride);
     int64_t cg = c / groups, fg = f / groups;
     for (int64_t b = 0; b < n; ++b)
       for (int64_t o = 0; o < f; ++o)
@@ -79,9 +86,79 @@ TEST(DnnlConv, MatchesDirectLoops) {
                          wdata[((o * cg + ci) * k + a) * k + e];
                 }
             EXPECT_NEAR(yd[((b * f + o) * oh + i) * ow + j], sum, 1e-4)
-                << "call " << call;
+                << "call " << call << ", constant " << constant;
           }
   }
+}
+
+TEST(DnnlConv, MatchesDirectLoops) { checkConvolution(/*constant=*/1); }
+
+TEST(DnnlConv, ArgumentWeightsMatchDirectLoops) {
+  checkConvolution(/*constant=*/0);
+}
+
+/// A 3-D memref descriptor over `data` (batch stride 0: broadcast).
+TideMemRef3D view3(std::vector<float> &data, int64_t batch, int64_t rows,
+                   int64_t cols, int64_t batchStride, int64_t rowStride) {
+  return TideMemRef3D{data.data(),
+                      data.data(),
+                      0,
+                      {batch, rows, cols},
+                      {batchStride, rowStride, 1}};
+}
+
+/// C[b] (+)= A[b] * B[b or 0] by oneDNN's batched matmul against loops:
+/// a strided lhs (rows padded to 7), a broadcast or batched rhs, a batch of
+/// one (the 2-D primitive), accumulating or not.
+void checkBatchedMatmul(int64_t batch, bool broadcastB, bool accumulate,
+                        int32_t constant) {
+  const int64_t m = 5, k = 6, n = 4, lda = 7;
+  std::vector<float> a(batch * m * lda), b((broadcastB ? 1 : batch) * k * n),
+      c(batch * m * n);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = std::sin(0.3f * i);
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = std::cos(0.7f * i);
+  for (size_t i = 0; i < c.size(); ++i)
+    c[i] = 0.5f * i;
+  std::vector<float> c0 = c;
+  TideMemRef3D av = view3(a, batch, m, k, m * lda, lda),
+               bv = view3(b, batch, k, n, broadcastB ? 0 : k * n, n),
+               cv = view3(c, batch, m, n, m * n, n);
+  _mlir_ciface_tide_rt_cpu_matmul_batched_f32(&av, &bv, &cv, accumulate,
+                                              constant, /*threads=*/0);
+  for (int64_t q = 0; q < batch; ++q)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = accumulate ? c0[(q * m + i) * n + j] : 0.0;
+        for (int64_t l = 0; l < k; ++l)
+          sum += a[q * m * lda + i * lda + l] *
+                 b[(broadcastB ? 0 : q * k * n) + l * n + j];
+        EXPECT_NEAR(c[(q * m + i) * n + j], sum, 1e-4)
+            << "batch " << batch << " broadcast " << broadcastB
+            << " accumulate " << accumulate << " at " << q << "," << i << ","
+            << j;
+      }
+}
+
+TEST(DnnlMatmul, BatchedMatchesLoops) {
+  for (int64_t batch : {1, 3})
+    for (bool broadcastB : {false, true})
+      for (bool accumulate : {false, true})
+        checkBatchedMatmul(batch, broadcastB, accumulate, /*constant=*/0);
+  checkBatchedMatmul(3, /*broadcastB=*/true, /*accumulate=*/false,
+                     /*constant=*/1);
+}
+
+TEST(DnnlMatmulDeathTest, InconsistentBatchedShapesAreAClearError) {
+  std::vector<float> a(2 * 3 * 4), b(3 * 4 * 5), c(3 * 3 * 5);
+  TideMemRef3D av = view3(a, 2, 3, 4, 12, 4), bv = view3(b, 3, 4, 5, 20, 5),
+               cv = view3(c, 3, 3, 5, 15, 5);
+  EXPECT_EXIT(
+      _mlir_ciface_tide_rt_cpu_matmul_batched_f32(&av, &bv, &cv, 0, 0, 0),
+      testing::ExitedWithCode(1),
+      "tide runtime: error: tide_rt_cpu_matmul_batched_f32: "
+      "inconsistent shapes");
 }
 
 /// y = relu?(conv(x, w) + b[f] + r) by direct loops (same-size 3x3, pad 1).

@@ -75,6 +75,9 @@ struct CompileOptions {
   /// f16/bf16 GPU convolutions channels-last
   /// (GpuPipelineOptions::channelsLast).
   bool channelsLast = true;
+  /// f32 CPU convolutions (oneDNN's) channels-last
+  /// (CpuPipelineOptions::channelsLast).
+  bool cpuChannelsLast = true;
   /// A device ("cuda:0") on which every argument and result of the module's
   /// public functions lives (tide.resident), e.g. for callers that keep
   /// tensors on the GPU; empty: on the host, unless the IR says otherwise.

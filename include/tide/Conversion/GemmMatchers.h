@@ -57,6 +57,22 @@ struct BatchedGemmOperand {
 SmallVector<BatchedGemmOperand> matchBatchedGemm(linalg::LinalgOp op,
                                                  GemmLibrary library);
 
+/// The (batch, rows, cols) views of a batched matmul's operands (`values`:
+/// matchBatchedGemm's `operands`, or casts of them to another memory space)
+/// that a strided batched GEMM reads and writes in place, of `viewType` (3-D,
+/// dynamic sizes, strides [?, ?, 1]). Batch dims join one GEMM batch from the
+/// innermost out while, for every operand, they are all broadcast (batch
+/// stride 0) or all present with static strides that step uniformly
+/// (attention's per-head matmuls of a contiguous (batch, heads, ...) tensor:
+/// one call); the outer ones that do not join become host loops, and `b` is
+/// left inside the innermost. A right operand shared by every batch index
+/// (a linear layer's weight) with the lhs and result rows stepping uniformly
+/// folds the batch into the rows instead: a batch of 1, (batch x m) rows.
+SmallVector<Value> buildBatchedGemmViews(OpBuilder &b, Location loc,
+                                         ArrayRef<BatchedGemmOperand> operands,
+                                         ArrayRef<Value> values,
+                                         MemRefType viewType);
+
 /// The `linalg.fill` right before `gemm` that fills its output with zero, or
 /// null: a library GEMM then overwrites the output (beta = 0) instead.
 linalg::FillOp getZeroFillBefore(linalg::LinalgOp gemm);

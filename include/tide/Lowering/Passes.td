@@ -33,14 +33,17 @@ def ExportABIPass : Pass<"tide-export-abi", "mlir::ModuleOp"> {
 }
 
 def ChannelsLastPass : Pass<"tide-channels-last", "mlir::func::FuncOp"> {
-  let summary = "Run GPU convolutions channels-last, with the transposes "
+  let summary = "Run convolutions channels-last, with the transposes "
                 "moved out of their way";
   let description = [{
     Runs on placed tensor-level IR. The GPU's tensor-core convolutions
     (cuDNN) read and write channels-last (NHWC) data: given NCHW buffers they
     transpose them in and out at every convolution. This pass rewrites each
     ungrouped 2-D f16/bf16 convolution placed on a GPU (and f32 ones with
-    `f32`) into `tide.transpose` to NHWC, a `channels_last` `tide.conv` and
+    `f32`; with `host`, also every ungrouped 2-D f32 convolution not placed
+    on a GPU, which the CPU pipeline hands to oneDNN: its NHWC kernels need no
+    reorder of the activations around each call) into `tide.transpose` to
+    NHWC, a `channels_last` `tide.conv` and
     a `tide.transpose` back, then moves the transposes down the graph until
     they meet their inverses and vanish:
 
@@ -66,6 +69,9 @@ def ChannelsLastPass : Pass<"tide-channels-last", "mlir::func::FuncOp"> {
     Option<"f32", "f32", "bool", /*default=*/"false",
            "Also rewrite f32 convolutions (cuDNN runs them on FMA units, "
            "where NCHW is as fast)">,
+    Option<"host", "host", "bool", /*default=*/"false",
+           "Also rewrite ungrouped 2-D f32 convolutions not placed on a GPU "
+           "(the CPU pipeline's oneDNN convolutions)">,
   ];
   let dependentDialects = ["mlir::tide::TideDialect"];
 }
@@ -290,30 +296,34 @@ def ConvToLibraryPass : Pass<"tide-conv-to-library", "mlir::ModuleOp"> {
 def MatmulToLibraryPass : Pass<"tide-matmul-to-library", "mlir::ModuleOp"> {
   let summary = "Run f32/f64 matmuls through the host BLAS or oneDNN";
   let description = [{
-    Replaces every buffer-level `linalg.matmul` on f32 or f64 memrefs with a
-    call to Tide's runtime (`tide_rt_gemm_f32` / `tide_rt_gemm_f64`, declared
-    in `include/tide/Runtime/RuntimeSymbols.h`), which calls OpenBLAS: the
-    "library" kernel of the CPU's kernel table. f32 matmuls whose right
-    operand is a constant `memref.global` (a linear layer's weight) call
-    `tide_rt_cpu_matmul_f32` (oneDNN) instead, flagged constant: oneDNN
-    packs the weight once and keeps it, where the BLAS would pack it again
-    at every call; a zero fill right before becomes `accumulate` = 0.
-    `threads` is passed on as for `tide-conv-to-library`. Batched matmuls (the
-    `linalg.generic` that `convert-tide-to-linalg` writes, batch dims
-    broadcast NumPy-style) become such calls on 2-D views: one call over
-    all rows when the right operand is the same matrix for every batch
-    index (a linear layer's weight applied to a (batch, sequence, hidden)
-    tensor) and the rows step uniformly, else one call per batch index in
-    host loops. Runs after bufferization; other element types stay
-    generated loops.
+    Replaces every buffer-level `linalg.matmul` on f32 memrefs with a call
+    of `tide_rt_cpu_matmul_f32` (oneDNN, declared in
+    `include/tide/Runtime/RuntimeSymbols.h`), and every one on f64 with
+    `tide_rt_gemm_f64` (OpenBLAS; f32 too with `dnnl=false`): the "library"
+    kernel of the CPU's kernel table. A right operand that is a constant
+    `memref.global` (a linear layer's weight) is flagged constant: oneDNN
+    packs it once and keeps it, where the BLAS would pack it again at every
+    call; other weights are read as they are. oneDNN runs on Tide's own
+    OpenMP threads (OpenBLAS's threads spun in `sched_yield` on the cores
+    oneDNN's calls and Tide's loops needed). A zero fill right before
+    becomes `accumulate` = 0. `threads` is passed on as for
+    `tide-conv-to-library`. Batched matmuls (the `linalg.generic` that
+    `convert-tide-to-linalg` writes, batch dims broadcast NumPy-style) call
+    `tide_rt_cpu_matmul_batched_f32` on 3-D (batch, rows, cols) views, batch
+    dims joined while they step uniformly (attention's per-head products:
+    one call, which oneDNN splits over its threads), the rest host loops;
+    a right operand shared by every batch index folds the batch into the
+    rows. With the BLAS: 2-D views, one call over all rows when the rows
+    fold, else one per batch index in host loops. Runs after bufferization;
+    other element types stay generated loops.
   }];
   let options = [
     Option<"threads", "threads", "int64_t", /*default=*/"0",
            "The module's compiled thread count (0: none), passed to oneDNN's "
            "calls">,
     Option<"dnnl", "dnnl", "bool", /*default=*/"true",
-           "Linear layers with a constant f32 weight through oneDNN (false: "
-           "OpenBLAS for every GEMM; the module then does not need libdnnl)">,
+           "f32 matmuls through oneDNN (false: OpenBLAS for every GEMM; the "
+           "module then does not need libdnnl)">,
   ];
   let dependentDialects = ["mlir::func::FuncDialect",
                            "mlir::memref::MemRefDialect",

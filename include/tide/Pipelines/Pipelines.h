@@ -131,9 +131,16 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<bool> dnnl{
       *this, "dnnl",
-      llvm::cl::desc("CPU f32 convolutions and constant-weight linear layers "
-                     "through oneDNN (false: im2col and OpenBLAS; the module "
-                     "does not need libdnnl)"),
+      llvm::cl::desc("CPU f32 convolutions and matmuls through oneDNN "
+                     "(false: im2col and OpenBLAS; the module does not need "
+                     "libdnnl)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> channelsLast{
+      *this, "channels-last",
+      llvm::cl::desc("With dnnl and blas: run ungrouped 2-D f32 convolutions "
+                     "on channels-last data, which oneDNN's kernels read "
+                     "without reordering them at each call "
+                     "(tide-channels-last)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> rowTiles{
       *this, "row-tiles",

@@ -37,6 +37,7 @@
 /* The same with a fused epilogue (bias, residual, ReLU: the flags below). */
 #define TIDE_RT_CPU_CONV_EPILOGUE_F32 "tide_rt_cpu_conv_epilogue_f32"
 #define TIDE_RT_CPU_MATMUL_F32 "tide_rt_cpu_matmul_f32"
+#define TIDE_RT_CPU_MATMUL_BATCHED_F32 "tide_rt_cpu_matmul_batched_f32"
 /* Copy of a compiled module's constant into GPU memory (libTideCudaRuntime.so).
  */
 #define TIDE_RT_GPU_COPY_CONSTANT "tide_rt_gpu_copy_constant"
@@ -134,6 +135,13 @@ void _mlir_ciface_tide_rt_cpu_matmul_f32(TideMemRef2D *a, TideMemRef2D *b,
                                          TideMemRef2D *c, int32_t accumulate,
                                          int32_t constantWeights,
                                          int32_t threads);
+
+/* For each b < batch: C[b] = A[b] * B[b] (or +=) on the host through oneDNN,
+ * f32, as above; a batch stride of 0 broadcasts that operand (one matrix for
+ * every b). One call runs the whole batch on Tide's threads. */
+void _mlir_ciface_tide_rt_cpu_matmul_batched_f32(
+    TideMemRef3D *a, TideMemRef3D *b, TideMemRef3D *c, int32_t accumulate,
+    int32_t constantWeights, int32_t threads);
 
 /* An unranked memref as MLIR passes it: rank and a pointer to a ranked
  * descriptor {allocated, aligned, offset, sizes[rank], strides[rank]}. */

@@ -7,7 +7,7 @@
 // 2-D f16/bf16/f32/f64 matmuls call cuBLAS through Tide's runtime; batched
 // matmuls call its strided batched GEMM over 3-D views, in a host loop over
 // any outer batch dims that do not join the batch with uniform strides. Which
-// matmuls qualify is GemmMatchers' business.
+// matmuls qualify, and those views, are GemmMatchers' business.
 //
 //===----------------------------------------------------------------------===//
 
@@ -112,15 +112,9 @@ void gpu_lowering::lowerLibraryBatchedGemm(
       {dyn, dyn, dyn}, element,
       StridedLayoutAttr::get(b.getContext(), dyn, {dyn, dyn, 1}), space);
   func::FuncOp callee = getOrDeclareGemm(module, name, viewType);
-  int64_t batchRank = cast<MemRefType>(c.getType()).getRank() - 2;
-  // Each operand's base, offset, sizes and strides (in the GPU's space:
-  // resident arguments are device pointers in the default space).
-  struct Meta {
-    Value base, offset;
-    SmallVector<Value> sizes, strides;
-  };
-  SmallVector<Meta> metas;
+  SmallVector<Value> values;
   for (const BatchedGemmOperand &operand : operands) {
+    // Resident arguments are device pointers in the default space.
     Value v = operand.value;
     auto type = cast<MemRefType>(v.getType());
     if (type.getMemorySpace() != space)
@@ -129,120 +123,11 @@ void gpu_lowering::lowerLibraryBatchedGemm(
           MemRefType::get(type.getShape(), type.getElementType(),
                           type.getLayout(), space),
           v);
-    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, v);
-    Meta m;
-    m.base = meta.getBaseBuffer();
-    m.offset = meta.getOffset();
-    m.sizes.assign(meta.getSizes().begin(), meta.getSizes().end());
-    m.strides.assign(meta.getStrides().begin(), meta.getStrides().end());
-    metas.push_back(m);
+    values.push_back(v);
   }
-  const Meta &cMeta = metas[2];
-  // Batch dims [inner, batchRank) run as one cuBLAS batch: outer ones join
-  // it while, for every operand, they are all broadcast or all present with
-  // static strides that step uniformly (a contiguous (batch, heads, ...)
-  // tensor: attention's per-head matmuls in one call, not one per image).
-  int64_t inner = batchRank - 1;
-  SmallVector<int64_t> innerStride(operands.size(), 0), innerExtent;
-  SmallVector<SmallVector<int64_t>> staticStrides;
-  bool staticLayouts = true;
-  for (const BatchedGemmOperand &operand : operands) {
-    auto type = cast<MemRefType>(operand.value.getType());
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (failed(type.getStridesAndOffset(strides, offset)) ||
-        !type.hasStaticShape() || llvm::any_of(strides, ShapedType::isDynamic))
-      staticLayouts = false;
-    staticStrides.push_back(strides);
-  }
-  int64_t extent = 1; // of the joined batch, static
-  if (batchRank > 0 && staticLayouts) {
-    extent = cast<MemRefType>(c.getType()).getDimSize(batchRank - 1);
-    for (auto [i, operand] : llvm::enumerate(operands))
-      if (std::optional<int64_t> dim = operand.dimOf[batchRank - 1])
-        innerStride[i] = staticStrides[i][*dim];
-    while (inner > 0) {
-      int64_t d = inner - 1;
-      bool joins = true;
-      for (auto [i, operand] : llvm::enumerate(operands)) {
-        bool present = operand.dimOf[d].has_value();
-        for (int64_t e = inner; e < batchRank; ++e)
-          if (operand.dimOf[e].has_value() != present)
-            joins = false;
-        if (present &&
-            staticStrides[i][*operand.dimOf[d]] != innerStride[i] * extent)
-          joins = false;
-      }
-      if (!joins)
-        break;
-      extent *= cast<MemRefType>(c.getType()).getDimSize(d);
-      inner = d;
-    }
-  }
-  // A right operand shared by every batch index (a linear layer's weight)
-  // with lhs and result rows stepping uniformly through the batch dims: the
-  // batch folds into the rows, one GEMM of (batch x m) rows (cuBLAS runs one
-  // large GEMM faster than a strided batch of small ones).
-  bool foldRows = false;
-  if (staticLayouts && inner == 0 &&
-      llvm::none_of(operands[1].dimOf,
-                    [](std::optional<int64_t> d) { return d.has_value(); })) {
-    foldRows = true;
-    for (int64_t i : {0, 2}) {
-      auto type = cast<MemRefType>(operands[i].value.getType());
-      int64_t next = type.getRank() - 2; // m
-      for (int64_t d = batchRank - 1; d >= 0 && foldRows; --d) {
-        std::optional<int64_t> dim = operands[i].dimOf[d];
-        foldRows = dim && *dim == next - 1 &&
-                   staticStrides[i][next - 1] ==
-                       staticStrides[i][next] * type.getDimSize(next);
-        --next;
-      }
-      foldRows &= next == 0;
-    }
-  }
-  // Host loops over the outer batch dims.
-  SmallVector<Value> ivs;
-  OpBuilder ib = b;
-  for (int64_t d = 0; d < inner; ++d) {
-    auto loop = scf::ForOp::create(ib, loc, index(ib, loc, 0), cMeta.sizes[d],
-                                   index(ib, loc, 1));
-    ivs.push_back(loop.getInductionVar());
-    ib = OpBuilder::atBlockBegin(loop.getBody());
-    ib.setInsertionPoint(loop.getBody()->getTerminator());
-  }
-  Value batch = inner + 1 < batchRank ? index(ib, loc, extent)
-                                      : cMeta.sizes[batchRank - 1];
-  SmallVector<Value> views;
-  for (auto [i, operand, meta] : llvm::enumerate(operands, metas)) {
-    Value offset = meta.offset;
-    for (int64_t d = 0; d < inner; ++d)
-      if (std::optional<int64_t> dim = operand.dimOf[d])
-        offset = arith::AddIOp::create(
-            ib, loc, offset,
-            arith::MulIOp::create(ib, loc, ivs[d], meta.strides[*dim]));
-    Value batchStride = index(ib, loc, 0);
-    if (std::optional<int64_t> dim = operand.dimOf[batchRank - 1])
-      batchStride = meta.strides[*dim];
-    int64_t r = meta.sizes.size();
-    OpFoldResult rows = meta.sizes[r - 2];
-    if (foldRows) {
-      batchStride = index(ib, loc, 0);
-      if (i != 1)
-        rows = ib.getIndexAttr(
-            extent *
-            cast<MemRefType>(operand.value.getType()).getDimSize(r - 2));
-    }
-    SmallVector<OpFoldResult> sizes{foldRows ? OpFoldResult(ib.getIndexAttr(1))
-                                             : OpFoldResult(batch),
-                                    rows, meta.sizes[r - 1]};
-    SmallVector<OpFoldResult> strides{batchStride, meta.strides[r - 2],
-                                      ib.getIndexAttr(1)};
-    views.push_back(memref::ReinterpretCastOp::create(
-        ib, loc, viewType, meta.base, OpFoldResult(offset), sizes, strides));
-  }
-  views.push_back(
-      arith::ConstantIntOp::create(ib, loc, accumulate ? 1 : 0, 32));
-  func::CallOp::create(ib, loc, callee, views);
+  SmallVector<Value> views =
+      buildBatchedGemmViews(b, loc, operands, values, viewType);
+  views.push_back(arith::ConstantIntOp::create(b, loc, accumulate ? 1 : 0, 32));
+  func::CallOp::create(b, loc, callee, views);
   op->erase();
 }

@@ -28,7 +28,8 @@
 // vectorizable run along an output row rather than a window of a few taps.
 //
 // f32 convolutions oneDNN takes (1-3-D, grouped only in 2-D, static weight
-// shape) come first: the generic lowering's named linalg convolution marked
+// shape; and the ungrouped 2-D channels-last ones tide-channels-last made)
+// come first: the generic lowering's named linalg convolution marked
 // with `tide.conv_pads`, as for cuDNN on the GPU, which
 // tide-conv-to-library turns into a call of Tide's runtime
 // (tide_rt_cpu_conv_f32, oneDNN) after bufferization. The GEMMs and the
@@ -78,6 +79,22 @@ bool isCpuLibraryConv(ConvOp op) {
          (op.getGroups() == 1 || k == 2);
 }
 
+/// Whether oneDNN runs the channels-last conv `op` on the CPU in that layout
+/// (tide-channels-last's `host` rewrite): ungrouped, 2-D, f32, static
+/// non-empty weights, not placed on a GPU.
+bool isCpuChannelsLastLibraryConv(ConvOp op) {
+  DeviceAttr device = getDevice(op);
+  if ((device && device.isGPU()) || !op.getChannelsLast() ||
+      op.getGroups() != 1 || op.getType().getRank() != 4 ||
+      !op.getType().getElementType().isF32() ||
+      !op.getWeight().getType().hasStaticShape())
+    return false;
+  for (Value v : {op.getInput(), op.getWeight(), op.getResult()})
+    if (llvm::is_contained(cast<RankedTensorType>(v.getType()).getShape(), 0))
+      return false;
+  return true;
+}
+
 /// `x` (N, C, spatial...) zero-padded by `pads` ([begin..., end...]) around
 /// its spatial dimensions: a fill of the padded shape with `x` inserted.
 Value padInput(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> pads) {
@@ -113,7 +130,7 @@ struct LowerCpuLibraryConv : OpRewritePattern<ConvOp> {
 
   LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!isCpuLibraryConv(op))
+    if (!isCpuLibraryConv(op) && !isCpuChannelsLastLibraryConv(op))
       return rewriter.notifyMatchFailure(op, "not a conv oneDNN runs");
     return lowerConv(rewriter, op, /*cpuLibrary=*/true);
   }

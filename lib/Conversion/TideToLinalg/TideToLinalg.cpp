@@ -1222,7 +1222,8 @@ bool isChannelsLastLibraryConv(ConvOp op) {
          weightType.hasStaticShape() && weightType.getNumElements() != 0;
 }
 
-/// A channels-last conv cuDNN runs (isChannelsLastLibraryConv): the named
+/// A channels-last conv cuDNN runs (isChannelsLastLibraryConv), or oneDNN on
+/// the CPU (an f32 one, see ConvCpu.cpp): the named
 /// linalg.conv_2d_nhwc_fhwc over the zero-padded input, marked with the
 /// conv's padding (`tide.conv_pads`) as the NCHW library convs are.
 LogicalResult lowerChannelsLastLibraryConv(PatternRewriter &rewriter,
@@ -1293,8 +1294,10 @@ struct LowerConv : OpRewritePattern<ConvOp> {
 
 LogicalResult to_linalg::lowerConv(PatternRewriter &rewriter, ConvOp op,
                                    bool cpuLibrary) {
+  // (A channels-last conv reaches here with `cpuLibrary` only when oneDNN
+  // runs it: see ConvCpu.cpp.)
   if (op.getChannelsLast())
-    return isChannelsLastLibraryConv(op)
+    return isChannelsLastLibraryConv(op) || cpuLibrary
                ? lowerChannelsLastLibraryConv(rewriter, op)
                : decomposeChannelsLastConv(rewriter, op);
   {
