@@ -144,8 +144,9 @@ TEST(CalibrateTest, DeviceReport) {
         << report;
   };
   has("cpu     Test CPU\n        16 CPUs, 64.0 GiB; Tide's CPU code runs on");
-  has("Tide runs every op on every dtype it takes (conv on f32, f64 through "
-      "OpenBLAS; matmul on f32, f64 through OpenBLAS)");
+  has("Tide runs every op on every dtype it takes (conv on f32 through "
+      "oneDNN, f64 through OpenBLAS; matmul on f32 through oneDNN, f64 "
+      "through OpenBLAS)");
   has("cuda:0  NVIDIA H200\n        compute capability 9.0 (sm_90), 141.0 GiB, "
       "132 multiprocessors\n        FP64:FP32 1:2 (CUDA cores, known for "
       "compute capability 9.0); GEMM f64:f32 1.10 measured by tide-calibrate "
