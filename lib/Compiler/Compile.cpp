@@ -46,6 +46,8 @@
 using namespace mlir;
 using namespace mlir::tide;
 
+static bool cpuHasAvx512(StringRef cpu);
+
 LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
                                              const CompileOptions &options,
                                              OwningOpRef<ModuleOp> *fallback) {
@@ -98,6 +100,7 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
     cpu.grain = options.grain;
     cpu.rowTiles = options.rowTiles;
     cpu.channelsLast = options.cpuChannelsLast;
+    cpu.avx512 = cpuHasAvx512(options.cpu);
     buildCpuPipeline(lower, cpu);
     return lower.run(module);
   }
@@ -132,6 +135,7 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   gpu.rowKernels = options.rowKernels;
   gpu.attentionKernel = options.attentionKernel;
   gpu.channelsLast = options.channelsLast;
+  gpu.avx512 = cpuHasAvx512(options.cpu);
   buildGpuPipeline(lower, gpu);
   if (failed(lower.run(module)))
     return failure();
@@ -168,6 +172,7 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   host.threads = options.threads;
   host.grain = options.grain;
   host.dnnl = false; // in the GPU module, which needs no libdnnl
+  host.avx512 = cpuHasAvx512(options.cpu);
   buildCpuPipeline(cpu, host);
   if (failed(cpu.run(*original)))
     return failure();
@@ -630,6 +635,28 @@ static void initializeNativeTarget() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
   });
+}
+
+/// Whether code built for `cpu` (an LLVM CPU name, or "native") may use
+/// AVX-512F.
+static bool cpuHasAvx512(StringRef cpu) {
+  initializeNativeTarget();
+  if (cpu == "native") {
+    llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+    auto it = features.find("avx512f");
+    return it != features.end() && it->second;
+  }
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  if (!triple.isX86())
+    return false;
+  std::string lookupError;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, lookupError);
+  if (!target)
+    return false;
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      target->createMCSubtargetInfo(triple, cpu, ""));
+  return subtarget && subtarget->checkFeatures("+avx512f");
 }
 
 LogicalResult mlir::tide::checkCompileCpu(StringRef cpu, std::string &error) {

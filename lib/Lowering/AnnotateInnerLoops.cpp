@@ -19,17 +19,42 @@ namespace {
 /// The discardable attribute convert-scf-to-cf carries to the back edge.
 constexpr StringLiteral kLoopAnnotation = "llvm.loop_annotation";
 
+/// Whether the loop accumulates: a loop-carried value, or a store to the same
+/// element at every iteration (a reduction's accumulator in memory, as
+/// convert-linalg-to-loops writes it).
+bool reduces(scf::ForOp loop) {
+  if (loop.getNumRegionIterArgs() > 0)
+    return true;
+  bool found = false;
+  loop.getBody()->walk([&](memref::StoreOp store) {
+    if (llvm::all_of(store.getIndices(), [&](Value index) {
+          return loop.isDefinedOutsideOfLoop(index);
+        }))
+      found = true;
+  });
+  return found;
+}
+
 struct AnnotateInnerLoopsPass
     : public tide::impl::AnnotateInnerLoopsPassBase<AnnotateInnerLoopsPass> {
   using Base::Base;
 
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
-    auto noUnroll = LLVM::LoopAnnotationAttr::get(
-        ctx, /*disableNonforced=*/{}, /*vectorize=*/{}, /*interleave=*/{},
-        LLVM::LoopUnrollAttr::get(ctx, BoolAttr::get(ctx, true), {}, {}, {}, {},
-                                  {}, {}),
-        {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});
+    auto annotation = [&](bool reduces) {
+      // Reductions interleaved twice: two vector accumulators, so a
+      // softmax's max and sum loops are not one long chain of dependent
+      // vector operations (LLVM's own choice for these nested loops is 1).
+      LLVM::LoopInterleaveAttr interleave;
+      if (reduces)
+        interleave = LLVM::LoopInterleaveAttr::get(
+            ctx, IntegerAttr::get(IntegerType::get(ctx, 32), 2));
+      return LLVM::LoopAnnotationAttr::get(
+          ctx, /*disableNonforced=*/{}, /*vectorize=*/{}, interleave,
+          LLVM::LoopUnrollAttr::get(ctx, BoolAttr::get(ctx, true), {}, {}, {},
+                                    {}, {}, {}),
+          {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});
+    };
     getOperation().walk([&](scf::ForOp loop) {
       if (loop->hasAttr(kLoopAnnotation))
         return;
@@ -40,7 +65,7 @@ struct AnnotateInnerLoopsPass
       std::optional<APInt> trips = loop.getStaticTripCount();
       if (trips && trips->getSExtValue() < minTripCount)
         return;
-      loop->setAttr(kLoopAnnotation, noUnroll);
+      loop->setAttr(kLoopAnnotation, annotation(reduces(loop)));
     });
   }
 };

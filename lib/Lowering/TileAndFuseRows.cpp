@@ -178,6 +178,7 @@ struct TileAndFuseRowsPass
     });
     if (grouped.empty()) {
       fuseIntoReductions();
+      computeInPlace();
       return;
     }
     if (failed(dropUnitDims(grouped)))
@@ -193,6 +194,7 @@ struct TileAndFuseRowsPass
         });
     if (!tiled) {
       fuseIntoReductions();
+      computeInPlace();
       return;
     }
     // A tile's intermediate results get buffers of the tile's size, not
@@ -207,6 +209,90 @@ struct TileAndFuseRowsPass
     DominanceInfo dominance;
     eliminateCommonSubExpressions(rewriter, dominance, getOperation());
     fuseIntoReductions();
+    computeInPlace();
+  }
+
+  /// An elementwise op that reads, element for element, an intermediate
+  /// result nothing else reads (softmax's division of the exponentials, a
+  /// layer norm's scaling of the centred values) overwrites it: the
+  /// intermediate is computed into the op's destination (the tile of the
+  /// result) and the op updates it in place, where it would otherwise be
+  /// written to a scratch buffer and read back, one more stream through the
+  /// cache per tile.
+  void computeInPlace() {
+    SmallVector<linalg::GenericOp> ops;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (onHost(op) && op.hasPureTensorSemantics() &&
+          op.getNumReductionLoops() == 0 && op.getNumDpsInits() == 1 &&
+          op->getNumResults() == 1)
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    DominanceInfo dominance;
+    for (linalg::GenericOp op : ops) {
+      OpOperand *init = op.getDpsInitOperand(0);
+      AffineMap map = op.getMatchingIndexingMap(init);
+      if (op.payloadUsesValueFromOperand(init) || !map.isIdentity())
+        continue;
+      for (OpOperand *input : op.getDpsInputOperands()) {
+        auto value = dyn_cast<OpResult>(input->get());
+        auto producer =
+            value ? dyn_cast<linalg::GenericOp>(value.getOwner()) : nullptr;
+        if (!producer || !value.hasOneUse() ||
+            value.getType() != op->getResult(0).getType() ||
+            op.getMatchingIndexingMap(input) != map ||
+            producer->getBlock() != op->getBlock() || !onHost(producer) ||
+            !producer.hasPureTensorSemantics())
+          continue;
+        OpOperand *producerInit =
+            producer.getDpsInitOperand(value.getResultNumber());
+        if (!producerInit->get().getDefiningOp<tensor::EmptyOp>() ||
+            producer.payloadUsesValueFromOperand(producerInit))
+          continue;
+        // The op's destination (a slice of the tiles' shared result, or an
+        // empty tensor) must be there before the producer.
+        Value dest = init->get();
+        if (!dominance.properlyDominates(dest, producer)) {
+          Operation *def = dest.getDefiningOp();
+          if (!def || !isa<tensor::ExtractSliceOp, tensor::EmptyOp>(def) ||
+              !dest.hasOneUse() ||
+              llvm::any_of(def->getOperands(), [&](Value operand) {
+                return !dominance.properlyDominates(operand, producer);
+              }))
+            continue;
+          rewriter.moveOpBefore(def, producer);
+        }
+        Operation *empty = producerInit->get().getDefiningOp();
+        rewriter.modifyOpInPlace(producer, [&] { producerInit->set(dest); });
+        if (empty->use_empty())
+          rewriter.eraseOp(empty);
+        // The op again, with the intermediate as its destination and its
+        // element read from the destination's block argument.
+        SmallVector<Value> inputs;
+        SmallVector<AffineMap> maps;
+        for (OpOperand *other : op.getDpsInputOperands())
+          if (other != input) {
+            inputs.push_back(other->get());
+            maps.push_back(op.getMatchingIndexingMap(other));
+          }
+        maps.push_back(map);
+        unsigned argument = input->getOperandNumber();
+        rewriter.setInsertionPoint(op);
+        auto inPlace = linalg::GenericOp::create(
+            rewriter, op.getLoc(), op->getResultTypes(), inputs,
+            ValueRange{value}, maps, op.getIteratorTypesArray());
+        for (NamedAttribute attr : op->getDiscardableAttrs())
+          inPlace->setAttr(attr.getName(), attr.getValue());
+        rewriter.inlineRegionBefore(op.getRegion(), inPlace.getRegion(),
+                                    inPlace.getRegion().begin());
+        Block &body = inPlace.getRegion().front();
+        rewriter.replaceAllUsesWith(body.getArgument(argument),
+                                    body.getArguments().back());
+        body.eraseArgument(argument);
+        rewriter.replaceOp(op, inPlace->getResults());
+        break;
+      }
+    }
   }
 
   /// An elementwise op whose result a reduction reads, and later ops too

@@ -144,12 +144,16 @@ static void addBufferization(OpPassManager &pm, bool gpu) {
 }
 
 /// Host loops and scalars to the LLVM dialect (the memref ABI, libm, libmvec).
-static void addHostToLLVM(OpPassManager &pm) {
+static void addHostToLLVM(OpPassManager &pm, bool avx512) {
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = {"bf16", "f16"};
   emulate.targetTypeStr = "f32";
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
   pm.addPass(math::createMathExtendToSupportedTypes());
+  // f32 exp inline, vectorized in place (not a libmvec call per vector).
+  ExpandHostExpPassOptions exp;
+  exp.ldexp = avx512;
+  pm.addPass(createExpandHostExpPass(exp));
   // expm1 through libm: convert-math-to-llvm would compute exp(x) - 1.
   pm.addPass(createAccurateMathToLibmPass());
   pm.addPass(createConvertMathToLLVMPass());
@@ -228,7 +232,7 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
-  addHostToLLVM(pm);
+  addHostToLLVM(pm, options.avx512);
   if (parallel)
     pm.addPass(createConvertOpenMPToLLVMPass());
   // A failed host allocation ends with a message (or an error of the call,
@@ -302,7 +306,7 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
   device.addPass(createCSEPass());
   device.addPass(createReconcileUnrealizedCastsPass());
 
-  addHostToLLVM(pm);
+  addHostToLLVM(pm, options.avx512);
   if (parallel)
     pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createGpuToLLVMConversionPass());

@@ -67,3 +67,33 @@ func.func @negative_window(%a: memref<3xf32>) {
   }
   return
 }
+
+// A reduction into memory (an accumulator stored at the same element at every
+// iteration, as convert-linalg-to-loops writes a row sum) and one through
+// iter_args are interleaved twice as well: two vector accumulators.
+// CHECK-LABEL: func.func @sums(
+// CHECK: memref.store
+// CHECK-NEXT: } {llvm.loop_annotation = #llvm.loop_annotation<interleave = <count = 2 : i32>, unroll = <disable = true>>}
+// CHECK: scf.yield
+// CHECK-NEXT: } {llvm.loop_annotation = #llvm.loop_annotation<interleave = <count = 2 : i32>, unroll = <disable = true>>}
+func.func @sums(%a: memref<8x1000xf32>, %s: memref<8xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c1000 = arith.constant 1000 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c8 step %c1 {
+    scf.for %j = %c0 to %c1000 step %c1 {
+      %v = memref.load %a[%i, %j] : memref<8x1000xf32>
+      %acc = memref.load %s[%i] : memref<8xf32>
+      %r = arith.addf %v, %acc fastmath<reassoc> : f32
+      memref.store %r, %s[%i] : memref<8xf32>
+    }
+  }
+  %t = scf.for %j = %c0 to %c1000 step %c1 iter_args(%acc = %zero) -> f32 {
+    %v = memref.load %a[%c0, %j] : memref<8x1000xf32>
+    %r = arith.addf %v, %acc fastmath<reassoc> : f32
+    scf.yield %r : f32
+  }
+  return %t : f32
+}

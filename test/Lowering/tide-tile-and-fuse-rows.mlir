@@ -26,13 +26,16 @@
 // CHECK: %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<8x1000xf32>) outs(%[[INIT]] : tensor<8xf32>)
 // CHECK: arith.maximumf
 // The exponentials are computed in the sum's loop nest, which writes them
-// out too (one pass over the tile instead of two).
-// CHECK: %[[ES:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[MAX]] : tensor<8x1000xf32>, tensor<8xf32>) outs(%{{.*}}, %{{.*}} : tensor<8x1000xf32>, tensor<8xf32>)
+// out too (one pass over the tile instead of two), into the result's tile;
+// the division updates them there in place (no scratch tile).
+// CHECK: %[[DEST:.*]] = tensor.extract_slice %[[OUT]][%[[I]], 0] [8, 1000] [1, 1]
+// CHECK: %[[ES:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[MAX]] : tensor<8x1000xf32>, tensor<8xf32>) outs(%[[DEST]], %{{.*}} : tensor<8x1000xf32>, tensor<8xf32>)
 // CHECK: %[[V:.*]] = math.exp
 // CHECK: %[[S:.*]] = arith.addf %[[V]], %{{.*}} fastmath<reassoc>
 // CHECK: linalg.yield %[[V]], %[[S]] : f32, f32
-// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[ES]]#0, %[[ES]]#1 : tensor<8x1000xf32>, tensor<8xf32>)
-// CHECK: arith.divf
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[ES]]#1 : tensor<8xf32>) outs(%[[ES]]#0 : tensor<8x1000xf32>)
+// CHECK-NEXT: ^bb0(%[[SUM:.*]]: f32, %[[E:.*]]: f32):
+// CHECK-NEXT: arith.divf %[[E]], %[[SUM]]
 // CHECK: tensor.parallel_insert_slice %[[Y]] into %[[OUT]][%[[I]], 0] [8, 1000] [1, 1]
 // CHECK-NOT: linalg.generic
 // CHECK: return
@@ -247,13 +250,14 @@ func.func @dynamic_loops(%x: tensor<?x5xf32>, %d: index) -> tensor<0x5xf32> {
 #row = affine_map<(d0, d1) -> (d0)>
 
 // Too small to tile (16 KiB), but the exponentials still join the sum's loop
-// nest as its second result; the division reads both results.
+// nest as its second result; the division reads the sum and updates the
+// exponentials in place.
 // CHECK-LABEL: func.func @small_softmax(
 // CHECK-NOT: scf.forall
 // CHECK: %[[ES:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<64x64xf32>) outs(%{{.*}}, %{{.*}} : tensor<64x64xf32>, tensor<64xf32>)
 // CHECK: math.exp
 // CHECK: arith.addf
-// CHECK: linalg.generic {{.*}} ins(%[[ES]]#0, %[[ES]]#1 : tensor<64x64xf32>, tensor<64xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[ES]]#1 : tensor<64xf32>) outs(%[[ES]]#0 : tensor<64x64xf32>)
 // CHECK: arith.divf
 // CHECK-NOT: linalg.generic
 // CHECK: return

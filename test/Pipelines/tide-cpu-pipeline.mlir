@@ -9,13 +9,13 @@
 // RUN: rm -rf %t && split-file %s %t
 
 // Every example lowers fully.
-// RUN: tide-opt %examples/exp_f32.mlir --tide-cpu-pipeline \
+// RUN: tide-opt %examples/exp_f32.mlir --tide-cpu-pipeline=avx512=true \
 // RUN:   | FileCheck %s --check-prefix=EXP \
 // RUN:       --implicit-check-not='{{(tide|linalg|tensor|memref|bufferization|scf|cf|arith|math|func|affine|ub|builtin)\.[a-z_]+}}'
 // RUN: tide-opt %examples/exp_f64.mlir --tide-cpu-pipeline \
 // RUN:   | FileCheck %s --check-prefix=EXP64 \
 // RUN:       --implicit-check-not='{{(tide|linalg|tensor|memref|bufferization|scf|cf|arith|math|func|affine|ub|builtin)\.[a-z_]+}}'
-// RUN: tide-opt %examples/mlp_f32.mlir --tide-cpu-pipeline \
+// RUN: tide-opt %examples/mlp_f32.mlir --tide-cpu-pipeline=avx512=true \
 // RUN:   | FileCheck %s --check-prefix=MLP \
 // RUN:       --implicit-check-not='{{(tide|linalg|tensor|memref|bufferization|scf|cf|arith|math|func|affine|ub|builtin)\.[a-z_]+}}'
 // RUN: tide-opt %examples/mlp_f64.mlir --tide-cpu-pipeline \
@@ -27,17 +27,22 @@
 // RUN:   | FileCheck %s --check-prefix=IDENTITY --implicit-check-not=malloc --implicit-check-not=memcpy \
 // RUN:       --implicit-check-not='{{(tide|linalg|tensor|memref|bufferization|scf|cf|arith|math|func|affine|ub|builtin)\.[a-z_]+}}'
 
+// Without AVX-512, f32 exp scales by powers of two built from the bits: no
+// libmvec call, no ldexp (which would be a libm call per element there).
+// RUN: tide-opt %examples/exp_f32.mlir --tide-cpu-pipeline \
+// RUN:   | FileCheck %s --check-prefix=EXP-BITS --implicit-check-not=llvm.intr.exp --implicit-check-not=ldexp
+
 // exp(x) * a + b: one loop, one exp, one allocation (the result). Host
 // allocations go through _mlir_memref_to_llvm_alloc, which
 // tide-host-allocation-checks defines over malloc with a check (its own
 // branches; sed leaves those functions out here).
-// RUN: tide-opt %t/chain.mlir --tide-cpu-pipeline \
+// RUN: tide-opt %t/chain.mlir --tide-cpu-pipeline=avx512=true \
 // RUN:   | sed -e '/llvm.func internal @tide_host_out_of_memory(/,/^  }/d' -e '/llvm.func internal @_mlir_memref_to_llvm_/,/^  }/d' \
 // RUN:   | FileCheck %t/chain.mlir --check-prefix=FUSED --implicit-check-not='llvm.call @_mlir_memref_to_llvm_alloc' \
-// RUN:       --implicit-check-not=llvm.intr.exp --implicit-check-not=llvm.cond_br
+// RUN:       --implicit-check-not=ldexp --implicit-check-not=llvm.cond_br
 // fuse=false keeps one loop per op.
-// RUN: tide-opt %t/chain.mlir --tide-cpu-pipeline=fuse=false \
-// RUN:   | FileCheck %t/chain.mlir --check-prefix=UNFUSED --implicit-check-not=llvm.intr.exp
+// RUN: tide-opt %t/chain.mlir --tide-cpu-pipeline="fuse=false avx512=true" \
+// RUN:   | FileCheck %t/chain.mlir --check-prefix=UNFUSED --implicit-check-not=ldexp
 
 // f32 matmul: the runtime GEMM by default, loops with blas=false.
 // RUN: tide-opt %t/matmul.mlir --tide-cpu-pipeline \
@@ -49,17 +54,17 @@
 
 // Parallel loops (the default) become OpenMP regions sized at run time;
 // threads=1 builds single-threaded loops; bad option values are refused.
-// RUN: tide-opt %examples/exp_f32.mlir --tide-cpu-pipeline | FileCheck %s --check-prefix=OMP
-// RUN: tide-opt %examples/exp_f32.mlir --tide-cpu-pipeline=threads=1 \
+// RUN: tide-opt %examples/exp_f32.mlir --tide-cpu-pipeline=avx512=true | FileCheck %s --check-prefix=OMP
+// RUN: tide-opt %examples/exp_f32.mlir --tide-cpu-pipeline="threads=1 avx512=true" \
 // RUN:   | FileCheck %s --check-prefix=SERIAL --implicit-check-not=omp. --implicit-check-not=tide_rt_cpu_team_size
 // RUN: not tide-opt %examples/exp_f32.mlir --tide-cpu-pipeline=threads=-1 2>&1 | FileCheck %s --check-prefix=BAD-THREADS
 // RUN: not tide-opt %examples/exp_f32.mlir --tide-cpu-pipeline=grain=0 2>&1 | FileCheck %s --check-prefix=BAD-GRAIN
 // OMP: llvm.call @tide_rt_cpu_team_size(
 // OMP: omp.parallel if(%{{.*}}) num_threads(%{{.*}} : i32)
 // OMP: omp.wsloop
-// OMP: llvm.intr.exp
+// OMP: llvm.call_intrinsic "llvm.ldexp.f32.i32"
 // SERIAL-LABEL: llvm.func @exp(
-// SERIAL: llvm.intr.exp
+// SERIAL: llvm.call_intrinsic "llvm.ldexp.f32.i32"
 // BAD-THREADS: invalid 'threads' option -1; expected 0 (decided at run time) to 1024
 // BAD-GRAIN: invalid 'grain' option 0; it must be positive
 
@@ -90,12 +95,17 @@
 // argument's), and the metadata.
 // EXP-LABEL: llvm.func @exp(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64) -> !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> attributes {llvm.emit_c_interface}
 // EXP: llvm.call @_mlir_memref_to_llvm_alloc
-// EXP: llvm.intr.exp(%{{.*}}) : (f32) -> f32
+// EXP: llvm.call_intrinsic "llvm.ldexp.f32.i32"(%{{.*}}, %{{.*}}) : (f32, i32) -> f32
 // EXP-LABEL: llvm.func @_mlir_ciface_exp(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) attributes {llvm.emit_c_interface}
 // EXP: llvm.call @exp(
 // EXP: llvm.mlir.global external constant @tide_module_metadata("tide-module 1\0Afunc exp 1 1\0Aarg 0 f32 230400 cpu\0Aresult 0 f32 230400 cpu\0A\00")
 
-// The f64 version stays f64.
+// EXP-BITS-LABEL: llvm.func @exp(
+// EXP-BITS: llvm.shl
+// EXP-BITS: llvm.bitcast %{{.*}} : i32 to f32
+// EXP-BITS-LABEL: llvm.func @_mlir_ciface_exp(
+
+// The f64 version stays f64 (libmvec's exp once vectorized).
 // EXP64-LABEL: llvm.func @exp(
 // EXP64: llvm.intr.exp(%{{.*}}) : (f64) -> f64
 // EXP64-LABEL: llvm.func @_mlir_ciface_exp(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
@@ -109,7 +119,7 @@
 // MLP-DAG: llvm.func @_mlir_ciface_tide_rt_cpu_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32)
 // MLP-LABEL: llvm.func @mlp(
 // MLP-COUNT-3: llvm.call @tide_rt_cpu_matmul_f32(
-// MLP: llvm.intr.exp
+// MLP: llvm.call_intrinsic "llvm.ldexp.f32.i32"
 // MLP: llvm.call @_mlir_memref_to_llvm_free
 // MLP-LABEL: llvm.func @_mlir_ciface_mlp(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // MLP: @tide_module_metadata("tide-module 1\0Afunc mlp 8 2\0A{{.*}}result 0 f32 256x10 cpu\0Aresult 1 f32 scalar cpu\0A\00")
@@ -134,7 +144,7 @@
 // FUSED-LABEL: llvm.func @chain(
 // FUSED: llvm.call @_mlir_memref_to_llvm_alloc
 // FUSED: llvm.cond_br
-// FUSED: %[[E:.*]] = llvm.intr.exp(%{{.*}}) : (f32) -> f32
+// FUSED: %[[E:.*]] = llvm.call_intrinsic "llvm.ldexp.f32.i32"(%{{.*}}, %{{.*}}) : (f32, i32) -> f32
 // FUSED-NEXT: %[[M:.*]] = llvm.fmul %[[E]], %{{.*}} : f32
 // FUSED-NEXT: %[[S:.*]] = llvm.fadd %[[M]], %{{.*}} : f32
 // FUSED: llvm.store %[[S]], %{{.*}} : f32, !llvm.ptr
@@ -143,7 +153,7 @@
 // Unfused: three loops, one op each.
 // UNFUSED-LABEL: llvm.func @chain(
 // UNFUSED: llvm.cond_br
-// UNFUSED: llvm.intr.exp
+// UNFUSED: llvm.call_intrinsic "llvm.ldexp.f32.i32"
 // UNFUSED-NOT: llvm.fmul
 // UNFUSED: llvm.cond_br
 // UNFUSED: llvm.fmul

@@ -8,9 +8,9 @@
 // (threads=0, the default: OpenMP regions sized at run time); threads=1 keeps
 // it serial, with no libomp; bad values are refused.
 // RUN: tide-opt %S/Inputs/gpu-host-loops.mlir --tide-place-pipeline=target=h200 \
-// RUN:   --tide-gpu-pipeline | FileCheck %s --check-prefix=HOST-OMP
+// RUN:   --tide-gpu-pipeline=avx512=true | FileCheck %s --check-prefix=HOST-OMP
 // RUN: tide-opt %S/Inputs/gpu-host-loops.mlir --tide-place-pipeline=target=h200 \
-// RUN:   --tide-gpu-pipeline=threads=1 \
+// RUN:   --tide-gpu-pipeline="threads=1 avx512=true" \
 // RUN:   | FileCheck %s --check-prefix=HOST-SERIAL --implicit-check-not=omp. --implicit-check-not=tide_rt_cpu_team_size
 // RUN: not tide-opt %S/Inputs/gpu-host-loops.mlir --tide-gpu-pipeline=threads=2000 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BAD-THREADS
@@ -20,13 +20,13 @@
 // HOST-OMP:       llvm.call @tide_rt_cpu_team_size(
 // HOST-OMP:       omp.parallel if(%{{.*}}) num_threads(%{{.*}} : i32)
 // HOST-OMP:       omp.wsloop
-// HOST-OMP:       llvm.intr.exp
+// HOST-OMP:       llvm.call_intrinsic "llvm.ldexp.f32.i32"
 // HOST-OMP:       gpu.launch_func
 // HOST-OMP:       llvm.call @tide_rt_cpu_team_size(
 // HOST-OMP:       omp.parallel
 // HOST-OMP-LABEL: gpu.binary @tide_kernels
 // HOST-SERIAL-LABEL: llvm.func @host_loops(
-// HOST-SERIAL:       llvm.intr.exp
+// HOST-SERIAL:       llvm.call_intrinsic "llvm.ldexp.f32.i32"
 // HOST-SERIAL:       gpu.launch_func
 // BAD-THREADS: invalid 'threads' option 2000; expected 0 (decided at run time) to 1024
 // BAD-GRAIN: invalid 'grain' option -5; it must be positive

@@ -181,6 +181,15 @@ def TileAndFuseRowsPass
     instead of two. Nothing is fused when another reader comes before the
     reduction.
 
+    Then an elementwise op that reads, element for element, an intermediate
+    nothing else reads (softmax's division of the exponentials, a layer
+    norm's scaling of the centred values) takes that intermediate as its
+    destination and updates it in place, and the intermediate is computed
+    into the op's own destination (the tile of the result): the
+    exponentials are written to the output once and scaled there, not kept
+    in a scratch tile that is read back (softmax over 4096x1000 f32:
+    3.0 -> 2.9 ms a call with libmvec's exp).
+
     ```mlir
     %max = linalg.generic {reduction over d1} ins(%x) outs(%fill)
     %e = linalg.generic ins(%x, %max) ...          // exp(x - max)
@@ -218,7 +227,12 @@ def AnnotateInnerLoopsPass
     `min-trip-count` gets `llvm.loop_annotation` with `unroll<disable = true>`
     (which `convert-scf-to-cf` puts on the loop's back edge), so the loop
     vectorizer sees the loop, vectorizes it with run-time alias checks, and
-    interleaves it itself. Shorter loops (a 3x3 window) are left to LLVM.
+    interleaves it itself; loops that accumulate (a loop-carried value, or a
+    store to the same element at every iteration: a row sum or maximum) are
+    interleaved twice (`interleave<count = 2>`), two vector accumulators where
+    LLVM picks one for a reduction nested in another loop (softmax over
+    4096x1000 f32: 2.33 -> 2.11 ms a call). Shorter loops (a 3x3 window) are
+    left to LLVM.
     `tide-apply-loop-annotations` makes the attribute LLVM loop metadata.
   }];
   let options = [
@@ -375,6 +389,49 @@ def AccurateMathToLibmPass
     `__nv_log1pf` already.
   }];
   let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
+def ExpandHostExpPass : Pass<"tide-expand-host-exp", "mlir::ModuleOp"> {
+  let summary = "Compute host f32 exponentials inline, in a form the loop "
+                "vectorizer vectorizes";
+  let description = [{
+    `convert-math-to-llvm` turns `math.exp` into `llvm.exp`, which the loop
+    vectorizer maps onto libmvec's `_ZGVeN16v_expf`: a call per vector, with
+    every vector register clobbered around it (a softmax's running sum is
+    spilled and reloaded at each call). This pass expands each scalar f32
+    `math.exp` outside GPU code into arithmetic that vectorizes in place:
+
+    - `k = roundeven(x * log2(e))`, `r = x - k * ln(2)` in two steps
+      (Cody-Waite: ln(2) split into a high part exact in 9 bits and a low
+      part), so `r` is in [-ln(2)/2, ln(2)/2];
+    - `e^r` by a degree-7 polynomial in Horner form, 7 FMAs (Cephes' expf
+      coefficients);
+    - `e^x = e^r * 2^k`: with `ldexp`, one `llvm.ldexp` (AVX-512's
+      VSCALEFPS once vectorized); without (the vectorizer would call libm's
+      `ldexpf` per element), as `e^r * 2^k1 * 2^k2` with `k1 = k >> 1`,
+      `k2 = k - k1`, both normal powers of two built from the bits for
+      every `k` in [-150, 129]. Either way results that underflow are
+      rounded to subnormals once (not flushed to zero) and those that
+      overflow are `inf`;
+    - `x` is clamped to [-104, 89] first (beyond it the result is 0 or
+      `inf`); a NaN `x` stays NaN through every step (`k` is read from the
+      bits of `x * log2(e) + 1.5 * 2^23`, with no float-to-integer
+      conversion).
+
+    Checked against `exp` in double precision on f32 inputs in [-105, 89]
+    (every 7th bit pattern, 3.2e8 inputs): at most 0.89 ulp from the exact
+    result. f16 and bf16 exponentials are computed in f32 by then
+    (`math-extend-to-supported-types`); f64 keeps libmvec's `exp`. Runs on
+    host code before `convert-math-to-llvm`.
+  }];
+  let options = [
+    Option<"ldexp", "ldexp", "bool", /*default=*/"false",
+           "Scale by 2^k with llvm.ldexp (for CPUs with AVX-512, where it "
+           "vectorizes to VSCALEFPS)">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::LLVM::LLVMDialect",
+                           "mlir::math::MathDialect"];
 }
 
 def HostAllocationChecksPass

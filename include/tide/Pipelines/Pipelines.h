@@ -166,6 +166,12 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Fewest innermost loop iterations per thread: smaller "
                      "loop nests run on one thread"),
       llvm::cl::init(kDefaultParallelGrain)};
+  PassOptions::Option<bool> avx512{
+      *this, "avx512",
+      llvm::cl::desc("The host code runs on a CPU with AVX-512F: f32 "
+                     "exponentials scale by 2^k with VSCALEFPS "
+                     "(tide-expand-host-exp{ldexp})"),
+      llvm::cl::init(false)};
 };
 
 /// Checks what the option types cannot (threads in 0..1024, grain > 0); on
@@ -244,6 +250,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "grain",
       llvm::cl::desc("Fewest innermost host loop iterations per thread"),
       llvm::cl::init(kDefaultParallelGrain)};
+  PassOptions::Option<bool> avx512{
+      *this, "avx512",
+      llvm::cl::desc("The host code runs on a CPU with AVX-512F: f32 "
+                     "exponentials scale by 2^k with VSCALEFPS "
+                     "(tide-expand-host-exp{ldexp})"),
+      llvm::cl::init(false)};
 };
 
 /// Checks the `threads` and `grain` options as validateCpuPipelineOptions.

@@ -1,0 +1,57 @@
+// Tests of tide-expand-host-exp: host math.exp on f32 scalars becomes inline
+// arithmetic the loop vectorizer vectorizes (no libmvec call); the scale by
+// 2^k is llvm.ldexp with ldexp=true (VSCALEFPS on AVX-512), else two powers of
+// two built from the bits. f64, vectors and GPU code are left alone.
+
+// RUN: tide-opt %s --tide-expand-host-exp | FileCheck %s --check-prefixes=CHECK,BITS
+// RUN: tide-opt %s --tide-expand-host-exp=ldexp=true | FileCheck %s --check-prefixes=CHECK,LDEXP
+
+// CHECK-LABEL: func.func @host(
+// CHECK-SAME: %[[X:.*]]: f32, %[[Y:.*]]: f64, %[[V:.*]]: vector<4xf32>
+// CHECK-NOT: math.exp %[[X]]
+// The argument clamped to [-104, 89] with ordered compares (a NaN goes on).
+// CHECK-DAG: %[[LOW:.*]] = arith.constant -1.040000e+02 : f32
+// CHECK-DAG: %[[HIGH:.*]] = arith.constant 8.900000e+01 : f32
+// CHECK: %[[LT:.*]] = arith.cmpf olt, %[[X]], %[[LOW]] : f32
+// CHECK: %[[XL:.*]] = arith.select %[[LT]], %[[LOW]], %[[X]] : f32
+// CHECK: %[[GT:.*]] = arith.cmpf ogt, %[[XL]], %[[HIGH]] : f32
+// CHECK: %[[XC:.*]] = arith.select %[[GT]], %[[HIGH]], %[[XL]] : f32
+// k = round(x * log2(e)) through the 1.5 * 2^23 shift; r = x - k * ln(2).
+// CHECK: %[[SHIFTED:.*]] = math.fma %[[XC]], %{{.*}}, %[[ROUND:.*]] : f32
+// CHECK: %[[K:.*]] = arith.subf %[[SHIFTED]], %[[ROUND]] : f32
+// CHECK: %[[R1:.*]] = math.fma %[[K]], %{{.*}}, %[[XC]] : f32
+// CHECK: %[[R:.*]] = math.fma %[[K]], %{{.*}}, %[[R1]] : f32
+// Seven FMAs of the polynomial, the last two adding 1.
+// CHECK-COUNT-7: math.fma %{{.*}}, %[[R]], %{{.*}} : f32
+// CHECK: %[[KI:.*]] = arith.subi
+// LDEXP: %[[Y1:.*]] = llvm.call_intrinsic "llvm.ldexp.f32.i32"(%{{.*}}, %[[KI]]) : (f32, i32) -> f32
+// BITS: %[[K1:.*]] = arith.shrsi %[[KI]], %{{.*}} : i32
+// BITS: %[[K2:.*]] = arith.subi %[[KI]], %[[K1]] : i32
+// BITS: arith.shli
+// BITS: arith.bitcast %{{.*}} : i32 to f32
+// BITS: arith.mulf
+// BITS: arith.shli
+// BITS: arith.bitcast %{{.*}} : i32 to f32
+// BITS: %[[Y1:.*]] = arith.mulf
+// CHECK: %[[Y2:.*]] = math.exp %[[Y]] : f64
+// CHECK: %[[Y3:.*]] = math.exp %[[V]] : vector<4xf32>
+// CHECK: return %[[Y1]], %[[Y2]], %[[Y3]]
+func.func @host(%x: f32, %y: f64, %v: vector<4xf32>) -> (f32, f64, vector<4xf32>) {
+  %a = math.exp %x : f32
+  %b = math.exp %y : f64
+  %c = math.exp %v : vector<4xf32>
+  return %a, %b, %c : f32, f64, vector<4xf32>
+}
+
+// negative: kernels call libdevice's __nv_expf.
+// CHECK-LABEL: gpu.func @negative_kernel(
+// CHECK: math.exp
+// CHECK-NOT: math.fma
+gpu.module @k {
+  gpu.func @negative_kernel(%x: f32, %out: memref<1xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    %e = math.exp %x : f32
+    memref.store %e, %out[%c0] : memref<1xf32>
+    gpu.return
+  }
+}
