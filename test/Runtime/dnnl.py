@@ -90,6 +90,10 @@ def linear_case(rng, x_shape, k, n):
 def cases(rng):
     yield "conv 2-D 3x3 pad 1 (constant)", conv_case(
         rng, (1, 16, 14, 14), (32, 16, 3, 3), [1, 1], [1, 1], [1, 1, 1, 1], 1, True)
+    # 3x3 stride 1 with 64 channels: oneDNN's Winograd kernel (unless
+    # TIDE_DNNL_WINOGRAD=0).
+    yield "conv 2-D 3x3 64 channels (constant, Winograd)", conv_case(
+        rng, (1, 64, 28, 28), (64, 64, 3, 3), [1, 1], [1, 1], [1, 1, 1, 1], 1, True)
     yield "conv 2-D 7x7 stride 2 pad 3, 3 channels (constant)", conv_case(
         rng, (2, 3, 20, 18), (16, 3, 7, 7), [2, 2], [1, 1], [3, 3, 3, 3], 1, True)
     yield "conv 2-D asymmetric pads, dilation (constant)", conv_case(
