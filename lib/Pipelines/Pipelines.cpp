@@ -209,6 +209,9 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
   // that stay in the cache (one scf.forall, independent tiles).
   if (options.fuse && options.rowTiles)
     pm.addNestedPass<func::FuncOp>(createTileAndFuseRowsPass());
+  // Column sums: parts of the rows in parallel (parallel code only).
+  if (options.threads != 1)
+    pm.addNestedPass<func::FuncOp>(createSplitColumnReductionsPass());
   addBufferization(pm, /*gpu=*/false);
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   if (options.blas) {

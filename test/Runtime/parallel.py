@@ -58,6 +58,13 @@ def cases(rng):
            [r(513, 1027)], lambda x: x.sum(axis=1))
     yield ("reduce_sum axis 0 513x1027", unary("reduce_sum", [513, 1027], " axes = [0]", [1027]),
            [r(513, 1027)], lambda x: x.sum(axis=0))
+    # Large enough to be split over the rows (tide-split-column-reductions).
+    yield ("reduce_sum axis 0 2048x1031 (split)",
+           unary("reduce_sum", [2048, 1031], " axes = [0]", [1031]),
+           [r(2048, 1031)], lambda x: x.sum(axis=0))
+    yield ("reduce_max axis 0 1024x2, 4096 (split)",
+           unary("reduce_max", [1024, 2, 4096], " axes = [0]", [2, 4096]),
+           [r(1024, 2, 4096)], lambda x: x.max(axis=0))
     yield ("reduce_sum all 100003", unary("reduce_sum", [100003], " axes = [0]", []),
            [r(100003)], lambda x: x.sum())
     yield ("reduce_max axis 1 ?x? 129x3001", unary("reduce_max", ["?", "?"], " axes = [1]", ["?"]),

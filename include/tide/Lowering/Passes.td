@@ -481,6 +481,36 @@ def GpuCorrectlyRoundedSqrtPass
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def SplitColumnReductionsPass
+    : Pass<"tide-split-column-reductions", "mlir::func::FuncOp"> {
+  let summary = "Split host reductions over a matrix's rows into parts the "
+                "threads share";
+  let description = [{
+    Runs on tensor-level host code. A reduction over the outermost loop of
+    its op with parallel loops inside (a column sum: `sum(x, axis=0)` over
+    rows x cols) lowers to a sequential loop over the rows around a parallel
+    loop over the columns, which `tide-parallelize-loops` can only run on
+    one thread (a parallel region per row would cost more than the row).
+    This pass applies upstream's `linalg::splitReduction`: the rows are cut
+    into K parts (the largest power of two up to 64 that divides them, each
+    part at least 2 rows), a first op reduces each part into a row of a
+    K x cols tensor (parallel over the parts: each thread reads whole,
+    contiguous rows), and a second, small op reduces those K rows.
+
+    Only reductions whose combiner may be applied in another order are split
+    (integer ops, float min/max, float sums and products with `reassoc`,
+    which Tide's float sums carry), of at least `min-elements` iterations,
+    with static sizes. The result is the same for every thread count (the
+    parts are fixed at compile time).
+  }];
+  let options = [
+    Option<"minElements", "min-elements", "int64_t", /*default=*/"1048576",
+           "Reductions with fewer iterations are left alone">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def ParallelizeLoopsPass
     : Pass<"tide-parallelize-loops", "mlir::func::FuncOp"> {
   let summary = "Choose which loops of a function run across threads";

@@ -1,0 +1,91 @@
+// Tests of tide-split-column-reductions: a host reduction over its outermost
+// loop (a sum over the rows, per column) is split into parts of the rows
+// reduced in parallel, then combined; other reductions are left alone.
+
+// RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-split-column-reductions))' --split-input-file | FileCheck %s
+// RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-split-column-reductions{min-elements=1}))' --split-input-file | FileCheck %s --check-prefix=SMALL
+
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d1)>
+
+// 4096 rows in 64 parts of 64: the first op is parallel over the parts (and
+// the columns), the second reduces the 64 partial rows.
+// CHECK-LABEL: func.func @column_sum(
+// CHECK-SAME: %[[X:.*]]: tensor<4096x2048xf32>
+// CHECK: %[[PARTS:.*]] = tensor.expand_shape %[[X]] {{\[\[}}0, 1], [2]] output_shape [64, 64, 2048]
+// CHECK: %[[ZERO:.*]] = linalg.fill {{.*}} -> tensor<64x2048xf32>
+// CHECK: %[[PARTIAL:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[PARTS]] : tensor<64x64x2048xf32>) outs(%[[ZERO]] : tensor<64x2048xf32>)
+// CHECK: arith.addf {{.*}} fastmath<reassoc>
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[PARTIAL]] : tensor<64x2048xf32>)
+// CHECK-SAME: {tide.device = #tide.device<cpu>}
+func.func @column_sum(%x: tensor<4096x2048xf32>, %init: tensor<2048xf32>) -> tensor<2048xf32> {
+  %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<4096x2048xf32>) outs(%init : tensor<2048xf32>) attrs = {tide.device = #tide.device<cpu>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<2048xf32>
+  return %r : tensor<2048xf32>
+}
+
+// -----
+
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d1)>
+
+// negative: a float sum without reassoc keeps its order.
+// CHECK-LABEL: func.func @negative_ordered_sum(
+// CHECK-NOT: tensor.expand_shape
+// SMALL-LABEL: func.func @negative_ordered_sum(
+// SMALL-NOT: tensor.expand_shape
+func.func @negative_ordered_sum(%x: tensor<4096x2048xf32>, %init: tensor<2048xf32>) -> tensor<2048xf32> {
+  %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<4096x2048xf32>) outs(%init : tensor<2048xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<2048xf32>
+  return %r : tensor<2048xf32>
+}
+
+// -----
+
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d1)>
+
+// A maximum over 48 x 64 rows: below min-elements by default; with
+// min-elements=1, 48 rows in 16 parts of 3 (the largest power of two up to
+// 64 dividing 48 with parts of at least 2 rows).
+// CHECK-LABEL: func.func @small_max(
+// CHECK-NOT: tensor.expand_shape
+// SMALL-LABEL: func.func @small_max(
+// SMALL: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [16, 3, 64]
+// SMALL: arith.maxnumf
+func.func @small_max(%x: tensor<48x64xf32>, %init: tensor<64xf32>) -> tensor<64xf32> {
+  %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<48x64xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maxnumf %a, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+
+// negative: a row sum (reduction innermost) is parallel over its rows
+// already.
+// SMALL-LABEL: func.func @negative_row_sum(
+// SMALL-NOT: tensor.expand_shape
+func.func @negative_row_sum(%x: tensor<4096x2048xf32>, %init: tensor<4096xf32>) -> tensor<4096xf32> {
+  %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4096x2048xf32>) outs(%init : tensor<4096xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<4096xf32>
+  return %r : tensor<4096xf32>
+}
