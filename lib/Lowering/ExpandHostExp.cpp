@@ -44,71 +44,138 @@ constexpr float kHighest = 89.0f;
 /// integer (to nearest, ties to even) held in the low mantissa bits.
 constexpr float kRound = 12582912.0f;
 
-Value expandExp(ImplicitLocOpBuilder &b, Value x, bool ldexp) {
-  Type f32 = b.getF32Type(), i32 = b.getI32Type();
-  auto f = [&](float v) -> Value {
+/// The steps exp and expm1 share: x clamped, k = round(x * log2(e)) (as an
+/// integer, read from the bits of x * log2(e) + 1.5 * 2^23: no
+/// float-to-integer conversion sees a NaN), and r = x - k * ln(2) in
+/// [-ln(2)/2, ln(2)/2].
+struct Reduced {
+  Value r, k;
+};
+
+class Expander {
+public:
+  Expander(ImplicitLocOpBuilder &b, bool ldexp) : b(b), ldexp(ldexp) {}
+
+  Value f(float v) {
     return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
-  };
-  auto i = [&](int32_t v) -> Value {
+  }
+  Value i(int32_t v) {
     return arith::ConstantOp::create(b, b.getI32IntegerAttr(v));
-  };
-  // Clamped with ordered compares and selects, which keep a NaN: it goes
-  // through every step below as a NaN (no float-to-integer conversion sees
-  // it), so the result is NaN.
-  Value low = f(kLowest), high = f(kHighest);
-  Value xc = arith::SelectOp::create(
-      b, arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x, low), low, x);
-  xc = arith::SelectOp::create(
-      b, arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, xc, high), high,
-      xc);
-  // k = round(x * log2(e)), as a float and in the bits of `shifted`.
-  Value round = f(kRound);
-  Value shifted = math::FmaOp::create(b, xc, f(kLog2E), round);
-  Value k = arith::SubFOp::create(b, shifted, round);
-  Value r = math::FmaOp::create(b, k, f(-kLn2Hi), xc);
-  r = math::FmaOp::create(b, k, f(-kLn2Lo), r);
-  Value p = f(kP[0]);
-  for (float c : ArrayRef<float>(kP).drop_front())
-    p = math::FmaOp::create(b, p, r, f(c));
-  Value ki = arith::SubIOp::create(b, arith::BitcastOp::create(b, i32, shifted),
-                                   arith::BitcastOp::create(b, i32, round));
-  // p * 2^k: one VSCALEFPS where the CPU has AVX-512 (exact, subnormal
-  // results rounded once); elsewhere two normal powers of two built from
-  // the bits, 2^(k >> 1) and 2^(k - (k >> 1)), since one would not reach
-  // the subnormal range.
-  if (ldexp)
-    return LLVM::CallIntrinsicOp::create(
-               b, f32, b.getStringAttr("llvm.ldexp.f32.i32"), ValueRange{p, ki})
-        .getResult(0);
-  Value k1 = arith::ShRSIOp::create(b, ki, i(1));
-  Value k2 = arith::SubIOp::create(b, ki, k1);
-  auto pow2 = [&](Value e) -> Value {
+  }
+
+  Reduced reduce(Value x) {
+    // Clamped with ordered compares and selects, which keep a NaN: it goes
+    // through every step as a NaN, so the result is NaN.
+    Value low = f(kLowest), high = f(kHighest);
+    Value xc = arith::SelectOp::create(
+        b, arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x, low), low, x);
+    xc = arith::SelectOp::create(
+        b, arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, xc, high), high,
+        xc);
+    Value round = f(kRound);
+    Value shifted = math::FmaOp::create(b, xc, f(kLog2E), round);
+    Value k = arith::SubFOp::create(b, shifted, round);
+    Value r = math::FmaOp::create(b, k, f(-kLn2Hi), xc);
+    r = math::FmaOp::create(b, k, f(-kLn2Lo), r);
+    Value ki =
+        arith::SubIOp::create(b, arith::BitcastOp::create(b, i32(), shifted),
+                              arith::BitcastOp::create(b, i32(), round));
+    return {r, ki};
+  }
+
+  /// The polynomial of the first `keep` coefficients of kP (the highest
+  /// degrees first), Horner form: all of them give e^r, the first six
+  /// q(r) = (e^r - 1 - r) / r^2.
+  Value polynomial(Value r, unsigned keep) {
+    ArrayRef<float> coefficients = ArrayRef<float>(kP).take_front(keep);
+    Value p = f(coefficients.front());
+    for (float c : coefficients.drop_front())
+      p = math::FmaOp::create(b, p, r, f(c));
+    return p;
+  }
+
+  /// p * 2^k for k in [-150, 129]: one VSCALEFPS where the CPU has AVX-512
+  /// (exact, subnormal results rounded once); elsewhere two normal powers
+  /// of two built from the bits, 2^(k >> 1) and 2^(k - (k >> 1)), since one
+  /// would not reach the subnormal range.
+  Value scale(Value p, Value k) {
+    if (ldexp)
+      return LLVM::CallIntrinsicOp::create(
+                 b, f32(), b.getStringAttr("llvm.ldexp.f32.i32"),
+                 ValueRange{p, k})
+          .getResult(0);
+    Value k1 = arith::ShRSIOp::create(b, k, i(1));
+    Value k2 = arith::SubIOp::create(b, k, k1);
+    return arith::MulFOp::create(b, arith::MulFOp::create(b, p, pow2(k1)),
+                                 pow2(k2));
+  }
+
+  /// 2^e for e in [-126, 127], from the bits.
+  Value pow2(Value e) {
     Value biased = arith::AddIOp::create(b, e, i(127));
-    return arith::BitcastOp::create(b, f32,
+    return arith::BitcastOp::create(b, f32(),
                                     arith::ShLIOp::create(b, biased, i(23)));
-  };
-  return arith::MulFOp::create(b, arith::MulFOp::create(b, p, pow2(k1)),
-                               pow2(k2));
-}
+  }
+
+  Value exp(Value x) {
+    Reduced red = reduce(x);
+    return scale(polynomial(red.r, std::size(kP)), red.k);
+  }
+
+  /// e^x - 1 = 2^k (e^r - 1) + (2^k - 1): for k in [-25, 24], one FMA whose
+  /// addend 2^k - 1 is exact (-1 once 2^k is below half an ulp of 1), so
+  /// the result keeps its digits near 0 (e^r - 1 = r + r^2 q(r) is never
+  /// computed as a difference); above, (e^r - 1 + 1) 2^k - 1, where the
+  /// -1 no longer matters. -0 stays -0.
+  Value expm1(Value x) {
+    Reduced red = reduce(x);
+    Value q = polynomial(red.r, std::size(kP) - 2);
+    Value em1r = math::FmaOp::create(
+        b, q, arith::MulFOp::create(b, red.r, red.r), red.r);
+    Value kSmall = arith::MinSIOp::create(
+        b, arith::MaxSIOp::create(b, red.k, i(-25)), i(24));
+    Value t = pow2(kSmall);
+    Value small =
+        math::FmaOp::create(b, t, em1r, arith::SubFOp::create(b, t, f(1.0f)));
+    Value large = arith::SubFOp::create(
+        b, scale(arith::AddFOp::create(b, em1r, f(1.0f)), red.k), f(1.0f));
+    Value y = arith::SelectOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, red.k, i(24)),
+        large, small);
+    Value zero = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, x, f(0));
+    return arith::SelectOp::create(b, zero, x, y);
+  }
+
+private:
+  Type f32() { return b.getF32Type(); }
+  Type i32() { return b.getI32Type(); }
+
+  ImplicitLocOpBuilder &b;
+  bool ldexp;
+};
 
 struct ExpandHostExpPass
     : public tide::impl::ExpandHostExpPassBase<ExpandHostExpPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<math::ExpOp> exps;
-    getOperation()->walk([&](math::ExpOp op) {
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (!isa<math::ExpOp, math::ExpM1Op>(op) ||
+          !op->getResult(0).getType().isF32())
+        return;
       if (op->getParentOfType<gpu::GPUModuleOp>() ||
           op->getParentOfType<gpu::LaunchOp>())
-        return; // GPU code calls libdevice (ex2.approx-based __nv_expf).
-      if (op.getType().isF32())
-        exps.push_back(op);
+        return; // GPU code calls libdevice (__nv_expf, __nv_expm1f).
+      ops.push_back(op);
     });
-    for (math::ExpOp op : exps) {
-      ImplicitLocOpBuilder b(op.getLoc(), op);
-      Value y = expandExp(b, op.getOperand(), ldexp);
-      op.replaceAllUsesWith(y);
-      op.erase();
+    for (Operation *op : ops) {
+      ImplicitLocOpBuilder b(op->getLoc(), op);
+      Expander expand(b, ldexp);
+      Value y = isa<math::ExpOp>(op) ? expand.exp(op->getOperand(0))
+                                     : expand.expm1(op->getOperand(0));
+      op->getResult(0).replaceAllUsesWith(y);
+      op->erase();
     }
   }
 };

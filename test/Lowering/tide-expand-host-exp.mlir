@@ -1,7 +1,8 @@
-// Tests of tide-expand-host-exp: host math.exp on f32 scalars becomes inline
-// arithmetic the loop vectorizer vectorizes (no libmvec call); the scale by
-// 2^k is llvm.ldexp with ldexp=true (VSCALEFPS on AVX-512), else two powers of
-// two built from the bits. f64, vectors and GPU code are left alone.
+// Tests of tide-expand-host-exp: host math.exp and math.expm1 on f32 scalars
+// become inline arithmetic the loop vectorizer vectorizes (no libm or libmvec
+// call); the scale by 2^k is llvm.ldexp with ldexp=true (VSCALEFPS on
+// AVX-512), else two powers of two built from the bits. f64, vectors and GPU
+// code are left alone.
 
 // RUN: tide-opt %s --tide-expand-host-exp | FileCheck %s --check-prefixes=CHECK,BITS
 // RUN: tide-opt %s --tide-expand-host-exp=ldexp=true | FileCheck %s --check-prefixes=CHECK,LDEXP
@@ -16,14 +17,15 @@
 // CHECK: %[[XL:.*]] = arith.select %[[LT]], %[[LOW]], %[[X]] : f32
 // CHECK: %[[GT:.*]] = arith.cmpf ogt, %[[XL]], %[[HIGH]] : f32
 // CHECK: %[[XC:.*]] = arith.select %[[GT]], %[[HIGH]], %[[XL]] : f32
-// k = round(x * log2(e)) through the 1.5 * 2^23 shift; r = x - k * ln(2).
+// k = round(x * log2(e)) through the 1.5 * 2^23 shift, also as an integer;
+// r = x - k * ln(2).
 // CHECK: %[[SHIFTED:.*]] = math.fma %[[XC]], %{{.*}}, %[[ROUND:.*]] : f32
 // CHECK: %[[K:.*]] = arith.subf %[[SHIFTED]], %[[ROUND]] : f32
 // CHECK: %[[R1:.*]] = math.fma %[[K]], %{{.*}}, %[[XC]] : f32
 // CHECK: %[[R:.*]] = math.fma %[[K]], %{{.*}}, %[[R1]] : f32
+// CHECK: %[[KI:.*]] = arith.subi
 // Seven FMAs of the polynomial, the last two adding 1.
 // CHECK-COUNT-7: math.fma %{{.*}}, %[[R]], %{{.*}} : f32
-// CHECK: %[[KI:.*]] = arith.subi
 // LDEXP: %[[Y1:.*]] = llvm.call_intrinsic "llvm.ldexp.f32.i32"(%{{.*}}, %[[KI]]) : (f32, i32) -> f32
 // BITS: %[[K1:.*]] = arith.shrsi %[[KI]], %{{.*}} : i32
 // BITS: %[[K2:.*]] = arith.subi %[[KI]], %[[K1]] : i32
@@ -41,6 +43,38 @@ func.func @host(%x: f32, %y: f64, %v: vector<4xf32>) -> (f32, f64, vector<4xf32>
   %b = math.exp %y : f64
   %c = math.exp %v : vector<4xf32>
   return %a, %b, %c : f32, f64, vector<4xf32>
+}
+
+// expm1: e^r - 1 = r + r^2 q(r) (never a difference near 0), then
+// 2^k (e^r - 1) + (2^k - 1) with k clamped to [-25, 24], or (e^r) 2^k - 1
+// above; -0 kept.
+// CHECK-LABEL: func.func @host_expm1(
+// CHECK-SAME: %[[X:.*]]: f32, %[[Y:.*]]: f64
+// CHECK: %[[SHIFTED:.*]] = math.fma
+// CHECK: arith.subf %[[SHIFTED]]
+// CHECK: math.fma
+// CHECK: %[[R:.*]] = math.fma
+// CHECK: %[[KI:.*]] = arith.subi
+// CHECK-COUNT-5: math.fma %{{.*}}, %[[R]], %{{.*}} : f32
+// CHECK: %[[R2:.*]] = arith.mulf %[[R]], %[[R]] : f32
+// CHECK: %[[EM1R:.*]] = math.fma %{{.*}}, %[[R2]], %[[R]] : f32
+// CHECK: arith.maxsi %[[KI]]
+// CHECK: arith.minsi
+// CHECK: %[[T:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK: %[[TM1:.*]] = arith.subf %[[T]], %{{.*}} : f32
+// CHECK: %[[SMALL:.*]] = math.fma %[[T]], %[[EM1R]], %[[TM1]] : f32
+// LDEXP: llvm.call_intrinsic "llvm.ldexp.f32.i32"
+// CHECK: %[[LARGE:.*]] = arith.subf
+// CHECK: %[[BIG:.*]] = arith.cmpi sgt, %[[KI]], %{{.*}} : i32
+// CHECK: %[[SEL:.*]] = arith.select %[[BIG]], %[[LARGE]], %[[SMALL]] : f32
+// CHECK: %[[ZERO:.*]] = arith.cmpf oeq, %[[X]], %{{.*}} : f32
+// CHECK: %[[E:.*]] = arith.select %[[ZERO]], %[[X]], %[[SEL]] : f32
+// CHECK: %[[E64:.*]] = math.expm1 %[[Y]] : f64
+// CHECK: return %[[E]], %[[E64]]
+func.func @host_expm1(%x: f32, %y: f64) -> (f32, f64) {
+  %a = math.expm1 %x : f32
+  %b = math.expm1 %y : f64
+  return %a, %b : f32, f64
 }
 
 // negative: kernels call libdevice's __nv_expf.

@@ -384,7 +384,8 @@ def AccurateMathToLibmPass
     expm1(-1e-30) = 0), and `math.log1p` into `log(1 + x)` likewise. This
     pass turns those two ops on f32 and f64 scalars into calls to libm's
     `expm1f`/`expm1` and `log1pf`/`log1p` (f16/bf16 are extended to f32
-    before, by `math-extend-to-supported-types`). Runs on host code before
+    before, by `math-extend-to-supported-types`; in Tide's pipelines f32
+    `expm1` is computed inline by `tide-expand-host-exp` before this pass). Runs on host code before
     `convert-math-to-llvm`; GPU kernels call libdevice's `__nv_expm1f` and
     `__nv_log1pf` already.
   }];
@@ -392,7 +393,7 @@ def AccurateMathToLibmPass
 }
 
 def ExpandHostExpPass : Pass<"tide-expand-host-exp", "mlir::ModuleOp"> {
-  let summary = "Compute host f32 exponentials inline, in a form the loop "
+  let summary = "Compute host f32 exp and expm1 inline, in a form the loop "
                 "vectorizer vectorizes";
   let description = [{
     `convert-math-to-llvm` turns `math.exp` into `llvm.exp`, which the loop
@@ -420,9 +421,21 @@ def ExpandHostExpPass : Pass<"tide-expand-host-exp", "mlir::ModuleOp"> {
 
     Checked against `exp` in double precision on f32 inputs in [-105, 89]
     (every 7th bit pattern, 3.2e8 inputs): at most 0.89 ulp from the exact
-    result. f16 and bf16 exponentials are computed in f32 by then
-    (`math-extend-to-supported-types`); f64 keeps libmvec's `exp`. Runs on
-    host code before `convert-math-to-llvm`.
+    result.
+
+    `math.expm1` (ELU's) shares the reduction: `e^r - 1 = r + r^2 q(r)`
+    with the same coefficients (never a difference near 0), then
+    `2^k (e^r - 1) + (2^k - 1)` as one FMA for `k` in [-25, 24] (2^k - 1
+    exact, -1 below), `(e^r) 2^k - 1` above; `-0` stays `-0`. At most 1.43
+    ulp from the exact result over every 13th bit pattern in [-110, 89],
+    0.83 ulp on the inputs `tide.elu` gives it (x <= 0). It replaced libm's
+    `expm1f` (`tide-accurate-math-to-libm`) and libmvec's vector variant,
+    which sent some lanes to the scalar function: the f32 MLP at batch 256
+    took 1.30 ms a call on 1 thread, 0.91 ms inline.
+
+    f16 and bf16 are computed in f32 by then
+    (`math-extend-to-supported-types`); f64 keeps libmvec's `exp` and libm's
+    `expm1`. Runs on host code before `convert-math-to-llvm`.
   }];
   let options = [
     Option<"ldexp", "ldexp", "bool", /*default=*/"false",
