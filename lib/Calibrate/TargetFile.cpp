@@ -143,6 +143,9 @@ std::string tide::calibrate::toTargetJSON(const Calibration &c) {
     os << "      \"bandwidth_gbps\": " << formatFigure(m.copyBandwidth / 1e9)
        << ",\n";
     os << "      \"launch_us\": " << formatFigure(m.launchSeconds * 1e6)
+       << ",\n";
+    // A call that uses the GPU waits for its work at least once.
+    os << "      \"call_us\": " << formatFigure(m.launchWaitSeconds * 1e6)
        << "\n";
     os << "    }";
   }

@@ -374,6 +374,26 @@ struct Placer {
     if (impossible)
       return;
     PlacementSolution solution = solveMinCut(graph.problem);
+    // The cut is the best placement that uses the GPU but for the GPU's
+    // per-call cost (call_us), the same for all of them, which no cut can
+    // express; the only placement without it is all-CPU (no GPU-resident
+    // value). The cheaper of the two is optimal.
+    std::optional<double> callSaving;
+    llvm::DenseSet<unsigned> movedByCall;
+    if (double call = gpuCallCost(graph, solution.onGPU); call > 0) {
+      std::vector<bool> allCPU(solution.onGPU.size());
+      for (auto [node, fixed] : llvm::enumerate(graph.fixedSide))
+        allCPU[node] = fixed.value_or(false);
+      double cut = evaluatePlacement(graph.problem, solution.onGPU);
+      double cpuOnly = evaluateFunctionPlacement(graph, allCPU);
+      if (cpuOnly < kForbidden && cpuOnly < cut + call) {
+        callSaving = cpuOnly - cut;
+        for (auto [node, ops] : llvm::enumerate(graph.opsOf))
+          if (solution.onGPU[node] && !ops.empty())
+            movedByCall.insert(node);
+        solution.onGPU = std::move(allCPU);
+      }
+    }
     MLIRContext *ctx = func->getContext();
     const DeviceSpec &cpu = target.getCPU();
     std::string gpuName = graph.gpu ? graph.gpu->name() : "";
@@ -410,6 +430,12 @@ struct Placer {
             reason = "cost(cpu=" + usUnits(costs.cpuCost) +
                      ", gpu=" + usUnits(costs.gpuCost) +
                      ", copy=" + usUnits(copy) + ")";
+            // The cut had it on the GPU; the function's per-call GPU cost
+            // outweighed what the GPU saved.
+            if (movedByCall.contains(node))
+              reason += "; gpu-call(" + gpuName + "=" +
+                        usUnits(graph.gpu->callLatency) + " > saving " +
+                        usUnits(*callSaving) + ")";
           }
           StringRef group = getColocationGroup(op);
           if (!group.empty())

@@ -255,24 +255,97 @@ static bool isElementwise(Operation *op) {
   }
 }
 
-/// True when every reader of `op`'s result is an elementwise op of the same
-/// shape: fusion computes it inside their loop or kernel, so it is never
-/// stored, read back or launched on its own (if they run on its device).
+/// The static shape of `value`, if it has one.
+static std::optional<ArrayRef<int64_t>> staticShape(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  return type.getShape();
+}
+
+/// `shape` without its trailing 1s: the rows of a per-row value.
+static ArrayRef<int64_t> dropTrailingOnes(ArrayRef<int64_t> shape) {
+  while (!shape.empty() && shape.back() == 1)
+    shape = shape.drop_back();
+  return shape;
+}
+
+/// A reduction of its input's trailing dimensions into one value per row
+/// (`reduce_mean %x axes = [1] keepdims` over [rows x cols]): the rows are
+/// a leading part of the input's shape. A full reduction has no rows.
+static bool isRowReduction(Operation *op) {
+  auto facts = dyn_cast<OpFactsInterface>(op);
+  if (!facts || facts.getLoweringFamily() != LoweringFamily::Reduction ||
+      op->getNumResults() != 1 || op->getNumOperands() != 1)
+    return false;
+  auto input = staticShape(op->getOperand(0));
+  auto result = staticShape(op->getResult(0));
+  if (!input || !result)
+    return false;
+  ArrayRef<int64_t> rows = dropTrailingOnes(*result);
+  return !rows.empty() && rows.size() < input->size() &&
+         input->take_front(rows.size()) == rows;
+}
+
+/// A softmax (or log-softmax) over its input's last dimension.
+static bool isRowSoftmax(Operation *op) {
+  auto facts = dyn_cast<OpFactsInterface>(op);
+  if (!facts || facts.getLoweringFamily() != LoweringFamily::Softmax ||
+      op->getNumOperands() != 1)
+    return false;
+  auto input = staticShape(op->getOperand(0));
+  if (!input || input->empty())
+    return false;
+  auto axis = op->getAttrOfType<IntegerAttr>("axis");
+  if (!axis)
+    return false;
+  int64_t rank = input->size();
+  return axis.getInt() == rank - 1 || axis.getInt() == -1;
+}
+
+/// True when `user` computes with `value` in the same loop nest or kernel
+/// as whatever produces it (if they run on one device): an elementwise op of
+/// its shape (tide-fuse-elementwise), and the members of a row group, which
+/// the CPU's tide-tile-and-fuse-rows and the GPU's row kernels compute row by
+/// row with no pass over memory of their own: a reduction of its trailing
+/// dimensions or a last-axis softmax reading it, or an elementwise op that
+/// reads a per-row value ([rows x 1]) broadcast along its rows.
+static bool fusesWithProducer(Value value, Operation *user) {
+  if (!isPlaceable(user))
+    return false;
+  auto shape = staticShape(value);
+  if (isElementwise(user)) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    auto userType = dyn_cast<RankedTensorType>(user->getResult(0).getType());
+    if (!type || !userType)
+      return false;
+    if (userType.getShape() == type.getShape())
+      return true;
+    auto userShape = staticShape(user->getResult(0));
+    if (!shape || !userShape || shape->size() != userShape->size())
+      return false;
+    ArrayRef<int64_t> rows = dropTrailingOnes(*shape);
+    return !rows.empty() && rows.size() < userShape->size() &&
+           userShape->take_front(rows.size()) == rows;
+  }
+  if (isRowReduction(user) || isRowSoftmax(user))
+    return shape && shape == staticShape(user->getOperand(0));
+  return false;
+}
+
+/// True when every reader of `op`'s result computes with it where it is
+/// produced (fusesWithProducer): an elementwise op or a per-row reduction
+/// whose result is never stored, read back or launched on its own (if they
+/// run on its device).
 static bool fusesIntoConsumers(Operation *op) {
-  if (!isElementwise(op))
+  if (!isElementwise(op) && !isRowReduction(op))
     return false;
   Value result = op->getResult(0);
-  auto type = dyn_cast<RankedTensorType>(result.getType());
-  if (!type || result.use_empty())
+  if (result.use_empty() || !isa<RankedTensorType>(result.getType()))
     return false;
-  for (Operation *user : result.getUsers()) {
-    if (!isElementwise(user) || !isPlaceable(user))
-      return false;
-    auto userType = dyn_cast<RankedTensorType>(user->getResult(0).getType());
-    if (!userType || userType.getShape() != type.getShape())
-      return false;
-  }
-  return true;
+  return llvm::all_of(result.getUsers(), [&](Operation *user) {
+    return fusesWithProducer(result, user);
+  });
 }
 
 /// Elements of the largest operand or result: the size that decides whether
@@ -521,4 +594,16 @@ mlir::tide::buildPlacementGraph(FunctionOpInterface func, const Target &target,
       addValue(result);
   });
   return graph;
+}
+
+double mlir::tide::gpuCallCost(const PlacementGraph &graph,
+                               const std::vector<bool> &onGPU) {
+  if (!graph.gpu || !llvm::is_contained(onGPU, true))
+    return 0;
+  return graph.gpu->callLatency;
+}
+
+double mlir::tide::evaluateFunctionPlacement(const PlacementGraph &graph,
+                                             const std::vector<bool> &onGPU) {
+  return evaluatePlacement(graph.problem, onGPU) + gpuCallCost(graph, onGPU);
 }

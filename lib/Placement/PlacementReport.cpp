@@ -123,7 +123,7 @@ PlacementSummary mlir::tide::collectPlacement(ModuleOp module,
         if (graph.problem.nodes[i].gpuCost >= kForbidden)
           placement.opsWithoutGPUKernel += graph.opsOf[i].size();
       }
-      placement.chosenCost = evaluatePlacement(graph.problem, chosen);
+      placement.chosenCost = evaluateFunctionPlacement(graph, chosen);
       // What-if per node: flip it alone and re-cost only what touches it.
       const PlacementProblem &problem = graph.problem;
       std::vector<std::vector<unsigned>> valuesOf(n);
@@ -148,6 +148,10 @@ PlacementSummary mlir::tide::collectPlacement(ModuleOp module,
       };
       std::vector<double> flip(n, kForbidden);
       std::vector<bool> side = chosen;
+      // The GPU's per-call cost comes or goes with the first or last node
+      // on the GPU.
+      size_t onGPU = llvm::count(chosen, true);
+      double call = graph.gpu ? graph.gpu->callLatency : 0;
       for (size_t i = 0; i < n; ++i) {
         if (graph.opsOf[i].empty())
           continue;
@@ -168,13 +172,17 @@ PlacementSummary mlir::tide::collectPlacement(ModuleOp module,
             after += valueCost(problem.values[v], side);
         side[i] = !side[i];
         flip[i] = (other - now) + (after - before);
+        if (!side[i] && onGPU == 0)
+          flip[i] += call;
+        else if (side[i] && onGPU == 1)
+          flip[i] -= call;
       }
       for (PlacedOp &op : placement.ops)
         if (auto it = graph.nodeOf.find(op.op); it != graph.nodeOf.end())
           op.flipDelta = flip[it->second];
-      placement.allCPUCost = evaluatePlacement(graph.problem, allCPU);
+      placement.allCPUCost = evaluateFunctionPlacement(graph, allCPU);
       placement.allGPUCost = target->getFirstGPU()
-                                 ? evaluatePlacement(graph.problem, allGPU)
+                                 ? evaluateFunctionPlacement(graph, allGPU)
                                  : kForbidden;
     }
     summary.functions.push_back(std::move(placement));

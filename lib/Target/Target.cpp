@@ -146,6 +146,8 @@ void Target::printKernelTable(llvm::raw_ostream &os) const {
     if (dev.parallelLaunch > 0)
       os << llvm::formatv("parallel loops {0:f1} us, ",
                           dev.parallelLaunch * 1e6);
+    if (dev.callLatency > 0)
+      os << llvm::formatv("per call {0:f1} us, ", dev.callLatency * 1e6);
     os << "peak GFLOP/s:";
     for (unsigned i = 0; i < kNumDTypes; ++i)
       if (dev.peakFlops[i] > 0)
@@ -243,6 +245,8 @@ void Target::printKernelTableJSON(llvm::raw_ostream &os) const {
             json.attribute("cores", dev.cores);
             json.attribute("threads", dev.threads);
             json.attribute("parallel_launch", dev.parallelLaunch);
+          } else {
+            json.attribute("call_latency", dev.callLatency);
           }
           json.attributeObject("peak_flops", [&] {
             for (unsigned i = 0; i < kNumDTypes; ++i)
@@ -575,7 +579,7 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
                            {"id", "chip", "description", "peak_gflops",
                             "elementwise_gflops", "bandwidth_gbps", "launch_us",
                             "cores", "core_bandwidth_gbps",
-                            "parallel_launch_us", "kernels"}))
+                            "parallel_launch_us", "call_us", "kernels"}))
     return err;
   auto id = getString(*object, path, "id", /*required=*/true);
   if (!id)
@@ -627,7 +631,13 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
     for (StringRef key : {"cores", "core_bandwidth_gbps", "parallel_launch_us"})
       if (object->get(key))
         return error(path + "." + key.str(), "only the CPU has this figure");
+    auto call = getNumber(*object, path, "call_us", false, 0, false);
+    if (!call)
+      return call.takeError();
+    device.callLatency = *call * 1e-6;
   } else {
+    if (object->get("call_us"))
+      return error(path + ".call_us", "only GPUs have this figure");
     auto cores = getNumber(*object, path, "cores", false, 1, true);
     if (!cores)
       return cores.takeError();

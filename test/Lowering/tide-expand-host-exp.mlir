@@ -10,11 +10,13 @@
 // CHECK-LABEL: func.func @host(
 // CHECK-SAME: %[[X:.*]]: f32, %[[Y:.*]]: f64, %[[V:.*]]: vector<4xf32>
 // CHECK-NOT: math.exp %[[X]]
-// The argument clamped to [-104, 89] with ordered compares (a NaN goes on).
-// CHECK-DAG: %[[LOW:.*]] = arith.constant -1.040000e+02 : f32
-// CHECK-DAG: %[[HIGH:.*]] = arith.constant 8.900000e+01 : f32
+// Lanes below -103.97 (e^x rounds to 0) compute from 0 instead, so that no
+// step underflows (a microcode assist on x86), and give 0 at the end; the
+// argument clamped above at 89; ordered compares (a NaN goes on).
+// CHECK: %[[LOW:.*]] = arith.constant -103.972076 : f32
 // CHECK: %[[LT:.*]] = arith.cmpf olt, %[[X]], %[[LOW]] : f32
-// CHECK: %[[XL:.*]] = arith.select %[[LT]], %[[LOW]], %[[X]] : f32
+// CHECK: %[[XL:.*]] = arith.select %[[LT]], %{{.*}}, %[[X]] : f32
+// CHECK: %[[HIGH:.*]] = arith.constant 8.900000e+01 : f32
 // CHECK: %[[GT:.*]] = arith.cmpf ogt, %[[XL]], %[[HIGH]] : f32
 // CHECK: %[[XC:.*]] = arith.select %[[GT]], %[[HIGH]], %[[XL]] : f32
 // k = round(x * log2(e)) through the 1.5 * 2^23 shift, also as an integer;
@@ -26,7 +28,7 @@
 // CHECK: %[[KI:.*]] = arith.subi
 // Seven FMAs of the polynomial, the last two adding 1.
 // CHECK-COUNT-7: math.fma %{{.*}}, %[[R]], %{{.*}} : f32
-// LDEXP: %[[Y1:.*]] = llvm.call_intrinsic "llvm.ldexp.f32.i32"(%{{.*}}, %[[KI]]) : (f32, i32) -> f32
+// LDEXP: %[[P:.*]] = llvm.call_intrinsic "llvm.ldexp.f32.i32"(%{{.*}}, %[[KI]]) : (f32, i32) -> f32
 // BITS: %[[K1:.*]] = arith.shrsi %[[KI]], %{{.*}} : i32
 // BITS: %[[K2:.*]] = arith.subi %[[KI]], %[[K1]] : i32
 // BITS: arith.shli
@@ -34,7 +36,9 @@
 // BITS: arith.mulf
 // BITS: arith.shli
 // BITS: arith.bitcast %{{.*}} : i32 to f32
-// BITS: %[[Y1:.*]] = arith.mulf
+// BITS: %[[P:.*]] = arith.mulf
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[Y1:.*]] = arith.select %[[LT]], %[[ZERO]], %[[P]] : f32
 // CHECK: %[[Y2:.*]] = math.exp %[[Y]] : f64
 // CHECK: %[[Y3:.*]] = math.exp %[[V]] : vector<4xf32>
 // CHECK: return %[[Y1]], %[[Y2]], %[[Y3]]
@@ -45,11 +49,15 @@ func.func @host(%x: f32, %y: f64, %v: vector<4xf32>) -> (f32, f64, vector<4xf32>
   return %a, %b, %c : f32, f64, vector<4xf32>
 }
 
-// expm1: e^r - 1 = r + r^2 q(r) (never a difference near 0), then
+// expm1: lanes below -18 (e^x - 1 rounds to -1) compute from 0 and give -1;
+// e^r - 1 = r + r^2 q(r) (never a difference near 0), then
 // 2^k (e^r - 1) + (2^k - 1) with k clamped to [-25, 24], or (e^r) 2^k - 1
 // above; -0 kept.
 // CHECK-LABEL: func.func @host_expm1(
 // CHECK-SAME: %[[X:.*]]: f32, %[[Y:.*]]: f64
+// CHECK: %[[LOW:.*]] = arith.constant -1.800000e+01 : f32
+// CHECK: %[[LT:.*]] = arith.cmpf olt, %[[X]], %[[LOW]] : f32
+// CHECK: arith.select %[[LT]], %{{.*}}, %[[X]] : f32
 // CHECK: %[[SHIFTED:.*]] = math.fma
 // CHECK: arith.subf %[[SHIFTED]]
 // CHECK: math.fma
@@ -67,8 +75,10 @@ func.func @host(%x: f32, %y: f64, %v: vector<4xf32>) -> (f32, f64, vector<4xf32>
 // CHECK: %[[LARGE:.*]] = arith.subf
 // CHECK: %[[BIG:.*]] = arith.cmpi sgt, %[[KI]], %{{.*}} : i32
 // CHECK: %[[SEL:.*]] = arith.select %[[BIG]], %[[LARGE]], %[[SMALL]] : f32
+// CHECK: %[[MONE:.*]] = arith.constant -1.000000e+00 : f32
+// CHECK: %[[SEL2:.*]] = arith.select %[[LT]], %[[MONE]], %[[SEL]] : f32
 // CHECK: %[[ZERO:.*]] = arith.cmpf oeq, %[[X]], %{{.*}} : f32
-// CHECK: %[[E:.*]] = arith.select %[[ZERO]], %[[X]], %[[SEL]] : f32
+// CHECK: %[[E:.*]] = arith.select %[[ZERO]], %[[X]], %[[SEL2]] : f32
 // CHECK: %[[E64:.*]] = math.expm1 %[[Y]] : f64
 // CHECK: return %[[E]], %[[E64]]
 func.func @host_expm1(%x: f32, %y: f64) -> (f32, f64) {

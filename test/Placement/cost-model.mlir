@@ -50,3 +50,74 @@ func.func @chain(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
   %b = tide.add %a, %x : tensor<1048576xf32>
   return %b : tensor<1048576xf32>
 }
+
+// A layer normalization written out is one row group (the CPU's
+// tide-tile-and-fuse-rows, the GPU's row kernels): the reductions and the
+// elementwise ops they feed, or that read their per-row results, cost only
+// their arithmetic; the last op pays the pass over memory (reading the rows,
+// writing the result: 8 MiB at 100 GB/s), the launch and the threads.
+// CHECK-LABEL: placement of @norm
+// CHECK: 0 tide.reduce_mean f32 cpu 10.49 us 1.05 us
+// CHECK: 1 tide.sub f32 cpu 10.49 us 1.05 us
+// CHECK: 2 tide.mul f32 cpu 10.49 us 1.05 us
+// CHECK: 3 tide.reduce_mean f32 cpu 10.49 us 1.05 us
+// CHECK: 4 tide.sqrt f32 cpu 0.04 us 0.00 us
+// CHECK: 5 tide.div f32 cpu 134.93 us 13.39 us
+// CHECK: cost per call (model): chosen 176.91 us, all-cpu 176.91 us, all-gpu 916.45 us
+func.func @norm(%x: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %m = tide.reduce_mean %x axes = [1] keepdims : tensor<1024x1024xf32>
+  %d = tide.sub %x, %m : tensor<1024x1024xf32>, tensor<1024x1xf32>
+  %s = tide.mul %d, %d : tensor<1024x1024xf32>
+  %v = tide.reduce_mean %s axes = [1] keepdims : tensor<1024x1024xf32>
+  %q = tide.sqrt %v : tensor<1024x1xf32>
+  %y = tide.div %d, %q : tensor<1024x1024xf32>, tensor<1024x1xf32>
+  return %y : tensor<1024x1024xf32>
+}
+
+// An elementwise op read by a softmax over the last axis joins its row group.
+// CHECK-LABEL: placement of @bias_softmax
+// CHECK: 0 tide.add f32 cpu 10.49 us 1.05 us
+// CHECK: 1 tide.softmax f32 cpu 218.77 us 21.78 us
+func.func @bias_softmax(%x: tensor<1024x1024xf32>, %b: tensor<1024xf32>) -> tensor<1024x1024xf32> {
+  %a = tide.add %x, %b : tensor<1024x1024xf32>, tensor<1024xf32>
+  %p = tide.softmax %a axis = 1 : tensor<1024x1024xf32>
+  return %p : tensor<1024x1024xf32>
+}
+
+// Not fused: a softmax over another axis reads its input from memory, and a
+// full reduction is no row group.
+// CHECK-LABEL: placement of @not_rows
+// CHECK: 0 tide.add f32 cpu 134.93 us 13.39 us
+// CHECK: 2 tide.exp f32 cpu 1.41 us 5.04 us
+func.func @not_rows(%x: tensor<1024x1024xf32>, %b: tensor<1024xf32>, %v: tensor<4096xf32>) -> (tensor<1024x1024xf32>, tensor<f32>) {
+  %a = tide.add %x, %b : tensor<1024x1024xf32>, tensor<1024xf32>
+  %p = tide.softmax %a axis = 0 : tensor<1024x1024xf32>
+  %e = tide.exp %v : tensor<4096xf32>
+  %s = tide.reduce_sum %e axes = [0] : tensor<4096xf32>
+  return %p, %s : tensor<1024x1024xf32>, tensor<f32>
+}
+
+// A GPU's per-call cost (call_us: 300 us here) is paid once by a call that
+// runs anything on it, which no cut expresses: the cut's placement plus it
+// is compared with all-CPU. The GEMM saves 235.6 us on the GPU, less than
+// 300: the function stays on the CPU and the reason says why.
+// RUN: tide-opt %s -o /dev/null --tide-place-pipeline="target=%S/Inputs/cost-model-call-target.json policy=cost remarks=false report=text" \
+// RUN:   | FileCheck %s --check-prefix=CALL
+// CHECK-LABEL: placement of @gemm
+// CHECK: 0 tide.matmul f32 cuda:0 386.54 us 38.55 us +235.56 us cost(cpu=386.5us, gpu=38.6us, copy=112.4us)
+// CHECK: cost per call (model): chosen 150.98 us, all-cpu 386.54 us, all-gpu 150.98 us
+// CALL-LABEL: placement of @gemm
+// CALL: 0 tide.matmul f32 cpu 386.54 us 38.55 us +64.44 us cost(cpu=386.5us, gpu=38.6us, copy=112.4us); gpu-call(cuda:0=300.0us > saving 235.6us)
+// CALL: cost per call (model): chosen 386.54 us, all-cpu 386.54 us, all-gpu 450.98 us
+// CALL-LABEL: placement of @big_gemm
+// CALL: 0 tide.matmul f32 cuda:0
+// CALL: cost per call (model): chosen {{.*}}, all-cpu {{.*}}, all-gpu
+func.func @gemm(%x: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %y = tide.matmul %x, %x : tensor<256x256xf32>, tensor<256x256xf32>
+  return %y : tensor<256x256xf32>
+}
+
+func.func @big_gemm(%x: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %y = tide.matmul %x, %x : tensor<1024x1024xf32>, tensor<1024x1024xf32>
+  return %y : tensor<1024x1024xf32>
+}

@@ -26,7 +26,14 @@ def inputs():
     special = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 88.72283,
                         88.72284, -87.33654, -103.97, -103.98, -1e30, 1e30,
                         1e-45, -1e-45, 1e-30, -1e-30, 1e-7, -1e-7,
-                        -17.0, -17.5, 17.0], dtype=np.float32)
+                        -17.0, -17.5, 17.0,
+                        # Around the bounds below which every lane computes
+                        # from 0 and gives 0 (exp) or -1 (expm1).
+                        -103.972076, np.nextafter(np.float32(-103.972076),
+                                                  np.float32(-200)),
+                        -18.0, np.nextafter(np.float32(-18), np.float32(-20)),
+                        np.nextafter(np.float32(-18), np.float32(0)), -1000.0,
+                        -3e38], dtype=np.float32)
     return np.concatenate([special, x])
 
 

@@ -48,7 +48,7 @@
 
 // A key devices do not have.
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/unknown-key.json 2>&1 | FileCheck %s --check-prefix=UNKNOWN-KEY
-// UNKNOWN-KEY: error: invalid 'target' option: {{.*}}Inputs/unknown-key.json: devices[0].sockets: unknown key; expected one of: id, chip, description, peak_gflops, elementwise_gflops, bandwidth_gbps, launch_us, cores, core_bandwidth_gbps, parallel_launch_us, kernels
+// UNKNOWN-KEY: error: invalid 'target' option: {{.*}}Inputs/unknown-key.json: devices[0].sockets: unknown key; expected one of: id, chip, description, peak_gflops, elementwise_gflops, bandwidth_gbps, launch_us, cores, core_bandwidth_gbps, parallel_launch_us, call_us, kernels
 // UNKNOWN-KEY-NOT: error
 
 // A required key is missing.
@@ -197,3 +197,7 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 // GPU-PARALLEL: error: invalid 'target' option: {{.*}}Inputs/gpu-parallel-launch.json: devices[1].parallel_launch_us: only the CPU has this figure
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/negative-parallel-launch.json 2>&1 | FileCheck %s --check-prefix=NEGATIVE-PARALLEL
 // NEGATIVE-PARALLEL: error: invalid 'target' option: {{.*}}Inputs/negative-parallel-launch.json: devices[0].parallel_launch_us: must be a non-negative number
+// RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/cpu-call-latency.json 2>&1 | FileCheck %s --check-prefix=CPU-CALL
+// CPU-CALL: error: invalid 'target' option: {{.*}}Inputs/cpu-call-latency.json: devices[0].call_us: only GPUs have this figure
+// RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/negative-call-latency.json 2>&1 | FileCheck %s --check-prefix=NEGATIVE-CALL
+// NEGATIVE-CALL: error: invalid 'target' option: {{.*}}Inputs/negative-call-latency.json: devices[1].call_us: must be a non-negative number

@@ -119,6 +119,18 @@ PlacementGraph buildPlacementGraph(FunctionOpInterface func,
                                    const Target &target,
                                    const PlacementGraphOptions &options);
 
+/// The GPU's per-call cost (DeviceSpec::callLatency) that a call of the
+/// function pays under `onGPU` (true = GPU, per node of `graph`): once if
+/// any node is on the GPU (an op, or a GPU-resident argument or result),
+/// else 0.
+double gpuCallCost(const PlacementGraph &graph, const std::vector<bool> &onGPU);
+
+/// Modelled seconds per call of the function under `onGPU`:
+/// evaluatePlacement plus gpuCallCost. The minimum cut optimises the first
+/// term only; see PlaceDevicesPass for how the cost policy adds the second.
+double evaluateFunctionPlacement(const PlacementGraph &graph,
+                                 const std::vector<bool> &onGPU);
+
 //===----------------------------------------------------------------------===//
 // Results readable from C++
 //===----------------------------------------------------------------------===//

@@ -78,6 +78,10 @@ struct DeviceSpec {
   /// ops large enough to run on more than one thread ("parallel_launch_us";
   /// 0 when absent).
   double parallelLaunch = 0;
+  /// GPU only: seconds a call of a function pays once when it runs anything
+  /// on this GPU, however many kernels: taking a stream and waiting for the
+  /// work at the end ("call_us"; 0 when absent).
+  double callLatency = 0;
   KernelTable kernels;
 
   std::string name() const; ///< "cpu" or "cuda:N"
