@@ -27,8 +27,7 @@
 |*    the calling thread's OpenMP thread count is set to Tide's               *|
 |*    (tide_rt_cpu_team_size: TIDE_NUM_THREADS, else --cpu-threads, else the  *|
 |*    affinity mask), so the library never runs on more threads than Tide's   *|
-|*    own loops; a product or convolution of under 4 MFLOP runs on the        *|
-|*    calling thread alone, larger ones on one thread per 2 MFLOP at most.    *|
+|*    own loops.                                                              *|
 |*                                                                            *|
 |* Errors (oneDNN has no implementation, out of memory) print a message that  *|
 |* names the call and exit with status 1, as the GPU runtime does.            *|
@@ -96,17 +95,9 @@ static dnnl_stream_t threadStream(const char *call) {
  * on 2 threads: 19 ms a call against 24 ms with blocktime 0, which made
  * them sleep and wake at every region; Gemm.c sets 0 for modules that call
  * OpenBLAS, whose own threads need the cores). */
-/* The work (FLOPs) below which a product or convolution runs on the calling
- * thread alone, and per thread above it: waking the team for a 64x64x64
- * product took 85-106 us on the H200 machine's 16-core host, against 4-7 us
- * on one thread. The cost model's threshold for threaded GEMMs
- * (kParallelFlops in Placement.cpp) is the same 2 MFLOP. */
-enum { kFlopsPerThread = 2 * 1024 * 1024 };
-
-static void useTideThreads(int64_t compiled, double flops) {
-  int64_t work = flops > (double)INT64_MAX ? INT64_MAX : (int64_t)flops;
-  int threads = tide_rt_cpu_team_size(work, kFlopsPerThread,
-                                      compiled > 0 ? (int32_t)compiled : 0);
+static void useTideThreads(int64_t compiled) {
+  int threads =
+      tide_rt_cpu_team_size(INT64_MAX, 1, compiled > 0 ? (int32_t)compiled : 0);
   if (omp_get_max_threads() != threads)
     omp_set_num_threads(threads);
 }
@@ -583,10 +574,7 @@ static void convolve(TIDE_RT_CPU_CONV_ARGS, const View *bias,
   }
 
   dnnl_stream_t stream = threadStream(call);
-  double flops = 2.0 * (double)w.sizes[1];
-  for (int64_t d = 0; d < rank; ++d)
-    flops *= (double)y.sizes[d] * (d >= 2 ? (double)w.sizes[d] : 1.0);
-  useTideThreads(threads, flops);
+  useTideThreads(threads);
   Plan *p = findPlan(key);
   if (!p) {
     pthread_mutex_lock(&plansLock);
@@ -791,8 +779,7 @@ static void matmul(int rank, int64_t dims[3][3], int64_t strides[3][3],
     }
 
   dnnl_stream_t stream = threadStream(call);
-  useTideThreads(threads,
-                 2.0 * (double)batch * (double)m * (double)n * (double)kk);
+  useTideThreads(threads);
   Plan *p = findPlan(key);
   if (!p) {
     pthread_mutex_lock(&plansLock);
