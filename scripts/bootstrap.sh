@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   cmake ninja-build python3 python3-numpy ccache
   clang-22 libclang-rt-22-dev lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-  clang-format-22 libgtest-dev libopenblas-dev libopenblas0-pthread libdnnl-dev libomp-22-dev
+  clang-format-22 libgtest-dev libopenblas-dev libopenblas0-pthread libopenblas0-openmp libdnnl-dev libomp-22-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata python3-onnx python3-venv
   python3-dev
 )

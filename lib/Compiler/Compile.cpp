@@ -934,7 +934,7 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
   // GPU code calls libTideCudaRuntime.so, found next to the module, in
   // ../lib from it, or where it was at compile time.
   std::string gpuRuntime = options.gpuRuntimeLibrary;
-  std::string gpuRpath;
+  std::string gpuRpath, blasRpath;
   if (usesGpu) {
     if (gpuRuntime.empty()) {
       SmallString<256> self(llvm::sys::fs::getMainExecutable(
@@ -969,8 +969,21 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
       return failure();
     }
     args.push_back(runtime);
-    if (usesBlas)
+    if (usesBlas) {
+#ifdef TIDE_OPENBLAS_OPENMP_LIBRARY
+      // OpenBLAS's OpenMP build, on libomp's pool (lib/Compiler/
+      // CMakeLists.txt): found next to the module first ($ORIGIN,
+      // $ORIGIN/../lib, where it is carried), then in its own directory,
+      // before the system's default (the pthreads build).
+      SmallString<256> blasDir(TIDE_OPENBLAS_OPENMP_LIBRARY);
+      llvm::sys::path::remove_filename(blasDir);
+      blasRpath = "-Wl,-rpath,$ORIGIN:$ORIGIN/../lib:" + blasDir.str().str();
+      args.push_back(TIDE_OPENBLAS_OPENMP_LIBRARY);
+      args.push_back(blasRpath);
+#else
       args.push_back("-lopenblas");
+#endif
+    }
   }
   // Parallel loops: libomp, found by the system's loader or next to the
   // module (carried with it to a machine without LLVM).
