@@ -256,6 +256,13 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
   // GPU modules load where only the NVIDIA driver is: no oneDNN for the
   // host's convolutions and GEMMs.
   addTensorSteps(pm, options.fuse, /*gpu=*/true, /*dnnl=*/false);
+  // What stays on the host is tiled as in the CPU pipeline: softmax and
+  // norms by row tiles (the pass leaves the GPU's ops alone), column sums
+  // split across the host's threads.
+  if (options.fuse)
+    pm.addNestedPass<func::FuncOp>(createTileAndFuseRowsPass());
+  if (options.threads != 1)
+    pm.addNestedPass<func::FuncOp>(createSplitColumnReductionsPass());
   pm.addPass(createAssignMemorySpacesPass());
   addBufferization(pm, /*gpu=*/true);
   ConvertLinalgToGPUPassOptions kernels;
@@ -273,7 +280,9 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
     pm.addPass(createMatmulToLibraryPass(matmuls));
   }
   // What stayed on the host (the GPU's ops are launches now) is lowered as in
-  // the CPU pipeline: tiled transposes, loops across the host's cores.
+  // the CPU pipeline: row tiles as parallel loops, tiled transposes, loops
+  // across the host's cores.
+  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createTileTransposesPass());
   bool parallel = addHostLoops(pm, options.threads, options.grain);
   pm.addPass(createCanonicalizerPass());

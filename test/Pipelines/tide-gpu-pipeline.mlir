@@ -28,6 +28,16 @@
 // HOST-SERIAL-LABEL: llvm.func @host_loops(
 // HOST-SERIAL:       llvm.call_intrinsic "llvm.ldexp.f32.i32"
 // HOST-SERIAL:       gpu.launch_func
+// The host's softmax and column sum after a kernel are tiled as in CPU
+// modules: one parallel loop of row tiles for the softmax (four without
+// tide-tile-and-fuse-rows), one for the split column sum.
+// RUN: tide-opt %S/Inputs/gpu-host-rows.mlir --tide-place-pipeline=target=h200 \
+// RUN:   --tide-gpu-pipeline=avx512=true | FileCheck %s --check-prefix=HOST-ROWS
+// HOST-ROWS-LABEL: llvm.func @host_rows(
+// HOST-ROWS:       gpu.launch_func
+// HOST-ROWS-COUNT-2: omp.parallel if
+// HOST-ROWS-NOT:   omp.parallel if
+// HOST-ROWS-LABEL: gpu.binary @tide_kernels
 // BAD-THREADS: invalid 'threads' option 2000; expected 0 (decided at run time) to 1024
 // BAD-GRAIN: invalid 'grain' option -5; it must be positive
 
