@@ -883,7 +883,12 @@ struct LowerReduction : OpRewritePattern<OpTy> {
       // The maximum a softmax subtracts may ignore NaN (maxnumf, which the
       // loop vectorizer reduces with several accumulators): a row with a
       // NaN is all NaN either way (exp(NaN - m) makes its sum NaN), and
-      // without one the two maxima are equal.
+      // without one the two maxima are equal. nnan and nsz then let LLVM
+      // reduce with a plain vector maximum (without them it tests every
+      // vector for NaN and leaves the loop on one).
+      auto noNaN = arith::FastMathFlagsAttr::get(rewriter.getContext(),
+                                                 arith::FastMathFlags::nnan |
+                                                     arith::FastMathFlags::nsz);
       auto origin = op->template getAttrOfType<StringAttr>(kDecomposedAttrName);
       bool nanIgnoring = origin && (origin.getValue() == "softmax" ||
                                     origin.getValue() == "log_softmax");
@@ -896,7 +901,7 @@ struct LowerReduction : OpRewritePattern<OpTy> {
             bool f = isFloat(element);
             Value r;
             if (isa<ReduceMaxOp>(op) && f && nanIgnoring)
-              r = arith::MaxNumFOp::create(b, l, x, acc);
+              r = arith::MaxNumFOp::create(b, l, x, acc, noNaN);
             else if (isa<ReduceMaxOp>(op))
               r = f ? arith::MaximumFOp::create(b, l, x, acc).getResult()
                   : isUnsigned
