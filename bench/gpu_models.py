@@ -29,6 +29,7 @@ There:  pip install --no-deps --no-build-isolation --target /tmp/tide-py \\
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -247,7 +248,9 @@ def timed(fn, reps):
 
 def profile_kernels(title, fn, calls, top=14):
     """GPU kernels of `calls` calls of fn under torch.profiler (CUPTI sees
-    Tide's driver-API launches as well as PyTorch's), per call."""
+    Tide's driver-API launches as well as PyTorch's), per call; then the same
+    grouped by name without a trailing number (Tide's kernels of one kind,
+    main_addf_0 ... main_addf_23, in one row)."""
     import torch
     from torch.profiler import ProfilerActivity, profile
     fn()
@@ -271,6 +274,15 @@ def profile_kernels(title, fn, calls, top=14):
           % (title, total, launches))
     for t, n, key in rows[:top]:
         print("    %8.1f us %5.1fx  %s" % (t, n, key[:110]))
+    groups = {}
+    for t, n, key in rows:
+        g = re.sub(r"_[0-9]+$", "_N", key)
+        a = groups.setdefault(g, [0.0, 0.0])
+        a[0] += t
+        a[1] += n
+    print("  grouped:")
+    for g, (t, n) in sorted(groups.items(), key=lambda kv: -kv[1][0])[:top]:
+        print("    %8.1f us %5.1fx  %s" % (t, n, g[:110]))
 
 
 def run(args):
@@ -340,9 +352,10 @@ def run(args):
         rows.append((m["name"], t_tide, t_eager, t_comp))
         if args.profile:
             with torch.no_grad():
-                profile_kernels(m["name"] + " Tide", lambda: fn(*ws), args.profile)
+                profile_kernels(m["name"] + " Tide", lambda: fn(*ws), args.profile,
+                                args.profile_top)
                 profile_kernels(m["name"] + " torch.compile", lambda: peer_compiled(*ws),
-                                args.profile)
+                                args.profile, args.profile_top)
         print("  tide %.3f ms, eager %.3f ms (%.2fx), torch.compile %.3f ms (%.2fx)"
               % (t_tide, t_eager, t_tide / t_eager, t_comp, t_tide / t_comp), flush=True)
     print("\n| model | Tide ms | eager ms | compile ms | Tide/eager | Tide/compile |")
@@ -369,6 +382,8 @@ def main():
     r.add_argument("--only", help="only the models whose name contains this")
     r.add_argument("--profile", type=int, default=0, metavar="CALLS",
                    help="also print each side's GPU kernels over CALLS calls (torch.profiler)")
+    r.add_argument("--profile-top", type=int, default=14, metavar="N",
+                   help="kernels (and kernel groups) the profile prints")
     args = parser.parse_args()
     return build(args) if args.cmd == "build" else run(args)
 

@@ -419,6 +419,25 @@ bool detail::measureCpu(Stepper &step, const Options &options, CpuFigures &cpu,
     cpu.gemm[i] =
         concurrentRate(blas ? 1 : threads, 2.0 * n * n * n, budget, call);
     cpu.gemmSize[i] = n;
+    // A product the libraries thread but do not fill: its time beyond the
+    // peak rate is the target's gemm_overhead_us.
+    if (blas && !quick) {
+      int64_t m = kSmallGemmSize;
+      step("cpu GEMM " + dtype + " " + std::to_string(m) + "^3");
+      std::vector<uint8_t> sa = makeInput(dtype, m * m),
+                           sb = makeInput(dtype, m * m);
+      auto small = [&](int) {
+        TideMemRef2D da{sa.data(), sa.data(), 0, {m, m}, {m, 1}};
+        TideMemRef2D db{sb.data(), sb.data(), 0, {m, m}, {m, 1}};
+        TideMemRef2D result;
+        fn(&result, &da, &db);
+        freeResult(result);
+      };
+      double flops = 2.0 * m * m * m;
+      double rate = concurrentRate(1, flops, budget, small);
+      if (rate > 0)
+        cpu.smallGemmSeconds[i] = flops / rate;
+    }
   }
 
   // Elementwise loops in the cache: exp (10 FLOP per element in the cost

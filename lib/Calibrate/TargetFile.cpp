@@ -10,6 +10,7 @@
 
 #include "CalibrateInternal.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -122,6 +123,20 @@ std::string tide::calibrate::toTargetJSON(const Calibration &c) {
   if (cpu.parallelLaunchSeconds > 0)
     os << "      \"parallel_launch_us\": "
        << formatFigure(cpu.parallelLaunchSeconds * 1e6) << ",\n";
+  // What a kSmallGemmSize^3 product took beyond its FLOPs at the peak rate
+  // and the start of a parallel loop (the cost model adds both).
+  std::string overheads;
+  for (size_t i = 0; i < kCpuDTypes.size(); ++i) {
+    if (cpu.smallGemmSeconds[i] <= 0 || cpu.gemm[i] <= 0)
+      continue;
+    double flops = 2.0 * kSmallGemmSize * kSmallGemmSize * kSmallGemmSize;
+    double over = std::max(0.0, cpu.smallGemmSeconds[i] - flops / cpu.gemm[i] -
+                                    cpu.parallelLaunchSeconds);
+    overheads += std::string(overheads.empty() ? "" : ", ") + "\"" +
+                 kCpuDTypes[i] + "\": " + formatFigure(over * 1e6);
+  }
+  if (!overheads.empty())
+    os << "      \"gemm_overhead_us\": {" << overheads << "},\n";
   os << "      \"launch_us\": " << formatFigure(cpu.callSeconds * 1e6) << "\n";
   os << "    }";
   for (const GpuFigures &gpu : c.gpus) {

@@ -359,12 +359,15 @@ static double largestElements(Operation *op, int64_t dyn) {
   return elements;
 }
 
-/// Work below which CPU loop nests stay on the calling thread: twice the
-/// pipelines' default grain (kDefaultParallelGrain, tide-parallelize-loops).
-static constexpr double kParallelElements = 2 * 32768.0;
+/// Elements per thread of a CPU loop nest: the pipelines' default grain
+/// (kDefaultParallelGrain, tide-parallelize-loops).
+static constexpr double kParallelGrain = 32768.0;
 /// GEMMs and convolutions of more FLOPs than this run on the BLAS's threads
 /// (OpenBLAS, oneDNN); smaller ones stay on the calling thread.
 static constexpr double kParallelFlops = 2.0 * 1024 * 1024;
+/// Multiply-adds per thread OpenBLAS gives a GEMM (0.3's
+/// GEMM_MULTITHREAD_THRESHOLD x 65536).
+static constexpr double kBlasThreadMacs = 4 * 65536.0;
 
 double mlir::tide::estimateComputeTime(Operation *op, const DeviceSpec &device,
                                        int64_t dynamicDimSize) {
@@ -399,13 +402,34 @@ double mlir::tide::estimateComputeTime(Operation *op, const DeviceSpec &device,
       peak /= threads;
       if (device.coreBandwidth > 0)
         bandwidth = std::min(bandwidth, device.coreBandwidth);
-    } else if (device.threads > 1 &&
-               (contraction ? work.flops > kParallelFlops
-                            : largestElements(op, dynamicDimSize) >
-                                  kParallelElements)) {
-      // Large enough to run across threads (the BLAS's own for a GEMM):
-      // starting and joining them.
-      launch += device.parallelLaunch;
+    } else {
+      // The threads it runs on: the BLAS's team for a GEMM above
+      // kParallelFlops; a loop nest takes one per kParallelGrain elements
+      // (tide_rt_cpu_team_size), up to the team.
+      double used =
+          contraction
+              ? (work.flops > kParallelFlops ? threads : 1.0)
+              : std::clamp(std::floor(largestElements(op, dynamicDimSize) /
+                                      kParallelGrain),
+                           1.0, static_cast<double>(threads));
+      if (device.threads > 1 && used >= 2) {
+        // Starting and joining them, and what a library pays beyond the
+        // arithmetic; a BLAS threads a product by its size (OpenBLAS: a
+        // thread per kBlasThreadMacs multiply-adds, up to the team), so the
+        // overhead grows with the part of the team it wakes.
+        launch += device.parallelLaunch;
+        if (contraction && dtype)
+          launch += device.gemmOverhead[static_cast<unsigned>(*dtype)] *
+                    std::min(1.0, work.flops / (2 * kBlasThreadMacs * threads));
+      }
+      // Those threads' share of the rate and bandwidth (an ELU over 128x256
+      // f64, on one thread of the H200's 16-core host, ran at a sixteenth of
+      // the all-core rate).
+      if (used < threads) {
+        peak *= used / threads;
+        if (device.coreBandwidth > 0)
+          bandwidth = std::min(bandwidth, used * device.coreBandwidth);
+      }
     }
   }
   double arithmetic = peak > 0 ? work.flops / peak : 0;

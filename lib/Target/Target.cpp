@@ -148,6 +148,14 @@ void Target::printKernelTable(llvm::raw_ostream &os) const {
                           dev.parallelLaunch * 1e6);
     if (dev.callLatency > 0)
       os << llvm::formatv("per call {0:f1} us, ", dev.callLatency * 1e6);
+    if (llvm::any_of(dev.gemmOverhead, [](double t) { return t > 0; })) {
+      os << "threaded GEMM us:";
+      for (unsigned i = 0; i < kNumDTypes; ++i)
+        if (dev.gemmOverhead[i] > 0)
+          os << " " << stringifyDType(static_cast<DType>(i)) << "="
+             << llvm::formatv("{0:f0}", dev.gemmOverhead[i] * 1e6);
+      os << ", ";
+    }
     os << "peak GFLOP/s:";
     for (unsigned i = 0; i < kNumDTypes; ++i)
       if (dev.peakFlops[i] > 0)
@@ -245,6 +253,13 @@ void Target::printKernelTableJSON(llvm::raw_ostream &os) const {
             json.attribute("cores", dev.cores);
             json.attribute("threads", dev.threads);
             json.attribute("parallel_launch", dev.parallelLaunch);
+            if (llvm::any_of(dev.gemmOverhead, [](double t) { return t > 0; }))
+              json.attributeObject("gemm_overhead", [&] {
+                for (unsigned i = 0; i < kNumDTypes; ++i)
+                  if (dev.gemmOverhead[i] > 0)
+                    json.attribute(stringifyDType(static_cast<DType>(i)),
+                                   dev.gemmOverhead[i]);
+              });
           } else {
             json.attribute("call_latency", dev.callLatency);
           }
@@ -350,7 +365,9 @@ private:
                                         bool required);
   llvm::Error parseRates(const llvm::json::Object &object,
                          const std::string &path, StringRef key,
-                         std::array<double, kNumDTypes> &rates);
+                         std::array<double, kNumDTypes> &rates,
+                         double scale = 1e9, bool positive = true,
+                         StringRef unit = "GFLOP/s");
   llvm::Error parseDevice(const llvm::json::Value &value,
                           const std::string &path, DeviceSpec &device);
   llvm::Error parseKernels(const llvm::json::Object &object,
@@ -543,23 +560,25 @@ llvm::Error TargetParser::parseKernels(const llvm::json::Object &object,
 /// width unless the object names them.
 llvm::Error TargetParser::parseRates(const llvm::json::Object &object,
                                      const std::string &path, StringRef key,
-                                     std::array<double, kNumDTypes> &rates) {
+                                     std::array<double, kNumDTypes> &rates,
+                                     double scale, bool positive,
+                                     StringRef unit) {
   const llvm::json::Value *value = object.get(key);
   if (!value)
     return llvm::Error::success();
   std::string where = path + "." + key.str();
   const llvm::json::Object *rateObject = value->getAsObject();
   if (!rateObject)
-    return error(where, "must be an object of dtype -> GFLOP/s");
+    return error(where, "must be an object of dtype -> " + unit.str());
   for (const auto &entry : *rateObject) {
     std::optional<DType> dtype = symbolizeDType(entry.first);
     if (!dtype)
       return error(where + "." + entry.first.str(),
                    "unknown dtype; expected one of " + dtypeChoices());
-    auto number = getNumber(*rateObject, where, entry.first, true, 0, true);
+    auto number = getNumber(*rateObject, where, entry.first, true, 0, positive);
     if (!number)
       return number.takeError();
-    rates[static_cast<unsigned>(*dtype)] = *number * 1e9;
+    rates[static_cast<unsigned>(*dtype)] = *number * scale;
   }
   for (auto [u, s] :
        {std::pair(DType::UI8, DType::I8), std::pair(DType::UI16, DType::I16),
@@ -575,11 +594,11 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
   const llvm::json::Object *object = value.getAsObject();
   if (!object)
     return error(path, "must be an object");
-  if (auto err = checkKeys(*object, path,
-                           {"id", "chip", "description", "peak_gflops",
-                            "elementwise_gflops", "bandwidth_gbps", "launch_us",
-                            "cores", "core_bandwidth_gbps",
-                            "parallel_launch_us", "call_us", "kernels"}))
+  if (auto err = checkKeys(
+          *object, path,
+          {"id", "chip", "description", "peak_gflops", "elementwise_gflops",
+           "bandwidth_gbps", "launch_us", "cores", "core_bandwidth_gbps",
+           "parallel_launch_us", "gemm_overhead_us", "call_us", "kernels"}))
     return err;
   auto id = getString(*object, path, "id", /*required=*/true);
   if (!id)
@@ -628,7 +647,8 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
     return launch.takeError();
   device.launchLatency = *launch * 1e-6;
   if (device.isGPU()) {
-    for (StringRef key : {"cores", "core_bandwidth_gbps", "parallel_launch_us"})
+    for (StringRef key : {"cores", "core_bandwidth_gbps", "parallel_launch_us",
+                          "gemm_overhead_us"})
       if (object->get(key))
         return error(path + "." + key.str(), "only the CPU has this figure");
     auto call = getNumber(*object, path, "call_us", false, 0, false);
@@ -655,6 +675,10 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
     if (!parallel)
       return parallel.takeError();
     device.parallelLaunch = *parallel * 1e-6;
+    if (auto err =
+            parseRates(*object, path, "gemm_overhead_us", device.gemmOverhead,
+                       1e-6, /*positive=*/false, "microseconds"))
+      return err;
   }
 
   if (!object->get("peak_gflops"))

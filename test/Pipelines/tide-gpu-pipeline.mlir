@@ -28,6 +28,20 @@
 // HOST-SERIAL-LABEL: llvm.func @host_loops(
 // HOST-SERIAL:       llvm.call_intrinsic "llvm.ldexp.f32.i32"
 // HOST-SERIAL:       gpu.launch_func
+// Host products as in CPU modules: f32 through oneDNN, f64 through OpenBLAS;
+// dnnl=false sends both to OpenBLAS (no libdnnl needed).
+// RUN: tide-opt %S/Inputs/gpu-host-matmul.mlir --tide-place-pipeline=target=h200 \
+// RUN:   --tide-gpu-pipeline | FileCheck %s --check-prefix=HOST-DNNL
+// RUN: tide-opt %S/Inputs/gpu-host-matmul.mlir --tide-place-pipeline=target=h200 \
+// RUN:   --tide-gpu-pipeline=dnnl=false | FileCheck %s --check-prefix=HOST-BLAS \
+// RUN:   --implicit-check-not=tide_rt_cpu_matmul
+// HOST-DNNL-LABEL: llvm.func @host_matmul(
+// HOST-DNNL-DAG:   gpu.launch_func
+// HOST-DNNL-DAG:   llvm.call @tide_rt_cpu_matmul_f32(
+// HOST-DNNL-DAG:   llvm.call @tide_rt_gemm_f64(
+// HOST-BLAS-LABEL: llvm.func @host_matmul(
+// HOST-BLAS-DAG:   llvm.call @tide_rt_gemm_f32(
+// HOST-BLAS-DAG:   llvm.call @tide_rt_gemm_f64(
 // The host's softmax and column sum after a kernel are tiled as in CPU
 // modules: one parallel loop of row tiles for the softmax (four without
 // tide-tile-and-fuse-rows), one for the split column sum.

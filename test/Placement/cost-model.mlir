@@ -5,10 +5,12 @@
 // RUN: tide-opt %s -o /dev/null --tide-place-pipeline="target=%S/Inputs/cost-model-target.json policy=cost remarks=false report=text" \
 // RUN:   | FileCheck %s
 
-// Below the parallel threshold: launch + the larger of arithmetic (10 FLOP
-// per exp) and memory; a 4 KiB copy pays the link's latency only.
+// Below the parallel grain (32768 elements) the op stays on one thread:
+// launch + the larger of arithmetic (10 FLOP per exp) at one core's share of
+// the rate (25 GFLOP/s) and memory at one core's bandwidth (8 KiB at 10
+// GB/s); a 4 KiB copy pays the link's latency only.
 // CHECK-LABEL: placement of @small
-// CHECK: 0 tide.exp f32 cpu 1.10 us 5.01 us +24.73 us cost(cpu=1.1us, gpu=5.0us, copy=10.4us)
+// CHECK: 0 tide.exp f32 cpu 1.82 us 5.01 us +24.01 us cost(cpu=1.8us, gpu=5.0us, copy=10.4us)
 func.func @small(%x: tensor<1024xf32>) -> tensor<1024xf32> {
   %y = tide.exp %x : tensor<1024xf32>
   return %y : tensor<1024xf32>
@@ -88,7 +90,7 @@ func.func @bias_softmax(%x: tensor<1024x1024xf32>, %b: tensor<1024xf32>) -> tens
 // full reduction is no row group.
 // CHECK-LABEL: placement of @not_rows
 // CHECK: 0 tide.add f32 cpu 134.93 us 13.39 us
-// CHECK: 2 tide.exp f32 cpu 1.41 us 5.04 us
+// CHECK: 2 tide.exp f32 cpu 4.28 us 5.04 us
 func.func @not_rows(%x: tensor<1024x1024xf32>, %b: tensor<1024xf32>, %v: tensor<4096xf32>) -> (tensor<1024x1024xf32>, tensor<f32>) {
   %a = tide.add %x, %b : tensor<1024x1024xf32>, tensor<1024xf32>
   %p = tide.softmax %a axis = 0 : tensor<1024x1024xf32>
@@ -120,4 +122,27 @@ func.func @gemm(%x: tensor<256x256xf32>) -> tensor<256x256xf32> {
 func.func @big_gemm(%x: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
   %y = tide.matmul %x, %x : tensor<1024x1024xf32>, tensor<1024x1024xf32>
   return %y : tensor<1024x1024xf32>
+}
+
+// A loop nest takes a thread per 32768 elements (tide_rt_cpu_team_size):
+// 65536 exps run on 2 of the 4 threads, at half the rate and two cores'
+// bandwidth (512 KiB at 20 GB/s), + 50 us.
+// CHECK-LABEL: placement of @two_threads
+// CHECK: 0 tide.exp f32 cpu 77.21 us
+func.func @two_threads(%x: tensor<65536xf32>) -> tensor<65536xf32> {
+  %y = tide.exp %x : tensor<65536xf32>
+  return %y : tensor<65536xf32>
+}
+
+// Products: up to 2 MFLOP one thread (a quarter of the rate: 64^3 in 21 us
+// + 1); above, the BLAS's threads (+ 50 us) and gemm_overhead_us (100 us for
+// f64) scaled by the part of the team the product wakes (a thread per 2^18
+// multiply-adds: 128^3 wakes all four; 42 us at the full rate).
+// CHECK-LABEL: placement of @f64_products
+// CHECK: 0 tide.matmul f64 cpu 21.97 us
+// CHECK: 1 tide.matmul f64 cpu 192.94 us
+func.func @f64_products(%a: tensor<64x64xf64>, %d: tensor<128x128xf64>) -> (tensor<64x64xf64>, tensor<128x128xf64>) {
+  %0 = tide.matmul %a, %a {tide.device = #tide.device<cpu>} : tensor<64x64xf64>, tensor<64x64xf64>
+  %1 = tide.matmul %d, %d {tide.device = #tide.device<cpu>} : tensor<128x128xf64>, tensor<128x128xf64>
+  return %0, %1 : tensor<64x64xf64>, tensor<128x128xf64>
 }

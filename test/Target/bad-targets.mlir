@@ -48,7 +48,7 @@
 
 // A key devices do not have.
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/unknown-key.json 2>&1 | FileCheck %s --check-prefix=UNKNOWN-KEY
-// UNKNOWN-KEY: error: invalid 'target' option: {{.*}}Inputs/unknown-key.json: devices[0].sockets: unknown key; expected one of: id, chip, description, peak_gflops, elementwise_gflops, bandwidth_gbps, launch_us, cores, core_bandwidth_gbps, parallel_launch_us, call_us, kernels
+// UNKNOWN-KEY: error: invalid 'target' option: {{.*}}Inputs/unknown-key.json: devices[0].sockets: unknown key; expected one of: id, chip, description, peak_gflops, elementwise_gflops, bandwidth_gbps, launch_us, cores, core_bandwidth_gbps, parallel_launch_us, gemm_overhead_us, call_us, kernels
 // UNKNOWN-KEY-NOT: error
 
 // A required key is missing.
@@ -201,3 +201,10 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CPU-CALL: error: invalid 'target' option: {{.*}}Inputs/cpu-call-latency.json: devices[0].call_us: only GPUs have this figure
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/negative-call-latency.json 2>&1 | FileCheck %s --check-prefix=NEGATIVE-CALL
 // NEGATIVE-CALL: error: invalid 'target' option: {{.*}}Inputs/negative-call-latency.json: devices[1].call_us: must be a non-negative number
+// The CPU's threaded-GEMM overheads: CPU only, dtype -> non-negative us.
+// RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/gpu-gemm-overhead.json 2>&1 | FileCheck %s --check-prefix=GPU-GEMM-OVERHEAD
+// GPU-GEMM-OVERHEAD: error: invalid 'target' option: {{.*}}Inputs/gpu-gemm-overhead.json: devices[1].gemm_overhead_us: only the CPU has this figure
+// RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/negative-gemm-overhead.json 2>&1 | FileCheck %s --check-prefix=NEGATIVE-GEMM-OVERHEAD
+// NEGATIVE-GEMM-OVERHEAD: error: invalid 'target' option: {{.*}}Inputs/negative-gemm-overhead.json: devices[0].gemm_overhead_us.f64: must be a non-negative number
+// RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/gemm-overhead-list.json 2>&1 | FileCheck %s --check-prefix=GEMM-OVERHEAD-LIST
+// GEMM-OVERHEAD-LIST: error: invalid 'target' option: {{.*}}Inputs/gemm-overhead-list.json: devices[0].gemm_overhead_us: must be an object of dtype -> microseconds

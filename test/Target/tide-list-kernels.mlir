@@ -19,7 +19,7 @@
 // H200: target h200 (built-in): NVIDIA H200 (sm_90, full-rate FP64)
 // H200: devices:
 // H200-NEXT: cpu x86-64 host, AVX2, 16 cores
-// H200-NEXT: bandwidth 110 GB/s, launch 0.2 us, parallel loops 10.0 us, peak GFLOP/s: i8=800 i16=800 i32=400 i64=200 ui8=800 ui16=800 ui32=400 ui64=200 f16=400 bf16=400 f32=800 f64=400
+// H200-NEXT: bandwidth 110 GB/s, launch 0.2 us, parallel loops 10.0 us, threaded GEMM us: f64=110, peak GFLOP/s: i8=800 i16=800 i32=400 i64=200 ui8=800 ui16=800 ui32=400 ui64=200 f16=400 bf16=400 f32=1140 f64=620
 // H200-NEXT: cuda:0 sm_90, NVIDIA H200, 141 GB HBM3e
 // H200-NEXT: bandwidth 4250 GB/s, launch 7.3 us, per call 15.0 us, peak GFLOP/s: i8=60000 i16=30000 i32=30000 i64=15000 ui8=60000 ui16=30000 ui32=30000 ui64=15000 f16=833000 bf16=833000 f32=51000 f64=56000
 // H200: links (GB/s: host->device pinned/pageable, device->host pinned/pageable; latency):

@@ -63,6 +63,9 @@ struct Options {
 
 /// What was measured on the CPU. Rates in FLOP/s as the cost model counts
 /// them, bandwidths in bytes read and written per second; 0 = not measured.
+/// The product whose time beyond its arithmetic is the CPU's GEMM overhead.
+constexpr int64_t kSmallGemmSize = 256;
+
 struct CpuFigures {
   std::string name;        ///< the CPU's model name
   int threads = 1;         ///< threads Tide's CPU code runs on
@@ -70,8 +73,11 @@ struct CpuFigures {
   /// How the generated-loop kernels were built ("compiled here for
   /// --cpu=native", "prebuilt for x86-64-v3"); empty when none was found.
   std::string kernels;
-  std::array<double, kCpuDTypes.size()> gemm{};        ///< per kCpuDTypes
-  std::array<int64_t, kCpuDTypes.size()> gemmSize{};   ///< square size
+  std::array<double, kCpuDTypes.size()> gemm{};      ///< per kCpuDTypes
+  std::array<int64_t, kCpuDTypes.size()> gemmSize{}; ///< square size
+  /// Seconds a library GEMM of kSmallGemmSize^3 (f32, f64) took, for the
+  /// target's gemm_overhead_us: what it pays beyond its FLOPs at `gemm`.
+  std::array<double, kCpuDTypes.size()> smallGemmSeconds{};
   std::array<double, kCpuDTypes.size()> elementwise{}; ///< per kCpuDTypes
   double bandwidth = 0;     ///< with `threads` threads
   double coreBandwidth = 0; ///< with one thread

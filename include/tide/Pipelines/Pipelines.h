@@ -218,6 +218,12 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "blas",
       llvm::cl::desc("Run host f32/f64 matmuls through OpenBLAS"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> dnnl{
+      *this, "dnnl",
+      llvm::cl::desc("With blas: run host f32 matmuls through oneDNN, as the "
+                     "CPU pipeline does (false: OpenBLAS; the module then "
+                     "does not need libdnnl)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> cublas{
       *this, "cublas",
       llvm::cl::desc("Run GPU f16/bf16/f32/f64 matmuls through cuBLAS"),

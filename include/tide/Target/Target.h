@@ -78,6 +78,12 @@ struct DeviceSpec {
   /// ops large enough to run on more than one thread ("parallel_launch_us";
   /// 0 when absent).
   double parallelLaunch = 0;
+  /// CPU only: seconds a contraction of a dtype pays beyond its arithmetic
+  /// when it runs on the library's threads (more than kParallelFlops):
+  /// threads started and joined, operands packed ("gemm_overhead_us", dtype
+  /// -> us; 0 when absent). OpenBLAS's f64 GEMM of 256^3 took 182 us on the
+  /// H200's 16-core host, 54 us of it at the peak rate.
+  std::array<double, kNumDTypes> gemmOverhead{};
   /// GPU only: seconds a call of a function pays once when it runs anything
   /// on this GPU, however many kernels: taking a stream and waiting for the
   /// work at the end ("call_us"; 0 when absent).
