@@ -303,6 +303,24 @@ static bool isRowSoftmax(Operation *op) {
   return axis.getInt() == rank - 1 || axis.getInt() == -1;
 }
 
+/// Rows of a row reduction or last-axis softmax (0 for other ops).
+static double rowsOf(Operation *op) {
+  if (isRowSoftmax(op)) {
+    auto input = staticShape(op->getOperand(0));
+    double rows = 1;
+    for (int64_t d : input->drop_back())
+      rows *= d;
+    return rows;
+  }
+  if (isRowReduction(op)) {
+    double rows = 1;
+    for (int64_t d : *staticShape(op->getResult(0)))
+      rows *= d;
+    return rows;
+  }
+  return 0;
+}
+
 /// True when `user` computes with `value` in the same loop nest or kernel
 /// as whatever produces it (if they run on one device): an elementwise op of
 /// its shape (tide-fuse-elementwise), and the members of a row group, which
@@ -365,9 +383,29 @@ static constexpr double kParallelGrain = 32768.0;
 /// GEMMs and convolutions of more FLOPs than this run on the BLAS's threads
 /// (OpenBLAS, oneDNN); smaller ones stay on the calling thread.
 static constexpr double kParallelFlops = 2.0 * 1024 * 1024;
+/// A CPU row reduction's or softmax's time per row beyond its arithmetic:
+/// each row is a short loop nest of its own (a horizontal reduction, scalar
+/// remainders). The tail of the MLP examples (softmax, log-softmax and the
+/// loss over 2048 rows of 10 f32) took 113-118 us on one core of the build
+/// machine, where its arithmetic is about 15.
+static constexpr double kCpuRowSeconds = 25e-9;
 /// Multiply-adds per thread OpenBLAS gives a GEMM (0.3's
 /// GEMM_MULTITHREAD_THRESHOLD x 65536).
 static constexpr double kBlasThreadMacs = 4 * 65536.0;
+
+/// The CPU threads `op` runs on: the BLAS's team for a GEMM above
+/// kParallelFlops, else one; a loop nest one per kParallelGrain elements of
+/// its largest operand (tide_rt_cpu_team_size), up to the team.
+static double cpuThreadsFor(Operation *op, const DeviceSpec &device,
+                            double flops, bool contraction,
+                            int64_t dynamicDimSize) {
+  double threads = std::max(1u, std::min(device.threads, device.cores));
+  if (contraction)
+    return flops > kParallelFlops ? threads : 1.0;
+  return std::clamp(
+      std::floor(largestElements(op, dynamicDimSize) / kParallelGrain), 1.0,
+      threads);
+}
 
 double mlir::tide::estimateComputeTime(Operation *op, const DeviceSpec &device,
                                        int64_t dynamicDimSize) {
@@ -386,9 +424,16 @@ double mlir::tide::estimateComputeTime(Operation *op, const DeviceSpec &device,
         peak = p;
   }
   double bandwidth = device.memoryBandwidth;
-  // Fused into its consumers: only its arithmetic remains.
-  if (fusesIntoConsumers(op))
-    return peak > 0 ? work.flops / peak : 0;
+  // Fused into its consumers: only its arithmetic remains, and on the CPU a
+  // row reduction's work per row (see kCpuRowSeconds).
+  if (fusesIntoConsumers(op)) {
+    double time = peak > 0 ? work.flops / peak : 0;
+    if (!device.isGPU())
+      time +=
+          rowsOf(op) * kCpuRowSeconds /
+          cpuThreadsFor(op, device, work.flops, contraction, dynamicDimSize);
+    return time;
+  }
   double launch = device.launchLatency;
   if (!device.isGPU()) {
     auto facts = dyn_cast<OpFactsInterface>(op);
@@ -403,15 +448,9 @@ double mlir::tide::estimateComputeTime(Operation *op, const DeviceSpec &device,
       if (device.coreBandwidth > 0)
         bandwidth = std::min(bandwidth, device.coreBandwidth);
     } else {
-      // The threads it runs on: the BLAS's team for a GEMM above
-      // kParallelFlops; a loop nest takes one per kParallelGrain elements
-      // (tide_rt_cpu_team_size), up to the team.
       double used =
-          contraction
-              ? (work.flops > kParallelFlops ? threads : 1.0)
-              : std::clamp(std::floor(largestElements(op, dynamicDimSize) /
-                                      kParallelGrain),
-                           1.0, static_cast<double>(threads));
+          cpuThreadsFor(op, device, work.flops, contraction, dynamicDimSize);
+      launch += rowsOf(op) * kCpuRowSeconds / used;
       if (device.threads > 1 && used >= 2) {
         // Starting and joining them, and what a library pays beyond the
         // arithmetic; a BLAS threads a product by its size (OpenBLAS: a
