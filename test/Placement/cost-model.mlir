@@ -148,3 +148,18 @@ func.func @f64_products(%a: tensor<64x64xf64>, %d: tensor<128x128xf64>) -> (tens
   %1 = tide.matmul %d, %d {tide.device = #tide.device<cpu>} : tensor<128x128xf64>, tensor<128x128xf64>
   return %0, %1 : tensor<64x64xf64>, tensor<128x128xf64>
 }
+
+// On 16 cores a product wakes a thread per 2^18 multiply-adds: 12x256x512
+// (1.57M) wakes 6 of the 16 and pays 1.57M / (16 * 2^18) of
+// gemm_overhead_us (37.5 us), + 50 + 1 + its 1.1 MB at 100 GB/s (11.2 us);
+// 128x256x128 (4.2M) wakes all 16: 100 + 50 + 1 + 6.6 us.
+// RUN: tide-opt %s -o /dev/null --tide-place-pipeline="target=%S/Inputs/cost-model-16-cores.json policy=cost remarks=false report=text" \
+// RUN:   | FileCheck %s --check-prefix=TEAM
+// TEAM-LABEL: placement of @team_share
+// TEAM: 0 tide.matmul f64 cpu 99.72 us
+// TEAM: 1 tide.matmul f64 cpu 157.55 us
+func.func @team_share(%b: tensor<12x256xf64>, %c: tensor<256x512xf64>, %d: tensor<128x256xf64>, %e: tensor<256x128xf64>) -> (tensor<12x512xf64>, tensor<128x128xf64>) {
+  %0 = tide.matmul %b, %c : tensor<12x256xf64>, tensor<256x512xf64>
+  %1 = tide.matmul %d, %e : tensor<128x256xf64>, tensor<256x128xf64>
+  return %0, %1 : tensor<12x512xf64>, tensor<128x128xf64>
+}
