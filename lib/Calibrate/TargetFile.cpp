@@ -173,7 +173,10 @@ std::string tide::calibrate::toTargetJSON(const Calibration &c) {
        << ", \"h2d_pageable_gbps\": " << formatFigure(m.h2dPageable / 1e9)
        << ",\n     \"d2h_pinned_gbps\": " << formatFigure(m.d2hPinned / 1e9)
        << ", \"d2h_pageable_gbps\": " << formatFigure(m.d2hPageable / 1e9)
-       << ", \"latency_us\": " << formatFigure(m.copyLatency * 1e6) << "}\n";
+       << ", \"latency_us\": " << formatFigure(m.copyLatency * 1e6);
+    if (m.stagedLatency > 0)
+      os << ", \"staged_latency_us\": " << formatFigure(m.stagedLatency * 1e6);
+    os << "}\n";
     os << "  ]";
   }
   os << "\n}\n";
@@ -224,7 +227,8 @@ std::string tide::calibrate::formatSummary(const Calibration &c) {
        << " pageable; device->host " << formatFigure(m.d2hPinned / 1e9)
        << " pinned, " << formatFigure(m.d2hPageable / 1e9)
        << " pageable; copy latency " << formatFigure(m.copyLatency * 1e6)
-       << " us\n";
+       << " us (" << formatFigure(m.stagedLatency * 1e6)
+       << " us more when staged)\n";
   }
   return os.str();
 }

@@ -361,6 +361,20 @@ void Calibrator::hostCopies() {
   std::vector<double> back = rate(pinned, dev, 8, small);
   latency.insert(latency.end(), back.begin(), back.end());
   out.copyLatency = median(latency);
+  // A pageable copy the runtime stages through its threads (from 64 KiB up,
+  // as Target::copyTime's kStagedCopyBytes): what it takes beyond the
+  // latency and its bytes at the rates above.
+  size_t staged = std::min<size_t>(bytes, 1u << 20);
+  step("cuda:0 staged copies of " + std::to_string(staged >> 10) +
+       " KiB (pageable, both ways)");
+  std::vector<double> extra;
+  for (bool toDevice : {true, false}) {
+    double bw = toDevice ? out.h2dPageable : out.d2hPageable;
+    for (double seconds : toDevice ? rate(dev, pageable.data(), staged, small)
+                                   : rate(pageable.data(), dev, staged, small))
+      extra.push_back(seconds - out.copyLatency - staged / bw);
+  }
+  out.stagedLatency = std::max(0.0, median(extra));
   d.cuMemFreeHost(pinned);
   d.cuMemFree(device);
 }

@@ -660,11 +660,14 @@ static void convolve(TIDE_RT_CPU_CONV_ARGS, const View *bias,
        * oneDNN has it (blocked activations, reordered around the call):
        * 1.4-1.8x faster than its direct kernels on ResNet-18's layers (see
        * docs/compiling.md for its accuracy; TIDE_DNNL_WINOGRAD=0 turns it
-       * off). */
-      if (winograd() && k == 2 && groups == 1 && blockedActivations() &&
-          !accumulate && w.sizes[2] == 3 && w.sizes[3] == 3 &&
-          strides[0] == 1 && strides[1] == 1 && dilations[0] == 1 &&
-          dilations[1] == 1 &&
+       * off). Only for constant weights, transformed once: oneDNN's
+       * reorder into Winograd's layout is slow (21-27 ms for 256x256x3x3
+       * here, where the direct convolution takes 1.4 ms), too slow to run at
+       * every call. */
+      if (winograd() && constantWeights && k == 2 && groups == 1 &&
+          blockedActivations() && !accumulate && w.sizes[2] == 3 &&
+          w.sizes[3] == 3 && strides[0] == 1 && strides[1] == 1 &&
+          dilations[0] == 1 && dilations[1] == 1 &&
           dnnl_dilated_convolution_forward_desc_init(
               &desc, dnnl_forward_inference, dnnl_convolution_winograd, &src,
               &weights, bias ? &p->bias : NULL, &dst, s, dil, l,

@@ -12,7 +12,8 @@
 // aligned (the scalar path). Then times the BERT-base shapes. Built here,
 // run on the GPU machine (bash bench/gpu.sh attention). Environment:
 // TWOPASS=1 forces the streaming kernels, POW2=1 turns divisions by powers
-// of two into multiplications as the runtime does. Prints "N failures".
+// of two into multiplications as the runtime does, ATTENTION_CUBIN=path
+// loads that cubin instead of the embedded one. Prints "N failures".
 //
 //===----------------------------------------------------------------------===//
 #include <cmath>
@@ -103,7 +104,14 @@ int main() {
   CUcontext ctx;
   CK(cuCtxCreate(&ctx, nullptr, 0, dev));
   CUmodule mod;
-  CK(cuModuleLoadData(&mod, kAttentionCubin));
+  // ATTENTION_CUBIN=path: a cubin built from a changed Attention.cu instead
+  // of the embedded one (to compare variants of the kernels in one run).
+  if (const char *path = getenv("ATTENTION_CUBIN")) {
+    printf("kernels from %s\n", path);
+    CK(cuModuleLoad(&mod, path));
+  } else {
+    CK(cuModuleLoadData(&mod, kAttentionCubin));
+  }
   Case cases[] = {
       {"bert bf16",
        true,

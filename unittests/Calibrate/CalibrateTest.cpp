@@ -72,6 +72,7 @@ Calibration withGpu() {
   g.measured.d2hPinned = 55e9;
   g.measured.d2hPageable = 30e9;
   g.measured.copyLatency = 8e-6;
+  g.measured.stagedLatency = 40e-6;
   c.gpus.push_back(g);
   return c;
 }
@@ -108,6 +109,7 @@ TEST(CalibrateTest, TargetFileRoundTrip) {
   EXPECT_DOUBLE_EQ(link->h2dPageable, 41e9);
   EXPECT_DOUBLE_EQ(link->d2hPageable, 30e9);
   EXPECT_NEAR(link->latency, 8e-6, 1e-12);
+  EXPECT_NEAR(link->stagedLatency, 40e-6, 1e-12);
   // The kernel tables are the native ones.
   EXPECT_EQ(g->kernels.lookup("matmul", DType::F64),
             mlir::tide::KernelKind::Library);

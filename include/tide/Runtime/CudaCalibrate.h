@@ -56,6 +56,10 @@ typedef struct {
   double h2dPinned, h2dPageable, d2hPinned, d2hPageable;
   /* Seconds of a copy of a few bytes (pinned, both ways, median). */
   double copyLatency;
+  /* Seconds a pageable copy large enough for the staging threads (1 MiB,
+   * both ways, median) takes beyond copyLatency and its bytes at the
+   * pageable rate: handing it to the threads and waking them. */
+  double stagedLatency;
   /* Bytes of the host copies and of the device copy measured. */
   int64_t hostCopyBytes, deviceCopyBytes;
   /* What was not measured and why, one line each ("" when all was). */

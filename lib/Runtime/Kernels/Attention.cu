@@ -17,16 +17,19 @@
 // divide by a constant, an added mask; each in f32, then rounded), and
 // after the softmax (max, exp(x - max) and their sum in f32, divided by the
 // sum, as the GPU softmax does); P V accumulates in f32 and is rounded once.
-// Only the order of the f32 sums differs.
+// The order of the f32 sums differs, and so, by an ulp or two of f32 before
+// P is rounded, do the exponentials (the hardware's ex2) and the division
+// (a multiplication by the sum's reciprocal).
 //
 // A block of 4 warps owns 64 query rows of one (batch, head): each warp 16
 // rows, as the A operand of mma.sync m16n8k16. Two passes over the keys in
 // tiles of BN: the first finds each row's maximum and sum of exponentials
 // (online, in registers, combined across the 4 lanes that share a row), the
 // second recomputes the scores, forms P and multiplies it by V's tile. Q, K
-// and V tiles go through shared memory (rows padded by 16 bytes, so that
-// ldmatrix reads no bank twice); K is read as [keys, d] or, when the
-// program materialized K^T, as [d, keys].
+// and V tiles go through shared memory by cp.async (rows padded by 16
+// bytes, so that ldmatrix reads no bank twice; in one pass V's copy runs
+// while the scores and the softmax are computed); K is read as [keys, d] or,
+// when the program materialized K^T, as [d, keys].
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,6 +88,18 @@ template <bool BF16>
 __device__ inline uint32_t pack(float lo, float hi) {
   return static_cast<uint32_t>(fromFloat<BF16>(lo)) |
          (static_cast<uint32_t>(fromFloat<BF16>(hi)) << 16);
+}
+
+/// exp(x - m) as 2^(x log2(e) - m log2(e)): one fma and the hardware's
+/// ex2 (2 ulp), where expf's range reduction takes a dozen instructions.
+/// The result is rounded to bf16/f16 after the division by the sum, so it
+/// almost never differs from the softmax op's; -inf, +inf and NaN go
+/// through as expf's do.
+__device__ inline float expDiff(float x, float m) {
+  constexpr float kLog2e = 1.4426950408889634f;
+  float y = __fmaf_rn(x, kLog2e, -m * kLog2e), r;
+  asm("ex2.approx.f32 %0, %1;" : "=f"(r) : "f"(y));
+  return r;
 }
 
 __device__ inline uint32_t sharedAddress(const void *p) {
@@ -159,6 +174,15 @@ __device__ inline void waitTiles() {
   asm volatile("cp.async.wait_all;" ::: "memory");
 }
 
+__device__ inline void commitTiles() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+/// Waits for all but the last group committed.
+__device__ inline void waitTilesButOne() {
+  asm volatile("cp.async.wait_group 1;" ::: "memory");
+}
+
 /// ONEPASS: every key (at most BN) in shared memory at once, and 8 warps:
 /// warps w and w + 4 own the same 16 rows and each half of the keys; they
 /// combine their maxima, sums and partial outputs through shared memory.
@@ -172,6 +196,10 @@ __device__ inline void attention(const Params &p) {
   __shared__ __align__(16) uint16_t sQ[kBlockM * LD];
   __shared__ __align__(16) uint16_t sK[KT ? D * LDT : BN * LD];
   __shared__ __align__(16) uint16_t sV[BN * LD];
+  // In one pass, a mask the same for every query row (as [batch, 1, 1,
+  // keys]): its keys, read from here instead of from global memory by every
+  // warp (zeros past the last key).
+  __shared__ __align__(4) uint16_t sM[ONEPASS ? BN : 2];
 
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4,
             half = threadIdx.x / 128, keyBase = half * BW;
@@ -186,6 +214,7 @@ __device__ inline void attention(const Params &p) {
   const uint16_t *M = p.mask ? p.mask + b0 * p.ms[0] + b1 * p.ms[1] : nullptr;
   const bool vectors = p.vectors, maskPairs = p.maskPairs;
   const int64_t sq = p.sq, sk = p.sk, maskKeyStride = p.ms[3];
+  const bool rowMask = ONEPASS && M && p.ms[2] == 0;
   int steps[3];
   float constants[3];
 #pragma unroll
@@ -208,23 +237,30 @@ __device__ inline void attention(const Params &p) {
     // The mask's values for this thread's scores, as pairs of adjacent keys:
     // loaded first, so that their latency hides behind the products.
     uint32_t mv[BW / 8][2];
+    if (rowMask) {
 #pragma unroll
-    for (int n = 0; n < BW / 8; ++n)
+      for (int n = 0; n < BW / 8; ++n)
+        mv[n][0] = mv[n][1] =
+            *reinterpret_cast<const uint32_t *>(sM + keyBase + n * 8 + 2 * t);
+    } else {
 #pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        int64_t key = key0 + keyBase + n * 8 + 2 * t;
-        mv[n][r] = 0;
-        if (!M || rows[r] >= sq || key >= sk)
-          continue;
-        const uint16_t *m = maskRows[r] + key * maskKeyStride;
-        if (maskPairs && key + 1 < sk) {
-          mv[n][r] = *reinterpret_cast<const uint32_t *>(m);
-        } else {
-          mv[n][r] = m[0];
-          if (key + 1 < sk)
-            mv[n][r] |= static_cast<uint32_t>(m[maskKeyStride]) << 16;
+      for (int n = 0; n < BW / 8; ++n)
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          int64_t key = key0 + keyBase + n * 8 + 2 * t;
+          mv[n][r] = 0;
+          if (!M || rows[r] >= sq || key >= sk)
+            continue;
+          const uint16_t *m = maskRows[r] + key * maskKeyStride;
+          if (maskPairs && key + 1 < sk) {
+            mv[n][r] = *reinterpret_cast<const uint32_t *>(m);
+          } else {
+            mv[n][r] = m[0];
+            if (key + 1 < sk)
+              mv[n][r] |= static_cast<uint32_t>(m[maskKeyStride]) << 16;
+          }
         }
-      }
+    }
 #pragma unroll
     for (int n = 0; n < BW / 8; ++n)
 #pragma unroll
@@ -286,11 +322,20 @@ __device__ inline void attention(const Params &p) {
 
   // Q's tile (and, in one pass, every key's K and V) in flight at once.
   loadTile<kBlockM, D, LD, kThreads>(sQ, Q, p.qs[2], q0, sq, 0, D, vectors);
+  if (rowMask)
+    for (int j = threadIdx.x; j < BN; j += kThreads)
+      sM[j] = j < sk ? M[j * maskKeyStride] : 0;
   if constexpr (ONEPASS) {
     loadK(0);
+    // V in a group of its own, waited for only before P V: its copy runs
+    // while the scores and the softmax are computed.
+    commitTiles();
     loadTile<BN, D, LD, kThreads>(sV, V, p.vs[2], 0, sk, 0, D, vectors);
+    commitTiles();
+    waitTilesButOne();
+  } else {
+    waitTiles();
   }
-  waitTiles();
   __syncthreads();
 #pragma unroll
   for (int ks = 0; ks < D / 16; ++ks)
@@ -331,7 +376,7 @@ __device__ inline void attention(const Params &p) {
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         s[n][e] = keyBase + n * 8 + 2 * t + e % 2 < sk
-                      ? expf(s[n][e] - mx[e / 2])
+                      ? expDiff(s[n][e], mx[e / 2])
                       : 0.0f;
         sum[e / 2] += s[n][e];
       }
@@ -343,6 +388,8 @@ __device__ inline void attention(const Params &p) {
       if (t == 0)
         sRed[1][half][local[r]] = sum[r];
     }
+    // V's tile, published by this barrier.
+    waitTiles();
     __syncthreads();
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
@@ -370,10 +417,10 @@ __device__ inline void attention(const Params &p) {
           float x = s[n][e];
           float &m = mx[e / 2], &l = sum[e / 2];
           if (x > m) {
-            l = l * expf(m - x) + 1.0f;
+            l = l * expDiff(m, x) + 1.0f;
             m = x;
           } else if (x != -kInf) {
-            l += expf(x - m);
+            l += expDiff(x, m);
           }
         }
     }
@@ -383,8 +430,9 @@ __device__ inline void attention(const Params &p) {
 #pragma unroll
       for (int offset = 1; offset < 4; offset <<= 1)
         m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, offset));
-      float l = mx[r] == -kInf ? 0.0f
-                               : sum[r] * (mx[r] == m ? 1.0f : expf(mx[r] - m));
+      float l = mx[r] == -kInf
+                    ? 0.0f
+                    : sum[r] * (mx[r] == m ? 1.0f : expDiff(mx[r], m));
       if (sum[r] != sum[r])
         l = sum[r];
 #pragma unroll
@@ -416,13 +464,16 @@ __device__ inline void attention(const Params &p) {
       __syncthreads();
       scores(key0);
     }
+    // A multiplication by the reciprocal of the sum (an ulp of f32 from the
+    // division, before the rounding to bf16/f16).
+    const float inv[2] = {1.0f / total[0], 1.0f / total[1]};
 #pragma unroll
     for (int n = 0; n < BW / 8; ++n)
 #pragma unroll
       for (int e = 0; e < 4; ++e)
-        s[n][e] = ONEPASS ? __fdiv_rn(s[n][e], total[e / 2])
+        s[n][e] = ONEPASS ? s[n][e] * inv[e / 2]
                   : key0 + n * 8 + 2 * t + e % 2 < sk
-                      ? __fdiv_rn(expf(s[n][e] - mx[e / 2]), total[e / 2])
+                      ? expDiff(s[n][e], mx[e / 2]) * inv[e / 2]
                       : 0.0f;
 #pragma unroll
     for (int kk = 0; kk < BW / 16; ++kk) {
