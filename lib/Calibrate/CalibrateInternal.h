@@ -27,12 +27,12 @@ struct Stepper {
 };
 
 /// Steps measureCpu announces (one more when it compiles its kernels).
-constexpr int kCpuSteps = 20;
+constexpr int kCpuSteps = 21;
 
 /// Whether measureCpu compiles its kernels for this CPU.
 bool compilesKernels(const Options &options);
 /// Steps the GPU runtime announces (tide_rt_calibrate_gpu).
-constexpr int kGpuSteps = 9;
+constexpr int kGpuSteps = 10;
 
 /// The directory of the file holding this code (the executable, or the
 /// shared library it is linked into), with symbolic links resolved.

@@ -55,6 +55,17 @@ using UnaryFn = void (*)(MemRef1D *, MemRef1D *);
 using BinaryFn = void (*)(MemRef1D *, MemRef1D *, MemRef1D *);
 using GemmFn = void (*)(TideMemRef2D *, TideMemRef2D *, TideMemRef2D *);
 
+/// A 4-D memref descriptor.
+struct MemRef4D {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes[4];
+  int64_t strides[4];
+};
+
+using ConvFn = void (*)(MemRef4D *, MemRef4D *, MemRef4D *);
+
 double now() {
   return std::chrono::duration<double>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -438,6 +449,26 @@ bool detail::measureCpu(Stepper &step, const Options &options, CpuFigures &cpu,
       if (rate > 0)
         cpu.smallGemmSeconds[i] = flops / rate;
     }
+  }
+
+  // A convolution through oneDNN (gemm.mlir's conv_f32): one caller, the
+  // library's threads.
+  if (auto conv = gemm.get<ConvFn>("conv_f32")) {
+    step("cpu convolution f32 3x3, 64 channels, 56x56 (oneDNN)");
+    std::vector<uint8_t> x = makeInput("f32", 64 * 56 * 56),
+                         w = makeInput("f32", 64 * 64 * 9);
+    auto call = [&](int) {
+      MemRef4D dx{x.data(),
+                  x.data(),
+                  0,
+                  {1, 64, 56, 56},
+                  {64 * 56 * 56, 56 * 56, 56, 1}};
+      MemRef4D dw{w.data(), w.data(), 0, {64, 64, 3, 3}, {64 * 9, 9, 3, 1}};
+      MemRef4D result;
+      conv(&result, &dx, &dw);
+      std::free(result.allocated);
+    };
+    cpu.convF32 = concurrentRate(1, 2.0 * 64 * 9 * 64 * 56 * 56, budget, call);
   }
 
   // Elementwise loops in the cache: exp (10 FLOP per element in the cost

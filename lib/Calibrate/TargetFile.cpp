@@ -114,6 +114,9 @@ std::string tide::calibrate::toTargetJSON(const Calibration &c) {
      << ",\n";
   os << "      \"elementwise_gflops\": "
      << rateObject(kCpuDTypes, cpu.elementwise.data()) << ",\n";
+  if (cpu.convF32 > 0)
+    os << "      \"conv_gflops\": {\"f32\": " << formatFigure(cpu.convF32 / 1e9)
+       << "},\n";
   double bandwidth = cpu.bandwidth > 0 ? cpu.bandwidth : cpu.coreBandwidth;
   os << "      \"bandwidth_gbps\": " << formatFigure(bandwidth / 1e9) << ",\n";
   if (cpu.coreBandwidth > 0)
@@ -203,6 +206,9 @@ std::string tide::calibrate::formatSummary(const Calibration &c) {
      << (cpu.threads == 1 ? "" : "s") << " (" << cpu.threadsFrom << ")\n";
   rates("GEMM", kCpuDTypes, cpu.gemm.data(), 1e9, "GFLOP/s");
   rates("elementwise", kCpuDTypes, cpu.elementwise.data(), 1e9, "GFLOP/s");
+  if (cpu.convF32 > 0)
+    os << "          convolution f32 " << formatFigure(cpu.convF32 / 1e9)
+       << " GFLOP/s (3x3, 64 channels, 56x56)\n";
   if (!cpu.kernels.empty())
     os << "          generated loops " << cpu.kernels << "\n";
   os << "          memory " << formatFigure(cpu.bandwidth / 1e9) << " GB/s ("

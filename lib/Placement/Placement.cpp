@@ -417,7 +417,9 @@ double mlir::tide::estimateComputeTime(Operation *op, const DeviceSpec &device,
   auto facts = dyn_cast<OpFactsInterface>(op);
   bool contraction = facts && facts.getKernelGroup() == KernelGroup::Matmul;
   std::optional<DType> dtype = getKernelDType(op);
-  double peak = dtype ? device.getRate(*dtype, contraction) : 0;
+  double peak = !dtype            ? 0
+                : isa<ConvOp>(op) ? device.getConvRate(*dtype)
+                                  : device.getRate(*dtype, contraction);
   if (!dtype) {
     for (double p : device.peakFlops)
       if (p > 0 && (peak <= 0 || p < peak))

@@ -73,6 +73,11 @@ double DeviceSpec::getRate(DType dtype, bool contraction) const {
   return elementwise > 0 ? elementwise : slowestRate(peakFlops);
 }
 
+double DeviceSpec::getConvRate(DType dtype) const {
+  double rate = convFlops[static_cast<unsigned>(dtype)];
+  return rate > 0 ? rate : getRate(dtype, /*contraction=*/true);
+}
+
 DeviceAttr DeviceSpec::getAttr(MLIRContext *ctx) const {
   return DeviceAttr::get(ctx, kind, ordinal);
 }
@@ -168,6 +173,14 @@ void Target::printKernelTable(llvm::raw_ostream &os) const {
         if (dev.elementwiseFlops[i] > 0)
           os << " " << stringifyDType(static_cast<DType>(i)) << "="
              << llvm::formatv("{0:f1}", dev.elementwiseFlops[i] / 1e9);
+      os << "\n";
+    }
+    if (llvm::any_of(dev.convFlops, [](double r) { return r > 0; })) {
+      os << "           convolution GFLOP/s:";
+      for (unsigned i = 0; i < kNumDTypes; ++i)
+        if (dev.convFlops[i] > 0)
+          os << " " << stringifyDType(static_cast<DType>(i)) << "="
+             << llvm::formatv("{0:f0}", dev.convFlops[i] / 1e9);
       os << "\n";
     }
   }
@@ -276,6 +289,13 @@ void Target::printKernelTableJSON(llvm::raw_ostream &os) const {
                 if (dev.elementwiseFlops[i] > 0)
                   json.attribute(stringifyDType(static_cast<DType>(i)),
                                  dev.elementwiseFlops[i]);
+            });
+          if (llvm::any_of(dev.convFlops, [](double r) { return r > 0; }))
+            json.attributeObject("conv_flops", [&] {
+              for (unsigned i = 0; i < kNumDTypes; ++i)
+                if (dev.convFlops[i] > 0)
+                  json.attribute(stringifyDType(static_cast<DType>(i)),
+                                 dev.convFlops[i]);
             });
         });
     });
@@ -594,11 +614,12 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
   const llvm::json::Object *object = value.getAsObject();
   if (!object)
     return error(path, "must be an object");
-  if (auto err = checkKeys(
-          *object, path,
-          {"id", "chip", "description", "peak_gflops", "elementwise_gflops",
-           "bandwidth_gbps", "launch_us", "cores", "core_bandwidth_gbps",
-           "parallel_launch_us", "gemm_overhead_us", "call_us", "kernels"}))
+  if (auto err = checkKeys(*object, path,
+                           {"id", "chip", "description", "peak_gflops",
+                            "elementwise_gflops", "conv_gflops",
+                            "bandwidth_gbps", "launch_us", "cores",
+                            "core_bandwidth_gbps", "parallel_launch_us",
+                            "gemm_overhead_us", "call_us", "kernels"}))
     return err;
   auto id = getString(*object, path, "id", /*required=*/true);
   if (!id)
@@ -689,6 +710,8 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
     return err;
   if (auto err = parseRates(*object, path, "elementwise_gflops",
                             device.elementwiseFlops))
+    return err;
+  if (auto err = parseRates(*object, path, "conv_gflops", device.convFlops))
     return err;
 
   if (const llvm::json::Value *kernels = object->get("kernels")) {
@@ -927,6 +950,8 @@ const Target *mlir::tide::getTargetWithCpuThreads(const Target *base,
   for (double &peak : scaled.peakFlops)
     peak *= fraction;
   for (double &rate : scaled.elementwiseFlops)
+    rate *= fraction;
+  for (double &rate : scaled.convFlops)
     rate *= fraction;
   // The loaded figures are those of min(cpu.threads, cores) threads.
   double allCores = cpu.memoryBandwidth;

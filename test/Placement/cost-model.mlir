@@ -1,7 +1,8 @@
 // The cost model's rules, on a target with round figures
 // (Inputs/cost-model-target.json: CPU 100 GFLOP/s, 100 GB/s, 10 GB/s for
 // one core, 4 cores, launch 1 us, parallel loops 50 us; GPU launch 5 us; a
-// link of 10 GB/s, 10 us per copy, 20 us more from 64 KiB).
+// link of 10 GB/s, 10 us per copy, 20 us more from 64 KiB; CPU f32
+// convolutions at 20 GFLOP/s).
 // RUN: tide-opt %s -o /dev/null --tide-place-pipeline="target=%S/Inputs/cost-model-target.json policy=cost remarks=false report=text" \
 // RUN:   | FileCheck %s
 
@@ -162,4 +163,18 @@ func.func @team_share(%b: tensor<12x256xf64>, %c: tensor<256x512xf64>, %d: tenso
   %0 = tide.matmul %b, %c : tensor<12x256xf64>, tensor<256x512xf64>
   %1 = tide.matmul %d, %e : tensor<128x256xf64>, tensor<256x128xf64>
   return %0, %1 : tensor<12x512xf64>, tensor<128x128xf64>
+}
+
+// A convolution runs at the target's conv_gflops where it has the dtype (20
+// here, against a GEMM peak of 100): 2 x 8 x 9 x 8 x 32 x 32 = 1.18 MFLOP,
+// under the library's threading size, on one thread's share (5 GFLOP/s):
+// 1 us + 235.9 us (so it moves to the GPU). f64 has no convolution rate: the
+// GEMM peak's share (25).
+// CHECK-LABEL: placement of @conv
+// CHECK: 0 tide.conv f32 cuda:0 236.93 us
+// CHECK: 1 tide.conv f64 cpu 48.19 us
+func.func @conv(%x: tensor<1x8x32x32xf32>, %w: tensor<8x8x3x3xf32>, %x64: tensor<1x8x32x32xf64>, %w64: tensor<8x8x3x3xf64>) -> (tensor<1x8x32x32xf32>, tensor<1x8x32x32xf64>) {
+  %y = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<1x8x32x32xf32>, tensor<8x8x3x3xf32>
+  %y64 = tide.conv %x64, %w64 strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<1x8x32x32xf64>, tensor<8x8x3x3xf64>
+  return %y, %y64 : tensor<1x8x32x32xf32>, tensor<1x8x32x32xf64>
 }

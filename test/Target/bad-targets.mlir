@@ -48,7 +48,7 @@
 
 // A key devices do not have.
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/unknown-key.json 2>&1 | FileCheck %s --check-prefix=UNKNOWN-KEY
-// UNKNOWN-KEY: error: invalid 'target' option: {{.*}}Inputs/unknown-key.json: devices[0].sockets: unknown key; expected one of: id, chip, description, peak_gflops, elementwise_gflops, bandwidth_gbps, launch_us, cores, core_bandwidth_gbps, parallel_launch_us, gemm_overhead_us, call_us, kernels
+// UNKNOWN-KEY: error: invalid 'target' option: {{.*}}Inputs/unknown-key.json: devices[0].sockets: unknown key; expected one of: id, chip, description, peak_gflops, elementwise_gflops, conv_gflops, bandwidth_gbps, launch_us, cores, core_bandwidth_gbps, parallel_launch_us, gemm_overhead_us, call_us, kernels
 // UNKNOWN-KEY-NOT: error
 
 // A required key is missing.
@@ -117,6 +117,13 @@
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/elementwise-list.json 2>&1 | FileCheck %s --check-prefix=ELEMENTWISE-LIST
 // ELEMENTWISE-LIST: error: invalid 'target' option: {{.*}}Inputs/elementwise-list.json: devices[0].elementwise_gflops: must be an object of dtype -> GFLOP/s
 // ELEMENTWISE-LIST-NOT: error
+// So are the convolution rates.
+// RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/conv-negative.json 2>&1 | FileCheck %s --check-prefix=CONV-NEGATIVE
+// CONV-NEGATIVE: error: invalid 'target' option: {{.*}}Inputs/conv-negative.json: devices[0].conv_gflops.f32: must be a positive number
+// CONV-NEGATIVE-NOT: error
+// RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/conv-list.json 2>&1 | FileCheck %s --check-prefix=CONV-LIST
+// CONV-LIST: error: invalid 'target' option: {{.*}}Inputs/conv-list.json: devices[0].conv_gflops: must be an object of dtype -> GFLOP/s
+// CONV-LIST-NOT: error
 
 // A number written as a string.
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/string-number.json 2>&1 | FileCheck %s --check-prefix=STRING-NUMBER

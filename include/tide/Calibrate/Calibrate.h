@@ -79,6 +79,10 @@ struct CpuFigures {
   /// target's gemm_overhead_us: what it pays beyond its FLOPs at `gemm`.
   std::array<double, kCpuDTypes.size()> smallGemmSeconds{};
   std::array<double, kCpuDTypes.size()> elementwise{}; ///< per kCpuDTypes
+  /// FLOP/s of an f32 3x3 convolution through oneDNN (batch 1, 64
+  /// channels, 56x56, weights an argument), for conv_gflops; 0: not
+  /// measured.
+  double convF32 = 0;
   double bandwidth = 0;     ///< with `threads` threads
   double coreBandwidth = 0; ///< with one thread
   double callSeconds = 0;   ///< one call of a compiled one-element op

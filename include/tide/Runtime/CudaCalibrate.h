@@ -54,7 +54,8 @@ typedef struct {
   double launchSeconds, launchWaitSeconds;
   /* Host<->device bytes per second through mgpuMemcpy. */
   double h2dPinned, h2dPageable, d2hPinned, d2hPageable;
-  /* Seconds of a copy of a few bytes (pinned, both ways, median). */
+  /* Seconds of a small copy (4 KiB from or to pageable memory, both ways,
+   * median). */
   double copyLatency;
   /* Seconds a pageable copy large enough for the staging threads (1 MiB,
    * both ways, median) takes beyond copyLatency and its bytes at the

@@ -61,6 +61,12 @@ struct DeviceSpec {
   /// them ("elementwise_gflops"; 0 = use peakFlops). Written by
   /// tide-calibrate, which measures Tide's own generated loops.
   std::array<double, kNumDTypes> elementwiseFlops{};
+  /// Arithmetic rate per dtype of convolutions, which reach a smaller part
+  /// of the peak than a GEMM (small spatial sizes, operands reordered
+  /// around the call) ("conv_gflops"; 0 = use peakFlops). tide-calibrate
+  /// measures a 3x3 convolution (64 channels, 56x56, weights an argument):
+  /// 290 GFLOP/s on the H200's 16-core host, where its GEMMs reach 1100.
+  std::array<double, kNumDTypes> convFlops{};
   double memoryBandwidth = 0; ///< bytes/s
   double launchLatency = 0;   ///< seconds per kernel launch
   /// CPU only: the cores of the machine, for which peakFlops and
@@ -96,6 +102,9 @@ struct DeviceSpec {
   /// else peakFlops; for a dtype without a figure, the slowest rate of that
   /// table. 0 when the device lists no rate at all.
   double getRate(DType dtype, bool contraction) const;
+  /// A convolution's rate: convFlops where it has `dtype`, else the
+  /// contraction rate of getRate.
+  double getConvRate(DType dtype) const;
   DeviceAttr getAttr(MLIRContext *ctx) const;
   bool isGPU() const { return kind == DeviceKind::CUDA; }
 };

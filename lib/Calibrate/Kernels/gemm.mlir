@@ -15,3 +15,11 @@ func.func @gemm_f64(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64>
   %c = tide.matmul %a, %b : tensor<?x?xf64>
   return %c : tensor<?x?xf64>
 }
+
+// A 3x3 convolution as ResNet's first stage has them (batch 1, 64 channels,
+// 56x56, padding 1), its weights an argument (reordered into oneDNN's layout
+// at every call): the target's conv_gflops.
+func.func @conv_f32(%x: tensor<1x64x56x56xf32>, %w: tensor<64x64x3x3xf32>) -> tensor<1x64x56x56xf32> {
+  %y = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<1x64x56x56xf32>, tensor<64x64x3x3xf32>
+  return %y : tensor<1x64x56x56xf32>
+}
