@@ -18,12 +18,14 @@
 
 // H200: target h200 (built-in): NVIDIA H200 (sm_90, full-rate FP64)
 // H200: devices:
-// H200-NEXT: cpu x86-64 host, AVX2, 16 cores
-// H200-NEXT: bandwidth 110 GB/s, launch 0.2 us, parallel loops 10.0 us, threaded GEMM us: f64=110, peak GFLOP/s: i8=800 i16=800 i32=400 i64=200 ui8=800 ui16=800 ui32=400 ui64=200 f16=400 bf16=400 f32=1140 f64=620
-// H200-NEXT: cuda:0 sm_90, NVIDIA H200, 141 GB HBM3e
-// H200-NEXT: bandwidth 4250 GB/s, launch 7.3 us, per call 15.0 us, peak GFLOP/s: i8=60000 i16=30000 i32=30000 i64=15000 ui8=60000 ui16=30000 ui32=30000 ui64=15000 f16=833000 bf16=833000 f32=51000 f64=56000
+// H200-NEXT: cpu x86-64 host (Intel Xeon, AVX-512), 16 cores; GEMM f32 through oneDNN, f64 through OpenBLAS, the rest through Tide's loops for x86-64-v3 [16 cores; figures for code on 16 threads]
+// H200-NEXT: bandwidth 98 GB/s, launch 0.0 us, parallel loops 26.7 us, threaded GEMM us: f64=58, peak GFLOP/s: i8=23 i16=20 i32=23 i64=19 ui8=23 ui16=20 ui32=23 ui64=19 f16=5 bf16=18 f32=1114 f64=502
+// H200-NEXT: elementwise GFLOP/s: i8=98.9 i16=69.8 i32=45.0 i64=24.5 ui8=98.9 ui16=69.8 ui32=45.0 ui64=24.5 f16=78.7 bf16=17.6 f32=139.0 f64=73.1
+// H200-NEXT: convolution GFLOP/s: f32=288
+// H200-NEXT: cuda:0 sm_90, NVIDIA H200, 141 GB HBM3e, 132 multiprocessors; GEMM through cuBLAS
+// H200-NEXT: bandwidth 4230 GB/s, launch 3.9 us, per call 9.2 us, peak GFLOP/s: i8=60000 i16=30000 i32=30000 i64=15000 ui8=60000 ui16=30000 ui32=30000 ui64=15000 f16=684000 bf16=734000 f32=51000 f64=64700
 // H200: links (GB/s: host->device pinned/pageable, device->host pinned/pageable; latency):
-// H200-NEXT: cpu <-> cuda:0: 52.0/12.0, 52.0/7.0; 10.0 us (+26.0 us from 64 KiB: staged)
+// H200-NEXT: cpu <-> cuda:0: 53.9/38.1, 55.0/50.1; 11.2 us (+58.9 us from 64 KiB: staged)
 // H200: kernels (C = codegen, L = library, . = none, blank = the op has no such form):
 // H200-NEXT: op | cpu | cuda:0
 // H200-NEXT: | i1 i8 i16 i32 i64 ui8 ui16 ui32 ui64 f16 bf16 f32 f64 | i1 i8 i16 i32 i64 ui8 ui16 ui32 ui64 f16 bf16 f32 f64
