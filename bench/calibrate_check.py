@@ -13,7 +13,13 @@ tolerance:
                       (mgpuMemcpy from a CPU tensor, called with ctypes and
                       timed here: Tide stages pageable copies, so PyTorch's
                       pageable rate is a different quantity; printed as info)
-  CPU (NumPy):        f32/f64 GEMM (numpy.matmul: OpenBLAS in NumPy's wheels),
+  CPU:                f32/f64 GEMM from the libraries Tide's modules call,
+                      called here through ctypes (f32: oneDNN's dnnl_sgemm,
+                      f64: OpenBLAS's cblas_dgemm with the kernels Tide
+                      chooses), and numpy.matmul (the OpenBLAS in NumPy's
+                      wheels, another build: printed as info),
+                      a 3x3 convolution of the same shape (PyTorch's conv2d,
+                      its oneDNN, as many threads),
                       one-thread memory bandwidth (numpy.add over 3 x 128 MiB,
                       the traffic of tide-calibrate's a = b + s*c),
                       all-thread bandwidth (torch.add on as many threads)
@@ -68,6 +74,23 @@ def run_calibrate(tide_bin, out):
     start = time.time()
     subprocess.run(cmd, check=True, env=env)
     print("tide-calibrate took %.1f s" % (time.time() - start), flush=True)
+
+
+def choose_openblas_kernels():
+    """OPENBLAS_CORETYPE as tide::runner::chooseOpenBlasKernels sets it for
+    Tide's modules, before any OpenBLAS is loaded (NumPy's included): Debian's
+    OpenBLAS 0.3.21 takes its generic kernels on CPUs newer than itself."""
+    if os.environ.get("OPENBLAS_CORETYPE") or not os.path.exists("/proc/cpuinfo"):
+        return
+    flags = set()
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("flags"):
+            flags = set(line.split(":", 1)[1].split())
+            break
+    if {"avx512f", "avx512bw", "avx512dq", "avx512vl"} <= flags:
+        os.environ["OPENBLAS_CORETYPE"] = "SkylakeX"
+    elif {"avx2", "fma"} <= flags:
+        os.environ["OPENBLAS_CORETYPE"] = "Haswell"
 
 
 def median_rate(work, seconds):
@@ -218,6 +241,43 @@ def gpu_checks(table, gpu, link, runtime_path, gemm_size):
               "us", checked=False, how="x.add_(1) on one element, back to back (eager overhead)")
 
 
+def library_gemm(name, threads):
+    """C = A B through the library Tide's modules call for `name` (f32:
+    oneDNN's dnnl_sgemm, f64: OpenBLAS's cblas_dgemm, with the kernels
+    tide::runner::chooseOpenBlasKernels picks), loaded as the loader finds
+    them (LD_LIBRARY_PATH); None when it is not there."""
+    import numpy as np
+    f = ctypes.c_float if name == "f32" else ctypes.c_double
+    p = ctypes.c_void_p
+    if name == "f32":
+        try:
+            lib = ctypes.CDLL("libdnnl.so.2")
+        except OSError:
+            return None
+        fn = lib.dnnl_sgemm
+        fn.argtypes = [ctypes.c_char, ctypes.c_char, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+                       f, p, ctypes.c_int64, p, ctypes.c_int64, f, p, ctypes.c_int64]
+
+        def call(a, b, c):
+            n = a.shape[0]
+            fn(b"N", b"N", n, n, n, 1.0, a.ctypes.data, n, b.ctypes.data, n, 0.0, c.ctypes.data, n)
+        call.how = "oneDNN's dnnl_sgemm through ctypes (the library of Tide's f32 products)"
+        return call
+    try:
+        lib = ctypes.CDLL("libopenblas.so.0")
+    except OSError:
+        return None
+    fn = lib.cblas_dgemm
+    fn.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                   f, p, ctypes.c_int, p, ctypes.c_int, f, p, ctypes.c_int]
+
+    def call(a, b, c):
+        n = a.shape[0]
+        fn(101, 111, 111, n, n, n, 1.0, a.ctypes.data, n, b.ctypes.data, n, 0.0, c.ctypes.data, n)
+    call.how = "OpenBLAS's cblas_dgemm through ctypes (the library of Tide's f64 products)"
+    return call
+
+
 def cpu_checks(table, cpu):
     try:
         import numpy as np
@@ -225,13 +285,20 @@ def cpu_checks(table, cpu):
         print("no NumPy: CPU figures not checked")
         return
     peak = cpu.get("peak_gflops", {})
+    threads = int(cpu.get("cores", 1))
+    n = 2048
     for name, dtype in (("f32", np.float32), ("f64", np.float64)):
-        n = 2048
         a = np.random.rand(n, n).astype(dtype) + 0.5
         b = np.random.rand(n, n).astype(dtype) + 0.5
+        c = np.zeros((n, n), dtype)
+        direct = library_gemm(name, threads)
+        if direct:
+            rate = best_rate(2.0 * n ** 3, timed(lambda: direct(a, b, c), 5))
+            table.add("cpu GEMM %s %d^3" % (name, n), peak.get(name, 0), rate / 1e9, "GFLOP/s",
+                      how=direct.how)
         rate = best_rate(2.0 * n ** 3, timed(lambda: a @ b, 5))
-        table.add("cpu GEMM %s %d^3" % (name, n), peak.get(name, 0), rate / 1e9, "GFLOP/s",
-                  how="numpy.matmul (NumPy's OpenBLAS)")
+        table.add("cpu GEMM %s %d^3 (NumPy)" % (name, n), peak.get(name, 0), rate / 1e9, "GFLOP/s",
+                  checked=not direct, how="numpy.matmul (the BLAS NumPy was built with)")
     n = 1 << 24
     a, b, c = np.zeros(n), np.ones(n), np.ones(n)
     rate = best_rate(3.0 * 8 * n, timed(lambda: np.add(b, c, out=a), 7))
@@ -240,8 +307,16 @@ def cpu_checks(table, cpu):
     try:
         import torch
 
-        threads = int(cpu.get("cores", 1))
         torch.set_num_threads(threads)
+        conv = cpu.get("conv_gflops", {}).get("f32", 0)
+        if conv:
+            x = torch.rand(1, 64, 56, 56)
+            w = torch.rand(64, 64, 3, 3)
+            with torch.no_grad():
+                rate = best_rate(2.0 * 64 * 9 * 64 * 56 * 56,
+                                 timed(lambda: torch.nn.functional.conv2d(x, w, padding=1), 20))
+            table.add("cpu convolution f32 3x3 64ch 56x56", conv, rate / 1e9, "GFLOP/s",
+                      how="torch conv2d on %d threads (its oneDNN build)" % threads)
         ta, tb, tc = torch.zeros(n, dtype=torch.float64), torch.ones(n, dtype=torch.float64), \
             torch.ones(n, dtype=torch.float64)
         rate = best_rate(3.0 * 8 * n, timed(lambda: torch.add(tb, tc, out=ta), 7))
@@ -265,6 +340,7 @@ def main():
     ap.add_argument("--gemm-size", type=int, default=8192, help="as tide-calibrate's (8192)")
     ap.add_argument("--no-gpu", action="store_true", help="check the CPU figures only")
     args = ap.parse_args()
+    choose_openblas_kernels()
 
     path = args.target
     if not path:
