@@ -26,8 +26,19 @@ namespace {
 constexpr float kLog2E = 1.44269504088896341f;
 constexpr float kLn2Hi = 0.693359375f;
 constexpr float kLn2Lo = -2.12194440e-4f;
-/// e^r = 1 + r * (1 + r * (1/2 + r * (...))) on [-ln(2)/2, ln(2)/2]: the
-/// coefficients of r^7 ... r^2 are Cephes' expf ones.
+/// e^r = 1 + r * (1 + r * (c2 + r * (...))) on [-ln(2)/2, ln(2)/2], for
+/// exp: the coefficients of r^6 ... r^2 minimize the largest relative error
+/// (Lawson's iteration over 20001 points, 3.1e-9: 0.05 of half an ulp),
+/// one FMA fewer than Cephes' degree 7.
+constexpr float kExpP[] = {1.3814592966809869e-3f,
+                           8.3687081933021545e-3f,
+                           4.1668388992547989e-2f,
+                           1.6666521131992340e-1f,
+                           4.9999994039535522e-1f,
+                           1.0f,
+                           1.0f};
+/// The same for expm1, Cephes' expf coefficients of r^7 ... r^2: its first
+/// six give q(r) = (e^r - 1 - r) / r^2, which expm1 keeps apart from r.
 constexpr float kP[] = {1.9875691500e-4f,
                         1.3981999507e-3f,
                         8.3334519073e-3f,
@@ -100,11 +111,9 @@ public:
     return {r, ki};
   }
 
-  /// The polynomial of the first `keep` coefficients of kP (the highest
-  /// degrees first), Horner form: all of them give e^r, the first six
-  /// q(r) = (e^r - 1 - r) / r^2.
-  Value polynomial(Value r, unsigned keep) {
-    ArrayRef<float> coefficients = ArrayRef<float>(kP).take_front(keep);
+  /// The polynomial of `coefficients` (the highest degree first), Horner
+  /// form.
+  Value polynomial(Value r, ArrayRef<float> coefficients) {
     Value p = f(coefficients.front());
     for (float c : coefficients.drop_front())
       p = math::FmaOp::create(b, p, r, f(c));
@@ -134,11 +143,18 @@ public:
                                     arith::ShLIOp::create(b, biased, i(23)));
   }
 
+  /// Lanes kept are those not below kZeroBelow (an unordered compare: a NaN
+  /// is kept), so that both selects take the kept value where the mask is
+  /// set: with AVX-512 they become a zero-masking move and a zero-masked
+  /// VSCALEFPS (two vector instructions fewer a vector than selecting 0
+  /// where the lane is below: 6% of a 4096x1000 softmax, with the shorter
+  /// polynomial).
   Value exp(Value x) {
-    Split split = splitBelow(x, kZeroBelow);
-    Reduced red = reduce(split.x);
-    Value y = scale(polynomial(red.r, std::size(kP)), red.k);
-    return arith::SelectOp::create(b, split.below, f(0.0f), y);
+    Value keep =
+        arith::CmpFOp::create(b, arith::CmpFPredicate::UGE, x, f(kZeroBelow));
+    Reduced red = reduce(arith::SelectOp::create(b, keep, x, f(0.0f)));
+    Value y = scale(polynomial(red.r, kExpP), red.k);
+    return arith::SelectOp::create(b, keep, y, f(0.0f));
   }
 
   /// e^x - 1 = 2^k (e^r - 1) + (2^k - 1): for k in [-25, 24], one FMA whose
@@ -149,7 +165,7 @@ public:
   Value expm1(Value x) {
     Split split = splitBelow(x, kMinusOneBelow);
     Reduced red = reduce(split.x);
-    Value q = polynomial(red.r, std::size(kP) - 2);
+    Value q = polynomial(red.r, ArrayRef<float>(kP).drop_back(2));
     Value em1r = math::FmaOp::create(
         b, q, arith::MulFOp::create(b, red.r, red.r), red.r);
     Value kSmall = arith::MinSIOp::create(

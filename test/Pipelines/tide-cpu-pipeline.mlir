@@ -145,7 +145,7 @@
 // FUSED: llvm.call @_mlir_memref_to_llvm_alloc
 // FUSED: llvm.cond_br
 // FUSED: %[[P:.*]] = llvm.call_intrinsic "llvm.ldexp.f32.i32"(%{{.*}}, %{{.*}}) : (f32, i32) -> f32
-// FUSED: %[[E:.*]] = llvm.select %{{.*}}, %{{.*}}, %[[P]] : i1, f32
+// FUSED: %[[E:.*]] = llvm.select %{{.*}}, %[[P]], %{{.*}} : i1, f32
 // FUSED-NEXT: %[[M:.*]] = llvm.fmul %[[E]], %{{.*}} : f32
 // FUSED-NEXT: %[[S:.*]] = llvm.fadd %[[M]], %{{.*}} : f32
 // FUSED: llvm.store %[[S]], %{{.*}} : f32, !llvm.ptr
