@@ -1138,8 +1138,8 @@ bool CompiledModule::detach(ResultBuffer &r, std::string &error) const {
 
 bool CompiledModule::call(const FunctionSpec &fn, std::vector<Array> &inputs,
                           std::vector<Array> &outputs, int repeat,
-                          std::vector<double> &times,
-                          std::string &error) const {
+                          std::vector<double> &times, std::string &error,
+                          double warmupSeconds) const {
   std::vector<TensorView> views(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     views[i].dtype = inputs[i].dtype;
@@ -1156,6 +1156,17 @@ bool CompiledModule::call(const FunctionSpec &fn, std::vector<Array> &inputs,
       release(r);
   };
   times.clear();
+  if (warmupSeconds > 0) {
+    auto begin = std::chrono::steady_clock::now();
+    do {
+      if (!invoke(fn, staged.views, results, error))
+        return false;
+      releaseAll();
+      results.clear();
+    } while (
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+            .count() < warmupSeconds);
+  }
   for (int run = 0; run < repeat; ++run) {
     auto start = std::chrono::steady_clock::now();
     if (!invoke(fn, staged.views, results, error))

@@ -4,7 +4,7 @@
 //
 //   tide-run FILE.{mlir,so} [--entry=NAME] [--target=T] [--policy=P]
 //            [--input=X.npy]... [--output=Y.npy]... [--random[=SEED]]
-//            [--repeat=N] [--list]
+//            [--repeat=N] [--warmup=MS] [--list]
 //   tide-run --list-devices
 //
 // Needs no LLVM or MLIR: a .mlir is compiled by running tide-compile (next to
@@ -48,6 +48,9 @@ void usage() {
       "printed)\n"
       "  --random[=SEED]    generate inputs (dynamic dims become 4)\n"
       "  --repeat=N         call N times and print min/median time\n"
+      "  --warmup=MS        with --repeat: untimed calls for this many\n"
+      "                     milliseconds first (default 50; at least one "
+      "call)\n"
       "  --list             list the module's functions and signatures\n"
       "usage: tide-run --list-devices\n"
       "  the CPU and each GPU: compute capability, memory, FP64:FP32 rate, "
@@ -156,6 +159,7 @@ int main(int argc, char **argv) {
   bool random = false, list = false;
   unsigned long seed = 0;
   int repeat = 0;
+  double warmupMs = 50;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](const std::string &prefix) -> const char * {
@@ -197,6 +201,15 @@ int main(int argc, char **argv) {
       if (*end || n < 1 || n > 100000000)
         fail("--repeat takes a positive count, got '" + std::string(v) + "'");
       repeat = static_cast<int>(n);
+    } else if (const char *v = value("--warmup=")) {
+      char *end;
+      errno = 0;
+      double ms = std::strtod(v, &end);
+      if (*end || !*v || errno == ERANGE || !(ms >= 0) || ms > 3.6e6)
+        fail("--warmup takes a number of milliseconds from 0 to 3600000, "
+             "got '" +
+             std::string(v) + "'");
+      warmupMs = ms;
     } else if (arg == "--list")
       list = true;
     else if (arg.rfind("--", 0) == 0)
@@ -284,7 +297,8 @@ int main(int argc, char **argv) {
 
   std::vector<Array> results;
   std::vector<double> times;
-  if (!module->call(*fn, args, results, repeat ? repeat : 1, times, error))
+  if (!module->call(*fn, args, results, repeat ? repeat : 1, times, error,
+                    repeat ? warmupMs / 1000 : 0))
     fail(error);
   if (outputs.empty()) {
     for (size_t i = 0; i < results.size(); ++i)

@@ -96,10 +96,15 @@ public:
              std::string &error) const;
 
   /// Calls `fn` `repeat` times; fills `outputs` from the last call and the
-  /// seconds each call took in `times`.
+  /// seconds each call took in `times`. With `warmupSeconds` > 0, untimed
+  /// calls come first, one at least, until that much time has passed: a
+  /// fresh process's threads start where the scheduler first put them, and
+  /// a short run can end before it spreads them (on the 2-vCPU build VM, 20
+  /// calls of a 2-thread exp over 230400 floats took 130-185 us a call in
+  /// some processes and 30-50 in others; after 50 ms of calls, 30-45).
   bool call(const FunctionSpec &fn, std::vector<Array> &inputs,
-            std::vector<Array> &outputs, int repeat,
-            std::vector<double> &times, std::string &error) const;
+            std::vector<Array> &outputs, int repeat, std::vector<double> &times,
+            std::string &error, double warmupSeconds = 0) const;
 
   /// Copies the (checked) `inputs` that do not live where `fn` wants them:
   /// host data to the GPU for GPU-resident arguments, GPU data to the host
