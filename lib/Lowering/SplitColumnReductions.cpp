@@ -1,4 +1,4 @@
-//===- SplitColumnReductions.cpp - Column reductions split over rows ------===//
+//===- SplitColumnReductions.cpp - Column and full reductions split -------===//
 //
 // Part of the Tide project.
 //
@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tide {
@@ -53,12 +54,40 @@ struct SplitColumnReductionsPass
   using Base::Base;
 
   void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    // Full reductions over several loops (a sum of a whole matrix) become
+    // one loop over the collapsed operands first, which is then split.
+    SmallVector<linalg::GenericOp> full;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (collapsible(op))
+        full.push_back(op);
+    });
+    for (linalg::GenericOp op : full) {
+      Attribute device = op->getAttr(TideDialect::getDeviceAttrName());
+      ReassociationIndices all =
+          llvm::to_vector(llvm::seq<int64_t>(0, op.getNumLoops()));
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::CollapseResult> collapsed =
+          linalg::collapseOpIterationDims(
+              cast<linalg::LinalgOp>(op.getOperation()), {all}, rewriter);
+      if (failed(collapsed))
+        continue;
+      // The reshapes of the operands and the new op run where the op did.
+      if (device) {
+        collapsed->collapsedOp->setAttr(TideDialect::getDeviceAttrName(),
+                                        device);
+        for (Value operand : collapsed->collapsedOp->getOperands())
+          if (Operation *reshape = operand.getDefiningOp())
+            if (isa<tensor::CollapseShapeOp>(reshape))
+              reshape->setAttr(TideDialect::getDeviceAttrName(), device);
+      }
+      rewriter.replaceOp(op, collapsed->results);
+    }
     SmallVector<linalg::GenericOp> candidates;
     getOperation().walk([&](linalg::GenericOp op) {
       if (split(op))
         candidates.push_back(op);
     });
-    IRRewriter rewriter(&getContext());
     for (linalg::GenericOp op : candidates) {
       int64_t rows = op.getStaticLoopRanges()[0];
       int64_t ratio = 0;
@@ -87,24 +116,46 @@ struct SplitColumnReductionsPass
     }
   }
 
-  /// A host reduction over its outermost loop only, with parallel loops
-  /// inside it (a sum over the rows of a matrix, per column), of at least
-  /// `min-elements` iterations, all static.
-  bool split(linalg::GenericOp op) {
+  /// A host reduction of every loop of `op` into a scalar (several loops,
+  /// each operand read whole and in order), of at least `min-elements`
+  /// iterations, all static: collapsed to one loop, then split.
+  bool collapsible(linalg::GenericOp op) {
     if (!onHost(op) || !op.hasPureTensorSemantics() ||
-        op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 1 ||
-        op.getNumLoops() < 2)
+        op.getNumDpsInits() != 1 || op.getNumLoops() < 2 ||
+        op.getNumReductionLoops() != op.getNumLoops() || !bigEnough(op) ||
+        !reorderable(op))
       return false;
-    SmallVector<utils::IteratorType> kinds = op.getIteratorTypesArray();
-    if (kinds[0] != utils::IteratorType::reduction)
-      return false;
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (!op.getMatchingIndexingMap(input).isIdentity())
+        return false;
+    auto init = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
+    return init && init.getRank() == 0;
+  }
+
+  /// Whether `op`'s loops are static and at least `min-elements`
+  /// iterations in all.
+  bool bigEnough(linalg::GenericOp op) {
     int64_t work = 1;
     for (int64_t range : op.getStaticLoopRanges()) {
       if (ShapedType::isDynamic(range))
         return false;
       work *= range;
     }
-    return work >= minElements && reorderable(op);
+    return work >= minElements;
+  }
+
+  /// A host reduction over its outermost loop only, with parallel loops
+  /// inside it (a sum over the rows of a matrix, per column) or none (a
+  /// full reduction of one loop: the parts are contiguous slices), of at
+  /// least `min-elements` iterations, all static.
+  bool split(linalg::GenericOp op) {
+    if (!onHost(op) || !op.hasPureTensorSemantics() ||
+        op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 1)
+      return false;
+    SmallVector<utils::IteratorType> kinds = op.getIteratorTypesArray();
+    if (kinds[0] != utils::IteratorType::reduction)
+      return false;
+    return bigEnough(op) && reorderable(op);
   }
 
   static constexpr int64_t kMaxParts = 64;

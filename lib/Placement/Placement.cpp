@@ -393,6 +393,20 @@ static constexpr double kCpuRowSeconds = 25e-9;
 /// GEMM_MULTITHREAD_THRESHOLD x 65536).
 static constexpr double kBlasThreadMacs = 4 * 65536.0;
 
+/// Whether the CPU pipeline splits full reduction `op` into parts its
+/// threads reduce (tide-split-column-reductions: static operands of at
+/// least kSplitElements elements, an even count).
+static constexpr int64_t kSplitElements = 1048576;
+static bool splitsAcrossThreads(Operation *op) {
+  if (op->getNumOperands() < 1)
+    return false;
+  auto type = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!type || !type.hasStaticShape())
+    return false;
+  int64_t elements = type.getNumElements();
+  return elements >= kSplitElements && elements % 2 == 0;
+}
+
 /// The CPU threads `op` runs on: the BLAS's team for a GEMM above
 /// kParallelFlops, else one; a loop nest one per kParallelGrain elements of
 /// its largest operand (tide_rt_cpu_team_size), up to the team.
@@ -443,9 +457,11 @@ double mlir::tide::estimateComputeTime(Operation *op, const DeviceSpec &device,
         facts && facts.getLoweringFamily() == LoweringFamily::Reduction;
     unsigned threads = std::max(1u, std::min(device.threads, device.cores));
     if (reduction && op->getNumResults() == 1 &&
-        numElements(op->getResult(0).getType(), dynamicDimSize) <= 1) {
+        numElements(op->getResult(0).getType(), dynamicDimSize) <= 1 &&
+        !splitsAcrossThreads(op)) {
       // A full reduction is one sequential loop on the CPU: one core's
-      // share of the rate and bandwidth.
+      // share of the rate and bandwidth (unless tide-split-column-reductions
+      // cuts it into parts the threads share).
       peak /= threads;
       if (device.coreBandwidth > 0)
         bandwidth = std::min(bandwidth, device.coreBandwidth);

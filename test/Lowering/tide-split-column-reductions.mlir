@@ -1,6 +1,7 @@
 // Tests of tide-split-column-reductions: a host reduction over its outermost
 // loop (a sum over the rows, per column) is split into parts of the rows
-// reduced in parallel, then combined; other reductions are left alone.
+// reduced in parallel, then combined; so is a full reduction into a scalar
+// (several loops collapsed into one first); other reductions are left alone.
 
 // RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-split-column-reductions))' --split-input-file | FileCheck %s
 // RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-split-column-reductions{min-elements=1}))' --split-input-file | FileCheck %s --check-prefix=SMALL
@@ -88,4 +89,92 @@ func.func @negative_row_sum(%x: tensor<4096x2048xf32>, %init: tensor<4096xf32>) 
     linalg.yield %s : f32
   } -> tensor<4096xf32>
   return %r : tensor<4096xf32>
+}
+
+// -----
+
+#in = affine_map<(d0) -> (d0)>
+#out = affine_map<(d0) -> ()>
+
+// A full reduction of one loop with its producer fused (exp and sum): 64
+// contiguous slices reduced in parallel, then the 64 partial sums.
+// SMALL-LABEL: func.func @exp_sum(
+// CHECK-LABEL: func.func @exp_sum(
+// CHECK-SAME: %[[X:.*]]: tensor<1048576xf32>
+// CHECK: %[[PARTS:.*]] = tensor.expand_shape %[[X]] {{\[\[}}0, 1]] output_shape [64, 16384]
+// CHECK: %[[PARTIAL:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[PARTS]] : tensor<64x16384xf32>) outs(%{{.*}} : tensor<64xf32>)
+// CHECK: math.exp
+// CHECK: arith.addf {{.*}} fastmath<reassoc>
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[PARTIAL]] : tensor<64xf32>) outs(%{{.*}} : tensor<f32>)
+// CHECK-SAME: {tide.device = #tide.device<cpu>}
+func.func @exp_sum(%x: tensor<1048576xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["reduction"]}
+      ins(%x : tensor<1048576xf32>) outs(%init : tensor<f32>) attrs = {tide.device = #tide.device<cpu>} {
+  ^bb0(%a: f32, %acc: f32):
+    %e = math.exp %a : f32
+    %s = arith.addf %e, %acc fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> ()>
+
+// The maximum of a whole matrix: collapsed into one loop of 2^21, then split.
+// SMALL-LABEL: func.func @matrix_max(
+// CHECK-LABEL: func.func @matrix_max(
+// CHECK-SAME: %[[X:.*]]: tensor<1024x2048xf32>
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1]] {tide.device = #tide.device<cpu>} : tensor<1024x2048xf32> into tensor<2097152xf32>
+// CHECK: %[[PARTS:.*]] = tensor.expand_shape %[[FLAT]] {{\[\[}}0, 1]] output_shape [64, 32768]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[PARTS]] : tensor<64x32768xf32>)
+// CHECK: arith.maxnumf
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%{{.*}} : tensor<64xf32>) outs(%{{.*}} : tensor<f32>)
+func.func @matrix_max(%x: tensor<1024x2048xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["reduction", "reduction"]}
+      ins(%x : tensor<1024x2048xf32>) outs(%init : tensor<f32>) attrs = {tide.device = #tide.device<cpu>} {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maxnumf %a, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+#in = affine_map<(d0, d1) -> (d1, d0)>
+#out = affine_map<(d0, d1) -> ()>
+
+// negative: a full reduction reading its operand out of order (a transposed
+// map) is not collapsed.
+// SMALL-LABEL: func.func @negative_permuted_full(
+// SMALL-NOT: tensor.collapse_shape
+func.func @negative_permuted_full(%x: tensor<64x32xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["reduction", "reduction"]}
+      ins(%x : tensor<64x32xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+#in = affine_map<(d0) -> (d0)>
+#out = affine_map<(d0) -> ()>
+
+// negative: an odd number of elements has no parts of equal size.
+// SMALL-LABEL: func.func @negative_odd_full(
+// SMALL-NOT: tensor.expand_shape
+func.func @negative_odd_full(%x: tensor<1000001xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["reduction"]}
+      ins(%x : tensor<1000001xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
 }

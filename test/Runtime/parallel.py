@@ -67,6 +67,14 @@ def cases(rng):
            [r(1024, 2, 4096)], lambda x: x.max(axis=0))
     yield ("reduce_sum all 100003", unary("reduce_sum", [100003], " axes = [0]", []),
            [r(100003)], lambda x: x.sum())
+    # Full reductions large enough to be split into slices the threads share
+    # (tide-split-column-reductions); the matrix's collapsed first.
+    yield ("reduce_sum all 1179648 (split)",
+           unary("reduce_sum", [1179648], " axes = [0]", []),
+           [r(1179648)], lambda x: x.sum())
+    yield ("reduce_max all 1024x1030 (collapsed, split)",
+           unary("reduce_max", [1024, 1030], " axes = [0, 1]", []),
+           [r(1024, 1030)], lambda x: x.max())
     yield ("reduce_max axis 1 ?x? 129x3001", unary("reduce_max", ["?", "?"], " axes = [1]", ["?"]),
            [r(129, 3001)], lambda x: x.max(axis=1))
     yield ("softmax 1001x257", unary("softmax", [1001, 257], " axis = 1"),

@@ -496,7 +496,7 @@ def GpuCorrectlyRoundedSqrtPass
 
 def SplitColumnReductionsPass
     : Pass<"tide-split-column-reductions", "mlir::func::FuncOp"> {
-  let summary = "Split host reductions over a matrix's rows into parts the "
+  let summary = "Split host column and full reductions into parts the "
                 "threads share";
   let description = [{
     Runs on tensor-level host code. A reduction over the outermost loop of
@@ -509,6 +509,13 @@ def SplitColumnReductionsPass
     part at least 2 rows), a first op reduces each part into a row of a
     K x cols tensor (parallel over the parts: each thread reads whole,
     contiguous rows), and a second, small op reduces those K rows.
+
+    Full reductions get the same treatment: one loop reduced into a scalar
+    (the sum of a vector, an exp-and-sum) is cut into K contiguous slices,
+    reduced in parallel into a K-element tensor, then combined; a reduction
+    of every loop of a several-loop op into a scalar, reading each operand
+    whole and in order (the sum of a matrix), is first collapsed into one
+    loop (upstream's `linalg::collapseOpIterationDims`).
 
     Only reductions whose combiner may be applied in another order are split
     (integer ops, float min/max, float sums and products with `reassoc`,
