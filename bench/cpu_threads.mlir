@@ -1,5 +1,5 @@
-// Large CPU work for bench/cpu_threads.sh: elementwise, row sums and softmax
-// rows, each far above the parallel grain.
+// Large CPU work for bench/cpu_threads.sh: elementwise, row sums, softmax
+// rows and full reductions, each far above the parallel grain.
 func.func @expf(%x: tensor<16777216xf32>) -> tensor<16777216xf32> {
   %0 = tide.exp %x : tensor<16777216xf32>
   return %0 : tensor<16777216xf32>
@@ -28,4 +28,15 @@ func.func @layernorm(%x: tensor<16384x768xf32>) -> tensor<16384x768xf32> {
   %r = tide.rsqrt %v2 : tensor<16384x1xf32>
   %y = tide.mul %d, %r : tensor<16384x768xf32>, tensor<16384x1xf32>
   return %y : tensor<16384x768xf32>
+}
+// Full reductions: the sum of a whole matrix and an exp-and-sum over 16M
+// floats, split into 64 slices the threads share.
+func.func @sum(%x: tensor<4096x4096xf32>) -> tensor<f32> {
+  %0 = tide.reduce_sum %x axes = [0, 1] : tensor<4096x4096xf32>
+  return %0 : tensor<f32>
+}
+func.func @expsum(%x: tensor<16777216xf32>) -> tensor<f32> {
+  %e = tide.exp %x : tensor<16777216xf32>
+  %0 = tide.reduce_sum %e axes = [0] : tensor<16777216xf32>
+  return %0 : tensor<f32>
 }

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 module=${1:-build/threads/threads.so}
 cores=$(nproc)
 echo "host: $cores cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'))"
-for f in expf rowsum softmax softmax_big layernorm; do
+for f in ${FUNCTIONS:-expf rowsum softmax softmax_big layernorm sum expsum}; do
   for t in 1 2 4 8 "$cores"; do
     echo "$f threads=$t: $(TIDE_NUM_THREADS=$t build/bin/tide-run "$module" --entry=$f \
       --random=1 --repeat=20 2>&1 | tail -1)"

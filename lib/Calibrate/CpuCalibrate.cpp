@@ -505,6 +505,40 @@ bool detail::measureCpu(Stepper &step, const Options &options, CpuFigures &cpu,
         concurrentRate(threads, double(n) * (isFloat ? 10 : 1), budget, call);
   }
 
+  // The transcendental ops' cost per element against exp's, on one thread
+  // in the cache (loops.mlir's unary_<op>_f32): how much a tanh costs
+  // depends on the CPU and on the math library's vector code.
+  step("cpu per-element cost of f32 math ops against exp (one thread)");
+  if (auto expFn = loops.get<UnaryFn>("exp_f32")) {
+    int64_t n = quick ? 1024 : 8192;
+    std::vector<uint8_t> x = makeInput("f32", n), above = x;
+    // acosh's domain starts at 1: its input is x + 1.
+    for (int64_t i = 0; i < n; ++i) {
+      float v;
+      std::memcpy(&v, above.data() + 4 * i, 4);
+      v += 1.0f;
+      std::memcpy(above.data() + 4 * i, &v, 4);
+    }
+    auto seconds = [&](UnaryFn fn, std::vector<uint8_t> &data) {
+      auto call = [&](int) {
+        MemRef1D in{data.data(), data.data(), 0, n, 1}, result;
+        fn(&result, &in);
+        freeResult(result);
+      };
+      double rate = concurrentRate(1, double(n), budget / 4, call);
+      return rate > 0 ? 1 / rate : 0.0;
+    };
+    double expSeconds = seconds(expFn, x);
+    for (const char *op : kMathOps) {
+      auto fn = loops.get<UnaryFn>("unary_" + std::string(op) + "_f32");
+      if (!fn || expSeconds <= 0)
+        continue;
+      double opSeconds = seconds(fn, std::string(op) == "acosh" ? above : x);
+      if (opSeconds > 0)
+        cpu.flopsPerElement.emplace_back(op, 10 * opSeconds / expSeconds);
+    }
+  }
+
   step("cpu cost of a call (one-element add)");
   if (auto fn = loops.get<BinaryFn>("call")) {
     float x = 1, y = 2;

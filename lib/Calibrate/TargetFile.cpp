@@ -117,6 +117,13 @@ std::string tide::calibrate::toTargetJSON(const Calibration &c) {
   if (cpu.convF32 > 0)
     os << "      \"conv_gflops\": {\"f32\": " << formatFigure(cpu.convF32 / 1e9)
        << "},\n";
+  if (!cpu.flopsPerElement.empty()) {
+    os << "      \"flops_per_element\": {";
+    for (size_t i = 0; i < cpu.flopsPerElement.size(); ++i)
+      os << (i ? ", " : "") << quote(cpu.flopsPerElement[i].first) << ": "
+         << formatFigure(cpu.flopsPerElement[i].second);
+    os << "},\n";
+  }
   double bandwidth = cpu.bandwidth > 0 ? cpu.bandwidth : cpu.coreBandwidth;
   os << "      \"bandwidth_gbps\": " << formatFigure(bandwidth / 1e9) << ",\n";
   if (cpu.coreBandwidth > 0)
@@ -209,6 +216,12 @@ std::string tide::calibrate::formatSummary(const Calibration &c) {
   if (cpu.convF32 > 0)
     os << "          convolution f32 " << formatFigure(cpu.convF32 / 1e9)
        << " GFLOP/s (3x3, 64 channels, 56x56)\n";
+  if (!cpu.flopsPerElement.empty()) {
+    os << "          FLOPs per element (exp 10):";
+    for (const auto &[op, flops] : cpu.flopsPerElement)
+      os << " " << op << " " << formatFigure(flops);
+    os << "\n";
+  }
   if (!cpu.kernels.empty())
     os << "          generated loops " << cpu.kernels << "\n";
   os << "          memory " << formatFigure(cpu.bandwidth / 1e9) << " GB/s ("

@@ -426,6 +426,16 @@ double mlir::tide::estimateComputeTime(Operation *op, const DeviceSpec &device,
   Work work = estimateWork(op, dynamicDimSize);
   if (work.free)
     return 0;
+  // The device's own FLOPs per element for this op, where its target lists
+  // them (flops_per_element: calibrated against exp), in place of the ODS
+  // fact the work was counted with.
+  if (auto facts = dyn_cast<OpFactsInterface>(op);
+      facts && facts.getFlopsPerElement() > 0 &&
+      !device.flopsPerElement.empty()) {
+    auto it = device.flopsPerElement.find(op->getName().stripDialect());
+    if (it != device.flopsPerElement.end())
+      work.flops *= it->second / facts.getFlopsPerElement();
+  }
   // Contractions run at the GEMM rate; other ops at the rate of generated
   // loops where the target has one (see DeviceSpec::getRate).
   auto facts = dyn_cast<OpFactsInterface>(op);

@@ -54,6 +54,15 @@ std::string DeviceSpec::name() const {
 }
 
 /// The slowest positive rate of `rates`, 0 when none is.
+/// The keys of `map` in order, for output that does not depend on hashing.
+static std::vector<StringRef> sortedKeys(const llvm::StringMap<double> &map) {
+  std::vector<StringRef> keys;
+  for (const auto &entry : map)
+    keys.push_back(entry.first());
+  llvm::sort(keys);
+  return keys;
+}
+
 static double slowestRate(const std::array<double, kNumDTypes> &rates) {
   double slowest = 0;
   for (double r : rates)
@@ -183,6 +192,13 @@ void Target::printKernelTable(llvm::raw_ostream &os) const {
              << llvm::formatv("{0:f0}", dev.convFlops[i] / 1e9);
       os << "\n";
     }
+    if (!dev.flopsPerElement.empty()) {
+      os << "           FLOPs per element:";
+      for (StringRef op : sortedKeys(dev.flopsPerElement))
+        os << " " << op << "="
+           << llvm::formatv("{0:f1}", dev.flopsPerElement.lookup(op));
+      os << "\n";
+    }
   }
   if (!links.empty()) {
     os << "\nlinks (GB/s: host->device pinned/pageable, device->host "
@@ -296,6 +312,11 @@ void Target::printKernelTableJSON(llvm::raw_ostream &os) const {
                 if (dev.convFlops[i] > 0)
                   json.attribute(stringifyDType(static_cast<DType>(i)),
                                  dev.convFlops[i]);
+            });
+          if (!dev.flopsPerElement.empty())
+            json.attributeObject("flops_per_element", [&] {
+              for (StringRef op : sortedKeys(dev.flopsPerElement))
+                json.attribute(op, dev.flopsPerElement.lookup(op));
             });
         });
     });
@@ -614,12 +635,12 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
   const llvm::json::Object *object = value.getAsObject();
   if (!object)
     return error(path, "must be an object");
-  if (auto err = checkKeys(*object, path,
-                           {"id", "chip", "description", "peak_gflops",
-                            "elementwise_gflops", "conv_gflops",
-                            "bandwidth_gbps", "launch_us", "cores",
-                            "core_bandwidth_gbps", "parallel_launch_us",
-                            "gemm_overhead_us", "call_us", "kernels"}))
+  if (auto err = checkKeys(
+          *object, path,
+          {"id", "chip", "description", "peak_gflops", "elementwise_gflops",
+           "conv_gflops", "flops_per_element", "bandwidth_gbps", "launch_us",
+           "cores", "core_bandwidth_gbps", "parallel_launch_us",
+           "gemm_overhead_us", "call_us", "kernels"}))
     return err;
   auto id = getString(*object, path, "id", /*required=*/true);
   if (!id)
@@ -713,6 +734,25 @@ llvm::Error TargetParser::parseDevice(const llvm::json::Value &value,
     return err;
   if (auto err = parseRates(*object, path, "conv_gflops", device.convFlops))
     return err;
+  if (const llvm::json::Value *perElement = object->get("flops_per_element")) {
+    std::string where = path + ".flops_per_element";
+    const llvm::json::Object *ops = perElement->getAsObject();
+    if (!ops)
+      return error(where, "must be an object of op name -> FLOPs per element "
+                          "(e.g. {\"tanh\": 30})");
+    for (const auto &entry : *ops) {
+      StringRef op = entry.first;
+      if (getAcceptedDTypes(op).empty())
+        return error(where + "." + op.str(),
+                     "unknown op '" + op.str() +
+                         "' (write op names without the 'tide.' prefix, "
+                         "e.g. \"tanh\")");
+      auto flops = getNumber(*ops, where, op, true, 0, /*positive=*/true);
+      if (!flops)
+        return flops.takeError();
+      device.flopsPerElement[op] = *flops;
+    }
+  }
 
   if (const llvm::json::Value *kernels = object->get("kernels")) {
     const llvm::json::Object *kernelObject = kernels->getAsObject();

@@ -48,7 +48,7 @@
 
 // A key devices do not have.
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/unknown-key.json 2>&1 | FileCheck %s --check-prefix=UNKNOWN-KEY
-// UNKNOWN-KEY: error: invalid 'target' option: {{.*}}Inputs/unknown-key.json: devices[0].sockets: unknown key; expected one of: id, chip, description, peak_gflops, elementwise_gflops, conv_gflops, bandwidth_gbps, launch_us, cores, core_bandwidth_gbps, parallel_launch_us, gemm_overhead_us, call_us, kernels
+// UNKNOWN-KEY: error: invalid 'target' option: {{.*}}Inputs/unknown-key.json: devices[0].sockets: unknown key; expected one of: id, chip, description, peak_gflops, elementwise_gflops, conv_gflops, flops_per_element, bandwidth_gbps, launch_us, cores, core_bandwidth_gbps, parallel_launch_us, gemm_overhead_us, call_us, kernels
 // UNKNOWN-KEY-NOT: error
 
 // A required key is missing.
@@ -124,6 +124,16 @@
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/conv-list.json 2>&1 | FileCheck %s --check-prefix=CONV-LIST
 // CONV-LIST: error: invalid 'target' option: {{.*}}Inputs/conv-list.json: devices[0].conv_gflops: must be an object of dtype -> GFLOP/s
 // CONV-LIST-NOT: error
+// flops_per_element: op names without the prefix, positive numbers.
+// RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/flops-per-element-op.json 2>&1 | FileCheck %s --check-prefix=FLOPS-OP
+// FLOPS-OP: error: invalid 'target' option: {{.*}}Inputs/flops-per-element-op.json: devices[0].flops_per_element.tide.erf: unknown op 'tide.erf' (write op names without the 'tide.' prefix, e.g. "tanh")
+// FLOPS-OP-NOT: error
+// RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/flops-per-element-zero.json 2>&1 | FileCheck %s --check-prefix=FLOPS-ZERO
+// FLOPS-ZERO: error: invalid 'target' option: {{.*}}Inputs/flops-per-element-zero.json: devices[0].flops_per_element.tanh: must be a positive number
+// FLOPS-ZERO-NOT: error
+// RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/flops-per-element-list.json 2>&1 | FileCheck %s --check-prefix=FLOPS-LIST
+// FLOPS-LIST: error: invalid 'target' option: {{.*}}Inputs/flops-per-element-list.json: devices[0].flops_per_element: must be an object of op name -> FLOPs per element (e.g. {"tanh": 30})
+// FLOPS-LIST-NOT: error
 
 // A number written as a string.
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/string-number.json 2>&1 | FileCheck %s --check-prefix=STRING-NUMBER

@@ -58,6 +58,7 @@ Calibration withGpu() {
   c.cpu.bandwidth = 60e9;
   c.cpu.coreBandwidth = 12e9;
   c.cpu.callSeconds = 0.2e-6;
+  c.cpu.flopsPerElement = {{"tanh", 31.25}, {"erf", 52.5}};
   GpuFigures g;
   g.device = gpu(0, "NVIDIA H200", 9, 0);
   g.measured.gemmFlops[TIDE_CALIBRATE_F16] = 700e12;
@@ -97,6 +98,10 @@ TEST(CalibrateTest, TargetFileRoundTrip) {
   // Unsigned integers take the signed rates.
   EXPECT_DOUBLE_EQ(host.getRate(DType::UI8, false), 10e9);
   EXPECT_NEAR(host.launchLatency, 0.2e-6, 1e-12);
+  // The math ops' FLOPs per element, by op name.
+  EXPECT_EQ(host.flopsPerElement.size(), 2u);
+  EXPECT_DOUBLE_EQ(host.flopsPerElement.lookup("tanh"), 31.25);
+  EXPECT_DOUBLE_EQ(host.flopsPerElement.lookup("erf"), 52.5);
   const mlir::tide::DeviceSpec *g = target->getFirstGPU();
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(g->chip, "sm_90");

@@ -42,6 +42,12 @@ namespace tide::calibrate {
 constexpr std::array<const char *, 8> kCpuDTypes = {
     "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64"};
 
+/// The f32 math ops whose cost per element tide-calibrate measures against
+/// exp's (loops.mlir's unary_<op>_f32), for a target's flops_per_element.
+constexpr std::array<const char *, 15> kMathOps = {
+    "log",  "tanh", "sigmoid", "sin",  "cos",   "erf",   "tan",  "asin",
+    "acos", "atan", "sinh",    "cosh", "asinh", "acosh", "atanh"};
+
 /// Which CPU kernels to time: compiled here for this CPU (--cpu=native, as
 /// tide-compile compiles by default; needs tide-compile next to this code),
 /// or the ones built with Tide for x86-64-v3. Auto: native where
@@ -83,6 +89,10 @@ struct CpuFigures {
   /// channels, 56x56, weights an argument), for conv_gflops; 0: not
   /// measured.
   double convF32 = 0;
+  /// FLOPs per element of f32 transcendental ops (op name -> FLOPs),
+  /// from their one-thread time in the cache against exp's (10 FLOPs), for
+  /// flops_per_element; empty: not measured.
+  std::vector<std::pair<std::string, double>> flopsPerElement;
   double bandwidth = 0;     ///< with `threads` threads
   double coreBandwidth = 0; ///< with one thread
   double callSeconds = 0;   ///< one call of a compiled one-element op

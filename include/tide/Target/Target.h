@@ -67,6 +67,14 @@ struct DeviceSpec {
   /// measures a 3x3 convolution (64 channels, 56x56, weights an argument):
   /// 290 GFLOP/s on the H200's 16-core host, where its GEMMs reach 1100.
   std::array<double, kNumDTypes> convFlops{};
+  /// FLOPs per element charged for an op on this device, by op name without
+  /// the "tide." prefix ("flops_per_element"), in place of the op's ODS
+  /// fact: how much one element of tanh or erf costs against exp's 10
+  /// depends on the CPU and on the math library's vector code
+  /// (tide-calibrate measures the CPU's transcendental ops: tanh 15 on the
+  /// build VM, about 30 where only AVX2 code runs). Ops not listed keep
+  /// their fact.
+  llvm::StringMap<double> flopsPerElement;
   double memoryBandwidth = 0; ///< bytes/s
   double launchLatency = 0;   ///< seconds per kernel launch
   /// CPU only: the cores of the machine, for which peakFlops and

@@ -1,6 +1,7 @@
 // Generated loops on the CPU: GEMM for the dtypes without a BLAS kernel,
-// elementwise ops per dtype (exp for floats, add for integers), and a
-// one-element op for the cost of a call.
+// elementwise ops per dtype (exp for floats, add for integers), f32 math ops
+// whose cost per element is measured against exp's (Calibrate.h's kMathOps),
+// and a one-element op for the cost of a call.
 // Compiled when Tide is built (lib/Calibrate/CMakeLists.txt: --target=cpu,
 // --cpu-threads=1, a portable --cpu) into <lib>/tide-calibrate/ and timed by
 // tide-calibrate (lib/Calibrate/CpuCalibrate.cpp), which calls the functions
@@ -79,4 +80,79 @@ func.func @add_i64(%x: tensor<?xi64>, %y: tensor<?xi64>) -> tensor<?xi64> {
 func.func @call(%x: tensor<1xf32>, %y: tensor<1xf32>) -> tensor<1xf32> {
   %z = tide.add %x, %y : tensor<1xf32>
   return %z : tensor<1xf32>
+}
+
+func.func @unary_log_f32(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = tide.log %x : tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+func.func @unary_tanh_f32(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = tide.tanh %x : tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+func.func @unary_sigmoid_f32(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = tide.sigmoid %x : tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+func.func @unary_sin_f32(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = tide.sin %x : tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+func.func @unary_cos_f32(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = tide.cos %x : tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+func.func @unary_erf_f32(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = tide.erf %x : tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+func.func @unary_tan_f32(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = tide.tan %x : tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+func.func @unary_asin_f32(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = tide.asin %x : tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+func.func @unary_acos_f32(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = tide.acos %x : tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+func.func @unary_atan_f32(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = tide.atan %x : tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+func.func @unary_sinh_f32(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = tide.sinh %x : tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+func.func @unary_cosh_f32(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = tide.cosh %x : tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+func.func @unary_asinh_f32(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = tide.asinh %x : tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+func.func @unary_acosh_f32(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = tide.acosh %x : tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+func.func @unary_atanh_f32(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = tide.atanh %x : tensor<?xf32>
+  return %y : tensor<?xf32>
 }
