@@ -133,10 +133,12 @@ func.func @unchanged(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x1x1xf32>, %h: tenso
 // -----
 
 // host=true (the CPU pipeline, for oneDNN): ungrouped 2-D f32 convolutions
-// not placed on a GPU (unplaced or on the CPU) become channels-last, with
-// the block's bias add and ReLU run on NHWC data and
-// the global pooling reduces NHWC axes. f64, grouped, dynamic-weight and
-// GPU-placed f32 convolutions stay as they are (so do 1-D and 3-D ones).
+// not placed on a GPU (unplaced or on the CPU) next to another convolution
+// become channels-last, with the block's bias add and ReLU run on NHWC data
+// and the global pooling reducing NHWC axes: the transposes between the two
+// convolutions cancel. f64, grouped, dynamic-weight and GPU-placed f32
+// convolutions stay as they are (so do 1-D and 3-D ones), and so does a
+// host convolution with no other next to it (below).
 // HOST-LABEL: func.func @host_block(
 // HOST-SAME: %[[X:[^:]*]]: tensor<1x8x6x6xf32>, %[[W:[^:]*]]: tensor<8x8x3x3xf32>, %[[B:[^:]*]]: tensor<8x1x1xf32>
 // HOST: %[[XT:.*]] = tide.transpose %[[X]] perm = [0, 2, 3, 1] : tensor<1x8x6x6xf32>
@@ -144,15 +146,33 @@ func.func @unchanged(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x1x1xf32>, %h: tenso
 // HOST: %[[C:.*]] = tide.conv %[[XT]], %[[WT]] {{.*}} channels_last : tensor<1x6x6x8xf32>, tensor<8x3x3x8xf32>
 // HOST: %[[A:.*]] = tide.add %[[C]], %{{.*}} : tensor<1x6x6x8xf32>
 // HOST: %[[R:.*]] = tide.relu %[[A]] : tensor<1x6x6x8xf32>
-// HOST: tide.reduce_mean %[[R]] axes = [1, 2] : tensor<1x6x6x8xf32>
+// HOST: %[[C2:.*]] = tide.conv %[[R]], %[[WT]] {{.*}} channels_last : tensor<1x6x6x8xf32>, tensor<8x3x3x8xf32>
+// HOST: tide.reduce_mean %[[C2]] axes = [1, 2] : tensor<1x6x6x8xf32>
 // HOST-NOT: tide.transpose
 // HOST: return
 func.func @host_block(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>, %b: tensor<8x1x1xf32>) -> tensor<1x8xf32> {
   %c = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>
   %a = tide.add %c, %b : tensor<1x8x6x6xf32>, tensor<8x1x1xf32>
   %r = tide.relu %a : tensor<1x8x6x6xf32>
-  %m = tide.reduce_mean %r axes = [2, 3] : tensor<1x8x6x6xf32>
+  %c2 = tide.conv %r, %w strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>
+  %m = tide.reduce_mean %c2 axes = [2, 3] : tensor<1x8x6x6xf32>
   return %m : tensor<1x8xf32>
+}
+
+// -----
+
+// A host convolution with its bias and ReLU but no other convolution next
+// to it stays NCHW: its transposes in and out would not cancel, and oneDNN
+// reorders NCHW data inside the call faster.
+// HOST-LABEL: func.func @host_isolated(
+// HOST-NOT: channels_last
+// HOST-NOT: tide.transpose
+// HOST: return
+func.func @host_isolated(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>, %b: tensor<8x1x1xf32>) -> tensor<1x8x6x6xf32> {
+  %c = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>
+  %a = tide.add %c, %b : tensor<1x8x6x6xf32>, tensor<8x1x1xf32>
+  %r = tide.relu %a : tensor<1x8x6x6xf32>
+  return %r : tensor<1x8x6x6xf32>
 }
 
 // -----

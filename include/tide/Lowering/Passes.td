@@ -45,7 +45,12 @@ def ChannelsLastPass : Pass<"tide-channels-last", "mlir::func::FuncOp"> {
     reorder of the activations around each call) into `tide.transpose` to
     NHWC, a `channels_last` `tide.conv` and
     a `tide.transpose` back, then moves the transposes down the graph until
-    they meet their inverses and vanish:
+    they meet their inverses and vanish. A host convolution with no other
+    2-D convolution next to it (none reads its result, or computed its
+    input, through elementwise ops and pools only) stays NCHW: its
+    transposes would not cancel, and oneDNN reorders NCHW data inside the
+    call faster than Tide's transposes and padding copy do. The transposes
+    move:
 
     - through elementwise ops (unary, binary, compare, select, cast), when
       every full-size operand is a transpose with the same permutation that
