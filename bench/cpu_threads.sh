@@ -8,6 +8,7 @@
 #         cp /usr/lib/x86_64-linux-gnu/libomp.so.5 build/threads/
 #         (the module finds libomp.so.5 beside it: run path $ORIGIN)
 # There:  bash bench/cpu_threads.sh   (carrying build/bin/tide-run, build/threads)
+#         FUNCTIONS="sum expsum" bash bench/cpu_threads.sh   (some functions only)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 module=${1:-build/threads/threads.so}

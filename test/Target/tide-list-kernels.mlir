@@ -21,8 +21,8 @@
 // H200-NEXT: cpu x86-64 host (Intel Xeon, AVX-512), 16 cores; GEMM f32 through oneDNN, f64 through OpenBLAS, the rest through Tide's loops for x86-64-v3 [16 cores; figures for code on 16 threads]
 // H200-NEXT: bandwidth 98 GB/s, launch 0.0 us, parallel loops 26.7 us, threaded GEMM us: f64=58, peak GFLOP/s: i8=23 i16=20 i32=23 i64=19 ui8=23 ui16=20 ui32=23 ui64=19 f16=5 bf16=18 f32=1114 f64=502
 // H200-NEXT: elementwise GFLOP/s: i8=98.9 i16=69.8 i32=45.0 i64=24.5 ui8=98.9 ui16=69.8 ui32=45.0 ui64=24.5 f16=78.7 bf16=17.6 f32=139.0 f64=73.1
-// H200-NEXT: convolution GFLOP/s: f32=288
-// H200-NEXT: FLOPs per element: acos=14.1 acosh=35.0 asin=11.4 asinh=52.9 atan=8.5 atanh=33.1 cos=8.5 cosh=18.9 erf=14.8 log=11.9 sigmoid=13.2 sin=8.6 sinh=13.6 tan=9.9 tanh=18.5
+// H200-NEXT: convolution GFLOP/s: f32=804
+// H200-NEXT: FLOPs per element: acos=14.4 acosh=31.4 asin=12.5 asinh=47.1 atan=9.4 atanh=29.0 cos=9.7 cosh=15.3 erf=16.1 log=11.4 sigmoid=13.9 sin=9.6 sinh=12.4 tan=11.5 tanh=19.8
 // H200-NEXT: cuda:0 sm_90, NVIDIA H200, 141 GB HBM3e, 132 multiprocessors; GEMM through cuBLAS
 // H200-NEXT: bandwidth 4230 GB/s, launch 3.9 us, per call 9.2 us, peak GFLOP/s: i8=60000 i16=30000 i32=30000 i64=15000 ui8=60000 ui16=30000 ui32=30000 ui64=15000 f16=684000 bf16=734000 f32=51000 f64=64700
 // H200: links (GB/s: host->device pinned/pageable, device->host pinned/pageable; latency):
