@@ -55,6 +55,15 @@ struct SplitColumnReductionsPass
 
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
+    // Full reductions that keep their rank (ONNX's keepdims, a 1x1 result)
+    // reduce into a rank-0 tensor instead, reshaped back after.
+    SmallVector<linalg::GenericOp> kept;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (keepsDims(op))
+        kept.push_back(op);
+    });
+    for (linalg::GenericOp op : kept)
+      toRankZero(op, rewriter);
     // Full reductions over several loops (a sum of a whole matrix) become
     // one loop over the collapsed operands first, which is then split.
     SmallVector<linalg::GenericOp> full;
@@ -114,6 +123,53 @@ struct SplitColumnReductionsPass
         if (made)
           made->setAttr(TideDialect::getDeviceAttrName(), device);
     }
+  }
+
+  /// A host full reduction into an all-ones tensor of some rank (every loop
+  /// a reduction, the result's map all zeros), large enough to split.
+  bool keepsDims(linalg::GenericOp op) {
+    if (!onHost(op) || !op.hasPureTensorSemantics() ||
+        op.getNumDpsInits() != 1 || op.getNumResults() != 1 ||
+        op.getNumReductionLoops() != op.getNumLoops() || !bigEnough(op) ||
+        !reorderable(op))
+      return false;
+    auto init = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
+    if (!init || init.getRank() == 0 || !init.hasStaticShape() ||
+        init.getNumElements() != 1)
+      return false;
+    AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    return llvm::all_of(map.getResults(), [](AffineExpr e) {
+      auto c = dyn_cast<AffineConstantExpr>(e);
+      return c && c.getValue() == 0;
+    });
+  }
+
+  /// `op` (keepsDims) rewritten to reduce into a rank-0 tensor: its init
+  /// collapsed, the same body, the result expanded back.
+  void toRankZero(linalg::GenericOp op, IRRewriter &rewriter) {
+    Attribute device = op->getAttr(TideDialect::getDeviceAttrName());
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    Value init = op.getDpsInits()[0];
+    auto initType = cast<RankedTensorType>(init.getType());
+    auto scalar = RankedTensorType::get({}, initType.getElementType());
+    Value collapsed = tensor::CollapseShapeOp::create(
+        rewriter, loc, scalar, init, SmallVector<ReassociationIndices>{});
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    maps.back() = AffineMap::get(op.getNumLoops(), 0, {}, op.getContext());
+    auto reduced = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{scalar}, op.getDpsInputs(),
+        ValueRange{collapsed}, maps, op.getIteratorTypesArray());
+    rewriter.inlineRegionBefore(op.getRegion(), reduced.getRegion(),
+                                reduced.getRegion().end());
+    auto expanded = tensor::ExpandShapeOp::create(
+        rewriter, loc, initType, reduced.getResult(0),
+        SmallVector<ReassociationIndices>{});
+    if (device)
+      for (Operation *made : {collapsed.getDefiningOp(), reduced.getOperation(),
+                              expanded.getOperation()})
+        made->setAttr(TideDialect::getDeviceAttrName(), device);
+    rewriter.replaceOp(op, expanded);
   }
 
   /// A host reduction of every loop of `op` into a scalar (several loops,

@@ -407,14 +407,10 @@ static constexpr double kBlasThreadMacs = 4 * 65536.0;
 
 /// Whether the CPU pipeline splits full reduction `op` into parts its
 /// threads reduce (tide-split-column-reductions: static operands of at
-/// least kSplitElements elements, an even count, into a rank-0 result: not
-/// with keepdims).
+/// least kSplitElements elements, an even count; with keepdims too).
 static constexpr int64_t kSplitElements = 1048576;
 static bool splitsAcrossThreads(Operation *op) {
-  if (op->getNumOperands() < 1 || op->getNumResults() != 1)
-    return false;
-  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!result || result.getRank() != 0)
+  if (op->getNumOperands() < 1)
     return false;
   auto type = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
   if (!type || !type.hasStaticShape())

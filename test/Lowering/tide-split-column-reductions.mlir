@@ -178,3 +178,29 @@ func.func @negative_odd_full(%x: tensor<1000001xf32>, %init: tensor<f32>) -> ten
   } -> tensor<f32>
   return %r : tensor<f32>
 }
+
+// -----
+
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (0, 0)>
+
+// keepdims: a full reduction into a 1x1 tensor reduces into a rank-0 one
+// (its init collapsed, the result expanded back), then collapsed and split.
+// SMALL-LABEL: func.func @keepdims_sum(
+// CHECK-LABEL: func.func @keepdims_sum(
+// CHECK-SAME: %[[X:.*]]: tensor<1024x2048xf32>, %[[INIT:.*]]: tensor<1x1xf32>
+// CHECK: %[[SCALAR:.*]] = tensor.collapse_shape %[[INIT]] [] {tide.device = #tide.device<cpu>} : tensor<1x1xf32> into tensor<f32>
+// CHECK: tensor.collapse_shape %[[X]] {{\[\[}}0, 1]]
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [64, 32768]
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%{{.*}} : tensor<64xf32>) outs(%[[SCALAR]] : tensor<f32>)
+// CHECK: %[[BACK:.*]] = tensor.expand_shape %[[SUM]] [] output_shape [1, 1] {tide.device = #tide.device<cpu>} : tensor<f32> into tensor<1x1xf32>
+// CHECK: return %[[BACK]]
+func.func @keepdims_sum(%x: tensor<1024x2048xf32>, %init: tensor<1x1xf32>) -> tensor<1x1xf32> {
+  %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["reduction", "reduction"]}
+      ins(%x : tensor<1024x2048xf32>) outs(%init : tensor<1x1xf32>) attrs = {tide.device = #tide.device<cpu>} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1xf32>
+  return %r : tensor<1x1xf32>
+}

@@ -72,6 +72,9 @@ def cases(rng):
     yield ("reduce_sum all 1179648 (split)",
            unary("reduce_sum", [1179648], " axes = [0]", []),
            [r(1179648)], lambda x: x.sum())
+    yield ("reduce_sum all keepdims 1024x1030 (split)",
+           unary("reduce_sum", [1024, 1030], " axes = [0, 1] keepdims", [1, 1]),
+           [r(1024, 1030)], lambda x: x.sum(keepdims=True))
     yield ("reduce_max all 1024x1030 (collapsed, split)",
            unary("reduce_max", [1024, 1030], " axes = [0, 1]", []),
            [r(1024, 1030)], lambda x: x.max())

@@ -520,7 +520,9 @@ def SplitColumnReductionsPass
     reduced in parallel into a K-element tensor, then combined; a reduction
     of every loop of a several-loop op into a scalar, reading each operand
     whole and in order (the sum of a matrix), is first collapsed into one
-    loop (upstream's `linalg::collapseOpIterationDims`).
+    loop (upstream's `linalg::collapseOpIterationDims`); one into a
+    1-element tensor that keeps its rank (keepdims) reduces into a rank-0
+    tensor, reshaped back after.
 
     Only reductions whose combiner may be applied in another order are split
     (integer ops, float min/max, float sums and products with `reassoc`,
