@@ -1,5 +1,6 @@
 // Large CPU work for bench/cpu_threads.sh: elementwise, row sums, softmax
-// rows and full reductions, each far above the parallel grain.
+// rows, full reductions and a chain of elementwise ops, each far above the
+// parallel grain.
 func.func @expf(%x: tensor<16777216xf32>) -> tensor<16777216xf32> {
   %0 = tide.exp %x : tensor<16777216xf32>
   return %0 : tensor<16777216xf32>
@@ -39,4 +40,23 @@ func.func @expsum(%x: tensor<16777216xf32>) -> tensor<f32> {
   %e = tide.exp %x : tensor<16777216xf32>
   %0 = tide.reduce_sum %e axes = [0] : tensor<16777216xf32>
   return %0 : tensor<f32>
+}
+// The cost-model study's chain_16m (exp, mul, add, tanh: one fused loop) and
+// its parts, to see where a compute-heavy loop's time goes.
+func.func @tanhf(%x: tensor<16777216xf32>) -> tensor<16777216xf32> {
+  %0 = tide.tanh %x : tensor<16777216xf32>
+  return %0 : tensor<16777216xf32>
+}
+func.func @chain(%x: tensor<16777216xf32>, %y: tensor<16777216xf32>) -> tensor<16777216xf32> {
+  %0 = tide.exp %x : tensor<16777216xf32>
+  %1 = tide.mul %0, %y : tensor<16777216xf32>
+  %2 = tide.add %1, %x : tensor<16777216xf32>
+  %3 = tide.tanh %2 : tensor<16777216xf32>
+  return %3 : tensor<16777216xf32>
+}
+func.func @chain_notanh(%x: tensor<16777216xf32>, %y: tensor<16777216xf32>) -> tensor<16777216xf32> {
+  %0 = tide.exp %x : tensor<16777216xf32>
+  %1 = tide.mul %0, %y : tensor<16777216xf32>
+  %2 = tide.add %1, %x : tensor<16777216xf32>
+  return %2 : tensor<16777216xf32>
 }

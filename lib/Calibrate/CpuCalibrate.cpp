@@ -366,8 +366,11 @@ bool detail::measureCpu(Stepper &step, const Options &options, CpuFigures &cpu,
     }
     // Otherwise the prebuilt ones, as the summary and the file say.
   }
-  if (!dir.empty() && cpu.kernels.empty())
-    cpu.kernels = "prebuilt for " TIDE_CALIBRATE_KERNEL_CPU;
+  if (!dir.empty() && cpu.kernels.empty()) {
+    const char *env = std::getenv("TIDE_CALIBRATE_KERNELS");
+    cpu.kernels = env && *env ? "from " + dir + " (TIDE_CALIBRATE_KERNELS)"
+                              : "prebuilt for " TIDE_CALIBRATE_KERNEL_CPU;
+  }
   Kernels gemm, loops;
   if (dir.empty()) {
     note("CPU rates not measured (bandwidth only): the calibration kernels "

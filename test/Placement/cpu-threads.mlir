@@ -9,7 +9,7 @@
 // RUN: not tide-opt %s -o /dev/null --tide-place-devices="cpu-threads=5000" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BAD
 
-// ALL: 0 tide.exp f32 cpu 1.394 ms 35.63 us
+// ALL: 0 tide.exp f32 cpu 1.475 ms 35.63 us
 // ONE: 0 tide.exp f32 cuda:0 {{[0-9.]+}} ms 35.63 us
 // BAD: error: invalid 'cpu-threads' option 5000; expected 0 (every core of the target's CPU) to 4096
 func.func @exp(%x: tensor<16777216xf32>) -> tensor<16777216xf32> {

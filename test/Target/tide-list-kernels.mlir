@@ -18,11 +18,11 @@
 
 // H200: target h200 (built-in): NVIDIA H200 (sm_90, full-rate FP64)
 // H200: devices:
-// H200-NEXT: cpu x86-64 host (Intel Xeon, AVX-512), 16 cores; GEMM f32 through oneDNN, f64 through OpenBLAS, the rest through Tide's loops for x86-64-v3 [16 cores; figures for code on 16 threads]
-// H200-NEXT: bandwidth 98 GB/s, launch 0.0 us, parallel loops 26.7 us, threaded GEMM us: f64=58, peak GFLOP/s: i8=23 i16=20 i32=23 i64=19 ui8=23 ui16=20 ui32=23 ui64=19 f16=5 bf16=18 f32=1114 f64=502
-// H200-NEXT: elementwise GFLOP/s: i8=98.9 i16=69.8 i32=45.0 i64=24.5 ui8=98.9 ui16=69.8 ui32=45.0 ui64=24.5 f16=78.7 bf16=17.6 f32=139.0 f64=73.1
-// H200-NEXT: convolution GFLOP/s: f32=804
-// H200-NEXT: FLOPs per element: acos=14.4 acosh=31.4 asin=12.5 asinh=47.1 atan=9.4 atanh=29.0 cos=9.7 cosh=15.3 erf=16.1 log=11.4 sigmoid=13.9 sin=9.6 sinh=12.4 tan=11.5 tanh=19.8
+// H200-NEXT: cpu x86-64 host (Intel Xeon, AVX-512), 16 cores; GEMM f32 through oneDNN, f64 through OpenBLAS, the rest through Tide's loops for x86-64-v4 [16 cores; figures for code on 16 threads]
+// H200-NEXT: bandwidth 92 GB/s, launch 0.0 us, parallel loops 9.8 us, threaded GEMM us: f64=81, peak GFLOP/s: i8=23 i16=22 i32=19 i64=18 ui8=23 ui16=22 ui32=19 ui64=18 f16=5 bf16=18 f32=1154 f64=532
+// H200-NEXT: elementwise GFLOP/s: i8=111.0 i16=77.9 i32=40.3 i64=24.6 ui8=111.0 ui16=77.9 ui32=40.3 ui64=24.6 f16=227.0 bf16=20.6 f32=324.0 f64=125.0
+// H200-NEXT: convolution GFLOP/s: f32=922
+// H200-NEXT: FLOPs per element: acos=20.2 acosh=43.0 asin=19.3 asinh=36.8 atan=20.5 atanh=26.0 cos=13.9 cosh=15.2 erf=28.7 log=13.3 sigmoid=14.7 sin=14.3 sinh=18.2 tan=20.7 tanh=16.3
 // H200-NEXT: cuda:0 sm_90, NVIDIA H200, 141 GB HBM3e, 132 multiprocessors; GEMM through cuBLAS
 // H200-NEXT: bandwidth 4230 GB/s, launch 3.9 us, per call 9.2 us, peak GFLOP/s: i8=60000 i16=30000 i32=30000 i64=15000 ui8=60000 ui16=30000 ui32=30000 ui64=15000 f16=684000 bf16=734000 f32=51000 f64=64700
 // H200: links (GB/s: host->device pinned/pageable, device->host pinned/pageable; latency):
