@@ -127,6 +127,10 @@ static void addTensorSteps(OpPassManager &pm, bool fuse, bool gpu, bool dnnl) {
   pm.addPass(createDonateBuffersPass());
 }
 
+/// Host buffers up to this size that do not escape their function live on
+/// the stack.
+static constexpr int64_t kMaxStackBufferBytes = 1024;
+
 /// One-shot bufferization with an identity-layout function ABI, then
 /// ownership-based deallocation.
 static void addBufferization(OpPassManager &pm, bool gpu) {
@@ -138,6 +142,22 @@ static void addBufferization(OpPassManager &pm, bool gpu) {
   if (gpu)
     pm.addPass(createResidentResultsPass());
   pm.addPass(createCanonicalizerPass());
+  // Small host buffers that do not escape on the stack: a row tile's maxima
+  // and sums (tide-tile-and-fuse-rows) were two mallocs and frees per tile,
+  // which the runner's allocation hooks track, and their unknown addresses
+  // cost a runtime alias check per tile (tide-hoist-allocas allocates them
+  // once per thread). Not in GPU modules, whose host buffers may feed
+  // asynchronous copies.
+  if (!gpu)
+    pm.addNestedPass<func::FuncOp>(
+        bufferization::createPromoteBuffersToStackPass([](Value alloc) {
+          auto type = dyn_cast<MemRefType>(alloc.getType());
+          return type && type.hasStaticShape() && !type.getMemorySpace() &&
+                 type.getElementType().isIntOrFloat() &&
+                 type.getNumElements() *
+                         llvm::divideCeil(type.getElementTypeBitWidth(), 8) <=
+                     kMaxStackBufferBytes;
+        }));
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addNestedPass<func::FuncOp>(createElideArgumentClonesPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
@@ -177,6 +197,7 @@ static void addHostToLLVM(OpPassManager &pm, bool avx512) {
 static bool addHostLoops(OpPassManager &pm, int64_t threads, int64_t grain) {
   if (threads == 1) {
     pm.addPass(createConvertLinalgToLoopsPass());
+    pm.addPass(createHoistAllocasPass());
     return false;
   }
   pm.addPass(createConvertLinalgToParallelLoopsPass());
@@ -188,8 +209,10 @@ static bool addHostLoops(OpPassManager &pm, int64_t threads, int64_t grain) {
   team.grain = grain;
   team.threads = threads;
   pm.addPass(createOmpTeamSizePass(team));
-  // Inlines the memref.alloca_scope around each loop body (no allocas in
-  // Tide's loops), which must not hold the blocks of lowered loops.
+  // Stack buffers of loop bodies once per thread; then the canonicalizer
+  // inlines the memref.alloca_scope around each loop body (none holds an
+  // alloca any more), which must not hold the blocks of lowered loops.
+  pm.addPass(createHoistAllocasPass());
   pm.addPass(createCanonicalizerPass());
   return true;
 }

@@ -577,6 +577,39 @@ def ParallelizeLoopsPass
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }
 
+def HoistAllocasPass : Pass<"tide-hoist-allocas", "mlir::ModuleOp"> {
+  let summary = "Allocate the stack buffers of loop bodies once per thread";
+  let description = [{
+    Host buffers of at most 1 KiB that do not escape live on the stack
+    (`promote-buffers-to-stack` in the CPU pipeline): a row tile's maxima
+    and sums (`tide-tile-and-fuse-rows`) were two `malloc`s and `free`s per
+    tile. Those buffers are allocated in loop bodies, where a
+    `memref.alloca` runs at every iteration: inside an OpenMP loop,
+    `convert-scf-to-openmp` wraps the body in a `memref.alloca_scope`, which
+    cannot hold the blocks the loops inside it become; in a serial loop the
+    stack grows at each iteration. An alloca's contents are undefined, so
+    one buffer per thread, reused by every iteration, computes the same:
+    each statically sized `memref.alloca` inside a loop (`scf.for`,
+    `scf.parallel`, `scf.while`, `scf.forall`, `omp.loop_nest`) moves to the
+    start of the region one thread runs once, the enclosing `omp.parallel`'s
+    or the function's. Alloca scopes left empty are then inlined by the
+    canonicalizer. Runs after `convert-scf-to-openmp`, before `scf-to-cf`.
+
+    ```mlir
+    omp.parallel {
+      omp.wsloop { omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) {
+        memref.alloca_scope {
+          %m = memref.alloca() : memref<8xf32>   // every iteration
+          ...
+    // becomes
+    omp.parallel {
+      %m = memref.alloca() : memref<8xf32>       // once per thread
+      omp.wsloop { omp.loop_nest ... { memref.alloca_scope { ... } } }
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def OmpTeamSizePass : Pass<"tide-omp-team-size", "mlir::ModuleOp"> {
   let summary = "Size every OpenMP parallel region by its work at run time";
   let description = [{
