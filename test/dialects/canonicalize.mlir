@@ -74,6 +74,28 @@ func.func @transpose_cancel(%x: tensor<2x3x4xf16>) -> tensor<2x3x4xf16> {
   return %1 : tensor<2x3x4xf16>
 }
 
+// Constants fold: element (i, j, k) of the result is element (k, i, j) of the
+// input (PyTorch's TorchScript exporter transposes a Pad's pads, which the
+// ONNX importer must know).
+// CHECK-LABEL: func.func @transpose_constant(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<{{\[\[}}[0, 6], [1, 7], [2, 8]], {{\[\[}}3, 9], [4, 10], [5, 11]]]> : tensor<2x3x2xi64>
+// CHECK-NEXT: return %[[C]]
+func.func @transpose_constant() -> tensor<2x3x2xi64> {
+  %c = tide.constant dense<[[[0, 1, 2], [3, 4, 5]], [[6, 7, 8], [9, 10, 11]]]> : tensor<2x2x3xi64>
+  %0 = tide.transpose %c perm = [1, 2, 0] : tensor<2x2x3xi64>
+  return %0 : tensor<2x3x2xi64>
+}
+
+// A splat folds whatever its size.
+// CHECK-LABEL: func.func @transpose_splat(
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<1.500000e+00> : tensor<300x200xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @transpose_splat() -> tensor<300x200xf32> {
+  %c = tide.constant dense<1.5> : tensor<200x300xf32>
+  %0 = tide.transpose %c perm = [1, 0] : tensor<200x300xf32>
+  return %0 : tensor<300x200xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // reshape
 //===----------------------------------------------------------------------===//

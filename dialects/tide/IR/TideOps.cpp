@@ -826,11 +826,44 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-OpFoldResult TransposeOp::fold(FoldAdaptor) {
-  for (auto [i, p] : llvm::enumerate(getPerm()))
-    if (static_cast<int64_t>(i) != p)
-      return {};
-  return getInput();
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  ArrayRef<int64_t> perm = getPerm();
+  if (llvm::all_of(llvm::enumerate(perm), [](auto ip) {
+        return static_cast<int64_t>(ip.index()) == ip.value();
+      }))
+    return getInput();
+  // Constants: a splat whatever its size; else small ones (exporters
+  // transpose the pads of a Pad, which the ONNX importer must know).
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput());
+  auto type = getType();
+  if (!dense || !type.hasStaticShape())
+    return {};
+  if (dense.isSplat())
+    return dense.resizeSplat(type);
+  constexpr int64_t kMaxFoldedElements = 4096;
+  if (type.getNumElements() > kMaxFoldedElements)
+    return {};
+  auto values = llvm::to_vector(dense.getValues<Attribute>());
+  ArrayRef<int64_t> inShape = dense.getType().getShape();
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> inStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * inShape[d + 1];
+  SmallVector<Attribute> result;
+  result.reserve(values.size());
+  SmallVector<int64_t> index(rank, 0); // of the result
+  for (int64_t n = 0, e = type.getNumElements(); n < e; ++n) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      offset += index[d] * inStrides[perm[d]];
+    result.push_back(values[offset]);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < type.getDimSize(d))
+        break;
+      index[d] = 0;
+    }
+  }
+  return DenseElementsAttr::get(type, result);
 }
 
 void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,

@@ -142,3 +142,33 @@ for p in (1, 2):
     x[2, :, 4] = 0
     save("lpnorm_zero_p%d" % p, helper.make_node("LpNormalization", ["x"], ["y"], name="lp", axis=0, p=p),
          [vi("x", F, [3, 4, 5])], [vi("y", F, [3, 4, 5])], feeds=[x])
+
+# A Pad whose pads PyTorch's TorchScript exporter computes from torch's order
+# (last dimension first, (begin, end) pairs): Reshape to pairs, Slice with
+# step -1, Transpose, Reshape, Cast. The importer must know them (they set
+# the result's shape): every step folds while importing, the transpose of
+# a constant included (torchvision's Swin transformer, opset 17).
+pads_nodes = [
+    helper.make_node("Constant", [], ["torch_pads"], value=helper.make_tensor(
+        "torch_pads", I64, [8], [0, 0, 1, 2, 0, 3, 0, 0])),
+    helper.make_node("Constant", [], ["pairs"], value=helper.make_tensor("pairs", I64, [2], [-1, 2])),
+    helper.make_node("Reshape", ["torch_pads", "pairs"], ["by_pair"]),
+    helper.make_node("Constant", [], ["starts"], value=helper.make_tensor("starts", I64, [1], [-1])),
+    helper.make_node("Constant", [], ["ends"], value=helper.make_tensor("ends", I64, [1], [-(2**63) + 1])),
+    helper.make_node("Constant", [], ["axes"], value=helper.make_tensor("axes", I64, [1], [0])),
+    helper.make_node("Constant", [], ["steps"], value=helper.make_tensor("steps", I64, [1], [-1])),
+    helper.make_node("Slice", ["by_pair", "starts", "ends", "axes", "steps"], ["reversed"]),
+    helper.make_node("Transpose", ["reversed"], ["begin_end"], perm=[1, 0]),
+    helper.make_node("Constant", [], ["flat"], value=helper.make_tensor("flat", I64, [1], [-1])),
+    helper.make_node("Reshape", ["begin_end", "flat"], ["onnx_pads"]),
+    helper.make_node("Cast", ["onnx_pads"], ["pads"], to=I64),
+    helper.make_node("Pad", ["x", "pads"], ["y"], name="pad"),
+]
+pads_model = helper.make_model(
+    helper.make_graph(pads_nodes, "pads_exported", [vi("x", F, [1, 4, 5, 6])],
+                      [vi("y", F, [1, 7, 8, 6])]),
+    opset_imports=[helper.make_opsetid("", 17)])
+onnx.checker.check_model(pads_model)
+onnx.save(pads_model, os.path.join(out, "pads_exported.onnx"))
+np.save(os.path.join(out, "pads_exported_in0.npy"),
+        rng.normal(0, 1, (1, 4, 5, 6)).astype(np.float32))

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Exports a zoo of real model architectures with PyTorch's two ONNX
+exporters, for checking Tide against ONNX Runtime on models it was not
+written for (zoo_check.py runs the check):
+
+    python export_zoo.py OUT_DIR [NAME_FILTER]
+
+Each model is built with random weights (torchvision and Hugging Face
+architectures at their own code, small configurations where the full one
+would be tens of MB) and exported twice where the exporter allows:
+`NAME_dynamo.onnx` (torch.onnx.export dynamo=True, opset 18) and
+`NAME_legacy.onnx` (the TorchScript exporter, opset 17), with the inputs
+next to them (NAME_in0.npy, ...). Export failures are printed and skipped.
+Needs torch, torchvision, transformers and onnxscript (the GPU machine's
+image has them; this repository's venv does not).
+"""
+import os
+import sys
+import tarfile
+import traceback
+
+import numpy as np
+import torch
+
+out = sys.argv[1]
+only = sys.argv[2] if len(sys.argv) > 2 else ""
+os.makedirs(out, exist_ok=True)
+torch.manual_seed(0)
+
+
+def redraw(module):
+    """Norm parameters and running statistics off their initial 1/0, so an
+    importer that dropped one would not still match."""
+    g = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for name, p in module.named_parameters():
+            if p.dim() == 1:
+                base = 1.0 if name.endswith("weight") else 0.0
+                p.copy_(torch.randn(p.shape, generator=g) * 0.1 + base)
+        for name, b in module.named_buffers():
+            if "running_var" in name:
+                b.copy_(torch.rand(b.shape, generator=g) + 0.5)
+            elif "running_mean" in name:
+                b.copy_(torch.randn(b.shape, generator=g) * 0.1)
+    return module.eval()
+
+
+def vision():
+    import torchvision.models as tvm
+    from torchvision.models.efficientnet import _efficientnet_conf, EfficientNet
+    from torchvision.models.convnext import ConvNeXt, CNBlockConfig
+    from torchvision.models.vision_transformer import VisionTransformer
+    from torchvision.models.swin_transformer import SwinTransformer
+    from torchvision.models.densenet import DenseNet
+
+    image = lambda n=224: (torch.randn(1, 3, n, n),)
+    yield "mobilenet_v2", lambda: tvm.mobilenet_v2(num_classes=10), image()
+    yield "mobilenet_v3_small", lambda: tvm.mobilenet_v3_small(num_classes=10), image()
+    yield "squeezenet1_1", lambda: tvm.squeezenet1_1(num_classes=10), image()
+    yield "shufflenet_v2", lambda: tvm.shufflenet_v2_x0_5(num_classes=10), image()
+    yield "mnasnet0_5", lambda: tvm.mnasnet0_5(num_classes=10), image()
+
+    def effnet():
+        setting, last = _efficientnet_conf("efficientnet_b0", width_mult=0.5,
+                                           depth_mult=0.5)
+        return EfficientNet(setting, 0.2, last_channel=last, num_classes=10)
+    yield "efficientnet_small", effnet, image()
+    yield "densenet_small", lambda: DenseNet(growth_rate=12, block_config=(2, 3, 4),
+                                             num_init_features=16, num_classes=10), image()
+    yield "convnext_small", lambda: ConvNeXt(
+        [CNBlockConfig(24, 48, 2), CNBlockConfig(48, 96, 2), CNBlockConfig(96, None, 2)],
+        num_classes=10), image(128)
+    yield "vit_small", lambda: VisionTransformer(
+        image_size=64, patch_size=16, num_layers=2, num_heads=4, hidden_dim=64,
+        mlp_dim=128, num_classes=10), image(64)
+    yield "swin_small", lambda: SwinTransformer(
+        patch_size=[4, 4], embed_dim=24, depths=[2, 2], num_heads=[2, 4],
+        window_size=[4, 4], num_classes=10), image(64)
+
+
+class Wrap(torch.nn.Module):
+    """A Hugging Face model as a plain function of tensors (no cache, tuple
+    outputs)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, *args):
+        result = self.model(*args, use_cache=False, return_dict=False) \
+            if "use_cache" in self.model.forward.__code__.co_varnames \
+            else self.model(*args, return_dict=False)
+        return tuple(r for r in result if isinstance(r, torch.Tensor))
+
+
+def language():
+    import transformers as hf
+    ids = torch.randint(0, 100, (2, 16))
+    mask = torch.ones(2, 16, dtype=torch.int64)
+    mask[1, 11:] = 0
+    small = dict(vocab_size=100, hidden_size=64, num_hidden_layers=2,
+                 num_attention_heads=4, intermediate_size=128)
+    yield "gpt2", lambda: Wrap(hf.GPT2Model(hf.GPT2Config(
+        vocab_size=100, n_embd=64, n_layer=2, n_head=4, n_positions=64))), (ids, mask)
+    yield "llama", lambda: Wrap(hf.LlamaModel(hf.LlamaConfig(
+        num_key_value_heads=2, max_position_embeddings=64, **small))), (ids, mask)
+    yield "distilbert", lambda: Wrap(hf.DistilBertModel(hf.DistilBertConfig(
+        vocab_size=100, dim=64, n_layers=2, n_heads=4, hidden_dim=128))), (ids, mask)
+    yield "roberta", lambda: Wrap(hf.RobertaModel(hf.RobertaConfig(
+        max_position_embeddings=64, **small))), (ids, mask)
+    yield "t5_encoder", lambda: Wrap(hf.T5EncoderModel(hf.T5Config(
+        vocab_size=100, d_model=64, d_kv=16, d_ff=128, num_layers=2,
+        num_heads=4))), (ids, mask)
+    yield "vit_hf", lambda: Wrap(hf.ViTModel(hf.ViTConfig(
+        image_size=64, patch_size=16, **{k: v for k, v in small.items()
+                                          if k != "vocab_size"}))), (torch.randn(1, 3, 64, 64),)
+    yield "whisper_encoder", lambda: Wrap(hf.WhisperModel(hf.WhisperConfig(
+        vocab_size=100, d_model=64, encoder_layers=2, decoder_layers=2,
+        encoder_attention_heads=4, decoder_attention_heads=4,
+        encoder_ffn_dim=128, decoder_ffn_dim=128, num_mel_bins=16,
+        max_source_positions=32, max_target_positions=16)).encoder), (torch.randn(1, 16, 64),)
+
+
+made = []
+for family in (vision, language):
+    try:
+        models = list(family())
+    except Exception:
+        traceback.print_exc()
+        continue
+    for name, build, inputs in models:
+        if only and only not in name:
+            continue
+        try:
+            model = redraw(build())
+        except Exception as e:
+            print(f"{name}: not built: {type(e).__name__}: {e}".splitlines()[0])
+            continue
+        for exporter in ("dynamo", "legacy"):
+            path = os.path.join(out, f"{name}_{exporter}.onnx")
+            try:
+                with torch.no_grad():
+                    if exporter == "dynamo":
+                        torch.onnx.export(model, inputs, path, dynamo=True,
+                                          opset_version=18, external_data=False)
+                    else:
+                        torch.onnx.export(model, inputs, path, dynamo=False,
+                                          opset_version=17)
+            except Exception as e:
+                print(f"{name}_{exporter}: export failed: {type(e).__name__}: "
+                      f"{str(e).splitlines()[0] if str(e) else ''}"[:300])
+                continue
+            for i, x in enumerate(inputs):
+                np.save(os.path.join(out, f"{name}_{exporter}_in{i}.npy"), x.numpy())
+            size = os.path.getsize(path)
+            print(f"{name}_{exporter}: {size / 1e6:.1f} MB")
+            made.append(f"{name}_{exporter}")
+
+# Tarballs of at most 15 MB each (the transfer's per-file limit).
+if len(sys.argv) > 3:
+    dest, group, total, k = sys.argv[3], [], 0, 0
+
+    def flush():
+        global group, total, k
+        if group:
+            with tarfile.open(os.path.join(dest, f"zoo{k}.tar.gz"), "w:gz") as tar:
+                for f in group:
+                    tar.add(os.path.join(out, f), arcname=f)
+            k, group, total = k + 1, [], 0
+    for m in made:
+        files = [f for f in os.listdir(out) if f.startswith(m + ".") or f.startswith(m + "_in")]
+        size = sum(os.path.getsize(os.path.join(out, f)) for f in files)
+        if size > 15e6:
+            print(f"{m}: {size / 1e6:.1f} MB, too large to bring back")
+            continue
+        if total + size > 15e6:
+            flush()
+        group += files
+        total += size
+    flush()
