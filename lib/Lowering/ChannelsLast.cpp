@@ -57,6 +57,13 @@ Value transpose(PatternRewriter &rewriter, Operation *like, Value value,
   return op;
 }
 
+bool isIdentity(ArrayRef<int64_t> perm) {
+  for (auto [i, p] : llvm::enumerate(perm))
+    if (static_cast<int64_t>(i) != p)
+      return false;
+  return true;
+}
+
 SmallVector<int64_t> inverse(ArrayRef<int64_t> perm) {
   SmallVector<int64_t> inv(perm.size());
   for (auto [i, p] : llvm::enumerate(perm))
@@ -219,7 +226,10 @@ struct SinkTransposeThroughElementwise
     std::optional<SmallVector<int64_t>> perm;
     for (Value operand : op->getOperands()) {
       auto t = operand.getDefiningOp<TransposeOp>();
-      if (!t || t.getType().getShape() != type.getShape())
+      // (An identity transpose folds away; moving it would create another
+      // one below the op, and the driver would move that one forever.)
+      if (!t || t.getType().getShape() != type.getShape() ||
+          isIdentity(t.getPerm()))
         continue;
       if (perm && ArrayRef<int64_t>(*perm) != t.getPerm())
         return failure();
@@ -318,7 +328,7 @@ struct SinkTransposeThroughReduction : OpRewritePattern<OpTy> {
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     auto t = op.getInput().template getDefiningOp<TransposeOp>();
-    if (!t || !onlyReader(t, op))
+    if (!t || !onlyReader(t, op) || isIdentity(t.getPerm()))
       return failure();
     ArrayRef<int64_t> perm = t.getPerm();
     int64_t rank = perm.size();
@@ -438,9 +448,14 @@ struct ChannelsLastPass
             ctx);
     TransposeOp::getCanonicalizationPatterns(patterns, ctx);
     ReshapeOp::getCanonicalizationPatterns(patterns, ctx);
-    // Not converging within the driver's limit only leaves transposes in
-    // place: the values are right either way.
-    (void)applyPatternsGreedily(getOperation(), std::move(patterns));
+    // Not converging within the driver's limits only leaves transposes in
+    // place: the values are right either way. The rewrites are bounded too
+    // (an iteration whose rewrites keep adding work would never end).
+    int64_t ops = 0;
+    getOperation().walk([&](Operation *) { ++ops; });
+    GreedyRewriteConfig config;
+    config.setMaxNumRewrites(64 * ops + 1024);
+    (void)applyPatternsGreedily(getOperation(), std::move(patterns), config);
   }
 };
 

@@ -187,3 +187,21 @@ func.func @host_unchanged(%x: tensor<1x4x4x4xf32>, %w: tensor<4x4x1x1xf32>, %d: 
   %2 = tide.conv %x, %g strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 2 : tensor<1x4x4x4xf32>, tensor<4x2x1x1xf32>
   return %0, %1, %2 : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf64>, tensor<1x4x4x4xf32>
 }
+
+// -----
+
+// An identity transpose read by an elementwise op next to its own input
+// (found by the random programs: the pass never ended, each move creating
+// another identity transpose below the op). It is not moved; it folds away.
+// CHECK-LABEL: func.func @identity_transpose(
+// CHECK-SAME: %[[X:.*]]: tensor<?xbf16>)
+// CHECK-NEXT: %[[M:.*]] = tide.mod %[[X]], %[[X]] : tensor<?xbf16>
+// CHECK-NEXT: %[[S:.*]] = tide.reduce_sum %[[X]] axes = [0] : tensor<?xbf16>
+// CHECK-NEXT: return %[[M]], %[[S]]
+func.func @identity_transpose(%x: tensor<?xbf16>) -> (tensor<?xbf16>, tensor<bf16>) {
+  %t = tide.transpose %x perm = [0] : tensor<?xbf16>
+  %m = tide.mod %x, %t : tensor<?xbf16>
+  %u = tide.transpose %x perm = [0] : tensor<?xbf16>
+  %s = tide.reduce_sum %u axes = [0] : tensor<?xbf16>
+  return %m, %s : tensor<?xbf16>, tensor<bf16>
+}

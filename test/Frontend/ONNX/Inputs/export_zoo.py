@@ -11,6 +11,8 @@ would be tens of MB) and exported twice where the exporter allows:
 `NAME_dynamo.onnx` (torch.onnx.export dynamo=True, opset 18) and
 `NAME_legacy.onnx` (the TorchScript exporter, opset 17), with the inputs
 next to them (NAME_in0.npy, ...). Export failures are printed and skipped.
+With ZOO_DYNAMIC=1 the batch (and sequence) are symbolic in the exported
+files and the inputs have other sizes than the traced ones (below).
 Needs torch, torchvision, transformers and onnxscript (the GPU machine's
 image has them; this repository's venv does not).
 """
@@ -114,11 +116,59 @@ def language():
     yield "vit_hf", lambda: Wrap(hf.ViTModel(hf.ViTConfig(
         image_size=64, patch_size=16, **{k: v for k, v in small.items()
                                           if k != "vocab_size"}))), (torch.randn(1, 3, 64, 64),)
+    yield "albert", lambda: Wrap(hf.AlbertModel(hf.AlbertConfig(
+        embedding_size=32, max_position_embeddings=64, **small))), (ids, mask)
+    yield "deberta_v2", lambda: Wrap(hf.DebertaV2Model(hf.DebertaV2Config(
+        max_position_embeddings=64, relative_attention=True, position_buckets=8,
+        pos_att_type=["p2c", "c2p"], **small))), (ids, mask)
+    yield "qwen2", lambda: Wrap(hf.Qwen2Model(hf.Qwen2Config(
+        num_key_value_heads=2, max_position_embeddings=64, **small))), (ids, mask)
+    yield "gpt_neox", lambda: Wrap(hf.GPTNeoXModel(hf.GPTNeoXConfig(
+        max_position_embeddings=64, rotary_pct=0.5, **small))), (ids, mask)
+    yield "bart_encoder", lambda: Wrap(hf.BartModel(hf.BartConfig(
+        vocab_size=100, d_model=64, encoder_layers=2, decoder_layers=2,
+        encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=128,
+        decoder_ffn_dim=128, max_position_embeddings=64)).get_encoder()), (ids, mask)
     yield "whisper_encoder", lambda: Wrap(hf.WhisperModel(hf.WhisperConfig(
         vocab_size=100, d_model=64, encoder_layers=2, decoder_layers=2,
         encoder_attention_heads=4, decoder_attention_heads=4,
         encoder_ffn_dim=128, decoder_ffn_dim=128, num_mel_bins=16,
-        max_source_positions=32, max_target_positions=16)).encoder), (torch.randn(1, 16, 64),)
+        max_source_positions=32, max_target_positions=16, pad_token_id=0,
+        bos_token_id=1, eos_token_id=2, decoder_start_token_id=1)).encoder), (torch.randn(1, 16, 64),)
+
+
+# ZOO_DYNAMIC=1: the batch (and a token model's sequence) exported as
+# symbolic sizes (dynamic_shapes / dynamic_axes), and the inputs saved at
+# other sizes than the traced ones (batch 3; sequence 11, the last one
+# padded), as NAME_EXPORTER_dyn.
+dynamic = os.environ.get("ZOO_DYNAMIC") == "1"
+
+
+def other_sizes(inputs):
+    if inputs[0].dtype == torch.int64:  # input_ids, attention_mask
+        ids = torch.randint(0, 100, (3, 11))
+        mask = torch.ones(3, 11, dtype=torch.int64)
+        mask[2, 7:] = 0
+        return (ids, mask)[:len(inputs)]
+    return tuple(torch.randn(3, *x.shape[1:]) for x in inputs)
+
+
+def export(model, inputs, path, exporter):
+    tokens = inputs[0].dtype == torch.int64
+    if exporter == "dynamo":
+        shapes = None
+        if dynamic:
+            batch = torch.export.Dim("batch", min=1, max=64)
+            seq = torch.export.Dim("seq", min=2, max=64)
+            shapes = tuple({0: batch, 1: seq} if tokens else {0: batch} for _ in inputs)
+        torch.onnx.export(model, inputs, path, dynamo=True, opset_version=18,
+                          external_data=False, dynamic_shapes=shapes)
+    else:
+        names = [f"in{i}" for i in range(len(inputs))]
+        axes = {n: ({0: "batch", 1: "seq"} if tokens else {0: "batch"})
+                for n in names} if dynamic else None
+        torch.onnx.export(model, inputs, path, dynamo=False, opset_version=17,
+                          input_names=names, dynamic_axes=axes)
 
 
 made = []
@@ -137,24 +187,20 @@ for family in (vision, language):
             print(f"{name}: not built: {type(e).__name__}: {e}".splitlines()[0])
             continue
         for exporter in ("dynamo", "legacy"):
-            path = os.path.join(out, f"{name}_{exporter}.onnx")
+            tag = f"{name}_{exporter}" + ("_dyn" if dynamic else "")
+            path = os.path.join(out, tag + ".onnx")
             try:
                 with torch.no_grad():
-                    if exporter == "dynamo":
-                        torch.onnx.export(model, inputs, path, dynamo=True,
-                                          opset_version=18, external_data=False)
-                    else:
-                        torch.onnx.export(model, inputs, path, dynamo=False,
-                                          opset_version=17)
+                    export(model, inputs, path, exporter)
             except Exception as e:
-                print(f"{name}_{exporter}: export failed: {type(e).__name__}: "
+                print(f"{tag}: export failed: {type(e).__name__}: "
                       f"{str(e).splitlines()[0] if str(e) else ''}"[:300])
                 continue
-            for i, x in enumerate(inputs):
-                np.save(os.path.join(out, f"{name}_{exporter}_in{i}.npy"), x.numpy())
+            for i, x in enumerate(other_sizes(inputs) if dynamic else inputs):
+                np.save(os.path.join(out, f"{tag}_in{i}.npy"), x.numpy())
             size = os.path.getsize(path)
-            print(f"{name}_{exporter}: {size / 1e6:.1f} MB")
-            made.append(f"{name}_{exporter}")
+            print(f"{tag}: {size / 1e6:.1f} MB")
+            made.append(tag)
 
 # Tarballs of at most 15 MB each (the transfer's per-file limit).
 if len(sys.argv) > 3:
