@@ -1500,29 +1500,38 @@ LogicalResult convertSlice(NodeImporter &n) {
 LogicalResult convertTile(NodeImporter &n) {
   if (failed(need(n, 1)))
     return failure();
-  auto repeats = n.requireInts(1, "repeats");
-  if (failed(repeats))
-    return failure();
-  Value x = n.in(0);
-  Shape s = shapeOf(x);
-  if (repeats->size() != s.size())
-    return n.fail("repeats has " + llvm::Twine(repeats->size()) +
-                  " entries for an input of rank " + llvm::Twine(s.size()));
-  Shape spread, wide, result;
-  for (auto [d, r] : llvm::zip(s, *repeats)) {
-    if (r < 0)
-      return n.fail("a negative repeat count");
-    if (ShapedType::isDynamic(d))
-      return n.fail("Tile of a dynamic dimension is not supported yet");
-    spread.append({1, d});
-    wide.append({r, d});
-    result.push_back(r * d);
+  // Repeats known while importing, or computed from run-time sizes (an
+  // exporter's Tile by the batch size): either way element by element.
+  SmallVector<SymDim> repeats;
+  if (auto symbolic = n.shapeIn(1); symbolic && !symbolic->isConstant()) {
+    repeats = symbolic->elems;
+  } else {
+    auto ints = n.requireInts(1, "repeats");
+    if (failed(ints))
+      return failure();
+    for (int64_t r : *ints)
+      repeats.push_back(SymDim::constant(r));
   }
-  Value y = n.reshape(x, spread);
+  Value x = n.in(0);
+  SmallVector<SymDim> dims = n.dimsOf(x);
+  if (repeats.size() != dims.size())
+    return n.fail("repeats has " + llvm::Twine(repeats.size()) +
+                  " entries for an input of rank " + llvm::Twine(dims.size()));
+  // x (d0, d1, ...) as (1, d0, 1, d1, ...), broadcast to (r0, d0, r1, d1,
+  // ...), then (r0 * d0, r1 * d1, ...).
+  SmallVector<SymDim> spread, wide, result;
+  for (auto [d, r] : llvm::zip(dims, repeats)) {
+    if (r.isConst() && r.value < 0)
+      return n.fail("a negative repeat count");
+    spread.append({SymDim::constant(1), d});
+    wide.append({r, d});
+    result.push_back(n.combine("Mul", r, d));
+  }
+  Value y = n.reshapeTo(x, spread);
   TRY(y);
-  y = n.broadcastTo(y, wide);
+  y = n.broadcastToDims(y, wide);
   TRY(y);
-  return out(n, n.reshape(y, result));
+  return out(n, n.reshapeTo(y, result));
 }
 
 LogicalResult convertDepthToSpace(NodeImporter &n) {

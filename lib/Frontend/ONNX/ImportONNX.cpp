@@ -743,6 +743,72 @@ Location GraphImporter::nodeLoc(const onnx::NodeProto &node, int index) {
 }
 
 namespace {
+/// An If whose condition is known while importing (a constant, or a
+/// comparison of sizes that importing decides: PyTorch's TorchScript
+/// exporter turns a Python `if` on sizes into an If when the sizes are
+/// dynamic) is the nodes of the branch it takes, imported in place; the
+/// branch's outputs become the If's. Control flow decided at run time is
+/// refused.
+LogicalResult
+importIf(GraphImporter &graph, NodeImporter &n, const ImportedNode &entry,
+         const std::function<LogicalResult(const ImportedNode &)> &importNode) {
+  if (failed(n.checkAttrs({"then_branch", "else_branch"})))
+    return failure();
+  std::optional<bool> cond;
+  if (n.has(0)) {
+    if (auto c = n.constIn(0); c && c->getNumElements() == 1) {
+      if (auto values = readHostValues(*c))
+        cond = values->at(0) != 0;
+    } else if (auto sym = n.shapeIn(0);
+               sym && sym->isConstant() && sym->elems.size() == 1) {
+      cond = sym->elems.front().value != 0;
+    }
+  }
+  if (!cond)
+    return n.fail("the condition is computed at run time: control flow is "
+                  "not supported (an If is imported only when its condition "
+                  "is known while importing, from constants and sizes)");
+  const onnx::AttributeProto *branch =
+      n.attr(*cond ? "then_branch" : "else_branch");
+  if (!branch || !branch->has_g())
+    return n.fail(std::string("needs a '") +
+                  (*cond ? "then_branch" : "else_branch") + "' graph");
+  const onnx::GraphProto &g = branch->g();
+  if (g.output_size() != static_cast<int>(n.numOutputs()))
+    return n.fail("the branch taken has " + llvm::Twine(g.output_size()) +
+                  " outputs for the If's " + llvm::Twine(n.numOutputs()));
+  for (const onnx::TensorProto &t : g.initializer()) {
+    std::string error;
+    ElementsAttr value =
+        graph.readTensor(t, "an initializer of the branch", error);
+    if (!value)
+      return n.fail(error);
+    graph.constants[t.name()] = value;
+  }
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto &inner = g.node(i);
+    if (failed(importNode({&inner, entry.opset, graph.nodeLoc(inner, i)})))
+      return failure();
+  }
+  for (int i = 0; i < g.output_size(); ++i) {
+    const std::string &from = g.output(i).name();
+    const std::string &to = n.node.output(i);
+    if (to.empty())
+      continue;
+    if (auto v = graph.values.find(from); v != graph.values.end())
+      graph.values[to] = v->second;
+    else if (auto c = graph.constants.find(from); c != graph.constants.end())
+      graph.constants[to] = c->second;
+    else if (auto sv = graph.shapes.find(from); sv != graph.shapes.end())
+      graph.shapes[to] = sv->second;
+    else
+      return n.fail("output '" + from +
+                    "' of the branch taken is not produced "
+                    "by the branch or the graph");
+  }
+  return success();
+}
+
 struct ModelImporter {
   MLIRContext *ctx;
   llvm::StringRef path;
@@ -1059,29 +1125,30 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   std::deque<onnx::NodeProto> expanded;
   if (failed(expandFunctions(model, opset, kMaxOpset, graph, nodes, expanded)))
     return nullptr;
-  for (const ImportedNode &entry : nodes) {
+  // One node; an If whose condition is known while importing (an
+  // exporter's Python branch on sizes) is the nodes of the branch it takes.
+  std::function<LogicalResult(const ImportedNode &)> importNode =
+      [&](const ImportedNode &entry) -> LogicalResult {
     const onnx::NodeProto &node = *entry.node;
     Location loc = entry.loc;
     if (!node.domain().empty() && node.domain() != "ai.onnx") {
-      return (void)(emitError(loc)
-                    << "op '" << node.op_type() << "' of domain '"
-                    << node.domain()
-                    << "' is not supported: Tide imports the default ONNX "
-                       "domain and the functions the model defines, and "
-                       "the model defines no function of that name"),
-             nullptr;
+      return emitError(loc)
+             << "op '" << node.op_type() << "' of domain '" << node.domain()
+             << "' is not supported: Tide imports the default ONNX "
+                "domain and the functions the model defines, and "
+                "the model defines no function of that name";
     }
     for (int i = 0; i < node.input_size(); ++i) {
       const std::string &name = node.input(i);
       if (!name.empty() && !graph.values.count(name) &&
           !graph.constants.count(name) && !graph.shapes.count(name))
-        return (void)(emitError(loc)
-                      << "input '" << name
-                      << "' is not produced by any earlier node, initializer "
-                         "or graph input"),
-               nullptr;
+        return emitError(loc) << "input '" << name
+                              << "' is not produced by any earlier node, "
+                                 "initializer or graph input";
     }
     NodeImporter n(graph, node, loc, entry.opset);
+    if (node.op_type() == "If")
+      return importIf(graph, n, entry, importNode);
     // Every refusal names its reason; a converter that fails without one
     // (an input it needs is missing, ...) gets a generic message here.
     bool reported = false;
@@ -1090,13 +1157,13 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
         reported = true;
       return failure(); // and on to the caller's handler
     });
-    auto refuse = [&]() -> OwningOpRef<ModuleOp> {
+    auto refuse = [&]() -> LogicalResult {
       if (!reported)
         emitError(loc) << "cannot be converted: an input it needs is missing "
                           "or has an unsupported type (the node has "
                        << node.input_size() << " inputs and "
                        << node.output_size() << " outputs)";
-      return nullptr;
+      return failure();
     };
     FailureOr<bool> folded = tryFoldNode(n);
     if (succeeded(folded) && !*folded)
@@ -1105,9 +1172,8 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
       return refuse();
     Converter convert = lookupConverter(node.op_type());
     if (!*folded && !convert)
-      return (void)(emitError(loc)
-                    << "ONNX op '" << node.op_type() << "' is not supported"),
-             nullptr;
+      return emitError(loc)
+             << "ONNX op '" << node.op_type() << "' is not supported";
     if (!*folded) {
       bool allConstant = n.numInputs() > 0;
       for (unsigned i = 0; i < n.numInputs(); ++i)
@@ -1118,11 +1184,9 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
         Value v = n.outValue(i);
         auto type = v ? dyn_cast<RankedTensorType>(v.getType()) : nullptr;
         if (type && !checkedByteSize(type))
-          return (void)(emitError(loc)
-                        << "output " << i << " would be a " << type
-                        << ", whose sizes multiply to more than 2^63 - 1 "
-                           "bytes"),
-                 nullptr;
+          return emitError(loc)
+                 << "output " << i << " would be a " << type
+                 << ", whose sizes multiply to more than 2^63 - 1 bytes";
       }
       if (allConstant)
         foldConstantOutputs(n);
@@ -1131,11 +1195,14 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
       const std::string &name = node.output(i);
       if (!name.empty() && !graph.values.count(name) &&
           !graph.constants.count(name) && !graph.shapes.count(name))
-        return (void)(emitError(loc) << "output " << i << " ('" << name
-                                     << "') is not supported"),
-               nullptr;
+        return emitError(loc)
+               << "output " << i << " ('" << name << "') is not supported";
     }
-  }
+    return success();
+  };
+  for (const ImportedNode &entry : nodes)
+    if (failed(importNode(entry)))
+      return nullptr;
 
   SmallVector<Value> results;
   for (const auto &info : g.output()) {

@@ -3,7 +3,10 @@
 exporters, for checking Tide against ONNX Runtime on models it was not
 written for (zoo_check.py runs the check):
 
-    python export_zoo.py OUT_DIR [NAME_FILTER]
+    python export_zoo.py OUT_DIR [NAMES [TARBALL_DIR]]
+
+NAMES: comma-separated parts of model names ("" for all); with TARBALL_DIR
+the exported files are also packed there in tarballs of at most 15 MB.
 
 Each model is built with random weights (torchvision and Hugging Face
 architectures at their own code, small configurations where the full one
@@ -179,7 +182,7 @@ for family in (vision, language):
         traceback.print_exc()
         continue
     for name, build, inputs in models:
-        if only and only not in name:
+        if only and not any(o in name for o in only.split(",")):
             continue
         try:
             model = redraw(build())

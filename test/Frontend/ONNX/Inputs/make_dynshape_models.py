@@ -19,6 +19,11 @@ for two or three batch sizes:
                     Where(mask, 0, -inf), Softmax, Where(IsNaN(p), 0, p), and
                     the key transposed by Reshape with shapes from Shape.
 
+  if_tile_dyn.onnx  TorchScript's DeBERTa-v2: an If on two sizes of one
+                    dynamic dimension (decided while importing) and a Tile
+                    by the batch size; if_runtime.onnx, an If on a graph
+                    input (refused).
+
 For each MODEL: MODEL_b{2,3,5}_in{0,1,...}.npy (batch 2, 3 and 5; the
 dynamic-sequence models also change the sequence length).
 
@@ -231,3 +236,38 @@ g.save("split_pad_dyn.onnx", [vi("x", F32, ["batch", 6, 5, 7])],
        [vi("padded", F32, ["batch", 3, 6, 12]), vi("reflected", F32, ["batch", 3, 7, 7])], 18)
 for bs in (2, 3, 5):
     save_inputs("split_pad_dyn", "b%d" % bs, [rng.standard_normal((bs, 6, 5, 7)).astype(np.float32)])
+
+# --- if_tile_dyn: what the TorchScript exporter writes for DeBERTa-v2 with a
+# symbolic batch and sequence: an If on `query length != key length` (two
+# sizes of one dynamic dimension, reached through Reshape/Transpose: known
+# equal while importing, so the else branch is taken and imported in place;
+# the then branch would fail), and a Tile whose repeats are the batch size.
+g = Graph()
+q = g.op("Transpose", ["x"], "/q/Transpose", perm=[0, 2, 1])
+k = g.op("Transpose", [g.op("Neg", ["x"], "/k/Neg")], "/k/Transpose", perm=[0, 2, 1])
+ql = g.op("Squeeze", [g.op("Slice", [g.op("Shape", [q], "/q/Shape"), g.c([-1]), g.c([INT64_MAX]), g.c([0])], "/q/Slice"), g.c([0])], "/q/Squeeze")
+kl = g.op("Squeeze", [g.op("Slice", [g.op("Shape", [k], "/k/Shape"), g.c([-1]), g.c([INT64_MAX]), g.c([0])], "/k/Slice"), g.c([0])], "/k/Squeeze")
+cond = g.op("Cast", [g.op("Not", [g.op("Equal", [ql, kl], "/if/Equal")], "/if/Not")], "/if/Cast", to=TensorProto.BOOL)
+then_g = helper.make_graph([helper.make_node("Unique", ["x"], ["then_out"])], "then", [],
+                           [vi("then_out", F32, None)])
+else_g = helper.make_graph([helper.make_node("Mul", ["x", "x"], ["else_out"])], "else", [],
+                           [vi("else_out", F32, None)])
+g.nodes.append(helper.make_node("If", [cond], ["squared"], name="If_7", then_branch=then_g,
+                                else_branch=else_g))
+bsz = g.op("Slice", [g.op("Shape", ["x"], "/tile/Shape"), g.c([0]), g.c([1]), g.c([0])], "/tile/Slice")
+reps = g.op("Concat", [bsz, g.c([1]), g.c([2])], "/tile/Concat", axis=0)
+g.op("Tile", ["x", reps], "tiled")
+g.save("if_tile_dyn.onnx", [vi("x", F32, ["batch", "seq", 4])],
+       [vi("squared", F32, ["batch", "seq", 4]), vi("tiled", F32, [None, "seq", 8])], 17)
+for bs, sl in ((2, 3), (3, 5)):
+    save_inputs("if_tile_dyn", "b%d" % bs, [rng.standard_normal((bs, sl, 4)).astype(np.float32)])
+
+# --- if_runtime: an If on a value known only at run time (refused).
+cond_g = helper.make_graph([helper.make_node("Identity", ["x"], ["t"])], "then", [], [vi("t", F32, None)])
+else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [], [vi("e", F32, None)])
+model = helper.make_model(helper.make_graph(
+    [helper.make_node("If", ["c"], ["y"], name="branch", then_branch=cond_g, else_branch=else_g)],
+    "if_runtime", [vi("c", TensorProto.BOOL, []), vi("x", F32, [3])], [vi("y", F32, [3])]),
+    opset_imports=[helper.make_opsetid("", 17)])
+model.ir_version = 8
+onnx.save(model, os.path.join(out, "if_runtime.onnx"))

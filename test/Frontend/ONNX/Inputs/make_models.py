@@ -153,8 +153,9 @@ def dyn_graph(nodes, name, inits, out_shape=None):
 
 
 dyn_graph([helper.make_node("Shape", ["x"], ["s"], name="shape"),
-           helper.make_node("Tile", ["x", "s"], ["y"], name="tile")],
-          "tile_dynamic.onnx", {})
+           helper.make_node("Concat", ["s", "s"], ["p"], name="pads", axis=0),
+           helper.make_node("Pad", ["x", "p"], ["y"], name="pad")],
+          "pad_dynamic.onnx", {})
 dyn_graph([helper.make_node("Shape", ["x"], ["s"], name="shape"),
            helper.make_node("Gather", ["s", "zero"], ["b"], name="batch", axis=0),
            helper.make_node("Range", ["zero", "four", "b"], ["r"], name="range"),

@@ -80,8 +80,13 @@ def main():
         base = model[:-len(".onnx")]
         name = os.path.basename(base)
         inputs = numbered(base + "_in*.npy", "in")
-        sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
-        refs = sess.run(None, {i.name: np.load(f) for i, f in zip(sess.get_inputs(), inputs)})
+        try:
+            sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+            refs = sess.run(None, {i.name: np.load(f)
+                                   for i, f in zip(sess.get_inputs(), inputs)})
+        except Exception as e:  # the export fixed a size the inputs do not have
+            print("%s: skipped: ONNX Runtime: %s" % (name, str(e).strip().splitlines()[0][:200]))
+            continue
         lib = os.path.join(args.pack or args.dir, name + ".so")
         c = subprocess.run([os.path.join(args.tide_bin, "tide-compile"), model,
                             "--target=" + args.target, "-o", lib, "--no-remarks"],
