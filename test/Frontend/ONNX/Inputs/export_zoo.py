@@ -84,18 +84,30 @@ def vision():
 
 
 class Wrap(torch.nn.Module):
-    """A Hugging Face model as a plain function of tensors (no cache, tuple
-    outputs)."""
+    """A Hugging Face model as a plain function of tensors: positional
+    arguments passed by the names given (default input_ids, attention_mask),
+    no cache, the tensor outputs as a tuple."""
 
-    def __init__(self, model):
+    def __init__(self, model, names=("input_ids", "attention_mask")):
         super().__init__()
         self.model = model
+        self.names = names
 
     def forward(self, *args):
-        result = self.model(*args, use_cache=False, return_dict=False) \
-            if "use_cache" in self.model.forward.__code__.co_varnames \
-            else self.model(*args, return_dict=False)
-        return tuple(r for r in result if isinstance(r, torch.Tensor))
+        kwargs = dict(zip(self.names, args))
+        if "use_cache" in self.model.forward.__code__.co_varnames:
+            kwargs["use_cache"] = False
+        result = self.model(**kwargs, return_dict=False)
+        flat = []
+
+        def collect(r):
+            if isinstance(r, torch.Tensor):
+                flat.append(r)
+            elif isinstance(r, (tuple, list)):
+                for x in r:
+                    collect(x)
+        collect(result)
+        return tuple(flat)
 
 
 def language():
@@ -118,7 +130,7 @@ def language():
         num_heads=4))), (ids, mask)
     yield "vit_hf", lambda: Wrap(hf.ViTModel(hf.ViTConfig(
         image_size=64, patch_size=16, **{k: v for k, v in small.items()
-                                          if k != "vocab_size"}))), (torch.randn(1, 3, 64, 64),)
+                                          if k != "vocab_size"})), ("pixel_values",)), (torch.randn(1, 3, 64, 64),)
     yield "albert", lambda: Wrap(hf.AlbertModel(hf.AlbertConfig(
         embedding_size=32, max_position_embeddings=64, **small))), (ids, mask)
     yield "deberta_v2", lambda: Wrap(hf.DebertaV2Model(hf.DebertaV2Config(
@@ -137,7 +149,7 @@ def language():
         encoder_attention_heads=4, decoder_attention_heads=4,
         encoder_ffn_dim=128, decoder_ffn_dim=128, num_mel_bins=16,
         max_source_positions=32, max_target_positions=16, pad_token_id=0,
-        bos_token_id=1, eos_token_id=2, decoder_start_token_id=1)).encoder), (torch.randn(1, 16, 64),)
+        bos_token_id=1, eos_token_id=2, decoder_start_token_id=1)).encoder, ("input_features",)), (torch.randn(1, 16, 64),)
 
 
 # ZOO_DYNAMIC=1: the batch (and a token model's sequence) exported as
@@ -148,12 +160,20 @@ dynamic = os.environ.get("ZOO_DYNAMIC") == "1"
 
 
 def other_sizes(inputs):
-    if inputs[0].dtype == torch.int64:  # input_ids, attention_mask
-        ids = torch.randint(0, 100, (3, 11))
-        mask = torch.ones(3, 11, dtype=torch.int64)
-        mask[2, 7:] = 0
-        return (ids, mask)[:len(inputs)]
-    return tuple(torch.randn(3, *x.shape[1:]) for x in inputs)
+    if inputs[0].dtype != torch.int64:  # images, audio
+        return tuple(torch.randn(3, *x.shape[1:]) for x in inputs)
+    # input_ids, attention_mask, then token types (the same shape) or
+    # decoder ids (their own length)
+    ids = torch.randint(0, 100, (3, 11))
+    mask = torch.ones(3, 11, dtype=torch.int64)
+    mask[2, 7:] = 0
+    result = [ids, mask]
+    for x in inputs[2:]:
+        if x.shape == inputs[0].shape:
+            result.append((torch.arange(11) >= 6).to(torch.int64).expand(3, 11).clone())
+        else:
+            result.append(torch.randint(0, 100, (3, 5)))
+    return tuple(result[:len(inputs)])
 
 
 def export(model, inputs, path, exporter):
@@ -163,19 +183,108 @@ def export(model, inputs, path, exporter):
         if dynamic:
             batch = torch.export.Dim("batch", min=1, max=64)
             seq = torch.export.Dim("seq", min=2, max=64)
-            shapes = tuple({0: batch, 1: seq} if tokens else {0: batch} for _ in inputs)
+            shapes = tuple(({0: batch, 1: seq if x.shape == inputs[0].shape else
+                             torch.export.Dim(f"seq{i}", min=2, max=64)}) if tokens else {0: batch}
+                           for i, x in enumerate(inputs))
         torch.onnx.export(model, inputs, path, dynamo=True, opset_version=18,
                           external_data=False, dynamic_shapes=shapes)
     else:
         names = [f"in{i}" for i in range(len(inputs))]
-        axes = {n: ({0: "batch", 1: "seq"} if tokens else {0: "batch"})
-                for n in names} if dynamic else None
+        # Inputs of the first one's shape share its sequence; others (a
+        # decoder's ids) have their own.
+        axes = {n: ({0: "batch", 1: "seq" if x.shape == inputs[0].shape else f"seq{i}"}
+                    if tokens else {0: "batch"})
+                for i, (n, x) in enumerate(zip(names, inputs))} if dynamic else None
         torch.onnx.export(model, inputs, path, dynamo=False, opset_version=17,
                           input_names=names, dynamic_axes=axes)
 
 
+def language2():
+    """More Hugging Face architectures, tiny configurations."""
+    import transformers as hf
+    ids = torch.randint(0, 100, (2, 16))
+    mask = torch.ones(2, 16, dtype=torch.int64)
+    mask[1, 11:] = 0
+    tt = torch.zeros(2, 16, dtype=torch.int64)
+    tt[:, 8:] = 1
+    dec = torch.randint(0, 100, (2, 7))
+    pixels = torch.randn(1, 3, 64, 64)
+    small = dict(vocab_size=100, hidden_size=64, num_hidden_layers=2,
+                 num_attention_heads=4, intermediate_size=128)
+    lm = (ids, mask)
+    yield "bert_tt", lambda: Wrap(hf.BertModel(hf.BertConfig(max_position_embeddings=64, **small)),
+                                  ("input_ids", "attention_mask", "token_type_ids")), (ids, mask, tt)
+    yield "electra", lambda: Wrap(hf.ElectraModel(hf.ElectraConfig(
+        embedding_size=32, max_position_embeddings=64, **small))), lm
+    yield "mobilebert", lambda: Wrap(hf.MobileBertModel(hf.MobileBertConfig(
+        vocab_size=100, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+        intermediate_size=64, embedding_size=32, intra_bottleneck_size=32,
+        true_hidden_size=32, max_position_embeddings=64))), lm
+    yield "squeezebert", lambda: Wrap(hf.SqueezeBertModel(hf.SqueezeBertConfig(
+        max_position_embeddings=64, q_groups=2, k_groups=2, v_groups=2, post_attention_groups=2,
+        intermediate_groups=4, output_groups=4, **small))), lm
+    yield "convbert", lambda: Wrap(hf.ConvBertModel(hf.ConvBertConfig(
+        embedding_size=64, max_position_embeddings=64, head_ratio=2, conv_kernel_size=5, **small))), lm
+    yield "gpt2", lambda: Wrap(hf.GPT2Model(hf.GPT2Config(
+        vocab_size=100, n_embd=64, n_layer=2, n_head=4, n_positions=64))), lm
+    yield "opt", lambda: Wrap(hf.OPTModel(hf.OPTConfig(
+        vocab_size=100, hidden_size=64, num_hidden_layers=2, ffn_dim=128, num_attention_heads=4,
+        max_position_embeddings=64, word_embed_proj_dim=64))), lm
+    yield "bloom", lambda: Wrap(hf.BloomModel(hf.BloomConfig(
+        vocab_size=100, hidden_size=64, n_layer=2, n_head=4))), lm
+    yield "mpt", lambda: Wrap(hf.MptModel(hf.MptConfig(
+        vocab_size=100, d_model=64, n_heads=4, n_layers=2, expansion_ratio=2, max_seq_len=64))), lm
+    yield "falcon", lambda: Wrap(hf.FalconModel(hf.FalconConfig(
+        vocab_size=100, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+        new_decoder_architecture=False, multi_query=True, alibi=False))), lm
+    yield "gptj", lambda: Wrap(hf.GPTJModel(hf.GPTJConfig(
+        vocab_size=100, n_embd=64, n_layer=2, n_head=4, rotary_dim=8, n_positions=64))), lm
+    yield "phi", lambda: Wrap(hf.PhiModel(hf.PhiConfig(
+        max_position_embeddings=64, partial_rotary_factor=0.5, **small))), lm
+    yield "gemma", lambda: Wrap(hf.GemmaModel(hf.GemmaConfig(
+        num_key_value_heads=1, head_dim=16, max_position_embeddings=64, **small))), lm
+    yield "mistral", lambda: Wrap(hf.MistralModel(hf.MistralConfig(
+        num_key_value_heads=2, max_position_embeddings=64, sliding_window=8, **small))), lm
+    yield "mamba", lambda: Wrap(hf.MambaModel(hf.MambaConfig(
+        vocab_size=100, hidden_size=64, num_hidden_layers=2, state_size=8, expand=2,
+        conv_kernel=4)), ("input_ids",)), (ids,)
+    yield "t5", lambda: Wrap(hf.T5Model(hf.T5Config(
+        vocab_size=100, d_model=64, d_kv=16, d_ff=128, num_layers=2, num_heads=4,
+        decoder_start_token_id=0)), ("input_ids", "attention_mask", "decoder_input_ids")), (ids, mask, dec)
+    yield "bart", lambda: Wrap(hf.BartModel(hf.BartConfig(
+        vocab_size=100, d_model=64, encoder_layers=2, decoder_layers=2,
+        encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=128,
+        decoder_ffn_dim=128, max_position_embeddings=64)),
+        ("input_ids", "attention_mask", "decoder_input_ids")), (ids, mask, dec)
+    yield "clip_text", lambda: Wrap(hf.CLIPTextModel(hf.CLIPTextConfig(
+        max_position_embeddings=64, **small))), lm
+    yield "clip_vision", lambda: Wrap(hf.CLIPVisionModel(hf.CLIPVisionConfig(
+        image_size=64, patch_size=16, **{k: v for k, v in small.items() if k != "vocab_size"})),
+        ("pixel_values",)), (pixels,)
+    yield "segformer", lambda: Wrap(hf.SegformerForSemanticSegmentation(hf.SegformerConfig(
+        num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[16, 32],
+        patch_sizes=[7, 3], strides=[4, 2], num_attention_heads=[1, 2], mlp_ratios=[2, 2],
+        decoder_hidden_size=32, num_labels=5)), ("pixel_values",)), (pixels,)
+    yield "mobilevit", lambda: Wrap(hf.MobileViTModel(hf.MobileViTConfig(
+        image_size=64, hidden_sizes=[32, 48, 64], neck_hidden_sizes=[8, 8, 16, 16, 24, 32, 64])),
+        ("pixel_values",)), (pixels,)
+    yield "convnext_hf", lambda: Wrap(hf.ConvNextModel(hf.ConvNextConfig(
+        hidden_sizes=[16, 32, 48, 64], depths=[1, 1, 1, 1])), ("pixel_values",)), (pixels,)
+    yield "swin_hf", lambda: Wrap(hf.SwinModel(hf.SwinConfig(
+        image_size=64, patch_size=4, embed_dim=16, depths=[1, 1], num_heads=[2, 4], window_size=4)),
+        ("pixel_values",)), (pixels,)
+    yield "deit_hf", lambda: Wrap(hf.DeiTModel(hf.DeiTConfig(
+        image_size=64, patch_size=16, **{k: v for k, v in small.items() if k != "vocab_size"})),
+        ("pixel_values",)), (pixels,)
+    yield "wav2vec2", lambda: Wrap(hf.Wav2Vec2Model(hf.Wav2Vec2Config(
+        hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
+        conv_dim=(32, 32, 32), conv_stride=(5, 2, 2), conv_kernel=(10, 3, 3),
+        num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4)), ("input_values",)), \
+        (torch.randn(1, 4000),)
+
+
 made = []
-for family in (vision, language):
+for family in (vision, language, language2):
     try:
         models = list(family())
     except Exception:
