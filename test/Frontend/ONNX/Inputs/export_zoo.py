@@ -15,7 +15,9 @@ would be tens of MB) and exported twice where the exporter allows:
 `NAME_legacy.onnx` (the TorchScript exporter, opset 17), with the inputs
 next to them (NAME_in0.npy, ...). Export failures are printed and skipped.
 With ZOO_DYNAMIC=1 the batch (and sequence) are symbolic in the exported
-files and the inputs have other sizes than the traced ones (below).
+files and the inputs have other sizes than the traced ones (below); with
+ZOO_HALF=1 the models are float16 on the GPU; ZOO_EXPORTERS=legacy (or
+dynamo) uses one exporter.
 Needs torch, torchvision, transformers and onnxscript (the GPU machine's
 image has them; this repository's venv does not).
 """
@@ -157,6 +159,11 @@ def language():
 # other sizes than the traced ones (batch 3; sequence 11, the last one
 # padded), as NAME_EXPORTER_dyn.
 dynamic = os.environ.get("ZOO_DYNAMIC") == "1"
+# ZOO_HALF=1: the model and its float inputs in float16 on the GPU, exported
+# as NAME_EXPORTER_f16, with PyTorch's own outputs there as the reference
+# (NAME_EXPORTER_f16_torch0.npy, ...: ONNX Runtime's CPU kernels do not take
+# float16 everywhere).
+half = os.environ.get("ZOO_HALF") == "1"
 
 
 def other_sizes(inputs):
@@ -295,11 +302,15 @@ for family in (vision, language, language2):
             continue
         try:
             model = redraw(build())
+            if half:
+                model = model.half().cuda()
+                inputs = tuple(x.half().cuda() if x.is_floating_point() else x.cuda()
+                               for x in inputs)
         except Exception as e:
             print(f"{name}: not built: {type(e).__name__}: {e}".splitlines()[0])
             continue
-        for exporter in ("dynamo", "legacy"):
-            tag = f"{name}_{exporter}" + ("_dyn" if dynamic else "")
+        for exporter in os.environ.get("ZOO_EXPORTERS", "dynamo,legacy").split(","):
+            tag = f"{name}_{exporter}" + ("_dyn" if dynamic else "") + ("_f16" if half else "")
             path = os.path.join(out, tag + ".onnx")
             try:
                 with torch.no_grad():
@@ -309,7 +320,14 @@ for family in (vision, language, language2):
                       f"{str(e).splitlines()[0] if str(e) else ''}"[:300])
                 continue
             for i, x in enumerate(other_sizes(inputs) if dynamic else inputs):
-                np.save(os.path.join(out, f"{tag}_in{i}.npy"), x.numpy())
+                np.save(os.path.join(out, f"{tag}_in{i}.npy"), x.cpu().numpy())
+            if half:
+                with torch.no_grad():
+                    result = model(*inputs)
+                result = result if isinstance(result, tuple) else (result,)
+                for k, r in enumerate(result):
+                    np.save(os.path.join(out, f"{tag}_torch{k}.npy"), r.float().cpu().numpy()
+                            if r.dtype == torch.bfloat16 else r.cpu().numpy())
             size = os.path.getsize(path)
             print(f"{tag}: {size / 1e6:.1f} MB")
             made.append(tag)
@@ -326,7 +344,8 @@ if len(sys.argv) > 3:
                     tar.add(os.path.join(out, f), arcname=f)
             k, group, total = k + 1, [], 0
     for m in made:
-        files = [f for f in os.listdir(out) if f.startswith(m + ".") or f.startswith(m + "_in")]
+        files = [f for f in os.listdir(out) if f.startswith(m + ".") or f.startswith(m + "_in")
+                 or f.startswith(m + "_torch")]
         size = sum(os.path.getsize(os.path.join(out, f)) for f in files)
         if size > 15e6:
             print(f"{m}: {size / 1e6:.1f} MB, too large to bring back")

@@ -10,7 +10,9 @@ For the CPU, each model is compiled, run with tide-run and compared here. With
 and ONNX Runtime's outputs (MODEL_ref0.npy, ...) are written to OUT_DIR, and
 `zoo_check.py OUT_DIR --run --tide-bin BIN` on the GPU machine (Python, NumPy
 and tide-run only) runs and compares them. Prints one line per model; exits 1
-when any model failed to compile, run or match.
+when any model failed to compile, run or match. Where PyTorch's outputs are
+next to a model (MODEL_torch0.npy, ...: a float16 export), they are the
+reference instead of ONNX Runtime's.
 """
 import argparse
 import glob
@@ -80,10 +82,16 @@ def main():
         base = model[:-len(".onnx")]
         name = os.path.basename(base)
         inputs = numbered(base + "_in*.npy", "in")
+        torch_refs = numbered(base + "_torch*.npy", "torch")
         try:
+            if torch_refs:  # PyTorch's outputs (a float16 export, ZOO_HALF)
+                refs = [np.load(f) for f in torch_refs]
+                raise StopIteration
             sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
             refs = sess.run(None, {i.name: np.load(f)
                                    for i, f in zip(sess.get_inputs(), inputs)})
+        except StopIteration:
+            pass
         except Exception as e:  # the export fixed a size the inputs do not have
             print("%s: skipped: ONNX Runtime: %s" % (name, str(e).strip().splitlines()[0][:200]))
             continue
