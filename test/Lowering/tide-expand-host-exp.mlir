@@ -10,18 +10,23 @@
 // CHECK-LABEL: func.func @host(
 // CHECK-SAME: %[[X:.*]]: f32, %[[Y:.*]]: f64, %[[V:.*]]: vector<4xf32>
 // CHECK-NOT: math.exp %[[X]]
-// Lanes below -103.97 (e^x rounds to 0) compute from 0 instead, so that no
-// step underflows (a microcode assist on x86), and give 0 at the end; the
-// argument clamped above at 89. The kept lanes are the unordered-not-below
-// ones (a NaN goes on), so that both selects keep where the mask is set
-// (zero-masked AVX-512 instructions).
+// Lanes below -103.97 (e^x rounds to 0) give 0 at the end; without ldexp
+// they compute from 0 instead, so that no step underflows (a microcode assist
+// on x86); with it only the scaling could, and it is masked. The argument is
+// clamped above at 89. The kept lanes are the unordered-not-below ones (a NaN
+// goes on), so that the selects keep where the mask is set (zero-masked
+// AVX-512 instructions).
 // CHECK: %[[LOW:.*]] = arith.constant -103.972076 : f32
 // CHECK: %[[KEEP:.*]] = arith.cmpf uge, %[[X]], %[[LOW]] : f32
-// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK: %[[XL:.*]] = arith.select %[[KEEP]], %[[X]], %[[ZERO]] : f32
-// CHECK: %[[HIGH:.*]] = arith.constant 8.900000e+01 : f32
-// CHECK: %[[GT:.*]] = arith.cmpf ogt, %[[XL]], %[[HIGH]] : f32
-// CHECK: %[[XC:.*]] = arith.select %[[GT]], %[[HIGH]], %[[XL]] : f32
+// BITS: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// BITS: %[[XL:.*]] = arith.select %[[KEEP]], %[[X]], %[[ZERO]] : f32
+// BITS: %[[HIGH:.*]] = arith.constant 8.900000e+01 : f32
+// BITS: %[[GT:.*]] = arith.cmpf ogt, %[[XL]], %[[HIGH]] : f32
+// BITS: %[[XC:.*]] = arith.select %[[GT]], %[[HIGH]], %[[XL]] : f32
+// LDEXP-NOT: arith.select %[[KEEP]], %[[X]]
+// LDEXP: %[[HIGH:.*]] = arith.constant 8.900000e+01 : f32
+// LDEXP: %[[GT:.*]] = arith.cmpf ogt, %[[X]], %[[HIGH]] : f32
+// LDEXP: %[[XC:.*]] = arith.select %[[GT]], %[[HIGH]], %[[X]] : f32
 // k = round(x * log2(e)) through the 1.5 * 2^23 shift, also as an integer;
 // r = x - k * ln(2).
 // CHECK: %[[SHIFTED:.*]] = math.fma %[[XC]], %{{.*}}, %[[ROUND:.*]] : f32

@@ -16,27 +16,27 @@
 
 // A softmax over rows, as convert-tide-to-linalg writes it (reductions that
 // keep their reduced dimension): the max, the exponentials, the sum and the
-// division all run on tiles of 8 rows (8 x 1000 x 4 bytes = 32 KiB); the
+// division all run on tiles of one row (4000 bytes: tile-bytes is 4 KiB); the
 // unit dimension is dropped, and nothing is left outside the loop.
 // CHECK-LABEL: func.func @softmax(
 // CHECK-NOT: linalg.generic
-// CHECK: scf.forall (%[[I:.*]]) = (0) to (4096) step (8) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<4096x1000xf32>)
-// CHECK: %[[X:.*]] = tensor.extract_slice %{{.*}}[%[[I]], 0] [8, 1000] [1, 1]
-// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<8xf32>)
-// CHECK: %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<8x1000xf32>) outs(%[[INIT]] : tensor<8xf32>)
+// CHECK: scf.forall (%[[I:.*]]) in (4096) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<4096x1000xf32>)
+// CHECK: %[[X:.*]] = tensor.extract_slice %{{.*}}[%[[I]], 0] [1, 1000] [1, 1]
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1xf32>)
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<1x1000xf32>) outs(%[[INIT]] : tensor<1xf32>)
 // CHECK: arith.maximumf
 // The exponentials are computed in the sum's loop nest, which writes them
 // out too (one pass over the tile instead of two), into the result's tile;
 // the division updates them there in place (no scratch tile).
-// CHECK: %[[DEST:.*]] = tensor.extract_slice %[[OUT]][%[[I]], 0] [8, 1000] [1, 1]
-// CHECK: %[[ES:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[MAX]] : tensor<8x1000xf32>, tensor<8xf32>) outs(%[[DEST]], %{{.*}} : tensor<8x1000xf32>, tensor<8xf32>)
+// CHECK: %[[DEST:.*]] = tensor.extract_slice %[[OUT]][%[[I]], 0] [1, 1000] [1, 1]
+// CHECK: %[[ES:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[MAX]] : tensor<1x1000xf32>, tensor<1xf32>) outs(%[[DEST]], %{{.*}} : tensor<1x1000xf32>, tensor<1xf32>)
 // CHECK: %[[V:.*]] = math.exp
 // CHECK: %[[S:.*]] = arith.addf %[[V]], %{{.*}} fastmath<reassoc>
 // CHECK: linalg.yield %[[V]], %[[S]] : f32, f32
-// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[ES]]#1 : tensor<8xf32>) outs(%[[ES]]#0 : tensor<8x1000xf32>)
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[ES]]#1 : tensor<1xf32>) outs(%[[ES]]#0 : tensor<1x1000xf32>)
 // CHECK-NEXT: ^bb0(%[[SUM:.*]]: f32, %[[E:.*]]: f32):
 // CHECK-NEXT: arith.divf %[[E]], %[[SUM]]
-// CHECK: tensor.parallel_insert_slice %[[Y]] into %[[OUT]][%[[I]], 0] [8, 1000] [1, 1]
+// CHECK: tensor.parallel_insert_slice %[[Y]] into %[[OUT]][%[[I]], 0] [1, 1000] [1, 1]
 // CHECK-NOT: linalg.generic
 // CHECK: return
 func.func @softmax(%x: tensor<4096x1000xf32>) -> tensor<4096x1000xf32> {

@@ -201,14 +201,14 @@ def TileAndFuseRowsPass
     %sum = linalg.generic {reduction over d1} ins(%e) outs(%fill0)
     %y = linalg.generic ins(%e, %sum) ...          // e / sum: the root
     // becomes
-    %y = scf.forall (%i) = (0) to (4096) step (8) shared_outs(%o = %init) {
-      // the same ops on rows [%i, %i + 8); the exponentials and the sum
-      // are one linalg.generic with two results
+    %y = scf.forall (%i) in (4096) shared_outs(%o = %init) {
+      // the same ops on row %i (a tile of 4000 bytes, at most tile-bytes);
+      // the exponentials and the sum are one linalg.generic with two results
     }
     ```
   }];
   let options = [
-    Option<"tileBytes", "tile-bytes", "int64_t", /*default=*/"32768",
+    Option<"tileBytes", "tile-bytes", "int64_t", /*default=*/"4096",
            "Bytes of the root's rows per tile">,
     Option<"minBytes", "min-bytes", "int64_t", /*default=*/"262144",
            "Roots whose result has fewer bytes are not tiled">,
