@@ -185,8 +185,10 @@ struct ConvToChannelsLast : OpRewritePattern<ConvOp> {
     bool gpu = device && device.isGPU();
     if (!gpu && isolated.contains(op))
       return rewriter.notifyMatchFailure(op, "an isolated host conv");
+    // (Grouped convolutions, depthwise ones included, on the host only:
+    // oneDNN reads them in NHWC as well.)
     if (op.getChannelsLast() || op.getType().getRank() != 4 ||
-        op.getGroups() != 1 ||
+        (gpu && op.getGroups() != 1) ||
         !(gpu ? element.isF16() || element.isBF16() || (f32 && element.isF32())
               : host && element.isF32() &&
                     op.getWeight().getType().hasStaticShape()))

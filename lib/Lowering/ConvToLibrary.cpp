@@ -431,7 +431,7 @@ std::optional<Epilogue> matchEpilogue(Operation *conv, Value y, Value x,
 bool lowerConv(linalg::LinalgOp op, int64_t threads) {
   if (!isa<linalg::Conv1DNcwFcwOp, linalg::Conv2DNchwFchwOp,
            linalg::Conv3DNcdhwFcdhwOp, linalg::Conv2DNgchwGfchwOp,
-           linalg::Conv2DNhwcFhwcOp>(op) ||
+           linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwgcGfhwcOp>(op) ||
       !op->hasAttr(TideDialect::getConvPadsAttrName()) ||
       op->getParentOfType<gpu::LaunchOp>() || !op.hasPureBufferSemantics())
     return false;
@@ -442,11 +442,17 @@ bool lowerConv(linalg::LinalgOp op, int64_t threads) {
     if (!type || !type.getElementType().isF32() || type.getMemorySpace())
       return false;
   }
-  bool grouped = isa<linalg::Conv2DNgchwGfchwOp>(op);
+  bool grouped =
+      isa<linalg::Conv2DNgchwGfchwOp, linalg::Conv2DNhwgcGfhwcOp>(op);
   // Channels-last (tide-channels-last): NHWC activations, FHWC weights; the
   // runtime gets NCHW / FCHW views of them (memref.transpose: only strides
   // change), which oneDNN reads in place.
-  bool nhwc = isa<linalg::Conv2DNhwcFhwcOp>(op);
+  bool nhwc = isa<linalg::Conv2DNhwcFhwcOp, linalg::Conv2DNhwgcGfhwcOp>(op);
+  // Grouped activations split their channels into (groups, per group):
+  // dimensions 1-2 (NCHW) or 3-4 (NHWC).
+  SmallVector<ReassociationIndices> merge =
+      nhwc ? SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}}
+           : SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}};
   auto yType = cast<MemRefType>(y.getType());
   int64_t rank = yType.getRank() - (grouped ? 1 : 0), k = rank - 2;
   int64_t groups = 1;
@@ -455,10 +461,16 @@ bool lowerConv(linalg::LinalgOp op, int64_t threads) {
     // Ungrouped views: the sources of the group-splitting expand_shapes, or
     // (where a constant's expand_shape was folded into a constant of the
     // grouped shape) a collapse_shape of the grouped buffer.
+    SmallVector<ReassociationIndices> wMerge = {{0, 1}, {2}, {3}, {4}};
+    // (Only an expand_shape that split the channels so: canonicalization
+    // composes reshapes, and a depthwise weight's FHWC copy is a reshape of
+    // its FCHW one, expanded otherwise.)
     auto xExpand = x.getDefiningOp<memref::ExpandShapeOp>();
     auto wExpand = w.getDefiningOp<memref::ExpandShapeOp>();
-    SmallVector<ReassociationIndices> merge = {{0}, {1, 2}, {3}, {4}},
-                                      wMerge = {{0, 1}, {2}, {3}, {4}};
+    if (xExpand && xExpand.getReassociationIndices() != merge)
+      xExpand = nullptr;
+    if (wExpand && wExpand.getReassociationIndices() != wMerge)
+      wExpand = nullptr;
     if (!memref::CollapseShapeOp::isGuaranteedCollapsible(yType, merge) ||
         (!xExpand && !memref::CollapseShapeOp::isGuaranteedCollapsible(
                          cast<MemRefType>(x.getType()), merge)) ||
@@ -535,8 +547,7 @@ bool lowerConv(linalg::LinalgOp op, int64_t threads) {
     b.setInsertionPoint(epilogue->op);
   Value out = epilogue ? epilogue->out : y;
   if (grouped)
-    out = memref::CollapseShapeOp::create(
-        b, loc, y, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
+    out = memref::CollapseShapeOp::create(b, loc, y, merge);
   // NHWC buffers as NCHW views, FHWC weights as FCHW.
   Value bias = epilogue ? epilogue->bias : Value(),
         residual = epilogue ? epilogue->residual : Value();

@@ -205,3 +205,23 @@ func.func @identity_transpose(%x: tensor<?xbf16>) -> (tensor<?xbf16>, tensor<bf1
   %s = tide.reduce_sum %u axes = [0] : tensor<?xbf16>
   return %m, %s : tensor<?xbf16>, tensor<bf16>
 }
+
+// -----
+
+// A depthwise (grouped) host convolution between two others goes
+// channels-last too (oneDNN reads grouped NHWC data): a MobileNet block stays
+// NHWC from end to end, no transposes between the convolutions.
+// HOST-LABEL: func.func @host_depthwise(
+// HOST: tide.conv {{.*}} channels_last : tensor<1x6x6x8xf32>, tensor<8x1x1x8xf32>
+// HOST-NOT: tide.transpose
+// HOST: tide.conv {{.*}} groups = 8 channels_last : tensor<1x6x6x8xf32>, tensor<8x3x3x1xf32>
+// HOST-NOT: tide.transpose
+// HOST: tide.conv {{.*}} channels_last : tensor<1x6x6x8xf32>, tensor<8x1x1x8xf32>
+// HOST: tide.transpose %{{.*}} perm = [0, 3, 1, 2]
+// HOST: return
+func.func @host_depthwise(%x: tensor<1x8x6x6xf32>, %p: tensor<8x8x1x1xf32>, %d: tensor<8x1x3x3xf32>) -> tensor<1x8x6x6xf32> {
+  %0 = tide.conv %x, %p strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x8x6x6xf32>, tensor<8x8x1x1xf32>
+  %1 = tide.conv %0, %d strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] groups = 8 : tensor<1x8x6x6xf32>, tensor<8x1x3x3xf32>
+  %2 = tide.conv %1, %p strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x8x6x6xf32>, tensor<8x8x1x1xf32>
+  return %2 : tensor<1x8x6x6xf32>
+}

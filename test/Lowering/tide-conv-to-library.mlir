@@ -327,3 +327,31 @@ func.func @nhwc_weights(%x: memref<1x4x4x4xf32>, %w: memref<8x1x1x4xf32>, %y: me
   linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 0, 0, 0, 0>} ins(%x, %w : memref<1x4x4x4xf32>, memref<8x1x1x4xf32>) outs(%y : memref<1x4x4x8xf32>)
   return
 }
+
+// A grouped channels-last convolution (a depthwise one:
+// linalg.conv_2d_nhwgc_gfhwc over the channels split into groups): the call
+// gets ungrouped NCHW / FCHW views and the group count. The activations'
+// expand_shapes split the channels, so their sources are read; the weights'
+// expand_shape does not (canonicalization composed the depthwise weights'
+// FHWC reshape into it), so the grouped weights are collapsed back, as the
+// grouped result is.
+// CHECK-LABEL: func.func @nhwc_depthwise(
+// CHECK-SAME: %[[X:.*]]: memref<1x6x6x8xf32>, %[[W:.*]]: memref<8x1x3x3xf32>, %[[Y:.*]]: memref<1x4x4x8xf32>)
+// CHECK-DAG: %[[WC:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3], [4]] : memref<8x1x3x3x1xf32> into memref<8x3x3x1xf32>
+// CHECK-DAG: %[[XT:.*]] = memref.transpose %[[X]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK-DAG: %[[YC:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0], [1], [2], [3, 4]] : memref<1x4x4x8x1xf32> into memref<1x4x4x8xf32>
+// CHECK-DAG: %[[YT:.*]] = memref.transpose %[[YC]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK-DAG: %[[WT:.*]] = memref.transpose %[[WC]] (d0, d1, d2, d3) -> (d0, d3, d1, d2) : memref<8x3x3x1xf32> to memref<8x1x3x3xf32, strided<[9, 1, 3, 1]>>
+// CHECK-DAG: %[[XU:.*]] = memref.cast %[[XT]]
+// CHECK-DAG: %[[WU:.*]] = memref.cast %[[WT]]
+// CHECK-DAG: %[[YU:.*]] = memref.cast %[[YT]]
+// CHECK-DAG: %[[G:.*]] = arith.constant 8 : i64
+// CHECK: call @tide_rt_cpu_conv_f32(%[[XU]], %[[WU]], %[[YU]], %[[G]],
+// CHECK-NOT: linalg.conv
+func.func @nhwc_depthwise(%x: memref<1x6x6x8xf32>, %w: memref<8x1x3x3xf32>, %y: memref<1x4x4x8xf32>) {
+  %xg = memref.expand_shape %x [[0], [1], [2], [3, 4]] output_shape [1, 6, 6, 8, 1] : memref<1x6x6x8xf32> into memref<1x6x6x8x1xf32>
+  %wg = memref.expand_shape %w [[0], [1], [2], [3, 4]] output_shape [8, 1, 3, 3, 1] : memref<8x1x3x3xf32> into memref<8x1x3x3x1xf32>
+  %yg = memref.expand_shape %y [[0], [1], [2], [3, 4]] output_shape [1, 4, 4, 8, 1] : memref<1x4x4x8xf32> into memref<1x4x4x8x1xf32>
+  linalg.conv_2d_nhwgc_gfhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 0, 0, 0, 0>} ins(%xg, %wg : memref<1x6x6x8x1xf32>, memref<8x1x3x3x1xf32>) outs(%yg : memref<1x4x4x8x1xf32>)
+  return
+}

@@ -40,9 +40,11 @@ def ChannelsLastPass : Pass<"tide-channels-last", "mlir::func::FuncOp"> {
     (cuDNN) read and write channels-last (NHWC) data: given NCHW buffers they
     transpose them in and out at every convolution. This pass rewrites each
     ungrouped 2-D f16/bf16 convolution placed on a GPU (and f32 ones with
-    `f32`; with `host`, also every ungrouped 2-D f32 convolution not placed
-    on a GPU, which the CPU pipeline hands to oneDNN: its NHWC kernels need no
-    reorder of the activations around each call) into `tide.transpose` to
+    `f32`; with `host`, also every 2-D f32 convolution not placed on a GPU,
+    grouped and depthwise ones included, which the CPU pipeline hands to
+    oneDNN: its NHWC kernels need no reorder of the activations around each
+    call, and a MobileNet stays NHWC from its first convolution to its last)
+    into `tide.transpose` to
     NHWC, a `channels_last` `tide.conv` and
     a `tide.transpose` back, then moves the transposes down the graph until
     they meet their inverses and vanish. A host convolution with no other

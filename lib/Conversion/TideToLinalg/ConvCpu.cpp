@@ -28,7 +28,8 @@
 // vectorizable run along an output row rather than a window of a few taps.
 //
 // f32 convolutions oneDNN takes (1-3-D, grouped only in 2-D, static weight
-// shape; and the ungrouped 2-D channels-last ones tide-channels-last made)
+// shape; and the 2-D channels-last ones tide-channels-last made, grouped ones
+// as linalg.conv_2d_nhwgc_gfhwc)
 // come first: the generic lowering's named linalg convolution marked
 // with `tide.conv_pads`, as for cuDNN on the GPU, which
 // tide-conv-to-library turns into a call of Tide's runtime
@@ -80,13 +81,12 @@ bool isCpuLibraryConv(ConvOp op) {
 }
 
 /// Whether oneDNN runs the channels-last conv `op` on the CPU in that layout
-/// (tide-channels-last's `host` rewrite): ungrouped, 2-D, f32, static
+/// (tide-channels-last's `host` rewrite): 2-D (grouped or not), f32, static
 /// non-empty weights, not placed on a GPU.
 bool isCpuChannelsLastLibraryConv(ConvOp op) {
   DeviceAttr device = getDevice(op);
   if ((device && device.isGPU()) || !op.getChannelsLast() ||
-      op.getGroups() != 1 || op.getType().getRank() != 4 ||
-      !op.getType().getElementType().isF32() ||
+      op.getType().getRank() != 4 || !op.getType().getElementType().isF32() ||
       !op.getWeight().getType().hasStaticShape())
     return false;
   for (Value v : {op.getInput(), op.getWeight(), op.getResult()})

@@ -1243,15 +1243,57 @@ LogicalResult lowerChannelsLastLibraryConv(PatternRewriter &rewriter,
       padSpatial(rewriter, loc, op.getInput(), pads.take_front(k),
                  pads.drop_front(k), constantOf(rewriter, loc, element, 0),
                  /*firstSpatial=*/1);
-  Value init = filledLike(rewriter, loc, type.getShape(), op.getInput(),
+  int64_t groups = op.getGroups();
+  if (groups == 1) {
+    Value init = filledLike(rewriter, loc, type.getShape(), op.getInput(),
+                            constantOf(rewriter, loc, acc, 0));
+    Operation *named = linalg::Conv2DNhwcFhwcOp::create(
+        rewriter, loc, TypeRange{init.getType()}, ValueRange{x, op.getWeight()},
+        ValueRange{init}, rewriter.getI64TensorAttr(op.getStrides()),
+        rewriter.getI64TensorAttr(op.getDilations()));
+    named->setAttr(TideDialect::getConvPadsAttrName(),
+                   rewriter.getDenseI64ArrayAttr(pads));
+    Value result = named->getResult(0);
+    if (acc != element)
+      result = buildElementwise(
+          rewriter, loc, type, ValueRange{result},
+          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+            return scalarCast(b, l, args[0], element);
+          });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+  // Grouped (oneDNN on the CPU, f32): linalg.conv_2d_nhwgc_gfhwc over the
+  // channels split into (groups, channels per group): (N, H, W, C) ->
+  // (N, H, W, G, C/G), (F, KH, KW, C/G) -> (G, F/G, KH, KW, C/G), and the
+  // result (N, OH, OW, G, F/G) collapsed back.
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = op.getWeight().getType();
+  SmallVector<int64_t> xShape(xType.getShape().take_front(3));
+  xShape.append({groups, xType.getDimSize(3) / groups});
+  SmallVector<int64_t> wShape = {groups, wType.getDimSize(0) / groups,
+                                 wType.getDimSize(1), wType.getDimSize(2),
+                                 wType.getDimSize(3)};
+  SmallVector<int64_t> yShape(type.getShape().take_front(3));
+  yShape.append({groups, type.getDimSize(3) / groups});
+  SmallVector<ReassociationIndices> lastSplit = {{0}, {1}, {2}, {3, 4}},
+                                    firstSplit = {{0, 1}, {2}, {3}, {4}};
+  Value xg = tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get(xShape, element), x, lastSplit);
+  Value wg = tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get(wShape, element), op.getWeight(),
+      firstSplit);
+  Value init = filledLike(rewriter, loc, yShape, op.getInput(),
                           constantOf(rewriter, loc, acc, 0));
-  Operation *named = linalg::Conv2DNhwcFhwcOp::create(
-      rewriter, loc, TypeRange{init.getType()}, ValueRange{x, op.getWeight()},
+  Operation *named = linalg::Conv2DNhwgcGfhwcOp::create(
+      rewriter, loc, TypeRange{init.getType()}, ValueRange{xg, wg},
       ValueRange{init}, rewriter.getI64TensorAttr(op.getStrides()),
       rewriter.getI64TensorAttr(op.getDilations()));
   named->setAttr(TideDialect::getConvPadsAttrName(),
                  rewriter.getDenseI64ArrayAttr(pads));
-  Value result = named->getResult(0);
+  Value result = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get(type.getShape(), acc),
+      named->getResult(0), lastSplit);
   if (acc != element)
     result = buildElementwise(
         rewriter, loc, type, ValueRange{result},

@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
@@ -172,3 +172,41 @@ onnx.checker.check_model(pads_model)
 onnx.save(pads_model, os.path.join(out, "pads_exported.onnx"))
 np.save(os.path.join(out, "pads_exported_in0.npy"),
         rng.normal(0, 1, (1, 4, 5, 6)).astype(np.float32))
+
+# Grouped convolutions between others (a MobileNet-style chain): the
+# pointwise convolutions make the grouped ones channels-last too, which
+# oneDNN runs on NHWC data: depthwise 3x3 with stride 2, a grouped 3x3 with
+# dilation 2, a depthwise one with two filters per channel, batch 2, biases.
+def conv_node(name, x, w, b, **attrs):
+    return helper.make_node("Conv", [x, w, b], [name], name=name, **attrs)
+
+
+inits = []
+
+
+def weight(name, shape):
+    inits.append(numpy_helper.from_array(
+        (rng.standard_normal(shape) * 0.3).astype(np.float32), name))
+    return name
+
+
+C = 8
+nodes = [
+    conv_node("pw1", "x", weight("w1", [C, 4, 1, 1]), weight("b1", [C])),
+    helper.make_node("Relu", ["pw1"], ["r1"]),
+    conv_node("dw", "r1", weight("wd", [C, 1, 3, 3]), weight("bd", [C]),
+              group=C, strides=[2, 2], pads=[1, 1, 1, 1]),
+    conv_node("gc", "dw", weight("wg", [C, C // 2, 3, 3]), weight("bg", [C]),
+              group=2, dilations=[2, 2], pads=[2, 2, 2, 2]),
+    conv_node("dw2", "gc", weight("wd2", [2 * C, 1, 3, 3]), weight("bd2", [2 * C]),
+              group=C, pads=[1, 0, 1, 0]),
+    conv_node("pw2", "dw2", weight("w2", [6, 2 * C, 1, 1]), weight("b2", [6])),
+]
+grouped = helper.make_model(
+    helper.make_graph(nodes, "grouped_chain", [vi("x", F, [2, 4, 11, 11])],
+                      [vi("pw2", F, [2, 6, 6, 4])], inits),
+    opset_imports=[helper.make_opsetid("", 13)])
+onnx.checker.check_model(grouped)
+onnx.save(grouped, os.path.join(out, "grouped_chain.onnx"))
+np.save(os.path.join(out, "grouped_chain_in0.npy"),
+        rng.standard_normal((2, 4, 11, 11)).astype(np.float32))
