@@ -178,6 +178,9 @@ static void addHostToLLVM(OpPassManager &pm, bool avx512) {
   pm.addPass(createAccurateMathToLibmPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  // The vector blocks of tide-tile-transposes (row loads, shuffles, row
+  // stores).
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToLLVMPass());
   // Allocations through _mlir_memref_to_llvm_alloc & co., which
   // tide-host-allocation-checks defines with a check of the result.
   FinalizeMemRefToLLVMConversionPassOptions memrefs;
@@ -249,8 +252,10 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
     pm.addPass(createMatmulToLibraryPass(matmuls));
   }
   // Transposes copy cache-sized tiles (one side would be read with a large
-  // stride throughout).
-  pm.addNestedPass<func::FuncOp>(createTileTransposesPass());
+  // stride throughout), by vector blocks where they can.
+  TileTransposesPassOptions transposes;
+  transposes.vectorBlocks = true;
+  pm.addNestedPass<func::FuncOp>(createTileTransposesPass(transposes));
   bool parallel = addHostLoops(pm, options.threads, options.grain);
   // Innermost loops are vectorized by LLVM, not fully unrolled before it.
   pm.addNestedPass<func::FuncOp>(createAnnotateInnerLoopsPass());
@@ -309,7 +314,9 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
   // the CPU pipeline: row tiles as parallel loops, tiled transposes, loops
   // across the host's cores.
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
-  pm.addNestedPass<func::FuncOp>(createTileTransposesPass());
+  TileTransposesPassOptions transposes;
+  transposes.vectorBlocks = true;
+  pm.addNestedPass<func::FuncOp>(createTileTransposesPass(transposes));
   bool parallel = addHostLoops(pm, options.threads, options.grain);
   pm.addPass(createCanonicalizerPass());
   // Constants and index math move into the kernels, not their parameters.

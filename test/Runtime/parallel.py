@@ -84,6 +84,21 @@ def cases(rng):
            [r(1001, 257)], softmax)
     yield ("transpose 1023x771", unary("transpose", [1023, 771], " perm = [1, 0]", [771, 1023]),
            [r(1023, 771)], lambda x: np.ascontiguousarray(x.T))
+    # 16x16 vector blocks with edges; a result of 8 MiB or more written with
+    # non-temporal stores; 32-bit integers; NCHW -> NHWC; dynamic sizes.
+    yield ("transpose 2050x1030 (streaming stores)",
+           unary("transpose", [2050, 1030], " perm = [1, 0]", [1030, 2050]),
+           [r(2050, 1030)], lambda x: np.ascontiguousarray(x.T))
+    xi = rng.integers(-2**31, 2**31 - 1, (300, 517), dtype=np.int32)
+    yield ("transpose i32 300x517",
+           unary("transpose", [300, 517], " perm = [1, 0]", [517, 300], dt="i32"),
+           [xi], lambda x: np.ascontiguousarray(x.T))
+    yield ("transpose NCHW->NHWC 2x67x9x33",
+           unary("transpose", [2, 67, 9, 33], " perm = [0, 2, 3, 1]", [2, 9, 33, 67]),
+           [r(2, 67, 9, 33)], lambda x: np.ascontiguousarray(x.transpose(0, 2, 3, 1)))
+    yield ("transpose ?x? 129x4099",
+           unary("transpose", ["?", "?"], " perm = [1, 0]", ["?", "?"]),
+           [r(129, 4099)], lambda x: np.ascontiguousarray(x.T))
     x64 = rng.random((257, 1031))
     yield ("log f64 257x1031", unary("log", [257, 1031], dt="f64"), [x64], np.log)
 

@@ -136,6 +136,19 @@ def TileTransposesPass : Pass<"tide-tile-transposes", "mlir::func::FuncOp"> {
     the cache. Transposes that keep the innermost dimension (attention's
     (0, 2, 1, 3)) copy contiguous rows already and are left alone.
 
+    The tile loops run the input's rows in order (the loop over the result's
+    innermost dimension outside), the order hardware prefetchers follow.
+
+    With `vector-blocks`, a plain transpose (a copy through the permutation)
+    of 32-bit elements is copied by 16x16 blocks held in vector registers (16
+    row loads, the shuffles of an AVX-512 16x16 transpose as
+    `vector.shuffle`, 16 row stores) instead of element by element, and
+    results of at least `streaming-bytes` go to memory with non-temporal
+    stores: a 64 MiB transpose otherwise reads every line of its result into
+    the cache before overwriting it. What is left of a tile past its whole
+    blocks (sides that are not multiples of 16) is copied element by
+    element.
+
     ```mlir
     linalg.transpose ins(%x : memref<4096x4096xf32>) outs(%y : ...) permutation = [1, 0]
     // becomes
@@ -145,12 +158,23 @@ def TileTransposesPass : Pass<"tide-tile-transposes", "mlir::func::FuncOp"> {
     ```
   }];
   let options = [
-    Option<"tileSize", "tile-size", "int64_t", /*default=*/"32",
+    Option<"tileSize", "tile-size", "int64_t", /*default=*/"64",
            "Tile size along both dimensions">,
+    Option<"vectorBlocks", "vector-blocks", "bool", /*default=*/"false",
+           "Copy a plain transpose of 32-bit elements by 16x16 blocks: 16 "
+           "vector loads, 64 vector.shuffle, 16 vector stores">,
+    Option<"streamingBytes", "streaming-bytes", "int64_t",
+           /*default=*/"8388608",
+           "With vector-blocks: a result of at least this many bytes (static "
+           "shape, 64-byte aligned allocation) is written with non-temporal "
+           "stores, which do not read the lines they overwrite into the "
+           "cache; 0 never">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect",
                            "mlir::memref::MemRefDialect",
-                           "mlir::affine::AffineDialect"];
+                           "mlir::affine::AffineDialect",
+                           "mlir::vector::VectorDialect",
+                           "mlir::arith::ArithDialect"];
 }
 
 def TileAndFuseRowsPass
