@@ -45,10 +45,15 @@ struct AnnotateInnerLoopsPass
       // Reductions interleaved twice: two vector accumulators, so a
       // softmax's max and sum loops are not one long chain of dependent
       // vector operations (LLVM's own choice for these nested loops is 1).
+      // Other loops by `interleave` (4): LLVM picks 1 under
+      // unroll<disable>, one vector per iteration (a column sum's
+      // out[j] += x[i][j] over 4096x2048 f32: 1.74 -> 0.90 ms; exp over
+      // 230400 f32: 58.8 -> 44.4 us).
       LLVM::LoopInterleaveAttr interleave;
-      if (reduces)
+      int64_t ic = reduces ? 2 : interleaveCount;
+      if (ic > 0)
         interleave = LLVM::LoopInterleaveAttr::get(
-            ctx, IntegerAttr::get(IntegerType::get(ctx, 32), 2));
+            ctx, IntegerAttr::get(IntegerType::get(ctx, 32), ic));
       return LLVM::LoopAnnotationAttr::get(
           ctx, /*disableNonforced=*/{}, /*vectorize=*/{}, interleave,
           LLVM::LoopUnrollAttr::get(ctx, BoolAttr::get(ctx, true), {}, {}, {},

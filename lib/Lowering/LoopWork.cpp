@@ -72,6 +72,16 @@ LoopWork::tripCount(OpFoldResult lb, OpFoldResult ub, OpFoldResult step) {
   if (l && u && s && *s > 0)
     return OpFoldResult(IntegerAttr::get(
         IndexType::get(ctx), *u > *l ? (*u - *l + *s - 1) / *s : 0));
+  // A chunk [lb, lb + c) (tide-parallelize-loops' chunks of an innermost
+  // dimension): c / step iterations, whatever lb is.
+  if (auto value = dyn_cast<Value>(ub); value && s && *s > 0)
+    if (auto add = value.getDefiningOp<arith::AddIOp>())
+      for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()),
+                          std::pair(add.getRhs(), add.getLhs())})
+        if (OpFoldResult(x) == lb)
+          if (std::optional<int64_t> c = getConstantIntValue(y); c && *c >= 0)
+            return OpFoldResult(
+                IntegerAttr::get(IndexType::get(ctx), (*c + *s - 1) / *s));
   if (!builder)
     return std::nullopt;
   // A bound computed inside the nest: count the loop once.

@@ -1,12 +1,15 @@
 // Tests of tide-annotate-inner-loops and tide-apply-loop-annotations: the
 // innermost scf.for loops of at least min-trip-count iterations (or an
-// unknown count) get unroll<disable = true>, which reaches the llvm.br of
+// unknown count) get unroll<disable = true> and an interleave count (4, or
+// 2 for loops that accumulate; interleave=0 leaves it to LLVM), which reaches the llvm.br of
 // the loop's back edge as its loop_annotation property (LLVM loop metadata).
 
 // RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-annotate-inner-loops))' \
 // RUN:   --mlir-print-local-scope | FileCheck %s
 // RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-annotate-inner-loops{min-trip-count=2}))' \
 // RUN:   --mlir-print-local-scope | FileCheck %s --check-prefix=TWO
+// RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-annotate-inner-loops{interleave=0}))' \
+// RUN:   --mlir-print-local-scope | FileCheck %s --check-prefix=LLVMS-CHOICE
 // RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-annotate-inner-loops),convert-scf-to-cf,finalize-memref-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts,tide-apply-loop-annotations)' \
 // RUN:   | FileCheck %s --check-prefix=LLVM
 
@@ -16,13 +19,15 @@
 // CHECK: scf.for
 // CHECK: scf.for
 // CHECK: memref.store
-// CHECK-NEXT: } {llvm.loop_annotation = #llvm.loop_annotation<unroll = <disable = true>>}
+// CHECK-NEXT: } {llvm.loop_annotation = #llvm.loop_annotation<interleave = <count = 4 : i32>, unroll = <disable = true>>}
 // CHECK-NEXT: }
 // CHECK-NOT: llvm.loop_annotation
 // CHECK: return
 // LLVM-LABEL: llvm.func @rows(
 // LLVM: llvm.br ^{{.*}} {loop_annotation = #{{.*}}}
 // LLVM-NOT: llvm.loop_annotation
+// LLVMS-CHOICE-LABEL: func.func @rows(
+// LLVMS-CHOICE: } {llvm.loop_annotation = #llvm.loop_annotation<unroll = <disable = true>>}
 func.func @rows(%a: memref<8x56xf32>, %b: memref<8x56xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -39,7 +44,7 @@ func.func @rows(%a: memref<8x56xf32>, %b: memref<8x56xf32>) {
 
 // An unknown trip count is annotated too.
 // CHECK-LABEL: func.func @dynamic(
-// CHECK: } {llvm.loop_annotation = #llvm.loop_annotation<unroll = <disable = true>>}
+// CHECK: } {llvm.loop_annotation = #llvm.loop_annotation<interleave = <count = 4 : i32>, unroll = <disable = true>>}
 func.func @dynamic(%a: memref<?xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -56,7 +61,7 @@ func.func @dynamic(%a: memref<?xf32>, %n: index) {
 // CHECK-NOT: llvm.loop_annotation
 // CHECK: return
 // TWO-LABEL: func.func @negative_window(
-// TWO: } {llvm.loop_annotation = #llvm.loop_annotation<unroll = <disable = true>>}
+// TWO: } {llvm.loop_annotation = #llvm.loop_annotation<interleave = <count = 4 : i32>, unroll = <disable = true>>}
 func.func @negative_window(%a: memref<3xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

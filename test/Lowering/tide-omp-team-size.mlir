@@ -75,6 +75,34 @@ func.func @static(%a: memref<300x200xf32>) {
 
 // -----
 
+// Chunks of an innermost dimension (tide-parallelize-loops): [i, i + 1024)
+// counts 1024 iterations, the work is 225 x 1024.
+// CHECK-LABEL: func.func @chunks
+// CHECK: %[[WORK:.*]] = arith.constant 230400 : i64
+// CHECK: call @tide_rt_cpu_team_size(%[[WORK]],
+func.func @chunks(%a: memref<230400xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  %cn = arith.constant 230400 : index
+  omp.parallel {
+    omp.wsloop {
+      omp.loop_nest (%i) : index = (%c0) to (%cn) step (%c1024) {
+        %end = arith.addi %i, %c1024 : index
+        scf.for %j = %i to %end step %c1 {
+          %x = memref.load %a[%j] : memref<230400xf32>
+          memref.store %x, %a[%j] : memref<230400xf32>
+        }
+        omp.yield
+      }
+    }
+    omp.terminator
+  }
+  return
+}
+
+// -----
+
 // A region that already has num_threads is left alone.
 // CHECK-LABEL: func.func @negative_sized
 // CHECK-NOT: call @tide_rt_cpu_team_size

@@ -30,6 +30,56 @@ func.func @outer_only(%a: memref<4x1000xf32>, %b: memref<4x1000xf32>) {
 
 // -----
 
+// A vector of 230400 = 225 x 1024 elements: chunks of 1024 run across
+// threads, each an scf.for (for tide-annotate-inner-loops).
+// CHECK-LABEL: func.func @chunked
+// CHECK: %[[C1024:.*]] = arith.constant 1024 : index
+// CHECK: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%{{.*}}) step (%[[C1024]]) {
+// CHECK-NEXT: %[[END:.*]] = arith.addi %[[I]], %[[C1024]]
+// CHECK-NEXT: scf.for %[[J:.*]] = %[[I]] to %[[END]] step %{{.*}} {
+// CHECK-NEXT: memref.load %{{.*}}[%[[J]]]
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @chunked(%a: memref<230400xf32>, %b: memref<230400xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cn = arith.constant 230400 : index
+  scf.parallel (%i) = (%c0) to (%cn) step (%c1) {
+    %x = memref.load %a[%i] : memref<230400xf32>
+    memref.store %x, %b[%i] : memref<230400xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// 100003 elements (no power of two from 256 divides it) and dynamic sizes:
+// one parallel loop over the elements, as before.
+// CHECK-LABEL: func.func @not_chunked
+// CHECK: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
+// CHECK-NEXT: memref.load %{{.*}}[%[[I]]]
+// CHECK: scf.parallel (%[[K:.*]]) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
+// CHECK-NEXT: memref.load %{{.*}}[%[[K]]]
+func.func @not_chunked(%a: memref<100003xf32>, %b: memref<100003xf32>, %d: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cn = arith.constant 100003 : index
+  scf.parallel (%i) = (%c0) to (%cn) step (%c1) {
+    %x = memref.load %a[%i] : memref<100003xf32>
+    memref.store %x, %b[%i] : memref<100003xf32>
+    scf.reduce
+  }
+  scf.parallel (%k) = (%c0) to (%n) step (%c1) {
+    %x = memref.load %d[%k] : memref<?xf32>
+    memref.store %x, %d[%k] : memref<?xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // 2x8x512: two outer iterations are too few to share out, so the second
 // dimension joins them (16); the innermost stays sequential.
 // CHECK-LABEL: func.func @two_outer

@@ -258,7 +258,10 @@ def AnnotateInnerLoopsPass
     `min-trip-count` gets `llvm.loop_annotation` with `unroll<disable = true>`
     (which `convert-scf-to-cf` puts on the loop's back edge), so the loop
     vectorizer sees the loop, vectorizes it with run-time alias checks, and
-    interleaves it itself; loops that accumulate (a loop-carried value, or a
+    interleaves it `interleave` times (4: four vectors per iteration, where
+    LLVM picks one for a loop whose unrolling is disabled; a column sum
+    `out[j] += x[i][j]` over 4096x2048 f32 took 1.74 ms a call with one,
+    0.90 with four); loops that accumulate (a loop-carried value, or a
     store to the same element at every iteration: a row sum or maximum) are
     interleaved twice (`interleave<count = 2>`), two vector accumulators where
     LLVM picks one for a reduction nested in another loop (softmax over
@@ -269,6 +272,9 @@ def AnnotateInnerLoopsPass
   let options = [
     Option<"minTripCount", "min-trip-count", "int64_t", /*default=*/"16",
            "Innermost loops with fewer known iterations are not annotated">,
+    Option<"interleaveCount", "interleave", "int64_t", /*default=*/"4",
+           "Vectors per iteration of the loops that do not accumulate "
+           "(0: LLVM's choice)">,
   ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
@@ -582,7 +588,12 @@ def ParallelizeLoopsPass
       vectorizes inside each thread's share;
     - a nest whose work (innermost iterations, statically known) is below
       twice `grain` becomes `scf.for` loops: it stays on the calling thread
-      with no threading code at all.
+      with no threading code at all;
+    - where the innermost dimension stays parallel (an elementwise op over a
+      vector), it is split into chunks of a power of two from 4096 down to
+      256 elements that divides its static trip count, each chunk an
+      `scf.for` that `tide-annotate-inner-loops` marks for the loop
+      vectorizer (exp over 230400 f32 on one thread: 61 -> 42 us).
 
     Nests of unknown size stay parallel; `tide-omp-team-size` decides their
     thread count at run time.
