@@ -50,6 +50,10 @@ def cases(rng):
     yield "exp 4099 (below the grain)", unary("exp", [4099]), [r(4099)], np.exp
     yield "exp 100003 (above)", unary("exp", [100003]), [r(100003)], np.exp
     yield "exp 3x1x70001", unary("exp", [3, 1, 70001]), [r(3, 1, 70001)], np.exp
+    # Chunks of the one parallel dimension (tide-parallelize-loops).
+    yield "exp 262144 (chunks of 4096)", unary("exp", [262144]), [r(262144)], np.exp
+    yield ("exp(x)*a+x 1x1x74496 (chunks of 256)", chain([1, 1, 74496]),
+           [r(1, 1, 74496), r(1, 1, 74496)], lambda x, a: np.exp(x) * a + x)
     yield "exp ?x? 517x333", unary("exp", ["?", "?"]), [r(517, 333)], np.exp
     yield "exp ?x? 5x3 (dynamic, small)", unary("exp", ["?", "?"]), [r(5, 3)], np.exp
     yield ("exp(x)*a+x 301x257", chain([301, 257]), [r(301, 257), r(301, 257)],
