@@ -743,12 +743,90 @@ Location GraphImporter::nodeLoc(const onnx::NodeProto &node, int index) {
 }
 
 namespace {
-/// An If whose condition is known while importing (a constant, or a
+/// What a name is bound to while importing: a value, a constant or a
+/// size-derived shape value (any of them may be set).
+struct Binding {
+  Value value;
+  std::optional<ElementsAttr> constant;
+  std::optional<ShapeValue> shape;
+  bool empty() const { return !value && !constant && !shape; }
+};
+
+Binding lookupBinding(GraphImporter &graph, llvm::StringRef name) {
+  Binding b;
+  b.value = graph.values.lookup(name);
+  if (auto c = graph.constants.find(name); c != graph.constants.end())
+    b.constant = c->second;
+  if (auto sv = graph.shapes.find(name); sv != graph.shapes.end())
+    b.shape = sv->second;
+  return b;
+}
+
+void bindName(GraphImporter &graph, llvm::StringRef name, const Binding &b) {
+  graph.values.erase(name);
+  graph.constants.erase(name);
+  graph.shapes.erase(name);
+  if (b.value)
+    graph.values[name] = b.value;
+  if (b.constant)
+    graph.constants[name] = *b.constant;
+  if (b.shape)
+    graph.shapes[name] = *b.shape;
+}
+
+/// A boolean (or integer) scalar known while importing, if it is one.
+std::optional<int64_t> knownScalar(const Binding &b) {
+  if (b.constant && b.constant->getNumElements() == 1)
+    if (auto values = readHostValues(*b.constant))
+      return values->intAt(0);
+  if (b.shape && b.shape->isConstant() && b.shape->elems.size() == 1)
+    return b.shape->elems.front().value;
+  return std::nullopt;
+}
+
+/// The binding as a value (constants and shape values built as ops).
+Value valueOf(NodeImporter &n, const Binding &b) {
+  if (b.value)
+    return b.value;
+  if (b.shape)
+    return n.materialize(*b.shape);
+  if (b.constant)
+    return n.constant(cast<DenseElementsAttr>(*b.constant));
+  return {};
+}
+
+/// Imports the nodes (and initializers) of an If's branch `g` in place; the
+/// bindings of its outputs in `outputs`.
+LogicalResult importBranch(
+    GraphImporter &graph, NodeImporter &n, const ImportedNode &entry,
+    const onnx::GraphProto &g,
+    SmallVectorImpl<std::pair<std::string, std::string>> &names,
+    const std::function<LogicalResult(const ImportedNode &)> &importNode) {
+  for (const onnx::TensorProto &t : g.initializer()) {
+    std::string error;
+    ElementsAttr value =
+        graph.readTensor(t, "an initializer of the branch", error);
+    if (!value)
+      return n.fail(error);
+    graph.constants[t.name()] = value;
+  }
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto &inner = g.node(i);
+    if (failed(importNode({&inner, entry.opset, graph.nodeLoc(inner, i)})))
+      return failure();
+  }
+  for (int i = 0; i < g.output_size(); ++i)
+    names.push_back({g.output(i).name(), n.node.output(i)});
+  return success();
+}
+
+/// An If. When its condition is known while importing (a constant, or a
 /// comparison of sizes that importing decides: PyTorch's TorchScript
 /// exporter turns a Python `if` on sizes into an If when the sizes are
-/// dynamic) is the nodes of the branch it takes, imported in place; the
-/// branch's outputs become the If's. Control flow decided at run time is
-/// refused.
+/// dynamic) it is the nodes of the branch it takes, imported in place; the
+/// branch's outputs become the If's. When the condition is computed at run
+/// time, both branches are computed and each output is selected from them
+/// (tide.select): the branches must give outputs of the same types.
 LogicalResult
 importIf(GraphImporter &graph, NodeImporter &n, const ImportedNode &entry,
          const std::function<LogicalResult(const ImportedNode &)> &importNode) {
@@ -764,47 +842,371 @@ importIf(GraphImporter &graph, NodeImporter &n, const ImportedNode &entry,
       cond = sym->elems.front().value != 0;
     }
   }
-  if (!cond)
-    return n.fail("the condition is computed at run time: control flow is "
-                  "not supported (an If is imported only when its condition "
-                  "is known while importing, from constants and sizes)");
-  const onnx::AttributeProto *branch =
-      n.attr(*cond ? "then_branch" : "else_branch");
-  if (!branch || !branch->has_g())
-    return n.fail(std::string("needs a '") +
-                  (*cond ? "then_branch" : "else_branch") + "' graph");
-  const onnx::GraphProto &g = branch->g();
-  if (g.output_size() != static_cast<int>(n.numOutputs()))
-    return n.fail("the branch taken has " + llvm::Twine(g.output_size()) +
-                  " outputs for the If's " + llvm::Twine(n.numOutputs()));
-  for (const onnx::TensorProto &t : g.initializer()) {
-    std::string error;
-    ElementsAttr value =
-        graph.readTensor(t, "an initializer of the branch", error);
-    if (!value)
-      return n.fail(error);
-    graph.constants[t.name()] = value;
+  auto branchGraph = [&](bool which) -> FailureOr<const onnx::GraphProto *> {
+    const onnx::AttributeProto *branch =
+        n.attr(which ? "then_branch" : "else_branch");
+    if (!branch || !branch->has_g()) {
+      (void)n.fail(std::string("needs a '") +
+                   (which ? "then_branch" : "else_branch") + "' graph");
+      return failure();
+    }
+    const onnx::GraphProto &g = branch->g();
+    if (g.output_size() != static_cast<int>(n.numOutputs())) {
+      (void)n.fail("the " + llvm::Twine(which ? "then" : "else") +
+                   " branch has " + llvm::Twine(g.output_size()) +
+                   " outputs for the If's " + llvm::Twine(n.numOutputs()));
+      return failure();
+    }
+    return &g;
+  };
+  if (cond) {
+    auto g = branchGraph(*cond);
+    SmallVector<std::pair<std::string, std::string>> names;
+    if (failed(g) ||
+        failed(importBranch(graph, n, entry, **g, names, importNode)))
+      return failure();
+    for (auto &[from, to] : names) {
+      if (to.empty())
+        continue;
+      Binding b = lookupBinding(graph, from);
+      if (b.empty())
+        return n.fail("output '" + from +
+                      "' of the branch taken is not produced "
+                      "by the branch or the graph");
+      bindName(graph, to, b);
+    }
+    return success();
   }
+  if (!n.has(0))
+    return n.fail("needs a condition");
+  Value c = n.in(0);
+  auto cType = c ? dyn_cast<RankedTensorType>(c.getType()) : nullptr;
+  if (!cType || !cType.getElementType().isInteger(1) ||
+      !cType.hasStaticShape() || cType.getNumElements() != 1)
+    return n.fail("the condition must be one boolean");
+  c = n.reshape(c, {});
+  auto thenG = branchGraph(true), elseG = branchGraph(false);
+  if (failed(thenG) || failed(elseG))
+    return failure();
+  SmallVector<std::pair<std::string, std::string>> thenNames, elseNames;
+  if (failed(importBranch(graph, n, entry, **thenG, thenNames, importNode)))
+    return failure();
+  SmallVector<Binding> thenOut;
+  for (auto &[from, to] : thenNames)
+    thenOut.push_back(lookupBinding(graph, from));
+  if (failed(importBranch(graph, n, entry, **elseG, elseNames, importNode)))
+    return failure();
+  for (unsigned i = 0; i < n.numOutputs(); ++i) {
+    Binding e = lookupBinding(graph, elseNames[i].first);
+    if (thenOut[i].empty() || e.empty())
+      return n.fail("output " + llvm::Twine(i) +
+                    " of a branch is not produced by the branch or the graph");
+    if (!n.wantsOutput(i))
+      continue;
+    Value t = valueOf(n, thenOut[i]), f = valueOf(n, e);
+    if (!t || !f)
+      return failure();
+    if (t.getType() != f.getType())
+      return n.fail(
+          "the condition is computed at run time, so Tide computes both "
+          "branches and selects each output, but output " +
+          llvm::Twine(i) + " has different types in the two branches");
+    Value out = n.create<SelectOp>(c, t, f);
+    if (!out)
+      return failure();
+    n.setOut(i, out);
+  }
+  return success();
+}
+
+/// Most iterations a Loop or Scan is unrolled to.
+constexpr int64_t kMaxUnrolledIterations = 4096;
+
+/// Imports the nodes of `g` (a Loop's or Scan's body) once, its inputs bound
+/// to `inputs`; its outputs' bindings in `outputs`. Names the body defines
+/// are unbound first, so that an iteration never reads the previous one's.
+LogicalResult importBodyOnce(
+    GraphImporter &graph, NodeImporter &n, const ImportedNode &entry,
+    const onnx::GraphProto &g, ArrayRef<Binding> inputs,
+    SmallVectorImpl<Binding> &outputs,
+    const std::function<LogicalResult(const ImportedNode &)> &importNode) {
+  for (const onnx::NodeProto &node : g.node())
+    for (const std::string &out : node.output())
+      bindName(graph, out, Binding());
+  for (int i = 0; i < g.input_size(); ++i)
+    bindName(graph, g.input(i).name(), inputs[i]);
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto &inner = g.node(i);
     if (failed(importNode({&inner, entry.opset, graph.nodeLoc(inner, i)})))
       return failure();
   }
+  outputs.clear();
   for (int i = 0; i < g.output_size(); ++i) {
-    const std::string &from = g.output(i).name();
-    const std::string &to = n.node.output(i);
-    if (to.empty())
+    Binding b = lookupBinding(graph, g.output(i).name());
+    if (b.empty())
+      return n.fail("output '" + g.output(i).name() +
+                    "' of the body is not produced by the body or the graph");
+    outputs.push_back(b);
+  }
+  return success();
+}
+
+/// Values of one rank stacked along a new axis `axis` (each reshaped to a
+/// size of 1 there, then concatenated).
+Value stack(NodeImporter &n, ArrayRef<Value> parts, int64_t axis) {
+  SmallVector<Value> expanded;
+  for (Value v : parts) {
+    if (!v)
+      return {};
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    if (axis > static_cast<int64_t>(shape.size()) ||
+        llvm::any_of(shape, ShapedType::isDynamic)) {
+      (void)n.fail("a scan output of dynamic shape is not supported");
+      return {};
+    }
+    shape.insert(shape.begin() + axis, 1);
+    expanded.push_back(n.reshape(v, shape));
+  }
+  return expanded.size() == 1 ? expanded[0]
+                              : n.create<ConcatOp>(expanded, axis);
+}
+
+void readBodyInitializers(GraphImporter &graph, const onnx::GraphProto &g,
+                          std::string &error) {
+  for (const onnx::TensorProto &t : g.initializer()) {
+    ElementsAttr value =
+        graph.readTensor(t, "an initializer of the body", error);
+    if (!value)
+      return;
+    graph.constants[t.name()] = value;
+  }
+}
+
+/// A Loop whose trip count and condition are known while importing (trip
+/// count M from a constant, a size or a bound input; the body's condition
+/// output known at every iteration): the body unrolled, its scan outputs
+/// stacked along a new first axis.
+LogicalResult importLoop(
+    GraphImporter &graph, NodeImporter &n, const ImportedNode &entry,
+    const std::function<LogicalResult(const ImportedNode &)> &importNode) {
+  if (failed(n.checkAttrs({"body"})))
+    return failure();
+  const onnx::AttributeProto *body = n.attr("body");
+  if (!body || !body->has_g())
+    return n.fail("needs a 'body' graph");
+  const onnx::GraphProto &g = body->g();
+  int64_t carried = static_cast<int64_t>(n.numInputs()) - 2;
+  if (carried < 0 || g.input_size() != carried + 2 ||
+      g.output_size() < carried + 1 ||
+      static_cast<int64_t>(n.numOutputs()) > g.output_size() - 1)
+    return n.fail("the body's inputs and outputs do not match the Loop's "
+                  "(M, cond, " +
+                  llvm::Twine(std::max<int64_t>(carried, 0)) +
+                  " loop-carried values)");
+  int64_t scans = g.output_size() - 1 - carried;
+  std::optional<int64_t> trips;
+  if (n.has(0)) {
+    auto m = n.requireConstIn(0, "trip count M (Tide unrolls loops)");
+    if (failed(m))
+      return failure();
+    if (m->size() != 1)
+      return n.fail("the trip count M must have one element");
+    trips = m->intAt(0);
+  }
+  bool cond = true;
+  if (n.has(1)) {
+    auto c = n.requireConstIn(1, "loop condition (Tide unrolls loops)");
+    if (failed(c))
+      return failure();
+    if (c->size() != 1)
+      return n.fail("the condition must have one element");
+    cond = c->intAt(0) != 0;
+  }
+  std::string error;
+  readBodyInitializers(graph, g, error);
+  if (!error.empty())
+    return n.fail(error);
+  SmallVector<Binding> state;
+  for (int64_t j = 0; j < carried; ++j)
+    state.push_back(lookupBinding(graph, n.node.input(2 + j)));
+  SmallVector<SmallVector<Value>> scanned(scans);
+  auto i64 = RankedTensorType::get({}, IntegerType::get(graph.ctx, 64));
+  auto i1 = RankedTensorType::get({}, IntegerType::get(graph.ctx, 1));
+  int64_t it = 0;
+  for (; cond && (!trips || it < *trips); ++it) {
+    if (it == kMaxUnrolledIterations)
+      return n.fail("runs more than " + llvm::Twine(kMaxUnrolledIterations) +
+                    " iterations; Tide unrolls loops and takes at most that "
+                    "many");
+    SmallVector<Binding> inputs(2);
+    inputs[0].constant = makeDense(i64, {it}, {});
+    inputs[1].constant = makeDense(i1, {1}, {});
+    llvm::append_range(inputs, state);
+    SmallVector<Binding> outputs;
+    if (failed(importBodyOnce(graph, n, entry, g, inputs, outputs, importNode)))
+      return failure();
+    std::optional<int64_t> next = knownScalar(outputs[0]);
+    if (!next)
+      return n.fail("the body's condition is computed at run time: Tide "
+                    "unrolls a Loop only when its iterations are known "
+                    "while importing");
+    cond = *next != 0;
+    for (int64_t j = 0; j < carried; ++j)
+      state[j] = outputs[1 + j];
+    for (int64_t k = 0; k < scans; ++k)
+      scanned[k].push_back(valueOf(n, outputs[1 + carried + k]));
+  }
+  for (int64_t j = 0; j < carried && j < n.numOutputs(); ++j)
+    if (!n.node.output(j).empty())
+      bindName(graph, n.node.output(j), state[j]);
+  for (int64_t k = 0; k < scans && carried + k < n.numOutputs(); ++k) {
+    if (n.node.output(carried + k).empty())
       continue;
-    if (auto v = graph.values.find(from); v != graph.values.end())
-      graph.values[to] = v->second;
-    else if (auto c = graph.constants.find(from); c != graph.constants.end())
-      graph.constants[to] = c->second;
-    else if (auto sv = graph.shapes.find(from); sv != graph.shapes.end())
-      graph.shapes[to] = sv->second;
-    else
-      return n.fail("output '" + from +
-                    "' of the branch taken is not produced "
-                    "by the branch or the graph");
+    if (scanned[k].empty())
+      return n.fail("runs no iteration, and Tide cannot tell the shape of "
+                    "its empty scan outputs");
+    Value v = stack(n, scanned[k], 0);
+    if (!v)
+      return failure();
+    n.setOut(carried + k, v);
+  }
+  return success();
+}
+
+/// A Scan (opset 9 and later) over static sequence lengths: the body
+/// unrolled once per element of the sequence axis.
+LogicalResult importScan(
+    GraphImporter &graph, NodeImporter &n, const ImportedNode &entry,
+    const std::function<LogicalResult(const ImportedNode &)> &importNode) {
+  if (entry.opset < 9)
+    return n.fail("Scan of opset 8 (batched, with sequence_lens) is not "
+                  "supported; opset 9's Scan is");
+  if (failed(n.checkAttrs({"body", "num_scan_inputs", "scan_input_axes",
+                           "scan_input_directions", "scan_output_axes",
+                           "scan_output_directions"})))
+    return failure();
+  const onnx::AttributeProto *body = n.attr("body");
+  if (!body || !body->has_g())
+    return n.fail("needs a 'body' graph");
+  const onnx::GraphProto &g = body->g();
+  int64_t m = n.attrInt("num_scan_inputs", -1);
+  int64_t total = n.numInputs();
+  if (m < 1 || m > total)
+    return n.fail("num_scan_inputs must be between 1 and the number of "
+                  "inputs");
+  int64_t carried = total - m;
+  int64_t scans = g.output_size() - carried;
+  if (g.input_size() != total || scans < 0 ||
+      static_cast<int64_t>(n.numOutputs()) > g.output_size())
+    return n.fail("the body's inputs and outputs do not match the Scan's");
+  auto list = [&](llvm::StringRef name,
+                  int64_t count) -> FailureOr<SmallVector<int64_t>> {
+    auto v = n.attrInts(name);
+    if (!v)
+      return SmallVector<int64_t>(count, 0);
+    if (static_cast<int64_t>(v->size()) != count) {
+      (void)n.fail("'" + name + "' needs " + llvm::Twine(count) + " values");
+      return failure();
+    }
+    return *v;
+  };
+  auto inAxes = list("scan_input_axes", m);
+  auto inDirs = list("scan_input_directions", m);
+  auto outAxes = list("scan_output_axes", scans);
+  auto outDirs = list("scan_output_directions", scans);
+  if (failed(inAxes) || failed(inDirs) || failed(outAxes) || failed(outDirs))
+    return failure();
+  // The sequence length, from the scan inputs' static sizes.
+  int64_t length = -1;
+  SmallVector<Value> seqs;
+  for (int64_t i = 0; i < m; ++i) {
+    Value x = n.in(carried + i);
+    if (!x)
+      return n.fail("scan input " + llvm::Twine(i) + " is missing");
+    auto type = cast<RankedTensorType>(x.getType());
+    auto axis = n.normAxis((*inAxes)[i], type.getRank());
+    if (failed(axis))
+      return failure();
+    (*inAxes)[i] = *axis;
+    int64_t size = type.getDimSize(*axis);
+    if (ShapedType::isDynamic(size))
+      return n.fail("the sequence axis of scan input " + llvm::Twine(i) +
+                    " has a dynamic size: Tide unrolls Scan over static "
+                    "lengths");
+    if (length >= 0 && size != length)
+      return n.fail("scan inputs have different sequence lengths (" +
+                    llvm::Twine(length) + " and " + llvm::Twine(size) + ")");
+    length = size;
+    seqs.push_back(x);
+  }
+  if (length > kMaxUnrolledIterations)
+    return n.fail("runs " + llvm::Twine(length) +
+                  " iterations; Tide unrolls "
+                  "Scan and takes at most " +
+                  llvm::Twine(kMaxUnrolledIterations));
+  if (length == 0 && scans > 0)
+    return n.fail("scans an empty sequence, and Tide cannot tell the shape "
+                  "of its empty scan outputs");
+  std::string error;
+  readBodyInitializers(graph, g, error);
+  if (!error.empty())
+    return n.fail(error);
+  SmallVector<Binding> state;
+  for (int64_t j = 0; j < carried; ++j)
+    state.push_back(lookupBinding(graph, n.node.input(j)));
+  SmallVector<SmallVector<Value>> scanned(scans);
+  for (int64_t t = 0; t < length; ++t) {
+    SmallVector<Binding> inputs(state);
+    for (int64_t i = 0; i < m; ++i) {
+      Value x = seqs[i];
+      auto type = cast<RankedTensorType>(x.getType());
+      int64_t axis = (*inAxes)[i];
+      int64_t at = (*inDirs)[i] ? length - 1 - t : t;
+      if (type.hasStaticShape() == false)
+        return n.fail("scan input " + llvm::Twine(i) +
+                      " has dynamic sizes: Tide unrolls Scan over static "
+                      "shapes");
+      SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()),
+          strides(type.getRank(), 1);
+      start[axis] = at;
+      limit[axis] = at + 1;
+      Value slice = n.create<SliceOp>(x, start, limit, strides);
+      SmallVector<int64_t> shape(type.getShape());
+      shape.erase(shape.begin() + axis);
+      Binding b;
+      b.value = n.reshape(slice, shape);
+      if (!b.value)
+        return failure();
+      inputs.push_back(b);
+    }
+    SmallVector<Binding> outputs;
+    if (failed(importBodyOnce(graph, n, entry, g, inputs, outputs, importNode)))
+      return failure();
+    for (int64_t j = 0; j < carried; ++j)
+      state[j] = outputs[j];
+    for (int64_t k = 0; k < scans; ++k)
+      scanned[k].push_back(valueOf(n, outputs[carried + k]));
+  }
+  for (int64_t j = 0; j < carried && j < n.numOutputs(); ++j)
+    if (!n.node.output(j).empty())
+      bindName(graph, n.node.output(j), state[j]);
+  for (int64_t k = 0; k < scans && carried + k < n.numOutputs(); ++k) {
+    if (n.node.output(carried + k).empty())
+      continue;
+    SmallVector<Value> parts(scanned[k]);
+    if ((*outDirs)[k])
+      std::reverse(parts.begin(), parts.end());
+    if (parts.empty() || !parts[0])
+      return failure();
+    int64_t rank = cast<RankedTensorType>(parts[0].getType()).getRank() + 1;
+    auto axis = n.normAxis((*outAxes)[k], rank);
+    if (failed(axis))
+      return failure();
+    Value v = stack(n, parts, *axis);
+    if (!v)
+      return failure();
+    n.setOut(carried + k, v);
   }
   return success();
 }
@@ -1149,6 +1551,10 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     NodeImporter n(graph, node, loc, entry.opset);
     if (node.op_type() == "If")
       return importIf(graph, n, entry, importNode);
+    if (node.op_type() == "Loop")
+      return importLoop(graph, n, entry, importNode);
+    if (node.op_type() == "Scan")
+      return importScan(graph, n, entry, importNode);
     // Every refusal names its reason; a converter that fails without one
     // (an input it needs is missing, ...) gets a generic message here.
     bool reported = false;

@@ -45,7 +45,6 @@ OUT_OF_SCOPE_OPS = {
     "random": {"RandomNormal", "RandomUniform", "RandomNormalLike",
                "RandomUniformLike", "Multinomial", "Bernoulli"},
     "training": {"Adagrad", "Adam", "Momentum", "Gradient"},
-    "control flow": {"If", "Loop", "Scan"},
     "data-dependent output shape": {"NonZero", "Unique", "Compress",
                                     "NonMaxSuppression"},
 }
@@ -275,7 +274,7 @@ def write_expectations(path, results, target):
              "# with the reason. Written by test/Frontend/ONNX/conformance.py",
              "# --write-expectations; a listed test that passes fails the run.",
              "# Reasons: 'out-of-scope: <class>' (strings, sequences/optional, random,",
-             "# training, control flow, data-dependent output shape) or 'gap: <what>'.", ""]
+             "# training, data-dependent output shape) or 'gap: <what>'.", ""]
     for r in sorted(results, key=lambda r: r["key"]):
         if r["status"] == "pass":
             continue

@@ -22,7 +22,7 @@ for two or three batch sizes:
   if_tile_dyn.onnx  TorchScript's DeBERTa-v2: an If on two sizes of one
                     dynamic dimension (decided while importing) and a Tile
                     by the batch size; if_runtime.onnx, an If on a graph
-                    input (refused).
+                    input (both branches computed, then a select).
 
 For each MODEL: MODEL_b{2,3,5}_in{0,1,...}.npy (batch 2, 3 and 5; the
 dynamic-sequence models also change the sequence length).
@@ -262,7 +262,7 @@ g.save("if_tile_dyn.onnx", [vi("x", F32, ["batch", "seq", 4])],
 for bs, sl in ((2, 3), (3, 5)):
     save_inputs("if_tile_dyn", "b%d" % bs, [rng.standard_normal((bs, sl, 4)).astype(np.float32)])
 
-# --- if_runtime: an If on a value known only at run time (refused).
+# --- if_runtime: an If on a value known only at run time (both branches, a select).
 cond_g = helper.make_graph([helper.make_node("Identity", ["x"], ["t"])], "then", [], [vi("t", F32, None)])
 else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [], [vi("e", F32, None)])
 model = helper.make_model(helper.make_graph(

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Control flow that Tide imports by unrolling or selecting, written with
+onnx.helper, and the inputs to run them on (MODEL[_TAG]_in<k>.npy):
+
+- loop_scan.onnx: a Loop of 6 iterations (constant trip count) with two
+  loop-carried values (a running sum updated from a Slice by the iteration
+  number, and a product) and two scan outputs; its body reads a value of the
+  outer graph.
+- loop_cond.onnx: a Loop with no trip count whose condition turns false after
+  the fourth iteration (iter_num < 3, decided while importing).
+- scan_rev.onnx: a Scan (opset 16) over axis 1 of one input and, in reverse,
+  axis 0 of another, with a state and scan outputs stacked on axes 0 and 1
+  (the second reversed).
+- if_select.onnx: an If on a graph input (tags t, f): both branches, the
+  outputs selected.
+- loop_runtime_cond.onnx, loop_runtime_trips.onnx, scan_dynamic.onnx,
+  if_types.onnx: what is refused, each with its message.
+
+    make_control_models.py OUT_DIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+rng = np.random.default_rng(11)
+F32, I64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+
+
+def vi(name, dtype, shape):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def const(name, array):
+    return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.asarray(array), name))
+
+
+def save(name, graph, opset=17):
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, name + ".onnx"))
+
+
+def save_inputs(model, tag, arrays):
+    for k, a in enumerate(arrays):
+        suffix = "_%s" % tag if tag else ""
+        np.save(os.path.join(out, "%s%s_in%d.npy" % (model, suffix, k)), a)
+
+
+# --- loop_scan ---------------------------------------------------------------
+body = helper.make_graph(
+    [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+     const("one", np.array(1, np.int64)),
+     helper.make_node("Add", ["i", "one"], ["end"]),
+     helper.make_node("Unsqueeze", ["i", "axes0"], ["start1"]),
+     helper.make_node("Unsqueeze", ["end", "axes0"], ["end1"]),
+     helper.make_node("Slice", ["table", "start1", "end1"], ["row"]),
+     helper.make_node("Add", ["sum_in", "row"], ["sum_out"]),
+     helper.make_node("Mul", ["prod_in", "scale"], ["prod_out"]),
+     helper.make_node("Tanh", ["sum_out"], ["scan_a"]),
+     helper.make_node("Add", ["prod_out", "sum_out"], ["scan_b"])],
+    "body",
+    [vi("i", I64, []), vi("cond_in", BOOL, []), vi("sum_in", F32, [1, 4]), vi("prod_in", F32, [1, 4])],
+    [vi("cond_out", BOOL, []), vi("sum_out", F32, [1, 4]), vi("prod_out", F32, [1, 4]),
+     vi("scan_a", F32, [1, 4]), vi("scan_b", F32, [1, 4])])
+save("loop_scan", helper.make_graph(
+    [const("trips", np.array(6, np.int64)), const("go", np.array(True)),
+     const("axes0", np.array([0], np.int64)),
+     helper.make_node("Loop", ["trips", "go", "x", "x"], ["sum", "prod", "scan_a", "scan_b"], name="loop", body=body)],
+    "loop_scan", [vi("x", F32, [1, 4]), vi("table", F32, [6, 4]), vi("scale", F32, [1, 4])],
+    [vi("sum", F32, [1, 4]), vi("prod", F32, [1, 4]), vi("scan_a", F32, [6, 1, 4]),
+     vi("scan_b", F32, [6, 1, 4])]))
+save_inputs("loop_scan", "", [rng.standard_normal((1, 4)).astype(np.float32),
+                              rng.standard_normal((6, 4)).astype(np.float32),
+                              (0.5 + rng.random((1, 4))).astype(np.float32)])
+
+# --- loop_cond: no trip count; stops when iter_num < 3 turns false ------------
+body = helper.make_graph(
+    [const("three", np.array(3, np.int64)),
+     helper.make_node("Less", ["i", "three"], ["cond_out"]),
+     helper.make_node("Mul", ["v_in", "v_in"], ["sq"]),
+     helper.make_node("Sub", ["sq", "x"], ["v_out"])],
+    "body", [vi("i", I64, []), vi("cond_in", BOOL, []), vi("v_in", F32, [3])],
+    [vi("cond_out", BOOL, []), vi("v_out", F32, [3])])
+save("loop_cond", helper.make_graph(
+    [helper.make_node("Loop", ["", "", "x"], ["v"], name="loop", body=body)],
+    "loop_cond", [vi("x", F32, [3])], [vi("v", F32, [3])]))
+save_inputs("loop_cond", "", [(0.3 * rng.standard_normal(3)).astype(np.float32)])
+
+# --- scan_rev ------------------------------------------------------------------
+body = helper.make_graph(
+    [helper.make_node("Add", ["s_in", "a"], ["t"]),
+     helper.make_node("Mul", ["t", "b"], ["s_out"]),
+     helper.make_node("Relu", ["s_out"], ["o1"]),
+     helper.make_node("Sub", ["a", "b"], ["o2"])],
+    "body", [vi("s_in", F32, [5]), vi("a", F32, [5]), vi("b", F32, [5])],
+    [vi("s_out", F32, [5]), vi("o1", F32, [5]), vi("o2", F32, [5])])
+save("scan_rev", helper.make_graph(
+    [helper.make_node("Scan", ["s0", "xa", "xb"], ["s", "y1", "y2"], name="scan", body=body,
+                      num_scan_inputs=2, scan_input_axes=[1, 0], scan_input_directions=[0, 1],
+                      scan_output_axes=[0, 1], scan_output_directions=[0, 1])],
+    "scan_rev", [vi("s0", F32, [5]), vi("xa", F32, [5, 7]), vi("xb", F32, [7, 5])],
+    [vi("s", F32, [5]), vi("y1", F32, [7, 5]), vi("y2", F32, [5, 7])]), opset=16)
+save_inputs("scan_rev", "", [rng.standard_normal(5).astype(np.float32),
+                             rng.standard_normal((5, 7)).astype(np.float32),
+                             rng.standard_normal((7, 5)).astype(np.float32)])
+
+# --- if_select: an If on a graph input ----------------------------------------
+then_g = helper.make_graph([helper.make_node("Exp", ["x"], ["t"]), const("k", np.float32([1, 2, 3]))],
+                           "then", [], [vi("t", F32, [3]), vi("k", F32, [3])])
+else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"]), const("j", np.float32([7, 8, 9]))],
+                           "else", [], [vi("e", F32, [3]), vi("j", F32, [3])])
+save("if_select", helper.make_graph(
+    [helper.make_node("If", ["c"], ["y", "z"], name="branch", then_branch=then_g, else_branch=else_g)],
+    "if_select", [vi("c", BOOL, []), vi("x", F32, [3])], [vi("y", F32, [3]), vi("z", F32, [3])]))
+x = rng.standard_normal(3).astype(np.float32)
+save_inputs("if_select", "t", [np.array(True), x])
+save_inputs("if_select", "f", [np.array(False), x])
+
+# --- refused ------------------------------------------------------------------
+body = helper.make_graph(
+    [helper.make_node("ReduceSum", ["v_in"], ["s"], keepdims=0),
+     const("zero", np.array(0, np.float32)),
+     helper.make_node("Greater", ["s", "zero"], ["cond_out"]),
+     helper.make_node("Neg", ["v_in"], ["v_out"])],
+    "body", [vi("i", I64, []), vi("cond_in", BOOL, []), vi("v_in", F32, [3])],
+    [vi("cond_out", BOOL, []), vi("v_out", F32, [3])])
+save("loop_runtime_cond", helper.make_graph(
+    [const("trips", np.array(4, np.int64)),
+     helper.make_node("Loop", ["trips", "", "x"], ["v"], name="loop", body=body)],
+    "loop_runtime_cond", [vi("x", F32, [3])], [vi("v", F32, [3])]))
+save("loop_runtime_trips", helper.make_graph(
+    [helper.make_node("Loop", ["n", "", "x"], ["v"], name="loop", body=body)],
+    "loop_runtime_trips", [vi("n", I64, []), vi("x", F32, [3])], [vi("v", F32, [3])]))
+body = helper.make_graph([helper.make_node("Add", ["s_in", "a"], ["s_out"])], "body",
+                         [vi("s_in", F32, [2]), vi("a", F32, [2])], [vi("s_out", F32, [2])])
+save("scan_dynamic", helper.make_graph(
+    [helper.make_node("Scan", ["s0", "xs"], ["s"], name="scan", body=body, num_scan_inputs=1)],
+    "scan_dynamic", [vi("s0", F32, [2]), vi("xs", F32, ["seq", 2])], [vi("s", F32, [2])]), opset=16)
+then_g = helper.make_graph([helper.make_node("Identity", ["x"], ["t"])], "then", [], [vi("t", F32, [3])])
+else_g = helper.make_graph([const("e", np.float32([1, 2]))], "else", [], [vi("e", F32, [2])])
+save("if_types", helper.make_graph(
+    [helper.make_node("If", ["c"], ["y"], name="branch", then_branch=then_g, else_branch=else_g)],
+    "if_types", [vi("c", BOOL, []), vi("x", F32, [3])], [vi("y", F32, ["n"])]))
