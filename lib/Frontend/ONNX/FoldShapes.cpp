@@ -241,8 +241,11 @@ FailureOr<bool> foldRange(NodeImporter &n) {
     if (steps > kFoldLimit * 16)
       return false;
     int64_t count = steps > 0 ? static_cast<int64_t>(steps) : 0;
+    // (In 128 bits: k * d alone may not fit where s + k * d, between start
+    // and limit, does: tide-fuzz-onnx, UBSan.)
     for (int64_t k = 0; k < count; ++k)
-      out.ints.push_back(s + k * d);
+      out.ints.push_back(static_cast<int64_t>(static_cast<__int128>(s) +
+                                              static_cast<__int128>(k) * d));
     out.type = RankedTensorType::get({count}, start->type.getElementType());
   }
   n.setConstOut(0, toAttr(out));
