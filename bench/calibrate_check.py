@@ -37,7 +37,9 @@ machine, keeping that layout):
     python3 bench/calibrate_check.py --target node-nvidia-h200.json   # no new run
 
 With several calibrations (--calibrations N, or --target given several times)
-each figure is the best of them (rates and bandwidths the highest, latencies
+each figure is the best of them; with --calibrations N each calibration is
+followed by a round of the independent measurements, and each of those is the
+best of its N rounds too (rates and bandwidths the highest, latencies
 the lowest), as each calibration's CPU figures are the best of its rounds and
 the independent measurements here the best of theirs: on a shared host whose
 load changes within a minute, both sides then describe the machine at its
@@ -143,6 +145,23 @@ class Table:
         else:
             verdict = "info"
         self.rows.append((what, tide, other, unit, ratio, verdict, how))
+
+    @staticmethod
+    def best_of(tables):
+        """One table from rounds of the same checks: each side of a row the
+        best of its rounds (rates the highest, times in us the lowest), the
+        verdict computed again."""
+        if len(tables) == 1:
+            return tables[0]
+        out = Table(tables[0].tolerance)
+        for i, (what, _, _, unit, ratio, verdict, how) in enumerate(tables[0].rows):
+            same = [t.rows[i] for t in tables if i < len(t.rows) and t.rows[i][0] == what]
+            pick = min if unit == "us" else max
+            tide = pick((r[1] for r in same if r[1]), default=0)
+            other = pick((r[2] for r in same if r[2]), default=0)
+            how = "%s; the best of %d rounds" % (how, len(same)) if how else how
+            out.add(what, tide, other, unit, checked=verdict != "info", how=how)
+        return out
 
     def print(self):
         print("\n%-34s %14s %14s %8s %6s  %s" % ("quantity", "tide-calibrate", "independent", "ratio",
@@ -429,23 +448,38 @@ def main():
     args = ap.parse_args()
     choose_openblas_kernels()
 
+    runtime = args.runtime or os.path.join(args.tide_bin, "..", "lib", "libTideCudaRuntime.so")
     targets = []
     for path in args.target or []:
         with open(path) as f:
             targets.append(json.load(f))
-    if not targets:
+    if targets:
+        table = Table(args.tolerance)
+        check(table, best_of_targets(targets), args, runtime)
+    else:
+        # Rounds alternate: a calibration, then the independent measurements.
+        # On a shared host whose load changes within a minute, each side's
+        # best then comes from the same stretch of time (METHOD: alternate
+        # A and B, keep the best of each).
+        tables = []
         with tempfile.TemporaryDirectory(prefix="tide-calibrate-") as tmp:
             for i in range(max(1, args.calibrations)):
                 path = os.path.join(tmp, "target%d.json" % i)
                 run_calibrate(args.tide_bin, path)
                 with open(path) as f:
-                    targets.append(json.load(f))
-    target = best_of_targets(targets)
+                    target = json.load(f)
+                print("round %d of %d" % (i + 1, max(1, args.calibrations)), flush=True)
+                tables.append(Table(args.tolerance))
+                check(tables[-1], target, args, runtime)
+        table = Table.best_of(tables)
+    table.print()
+    return 1 if table.failed else 0
+
+
+def check(table, target, args, runtime):
     print("target %s: %s" % (target["name"], target.get("description", "")))
     devices = {d["id"]: d for d in target["devices"]}
     links = {l["device"]: l for l in target.get("links", [])}
-    table = Table(args.tolerance)
-    runtime = args.runtime or os.path.join(args.tide_bin, "..", "lib", "libTideCudaRuntime.so")
     try:
         import torch  # noqa: F401
     except ImportError:
@@ -459,8 +493,6 @@ def main():
     kernels = os.environ.get("TIDE_CALIBRATE_KERNELS") or os.path.join(
         args.tide_bin, "..", "lib", "tide-calibrate")
     cpu_checks(table, devices["cpu"], args.tide_bin, kernels)
-    table.print()
-    return 1 if table.failed else 0
 
 
 if __name__ == "__main__":

@@ -47,6 +47,33 @@ constexpr float kP[] = {1.9875691500e-4f,
                         5.0000001201e-1f,
                         1.0f,
                         1.0f};
+/// The same steps for f64 exp: ln(2) as fdlibm splits it (the high part's
+/// low 32 bits zero, so k * high is exact for every k here), and e^r by its
+/// Taylor polynomial of degree 13 (the first term left out, 1/14! r^14, is
+/// below 4e-18 of e^r on [-ln(2)/2, ln(2)/2]), 13 FMAs. Below ln(2^-1075)
+/// e^x rounds to 0; from 710 on, k = 1024 and the scaling gives inf.
+constexpr double kLog2E64 = 1.4426950408889634;
+constexpr double kLn2Hi64 = 6.93147180369123816490e-01;
+constexpr double kLn2Lo64 = 1.90821492927058770002e-10;
+constexpr double kExpP64[] = {1.0 / 6227020800.0,
+                              1.0 / 479001600.0,
+                              1.0 / 39916800.0,
+                              1.0 / 3628800.0,
+                              1.0 / 362880.0,
+                              1.0 / 40320.0,
+                              1.0 / 5040.0,
+                              1.0 / 720.0,
+                              1.0 / 120.0,
+                              1.0 / 24.0,
+                              1.0 / 6.0,
+                              0.5,
+                              1.0,
+                              1.0};
+constexpr double kZeroBelow64 = -745.13321910194110842;
+constexpr double kHighest64 = 710.0;
+/// 1.5 * 2^52.
+constexpr double kRound64 = 6755399441055744.0;
+
 /// Below kZeroBelow (the float nearest ln(2^-150), half the smallest
 /// subnormal), e^x rounds to 0; above kHighest it is inf. In between, k
 /// stays in [-150, 129].
@@ -68,13 +95,15 @@ struct Reduced {
 
 class Expander {
 public:
-  Expander(ImplicitLocOpBuilder &b, bool ldexp) : b(b), ldexp(ldexp) {}
+  /// Computes in `type`, f32 or f64 (f64: exp only).
+  Expander(ImplicitLocOpBuilder &b, FloatType type, bool ldexp)
+      : b(b), type(type), ldexp(ldexp) {}
 
-  Value f(float v) {
-    return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
+  Value f(double v) {
+    return arith::ConstantOp::create(b, b.getFloatAttr(type, v));
   }
-  Value i(int32_t v) {
-    return arith::ConstantOp::create(b, b.getI32IntegerAttr(v));
+  Value i(int64_t v) {
+    return arith::ConstantOp::create(b, b.getIntegerAttr(intType(), v));
   }
 
   /// Lanes where x < `bound` (their result is the constant `value`, 0 or
@@ -96,26 +125,28 @@ public:
   Reduced reduce(Value x) {
     // Clamped with an ordered compare and a select, which keep a NaN: it
     // goes through every step as a NaN, so the result is NaN.
-    Value high = f(kHighest);
+    Value high = f(wide() ? kHighest64 : kHighest);
     Value xc = arith::SelectOp::create(
         b, arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, x, high), high,
         x);
-    Value round = f(kRound);
-    Value shifted = math::FmaOp::create(b, xc, f(kLog2E), round);
+    Value round = f(wide() ? kRound64 : kRound);
+    Value shifted =
+        math::FmaOp::create(b, xc, f(wide() ? kLog2E64 : kLog2E), round);
     Value k = arith::SubFOp::create(b, shifted, round);
-    Value r = math::FmaOp::create(b, k, f(-kLn2Hi), xc);
-    r = math::FmaOp::create(b, k, f(-kLn2Lo), r);
-    Value ki =
-        arith::SubIOp::create(b, arith::BitcastOp::create(b, i32(), shifted),
-                              arith::BitcastOp::create(b, i32(), round));
+    Value r = math::FmaOp::create(b, k, f(wide() ? -kLn2Hi64 : -kLn2Hi), xc);
+    r = math::FmaOp::create(b, k, f(wide() ? -kLn2Lo64 : -kLn2Lo), r);
+    Value ki = arith::SubIOp::create(
+        b, arith::BitcastOp::create(b, intType(), shifted),
+        arith::BitcastOp::create(b, intType(), round));
     return {r, ki};
   }
 
   /// The polynomial of `coefficients` (the highest degree first), Horner
   /// form.
-  Value polynomial(Value r, ArrayRef<float> coefficients) {
+  template <typename T>
+  Value polynomial(Value r, ArrayRef<T> coefficients) {
     Value p = f(coefficients.front());
-    for (float c : coefficients.drop_front())
+    for (T c : coefficients.drop_front())
       p = math::FmaOp::create(b, p, r, f(c));
     return p;
   }
@@ -125,22 +156,28 @@ public:
   /// of two built from the bits, 2^(k >> 1) and 2^(k - (k >> 1)), since one
   /// would not reach the subnormal range.
   Value scale(Value p, Value k) {
-    if (ldexp)
+    if (ldexp) {
+      // llvm.ldexp takes an i32 exponent (k is in [-1075, 1024] for f64).
+      if (wide())
+        k = arith::TruncIOp::create(b, b.getI32Type(), k);
       return LLVM::CallIntrinsicOp::create(
-                 b, f32(), b.getStringAttr("llvm.ldexp.f32.i32"),
+                 b, type,
+                 b.getStringAttr(wide() ? "llvm.ldexp.f64.i32"
+                                        : "llvm.ldexp.f32.i32"),
                  ValueRange{p, k})
           .getResult(0);
+    }
     Value k1 = arith::ShRSIOp::create(b, k, i(1));
     Value k2 = arith::SubIOp::create(b, k, k1);
     return arith::MulFOp::create(b, arith::MulFOp::create(b, p, pow2(k1)),
                                  pow2(k2));
   }
 
-  /// 2^e for e in [-126, 127], from the bits.
+  /// 2^e for e in [-126, 127] (f64: [-1022, 1023]), from the bits.
   Value pow2(Value e) {
-    Value biased = arith::AddIOp::create(b, e, i(127));
-    return arith::BitcastOp::create(b, f32(),
-                                    arith::ShLIOp::create(b, biased, i(23)));
+    Value biased = arith::AddIOp::create(b, e, i(wide() ? 1023 : 127));
+    return arith::BitcastOp::create(
+        b, type, arith::ShLIOp::create(b, biased, i(wide() ? 52 : 23)));
   }
 
   /// Lanes kept are those not below kZeroBelow (an unordered compare: a NaN
@@ -150,14 +187,16 @@ public:
   /// below: 6% of a 4096x1000 softmax, with the shorter polynomial), and the
   /// input needs none (3-4% more).
   Value exp(Value x) {
-    Value keep =
-        arith::CmpFOp::create(b, arith::CmpFPredicate::UGE, x, f(kZeroBelow));
+    Value keep = arith::CmpFOp::create(b, arith::CmpFPredicate::UGE, x,
+                                       f(wide() ? kZeroBelow64 : kZeroBelow));
     // (With VSCALEFPS the dropped lanes need no zeroed input: the
     // reduction and the polynomial stay normal whatever x, and the one step
     // that could go subnormal, the scaling, is masked.)
     Reduced red =
         reduce(ldexp ? x : arith::SelectOp::create(b, keep, x, f(0.0f)));
-    Value y = scale(polynomial(red.r, kExpP), red.k);
+    Value p = wide() ? polynomial(red.r, ArrayRef<double>(kExpP64))
+                     : polynomial(red.r, ArrayRef<float>(kExpP));
+    Value y = scale(p, red.k);
     return arith::SelectOp::create(b, keep, y, f(0.0f));
   }
 
@@ -188,10 +227,11 @@ public:
   }
 
 private:
-  Type f32() { return b.getF32Type(); }
-  Type i32() { return b.getI32Type(); }
+  bool wide() const { return type.isF64(); }
+  Type intType() { return wide() ? b.getI64Type() : b.getI32Type(); }
 
   ImplicitLocOpBuilder &b;
+  FloatType type;
   bool ldexp;
 };
 
@@ -202,8 +242,12 @@ struct ExpandHostExpPass
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
-      if (!isa<math::ExpOp, math::ExpM1Op>(op) ||
-          !op->getResult(0).getType().isF32())
+      // f32 exp and expm1, f64 exp with `f64` (f64 expm1 stays libm's).
+      Type type = isa<math::ExpOp, math::ExpM1Op>(op)
+                      ? op->getResult(0).getType()
+                      : Type();
+      if (!type ||
+          !(type.isF32() || (f64 && type.isF64() && isa<math::ExpOp>(op))))
         return;
       if (op->getParentOfType<gpu::GPUModuleOp>() ||
           op->getParentOfType<gpu::LaunchOp>())
@@ -212,7 +256,7 @@ struct ExpandHostExpPass
     });
     for (Operation *op : ops) {
       ImplicitLocOpBuilder b(op->getLoc(), op);
-      Expander expand(b, ldexp);
+      Expander expand(b, cast<FloatType>(op->getResult(0).getType()), ldexp);
       Value y = isa<math::ExpOp>(op) ? expand.exp(op->getOperand(0))
                                      : expand.expm1(op->getOperand(0));
       op->getResult(0).replaceAllUsesWith(y);

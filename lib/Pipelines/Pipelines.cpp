@@ -164,15 +164,17 @@ static void addBufferization(OpPassManager &pm, bool gpu) {
 }
 
 /// Host loops and scalars to the LLVM dialect (the memref ABI, libm, libmvec).
-static void addHostToLLVM(OpPassManager &pm, bool avx512) {
+static void addHostToLLVM(OpPassManager &pm, bool avx512, bool inlineF64Exp) {
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = {"bf16", "f16"};
   emulate.targetTypeStr = "f32";
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
   pm.addPass(math::createMathExtendToSupportedTypes());
-  // f32 exp inline, vectorized in place (not a libmvec call per vector).
+  // f32 exp inline, vectorized in place (not a libmvec call per vector); f64
+  // exp too where the CPU runs it faster than libmvec.
   ExpandHostExpPassOptions exp;
   exp.ldexp = avx512;
+  exp.f64 = inlineF64Exp;
   pm.addPass(createExpandHostExpPass(exp));
   // expm1 through libm: convert-math-to-llvm would compute exp(x) - 1.
   pm.addPass(createAccurateMathToLibmPass());
@@ -263,7 +265,7 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
-  addHostToLLVM(pm, options.avx512);
+  addHostToLLVM(pm, options.avx512, options.inlineF64Exp);
   if (parallel)
     pm.addPass(createConvertOpenMPToLLVMPass());
   // A failed host allocation ends with a message (or an error of the call,
@@ -351,7 +353,7 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
   device.addPass(createCSEPass());
   device.addPass(createReconcileUnrealizedCastsPass());
 
-  addHostToLLVM(pm, options.avx512);
+  addHostToLLVM(pm, options.avx512, options.inlineF64Exp);
   if (parallel)
     pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createGpuToLLVMConversionPass());

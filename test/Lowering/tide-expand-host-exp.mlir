@@ -1,14 +1,17 @@
 // Tests of tide-expand-host-exp: host math.exp and math.expm1 on f32 scalars
 // become inline arithmetic the loop vectorizer vectorizes (no libm or libmvec
 // call); the scale by 2^k is llvm.ldexp with ldexp=true (VSCALEFPS on
-// AVX-512), else two powers of two built from the bits. f64, vectors and GPU
-// code are left alone.
+// AVX-512), else two powers of two built from the bits. f64 exp the same way
+// in 64 bits (degree 13) with f64=true; f64 expm1, vectors and GPU code are
+// left alone.
 
-// RUN: tide-opt %s --tide-expand-host-exp | FileCheck %s --check-prefixes=CHECK,BITS
-// RUN: tide-opt %s --tide-expand-host-exp=ldexp=true | FileCheck %s --check-prefixes=CHECK,LDEXP
+// RUN: tide-opt %s --tide-expand-host-exp="f64=true" | FileCheck %s --check-prefixes=CHECK,BITS
+// RUN: tide-opt %s --tide-expand-host-exp="ldexp=true f64=true" | FileCheck %s --check-prefixes=CHECK,LDEXP
+// Without f64=true, f64 exp is left to libmvec.
+// RUN: tide-opt %s --tide-expand-host-exp | FileCheck %s --check-prefix=NOF64
 
 // CHECK-LABEL: func.func @host(
-// CHECK-SAME: %[[X:.*]]: f32, %[[Y:.*]]: f64, %[[V:.*]]: vector<4xf32>
+// CHECK-SAME: %[[X:.*]]: f32, %[[V:.*]]: vector<4xf32>
 // CHECK-NOT: math.exp %[[X]]
 // Lanes below -103.97 (e^x rounds to 0) give 0 at the end; without ldexp
 // they compute from 0 instead, so that no step underflows (a microcode assist
@@ -47,14 +50,50 @@
 // BITS: arith.bitcast %{{.*}} : i32 to f32
 // BITS: %[[P:.*]] = arith.mulf
 // CHECK: %[[Y1:.*]] = arith.select %[[KEEP]], %[[P]], %{{.*}} : f32
-// CHECK: %[[Y2:.*]] = math.exp %[[Y]] : f64
 // CHECK: %[[Y3:.*]] = math.exp %[[V]] : vector<4xf32>
-// CHECK: return %[[Y1]], %[[Y2]], %[[Y3]]
-func.func @host(%x: f32, %y: f64, %v: vector<4xf32>) -> (f32, f64, vector<4xf32>) {
+// CHECK: return %[[Y1]], %[[Y3]]
+func.func @host(%x: f32, %v: vector<4xf32>) -> (f32, vector<4xf32>) {
   %a = math.exp %x : f32
-  %b = math.exp %y : f64
   %c = math.exp %v : vector<4xf32>
-  return %a, %b, %c : f32, f64, vector<4xf32>
+  return %a, %c : f32, vector<4xf32>
+}
+
+// f64 exp: the same steps in 64 bits. Lanes below ln(2^-1075) give 0, the
+// argument is clamped at 710 (the scaling gives inf), k = round(x * log2(e))
+// through the 1.5 * 2^52 shift (an i64), ln(2) split as fdlibm splits it, 13
+// FMAs of the degree-13 Taylor polynomial; llvm.ldexp takes k as an i32, the
+// powers of two are built in the 52-bit field.
+// CHECK-LABEL: func.func @host_f64(
+// CHECK-SAME: %[[X:.*]]: f64
+// CHECK: %[[LOW:.*]] = arith.constant -745.13321910194111 : f64
+// CHECK: %[[KEEP:.*]] = arith.cmpf uge, %[[X]], %[[LOW]] : f64
+// CHECK: %[[HIGH:.*]] = arith.constant 7.100000e+02 : f64
+// CHECK: arith.cmpf ogt, %{{.*}}, %[[HIGH]] : f64
+// CHECK: %[[ROUND:.*]] = arith.constant 0x4338000000000000 : f64
+// CHECK: %[[SHIFTED:.*]] = math.fma %{{.*}}, %{{.*}}, %[[ROUND]] : f64
+// CHECK: %[[K:.*]] = arith.subf %[[SHIFTED]], %[[ROUND]] : f64
+// CHECK: arith.constant -0.69314718036912382 : f64
+// CHECK: %[[R1:.*]] = math.fma %[[K]], %{{.*}}, %{{.*}} : f64
+// CHECK: %[[R:.*]] = math.fma %[[K]], %{{.*}}, %[[R1]] : f64
+// CHECK: %[[KI:.*]] = arith.subi %{{.*}}, %{{.*}} : i64
+// CHECK-COUNT-13: math.fma %{{.*}}, %[[R]], %{{.*}} : f64
+// CHECK-NOT: math.fma
+// LDEXP: %[[K32:.*]] = arith.trunci %[[KI]] : i64 to i32
+// LDEXP: %[[P:.*]] = llvm.call_intrinsic "llvm.ldexp.f64.i32"(%{{.*}}, %[[K32]]) : (f64, i32) -> f64
+// BITS: %[[K1:.*]] = arith.shrsi %[[KI]], %{{.*}} : i64
+// BITS: arith.constant 1023 : i64
+// BITS: arith.constant 52 : i64
+// BITS: arith.bitcast %{{.*}} : i64 to f64
+// BITS: arith.mulf
+// BITS: arith.bitcast %{{.*}} : i64 to f64
+// BITS: %[[P:.*]] = arith.mulf
+// CHECK: %[[Y:.*]] = arith.select %[[KEEP]], %[[P]], %{{.*}} : f64
+// CHECK: return %[[Y]]
+// NOF64-LABEL: func.func @host_f64(
+// NOF64-NEXT: math.exp %{{.*}} : f64
+func.func @host_f64(%x: f64) -> f64 {
+  %a = math.exp %x : f64
+  return %a : f64
 }
 
 // expm1: lanes below -18 (e^x - 1 rounds to -1) compute from 0 and give -1;

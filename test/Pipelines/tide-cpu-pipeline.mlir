@@ -15,6 +15,8 @@
 // RUN: tide-opt %examples/exp_f64.mlir --tide-cpu-pipeline \
 // RUN:   | FileCheck %s --check-prefix=EXP64 \
 // RUN:       --implicit-check-not='{{(tide|linalg|tensor|memref|bufferization|scf|cf|arith|math|func|affine|ub|builtin)\.[a-z_]+}}'
+// RUN: tide-opt %examples/exp_f64.mlir --tide-cpu-pipeline=inline-f64-exp=true \
+// RUN:   | FileCheck %s --check-prefix=EXP64-INLINE --implicit-check-not=llvm.intr.exp
 // RUN: tide-opt %examples/mlp_f32.mlir --tide-cpu-pipeline=avx512=true \
 // RUN:   | FileCheck %s --check-prefix=MLP \
 // RUN:       --implicit-check-not='{{(tide|linalg|tensor|memref|bufferization|scf|cf|arith|math|func|affine|ub|builtin)\.[a-z_]+}}'
@@ -105,9 +107,15 @@
 // EXP-BITS: llvm.bitcast %{{.*}} : i32 to f32
 // EXP-BITS-LABEL: llvm.func @_mlir_ciface_exp(
 
-// The f64 version stays f64 (libmvec's exp once vectorized).
+// The f64 version stays f64 (libmvec's exp once vectorized); with
+// inline-f64-exp computed inline (no libm or libmvec call), the scale by
+// powers of two in the 52-bit exponent field.
 // EXP64-LABEL: llvm.func @exp(
 // EXP64: llvm.intr.exp(%{{.*}}) : (f64) -> f64
+// EXP64-INLINE-LABEL: llvm.func @exp(
+// EXP64-INLINE-NOT: llvm.intr.exp
+// EXP64-INLINE: llvm.bitcast %{{.*}} : i64 to f64
+// EXP64-INLINE-LABEL: llvm.func @_mlir_ciface_exp(
 // EXP64-LABEL: llvm.func @_mlir_ciface_exp(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // EXP64: @tide_module_metadata("tide-module 1\0Afunc exp 1 1\0Aarg 0 f64 230400 cpu\0Aresult 0 f64 230400 cpu\0A\00")
 

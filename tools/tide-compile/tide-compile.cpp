@@ -126,6 +126,16 @@ static cl::opt<bool> channelsLast(
              "the layout of cuDNN's tensor-core kernels "
              "(tide-channels-last)"),
     cl::init(true));
+enum class Choice { Auto, On, Off };
+static cl::opt<Choice> cpuInlineF64Exp(
+    "cpu-inline-f64-exp",
+    cl::desc("Compute host f64 exp inline instead of calling libmvec's "
+             "vector exp (tide-expand-host-exp{f64})"),
+    cl::values(clEnumValN(Choice::Auto, "auto",
+                          "where the CPU runs it faster (AMD Zen)"),
+               clEnumValN(Choice::On, "true", "always"),
+               clEnumValN(Choice::Off, "false", "never")),
+    cl::init(Choice::Auto));
 static cl::opt<bool> cpuChannelsLast(
     "cpu-channels-last",
     cl::desc("Run f32 CPU convolutions (oneDNN's) on channels-last (NHWC) "
@@ -258,6 +268,8 @@ int main(int argc, char **argv) {
   options.attentionKernel = attentionKernel;
   options.channelsLast = channelsLast;
   options.cpuChannelsLast = cpuChannelsLast;
+  if (cpuInlineF64Exp != Choice::Auto)
+    options.inlineF64Exp = cpuInlineF64Exp == Choice::On;
   OwningOpRef<ModuleOp> fallback;
   if (failed(tide::lowerToLLVMDialect(*module, options, &fallback)))
     return 1;

@@ -20,6 +20,7 @@
 #include "mlir/Support/LLVM.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace mlir::tide {
@@ -78,6 +79,10 @@ struct CompileOptions {
   /// f32 CPU convolutions (oneDNN's) channels-last
   /// (CpuPipelineOptions::channelsLast).
   bool cpuChannelsLast = true;
+  /// Host f64 exp inline rather than libmvec's
+  /// (CpuPipelineOptions::inlineF64Exp); unset: where `cpu` is one on which
+  /// it was measured faster (cpuPrefersInlineF64Exp).
+  std::optional<bool> inlineF64Exp;
   /// A device ("cuda:0") on which every argument and result of the module's
   /// public functions lives (tide.resident), e.g. for callers that keep
   /// tensors on the GPU; empty: on the host, unless the IR says otherwise.
@@ -112,6 +117,11 @@ LogicalResult generateHeader(llvm::StringRef metadata, llvm::StringRef guard,
 /// generate 64-bit code for; fails with the reason in `error` (otherwise LLVM
 /// would end the process with a fatal error while generating code).
 LogicalResult checkCompileCpu(llvm::StringRef cpu, std::string &error);
+
+/// Whether host code for `cpu` (an LLVM CPU name, or "native") computes f64
+/// exp inline by default: on the CPUs where that was measured faster than
+/// libmvec's vector exp.
+bool cpuPrefersInlineF64Exp(llvm::StringRef cpu);
 
 /// Translates, optimizes and writes an object file; then links `outputPath`
 /// as a shared library with the system's C compiler driver. On failure

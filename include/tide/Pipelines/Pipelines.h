@@ -172,6 +172,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
                      "exponentials scale by 2^k with VSCALEFPS "
                      "(tide-expand-host-exp{ldexp})"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> inlineF64Exp{
+      *this, "inline-f64-exp",
+      llvm::cl::desc("Host f64 exp computed inline rather than by libmvec "
+                     "(tide-expand-host-exp{f64}): faster on some CPUs"),
+      llvm::cl::init(false)};
 };
 
 /// Checks what the option types cannot (threads in 0..1024, grain > 0); on
@@ -261,6 +266,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::desc("The host code runs on a CPU with AVX-512F: f32 "
                      "exponentials scale by 2^k with VSCALEFPS "
                      "(tide-expand-host-exp{ldexp})"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> inlineF64Exp{
+      *this, "inline-f64-exp",
+      llvm::cl::desc("Host f64 exp computed inline rather than by libmvec "
+                     "(tide-expand-host-exp{f64}): faster on some CPUs"),
       llvm::cl::init(false)};
 };
 
