@@ -580,16 +580,25 @@ def _scatter_into(out, indices, updates, axis, n, combine):
         out[at] = combine(out[at], updates[pos])
 
 
-def cumsum_ref(x, axis, exclusive, reverse):
+def cumulative_ref(x, axis, exclusive, reverse, product=False):
     x = np.asarray(x)
     if reverse:
         x = np.flip(x, axis)
-    c = np.cumsum(x, axis=axis)
+    c = np.cumprod(x, axis=axis) if product else np.cumsum(x, axis=axis)
     if exclusive:
         c = np.moveaxis(c, axis, 0)
-        c = np.concatenate([np.zeros_like(c[:1]), c[:-1]], axis=0) if c.shape[0] else c
+        first = np.ones_like(c[:1]) if product else np.zeros_like(c[:1])
+        c = np.concatenate([first, c[:-1]], axis=0) if c.shape[0] else c
         c = np.moveaxis(c, 0, axis)
     return np.flip(c, axis) if reverse else c
+
+
+def cumsum_ref(x, axis, exclusive, reverse):
+    return cumulative_ref(x, axis, exclusive, reverse)
+
+
+def cumprod_ref(x, axis, exclusive, reverse):
+    return cumulative_ref(x, axis, exclusive, reverse, product=True)
 
 
 def conv_ref(x, w, strides, dilations, pads, groups):
@@ -781,6 +790,9 @@ REFERENCES = {
     # class "reduce" for them; see gen_scatter).
     "scatter": Ref("scatter", scatter_ref),
     "cumsum": Ref("cumsum", cumsum_ref, "reduce"),
+    # cumprod: floats in [0.25, 2] (f16/bf16 halves in [0.5, 2]), at most 7
+    # factors; integers in [-3, 3] ([-1, 1] for i8) so that products fit.
+    "cumprod": Ref("cumsum", cumprod_ref, "reduce"),
     # conv: f16/bf16 inputs are halves, so products and sums are exact.
     "conv": Ref("conv", conv_ref, "composite"),
     # pool: "mode" is the reference's pooling (max is exact, avg divides).
@@ -1124,9 +1136,9 @@ def gen_argreduce(ops, t):
 
 
 def gen_cumsum(ops, t):
-    """Cumulative sums: every axis sign, exclusive and reverse, a dynamic axis
-    (empty at run time too), rank 1 and 3. Floats are positive (no
-    cancellation); f16/bf16 are halves (exact sums)."""
+    """Cumulative sums and products: every axis sign, exclusive and reverse,
+    a dynamic axis (empty at run time too), rank 1 and 3. Floats are positive
+    (no cancellation); f16/bf16 are halves (exact sums)."""
     funcs = []
     for op in ops:
         ref = REFERENCES[op].for_type(t)
@@ -1139,7 +1151,7 @@ def gen_cumsum(ops, t):
             flags = (" exclusive" if exclusive else "") + (" reverse" if reverse else "")
             v = f.op("tide.%s %s axis = %d%s : %s" % (op, f.arg(c), axis, flags, T(shape, t)))
             f.ret(v, shape, t, "%s axis=%d%s on %s" % (op, axis, flags, T(shape, t)),
-                  (lambda c, axis, e, r: lambda ins: wrap_check(
+                  (lambda c, axis, e, r, ref=ref: lambda ins: wrap_check(
                       ref(lift(ins[c], t, cls), axis % len(cases[c][0]), e, r), t))(c, axis, exclusive, reverse),
                   cls)
         for rows in (4, 0):
@@ -1147,7 +1159,11 @@ def gen_cumsum(ops, t):
             ins = []
             for shape, _, _, _ in cases:
                 shape = tuple(rows if d is None else d for d in shape)
-                if t in INTS:
+                if t in INTS and op == "cumprod":
+                    # Products of up to 7 factors that fit the type.
+                    lo, hi = (-1, 1) if t == "i8" else (-3, 3)
+                    ins.append(gen_int(rng, shape, lo, hi))
+                elif t in INTS:
                     ins.append(gen_int(rng, shape, -10, 10))
                 elif t in ("f16", "bf16"):
                     ins.append(gen_halves(rng, shape, 0.5, 2))

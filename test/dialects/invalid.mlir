@@ -866,6 +866,23 @@ func.func @cumsum_rank0(%x: tensor<f32>) {
 
 // -----
 
+// cumprod's axis must exist, and it needs rank 1 or more.
+func.func @cumprod_bad_axis(%x: tensor<3x5xf32>) {
+  // expected-error @+1 {{'tide.cumprod' axis 2 is out of range for a rank-2 tensor; valid axes are [-2, 2)}}
+  %0 = tide.cumprod %x axis = 2 : tensor<3x5xf32>
+  return
+}
+
+// -----
+
+func.func @cumprod_rank0(%x: tensor<i32>) {
+  // expected-error @+1 {{'tide.cumprod' op needs an input of rank 1 or more, got a rank-0 tensor}}
+  %0 = tide.cumprod %x axis = 0 : tensor<i32>
+  return
+}
+
+// -----
+
 // conv's channels must split into the groups.
 func.func @conv_groups(%x: tensor<1x6x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+1 {{'tide.conv' input channels (6) are not a multiple of groups (4)}}

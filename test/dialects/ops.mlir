@@ -682,6 +682,16 @@ func.func @cumsum(%x: tensor<4x?xf32>, %i: tensor<8xi64>) -> (tensor<4x?xf32>, t
   return %2, %3 : tensor<4x?xf32>, tensor<8xi64>
 }
 
+// cumprod has cumsum's form.
+// CHECK-LABEL: func.func @cumprod(
+// CHECK: tide.cumprod %{{.*}} axis = 0 : tensor<8x3xf64>
+// CHECK: tide.cumprod %{{.*}} axis = -1 exclusive reverse : tensor<5xi32>
+func.func @cumprod(%x: tensor<8x3xf64>, %i: tensor<5xi32>) -> (tensor<8x3xf64>, tensor<5xi32>) {
+  %0 = tide.cumprod %x axis = 0 : tensor<8x3xf64>
+  %1 = tide.cumprod %i axis = -1 exclusive reverse : tensor<5xi32>
+  return %0, %1 : tensor<8x3xf64>, tensor<5xi32>
+}
+
 // GENERIC-LABEL: sym_name = "cumsum"
 // GENERIC: "tide.cumsum"(%{{.*}}) <{axis = 1 : i64}> : (tensor<4x?xf32>) -> tensor<4x?xf32>
 // GENERIC: "tide.cumsum"(%{{.*}}) <{axis = -2 : i64, exclusive}> : (tensor<4x?xf32>) -> tensor<4x?xf32>

@@ -1306,18 +1306,25 @@ LogicalResult ScatterOp::inferReturnTypes(MLIRContext *,
 }
 
 //===----------------------------------------------------------------------===//
-// Cumsum
+// Cumsum, Cumprod
 //===----------------------------------------------------------------------===//
 
-LogicalResult CumsumOp::verify() {
-  auto type = getInput().getType();
-  if (failed(verifyElementKind(getOperation(), type, ElementKind::Numeric)))
+/// cumsum and cumprod: a numeric input of rank 1 or more, an axis in range.
+template <typename OpTy>
+static LogicalResult verifyCumulative(OpTy op, StringRef name) {
+  auto type = op.getInput().getType();
+  if (failed(verifyElementKind(op.getOperation(), type, ElementKind::Numeric)))
     return failure();
   if (type.getRank() == 0)
-    return emitOpError("needs an input of rank 1 or more, got a rank-0 tensor");
-  return checkAxes(getLoc(), "cumsum", {static_cast<int64_t>(getAxis())},
+    return op.emitOpError(
+        "needs an input of rank 1 or more, got a rank-0 tensor");
+  return checkAxes(op.getLoc(), name, {static_cast<int64_t>(op.getAxis())},
                    type.getRank());
 }
+
+LogicalResult CumsumOp::verify() { return verifyCumulative(*this, "cumsum"); }
+
+LogicalResult CumprodOp::verify() { return verifyCumulative(*this, "cumprod"); }
 
 //===----------------------------------------------------------------------===//
 // Convolution and pooling

@@ -425,10 +425,29 @@ def Tide_ArgmaxOp : Tide_ReduceOp<"argmax", "Numeric",
 def Tide_ArgminOp : Tide_ReduceOp<"argmin", "Numeric",
     "the index (i64) of the first minimum along one axis">;
 
-// Costed as one add per element (it does one per element and input element
-// it sums over; see the lowering).
-def Tide_CumsumOp : Tide_Op<"cumsum", [SameOperandsAndResultType,
-    Tide_Facts<"Cumsum", "Reductions", "Numeric", 1>]> {
+// Cumulative sums and products: costed as one add or multiply per element (it
+// does one per element and input element it combines; see the lowering).
+class Tide_CumulativeOp<string mnemonic>
+    : Tide_Op<mnemonic, [SameOperandsAndResultType,
+                         Tide_Facts<"Cumsum", "Reductions", "Numeric", 1>]> {
+  let arguments = (ins Tide_Tensor:$input, I64Attr:$axis, UnitAttr:$exclusive,
+                       UnitAttr:$reverse);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = [{
+    $input `axis` `=` $axis (`exclusive` $exclusive^)? (`reverse` $reverse^)?
+    attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// `axis` made non-negative.
+    int64_t getNormalizedAxis() {
+      int64_t axis = static_cast<int64_t>(getAxis());
+      return axis < 0 ? axis + getInput().getType().getRank() : axis;
+    }
+  }];
+}
+
+def Tide_CumsumOp : Tide_CumulativeOp<"cumsum"> {
   let summary = "Cumulative sum along one axis";
   let description = [{
     NumPy's `cumsum` and ONNX's `CumSum` along `axis` (negative counts from
@@ -447,20 +466,25 @@ def Tide_CumsumOp : Tide_Op<"cumsum", [SameOperandsAndResultType,
     %t = tide.cumsum %x axis = -1 exclusive reverse : tensor<4x16xi64>
     ```
   }];
-  let arguments = (ins Tide_Tensor:$input, I64Attr:$axis, UnitAttr:$exclusive,
-                       UnitAttr:$reverse);
-  let results = (outs Tide_Tensor:$result);
-  let assemblyFormat = [{
-    $input `axis` `=` $axis (`exclusive` $exclusive^)? (`reverse` $reverse^)?
-    attr-dict `:` type($input)
-  }];
-  let hasVerifier = 1;
-  let extraClassDeclaration = [{
-    /// `axis` made non-negative.
-    int64_t getNormalizedAxis() {
-      int64_t axis = static_cast<int64_t>(getAxis());
-      return axis < 0 ? axis + getInput().getType().getRank() : axis;
-    }
+}
+
+def Tide_CumprodOp : Tide_CumulativeOp<"cumprod"> {
+  let summary = "Cumulative product along one axis";
+  let description = [{
+    NumPy's `cumprod` and ONNX's `CumProd` along `axis` (negative counts from
+    the end): element `i` of the result is the product of the input's
+    elements `0..i` along the axis. With `exclusive` it leaves out element
+    `i` itself (the first result is 1); with `reverse` it multiplies from
+    the end (`i..n-1`, or `i+1..n-1` with both). Integers wrap on overflow;
+    f16 and bf16 multiply in f32 and are rounded once.
+
+    As `tide.cumsum`, each result element is computed on its own (work
+    quadratic in the axis length).
+
+    ```mlir
+    %p = tide.cumprod %x axis = 0 : tensor<8x3xf64>
+    %q = tide.cumprod %x axis = -1 exclusive : tensor<5xi32>
+    ```
   }];
 }
 

@@ -1063,17 +1063,20 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
   }
 };
 
-/// cumsum: a linalg.generic with the result's loops plus one reduction loop
-/// `j` over the axis; element `i` adds the inputs whose `j` is in its range
-/// (`j <= i`, `j < i` when exclusive, `j >= i` / `j > i` when reversed).
-/// f16/bf16 accumulate in f32 and are rounded once.
-struct LowerCumsum : OpRewritePattern<CumsumOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(CumsumOp op,
+/// cumsum and cumprod: a linalg.generic with the result's loops plus one
+/// reduction loop `j` over the axis; element `i` adds (multiplies) the inputs
+/// whose `j` is in its range (`j <= i`, `j < i` when exclusive, `j >= i` /
+/// `j > i` when reversed), the others counting as 0 (1). f16/bf16
+/// accumulate in f32 and are rounded once.
+template <typename OpTy>
+struct LowerCumulative : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  static constexpr bool kProduct = std::is_same_v<OpTy, CumprodOp>;
+  LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    // Sums wrap alike for signed and unsigned integers.
+    // Sums and products wrap alike for signed and unsigned integers.
     Value input = toSignless(rewriter, loc, op.getInput()).front();
     auto type = cast<RankedTensorType>(signless(op.getType()));
     Type element = type.getElementType();
@@ -1085,7 +1088,7 @@ struct LowerCumsum : OpRewritePattern<CumsumOp> {
         dyn.push_back(tensor::DimOp::create(rewriter, loc, input, d));
     Value init =
         linalg::FillOp::create(
-            rewriter, loc, constantOf(rewriter, loc, acc, 0),
+            rewriter, loc, constantOf(rewriter, loc, acc, kProduct ? 1 : 0),
             tensor::EmptyOp::create(rewriter, loc, type.getShape(), acc, dyn)
                 .getResult())
             .getResult(0);
@@ -1113,12 +1116,17 @@ struct LowerCumsum : OpRewritePattern<CumsumOp> {
           Value i = linalg::IndexOp::create(b, l, axis);
           Value j = linalg::IndexOp::create(b, l, rank);
           Value take = arith::CmpIOp::create(b, l, in, j, i);
-          Value x = arith::SelectOp::create(b, l, take,
-                                            scalarCast(b, l, args[0], acc),
-                                            constantOf(b, l, acc, 0));
-          Value sum = f ? arith::AddFOp::create(b, l, args[1], x).getResult()
-                        : arith::AddIOp::create(b, l, args[1], x).getResult();
-          linalg::YieldOp::create(b, l, sum);
+          Value x = arith::SelectOp::create(
+              b, l, take, scalarCast(b, l, args[0], acc),
+              constantOf(b, l, acc, kProduct ? 1 : 0));
+          Value next;
+          if (kProduct)
+            next = f ? arith::MulFOp::create(b, l, args[1], x).getResult()
+                     : arith::MulIOp::create(b, l, args[1], x).getResult();
+          else
+            next = f ? arith::AddFOp::create(b, l, args[1], x).getResult()
+                     : arith::AddIOp::create(b, l, args[1], x).getResult();
+          linalg::YieldOp::create(b, l, next);
         });
     Value result = generic.getResult(0);
     if (acc != element)
@@ -2144,11 +2152,12 @@ void mlir::tide::populateTideToLinalgPatterns(RewritePatternSet &patterns) {
   populateDecompositionPatterns(patterns);
   patterns.add<LowerElementwise, LowerConstant, LowerMatmul, LowerTranspose,
                LowerConcat, LowerSlice, LowerReshape, LowerTransfer,
-               LowerCumsum, LowerConv, LowerPool<MaxPoolOp>,
-               LowerPool<AvgPoolOp>, LowerReduction<ReduceSumOp>,
-               LowerReduction<ReduceMeanOp>, LowerReduction<ReduceMaxOp>,
-               LowerReduction<ReduceMinOp>, LowerReduction<ReduceProdOp>,
-               LowerReduction<ArgmaxOp>, LowerReduction<ArgminOp>>(ctx);
+               LowerCumulative<CumsumOp>, LowerCumulative<CumprodOp>, LowerConv,
+               LowerPool<MaxPoolOp>, LowerPool<AvgPoolOp>,
+               LowerReduction<ReduceSumOp>, LowerReduction<ReduceMeanOp>,
+               LowerReduction<ReduceMaxOp>, LowerReduction<ReduceMinOp>,
+               LowerReduction<ReduceProdOp>, LowerReduction<ArgmaxOp>,
+               LowerReduction<ArgminOp>>(ctx);
   populateIndexingPatterns(patterns);
   populateShapeOperandPatterns(patterns);
   populateCpuConvPatterns(patterns);

@@ -2278,13 +2278,17 @@ LogicalResult convertEinsum(NodeImporter &n) {
   return out(n, n.broadcastTo(acc, want));
 }
 
-LogicalResult convertCumSum(NodeImporter &n) {
+/// CumSum and CumProd (tide.cumsum, tide.cumprod).
+template <typename OpTy>
+LogicalResult convertCumulative(NodeImporter &n) {
   if (failed(n.checkAttrs({"exclusive", "reverse"})) || failed(need(n, 1)))
     return failure();
   Value x = n.in(0);
   int64_t rank = rankOf(x);
   if (rank == 0)
-    return n.fail("CumSum needs a tensor of rank 1 or more");
+    return n.fail(
+        std::string(std::is_same_v<OpTy, CumsumOp> ? "CumSum" : "CumProd") +
+        " needs a tensor of rank 1 or more");
   auto axisV = n.requireInts(1, "axis");
   if (failed(axisV))
     return failure();
@@ -2293,8 +2297,8 @@ LogicalResult convertCumSum(NodeImporter &n) {
   auto axis = n.normAxis((*axisV)[0], rank);
   if (failed(axis))
     return failure();
-  return out(n, n.create<CumsumOp>(x, *axis, n.attrInt("exclusive", 0) != 0,
-                                   n.attrInt("reverse", 0) != 0));
+  return out(n, n.create<OpTy>(x, *axis, n.attrInt("exclusive", 0) != 0,
+                               n.attrInt("reverse", 0) != 0));
 }
 
 //===----------------------------------------------------------------------===//
@@ -3084,7 +3088,8 @@ const llvm::StringMap<Converter> &converters() {
         {"ScatterElements", convertScatterElements},
         {"ScatterND", convertScatterND},
         {"TopK", convertTopK},
-        {"CumSum", convertCumSum},
+        {"CumSum", convertCumulative<CumsumOp>},
+        {"CumProd", convertCumulative<CumprodOp>},
         // Reductions.
         {"ReduceSum", convertReduce<ReduceKind::Sum>},
         {"ReduceMean", convertReduce<ReduceKind::Mean>},

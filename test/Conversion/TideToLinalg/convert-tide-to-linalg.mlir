@@ -990,6 +990,26 @@ func.func @cumsum_flags(%x: tensor<5xi32>) -> (tensor<5xi32>, tensor<5xi32>, ten
   return %0, %1, %2 : tensor<5xi32>, tensor<5xi32>, tensor<5xi32>
 }
 
+// cumprod: the same loops; the accumulator starts at 1, inputs out of range
+// count as 1, and the combination is a multiply (muli for integers).
+// CHECK-LABEL: func.func @cumprod(
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ONE]] : f64)
+// CHECK: linalg.generic
+// CHECK: arith.cmpi sle
+// CHECK: %[[ONE2:.*]] = arith.constant 1.000000e+00 : f64
+// CHECK: %[[V:.*]] = arith.select %{{.*}}, %{{.*}}, %[[ONE2]] : f64
+// CHECK: %[[P:.*]] = arith.mulf %{{.*}}, %[[V]] : f64
+// CHECK: linalg.yield %[[P]] : f64
+// CHECK: arith.cmpi sgt
+// CHECK: arith.constant 1 : i32
+// CHECK: arith.muli
+func.func @cumprod(%x: tensor<4x3xf64>, %i: tensor<5xi32>) -> (tensor<4x3xf64>, tensor<5xi32>) {
+  %0 = tide.cumprod %x axis = 0 : tensor<4x3xf64>
+  %1 = tide.cumprod %i axis = 0 exclusive reverse : tensor<5xi32>
+  return %0, %1 : tensor<4x3xf64>, tensor<5xi32>
+}
+
 // conv: zero padding (a fill with the input inserted), then one generic with
 // loops (n, f, oh, ow) parallel and (c, kh, kw) reduction; the input is read
 // at oh * stride + kh * dilation; the batch stays dynamic.

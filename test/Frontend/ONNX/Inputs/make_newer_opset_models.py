@@ -307,6 +307,51 @@ save(helper.make_node("RotaryEmbedding", ["x", "c", "s"], ["y"], name="rope4"),
 for name, a in (("x", x), ("c", cos), ("s", sin), ("y", rope_ref(x, cos, sin))):
     npy("rope4_" + name, a)
 
+# CumProd (opset 26): f32 along axis 1 of a symbolic batch; int32 exclusive
+# and reversed along axis 0 (the axis an int64 scalar input); f64 1-D.
+def cumprod_ref(x, axis, exclusive=False, reverse=False):
+    x = np.flip(x, axis) if reverse else x
+    c = np.cumprod(x, axis=axis)
+    if exclusive:
+        c = np.moveaxis(c, axis, 0)
+        c = np.concatenate([np.ones_like(c[:1]), c[:-1]], axis=0)
+        c = np.moveaxis(c, 0, axis)
+    return np.flip(c, axis) if reverse else c
+
+
+axis_t = lambda v: helper.make_tensor("axis", TensorProto.INT64, [], [v])
+x = rng.uniform(0.5, 1.5, (3, 9)).astype(f32)
+g = helper.make_graph([helper.make_node("CumProd", ["x", "axis"], ["y"], name="cumprod_f32")],
+                      "cumprod_f32", [info("x", F, ["n", 9])], [info("y", F, ["n", 9])],
+                      initializer=[axis_t(1)])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 26)]),
+          os.path.join(out, "cumprod_f32.onnx"))
+npy("cumprod_f32_x", x)
+npy("cumprod_f32_y", cumprod_ref(x.astype(np.float64), 1).astype(f32))
+xi = rng.integers(-3, 4, (5, 4)).astype(np.int32)
+g = helper.make_graph([helper.make_node("CumProd", ["x", "axis"], ["y"], name="cumprod_i32",
+                                        exclusive=1, reverse=1)],
+                      "cumprod_i32", [info("x", I32, [5, 4])], [info("y", I32, [5, 4])],
+                      initializer=[axis_t(-2)])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 26)]),
+          os.path.join(out, "cumprod_i32.onnx"))
+npy("cumprod_i32_x", xi)
+npy("cumprod_i32_y", cumprod_ref(xi, 0, True, True).astype(np.int32))
+xd = rng.uniform(-2, 2, (12,))
+g = helper.make_graph([helper.make_node("CumProd", ["x", "axis"], ["y"], name="cumprod_f64")],
+                      "cumprod_f64", [info("x", D, [12])], [info("y", D, [12])],
+                      initializer=[axis_t(0)])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 26)]),
+          os.path.join(out, "cumprod_f64.onnx"))
+npy("cumprod_f64_x", xd)
+npy("cumprod_f64_y", np.cumprod(xd))
+# A scalar input has no axis.
+g = helper.make_graph([helper.make_node("CumProd", ["x", "axis"], ["y"], name="cumprod_scalar")],
+                      "cumprod_scalar", [info("x", F, [])], [info("y", F, [])],
+                      initializer=[axis_t(0)])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 26)]),
+          os.path.join(out, "cumprod_scalar.onnx"))
+
 # An opset past what Tide knows.
 save(helper.make_node("Relu", ["x"], ["y"], name="relu"),
      [info("x", F, [4])], [info("y", F, [4])], "opset29", 29)
