@@ -21,8 +21,8 @@ that has no NumPy semantics in SEMANTICS, fails by name (`coverage_problems`).
 Every op family of the dialect is generated: elementwise, compare, select,
 cast, matmul, reductions over one or several axes, arg reductions, softmax,
 reshape, transpose, broadcast, concat and slice (odd shapes, empty parts,
-large strides), gather, scatter (every reduction), cumsum (exclusive,
-reverse), conv (1-3 spatial dimensions, strides, dilations, pads, groups,
+large strides), gather, scatter (every reduction), cumsum and cumprod
+(exclusive, reverse), conv (1-3 spatial dimensions, strides, dilations, pads, groups,
 depthwise) and max/avg pooling (ceil_mode, count_include_pad), over all
 thirteen element types (i1, i8..i64, ui8..ui64, f16, bf16, f32, f64), with
 dynamic dimensions wherever the op allows them.
@@ -294,7 +294,8 @@ SEMANTICS = {
     "broadcast": {"broadcast_to"}, "concat": {"concat"}, "slice": {"slice"},
     "softmax": {"softmax", "log_softmax"}, "constant": {"constant"},
     "dim": {"dim"}, "iota": {"iota"}, "dynamic_slice": {"dynamic_slice"},
-    "gather": {"gather"}, "scatter": {"scatter"}, "cumsum": {"cumsum"}, "conv": {"conv"},
+    "gather": {"gather"}, "scatter": {"scatter"}, "cumsum": {"cumsum", "cumprod"},
+    "conv": {"conv"},
     "pool": {"max_pool", "avg_pool"},
 }
 
@@ -570,6 +571,9 @@ def eval_op(op, ins, rng=None, strict=True):
         if name == "cumsum":
             return eval_cumsum(ins[0], a["axis"], a.get("exclusive", False), a.get("reverse", False),
                                t, rng, strict)
+        if name == "cumprod":
+            return eval_cumprod(ins[0], a["axis"], a.get("exclusive", False),
+                                a.get("reverse", False), t, rng, strict)
         if name == "conv":
             return eval_conv(ins[0], ins[1], a, t, rng, strict)
         if name in ("max_pool", "avg_pool"):
@@ -685,6 +689,40 @@ def eval_cumsum(x, axis, exclusive, reverse, t, rng=None, strict=True):
     else:
         if rng is not None and n:
             c = _noise_abs(rng, c, mag * ULP[ACC[t]] * 2 * (math.sqrt(n) + 2))
+            c = _noise(rng, c, ULP[t])
+        r = round_to(c, t)
+    return np.flip(r, axis).copy() if reverse else r
+
+
+def eval_cumprod(x, axis, exclusive, reverse, t, rng=None, strict=True):
+    """Cumulative products (integers wrap, as Tide's do); a float partial
+    product must stay inside the accumulator's range, where the result does
+    not depend on the order of the steps (as reduce_prod)."""
+    axis %= x.ndim
+    if reverse:
+        x = np.flip(x, axis)
+    n = x.shape[axis]
+    if t in INTS:
+        with np.errstate(over="ignore"):
+            c = np.cumprod(x.astype(WIDE[t]), axis=axis)
+    else:
+        h = _hi(x, t)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            c = np.cumprod(h, axis=axis)
+            a = np.abs(h)
+            hi_part = np.cumprod(np.where(a > 1, a, 1), axis=axis)
+            lo_part = np.cumprod(np.where((a < 1) & (a > 0), a, 1), axis=axis)
+        big = float(np.finfo(NP[ACC[t]]).max) / 1e3
+        if strict and c.size and (np.any(hi_part > big) or np.any(lo_part < 1e3 * TINY[ACC[t]])):
+            raise Violation("a partial cumulative product leaves the range of %s" % ACC[t])
+    if exclusive and n:
+        one = np.ones_like(np.take(c, [0], axis=axis))
+        c = np.concatenate([one, np.take(c, range(n - 1), axis=axis)], axis=axis)
+    if t in INTS:
+        r = c.astype(NP[t])
+    else:
+        if rng is not None and n:
+            c = _noise(rng, c, ULP[ACC[t]] * 2 * (n + 1))
             c = _noise(rng, c, ULP[t])
         r = round_to(c, t)
     return np.flip(r, axis).copy() if reverse else r
@@ -929,9 +967,9 @@ def emit_op(func, i, op, target):
         body = "tide.scatter %s axis = %d%s%s : %s" % (
             ", ".join(names), a["axis"], "" if red == "none" else " reduction = " + red, ad,
             ", ".join(tys))
-    elif name == "cumsum":
-        body = "tide.cumsum %s axis = %d%s%s%s : %s" % (
-            names[0], a["axis"], " exclusive" if a.get("exclusive") else "",
+    elif name in ("cumsum", "cumprod"):
+        body = "tide.%s %s axis = %d%s%s%s : %s" % (
+            name, names[0], a["axis"], " exclusive" if a.get("exclusive") else "",
             " reverse" if a.get("reverse") else "", ad, tys[0])
     elif name == "conv":
         g = a.get("groups", 1)
@@ -1640,6 +1678,8 @@ class Gen:
         axis = int(self.r.integers(r))
         if numel(v["shape"]) * max(v["shape"][axis], 1) > 4_000_000:
             raise Retry()
+        if name == "cumprod" and v["shape"][axis] > 24:
+            raise Retry()  # longer products mostly leave the float range
         attrs = {"axis": axis - r if self.chance(0.3) else axis}
         if self.chance(0.4):
             attrs["exclusive"] = True

@@ -1074,14 +1074,166 @@ LogicalResult importLoop(
   return success();
 }
 
+/// Element `at` of `x` along `axis`, that axis dropped (static shapes).
+Value elementAlong(NodeImporter &n, Value x, int64_t axis, int64_t at) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()),
+      strides(type.getRank(), 1);
+  start[axis] = at;
+  limit[axis] = at + 1;
+  Value slice = n.create<SliceOp>(x, start, limit, strides);
+  SmallVector<int64_t> shape(type.getShape());
+  shape.erase(shape.begin() + axis);
+  return n.reshape(slice, shape);
+}
+
+/// Scan of opset 8: inputs (sequence_lens, states..., scan inputs...), each
+/// state and scan input with a leading batch axis (the scan inputs' sequence
+/// axis is 1), scanned in `directions`; scan outputs are (batch, sequence,
+/// ...) in iteration order. Unrolled per batch entry and per element of the
+/// sequence: static batch and sequence sizes, and sequence_lens, when given,
+/// a constant equal to the sequence length for every entry.
+LogicalResult importScan8(
+    GraphImporter &graph, NodeImporter &n, const ImportedNode &entry,
+    const std::function<LogicalResult(const ImportedNode &)> &importNode) {
+  if (failed(n.checkAttrs({"body", "num_scan_inputs", "directions"})))
+    return failure();
+  const onnx::AttributeProto *body = n.attr("body");
+  if (!body || !body->has_g())
+    return n.fail("needs a 'body' graph");
+  const onnx::GraphProto &g = body->g();
+  int64_t m = n.attrInt("num_scan_inputs", -1);
+  int64_t total = static_cast<int64_t>(n.numInputs()) - 1;
+  if (m < 1 || m > total)
+    return n.fail("num_scan_inputs must be between 1 and the number of "
+                  "inputs after sequence_lens");
+  int64_t carried = total - m;
+  int64_t scans = g.output_size() - carried;
+  if (g.input_size() != total || scans < 0 ||
+      static_cast<int64_t>(n.numOutputs()) > g.output_size())
+    return n.fail("the body's inputs and outputs do not match the Scan's");
+  SmallVector<int64_t> dirs(m, 0);
+  if (auto d = n.attrInts("directions")) {
+    if (static_cast<int64_t>(d->size()) != m)
+      return n.fail("'directions' needs " + llvm::Twine(m) + " values");
+    dirs.assign(d->begin(), d->end());
+  }
+  SmallVector<Value> states, seqs;
+  int64_t batch = -1, length = -1;
+  for (int64_t i = 0; i < total; ++i) {
+    Value x = n.in(1 + i);
+    if (!x)
+      return n.fail("input " + llvm::Twine(1 + i) + " is missing");
+    auto type = cast<RankedTensorType>(x.getType());
+    bool scanned = i >= carried;
+    if (type.getRank() < (scanned ? 2 : 1) || !type.hasStaticShape())
+      return n.fail("input " + llvm::Twine(1 + i) +
+                    " needs static sizes and a batch axis" +
+                    (scanned ? " and a sequence axis" : "") +
+                    ": Tide unrolls Scan over static shapes");
+    if (batch >= 0 && type.getDimSize(0) != batch)
+      return n.fail("the inputs have different batch sizes (" +
+                    llvm::Twine(batch) + " and " +
+                    llvm::Twine(type.getDimSize(0)) + ")");
+    batch = type.getDimSize(0);
+    if (scanned) {
+      if (length >= 0 && type.getDimSize(1) != length)
+        return n.fail("scan inputs have different sequence lengths (" +
+                      llvm::Twine(length) + " and " +
+                      llvm::Twine(type.getDimSize(1)) + ")");
+      length = type.getDimSize(1);
+      seqs.push_back(x);
+    } else {
+      states.push_back(x);
+    }
+  }
+  if (n.has(0)) {
+    auto lens = n.requireConstIn(0, "sequence_lens (Tide unrolls Scan)");
+    if (failed(lens))
+      return failure();
+    for (int64_t b = 0, e = static_cast<int64_t>(lens->size()); b < e; ++b)
+      if (lens->intAt(b) != length)
+        return n.fail("sequence_lens " + llvm::Twine(lens->intAt(b)) +
+                      " is shorter than the sequence axis (" +
+                      llvm::Twine(length) +
+                      "): Tide runs every batch entry over the whole "
+                      "sequence");
+  }
+  if (batch * length > kMaxUnrolledIterations)
+    return n.fail("runs " + llvm::Twine(batch * length) +
+                  " body iterations; Tide unrolls Scan and takes at most " +
+                  llvm::Twine(kMaxUnrolledIterations));
+  if ((batch == 0 || length == 0) && scans > 0)
+    return n.fail("scans an empty batch or sequence, and Tide cannot tell "
+                  "the shape of its empty scan outputs");
+  std::string error;
+  readBodyInitializers(graph, g, error);
+  if (!error.empty())
+    return n.fail(error);
+  SmallVector<SmallVector<Value>> finalStates(carried), batchScans(scans);
+  for (int64_t b = 0; b < batch; ++b) {
+    SmallVector<Binding> state(carried);
+    for (int64_t j = 0; j < carried; ++j)
+      if (!(state[j].value = elementAlong(n, states[j], 0, b)))
+        return failure();
+    SmallVector<Value> entries;
+    for (Value x : seqs)
+      if (!entries.emplace_back(elementAlong(n, x, 0, b)))
+        return failure();
+    SmallVector<SmallVector<Value>> scanned(scans);
+    for (int64_t t = 0; t < length; ++t) {
+      SmallVector<Binding> inputs(state);
+      for (int64_t i = 0; i < m; ++i) {
+        Binding in;
+        in.value = elementAlong(n, entries[i], 0, dirs[i] ? length - 1 - t : t);
+        if (!in.value)
+          return failure();
+        inputs.push_back(in);
+      }
+      SmallVector<Binding> outputs;
+      if (failed(
+              importBodyOnce(graph, n, entry, g, inputs, outputs, importNode)))
+        return failure();
+      for (int64_t j = 0; j < carried; ++j)
+        state[j] = outputs[j];
+      for (int64_t k = 0; k < scans; ++k)
+        scanned[k].push_back(valueOf(n, outputs[carried + k]));
+    }
+    for (int64_t j = 0; j < carried; ++j)
+      finalStates[j].push_back(valueOf(n, state[j]));
+    for (int64_t k = 0; k < scans; ++k) {
+      Value v = stack(n, scanned[k], 0);
+      if (!v)
+        return failure();
+      batchScans[k].push_back(v);
+    }
+  }
+  for (int64_t j = 0; j < carried && j < n.numOutputs(); ++j) {
+    if (n.node.output(j).empty())
+      continue;
+    Value v = stack(n, finalStates[j], 0);
+    if (!v)
+      return failure();
+    n.setOut(j, v);
+  }
+  for (int64_t k = 0; k < scans && carried + k < n.numOutputs(); ++k) {
+    if (n.node.output(carried + k).empty())
+      continue;
+    Value v = stack(n, batchScans[k], 0);
+    if (!v)
+      return failure();
+    n.setOut(carried + k, v);
+  }
+  return success();
+}
+
 /// A Scan (opset 9 and later) over static sequence lengths: the body
 /// unrolled once per element of the sequence axis.
 LogicalResult importScan(
     GraphImporter &graph, NodeImporter &n, const ImportedNode &entry,
     const std::function<LogicalResult(const ImportedNode &)> &importNode) {
   if (entry.opset < 9)
-    return n.fail("Scan of opset 8 (batched, with sequence_lens) is not "
-                  "supported; opset 9's Scan is");
+    return importScan8(graph, n, entry, importNode);
   if (failed(n.checkAttrs({"body", "num_scan_inputs", "scan_input_axes",
                            "scan_input_directions", "scan_output_axes",
                            "scan_output_directions"})))

@@ -11,6 +11,8 @@ onnx.helper, and the inputs to run them on (MODEL[_TAG]_in<k>.npy):
 - scan_rev.onnx: a Scan (opset 16) over axis 1 of one input and, in reverse,
   axis 0 of another, with a state and scan outputs stacked on axes 0 and 1
   (the second reversed).
+- scan8.onnx: opset 8's batched Scan (a constant sequence_lens, one input
+  scanned in reverse); scan8_lens.onnx: one batch entry shorter, refused.
 - if_select.onnx: an If on a graph input (tags t, f): both branches, the
   outputs selected.
 - loop_runtime_cond.onnx, loop_runtime_trips.onnx, scan_dynamic.onnx,
@@ -109,6 +111,33 @@ save("scan_rev", helper.make_graph(
 save_inputs("scan_rev", "", [rng.standard_normal(5).astype(np.float32),
                              rng.standard_normal((5, 7)).astype(np.float32),
                              rng.standard_normal((7, 5)).astype(np.float32)])
+
+# --- scan8: opset 8's batched Scan ------------------------------------------------
+# Batch 2, sequence 4: a state (2, 3) and two scan inputs (2, 4, 3), the
+# second scanned in reverse, sequence_lens a constant equal to the length;
+# scan outputs (2, 4, 3) in iteration order.
+body = helper.make_graph(
+    [helper.make_node("Mul", ["s_in", "a"], ["t"]),
+     helper.make_node("Add", ["t", "b"], ["s_out"]),
+     helper.make_node("Tanh", ["s_out"], ["o"])],
+    "body", [vi("s_in", F32, [3]), vi("a", F32, [3]), vi("b", F32, [3])],
+    [vi("s_out", F32, [3]), vi("o", F32, [3])])
+save("scan8", helper.make_graph(
+    [const("lens", np.array([4, 4], np.int64)),
+     helper.make_node("Scan", ["lens", "s0", "xa", "xb"], ["s", "y"], name="scan", body=body,
+                      num_scan_inputs=2, directions=[0, 1])],
+    "scan8", [vi("s0", F32, [2, 3]), vi("xa", F32, [2, 4, 3]), vi("xb", F32, [2, 4, 3])],
+    [vi("s", F32, [2, 3]), vi("y", F32, [2, 4, 3])]), opset=8)
+save_inputs("scan8", "", [rng.standard_normal((2, 3)).astype(np.float32),
+                          rng.standard_normal((2, 4, 3)).astype(np.float32),
+                          rng.standard_normal((2, 4, 3)).astype(np.float32)])
+# Refused: a batch entry whose sequence is shorter.
+save("scan8_lens", helper.make_graph(
+    [const("lens", np.array([4, 2], np.int64)),
+     helper.make_node("Scan", ["lens", "s0", "xa", "xb"], ["s", "y"], name="scan", body=body,
+                      num_scan_inputs=2)],
+    "scan8_lens", [vi("s0", F32, [2, 3]), vi("xa", F32, [2, 4, 3]), vi("xb", F32, [2, 4, 3])],
+    [vi("s", F32, [2, 3]), vi("y", F32, [2, 4, 3])]), opset=8)
 
 # --- if_select: an If on a graph input ----------------------------------------
 then_g = helper.make_graph([helper.make_node("Exp", ["x"], ["t"]), const("k", np.float32([1, 2, 3]))],
