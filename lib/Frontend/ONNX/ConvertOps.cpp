@@ -1703,6 +1703,66 @@ LogicalResult convertPad(NodeImporter &n) {
   return out(n, x);
 }
 
+/// CenterCropPad (opset 18): each of `axes` (all by default) cropped to a
+/// centered window or zero-padded around the input to the size in `shape`
+/// (known while importing); an odd difference crops or pads one more on the
+/// right.
+LogicalResult convertCenterCropPad(NodeImporter &n) {
+  if (failed(n.checkAttrs({"axes"})) || failed(need(n, 2)))
+    return failure();
+  Value x = n.in(0);
+  int64_t rank = rankOf(x);
+  auto shape = n.requireInts(1, "shape");
+  if (failed(shape))
+    return failure();
+  Shape axes;
+  if (auto a = n.attrInts("axes")) {
+    for (int64_t ax : *a) {
+      auto na = n.normAxis(ax, rank);
+      if (failed(na))
+        return failure();
+      if (llvm::is_contained(axes, *na))
+        return n.fail("axis " + llvm::Twine(ax) + " is repeated");
+      axes.push_back(*na);
+    }
+  } else {
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  }
+  if (shape->size() != axes.size())
+    return n.fail("shape has " + llvm::Twine(shape->size()) + " entries for " +
+                  llvm::Twine(axes.size()) + " axes");
+  for (auto [axis, want] : llvm::zip(axes, *shape)) {
+    int64_t dim = shapeOf(x)[axis];
+    if (want < 0)
+      return n.fail("a negative size in shape: " + llvm::Twine(want));
+    if (ShapedType::isDynamic(dim))
+      return n.fail("axis " + llvm::Twine(axis) +
+                    " has a dynamic size: CenterCropPad needs it known "
+                    "while importing");
+    if (want < dim) {
+      int64_t start = (dim - want) / 2;
+      TRY(x = sliceAxis(n, x, axis, start, start + want));
+    } else if (want > dim) {
+      int64_t before = (want - dim) / 2, after = want - dim - before;
+      SmallVector<Value> parts;
+      auto zeros = [&](int64_t count) {
+        SmallVector<SymDim> dims = n.dimsOf(x);
+        dims[axis] = SymDim::constant(count);
+        return n.broadcastToDims(sc(n, x, 0), dims);
+      };
+      if (before > 0)
+        parts.push_back(zeros(before));
+      parts.push_back(x);
+      parts.push_back(zeros(after));
+      for (Value p : parts)
+        TRY(p);
+      TRY(x = n.create<ConcatOp>(parts, axis));
+    }
+  }
+  return out(n, x);
+}
+
 //===----------------------------------------------------------------------===//
 // Normalization
 //===----------------------------------------------------------------------===//
@@ -3090,6 +3150,7 @@ const llvm::StringMap<Converter> &converters() {
         {"TopK", convertTopK},
         {"CumSum", convertCumulative<CumsumOp>},
         {"CumProd", convertCumulative<CumprodOp>},
+        {"CenterCropPad", convertCenterCropPad},
         // Reductions.
         {"ReduceSum", convertReduce<ReduceKind::Sum>},
         {"ReduceMean", convertReduce<ReduceKind::Mean>},

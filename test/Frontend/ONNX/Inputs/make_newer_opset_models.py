@@ -352,6 +352,39 @@ g = helper.make_graph([helper.make_node("CumProd", ["x", "axis"], ["y"], name="c
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 26)]),
           os.path.join(out, "cumprod_scalar.onnx"))
 
+# CenterCropPad (opset 18): a symbolic batch left alone, H cropped from 9 to 4
+# (odd difference: one more off the right), W padded from 5 to 8 (odd: one more
+# zero on the right), int32; a shape with the wrong number of entries.
+def center_crop_pad(x, shape, axes):
+    for a, sh in zip(axes, shape):
+        dim = x.shape[a]
+        if sh < dim:
+            s = (dim - sh) // 2
+            x = np.take(x, range(s, s + sh), axis=a)
+        elif sh > dim:
+            before = (sh - dim) // 2
+            pads = [(0, 0)] * x.ndim
+            pads[a] = (before, sh - dim - before)
+            x = np.pad(x, pads)
+    return x
+
+
+x = rng.integers(-50, 50, (2, 9, 5)).astype(np.int32)
+ccp_shape = helper.make_tensor("shape", TensorProto.INT64, [2], [4, 8])
+g = helper.make_graph([helper.make_node("CenterCropPad", ["x", "shape"], ["y"], name="ccp",
+                                        axes=[-2, 2])],
+                      "ccp", [info("x", I32, ["n", 9, 5])], [info("y", I32, ["n", 4, 8])],
+                      initializer=[ccp_shape])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]),
+          os.path.join(out, "ccp.onnx"))
+npy("ccp_x", x)
+npy("ccp_y", center_crop_pad(x, [4, 8], [1, 2]))
+g = helper.make_graph([helper.make_node("CenterCropPad", ["x", "shape"], ["y"], name="ccp_bad")],
+                      "ccp_bad", [info("x", I32, [2, 9, 5])], [info("y", I32, [2, 4, 8])],
+                      initializer=[ccp_shape])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]),
+          os.path.join(out, "ccp_bad.onnx"))
+
 # An opset past what Tide knows.
 save(helper.make_node("Relu", ["x"], ["y"], name="relu"),
      [info("x", F, [4])], [info("y", F, [4])], "opset29", 29)
