@@ -1246,6 +1246,92 @@ LogicalResult convertConvTranspose(NodeImporter &n) {
 }
 
 //===----------------------------------------------------------------------===//
+// AffineGrid
+//===----------------------------------------------------------------------===//
+//
+// The sampling grid of an affine transform (opset 20; PyTorch's affine_grid):
+// for every output position its normalized coordinates (x, y[, z], 1), a
+// constant of the sizes `size` gives, times theta transposed, one batched
+// product: grid[n, p, :] = theta[n] (x_p, y_p[, z_p], 1).
+
+LogicalResult convertAffineGrid(NodeImporter &n) {
+  if (failed(n.checkAttrs({"align_corners"})))
+    return failure();
+  if (!n.has(0) || !n.in(0) || !n.has(1))
+    return n.fail("needs inputs 0 (theta) and 1 (size)");
+  Value theta = n.in(0);
+  auto tType = cast<RankedTensorType>(theta.getType());
+  if (!isa<FloatType>(tType.getElementType()))
+    return n.fail("theta must be floating-point");
+  auto size = n.requireInts(1, "size");
+  if (failed(size))
+    return failure();
+  int64_t r = static_cast<int64_t>(size->size()) - 2;
+  if (r != 2 && r != 3)
+    return n.fail("size must have 4 entries (N, C, H, W) or 5 (N, C, D, H, "
+                  "W), got " +
+                  Twine(size->size()));
+  if (tType.getRank() != 3 || tType.getDimSize(1) != r ||
+      tType.getDimSize(2) != r + 1)
+    return n.fail("theta must be (N, " + Twine(r) + ", " + Twine(r + 1) +
+                  ") for a " + Twine(r) + "-D size");
+  int64_t batch = tType.getDimSize(0);
+  if (!ShapedType::isDynamic(batch) && batch != (*size)[0])
+    return n.fail("theta has a batch of " + Twine(batch) + " but size says " +
+                  Twine((*size)[0]));
+  Shape spatial(size->begin() + 2, size->end());
+  int64_t points = 1;
+  for (int64_t d : spatial) {
+    if (d <= 0)
+      return n.fail("the sizes must be positive");
+    points *= d;
+  }
+  if (points > (1 << 24))
+    return n.fail("a grid of " + Twine(points) + " points is too large");
+  bool align = n.attrInt("align_corners", 0) != 0;
+  auto coord = [&](int64_t i, int64_t length) {
+    if (align)
+      return length == 1 ? -1.0 : -1.0 + 2.0 * i / (length - 1);
+    return -1.0 + (2.0 * i + 1.0) / length;
+  };
+  // (x, y[, z], 1) of every position, the last spatial axis fastest.
+  SmallVector<double> base;
+  base.reserve(points * (r + 1));
+  SmallVector<int64_t> at(r, 0);
+  for (int64_t p = 0; p < points; ++p) {
+    for (int64_t k = r - 1; k >= 0; --k) // x from W, y from H, z from D
+      base.push_back(coord(at[k], spatial[k]));
+    base.push_back(1.0);
+    for (int64_t k = r - 1; k >= 0; --k) {
+      if (++at[k] < spatial[k])
+        break;
+      at[k] = 0;
+    }
+  }
+  Value grid = n.constant(makeDense(
+      RankedTensorType::get({1, points, r + 1}, tType.getElementType()), {},
+      base));
+  SmallVector<SymDim> dims = n.dimsOf(theta);
+  grid = n.broadcastToDims(
+      grid, {dims[0], SymDim::constant(points), SymDim::constant(r + 1)});
+  Value thetaT = n.create<TransposeOp>(theta, Shape{0, 2, 1});
+  if (!grid || !thetaT)
+    return failure();
+  Value y = n.create<MatmulOp>(grid, thetaT);
+  if (!y)
+    return failure();
+  SmallVector<SymDim> outDims{dims[0]};
+  for (int64_t d : spatial)
+    outDims.push_back(SymDim::constant(d));
+  outDims.push_back(SymDim::constant(r));
+  Value grid2 = n.reshapeTo(y, outDims);
+  if (!grid2)
+    return failure();
+  n.setOut(0, grid2);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // GridSample
 //===----------------------------------------------------------------------===//
 //
@@ -1772,6 +1858,7 @@ void onnx_import::addNNConverters(llvm::StringMap<Converter> &table) {
   table["Resize"] = convertResize;
   table["Upsample"] = convertResize;
   table["GridSample"] = convertGridSample;
+  table["AffineGrid"] = convertAffineGrid;
   table["RoiAlign"] = convertRoiAlign;
   table["LpPool"] = convertLpPool;
   table["GlobalLpPool"] = convertGlobalLpPool;

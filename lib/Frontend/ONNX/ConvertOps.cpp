@@ -1732,7 +1732,8 @@ LogicalResult convertCenterCropPad(NodeImporter &n) {
   if (shape->size() != axes.size())
     return n.fail("shape has " + llvm::Twine(shape->size()) + " entries for " +
                   llvm::Twine(axes.size()) + " axes");
-  for (auto [axis, want] : llvm::zip(axes, *shape)) {
+  for (size_t k = 0; k < axes.size(); ++k) {
+    int64_t axis = axes[k], want = (*shape)[k];
     int64_t dim = shapeOf(x)[axis];
     if (want < 0)
       return n.fail("a negative size in shape: " + llvm::Twine(want));

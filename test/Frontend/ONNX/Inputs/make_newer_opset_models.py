@@ -385,6 +385,47 @@ g = helper.make_graph([helper.make_node("CenterCropPad", ["x", "shape"], ["y"], 
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]),
           os.path.join(out, "ccp_bad.onnx"))
 
+# AffineGrid (opset 20): 2-D (align_corners 0, a symbolic batch) and 3-D
+# (align_corners 1, a size-1 depth), against NumPy; theta of the wrong shape.
+def affine_grid_ref(theta, spatial, align):
+    axes = []
+    for length in spatial:
+        i = np.arange(length, dtype=np.float64)
+        if align:
+            axes.append(np.full(length, -1.0) if length == 1 else -1 + 2 * i / (length - 1))
+        else:
+            axes.append(-1 + (2 * i + 1) / length)
+    mesh = np.meshgrid(*axes, indexing="ij")                  # (D,) H, W
+    homo = np.stack([m.reshape(-1) for m in reversed(mesh)] + [np.ones(mesh[0].size)], -1)
+    grid = np.einsum("nij,pj->npi", theta.astype(np.float64), homo)
+    return grid.reshape((theta.shape[0],) + tuple(spatial) + (len(spatial),))
+
+
+theta2 = rng.standard_normal((3, 2, 3)).astype(f32)
+g = helper.make_graph([helper.make_node("AffineGrid", ["theta", "size"], ["grid"], name="ag2")],
+                      "ag2", [info("theta", F, ["n", 2, 3])], [info("grid", F, ["n", 5, 7, 2])],
+                      initializer=[helper.make_tensor("size", TensorProto.INT64, [4], [3, 1, 5, 7])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)]),
+          os.path.join(out, "ag2.onnx"))
+npy("ag2_theta", theta2)
+npy("ag2_y", affine_grid_ref(theta2, [5, 7], False).astype(f32))
+theta3 = rng.standard_normal((2, 3, 4))
+g = helper.make_graph([helper.make_node("AffineGrid", ["theta", "size"], ["grid"], name="ag3",
+                                        align_corners=1)],
+                      "ag3", [info("theta", D, [2, 3, 4])], [info("grid", D, [2, 1, 4, 3, 3])],
+                      initializer=[helper.make_tensor("size", TensorProto.INT64, [5],
+                                                      [2, 3, 1, 4, 3])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)]),
+          os.path.join(out, "ag3.onnx"))
+npy("ag3_theta", theta3)
+npy("ag3_y", affine_grid_ref(theta3, [1, 4, 3], True))
+g = helper.make_graph([helper.make_node("AffineGrid", ["theta", "size"], ["grid"], name="ag_bad")],
+                      "ag_bad", [info("theta", F, [3, 2, 3])], [info("grid", F, [3, 1, 5, 7, 3])],
+                      initializer=[helper.make_tensor("size", TensorProto.INT64, [5],
+                                                      [3, 1, 1, 5, 7])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)]),
+          os.path.join(out, "ag_bad.onnx"))
+
 # An opset past what Tide knows.
 save(helper.make_node("Relu", ["x"], ["y"], name="relu"),
      [info("x", F, [4])], [info("y", F, [4])], "opset29", 29)
