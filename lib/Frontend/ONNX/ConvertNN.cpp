@@ -1281,13 +1281,15 @@ LogicalResult convertAffineGrid(NodeImporter &n) {
                   Twine((*size)[0]));
   Shape spatial(size->begin() + 2, size->end());
   int64_t points = 1;
+  constexpr int64_t kMaxPoints = int64_t(1) << 24;
   for (int64_t d : spatial) {
     if (d <= 0)
       return n.fail("the sizes must be positive");
+    if (d > kMaxPoints / points)
+      return n.fail("a grid of more than " + Twine(kMaxPoints) +
+                    " points is not supported");
     points *= d;
   }
-  if (points > (1 << 24))
-    return n.fail("a grid of " + Twine(points) + " points is too large");
   bool align = n.attrInt("align_corners", 0) != 0;
   auto coord = [&](int64_t i, int64_t length) {
     if (align)

@@ -1735,8 +1735,8 @@ LogicalResult convertCenterCropPad(NodeImporter &n) {
   for (size_t k = 0; k < axes.size(); ++k) {
     int64_t axis = axes[k], want = (*shape)[k];
     int64_t dim = shapeOf(x)[axis];
-    if (want < 0)
-      return n.fail("a negative size in shape: " + llvm::Twine(want));
+    if (want < 0 || want > (int64_t(1) << 40))
+      return n.fail("a size out of range in shape: " + llvm::Twine(want));
     if (ShapedType::isDynamic(dim))
       return n.fail("axis " + llvm::Twine(axis) +
                     " has a dynamic size: CenterCropPad needs it known "

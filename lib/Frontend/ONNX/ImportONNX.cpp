@@ -1159,13 +1159,16 @@ LogicalResult importScan8(
                       "): Tide runs every batch entry over the whole "
                       "sequence");
   }
-  if (batch * length > kMaxUnrolledIterations)
-    return n.fail("runs " + llvm::Twine(batch * length) +
+  if (length > 0 && batch > kMaxUnrolledIterations / length)
+    return n.fail("runs " + llvm::Twine(batch) + " x " + llvm::Twine(length) +
                   " body iterations; Tide unrolls Scan and takes at most " +
                   llvm::Twine(kMaxUnrolledIterations));
-  if ((batch == 0 || length == 0) && scans > 0)
-    return n.fail("scans an empty batch or sequence, and Tide cannot tell "
-                  "the shape of its empty scan outputs");
+  if (batch == 0)
+    return n.fail("has an empty batch, and Tide cannot tell the shape of its "
+                  "empty outputs");
+  if (length == 0 && scans > 0)
+    return n.fail("scans an empty sequence, and Tide cannot tell the shape "
+                  "of its empty scan outputs");
   std::string error;
   readBodyInitializers(graph, g, error);
   if (!error.empty())
