@@ -53,6 +53,10 @@ def select(op, t):
 
 def cast(op, t):
     a, other = T(A, t), "f32" if t != "f32" else "i32"
+    if op == "bitcast":  # a type of the same width
+        other = {"i1": "i1", "i8": "ui8", "ui8": "i8", "i16": "f16", "ui16": "bf16", "f16": "i16",
+                 "bf16": "ui16", "i32": "f32", "ui32": "f32", "f32": "i32", "i64": "f64",
+                 "ui64": "f64", "f64": "i64"}[t]
     return [a], ["%%r = tide.%s %%a0 : %s to %s" % (op, a, T(A, other))], T(A, other)
 
 

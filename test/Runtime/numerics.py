@@ -536,6 +536,36 @@ def cast_ref(x, src, dst):
     return quantize(x.astype(np.float64).astype(np.float32), "bf16")
 
 
+def width_of(t):
+    return 16 if t == "bf16" else bits_of(t)
+
+
+def bitcast_ref(x, src, dst):
+    """The bits of src's values (as stored, little-endian), read as dst."""
+    x = np.asarray(x)
+    n = width_of(src)
+    u = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}.get(n)
+    if src == "i1":
+        return x.astype(bool)
+    if src == "bf16":
+        bits = (x.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    elif src in FLOATS:
+        bits = x.astype({"f16": np.float16, "f32": np.float32, "f64": np.float64}[src]).view(u)
+    elif src in UINTS:
+        bits = to_unsigned(x, src).astype(u)
+    else:
+        bits = x.astype(np.int64).astype({8: np.int8, 16: np.int16, 32: np.int32,
+                                          64: np.int64}[n]).view(u)
+    if dst == "bf16":
+        return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    if dst in FLOATS:
+        return bits.view({"f16": np.float16, "f32": np.float32,
+                          "f64": np.float64}[dst]).astype(np.float64)
+    if dst in UINTS:
+        return bits.astype(np.uint64)
+    return bits.view({8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[n]).astype(np.int64)
+
+
 def gather_ref(x, indices, axis):
     """take_along_axis with Tide's rules: indices in [-n, 0) count from the end,
     the rest is clamped to [0, n - 1]; an empty axis gives zeros; along the
@@ -754,6 +784,8 @@ REFERENCES = {
     "cmp": Ref("compare", None, predicates=CMP),
     "select": Ref("select", np.where),
     "cast": Ref("cast", cast_ref),
+    # bitcast: every pair of one width (i1 only to i1).
+    "bitcast": Ref("cast", bitcast_ref),
     "constant": Ref("constant", lambda value, shape: np.broadcast_to(np.asarray(value), shape)),
     "matmul": Ref("matmul", np.matmul),
 
@@ -1758,19 +1790,22 @@ def gen_cast(ops):
         for src in types:
             f = Func("%s_from_%s" % (op, src), [(s, src)])
             for dst in types:
-                if dst == "bf16" and src != "bf16":
+                if op == "bitcast":
+                    if width_of(src) != width_of(dst):
+                        continue
+                elif dst == "bf16" and src != "bf16":
                     continue
-                if src in FLOATS and dst in UINTS:   # below: non-negative inputs
+                elif src in FLOATS and dst in UINTS:   # below: non-negative inputs
                     continue
                 v = f.op("tide.%s %s : %s to %s" % (op, f.arg(0), T(s, src), T(s, dst)))
                 f.ret(v, s, dst, "%s %s -> %s" % (op, src, dst),
-                      (lambda src, dst: lambda ins: ref(ins[0], src, dst))(src, dst))
+                      (lambda src, dst, ref=ref: lambda ins: ref(ins[0], src, dst))(src, dst))
             x = cast_inputs(src)
             f.run("n=%d" % len(x), [x])
             f.run("n=3", [x[:3].copy()])
             funcs.append(f)
             udsts = [t for t in types if t in UINTS]
-            if src in FLOATS and udsts:
+            if src in FLOATS and udsts and op != "bitcast":
                 # Float to unsigned truncates toward zero; a negative or too
                 # large float has no defined result (as in C), so these
                 # inputs are in [0, 256).
@@ -1778,17 +1813,17 @@ def gen_cast(ops):
                 for dst in udsts:
                     v = g.op("tide.%s %s : %s to %s" % (op, g.arg(0), T(s, src), T(s, dst)))
                     g.ret(v, s, dst, "%s %s -> %s" % (op, src, dst),
-                          (lambda src, dst: lambda ins: ref(ins[0], src, dst))(src, dst))
+                          (lambda src, dst, ref=ref: lambda ins: ref(ins[0], src, dst))(src, dst))
                 g.run("", [quantize([0.0, -0.0, 0.25, 0.7, 1.0, 2.5, 3.999, 42.1, 99.5, 126.9,
                                      128.0, 200.75, 255.0], src)])
                 funcs.append(g)
         srcs = [t for t in types if t != "bf16"]
-        if "bf16" in types and srcs:
+        if "bf16" in types and srcs and op != "bitcast":
             f = Func("%s_to_bf16" % op, [(s, src) for src in srcs])
             for i, src in enumerate(srcs):
                 v = f.op("tide.%s %s : %s to %s" % (op, f.arg(i), T(s, src), T(s, "bf16")))
                 f.ret(v, s, "bf16", "%s %s -> bf16" % (op, src),
-                      (lambda i, src: lambda ins: ref(ins[i], src, "bf16"))(i, src))
+                      (lambda i, src, ref=ref: lambda ins: ref(ins[i], src, "bf16"))(i, src))
             f.run("", [cast_inputs(src) for src in srcs])
             funcs.append(f)
     return funcs

@@ -1347,3 +1347,21 @@ func.func @iota_shape(%s: tensor<1xi64>) {
   %0 = tide.iota %s axis = 1 : tensor<1xi64> to tensor<?x3xf32>
   return
 }
+
+// -----
+
+// bitcast needs one width on both sides.
+func.func @bitcast_width(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'tide.bitcast' op reinterprets 'f32' (32 bits) as 'i64' (64 bits); the widths must match (use 'tide.cast' to convert values)}}
+  %0 = tide.bitcast %x : tensor<4xf32> to tensor<4xi64>
+  return
+}
+
+// -----
+
+// bitcast keeps the shape.
+func.func @bitcast_shape(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'tide.bitcast' op changes the shape from [4] to [2, 2]; 'tide.bitcast' only reinterprets elements}}
+  %0 = tide.bitcast %x : tensor<4xf32> to tensor<2x2xi32>
+  return
+}

@@ -682,6 +682,16 @@ func.func @cumsum(%x: tensor<4x?xf32>, %i: tensor<8xi64>) -> (tensor<4x?xf32>, t
   return %2, %3 : tensor<4x?xf32>, tensor<8xi64>
 }
 
+// bitcast between types of one width.
+// CHECK-LABEL: func.func @bitcast(
+// CHECK: tide.bitcast %{{.*}} : tensor<4x?xf32> to tensor<4x?xi32>
+// CHECK: tide.bitcast %{{.*}} : tensor<3xbf16> to tensor<3xui16>
+func.func @bitcast(%x: tensor<4x?xf32>, %h: tensor<3xbf16>) -> (tensor<4x?xi32>, tensor<3xui16>) {
+  %0 = tide.bitcast %x : tensor<4x?xf32> to tensor<4x?xi32>
+  %1 = tide.bitcast %h : tensor<3xbf16> to tensor<3xui16>
+  return %0, %1 : tensor<4x?xi32>, tensor<3xui16>
+}
+
 // cumprod has cumsum's form.
 // CHECK-LABEL: func.func @cumprod(
 // CHECK: tide.cumprod %{{.*}} axis = 0 : tensor<8x3xf64>

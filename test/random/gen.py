@@ -289,7 +289,7 @@ ARGREDUCE = {"argmax": np.argmax, "argmin": np.argmin}
 # compares it with tide-opt's list.
 SEMANTICS = {
     "unary": set(UNARY), "binary": set(BINARY), "compare": {"cmp"}, "select": {"select"},
-    "cast": {"cast"}, "matmul": {"matmul"}, "reduction": set(REDUCE),
+    "cast": {"cast", "bitcast"}, "matmul": {"matmul"}, "reduction": set(REDUCE),
     "arg_reduction": set(ARGREDUCE), "reshape": {"reshape"}, "transpose": {"transpose"},
     "broadcast": {"broadcast_to"}, "concat": {"concat"}, "slice": {"slice"},
     "softmax": {"softmax", "log_softmax"}, "constant": {"constant"},
@@ -448,6 +448,8 @@ def eval_op(op, ins, rng=None, strict=True):
             return np.where(ins[0], ins[1], ins[2]).astype(NP[t])
         if name == "cast":
             return eval_cast(ins[0], a["from"], t, strict)
+        if name == "bitcast":
+            return ins[0].copy() if t == "i1" else ins[0].view(NP[t]).copy()
         if name == "constant":
             return np.array(a["value"], dtype=np.float64 if t in FLOATS else WIDE.get(t, np.int64)) \
                 .astype(NP[t]) if t != "i1" else np.array(a["value"], dtype=np.bool_)
@@ -936,7 +938,7 @@ def emit_op(func, i, op, target):
         body = "tide.cmp %s, %s, %s%s : %s" % (a["predicate"], names[0], names[1], ad, tt)
     elif name == "select":
         body = "tide.select %s%s : %s" % (", ".join(names), ad, ", ".join(tys))
-    elif name in ("cast", "reshape", "broadcast_to"):
+    elif name in ("cast", "bitcast", "reshape", "broadcast_to"):
         body = "tide.%s %s%s : %s to %s" % (name, names[0], ad, tys[0], res)
     elif name in REDUCE or name in ARGREDUCE:
         body = "tide.%s %s axes = [%s]%s%s : %s" % (
@@ -1286,9 +1288,18 @@ class Gen:
 
     def g_cast(self, name):
         types = self.ops[name]["dtypes"]
+        if name == "bitcast":
+            # Between integer types of one width (and i1 to i1): the bits of
+            # a computed float would expose differences within tolerance,
+            # and ints read as floats make NaNs; numerics.py checks those
+            # pairs on exact data.
+            types = [t for t in types if t in INTS or t == "i1"]
         x = self.operand(types)
         v = self.info(x)
         dst = self.pick(types)
+        if name == "bitcast":
+            width = lambda t: 1 if t == "i1" else int(t.lstrip("ui"))
+            dst = self.pick([t for t in types if width(t) == width(v["dtype"])])
         ty = list(v["type"])
         if ty and self.chance(0.15):
             d = int(self.r.integers(len(ty)))

@@ -634,6 +634,32 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
   return {};
 }
 
+LogicalResult BitcastOp::verify() {
+  auto in = getInput().getType();
+  auto out = getType();
+  if (in.getRank() != out.getRank() ||
+      failed(verifyCompatibleShape(in.getShape(), out.getShape())))
+    return emitOpError("changes the shape from ")
+           << shapeString(in.getShape()) << " to "
+           << shapeString(out.getShape())
+           << "; 'tide.bitcast' only reinterprets elements";
+  unsigned from = in.getElementType().getIntOrFloatBitWidth();
+  unsigned to = out.getElementType().getIntOrFloatBitWidth();
+  if (from != to)
+    return emitOpError("reinterprets ")
+           << in.getElementType() << " (" << from << " bits) as "
+           << out.getElementType() << " (" << to
+           << " bits); the widths must match (use 'tide.cast' to convert "
+              "values)";
+  return success();
+}
+
+OpFoldResult BitcastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
 OpFoldResult TransferOp::fold(FoldAdaptor) {
   // A transfer to the device the value already lives on is a no-op. A value
   // made by a transfer lives at its destination, one made by a placed op on

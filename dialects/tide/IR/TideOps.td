@@ -309,6 +309,27 @@ def Tide_CastOp : Tide_Op<"cast", [
   let hasVerifier = 1;
 }
 
+def Tide_BitcastOp : Tide_Op<"bitcast", [
+    Tide_Facts<"Cast", "Elementwise", "Any">]> {
+  let summary = "Each element's bits read as another type of the same width";
+  let description = [{
+    ONNX's `BitCast`: every element keeps its bits (little-endian, as stored)
+    and is read as the result's element type, which must have the same bit
+    width (f32 <-> i32/ui32, f64 <-> i64/ui64, f16/bf16 <-> i16/ui16, i8 <->
+    ui8, ...; `i1` only to `i1`). No value is converted: `tide.cast` does
+    that. Shapes must match.
+
+    ```mlir
+    %bits = tide.bitcast %x : tensor<4xf32> to tensor<4xi32>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
 def Tide_TransferOp : Tide_Op<"transfer", [SameOperandsAndResultType,
     Tide_Facts<"Transfer", "Transfer", "Any", 0>]> {
   let summary = "Copy a tensor to another device";

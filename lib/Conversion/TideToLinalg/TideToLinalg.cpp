@@ -677,6 +677,13 @@ struct LowerElementwise : RewritePattern {
           if (isa<CastOp>(op))
             return scalarCast(b, l, args[0], resultType.getElementType(),
                               isUnsigned, toUnsigned);
+          if (isa<BitcastOp>(op)) {
+            Type to = resultType.getElementType();
+            return args[0].getType() == to
+                       ? args[0]
+                       : arith::BitcastOp::create(b, l, to, args[0])
+                             .getResult();
+          }
           if (isa<BroadcastToOp>(op))
             return args[0];
           // f16/bf16 arithmetic computes in f32 and rounds once, here, with

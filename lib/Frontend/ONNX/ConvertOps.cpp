@@ -221,6 +221,33 @@ LogicalResult convertCast(NodeImporter &n) {
   return out(n, n.cast(n.in(0), to));
 }
 
+/// BitCast (opset 26): the bits read as `to`, of the same width. ONNX
+/// stores a bool in a byte: bool to (u)int8 is its 0 or 1, (u)int8 to bool
+/// is != 0 (bytes other than 0 and 1 are no valid bool).
+LogicalResult convertBitCast(NodeImporter &n) {
+  if (failed(n.checkAttrs({"to"})) || failed(need(n, 1)))
+    return failure();
+  const auto *a = n.attr("to");
+  if (!a)
+    return n.fail("BitCast needs the 'to' attribute");
+  std::string why;
+  Type to = convertElementType(n.ctx, static_cast<int32_t>(a->i()), why);
+  if (!to)
+    return n.fail("cannot bit-cast to " + why);
+  Value x = n.in(0);
+  Type from = elemOf(x);
+  unsigned fromBits = from.isInteger(1) ? 8 : from.getIntOrFloatBitWidth();
+  unsigned toBits = to.isInteger(1) ? 8 : to.getIntOrFloatBitWidth();
+  if (fromBits != toBits)
+    return n.fail("BitCast needs types of one width, got " +
+                  std::to_string(fromBits) + " and " + std::to_string(toBits) +
+                  " bits");
+  if (from.isInteger(1) || to.isInteger(1))
+    return out(n, n.cast(x, to));
+  auto type = cast<RankedTensorType>(x.getType()).clone(to);
+  return out(n, n.make<BitcastOp>(type, x));
+}
+
 //===----------------------------------------------------------------------===//
 // Activations (ONNX functions and simple compositions)
 //===----------------------------------------------------------------------===//
@@ -3152,6 +3179,7 @@ const llvm::StringMap<Converter> &converters() {
         {"CumSum", convertCumulative<CumsumOp>},
         {"CumProd", convertCumulative<CumprodOp>},
         {"CenterCropPad", convertCenterCropPad},
+        {"BitCast", convertBitCast},
         // Reductions.
         {"ReduceSum", convertReduce<ReduceKind::Sum>},
         {"ReduceMean", convertReduce<ReduceKind::Mean>},

@@ -990,6 +990,18 @@ func.func @cumsum_flags(%x: tensor<5xi32>) -> (tensor<5xi32>, tensor<5xi32>, ten
   return %0, %1, %2 : tensor<5xi32>, tensor<5xi32>, tensor<5xi32>
 }
 
+// bitcast: an elementwise generic of arith.bitcast (unsigned types signless).
+// CHECK-LABEL: func.func @bitcast(
+// CHECK: linalg.generic
+// CHECK: arith.bitcast %{{.*}} : f32 to i32
+// CHECK: linalg.generic
+// CHECK: arith.bitcast %{{.*}} : i16 to bf16
+func.func @bitcast(%x: tensor<5xf32>, %u: tensor<2x3xui16>) -> (tensor<5xi32>, tensor<2x3xbf16>) {
+  %0 = tide.bitcast %x : tensor<5xf32> to tensor<5xi32>
+  %1 = tide.bitcast %u : tensor<2x3xui16> to tensor<2x3xbf16>
+  return %0, %1 : tensor<5xi32>, tensor<2x3xbf16>
+}
+
 // cumprod: the same loops; the accumulator starts at 1, inputs out of range
 // count as 1, and the combination is a multiply (muli for integers).
 // CHECK-LABEL: func.func @cumprod(

@@ -426,6 +426,29 @@ g = helper.make_graph([helper.make_node("AffineGrid", ["theta", "size"], ["grid"
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)]),
           os.path.join(out, "ag_bad.onnx"))
 
+# BitCast (opset 26): f32 -> int32 and int64 -> f64 bits, bool -> uint8 (0/1),
+# and a width mismatch.
+def bitcast_model(name, src, dst, shape, src_t, dst_t):
+    g = helper.make_graph([helper.make_node("BitCast", ["x"], ["y"], name=name, to=dst_t)],
+                          name, [info("x", src_t, shape)], [info("y", dst_t, shape)])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 26)]),
+              os.path.join(out, name + ".onnx"))
+
+
+xf = np.array([0.0, -0.0, 1.5, -3.25, np.inf, 1e-40, 3.4e38], np.float32)
+bitcast_model("bitcast_f32_i32", "f32", "i32", [7], F, I32)
+npy("bitcast_f32_i32_x", xf)
+npy("bitcast_f32_i32_y", xf.view(np.int32))
+xl = np.array([[0, 4607182418800017408], [-4616189618054758400, 4611686018427387905]], np.int64)
+bitcast_model("bitcast_i64_f64", "i64", "f64", [2, 2], TensorProto.INT64, D)
+npy("bitcast_i64_f64_x", xl)
+npy("bitcast_i64_f64_y", xl.view(np.float64))
+xb = np.array([True, False, True])
+bitcast_model("bitcast_bool_u8", "bool", "u8", [3], TensorProto.BOOL, TensorProto.UINT8)
+npy("bitcast_bool_u8_x", xb)
+npy("bitcast_bool_u8_y", xb.astype(np.uint8))
+bitcast_model("bitcast_bad", "f32", "i64", [3], F, TensorProto.INT64)
+
 # An opset past what Tide knows.
 save(helper.make_node("Relu", ["x"], ["y"], name="relu"),
      [info("x", F, [4])], [info("y", F, [4])], "opset29", 29)
