@@ -2564,6 +2564,124 @@ FailureOr<ScatterReduction> scatterReduction(NodeImporter &n) {
   return n.fail("reduction '" + r + "' is not one of none, add, mul, max, min");
 }
 
+/// Col2Im (opset 18): the blocks of `input` (N, C * prod(block), L) added
+/// into an image of `image_shape` (N, C, spatial...), as one tide.scatter
+/// with `add` over the flattened image: each (block offset, block position)
+/// has a constant target index (padding positions get an index past the
+/// image, which writes nothing).
+LogicalResult convertCol2Im(NodeImporter &n) {
+  if (failed(n.checkAttrs({"dilations", "pads", "strides"})) ||
+      failed(need(n, 3)))
+    return failure();
+  Value x = n.in(0);
+  auto image = n.requireInts(1, "image_shape");
+  auto block = n.requireInts(2, "block_shape");
+  if (failed(image) || failed(block))
+    return failure();
+  int64_t r = static_cast<int64_t>(image->size());
+  if (r < 1 || static_cast<int64_t>(block->size()) != r)
+    return n.fail("image_shape and block_shape need one entry per spatial "
+                  "dimension (got " +
+                  llvm::Twine(image->size()) + " and " +
+                  llvm::Twine(block->size()) + ")");
+  auto list = [&](llvm::StringRef name, int64_t count,
+                  int64_t fill) -> FailureOr<Shape> {
+    auto v = n.attrInts(name);
+    if (!v)
+      return Shape(count, fill);
+    if (static_cast<int64_t>(v->size()) != count) {
+      (void)n.fail("'" + name + "' needs " + llvm::Twine(count) + " values");
+      return failure();
+    }
+    return Shape(v->begin(), v->end());
+  };
+  auto dil = list("dilations", r, 1), str = list("strides", r, 1),
+       pads = list("pads", 2 * r, 0);
+  if (failed(dil) || failed(str) || failed(pads))
+    return failure();
+  auto type = cast<RankedTensorType>(x.getType());
+  if (type.getRank() != 3 || !type.hasStaticShape())
+    return n.fail("the input must be a static (N, C x block size, L) tensor");
+  constexpr int64_t kLimit = int64_t(1) << 24;
+  int64_t pixels = 1, kernel = 1, blocks = 1;
+  Shape counts(r);
+  for (int64_t d = 0; d < r; ++d) {
+    int64_t size = (*image)[d], k = (*block)[d], dl = (*dil)[d], s = (*str)[d],
+            pb = (*pads)[d], pe = (*pads)[r + d];
+    if (size <= 0 || k <= 0 || dl <= 0 || s <= 0 || pb < 0 || pe < 0 ||
+        size > kLimit || k > kLimit || dl > kLimit || s > kLimit ||
+        pb > kLimit || pe > kLimit)
+      return n.fail("image, block, dilation and stride sizes must be "
+                    "positive and pads non-negative (and below 2^24)");
+    int64_t span = size + pb + pe - dl * (k - 1) - 1;
+    if (span < 0)
+      return n.fail("the block does not fit the padded image along "
+                    "spatial dimension " +
+                    llvm::Twine(d));
+    counts[d] = span / s + 1;
+    if (size > kLimit / pixels || k > kLimit / kernel ||
+        counts[d] > kLimit / blocks)
+      return n.fail("the image or its blocks are too large");
+    pixels *= size;
+    kernel *= k;
+    blocks *= counts[d];
+  }
+  int64_t batch = type.getDimSize(0), rows = type.getDimSize(1);
+  if (rows % kernel)
+    return n.fail("the input's second dimension (" + llvm::Twine(rows) +
+                  ") is not a multiple of the block size (" +
+                  llvm::Twine(kernel) + ")");
+  if (type.getDimSize(2) != blocks)
+    return n.fail("the input has " + llvm::Twine(type.getDimSize(2)) +
+                  " blocks where the image, block, pads, strides and "
+                  "dilations give " +
+                  llvm::Twine(blocks));
+  if (kernel > kLimit / blocks)
+    return n.fail("the image or its blocks are too large");
+  int64_t channels = rows / kernel;
+  // Target index of (block offset k, block position l), in that order.
+  SmallVector<int64_t> index(kernel * blocks);
+  Shape ko(r, 0);
+  for (int64_t k = 0; k < kernel; ++k) {
+    Shape lo(r, 0);
+    for (int64_t l = 0; l < blocks; ++l) {
+      int64_t flat = 0;
+      bool inside = true;
+      for (int64_t d = 0; d < r; ++d) {
+        int64_t at = lo[d] * (*str)[d] - (*pads)[d] + ko[d] * (*dil)[d];
+        inside &= at >= 0 && at < (*image)[d];
+        flat = flat * (*image)[d] + at;
+      }
+      index[k * blocks + l] = inside ? flat : pixels;
+      for (int64_t d = r - 1; d >= 0; --d) {
+        if (++lo[d] < counts[d])
+          break;
+        lo[d] = 0;
+      }
+    }
+    for (int64_t d = r - 1; d >= 0; --d) {
+      if (++ko[d] < (*block)[d])
+        break;
+      ko[d] = 0;
+    }
+  }
+  auto i64 = IntegerType::get(n.ctx, 64);
+  Value idx = n.constant(makeDense(
+      RankedTensorType::get({1, 1, kernel * blocks}, i64), index, {}));
+  idx = n.broadcastTo(idx, Shape{batch, channels, kernel * blocks});
+  Value upd = n.reshape(x, {batch, channels, kernel * blocks});
+  Value zeros = n.broadcastTo(n.reshape(sc(n, x, 0), {1, 1, 1}),
+                              Shape{batch, channels, pixels});
+  TRY(idx);
+  TRY(upd);
+  TRY(zeros);
+  Value y = n.create<ScatterOp>(zeros, idx, upd, 2, ScatterReduction::Add);
+  TRY(y);
+  Shape outShape{batch, channels};
+  outShape.append(image->begin(), image->end());
+  return out(n, n.reshape(y, outShape));
+}
+
 /// ScatterElements (and the older Scatter): tide.scatter.
 LogicalResult convertScatterElements(NodeImporter &n) {
   if (failed(need(n, 3)) || failed(requireIndices(n, n.in(1))))
@@ -3180,6 +3298,7 @@ const llvm::StringMap<Converter> &converters() {
         {"CumProd", convertCumulative<CumprodOp>},
         {"CenterCropPad", convertCenterCropPad},
         {"BitCast", convertBitCast},
+        {"Col2Im", convertCol2Im},
         // Reductions.
         {"ReduceSum", convertReduce<ReduceKind::Sum>},
         {"ReduceMean", convertReduce<ReduceKind::Mean>},

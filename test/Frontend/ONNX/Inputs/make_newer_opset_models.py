@@ -449,6 +449,46 @@ npy("bitcast_bool_u8_x", xb)
 npy("bitcast_bool_u8_y", xb.astype(np.uint8))
 bitcast_model("bitcast_bad", "f32", "i64", [3], F, TensorProto.INT64)
 
+# Col2Im (opset 18): 2-D blocks with pads, strides and dilations summed into
+# the image (overlapping blocks add), against a NumPy loop; a block count that
+# does not match.
+def col2im_ref(x, image, block, dil, pads, strides):
+    n, ck, _ = x.shape
+    kh, kw = block
+    c = ck // (kh * kw)
+    oh = (image[0] + pads[0] + pads[2] - dil[0] * (kh - 1) - 1) // strides[0] + 1
+    ow = (image[1] + pads[1] + pads[3] - dil[1] * (kw - 1) - 1) // strides[1] + 1
+    y = np.zeros((n, c) + tuple(image), x.dtype)
+    for ch in range(c):
+        for i in range(kh):
+            for j in range(kw):
+                for p in range(oh):
+                    for q in range(ow):
+                        h = p * strides[0] - pads[0] + i * dil[0]
+                        w = q * strides[1] - pads[1] + j * dil[1]
+                        if 0 <= h < image[0] and 0 <= w < image[1]:
+                            y[:, ch, h, w] += x[:, (ch * kh + i) * kw + j, p * ow + q]
+    return y
+
+
+c2i_x = rng.standard_normal((2, 2 * 2 * 3, 20)).astype(f32)
+g = helper.make_graph([helper.make_node("Col2Im", ["x", "image", "block"], ["y"], name="c2i",
+                                        dilations=[2, 1], pads=[1, 0, 1, 2], strides=[1, 2])],
+                      "c2i", [info("x", F, [2, 12, 20])], [info("y", F, [2, 2, 5, 7])],
+                      initializer=[helper.make_tensor("image", TensorProto.INT64, [2], [5, 7]),
+                                   helper.make_tensor("block", TensorProto.INT64, [2], [2, 3])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]),
+          os.path.join(out, "c2i.onnx"))
+npy("c2i_x", c2i_x)
+npy("c2i_y", col2im_ref(c2i_x.astype(np.float64), [5, 7], [2, 3], [2, 1], [1, 0, 1, 2],
+                        [1, 2]).astype(f32))
+g = helper.make_graph([helper.make_node("Col2Im", ["x", "image", "block"], ["y"], name="c2i_bad")],
+                      "c2i_bad", [info("x", F, [2, 12, 12])], [info("y", F, [2, 2, 5, 7])],
+                      initializer=[helper.make_tensor("image", TensorProto.INT64, [2], [5, 7]),
+                                   helper.make_tensor("block", TensorProto.INT64, [2], [2, 3])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]),
+          os.path.join(out, "c2i_bad.onnx"))
+
 # An opset past what Tide knows.
 save(helper.make_node("Relu", ["x"], ["y"], name="relu"),
      [info("x", F, [4])], [info("y", F, [4])], "opset29", 29)
