@@ -1,4 +1,4 @@
-//===- ConvertAttention.cpp - ONNX Attention ------------------------------===//
+//===- ConvertAttention.cpp - ONNX Attention, its caches, LinearAttention -===//
 //
 // Part of the Tide project.
 //
@@ -19,9 +19,33 @@
 //   times V; 3-D results merged back. The qk_matmul_output output (modes 0 to
 //   3) follows the reference.
 //
-// Not imported (a message names each): nonpad_kv_seqlen (opset 24's external
-// KV cache), a causal or windowed mask whose sequence lengths are known only
-// at run time.
+// Opset 24's nonpad_kv_seqlen (an external, statically sized KV cache whose
+// batch entry b holds nonpad_kv_seqlen[b] valid keys) masks the keys past
+// that count and places the causal frontier and the window per batch entry:
+// query i sits at position i + nonpad_kv_seqlen[b] - (query count).
+//
+// TensorScatter (opset 24), the update of such a cache, writes `update` into
+// `past_cache` along `axis` from position write_indices[b] of each batch
+// entry b (wrapping around in `circular` mode). It is computed as a gather
+// rather than a scatter: cache position p of entry b takes update[p - w[b]]
+// (mod the cache length when circular) when that index lies in the update,
+// else keeps its value.
+//
+// LinearAttention (opset 27) is a recurrence over the sequence on a state
+// (batch, kv heads, key size, value size), unrolled while importing (the
+// sequence length must be static): per step the state decays by exp(decay)
+// (`gated` rules), the value is corrected by what the state already recalls
+// for the key, times beta (`delta` rules), the key's outer product with the
+// value is added, and each query reads the state of its key/value head.
+// f16/bf16 run in f32, as the reference accumulates; f64 stays f64.
+//
+// FlexAttention (domain ai.onnx.preview) is attention whose scores and
+// probabilities pass through graph attributes (score_mod, prob_mod), imported
+// in place as calls on the whole (batch, heads, queries, keys) tensor.
+//
+// Not imported (a message names each): nonpad_kv_seqlen with past_key (the
+// two caches are exclusive), a causal or windowed mask whose sequence lengths
+// are known only at run time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,9 +109,9 @@ LogicalResult convertAttention(NodeImporter &n) {
     return failure();
   if (n.numInputs() < 3 || !n.has(0) || !n.has(1) || !n.has(2))
     return n.fail("Attention needs Q, K and V");
-  if (n.has(6))
-    return n.fail("Attention's nonpad_kv_seqlen (an external KV cache, "
-                  "opset 24) is not supported");
+  if (n.has(6) && n.has(4))
+    return n.fail("Attention's nonpad_kv_seqlen (an external KV cache) "
+                  "cannot be combined with past_key and past_value");
   int64_t left = n.attrInt("left_window_size", -1),
           right = n.attrInt("right_window_size", -1);
   if (left < -1 || right < -1)
@@ -201,7 +225,48 @@ LogicalResult convertAttention(NodeImporter &n) {
     bias = mask;
   }
   bool causal = n.attrInt("is_causal", 0), window = left >= 0 || right >= 0;
-  if (causal || window) {
+  Value seqlen; // nonpad_kv_seqlen as (batch, 1, 1, 1)
+  if (n.has(6)) {
+    seqlen = n.in(6);
+    if (rankOf(seqlen) != 1 || !elemOf(seqlen).isInteger(64))
+      return n.fail("Attention's nonpad_kv_seqlen must be a 1-D int64 tensor "
+                    "(one count per batch entry)");
+    if (ShapedType::isDynamic(qLen) || ShapedType::isDynamic(kvLen))
+      return n.fail("Attention with nonpad_kv_seqlen needs the query and "
+                    "key counts known while importing");
+    SymDim one = SymDim::constant(1);
+    TRY(seqlen = n.reshapeTo(seqlen, {n.dimOf(seqlen, 0), one, one, one}));
+  }
+  // -inf where `allowed` is false, else 0.
+  auto biasOf = [&](Value allowed) -> Value {
+    return n.create<SelectOp>(allowed, n.scalar(t, 0), n.scalar(t, negInf));
+  };
+  auto addBias = [&](Value more) -> LogicalResult {
+    TRY(more);
+    TRY(bias = bias ? n.create<AddOp>(bias, more) : more);
+    return success();
+  };
+  auto i64 = IntegerType::get(n.ctx, 64);
+  if (seqlen && (causal || window)) {
+    // diff = (i + nonpad_kv_seqlen[b] - qLen) - j, per batch entry.
+    SmallVector<int64_t> offsets(qLen * kvLen);
+    for (int64_t i = 0; i < qLen; ++i)
+      for (int64_t j = 0; j < kvLen; ++j)
+        offsets[i * kvLen + j] = i - qLen - j;
+    auto type = RankedTensorType::get({1, 1, qLen, kvLen}, i64);
+    Value diff = n.create<AddOp>(
+        n.constant(DenseElementsAttr::get(type, ArrayRef(offsets))), seqlen);
+    TRY(diff);
+    if (causal && failed(addBias(biasOf(n.create<CmpOp>(CmpPredicate::ge, diff,
+                                                        n.scalar(i64, 0))))))
+      return failure();
+    if (left >= 0 && failed(addBias(biasOf(n.create<CmpOp>(
+                         CmpPredicate::le, diff, n.scalar(i64, left))))))
+      return failure();
+    if (right >= 0 && failed(addBias(biasOf(n.create<CmpOp>(
+                          CmpPredicate::ge, diff, n.scalar(i64, -right))))))
+      return failure();
+  } else if (causal || window) {
     if (ShapedType::isDynamic(qLen) || ShapedType::isDynamic(kvLen) ||
         ShapedType::isDynamic(past))
       return n.fail("causal or windowed Attention needs the query, key and "
@@ -223,6 +288,18 @@ LogicalResult convertAttention(NodeImporter &n) {
     TRY(visible);
     bias = bias ? n.create<AddOp>(bias, visible) : visible;
     TRY(bias);
+  }
+  if (seqlen) {
+    // Keys at or past nonpad_kv_seqlen[b] are padding.
+    SmallVector<int64_t> keys(kvLen);
+    for (int64_t j = 0; j < kvLen; ++j)
+      keys[j] = j;
+    auto type = RankedTensorType::get({1, 1, 1, kvLen}, i64);
+    if (failed(addBias(biasOf(n.create<CmpOp>(
+            CmpPredicate::lt,
+            n.constant(DenseElementsAttr::get(type, ArrayRef(keys))),
+            seqlen)))))
+      return failure();
   }
   Value withBias = bias ? n.create<AddOp>(scores, bias) : scores;
   TRY(withBias);
@@ -266,8 +343,307 @@ LogicalResult convertAttention(NodeImporter &n) {
   return success();
 }
 
+LogicalResult convertTensorScatter(NodeImporter &n) {
+  if (failed(n.checkAttrs({"axis", "mode"})))
+    return failure();
+  if (!n.has(0) || !n.has(1))
+    return n.fail("TensorScatter needs past_cache and update");
+  Value cache = n.in(0), update = n.in(1);
+  std::string mode = n.attrString("mode", "linear");
+  if (mode != "linear" && mode != "circular")
+    return n.fail("TensorScatter's mode '" + mode +
+                  "' is not linear or circular");
+  int64_t rank = rankOf(cache);
+  if (rankOf(update) != rank || elemOf(update) != elemOf(cache))
+    return n.fail("TensorScatter needs past_cache and update of one rank "
+                  "and element type");
+  FailureOr<int64_t> axis = n.normAxis(n.attrInt("axis", -2), rank);
+  if (failed(axis))
+    return failure();
+  if (*axis == 0)
+    return n.fail("TensorScatter's axis must not be the batch axis 0");
+  Shape cs = shapeOf(cache), us = shapeOf(update);
+  int64_t length = cs[*axis], count = us[*axis];
+  if (ShapedType::isDynamic(length) || ShapedType::isDynamic(count))
+    return n.fail("TensorScatter needs the cache's and the update's sizes "
+                  "along the axis known while importing");
+  if (count > length)
+    return n.fail("TensorScatter's update has " + Twine(count) +
+                  " entries along the axis; the cache holds " + Twine(length));
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *axis && !ShapedType::isDynamic(cs[d]) &&
+        !ShapedType::isDynamic(us[d]) && cs[d] != us[d])
+      return n.fail("TensorScatter's update differs from past_cache in "
+                    "dimension " +
+                    Twine(d) + " (" + Twine(us[d]) + " against " +
+                    Twine(cs[d]) + ")");
+  auto i64 = IntegerType::get(n.ctx, 64);
+  SmallVector<SymDim> dims = n.dimsOf(cache);
+  // The write position of each batch entry, as (batch, 1, ..., 1).
+  SmallVector<SymDim> batchDims(rank, SymDim::constant(1));
+  batchDims[0] = dims[0];
+  Value start;
+  if (n.has(2)) {
+    start = n.in(2);
+    if (rankOf(start) != 1 || !isa<IntegerType>(elemOf(start)))
+      return n.fail("TensorScatter's write_indices must be a 1-D integer "
+                    "tensor (one position per batch entry)");
+    TRY(start = n.reshapeTo(n.cast(start, i64), batchDims));
+  } else {
+    start = n.scalar(i64, 0);
+  }
+  // Source index along the axis for every cache position.
+  Shape positionShape(rank, 1);
+  positionShape[*axis] = length;
+  SmallVector<int64_t> positions(length);
+  for (int64_t p = 0; p < length; ++p)
+    positions[p] = p;
+  Value source = n.create<SubOp>(
+      n.constant(DenseElementsAttr::get(
+          RankedTensorType::get(positionShape, i64), ArrayRef(positions))),
+      start);
+  if (mode == "circular")
+    source = n.create<ModOp>(source, n.scalar(i64, length));
+  TRY(source);
+  Value inside =
+      n.create<CmpOp>(CmpPredicate::lt, source, n.scalar(i64, count));
+  if (mode == "linear")
+    inside = n.create<AndOp>(
+        inside, n.create<CmpOp>(CmpPredicate::ge, source, n.scalar(i64, 0)));
+  TRY(inside);
+  // Gather needs indices of the result's shape; out-of-range ones are
+  // clamped and not selected.
+  SmallVector<SymDim> gatherDims = dims;
+  gatherDims[*axis] = SymDim::constant(length);
+  Value taken =
+      n.create<GatherOp>(update, n.broadcastToDims(source, gatherDims), *axis);
+  TRY(taken);
+  n.setOut(0, n.create<SelectOp>(inside, taken, cache));
+  return success();
+}
+
+LogicalResult convertLinearAttention(NodeImporter &n) {
+  if (failed(n.checkAttrs({"chunk_size", "kv_num_heads", "q_num_heads", "scale",
+                           "update_rule"})))
+    return failure();
+  if (!n.has(0) || !n.has(1) || !n.has(2))
+    return n.fail("LinearAttention needs query, key and value");
+  std::string rule = n.attrString("update_rule", "gated_delta");
+  if (rule != "linear" && rule != "gated" && rule != "delta" &&
+      rule != "gated_delta")
+    return n.fail("LinearAttention's update_rule '" + rule +
+                  "' is not one of linear, gated, delta, gated_delta");
+  bool gating = rule == "gated" || rule == "gated_delta";
+  bool delta = rule == "delta" || rule == "gated_delta";
+  if (gating != n.has(4))
+    return n.fail("LinearAttention's update_rule '" + rule + "' " +
+                  (gating ? "needs" : "takes no") + " decay input");
+  if (delta != n.has(5))
+    return n.fail("LinearAttention's update_rule '" + rule + "' " +
+                  (delta ? "needs" : "takes no") + " beta input");
+  int64_t qHeads = n.attrInt("q_num_heads", 0),
+          kvHeads = n.attrInt("kv_num_heads", 0);
+  if (qHeads <= 0 || kvHeads <= 0 || qHeads % kvHeads)
+    return n.fail("LinearAttention needs q_num_heads a positive multiple of "
+                  "a positive kv_num_heads (got " +
+                  Twine(qHeads) + " and " + Twine(kvHeads) + ")");
+  Value q = n.in(0), k = n.in(1), v = n.in(2);
+  Type t = elemOf(q);
+  if (!isa<FloatType>(t) || elemOf(k) != t || elemOf(v) != t)
+    return n.fail("LinearAttention needs floating-point query, key and value "
+                  "of one type");
+  if (rankOf(q) != 3 || rankOf(k) != 3 || rankOf(v) != 3)
+    return n.fail("LinearAttention needs query, key and value of rank 3 "
+                  "(batch, sequence, heads * size)");
+  Shape qs = shapeOf(q), ks = shapeOf(k), vs = shapeOf(v);
+  int64_t steps = qs[1];
+  if (ShapedType::isDynamic(steps) || ShapedType::isDynamic(qs[2]) ||
+      ShapedType::isDynamic(ks[2]) || ShapedType::isDynamic(vs[2]) ||
+      ks[1] != steps || vs[1] != steps)
+    return n.fail("LinearAttention needs one sequence length and the hidden "
+                  "sizes known while importing (it is unrolled over the "
+                  "sequence)");
+  if (qs[2] % qHeads || ks[2] % kvHeads || vs[2] % kvHeads ||
+      qs[2] / qHeads != ks[2] / kvHeads)
+    return n.fail("LinearAttention's hidden sizes (" + Twine(qs[2]) + ", " +
+                  Twine(ks[2]) + ", " + Twine(vs[2]) +
+                  ") do not split into heads of one key size");
+  if (steps > 4096)
+    return n.fail("LinearAttention is unrolled over the sequence; " +
+                  Twine(steps) + " steps are more than 4096");
+  int64_t dk = qs[2] / qHeads, dv = vs[2] / kvHeads;
+  Type ct = t.getIntOrFloatBitWidth() < 32 ? Type(Float32Type::get(n.ctx)) : t;
+  double scale = n.attrFloat("scale", 0);
+  if (scale == 0)
+    scale = 1 / std::sqrt(static_cast<double>(dk));
+
+  // (B, H, T, D) in the compute type.
+  Value q4 = splitHeads(n, n.cast(q, ct), qHeads);
+  Value k4 = splitHeads(n, n.cast(k, ct), kvHeads);
+  Value v4 = splitHeads(n, n.cast(v, ct), kvHeads);
+  TRY(q4 && k4 && v4);
+  SmallVector<SymDim> bd = n.dimsOf(q4);
+  SymDim batch = bd[0];
+  auto c = [](int64_t v) { return SymDim::constant(v); };
+  // (B, T, X) -> (B, H, X / H, T): each step's column, for the state.
+  auto perStepColumns = [&](Value x, int64_t heads) -> Value {
+    int64_t last = shapeOf(x)[2];
+    Value r = n.reshapeTo(x, {batch, c(steps), c(heads), c(last / heads)});
+    return n.create<TransposeOp>(r, ArrayRef<int64_t>{0, 2, 3, 1});
+  };
+  Value decay, beta;
+  if (gating) {
+    Value g = n.in(4);
+    if (rankOf(g) != 3 || shapeOf(g)[1] != steps ||
+        (shapeOf(g)[2] != kvHeads && shapeOf(g)[2] != kvHeads * dk))
+      return n.fail("LinearAttention's decay must be (batch, " + Twine(steps) +
+                    ", " + Twine(kvHeads) + " or " + Twine(kvHeads * dk) + ")");
+    // exp(decay) as (B, Hkv, 1 or dk, T).
+    TRY(decay = perStepColumns(n.make<ExpOp>(n.cast(g, ct)), kvHeads));
+  }
+  if (delta) {
+    Value b = n.in(5);
+    int64_t last = rankOf(b) == 3 ? shapeOf(b)[2] : -1;
+    if (rankOf(b) != 3 || shapeOf(b)[1] != steps ||
+        (last != kvHeads && last != 1))
+      return n.fail("LinearAttention's beta must be (batch, " + Twine(steps) +
+                    ", " + Twine(kvHeads) + " or 1)");
+    // (B, Hkv or 1, 1, T).
+    TRY(beta = perStepColumns(n.cast(b, ct), last));
+  }
+  Value state;
+  Type stateType = t;
+  if (n.has(3)) {
+    state = n.in(3);
+    Shape ss = shapeOf(state);
+    stateType = elemOf(state);
+    if (rankOf(state) != 4 || !isa<FloatType>(stateType) || ss[1] != kvHeads ||
+        ss[2] != dk || ss[3] != dv)
+      return n.fail("LinearAttention's past_state must be (batch, " +
+                    Twine(kvHeads) + ", " + Twine(dk) + ", " + Twine(dv) +
+                    ") of a floating-point type");
+    TRY(state = n.cast(state, ct));
+  } else {
+    TRY(state = n.broadcastToDims(n.scalar(ct, 0),
+                                  {batch, c(kvHeads), c(dk), c(dv)}));
+  }
+  Value kT = n.create<TransposeOp>(k4, ArrayRef<int64_t>{0, 1, 3, 2});
+  TRY(kT); // (B, Hkv, dk, T)
+  Value scaleV = n.scalar(ct, scale);
+  SmallVector<Value> outputs;
+  for (int64_t i = 0; i < steps; ++i) {
+    Value kRow = sliceAlong(n, k4, 2, i, i + 1); // (B, Hkv, 1, dk)
+    Value kCol = sliceAlong(n, kT, 3, i, i + 1); // (B, Hkv, dk, 1)
+    Value vRow = sliceAlong(n, v4, 2, i, i + 1); // (B, Hkv, 1, dv)
+    Value qRow = sliceAlong(n, q4, 2, i, i + 1); // (B, Hq, 1, dk)
+    TRY(kRow && kCol && vRow && qRow);
+    if (gating)
+      TRY(state = n.create<MulOp>(state, sliceAlong(n, decay, 3, i, i + 1)));
+    if (delta) {
+      Value recalled = n.create<MatmulOp>(kRow, state); // (B, Hkv, 1, dv)
+      TRY(vRow = n.create<MulOp>(sliceAlong(n, beta, 3, i, i + 1),
+                                 n.create<SubOp>(vRow, recalled)));
+    }
+    TRY(state = n.create<AddOp>(state, n.create<MulOp>(kCol, vRow)));
+    Value read =
+        n.create<MatmulOp>(qRow, repeatHeads(n, state, qHeads / kvHeads));
+    TRY(read = n.create<MulOp>(read, scaleV)); // (B, Hq, 1, dv)
+    outputs.push_back(read);
+  }
+  Value y = outputs.size() == 1 ? outputs[0] : n.create<ConcatOp>(outputs, 2);
+  TRY(y);
+  y = n.create<TransposeOp>(y, ArrayRef<int64_t>{0, 2, 1, 3});
+  TRY(y = n.reshapeTo(y, {batch, c(steps), c(qHeads * dv)}));
+  n.setOut(0, n.cast(y, t));
+  if (n.wantsOutput(1))
+    n.setOut(1, n.cast(state, stateType));
+  return success();
+}
+
+LogicalResult convertFlexAttention(NodeImporter &n) {
+  if (failed(n.checkAttrs(
+          {"scale", "score_mod", "prob_mod", "softmax_precision"})))
+    return failure();
+  if (n.numInputs() != 3 || !n.has(0) || !n.has(1) || !n.has(2))
+    return n.fail("FlexAttention needs Q, K and V");
+  Value q = n.in(0), k = n.in(1), v = n.in(2);
+  Type t = elemOf(q);
+  if (!isa<FloatType>(t) || elemOf(k) != t || elemOf(v) != t)
+    return n.fail("FlexAttention needs floating-point Q, K and V of one type");
+  if (rankOf(q) != 4 || rankOf(k) != 4 || rankOf(v) != 4)
+    return n.fail("FlexAttention needs Q, K and V of rank 4 (batch, heads, "
+                  "sequence, size)");
+  Shape qs = shapeOf(q), ks = shapeOf(k), vs = shapeOf(v);
+  int64_t qHeads = qs[1], kvHeads = ks[1];
+  if (ShapedType::isDynamic(qHeads) || ShapedType::isDynamic(kvHeads) ||
+      vs[1] != kvHeads || kvHeads == 0 || qHeads % kvHeads)
+    return n.fail("FlexAttention needs head counts known while importing, "
+                  "K's and V's equal, Q's a multiple of them");
+  if (ShapedType::isDynamic(qs[3]) && !n.attr("scale"))
+    return n.fail("FlexAttention needs the head size known while importing "
+                  "(or a 'scale')");
+  // Scores in the softmax's type: f32 for f16/bf16 unless asked.
+  Type st = t.getIntOrFloatBitWidth() < 32 ? Type(Float32Type::get(n.ctx)) : t;
+  if (n.attr("softmax_precision")) {
+    int64_t p = n.attrInt("softmax_precision", 1);
+    std::string why;
+    st = convertElementType(n.ctx, p, why);
+    if (!st || !isa<FloatType>(st))
+      return n.fail("FlexAttention's softmax_precision must be a floating-"
+                    "point type");
+  }
+  double scale = n.attr("scale") ? n.attrFloat("scale", 1)
+                                 : 1 / std::sqrt(static_cast<double>(qs[3]));
+  // sqrt(scale) on each side, computed in f32 as the reference does.
+  Value s = n.scalar(t, std::sqrt(static_cast<float>(scale)));
+  Value kt = n.create<TransposeOp>(repeatHeads(n, k, qHeads / kvHeads),
+                                   ArrayRef<int64_t>{0, 1, 3, 2});
+  Value scores =
+      n.create<MatmulOp>(n.create<MulOp>(q, s), n.create<MulOp>(kt, s));
+  TRY(scores = n.cast(scores, st));
+  auto apply = [&](StringRef name, Value &x) -> LogicalResult {
+    const onnx::AttributeProto *a = n.attr(name);
+    if (!a)
+      return success();
+    if (!a->has_g())
+      return n.fail("FlexAttention's " + name + " must be a graph");
+    SmallVector<Value> outs;
+    if (!n.callGraph || failed(n.callGraph(a->g(), {x}, outs)))
+      return failure();
+    if (outs.size() != 1)
+      return n.fail("FlexAttention's " + name + " must have one output");
+    auto type = dyn_cast<RankedTensorType>(outs[0].getType());
+    if (!type || type.getRank() != 4 || !isa<FloatType>(type.getElementType()))
+      return n.fail("FlexAttention's " + name +
+                    " must give a floating-point tensor of rank 4");
+    Shape before = shapeOf(x), after(type.getShape());
+    for (int64_t d = 0; d < 4; ++d)
+      if (!ShapedType::isDynamic(before[d]) &&
+          !ShapedType::isDynamic(after[d]) && before[d] != after[d])
+        return n.fail("FlexAttention's " + name +
+                      " changed the shape of its input");
+    TRY(x = n.cast(outs[0], st));
+    return success();
+  };
+  if (failed(apply("score_mod", scores)))
+    return failure();
+  Value probs = n.make<SoftmaxOp>(scores, 3);
+  TRY(probs);
+  if (failed(apply("prob_mod", probs)))
+    return failure();
+  Value y = n.create<MatmulOp>(probs,
+                               n.cast(repeatHeads(n, v, qHeads / kvHeads), st));
+  TRY(y);
+  n.setOut(0, n.cast(y, t));
+  return success();
+}
+
 } // namespace
 
 void onnx_import::addAttentionConverters(llvm::StringMap<Converter> &table) {
   table["Attention"] = convertAttention;
+  table["TensorScatter"] = convertTensorScatter;
+  table["LinearAttention"] = convertLinearAttention;
+  // Preview-domain ops are keyed "<domain>:<op type>".
+  table["ai.onnx.preview:FlexAttention"] = convertFlexAttention;
 }

@@ -1552,6 +1552,95 @@ Value lpRoot(NodeImporter &n, Value y, int64_t p) {
 /// The p-norm of each window: |x|^p summed by a depthwise convolution with
 /// a kernel of ones (padding adds zeros, as ONNX defines it; ceil_mode pads
 /// the end so the last partial window counts), then the p-th root.
+/// CausalConvWithState (opset 27): a depthwise 1-D convolution over
+/// (batch, channels, length) whose left context is the previous call's state
+/// (zeros when there is none): padded = concat(past_state, input) along the
+/// length, y = conv(padded, weight, groups = channels) (+ bias), optionally
+/// SiLU (computed in f32 for narrower types, as the reference does); the new
+/// state is the last k - 1 positions of `padded`.
+LogicalResult convertCausalConvWithState(NodeImporter &n) {
+  if (failed(n.checkAttrs({"activation"})))
+    return failure();
+  if (!n.has(0) || !n.has(1))
+    return n.fail("CausalConvWithState needs the input and the weight");
+  Value x = n.in(0), weight = n.in(1);
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(weight.getType());
+  Type elem = xType.getElementType();
+  if (!isa<FloatType>(elem) || wType.getElementType() != elem)
+    return n.fail("CausalConvWithState needs a floating-point input and a "
+                  "weight of the same type");
+  if (xType.getRank() != 3 || wType.getRank() != 3)
+    return n.fail("CausalConvWithState needs an input (batch, channels, "
+                  "length) and a weight (channels, 1, k)");
+  int64_t channels = xType.getDimSize(1), length = xType.getDimSize(2),
+          k = wType.getDimSize(2);
+  if (ShapedType::isDynamic(channels) || ShapedType::isDynamic(length) ||
+      !wType.hasStaticShape())
+    return n.fail("CausalConvWithState needs the channel count, the length "
+                  "and the weight's shape known while importing");
+  if (wType.getDimSize(0) != channels || wType.getDimSize(1) != 1 || k < 1)
+    return n.fail("CausalConvWithState's weight has shape (" +
+                  Twine(wType.getDimSize(0)) + ", " +
+                  Twine(wType.getDimSize(1)) + ", " + Twine(k) +
+                  "); expected (" + Twine(channels) + ", 1, k) with k >= 1");
+  std::string activation = n.attrString("activation", "none");
+  if (activation != "none" && activation != "silu" && activation != "swish")
+    return n.fail("CausalConvWithState's activation '" + activation +
+                  "' is not one of none, silu, swish");
+  SmallVector<SymDim> dims = n.dimsOf(x);
+  SmallVector<SymDim> stateDims = {dims[0], dims[1], SymDim::constant(k - 1)};
+  Value padded = x;
+  if (k > 1) {
+    Value state;
+    if (n.has(3)) {
+      state = n.in(3);
+      auto sType = cast<RankedTensorType>(state.getType());
+      if (sType.getElementType() != elem || sType.getRank() != 3 ||
+          sType.getDimSize(1) != channels || sType.getDimSize(2) != k - 1)
+        return n.fail("CausalConvWithState's past_state must be (batch, " +
+                      Twine(channels) + ", " + Twine(k - 1) +
+                      ") of the input's type");
+    } else {
+      state = n.broadcastToDims(n.scalar(elem, 0), stateDims);
+    }
+    padded = n.create<ConcatOp>(ValueRange{state, x}, 2);
+    if (!padded)
+      return failure();
+  }
+  Value y = n.create<ConvOp>(padded, weight, Shape{1}, Shape{1}, Shape{0, 0},
+                             channels);
+  if (!y)
+    return failure();
+  if (n.has(2)) {
+    Value bias = n.in(2);
+    auto bType = cast<RankedTensorType>(bias.getType());
+    if (bType.getRank() != 1 || bType.getDimSize(0) != channels ||
+        bType.getElementType() != elem)
+      return n.fail("CausalConvWithState's bias must be (" + Twine(channels) +
+                    ") of the input's type");
+    if (!(y = n.create<AddOp>(y, n.reshape(bias, {channels, 1}))))
+      return failure();
+  }
+  if (activation != "none") {
+    Type f32 = Float32Type::get(n.ctx);
+    bool widen = elem.getIntOrFloatBitWidth() < 32;
+    Value wide = widen ? n.cast(y, f32) : y;
+    Value silu = n.create<MulOp>(wide, n.make<SigmoidOp>(wide));
+    if (!(y = widen ? n.cast(silu, elem) : silu))
+      return failure();
+  }
+  n.setOut(0, y);
+  if (n.wantsOutput(1)) {
+    Value present = k > 1 ? sliceAlong(n, padded, 2, length, length + k - 1)
+                          : n.broadcastToDims(n.scalar(elem, 0), stateDims);
+    if (!present)
+      return failure();
+    n.setOut(1, present);
+  }
+  return success();
+}
+
 LogicalResult convertLpPool(NodeImporter &n) {
   if (failed(n.checkAttrs({"auto_pad", "ceil_mode", "dilations", "kernel_shape",
                            "p", "pads", "strides"})))
@@ -1645,12 +1734,18 @@ LogicalResult convertGlobalLpPool(NodeImporter &n) {
 /// intermediate.
 constexpr int64_t kRoiAlignMatrixLimit = int64_t(1) << 26;
 
-/// The bilinear weights of sample coordinates `c` (R, S) along an input axis
-/// of `size`, as a matrix (R, S, size) whose row holds the two weights at
-/// the two neighbouring positions, following ONNX's reference (and ONNX
-/// Runtime): a sample below -1 or above `size` weighs nothing, one in
-/// [-1, 0] is clamped to 0, one at or past the last position takes it.
-Value roiAxisWeights(NodeImporter &n, Value c, int64_t size, Type ct) {
+/// The two neighbouring positions of sample coordinates `c` (R, S) along an
+/// input axis of `size` and their bilinear weights, following ONNX's
+/// reference (and ONNX Runtime): a sample below -1 or above `size` weighs
+/// nothing, one in [-1, 0] is clamped to 0, one at or past the last position
+/// takes it. The positions are always inside the axis.
+struct RoiSamples {
+  Value low, high;             // positions, of c's type
+  Value lowWeight, highWeight; // their weights
+};
+
+FailureOr<RoiSamples> roiAxisSamples(NodeImporter &n, Value c, int64_t size,
+                                     Type ct) {
   Value sz = n.scalar(ct, static_cast<double>(size));
   Value valid =
       n.create<AndOp>(n.create<CmpOp>(CmpPredicate::ge, c, n.scalar(ct, -1)),
@@ -1660,20 +1755,32 @@ Value roiAxisWeights(NodeImporter &n, Value c, int64_t size, Type ct) {
   Value last = n.scalar(ct, static_cast<double>(size - 1));
   Value edge = n.create<CmpOp>(CmpPredicate::ge, low, last);
   if (!valid || !low || !edge)
-    return {};
+    return failure();
   low = n.create<SelectOp>(edge, last, low);
   c0 = n.create<SelectOp>(edge, last, c0);
   Value high =
       n.create<SelectOp>(edge, last, n.create<AddOp>(low, n.scalar(ct, 1)));
   if (!low || !c0 || !high)
-    return {};
+    return failure();
   Value lw = n.create<SubOp>(c0, low);
   Value hw = n.create<SubOp>(n.scalar(ct, 1), lw);
   Value zero = n.scalar(ct, 0);
   lw = n.create<SelectOp>(valid, lw, zero);
   hw = n.create<SelectOp>(valid, hw, zero);
   if (!lw || !hw)
+    return failure();
+  return RoiSamples{low, high, hw, lw};
+}
+
+/// The bilinear weights of sample coordinates `c` (R, S) along an input axis
+/// of `size`, as a matrix (R, S, size) whose row holds the two weights at
+/// the two neighbouring positions (roiAxisSamples).
+Value roiAxisWeights(NodeImporter &n, Value c, int64_t size, Type ct) {
+  FailureOr<RoiSamples> samples = roiAxisSamples(n, c, size, ct);
+  if (failed(samples))
     return {};
+  Value low = samples->low, high = samples->high, hw = samples->lowWeight,
+        lw = samples->highWeight, zero = n.scalar(ct, 0);
   // One-hot of the two positions along a new last axis.
   SmallVector<double> iota(size);
   for (int64_t i = 0; i < size; ++i)
@@ -1692,12 +1799,69 @@ Value roiAxisWeights(NodeImporter &n, Value c, int64_t size, Type ct) {
   return a && b ? n.create<AddOp>(a, b) : Value();
 }
 
-/// RoiAlign (average mode, a fixed sampling_ratio): every region's samples
-/// are bilinear interpolations, which separate into a product along each
+/// RoiAlign's max mode: each sample is the largest of its four weighted
+/// neighbours (not their sum), and each bin the largest of its samples, as
+/// ONNX's reference and ONNX Runtime compute it. The neighbours are gathered:
+/// rows at the samples' two y positions, then columns at the two x
+/// positions, from the region's image (R, C, H, W).
+Value roiAlignMax(NodeImporter &n, Value picked, Value cy, Value cx,
+                  int64_t height, int64_t width, int64_t outH, int64_t outW,
+                  int64_t ratio, Type ct) {
+  FailureOr<RoiSamples> sy = roiAxisSamples(n, cy, height, ct);
+  FailureOr<RoiSamples> sx = roiAxisSamples(n, cx, width, ct);
+  if (failed(sy) || failed(sx))
+    return {};
+  Type i64 = IntegerType::get(n.ctx, 64);
+  SmallVector<SymDim> pd = n.dimsOf(picked); // (R, C, H, W)
+  SymDim one = SymDim::constant(1), samplesY = SymDim::constant(outH * ratio),
+         samplesX = SymDim::constant(outW * ratio);
+  // (R, Sy) -> (R, 1, Sy, 1); (R, Sx) -> (R, 1, 1, Sx).
+  auto asY = [&](Value v) {
+    return n.reshapeTo(v, {pd[0], one, samplesY, one});
+  };
+  auto asX = [&](Value v) {
+    return n.reshapeTo(v, {pd[0], one, one, samplesX});
+  };
+  auto rows = [&](Value pos) {
+    return n.create<GatherOp>(
+        picked,
+        n.broadcastToDims(asY(n.cast(pos, i64)),
+                          {pd[0], pd[1], samplesY, pd[3]}),
+        2);
+  };
+  Value best;
+  for (auto [yPos, yWeight] : {std::pair(sy->low, sy->lowWeight),
+                               std::pair(sy->high, sy->highWeight)}) {
+    Value r = rows(yPos);
+    if (!r)
+      return {};
+    for (auto [xPos, xWeight] : {std::pair(sx->low, sx->lowWeight),
+                                 std::pair(sx->high, sx->highWeight)}) {
+      Value v = n.create<GatherOp>(
+          r,
+          n.broadcastToDims(asX(n.cast(xPos, i64)),
+                            {pd[0], pd[1], samplesY, samplesX}),
+          3);
+      Value w = n.create<MulOp>(asY(yWeight), asX(xWeight));
+      v = n.create<MulOp>(v, w);
+      best = best && v ? n.create<MaximumOp>(best, v) : v;
+      if (!best)
+        return {};
+    }
+  }
+  Value v = n.reshapeTo(best, {pd[0], pd[1], SymDim::constant(outH),
+                               SymDim::constant(ratio), SymDim::constant(outW),
+                               SymDim::constant(ratio)});
+  return v ? n.create<ReduceMaxOp>(v, Shape{3, 5}, /*keepdims=*/false)
+           : Value();
+}
+
+/// RoiAlign (a fixed sampling_ratio): every region's samples are bilinear
+/// interpolations. In average mode they separate into a product along each
 /// axis: V = Ay X Ax^T with Ay (samples, H) and Ax (samples, W) holding each
 /// sample's two weights; the region's image is gathered by batch index, the
 /// two products are batched matmuls, and each output bin averages its
-/// sampling_ratio^2 samples.
+/// sampling_ratio^2 samples. Max mode gathers (roiAlignMax).
 LogicalResult convertRoiAlign(NodeImporter &n) {
   if (failed(n.checkAttrs({"coordinate_transformation_mode", "mode",
                            "output_height", "output_width", "sampling_ratio",
@@ -1723,9 +1887,7 @@ LogicalResult convertRoiAlign(NodeImporter &n) {
   if (!isa<FloatType>(elem) || rType.getElementType() != elem)
     return n.fail("RoiAlign needs floating-point X and rois of one type");
   std::string mode = n.attrString("mode", "avg");
-  if (mode == "max")
-    return n.fail("RoiAlign's max mode is not supported (only avg)");
-  if (mode != "avg")
+  if (mode != "avg" && mode != "max")
     return n.fail("mode '" + mode + "' is not one of avg, max");
   std::string transform =
       n.attrString("coordinate_transformation_mode",
@@ -1791,6 +1953,18 @@ LogicalResult convertRoiAlign(NodeImporter &n) {
   Value cy = coords(y1, y2, outH), cx = coords(x1, x2, outW);
   if (!cy || !cx)
     return failure();
+  if (mode == "max") {
+    Value picked = takeAlong(n, image, batch, 0);
+    Value v = picked ? roiAlignMax(n, picked, cy, cx, height, width, outH, outW,
+                                   ratio, ct)
+                     : Value();
+    if (v && ct != elem)
+      v = n.cast(v, elem);
+    if (!v)
+      return failure();
+    n.setOut(0, v);
+    return success();
+  }
   Value ay = roiAxisWeights(n, cy, height, ct);
   Value ax = roiAxisWeights(n, cx, width, ct);
   if (!ay || !ax)
@@ -1863,5 +2037,6 @@ void onnx_import::addNNConverters(llvm::StringMap<Converter> &table) {
   table["AffineGrid"] = convertAffineGrid;
   table["RoiAlign"] = convertRoiAlign;
   table["LpPool"] = convertLpPool;
+  table["CausalConvWithState"] = convertCausalConvWithState;
   table["GlobalLpPool"] = convertGlobalLpPool;
 }

@@ -22,8 +22,9 @@
 //   Runtime requantizes.
 //
 // Per-axis scales and zero points (rank 1) broadcast along their axis;
-// blocked quantization (opset 21's `block_size`) and float8/int4 types are
-// errors.
+// blocked ones (opset 21's `block_size`: the input's rank, with
+// ceil(size / block_size) entries along the axis) are repeated block_size
+// times along it and cut to the input's size. float8/int4 types are errors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -90,8 +91,8 @@ FailureOr<Value> quantParam(NodeImporter &n, unsigned i, int64_t axis,
   if (r != 1 || rank == 0) {
     n.error() << "the " << what
               << " must be a scalar or a 1-D tensor (one value per element "
-                 "of the quantization axis); blocked quantization is not "
-                 "supported";
+                 "of the quantization axis), or of the input's rank with a "
+                 "block_size";
     return failure();
   }
   auto a = n.normAxis(axis, rank);
@@ -105,11 +106,57 @@ FailureOr<Value> quantParam(NodeImporter &n, unsigned i, int64_t axis,
   return v;
 }
 
-/// Rejects opset 21's blocked quantization.
-LogicalResult noBlocks(NodeImporter &n) {
-  if (n.attrInt("block_size", 0) != 0)
-    return n.fail("blocked quantization (block_size) is not supported");
-  return success();
+/// quantParam for the input `x` of QuantizeLinear/DequantizeLinear, which
+/// may be blocked (opset 21): with a positive `block` (block_size), input
+/// `i` has `x`'s rank and one entry per block of `block` elements along
+/// `axis`; it is repeated to `x`'s shape.
+FailureOr<Value> quantParamFor(NodeImporter &n, unsigned i, Value x,
+                               int64_t axis, int64_t block, StringRef what) {
+  int64_t rank = rankOf(x);
+  if (block < 0) {
+    n.error() << "block_size must not be negative (got " << block << ")";
+    return failure();
+  }
+  if (block == 0 || !n.has(i))
+    return quantParam(n, i, axis, rank, what);
+  Value p = n.in(i);
+  if (!p)
+    return failure();
+  auto a = n.normAxis(axis, rank);
+  if (failed(a))
+    return failure();
+  Shape s = shapeOf(p), xs = shapeOf(x);
+  if (rankOf(p) != rank || llvm::any_of(s, ShapedType::isDynamic) ||
+      ShapedType::isDynamic(xs[*a])) {
+    n.error() << "blocked quantization needs a " << what
+              << " of the input's rank (" << rank
+              << ") with sizes known while importing";
+    return failure();
+  }
+  int64_t blocks = (xs[*a] + block - 1) / block;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t want = d == *a ? blocks : xs[d];
+    if (!ShapedType::isDynamic(want) && s[d] != want) {
+      n.error() << "the " << what << " has size " << s[d] << " in dimension "
+                << d << "; block_size " << block
+                << " over the input's shape needs " << want;
+      return failure();
+    }
+  }
+  // (.., blocks, ..) -> (.., blocks, 1, ..) -> (.., blocks, block, ..)
+  // -> (.., blocks * block, ..), cut to the input's size along the axis.
+  Shape split = s;
+  split.insert(split.begin() + *a + 1, 1);
+  Shape spread = split;
+  spread[*a + 1] = block;
+  Shape merged = s;
+  merged[*a] = blocks * block;
+  Value v = n.reshape(n.broadcastTo(n.reshape(p, split), spread), merged);
+  if (v && blocks * block != xs[*a])
+    v = sliceAlong(n, v, *a, 0, xs[*a]);
+  if (!v)
+    return failure();
+  return v;
 }
 
 /// round(v) (halves to even) + zp, clamped to `q`'s range, cast to `q`.
@@ -134,16 +181,14 @@ Type mathType(NodeImporter &n, Type t) {
 }
 
 LogicalResult convertQuantizeLinear(NodeImporter &n) {
-  if (failed(
-          n.checkAttrs({"axis", "saturate", "block_size", "output_dtype"})) ||
-      failed(noBlocks(n)))
+  if (failed(n.checkAttrs({"axis", "saturate", "block_size", "output_dtype"})))
     return failure();
   if (!n.has(0) || !n.in(0) || !n.has(1))
     return n.fail("needs inputs x and y_scale");
   Value x = n.in(0);
-  int64_t rank = rankOf(x), axis = n.attrInt("axis", 1);
-  auto scale = quantParam(n, 1, axis, rank, "scale");
-  auto zp = quantParam(n, 2, axis, rank, "zero point");
+  int64_t axis = n.attrInt("axis", 1), block = n.attrInt("block_size", 0);
+  auto scale = quantParamFor(n, 1, x, axis, block, "scale");
+  auto zp = quantParamFor(n, 2, x, axis, block, "zero point");
   if (failed(scale) || failed(zp))
     return failure();
   Type q = IntegerType::get(n.ctx, 8, IntegerType::Unsigned);
@@ -168,8 +213,7 @@ LogicalResult convertQuantizeLinear(NodeImporter &n) {
 }
 
 LogicalResult convertDequantizeLinear(NodeImporter &n) {
-  if (failed(n.checkAttrs({"axis", "block_size", "output_dtype"})) ||
-      failed(noBlocks(n)))
+  if (failed(n.checkAttrs({"axis", "block_size", "output_dtype"})))
     return failure();
   if (!n.has(0) || !n.in(0) || !n.has(1))
     return n.fail("needs inputs x and x_scale");
@@ -177,9 +221,9 @@ LogicalResult convertDequantizeLinear(NodeImporter &n) {
   if (!isa<IntegerType>(elemOf(x)))
     return n.fail("dequantizing a non-integer type (float8) is not "
                   "supported");
-  int64_t rank = rankOf(x), axis = n.attrInt("axis", 1);
-  auto scale = quantParam(n, 1, axis, rank, "scale");
-  auto zp = quantParam(n, 2, axis, rank, "zero point");
+  int64_t axis = n.attrInt("axis", 1), block = n.attrInt("block_size", 0);
+  auto scale = quantParamFor(n, 1, x, axis, block, "scale");
+  auto zp = quantParamFor(n, 2, x, axis, block, "zero point");
   if (failed(scale) || failed(zp))
     return failure();
   Type out = elemOf(*scale);

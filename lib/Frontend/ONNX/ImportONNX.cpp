@@ -1688,7 +1688,10 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
       [&](const ImportedNode &entry) -> LogicalResult {
     const onnx::NodeProto &node = *entry.node;
     Location loc = entry.loc;
-    if (!node.domain().empty() && node.domain() != "ai.onnx") {
+    bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+    std::string opKey =
+        defaultDomain ? node.op_type() : node.domain() + ":" + node.op_type();
+    if (!defaultDomain && !lookupConverter(opKey)) {
       return emitError(loc)
              << "op '" << node.op_type() << "' of domain '" << node.domain()
              << "' is not supported: Tide imports the default ONNX "
@@ -1704,6 +1707,35 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
                                  "initializer or graph input";
     }
     NodeImporter n(graph, node, loc, entry.opset);
+    n.callGraph = [&](const onnx::GraphProto &g, ArrayRef<Value> inputs,
+                      SmallVectorImpl<Value> &outputs) -> LogicalResult {
+      if (g.input_size() != static_cast<int>(inputs.size()))
+        return n.fail("a graph attribute of " + node.op_type() + " takes " +
+                      llvm::Twine(g.input_size()) + " inputs; " +
+                      llvm::Twine(inputs.size()) + " are passed to it");
+      std::string error;
+      readBodyInitializers(graph, g, error);
+      if (!error.empty())
+        return n.fail(error);
+      SmallVector<Binding> bound;
+      for (Value v : inputs) {
+        Binding b;
+        b.value = v;
+        bound.push_back(b);
+      }
+      SmallVector<Binding> results;
+      if (failed(
+              importBodyOnce(graph, n, entry, g, bound, results, importNode)))
+        return failure();
+      outputs.clear();
+      for (const Binding &b : results) {
+        Value v = valueOf(n, b);
+        if (!v)
+          return failure();
+        outputs.push_back(v);
+      }
+      return success();
+    };
     if (node.op_type() == "If")
       return importIf(graph, n, entry, importNode);
     if (node.op_type() == "Loop")
@@ -1731,7 +1763,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
       folded = trySymbolicNode(n);
     if (failed(folded))
       return refuse();
-    Converter convert = lookupConverter(node.op_type());
+    Converter convert = lookupConverter(opKey);
     if (!*folded && !convert)
       return emitError(loc)
              << "ONNX op '" << node.op_type() << "' is not supported";

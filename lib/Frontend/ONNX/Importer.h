@@ -25,6 +25,8 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <functional>
+
 #include "onnx/onnx.pb.h"
 
 #include <deque>
@@ -196,6 +198,13 @@ public:
 
   unsigned numOutputs() const { return node.output_size(); }
   bool wantsOutput(unsigned i) const;
+
+  /// Imports graph attribute `g` (a FlexAttention score_mod, ...) in place
+  /// with its inputs bound to `inputs`, as a function call; its outputs in
+  /// `outputs`. Set by the graph importer; reports at the node.
+  std::function<LogicalResult(const onnx::GraphProto &g, ArrayRef<Value> inputs,
+                              SmallVectorImpl<Value> &outputs)>
+      callGraph;
   void setOut(unsigned i, Value v);
   void setConstOut(unsigned i, DenseElementsAttr value);
   /// The value output `i` was set to (null if constant or unset).

@@ -266,9 +266,6 @@ save(helper.make_node("Attention", ["q", "k", "v"], ["y"], name="attw", left_win
      [info("q", F, [2, 4, 3, 8]), info("k", F, [2, 2, 3, 8]), info("v", F, [2, 2, 3, 6])],
      [info("y", F, [2, 4, 3, 6])], "attw", 25)
 npy("attw_y", yw.astype(f32))
-save(helper.make_node("Attention", ["q", "k", "v", "", "", "", "n"], ["y"], name="attn_nonpad"),
-     [info("q", F, [2, 4, 3, 8]), info("k", F, [2, 2, 3, 8]), info("v", F, [2, 2, 3, 6]),
-      info("n", TensorProto.INT64, [2])], [info("y", F, [2, 4, 3, 6])], "att_nonpad", 24)
 
 # RotaryEmbedding (opset 23): 3-D with position_ids, interleaved, a partial
 # rotation; 4-D with per-position caches.

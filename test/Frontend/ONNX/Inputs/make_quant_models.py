@@ -142,11 +142,29 @@ save("qlinearconv",
             np.array(100, np.uint8),
             rng.integers(-2000, 2000, (4,)).astype(np.int32)])
 
-# Errors: blocked quantization (opset 21), a 2-D scale.
+# Blocked quantization (opset 21): one scale (and zero point) per block of
+# block_size elements along the axis; 7 columns in blocks of 3 leave a last
+# block of 1.
 save("quant_blocked",
+     helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q", axis=1,
+                      block_size=3),
+     [vi("x", F, [2, 7]), vi("s", F, [2, 3]), vi("z", I8, [2, 3])], [vi("y", I8, [2, 7])],
+     feeds=[rng.uniform(-20, 20, (2, 7)).astype(np.float32),
+            rng.uniform(0.05, 0.3, (2, 3)).astype(np.float32),
+            rng.integers(-10, 10, (2, 3)).astype(np.int8)], version=21, check=False)
+save("dequant_blocked",
+     helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"], name="dq", axis=0,
+                      block_size=2),
+     [vi("x", U8, [5, 3]), vi("s", F, [3, 3]), vi("z", U8, [3, 3])], [vi("y", F, [5, 3])],
+     feeds=[rng.integers(0, 255, (5, 3)).astype(np.uint8),
+            rng.uniform(0.01, 0.5, (3, 3)).astype(np.float32),
+            rng.integers(100, 150, (3, 3)).astype(np.uint8)], version=21, check=False)
+
+# Errors: a blocked scale of the wrong size, a 2-D scale without blocks.
+save("quant_blocked_bad",
      helper.make_node("QuantizeLinear", ["x", "s"], ["y"], name="q", axis=1,
                       block_size=2),
-     [vi("x", F, [2, 4]), vi("s", F, [2, 2])], [vi("y", U8, [2, 4])],
+     [vi("x", F, [2, 7]), vi("s", F, [2, 3])], [vi("y", U8, [2, 7])],
      version=21, check=False)
 save("dequant_2d",
      helper.make_node("DequantizeLinear", ["x", "s"], ["y"], name="dq"),
