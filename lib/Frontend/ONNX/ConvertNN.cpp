@@ -1344,6 +1344,184 @@ LogicalResult convertAffineGrid(NodeImporter &n) {
 // cubic, 1 for nearest) becomes a linear index into the flattened spatial
 // axis, read with tide.gather; taps outside the input read 0.
 
+/// DeformConv (opset 19, 2-D): a convolution whose every kernel tap samples
+/// the input at its regular position plus a learned offset (bilinear, zero
+/// outside the image, as GridSample with align_corners), scaled by an
+/// optional mask. Built as im2col: the sample coordinates (batch, offset
+/// group, taps, output positions) are the constant grid plus the offsets;
+/// each of the four neighbours is a gather from the flattened image (every
+/// channel of an offset group uses that group's coordinates) times its
+/// weight; the columns (batch, group, channels x taps, positions) are then
+/// one batched product with the weight.
+LogicalResult convertDeformConv(NodeImporter &n) {
+  if (failed(n.checkAttrs({"dilations", "group", "kernel_shape", "offset_group",
+                           "pads", "strides"})))
+    return failure();
+  if (!n.has(0) || !n.has(1) || !n.has(2))
+    return n.fail("DeformConv needs X, W and offset");
+  Value x = n.in(0), w = n.in(1), off = n.in(2);
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto wt = cast<RankedTensorType>(w.getType());
+  auto ot = cast<RankedTensorType>(off.getType());
+  Type elem = xt.getElementType();
+  if (!isa<FloatType>(elem) || wt.getElementType() != elem ||
+      ot.getElementType() != elem)
+    return n.fail("DeformConv needs floating-point X, W and offset of one "
+                  "type");
+  if (xt.getRank() != 4 || wt.getRank() != 4 || ot.getRank() != 4)
+    return n.fail("DeformConv supports 2-D convolutions: X, W and offset of "
+                  "rank 4");
+  Shape xs(xt.getShape()), ws(wt.getShape()), os(ot.getShape());
+  if (llvm::any_of(ArrayRef(xs).drop_front(), ShapedType::isDynamic) ||
+      !wt.hasStaticShape() ||
+      llvm::any_of(ArrayRef(os).drop_front(), ShapedType::isDynamic))
+    return n.fail("DeformConv needs every size but the batch known while "
+                  "importing");
+  int64_t channels = xs[1], height = xs[2], width = xs[3];
+  int64_t outC = ws[0], kh = ws[2], kw = ws[3];
+  int64_t group = n.attrInt("group", 1), og = n.attrInt("offset_group", 1);
+  if (group < 1 || og < 1 || channels % group || outC % group ||
+      ws[1] * group != channels || channels % og)
+    return n.fail("DeformConv: " + Twine(channels) + " input channels, a " +
+                  "weight of " + Twine(ws[1]) + " channels per group, " +
+                  Twine(group) + " groups and " + Twine(og) +
+                  " offset groups do not fit together");
+  if (std::optional<Shape> kernel = n.attrInts("kernel_shape");
+      kernel && *kernel != Shape{kh, kw})
+    return n.fail("kernel_shape does not match the weight's spatial sizes");
+  Shape strides = n.attrInts("strides").value_or(Shape{1, 1});
+  Shape dil = n.attrInts("dilations").value_or(Shape{1, 1});
+  Shape pads = n.attrInts("pads").value_or(Shape{0, 0, 0, 0});
+  if (strides.size() != 2 || dil.size() != 2 || pads.size() != 4 ||
+      llvm::any_of(strides, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(dil, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(pads, [](int64_t v) { return v < 0; }))
+    return n.fail("DeformConv needs 2 positive strides and dilations and 4 "
+                  "non-negative pads");
+  int64_t taps = kh * kw, outH = os[2], outW = os[3], positions = outH * outW;
+  int64_t wantH = (height + pads[0] + pads[2] - (kh - 1) * dil[0] - 1) /
+                      strides[0] +
+                  1,
+          wantW =
+              (width + pads[1] + pads[3] - (kw - 1) * dil[1] - 1) / strides[1] +
+              1;
+  if (os[1] != og * taps * 2 || outH != wantH || outW != wantW)
+    return n.fail("DeformConv's offset has shape (N, " + Twine(os[1]) + ", " +
+                  Twine(outH) + ", " + Twine(outW) + "); expected (N, " +
+                  Twine(og * taps * 2) + ", " + Twine(wantH) + ", " +
+                  Twine(wantW) + ")");
+  if (overComputedLimit(taps * positions * 2))
+    return n.fail("DeformConv's sampling grid is larger than Tide computes "
+                  "while importing");
+  Type ct = computeTypeOf(elem);
+  Type i64 = IntegerType::get(n.ctx, 64);
+  SymDim batch = n.dimOf(x, 0);
+  auto c = [](int64_t v) { return SymDim::constant(v); };
+  // The regular grid: (1, 1, taps, positions) per axis.
+  SmallVector<double> gridY, gridX;
+  for (int64_t a = 0; a < kh; ++a)
+    for (int64_t b = 0; b < kw; ++b)
+      for (int64_t i = 0; i < outH; ++i)
+        for (int64_t j = 0; j < outW; ++j) {
+          gridY.push_back(-pads[0] + strides[0] * i + a * dil[0]);
+          gridX.push_back(-pads[1] + strides[1] * j + b * dil[1]);
+        }
+  auto gridType = RankedTensorType::get({1, 1, taps, positions}, ct);
+  // offset (N, og * taps * 2, oH, oW) -> (N, og, taps, 2, positions).
+  Value o =
+      n.reshapeTo(n.cast(off, ct), {batch, c(og), c(taps), c(2), c(positions)});
+  if (!o)
+    return failure();
+  auto coordinate = [&](int64_t axis, ArrayRef<double> grid) -> Value {
+    Value part = sliceAlong(n, o, 3, axis, axis + 1);
+    part = n.reshapeTo(part, {batch, c(og), c(taps), c(positions)});
+    return n.create<AddOp>(part, n.constant(makeDense(gridType, {}, grid)));
+  };
+  Value cy = coordinate(0, gridY), cx = coordinate(1, gridX);
+  if (!cy || !cx)
+    return failure();
+  Value maskV;
+  if (n.has(4)) {
+    Value m = n.in(4);
+    auto mt = cast<RankedTensorType>(m.getType());
+    if (mt.getElementType() != elem || mt.getRank() != 4 ||
+        mt.getDimSize(1) != og * taps || mt.getDimSize(2) != outH ||
+        mt.getDimSize(3) != outW)
+      return n.fail("DeformConv's mask must be (N, " + Twine(og * taps) + ", " +
+                    Twine(outH) + ", " + Twine(outW) + ") of X's type");
+    maskV = n.reshapeTo(n.cast(m, ct), {batch, c(og), c(taps), c(positions)});
+    if (!maskV)
+      return failure();
+  }
+  Value y0 = n.create<FloorOp>(cy), x0 = n.create<FloorOp>(cx);
+  if (!y0 || !x0)
+    return failure();
+  Value fy = n.create<SubOp>(cy, y0), fx = n.create<SubOp>(cx, x0);
+  Value one = n.scalar(ct, 1), zero = n.scalar(ct, 0);
+  // The image as (N, C, H * W); an offset group's coordinates for each of its
+  // channels: (N, og, taps * positions) -> (N, C, taps * positions).
+  Value flat =
+      n.reshapeTo(n.cast(x, ct), {batch, c(channels), c(height * width)});
+  int64_t perGroup = channels / og;
+  auto perChannel = [&](Value v) -> Value {
+    Value r = n.reshapeTo(v, {batch, c(og), c(1), c(taps * positions)});
+    r = n.broadcastToDims(r, {batch, c(og), c(perGroup), c(taps * positions)});
+    return n.reshapeTo(r, {batch, c(channels), c(taps * positions)});
+  };
+  Value sampled;
+  for (int64_t dy = 0; dy < 2; ++dy)
+    for (int64_t dx = 0; dx < 2; ++dx) {
+      Value yc = dy ? n.create<AddOp>(y0, one) : y0;
+      Value xc = dx ? n.create<AddOp>(x0, one) : x0;
+      Value wy = dy ? fy : n.create<SubOp>(one, fy);
+      Value wx = dx ? fx : n.create<SubOp>(one, fx);
+      Value inside = n.create<AndOp>(
+          n.create<AndOp>(
+              n.create<CmpOp>(CmpPredicate::ge, yc, zero),
+              n.create<CmpOp>(CmpPredicate::le, yc, n.scalar(ct, height - 1))),
+          n.create<AndOp>(
+              n.create<CmpOp>(CmpPredicate::ge, xc, zero),
+              n.create<CmpOp>(CmpPredicate::le, xc, n.scalar(ct, width - 1))));
+      Value weight = n.create<SelectOp>(inside, n.create<MulOp>(wy, wx), zero);
+      if (maskV)
+        weight = n.create<MulOp>(weight, maskV);
+      // Outside positions read pixel 0 with weight 0; indices in i64.
+      Value yi = n.cast(n.create<SelectOp>(inside, yc, zero), i64);
+      Value xi = n.cast(n.create<SelectOp>(inside, xc, zero), i64);
+      Value index =
+          n.create<AddOp>(n.create<MulOp>(yi, n.scalar(i64, width)), xi);
+      Value taken = n.create<GatherOp>(flat, perChannel(index), 2);
+      Value term = n.create<MulOp>(taken, perChannel(weight));
+      sampled = sampled ? n.create<AddOp>(sampled, term) : term;
+      if (!sampled)
+        return failure();
+    }
+  // Columns (N, group, C / group * taps, positions) times the weight
+  // (1, group, outC / group, C / group * taps).
+  int64_t inPer = channels / group, outPer = outC / group;
+  Value cols =
+      n.reshapeTo(sampled, {batch, c(group), c(inPer * taps), c(positions)});
+  Value wm = n.reshape(n.cast(w, ct), {1, group, outPer, inPer * taps});
+  Value y = cols && wm ? n.create<MatmulOp>(wm, cols) : Value();
+  if (y)
+    y = n.reshapeTo(y, {batch, c(outC), c(outH), c(outW)});
+  if (y && n.has(3)) {
+    Value bias = n.in(3);
+    auto bt = cast<RankedTensorType>(bias.getType());
+    if (bt.getRank() != 1 || bt.getDimSize(0) != outC ||
+        bt.getElementType() != elem)
+      return n.fail("DeformConv's bias B must be (" + Twine(outC) +
+                    ") of X's type");
+    y = n.create<AddOp>(y, n.reshape(n.cast(bias, ct), {outC, 1, 1}));
+  }
+  if (y && ct != elem)
+    y = n.cast(y, elem);
+  if (!y)
+    return failure();
+  n.setOut(0, y);
+  return success();
+}
+
 LogicalResult convertGridSample(NodeImporter &n) {
   if (failed(n.checkAttrs({"align_corners", "mode", "padding_mode"})))
     return failure();
@@ -2034,6 +2212,7 @@ void onnx_import::addNNConverters(llvm::StringMap<Converter> &table) {
   table["Resize"] = convertResize;
   table["Upsample"] = convertResize;
   table["GridSample"] = convertGridSample;
+  table["DeformConv"] = convertDeformConv;
   table["AffineGrid"] = convertAffineGrid;
   table["RoiAlign"] = convertRoiAlign;
   table["LpPool"] = convertLpPool;

@@ -633,6 +633,32 @@ static Attribute evaluateOp(Operation *op, ArrayRef<Attribute> operands) {
                         });
     return r ? Attribute(toAttr(*r)) : Attribute();
   }
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    // Split's pieces and Slice of shape constants: row-major over the
+    // result, each index mapped back through start + i * stride.
+    auto inType = cast<RankedTensorType>(slice.getInput().getType());
+    ArrayRef<int64_t> start = slice.getStart(), strides = slice.getStrides();
+    ArrayRef<int64_t> in = inType.getShape(), out = resultType.getShape();
+    int64_t rank = out.size();
+    if (!inType.hasStaticShape() ||
+        static_cast<int64_t>(start.size()) != rank ||
+        static_cast<int64_t>(strides.size()) != rank)
+      return {};
+    HostValues r = empty(resultType);
+    SmallVector<int64_t> index(rank, 0);
+    for (int64_t k = 0; k < resultType.getNumElements(); ++k) {
+      int64_t flat = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        flat = flat * in[d] + start[d] + index[d] * strides[d];
+      push(r, ins[0], flat);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (++index[d] < out[d])
+          break;
+        index[d] = 0;
+      }
+    }
+    return toAttr(r);
+  }
   if (auto concat = dyn_cast<ConcatOp>(op)) {
     int64_t axis = concat.getAxis();
     if (axis < 0)

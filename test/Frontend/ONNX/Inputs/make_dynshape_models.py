@@ -271,3 +271,14 @@ model = helper.make_model(helper.make_graph(
     opset_imports=[helper.make_opsetid("", 17)])
 model.ir_version = 8
 onnx.save(model, os.path.join(out, "if_runtime.onnx"))
+
+# --- split_shape: a shape split into its sizes (AffineGrid's ONNX function:
+# Split(size) -> N, C, H, W; Concat(N, [2, 3]) as Expand's shape), folded
+# while importing when `size` is bound.
+g = Graph()
+n_, c_, h_, w_ = g.op("Split", ["size"], "split", outs=4, axis=0, num_outputs=4)
+shape = g.op("Concat", [n_, g.c([2]), g.c([3])], "concat", axis=0)
+g.op("Expand", ["theta", shape], "expanded")
+g.save("split_shape.onnx", [vi("size", TensorProto.INT64, [4]), vi("theta", F32, [2, 3])],
+       [vi("expanded", F32, None)], 18)
+np.save(os.path.join(out, "split_shape_size.npy"), np.array([5, 1, 7, 9], np.int64))
