@@ -3360,6 +3360,7 @@ const llvm::StringMap<Converter> &converters() {
     addMiscConverters(t);
     addSignalConverters(t);
     addAttentionConverters(t);
+    addMLConverters(t);
     return t;
   }();
   return table;

@@ -1566,8 +1566,17 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
       opset = imp.version();
   }
   if (opset < 0) {
+    // A model of other domains only (an ai.onnx.ml pipeline) needs no
+    // default opset.
+    bool otherDomainsOnly =
+        model.opset_import_size() > 0 && model.graph().node_size() > 0 &&
+        llvm::all_of(model.graph().node(), [](const onnx::NodeProto &node) {
+          return !node.domain().empty() && node.domain() != "ai.onnx";
+        });
     if (model.opset_import_size() == 0 && model.ir_version() < 3)
       opset = 1;
+    else if (otherDomainsOnly)
+      opset = kMaxOpset;
     else
       return (void)fail("the model imports no version of the default ONNX "
                         "opset (ai.onnx)"),

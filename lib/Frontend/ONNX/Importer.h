@@ -327,6 +327,8 @@ void addMiscConverters(llvm::StringMap<Converter> &table);
 void addSignalConverters(llvm::StringMap<Converter> &table);
 /// Attention (ConvertAttention.cpp).
 void addAttentionConverters(llvm::StringMap<Converter> &table);
+/// ai.onnx.ml ops (ConvertML.cpp).
+void addMLConverters(llvm::StringMap<Converter> &table);
 
 /// The strides, dilations and pads of a Conv-like node (kernel given), with
 /// `auto_pad` resolved against the static spatial sizes of `input`

@@ -45,8 +45,9 @@ OUT_OF_SCOPE_OPS = {
     "random": {"RandomNormal", "RandomUniform", "RandomNormalLike",
                "RandomUniformLike", "Multinomial", "Bernoulli"},
     "training": {"Adagrad", "Adam", "Momentum", "Gradient"},
+    # ImageDecoder's result has the encoded image's size.
     "data-dependent output shape": {"NonZero", "Unique", "Compress",
-                                    "NonMaxSuppression"},
+                                    "NonMaxSuppression", "ImageDecoder"},
 }
 
 

@@ -1,0 +1,816 @@
+//===- ConvertML.cpp - ONNX-ML (ai.onnx.ml) ops ---------------------------===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The classical machine-learning ops of the ai.onnx.ml domain that
+// scikit-learn converters (skl2onnx, onnxmltools) write, in tide ops:
+//
+// - Binarizer (x > threshold), Scaler ((x - offset) * scale),
+//   ArrayFeatureExtractor (a gather along the last axis), LinearRegressor
+//   (a product with the coefficients plus the intercepts);
+// - tree ensembles: TreeEnsemble (ai.onnx.ml 5) and TreeEnsembleRegressor
+//   (1 and 3). Every tree is walked by all samples at once, one level per
+//   step: the trees' nodes and leaves are flattened into constant tables
+//   (feature, split value, mode, where a missing value goes, true and false
+//   successor; a leaf is its own successor), each sample holds one position
+//   per tree (batch, trees), and a step gathers the nodes' fields, gathers
+//   the feature values from the input, compares by the node's mode, and
+//   selects the successor. After as many steps as the deepest tree has
+//   levels every position is a leaf; a table of (leaf, target) weights
+//   gathered at the leaves and reduced over the trees (sum, average,
+//   minimum, maximum) gives the scores, then the base values and the post
+//   transform. The work is (batch x trees x depth), with no branches.
+//
+// Errors name the node: malformed trees (a successor out of range, a
+// cycle), features past the input's width, and the forms not converted
+// (TreeEnsembleClassifier, PROBIT). MIN and MAX start every target from the
+// type's extremes and base values are always added, as the specification
+// and ONNX's reference evaluator do (ONNX Runtime leaves a target no tree
+// scored at 0 and without its base value).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+
+using namespace mlir;
+using namespace mlir::tide;
+using namespace mlir::tide::onnx_import;
+
+namespace {
+
+using Shape = SmallVector<int64_t>;
+
+#define TRY(x)                                                                 \
+  do {                                                                         \
+    if (!(x))                                                                  \
+      return failure();                                                        \
+  } while (false)
+
+Shape shapeOf(Value v) {
+  return Shape(cast<RankedTensorType>(v.getType()).getShape());
+}
+int64_t rankOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getRank();
+}
+Type elemOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+
+/// The floats of attribute `name` (its `floats`, or with `asTensor` its
+/// tensor form `<name>_as_tensor`); empty if absent.
+FailureOr<std::vector<double>> floatsAttr(NodeImporter &n, StringRef name,
+                                          bool asTensor = false) {
+  std::vector<double> out;
+  if (asTensor) {
+    std::string tname = (name + "_as_tensor").str();
+    if (const onnx::AttributeProto *a = n.attr(tname)) {
+      if (!a->has_t())
+        return (void)n.fail("'" + tname + "' must be a tensor"), failure();
+      std::string error;
+      ElementsAttr value = n.readTensor(a->t(), tname, error);
+      if (!value)
+        return (void)n.fail(error), failure();
+      std::optional<HostValues> v =
+          readHostValues(value, std::numeric_limits<int64_t>::max());
+      if (!v)
+        return (void)n.fail("'" + tname + "' is not numeric"), failure();
+      for (int64_t i = 0; i < v->size(); ++i)
+        out.push_back(v->at(i));
+      return out;
+    }
+  }
+  if (const onnx::AttributeProto *a = n.attr(name)) {
+    if (a->has_t()) {
+      std::string error;
+      ElementsAttr value = n.readTensor(a->t(), name, error);
+      std::optional<HostValues> v =
+          value ? readHostValues(value, std::numeric_limits<int64_t>::max())
+                : std::nullopt;
+      if (!v)
+        return (void)n.fail("'" + name + "' is not a numeric tensor"),
+               failure();
+      for (int64_t i = 0; i < v->size(); ++i)
+        out.push_back(v->at(i));
+      return out;
+    }
+    out.assign(a->floats().begin(), a->floats().end());
+  }
+  return out;
+}
+
+std::vector<int64_t> intsAttr(NodeImporter &n, StringRef name) {
+  std::vector<int64_t> out;
+  if (const onnx::AttributeProto *a = n.attr(name)) {
+    if (a->has_t()) {
+      std::string error;
+      ElementsAttr value = n.readTensor(a->t(), name, error);
+      std::optional<HostValues> v =
+          value ? readHostValues(value, std::numeric_limits<int64_t>::max())
+                : std::nullopt;
+      if (v)
+        for (int64_t i = 0; i < v->size(); ++i)
+          out.push_back(v->intAt(i));
+      return out;
+    }
+    out.assign(a->ints().begin(), a->ints().end());
+  }
+  return out;
+}
+
+std::vector<std::string> stringsAttr(NodeImporter &n, StringRef name) {
+  std::vector<std::string> out;
+  if (const onnx::AttributeProto *a = n.attr(name))
+    out.assign(a->strings().begin(), a->strings().end());
+  return out;
+}
+
+/// The input as (batch, features): a vector is one sample. Integer inputs
+/// are compared and weighted as `compute`.
+Value asMatrix(NodeImporter &n, Value x) {
+  if (rankOf(x) == 1)
+    return n.reshapeTo(x, {SymDim::constant(1), n.dimOf(x, 0)});
+  return x;
+}
+
+//===----------------------------------------------------------------------===//
+// Small ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult convertBinarizer(NodeImporter &n) {
+  if (failed(n.checkAttrs({"threshold"})))
+    return failure();
+  if (!n.has(0))
+    return n.fail("Binarizer needs X");
+  Value x = n.in(0);
+  Type t = elemOf(x);
+  if (!isa<FloatType>(t) && !isa<IntegerType>(t))
+    return n.fail("Binarizer needs a numeric input");
+  Value above = n.create<CmpOp>(CmpPredicate::gt, x,
+                                n.scalar(t, n.attrFloat("threshold", 0)));
+  TRY(above);
+  n.setOut(0, n.cast(above, t));
+  return success();
+}
+
+LogicalResult convertScaler(NodeImporter &n) {
+  if (failed(n.checkAttrs({"offset", "scale"})))
+    return failure();
+  if (!n.has(0))
+    return n.fail("Scaler needs X");
+  Value x = n.in(0);
+  Type t = elemOf(x);
+  Type f = t.isF64() ? t : Float32Type::get(n.ctx);
+  int64_t features = shapeOf(x).back();
+  auto offset = floatsAttr(n, "offset"), scale = floatsAttr(n, "scale");
+  if (failed(offset) || failed(scale))
+    return failure();
+  auto vectorOf = [&](const std::vector<double> &v,
+                      double dflt) -> FailureOr<Value> {
+    if (v.empty())
+      return n.scalar(f, dflt);
+    if (v.size() == 1)
+      return n.scalar(f, v[0]);
+    if (static_cast<int64_t>(v.size()) != features)
+      return (void)n.fail("Scaler's offset and scale must have 1 or " +
+                          Twine(features) + " values (one per feature)"),
+             failure();
+    return n.constant(makeDense(
+        RankedTensorType::get({static_cast<int64_t>(v.size())}, f), {}, v));
+  };
+  auto o = vectorOf(*offset, 0), s = vectorOf(*scale, 1);
+  if (failed(o) || failed(s))
+    return failure();
+  Value y = n.create<MulOp>(n.create<SubOp>(n.cast(x, f), *o), *s);
+  TRY(y);
+  n.setOut(0, y);
+  return success();
+}
+
+LogicalResult convertArrayFeatureExtractor(NodeImporter &n) {
+  if (failed(n.checkAttrs({})))
+    return failure();
+  if (!n.has(0) || !n.has(1))
+    return n.fail("ArrayFeatureExtractor needs X and Y (the indices)");
+  Value x = n.in(0), idx = n.in(1);
+  if (!isa<IntegerType>(elemOf(idx)))
+    return n.fail("ArrayFeatureExtractor's indices must be integers");
+  std::optional<ElementsAttr> known = n.constIn(1);
+  if (rankOf(x) == 1)
+    TRY(x = n.reshapeTo(x, {SymDim::constant(1), n.dimOf(x, 0)}));
+  int64_t last = shapeOf(x).back();
+  // The indices flattened; known ones are checked here (ONNX Runtime
+  // refuses an index past the last feature).
+  int64_t count = 1;
+  for (int64_t d : shapeOf(idx))
+    count = ShapedType::isDynamic(d) || ShapedType::isDynamic(count)
+                ? ShapedType::kDynamic
+                : count * d;
+  if (ShapedType::isDynamic(count))
+    return n.fail("ArrayFeatureExtractor needs the number of indices known "
+                  "while importing");
+  if (known) {
+    if (auto v = readHostValues(*known, std::numeric_limits<int64_t>::max()))
+      for (int64_t i = 0; i < v->size(); ++i)
+        if (!ShapedType::isDynamic(last) &&
+            (v->ints[i] < 0 || v->ints[i] >= last))
+          return n.fail("ArrayFeatureExtractor's index " + Twine(v->ints[i]) +
+                        " is outside the " + Twine(last) + " features");
+  }
+  Value flat = n.reshape(n.cast(idx, IntegerType::get(n.ctx, 64)), {count});
+  Value y = takeAlong(n, x, flat, rankOf(x) - 1);
+  TRY(y);
+  n.setOut(0, y);
+  return success();
+}
+
+LogicalResult convertLinearRegressor(NodeImporter &n) {
+  if (failed(n.checkAttrs(
+          {"coefficients", "intercepts", "post_transform", "targets"})))
+    return failure();
+  if (!n.has(0))
+    return n.fail("LinearRegressor needs X");
+  std::string post = n.attrString("post_transform", "NONE");
+  if (post != "NONE")
+    return n.fail("LinearRegressor's post_transform '" + post +
+                  "' is not supported (ONNX Runtime supports NONE only)");
+  Value x = n.in(0);
+  Type t = elemOf(x);
+  Type f = t.isF64() ? t : Float32Type::get(n.ctx);
+  TRY(x = asMatrix(n, n.cast(x, f)));
+  int64_t targets = n.attrInt("targets", 1);
+  auto coef = floatsAttr(n, "coefficients");
+  auto inter = floatsAttr(n, "intercepts");
+  if (failed(coef) || failed(inter))
+    return failure();
+  int64_t features = shapeOf(x)[1];
+  if (targets < 1 || ShapedType::isDynamic(features) ||
+      static_cast<int64_t>(coef->size()) != targets * features)
+    return n.fail(
+        "LinearRegressor has " + Twine(coef->size()) + " coefficients for " +
+        Twine(targets) + " targets; the input has " +
+        (ShapedType::isDynamic(features) ? Twine("a dynamic number of")
+                                         : Twine(features)) +
+        " features");
+  // coefficients are (targets, features); the product takes (features,
+  // targets).
+  std::vector<double> transposed(coef->size());
+  for (int64_t r = 0; r < targets; ++r)
+    for (int64_t c = 0; c < features; ++c)
+      transposed[c * targets + r] = (*coef)[r * features + c];
+  Value w = n.constant(
+      makeDense(RankedTensorType::get({features, targets}, f), {}, transposed));
+  Value y = n.create<MatmulOp>(x, w);
+  if (!inter->empty()) {
+    if (static_cast<int64_t>(inter->size()) != targets)
+      return n.fail("LinearRegressor has " + Twine(inter->size()) +
+                    " intercepts for " + Twine(targets) + " targets");
+    y = n.create<AddOp>(
+        y,
+        n.constant(makeDense(RankedTensorType::get({targets}, f), {}, *inter)));
+  }
+  TRY(y);
+  n.setOut(0, y);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Tree ensembles
+//===----------------------------------------------------------------------===//
+
+enum class Mode : int64_t { LEQ, LT, GTE, GT, EQ, NEQ, MEMBER };
+enum class Aggregate { Sum, Average, Min, Max };
+
+/// An ensemble flattened: positions 0..size-1 are nodes and leaves; a leaf
+/// is its own successor.
+struct Forest {
+  std::vector<int64_t> feature, mode, missingTrue, trueNext, falseNext;
+  std::vector<double> split;
+  std::vector<std::vector<double>> members; // MEMBER nodes' sets
+  std::vector<int64_t> roots;
+  /// (position, target, weight) of every leaf weight.
+  std::vector<std::tuple<int64_t, int64_t, double>> weights;
+  int64_t targets = 1;
+  Aggregate aggregate = Aggregate::Sum;
+  std::vector<double> base;
+  std::string post = "NONE";
+
+  int64_t size() const { return static_cast<int64_t>(feature.size()); }
+  int64_t addLeaf() {
+    int64_t p = size();
+    feature.push_back(0);
+    mode.push_back(static_cast<int64_t>(Mode::LEQ));
+    missingTrue.push_back(0);
+    trueNext.push_back(p);
+    falseNext.push_back(p);
+    split.push_back(0);
+    members.emplace_back();
+    return p;
+  }
+};
+
+/// The most levels walked, and the most table entries.
+constexpr int64_t kMaxTreeDepth = 1024;
+constexpr int64_t kMaxForestTable = int64_t(1) << 26;
+
+/// The levels of the deepest tree (0 for a tree that is a leaf); fails on
+/// a successor out of range or a cycle.
+FailureOr<int64_t> forestDepth(NodeImporter &n, const Forest &f) {
+  int64_t size = f.size(), deepest = 0;
+  // Depth of each position by iterating from the roots (iterative DFS with
+  // a path marker to find cycles).
+  std::vector<int8_t> state(size, 0); // 0 new, 1 on the path, 2 done
+  std::vector<int64_t> depth(size, 0);
+  for (int64_t root : f.roots) {
+    if (root < 0 || root >= size)
+      return (void)n.fail("a tree root is out of range"), failure();
+    std::vector<std::pair<int64_t, int>> stack = {{root, 0}};
+    while (!stack.empty()) {
+      auto &[p, child] = stack.back();
+      bool leaf = f.trueNext[p] == p && f.falseNext[p] == p;
+      if (child == 0) {
+        if (state[p] == 1)
+          return (void)n.fail("the trees have a cycle"), failure();
+        if (state[p] == 2 || leaf) {
+          state[p] = 2;
+          stack.pop_back();
+          continue;
+        }
+        state[p] = 1;
+      }
+      if (child < 2) {
+        int64_t next = child == 0 ? f.trueNext[p] : f.falseNext[p];
+        ++child;
+        if (next < 0 || next >= size)
+          return (void)n.fail("a tree node's successor is out of range"),
+                 failure();
+        if (state[next] == 1)
+          return (void)n.fail("the trees have a cycle"), failure();
+        if (state[next] == 0)
+          stack.push_back({next, 0});
+        continue;
+      }
+      depth[p] = 1 + std::max(depth[f.trueNext[p]], depth[f.falseNext[p]]);
+      state[p] = 2;
+      stack.pop_back();
+    }
+    deepest = std::max(deepest, depth[root]);
+  }
+  if (deepest > kMaxTreeDepth)
+    return (void)n.fail("a tree is " + Twine(deepest) +
+                        " levels deep; Tide walks at most " +
+                        Twine(kMaxTreeDepth)),
+           failure();
+  return deepest;
+}
+
+/// Walks every tree of `f` for each row of `x` and returns the scores
+/// (batch, targets) of type `out`.
+Value evaluateForest(NodeImporter &n, Value x, const Forest &f, Type out) {
+  Type xt = elemOf(x);
+  Type ct = xt.isF64() ? xt : Float32Type::get(n.ctx);
+  Type i64 = IntegerType::get(n.ctx, 64);
+  x = asMatrix(n, n.cast(x, ct));
+  if (!x)
+    return {};
+  int64_t features = shapeOf(x)[1];
+  if (ShapedType::isDynamic(features)) {
+    (void)n.fail("tree ensembles need the number of features known while "
+                 "importing");
+    return {};
+  }
+  for (int64_t p = 0; p < f.size(); ++p)
+    if (!(f.trueNext[p] == p && f.falseNext[p] == p) &&
+        (f.feature[p] < 0 || f.feature[p] >= features)) {
+      (void)n.fail("a tree node reads feature " + Twine(f.feature[p]) +
+                   "; the input has " + Twine(features));
+      return {};
+    }
+  int64_t size = f.size(), trees = f.roots.size(), nt = f.targets;
+  if (size * std::max<int64_t>(nt, 1) > kMaxForestTable || trees == 0) {
+    (void)n.fail(trees == 0 ? Twine("the ensemble has no trees")
+                            : Twine("the ensemble's tables would exceed ") +
+                                  Twine(kMaxForestTable) + " entries");
+    return {};
+  }
+  FailureOr<int64_t> depth = forestDepth(n, f);
+  if (failed(depth))
+    return {};
+  auto intTable = [&](const std::vector<int64_t> &v) {
+    return n.constant(makeDense(RankedTensorType::get({size}, i64), v, {}));
+  };
+  SymDim batch = n.dimOf(x, 0);
+  SymDim treesD = SymDim::constant(trees);
+  Value pos = n.broadcastToDims(
+      n.constant(
+          makeDense(RankedTensorType::get({1, trees}, i64), f.roots, {})),
+      {batch, treesD});
+  Value featureT = intTable(f.feature), modeT = intTable(f.mode),
+        missingT = intTable(f.missingTrue), trueT = intTable(f.trueNext),
+        falseT = intTable(f.falseNext);
+  Value splitT =
+      n.constant(makeDense(RankedTensorType::get({size}, ct), {}, f.split));
+  // Set membership: each MEMBER node's values in a row, NaN-padded.
+  size_t widest = 0;
+  for (const auto &m : f.members)
+    widest = std::max(widest, m.size());
+  Value memberT;
+  if (widest) {
+    std::vector<double> table(size * widest,
+                              std::numeric_limits<double>::quiet_NaN());
+    for (int64_t p = 0; p < size; ++p)
+      for (size_t k = 0; k < f.members[p].size(); ++k)
+        table[p * widest + k] = f.members[p][k];
+    memberT = n.constant(makeDense(
+        RankedTensorType::get({size, static_cast<int64_t>(widest)}, ct), {},
+        table));
+  }
+  auto is = [&](Value modes, Mode m) {
+    return n.create<CmpOp>(CmpPredicate::eq, modes,
+                           n.scalar(i64, static_cast<double>(m)));
+  };
+  for (int64_t level = 0; level < *depth; ++level) {
+    Value feat = takeAlong(n, featureT, pos, 0);
+    Value v = n.create<GatherOp>(x, feat, 1); // (batch, trees)
+    Value s = takeAlong(n, splitT, pos, 0);
+    Value m = takeAlong(n, modeT, pos, 0);
+    if (!v || !s || !m)
+      return {};
+    Value cond = n.create<CmpOp>(CmpPredicate::le, v, s);
+    std::pair<Mode, CmpPredicate> others[] = {{Mode::LT, CmpPredicate::lt},
+                                              {Mode::GTE, CmpPredicate::ge},
+                                              {Mode::GT, CmpPredicate::gt},
+                                              {Mode::EQ, CmpPredicate::eq},
+                                              {Mode::NEQ, CmpPredicate::ne}};
+    for (auto [mode, pred] : others)
+      cond = n.create<SelectOp>(is(m, mode), n.create<CmpOp>(pred, v, s), cond);
+    if (memberT) {
+      // (batch, trees, widest) == value, any of them.
+      Value rows = takeAlong(n, memberT, pos, 0);
+      Value v3 = n.reshapeTo(v, {batch, treesD, SymDim::constant(1)});
+      Value hit = n.cast(n.create<CmpOp>(CmpPredicate::eq, rows, v3), ct);
+      Value any = n.create<CmpOp>(
+          CmpPredicate::gt,
+          n.create<ReduceMaxOp>(hit, Shape{2}, /*keepdims=*/false),
+          n.scalar(ct, 0));
+      cond = n.create<SelectOp>(is(m, Mode::MEMBER), any, cond);
+    }
+    // A missing value (NaN) also goes to the true side where the node says
+    // so (its comparisons are false, but for NEQ).
+    Value missing = n.create<CmpOp>(CmpPredicate::ne, v, v);
+    Value track = n.create<CmpOp>(
+        CmpPredicate::ne, takeAlong(n, missingT, pos, 0), n.scalar(i64, 0));
+    cond = n.create<OrOp>(cond, n.create<AndOp>(missing, track));
+    pos = n.create<SelectOp>(cond, takeAlong(n, trueT, pos, 0),
+                             takeAlong(n, falseT, pos, 0));
+    if (!pos)
+      return {};
+  }
+  // The leaves' weights per target; for a minimum or a maximum, the other
+  // targets hold the identity so they never win.
+  double fill = 0;
+  if (f.aggregate == Aggregate::Min)
+    fill = ct.isF64() ? std::numeric_limits<double>::max()
+                      : std::numeric_limits<float>::max();
+  if (f.aggregate == Aggregate::Max)
+    fill = ct.isF64() ? std::numeric_limits<double>::lowest()
+                      : std::numeric_limits<float>::lowest();
+  std::vector<double> table(size * nt, fill);
+  std::vector<bool> set(size * nt, false);
+  for (auto [p, target, w] : f.weights) {
+    double &slot = table[p * nt + target];
+    if (!set[p * nt + target] || f.aggregate == Aggregate::Sum ||
+        f.aggregate == Aggregate::Average)
+      slot = set[p * nt + target] ? slot + w : w;
+    else if (f.aggregate == Aggregate::Min)
+      slot = std::min(slot, w);
+    else
+      slot = std::max(slot, w);
+    set[p * nt + target] = true;
+  }
+  Value weightT =
+      n.constant(makeDense(RankedTensorType::get({size, nt}, ct), {}, table));
+  Value picked = takeAlong(n, weightT, pos, 0); // (batch, trees, nt)
+  Value y;
+  switch (f.aggregate) {
+  case Aggregate::Sum:
+  case Aggregate::Average:
+    y = n.create<ReduceSumOp>(picked, Shape{1}, /*keepdims=*/false);
+    if (y && f.aggregate == Aggregate::Average)
+      y = n.create<DivOp>(y, n.scalar(ct, static_cast<double>(trees)));
+    break;
+  case Aggregate::Min:
+    y = n.create<ReduceMinOp>(picked, Shape{1}, /*keepdims=*/false);
+    break;
+  case Aggregate::Max:
+    y = n.create<ReduceMaxOp>(picked, Shape{1}, /*keepdims=*/false);
+    break;
+  }
+  if (y && !f.base.empty())
+    y = n.create<AddOp>(
+        y, n.constant(makeDense(RankedTensorType::get({nt}, ct), {}, f.base)));
+  if (!y)
+    return {};
+  if (f.post == "LOGISTIC") {
+    y = n.make<SigmoidOp>(y);
+  } else if (f.post == "SOFTMAX") {
+    y = n.make<SoftmaxOp>(y, 1);
+  } else if (f.post == "SOFTMAX_ZERO") {
+    // A softmax over the non-zero scores; zeros stay 0.
+    Value zero = n.scalar(ct, 0);
+    Value nonzero = n.create<CmpOp>(CmpPredicate::ne, y, zero);
+    Value masked = n.create<SelectOp>(
+        nonzero, y, n.scalar(ct, -std::numeric_limits<double>::infinity()));
+    Value sm = n.make<SoftmaxOp>(masked, 1);
+    y = n.create<SelectOp>(nonzero, sm, zero);
+  } else if (f.post != "NONE") {
+    (void)n.fail("the post_transform '" + f.post +
+                 "' is not supported (NONE, LOGISTIC, SOFTMAX, "
+                 "SOFTMAX_ZERO are)");
+    return {};
+  }
+  return y ? n.cast(y, out) : Value();
+}
+
+FailureOr<Aggregate> readAggregate(NodeImporter &n, const std::string &name) {
+  if (name == "SUM")
+    return Aggregate::Sum;
+  if (name == "AVERAGE")
+    return Aggregate::Average;
+  if (name == "MIN")
+    return Aggregate::Min;
+  if (name == "MAX")
+    return Aggregate::Max;
+  return (void)n.fail("aggregate_function '" + name +
+                      "' is not one of SUM, AVERAGE, MIN, MAX"),
+         failure();
+}
+
+/// TreeEnsemble (ai.onnx.ml 5): nodes and leaves in separate arrays; a
+/// node's successor is a leaf index when its `*leafs` flag is set.
+LogicalResult convertTreeEnsemble(NodeImporter &n) {
+  if (failed(
+          n.checkAttrs({"aggregate_function", "leaf_targetids", "leaf_weights",
+                        "membership_values", "n_targets", "nodes_falseleafs",
+                        "nodes_falsenodeids", "nodes_featureids",
+                        "nodes_hitrates", "nodes_missing_value_tracks_true",
+                        "nodes_modes", "nodes_splits", "nodes_trueleafs",
+                        "nodes_truenodeids", "post_transform", "tree_roots"})))
+    return failure();
+  if (!n.has(0))
+    return n.fail("TreeEnsemble needs X");
+  Value x = n.in(0);
+  if (!isa<FloatType>(elemOf(x)))
+    return n.fail("TreeEnsemble needs a floating-point X");
+  auto splits = floatsAttr(n, "nodes_splits"),
+       leafWeights = floatsAttr(n, "leaf_weights"),
+       memberValues = floatsAttr(n, "membership_values");
+  if (failed(splits) || failed(leafWeights) || failed(memberValues))
+    return failure();
+  std::vector<int64_t> features = intsAttr(n, "nodes_featureids"),
+                       modes = intsAttr(n, "nodes_modes"),
+                       trueIds = intsAttr(n, "nodes_truenodeids"),
+                       falseIds = intsAttr(n, "nodes_falsenodeids"),
+                       trueLeaf = intsAttr(n, "nodes_trueleafs"),
+                       falseLeaf = intsAttr(n, "nodes_falseleafs"),
+                       missing = intsAttr(n, "nodes_missing_value_tracks_true"),
+                       leafTargets = intsAttr(n, "leaf_targetids"),
+                       roots = intsAttr(n, "tree_roots");
+  size_t nodes = splits->size(), leaves = leafWeights->size();
+  if (features.size() != nodes || modes.size() != nodes ||
+      trueIds.size() != nodes || falseIds.size() != nodes ||
+      trueLeaf.size() != nodes || falseLeaf.size() != nodes ||
+      (!missing.empty() && missing.size() != nodes) ||
+      leafTargets.size() != leaves || roots.empty())
+    return n.fail("TreeEnsemble's node attributes must all have one entry "
+                  "per node, its leaf attributes one per leaf, and there "
+                  "must be tree_roots");
+  Forest f;
+  f.targets = n.attrInt("n_targets", 0);
+  if (f.targets < 1)
+    return n.fail("TreeEnsemble needs a positive n_targets");
+  int64_t agg = n.attrInt("aggregate_function", 1);
+  if (agg < 0 || agg > 3)
+    return n.fail("TreeEnsemble's aggregate_function must be 0 to 3");
+  f.aggregate = agg == 0   ? Aggregate::Average
+                : agg == 1 ? Aggregate::Sum
+                : agg == 2 ? Aggregate::Min
+                           : Aggregate::Max;
+  int64_t post = n.attrInt("post_transform", 0);
+  const char *posts[] = {"NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO",
+                         "PROBIT"};
+  if (post < 0 || post > 4)
+    return n.fail("TreeEnsemble's post_transform must be 0 to 4");
+  f.post = posts[post];
+  // Positions: nodes first, then leaves.
+  for (size_t i = 0; i < nodes + leaves; ++i)
+    f.addLeaf();
+  size_t nextMember = 0;
+  for (size_t i = 0; i < nodes; ++i) {
+    if (modes[i] < 0 || modes[i] > 6)
+      return n.fail("TreeEnsemble's node " + Twine(i) + " has mode " +
+                    Twine(modes[i]) + " (0 to 6 are defined)");
+    auto successor = [&](int64_t id, int64_t leaf) -> int64_t {
+      if (leaf)
+        return id >= 0 && id < static_cast<int64_t>(leaves) ? nodes + id : -1;
+      return id >= 0 && id < static_cast<int64_t>(nodes) ? id : -1;
+    };
+    f.feature[i] = features[i];
+    f.mode[i] = modes[i];
+    f.split[i] = (*splits)[i];
+    f.missingTrue[i] = missing.empty() ? 0 : missing[i];
+    f.trueNext[i] = successor(trueIds[i], trueLeaf[i]);
+    f.falseNext[i] = successor(falseIds[i], falseLeaf[i]);
+    if (f.trueNext[i] < 0 || f.falseNext[i] < 0)
+      return n.fail("TreeEnsemble's node " + Twine(i) +
+                    " has a successor out of range");
+    if (modes[i] == static_cast<int64_t>(Mode::MEMBER)) {
+      // The node's set: membership values up to the next NaN.
+      while (nextMember < memberValues->size() &&
+             !std::isnan((*memberValues)[nextMember]))
+        f.members[i].push_back((*memberValues)[nextMember++]);
+      if (nextMember >= memberValues->size())
+        return n.fail("TreeEnsemble's membership_values must give each "
+                      "set-membership node its values, each set ended by a "
+                      "NaN");
+      ++nextMember;
+    }
+  }
+  for (size_t l = 0; l < leaves; ++l) {
+    if (leafTargets[l] < 0 || leafTargets[l] >= f.targets)
+      return n.fail("TreeEnsemble's leaf " + Twine(l) + " has target " +
+                    Twine(leafTargets[l]) + " outside the " + Twine(f.targets) +
+                    " targets");
+    f.weights.emplace_back(nodes + l, leafTargets[l], (*leafWeights)[l]);
+  }
+  for (int64_t r : roots) {
+    if (r < 0 || r >= static_cast<int64_t>(nodes))
+      return n.fail("TreeEnsemble's tree root " + Twine(r) + " is not a node");
+    // A tree that is one leaf: both successors the same leaf.
+    if (trueLeaf[r] && falseLeaf[r] && trueIds[r] == falseIds[r])
+      f.roots.push_back(f.trueNext[r]);
+    else
+      f.roots.push_back(r);
+  }
+  // MIN and MAX start from the type's extremes, as the reference does.
+  Value y = evaluateForest(n, x, f, elemOf(x));
+  TRY(y);
+  n.setOut(0, y);
+  return success();
+}
+
+/// TreeEnsembleRegressor (ai.onnx.ml 1 and 3): nodes named by (tree id,
+/// node id), LEAF nodes holding target weights.
+LogicalResult convertTreeEnsembleRegressor(NodeImporter &n) {
+  if (failed(n.checkAttrs({"aggregate_function",
+                           "base_values",
+                           "base_values_as_tensor",
+                           "n_targets",
+                           "nodes_falsenodeids",
+                           "nodes_featureids",
+                           "nodes_hitrates",
+                           "nodes_hitrates_as_tensor",
+                           "nodes_missing_value_tracks_true",
+                           "nodes_modes",
+                           "nodes_nodeids",
+                           "nodes_treeids",
+                           "nodes_truenodeids",
+                           "nodes_values",
+                           "nodes_values_as_tensor",
+                           "post_transform",
+                           "target_ids",
+                           "target_nodeids",
+                           "target_treeids",
+                           "target_weights",
+                           "target_weights_as_tensor"})))
+    return failure();
+  if (!n.has(0))
+    return n.fail("TreeEnsembleRegressor needs X");
+  Value x = n.in(0);
+  Type xt = elemOf(x);
+  if (!isa<FloatType>(xt) && !isa<IntegerType>(xt))
+    return n.fail("TreeEnsembleRegressor needs a numeric X");
+  Forest f;
+  std::string agg = n.attrString("aggregate_function", "SUM");
+  auto aggregate = readAggregate(n, agg);
+  if (failed(aggregate))
+    return failure();
+  f.aggregate = *aggregate;
+  f.post = n.attrString("post_transform", "NONE");
+  f.targets = n.attrInt("n_targets", 1);
+  if (f.targets < 1)
+    return n.fail("TreeEnsembleRegressor needs a positive n_targets");
+  auto values = floatsAttr(n, "nodes_values", /*asTensor=*/true);
+  auto weights = floatsAttr(n, "target_weights", /*asTensor=*/true);
+  auto base = floatsAttr(n, "base_values", /*asTensor=*/true);
+  if (failed(values) || failed(weights) || failed(base))
+    return failure();
+  std::vector<int64_t> treeIds = intsAttr(n, "nodes_treeids"),
+                       nodeIds = intsAttr(n, "nodes_nodeids"),
+                       features = intsAttr(n, "nodes_featureids"),
+                       trueIds = intsAttr(n, "nodes_truenodeids"),
+                       falseIds = intsAttr(n, "nodes_falsenodeids"),
+                       missing = intsAttr(n, "nodes_missing_value_tracks_true"),
+                       targetTrees = intsAttr(n, "target_treeids"),
+                       targetNodes = intsAttr(n, "target_nodeids"),
+                       targetIds = intsAttr(n, "target_ids");
+  std::vector<std::string> modes = stringsAttr(n, "nodes_modes");
+  size_t count = treeIds.size();
+  if (nodeIds.size() != count || features.size() != count ||
+      trueIds.size() != count || falseIds.size() != count ||
+      modes.size() != count || values->size() != count ||
+      (!missing.empty() && missing.size() != count) || count == 0)
+    return n.fail("TreeEnsembleRegressor's nodes_* attributes must all "
+                  "have one entry per node");
+  if (targetNodes.size() != targetTrees.size() ||
+      targetIds.size() != targetTrees.size() ||
+      weights->size() != targetTrees.size())
+    return n.fail("TreeEnsembleRegressor's target_* attributes must all "
+                  "have one entry per weight");
+  if (!base->empty() && static_cast<int64_t>(base->size()) != f.targets)
+    return n.fail("TreeEnsembleRegressor has " + Twine(base->size()) +
+                  " base_values for " + Twine(f.targets) + " targets");
+  f.base = *base;
+  std::map<std::pair<int64_t, int64_t>, int64_t> position;
+  for (size_t i = 0; i < count; ++i) {
+    if (!position.emplace(std::pair(treeIds[i], nodeIds[i]), i).second)
+      return n.fail("TreeEnsembleRegressor's node " + Twine(nodeIds[i]) +
+                    " of tree " + Twine(treeIds[i]) + " is defined twice");
+    f.addLeaf();
+  }
+  static const std::pair<const char *, Mode> names[] = {
+      {"BRANCH_LEQ", Mode::LEQ}, {"BRANCH_LT", Mode::LT},
+      {"BRANCH_GTE", Mode::GTE}, {"BRANCH_GT", Mode::GT},
+      {"BRANCH_EQ", Mode::EQ},   {"BRANCH_NEQ", Mode::NEQ}};
+  // Each tree's root is its first node listed (as ONNX Runtime takes it).
+  std::map<int64_t, int64_t> rootOf;
+  std::vector<int64_t> treeOrder;
+  for (size_t i = 0; i < count; ++i) {
+    if (rootOf.emplace(treeIds[i], i).second)
+      treeOrder.push_back(treeIds[i]);
+    if (modes[i] == "LEAF")
+      continue;
+    auto mode = llvm::find_if(
+        names, [&](const auto &p) { return modes[i] == p.first; });
+    if (mode == std::end(names))
+      return n.fail("TreeEnsembleRegressor's node mode '" + modes[i] +
+                    "' is not one of BRANCH_LEQ, BRANCH_LT, BRANCH_GTE, "
+                    "BRANCH_GT, BRANCH_EQ, BRANCH_NEQ, LEAF");
+    auto t = position.find({treeIds[i], trueIds[i]});
+    auto e = position.find({treeIds[i], falseIds[i]});
+    if (t == position.end() || e == position.end())
+      return n.fail("TreeEnsembleRegressor's node " + Twine(nodeIds[i]) +
+                    " of tree " + Twine(treeIds[i]) +
+                    " has a successor that is not a node of its tree");
+    f.mode[i] = static_cast<int64_t>(mode->second);
+    f.feature[i] = features[i];
+    f.split[i] = (*values)[i];
+    f.missingTrue[i] = missing.empty() ? 0 : missing[i];
+    f.trueNext[i] = t->second;
+    f.falseNext[i] = e->second;
+  }
+  for (int64_t tree : treeOrder)
+    f.roots.push_back(rootOf[tree]);
+  for (size_t k = 0; k < targetTrees.size(); ++k) {
+    auto p = position.find({targetTrees[k], targetNodes[k]});
+    if (p == position.end() || modes[p->second] != "LEAF")
+      return n.fail("TreeEnsembleRegressor's target weight " + Twine(k) +
+                    " names node " + Twine(targetNodes[k]) + " of tree " +
+                    Twine(targetTrees[k]) + ", which is not a leaf");
+    if (targetIds[k] < 0 || targetIds[k] >= f.targets)
+      return n.fail("TreeEnsembleRegressor's target id " + Twine(targetIds[k]) +
+                    " is outside the " + Twine(f.targets) + " targets");
+    f.weights.emplace_back(p->second, targetIds[k], (*weights)[k]);
+  }
+  // Y is float (ONNX's definition), computed in double for a double X.
+  Type out = Float32Type::get(n.ctx);
+  Value y = evaluateForest(n, x, f, out);
+  TRY(y);
+  n.setOut(0, y);
+  return success();
+}
+
+LogicalResult refuseClassifier(NodeImporter &n) {
+  return n.fail(n.opType() + " is not supported yet (TreeEnsembleRegressor and "
+                             "TreeEnsemble are)");
+}
+
+} // namespace
+
+void onnx_import::addMLConverters(llvm::StringMap<Converter> &table) {
+  // ai.onnx.ml ops are keyed "ai.onnx.ml:<op type>".
+  table["ai.onnx.ml:Binarizer"] = convertBinarizer;
+  table["ai.onnx.ml:Scaler"] = convertScaler;
+  table["ai.onnx.ml:ArrayFeatureExtractor"] = convertArrayFeatureExtractor;
+  table["ai.onnx.ml:LinearRegressor"] = convertLinearRegressor;
+  table["ai.onnx.ml:TreeEnsemble"] = convertTreeEnsemble;
+  table["ai.onnx.ml:TreeEnsembleRegressor"] = convertTreeEnsembleRegressor;
+  table["ai.onnx.ml:TreeEnsembleClassifier"] = refuseClassifier;
+}

@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Writes the ai.onnx.ml models of ml.test into OUTDIR with their inputs
+(NAME_in0.npy; NAME_TAG_in0.npy for other batch sizes), for comparison with
+ONNX Runtime: random decision-tree ensembles in the legacy
+TreeEnsembleRegressor form (what scikit-learn's converters write: SUM with
+base values, AVERAGE, several targets, every branch mode, missing values)
+and in opset 5's TreeEnsemble (nodes and leaves apart, set membership),
+and Binarizer, Scaler, ArrayFeatureExtractor, LinearRegressor.
+
+    make_ml_models.py OUTDIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+rng = np.random.default_rng(1)
+F, D, I64 = TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT64
+
+
+def save(name, nodes, inputs, outputs, feeds, ml_version=3, default=True, extra=None):
+    graph = helper.make_graph(nodes, name, inputs, outputs)
+    opsets = [helper.make_opsetid("ai.onnx.ml", ml_version)]
+    if default:
+        opsets.append(helper.make_opsetid("", 17))
+    model = helper.make_model(graph, opset_imports=opsets)
+    model.ir_version = 8
+    onnx.save(model, os.path.join(out, name + ".onnx"))
+    for k, a in enumerate(feeds):
+        np.save(os.path.join(out, "%s_in%d.npy" % (name, k)), a)
+    for tag, arrays in (extra or {}).items():
+        for k, a in enumerate(arrays):
+            np.save(os.path.join(out, "%s_%s_in%d.npy" % (name, tag, k)), a)
+
+
+def info(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def random_tree(depth, features, modes):
+    """A random binary tree as (nodes, leaves): node = [mode, feature,
+    value, true, false, missing]; children are ('n', i) or ('l', i)."""
+    nodes, leaves = [], []
+
+    def grow(level):
+        if level == depth or (level > 1 and rng.random() < 0.25):
+            leaves.append(len(leaves))
+            return ("l", len(leaves) - 1)
+        i = len(nodes)
+        nodes.append(None)
+        mode = modes[rng.integers(len(modes))]
+        value = float(np.float32(rng.standard_normal()))
+        if mode in ("BRANCH_EQ", "BRANCH_NEQ"):
+            value = float(rng.integers(-2, 3))
+        t = grow(level + 1)
+        e = grow(level + 1)
+        nodes[i] = [mode, int(rng.integers(features)), value, t, e, int(rng.random() < 0.5)]
+        return ("n", i)
+
+    grow(0)
+    return nodes, leaves
+
+
+def legacy_regressor(name, trees, features, targets, aggregate, base, batch, dtype=F, every=False,
+                     modes=("BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT",
+                            "BRANCH_EQ", "BRANCH_NEQ")):
+    attrs = {k: [] for k in ("nodes_treeids", "nodes_nodeids", "nodes_featureids",
+                             "nodes_modes", "nodes_values", "nodes_truenodeids",
+                             "nodes_falsenodeids", "nodes_missing_value_tracks_true",
+                             "target_treeids", "target_nodeids", "target_ids",
+                             "target_weights")}
+    for t in range(trees):
+        nodes, leaves = random_tree(5, features, modes)
+        # Node ids: internal nodes first, then leaves.
+        def nid(c):
+            return c[1] if c[0] == "n" else len(nodes) + c[1]
+        for i, (mode, feat, value, tc, fc, miss) in enumerate(nodes):
+            for k, v in (("nodes_treeids", t), ("nodes_nodeids", i), ("nodes_featureids", feat),
+                         ("nodes_modes", mode), ("nodes_values", value),
+                         ("nodes_truenodeids", nid(tc)), ("nodes_falsenodeids", nid(fc)),
+                         ("nodes_missing_value_tracks_true", miss)):
+                attrs[k].append(v)
+        for l in leaves:
+            for k, v in (("nodes_treeids", t), ("nodes_nodeids", len(nodes) + l),
+                         ("nodes_featureids", 0), ("nodes_modes", "LEAF"), ("nodes_values", 0.0),
+                         ("nodes_truenodeids", 0), ("nodes_falsenodeids", 0),
+                         ("nodes_missing_value_tracks_true", 0)):
+                attrs[k].append(v)
+            # One or two weights per leaf.
+            count = targets if every else min(targets, 1 + int(rng.random() < 0.3))
+            for tid in rng.choice(targets, size=count, replace=False):
+                attrs["target_treeids"].append(t)
+                attrs["target_nodeids"].append(len(nodes) + l)
+                attrs["target_ids"].append(int(tid))
+                attrs["target_weights"].append(float(np.float32(rng.standard_normal())))
+    node = helper.make_node("TreeEnsembleRegressor", ["x"], ["y"], name="trees", domain="ai.onnx.ml",
+                            n_targets=targets, aggregate_function=aggregate, **attrs,
+                            **({"base_values": base} if base else {}))
+    x = rng.standard_normal((batch, features)).astype(np.float32 if dtype == F else np.float64)
+    x[rng.random(x.shape) < 0.1] = np.nan
+    x[rng.random(x.shape) < 0.1] = rng.integers(-2, 3)  # hits for EQ / NEQ
+    x2 = rng.standard_normal((3, features)).astype(x.dtype)
+    save(name, [node], [info("x", dtype, ["n", features])], [info("y", F, ["n", targets])], [x],
+         extra={"b3": [x2]})
+
+
+legacy_regressor("forest_sum", trees=12, features=6, targets=1, aggregate="SUM", base=[0.5],
+                 batch=64)
+# Every leaf weighs every target here: ONNX Runtime leaves out the base
+# value of a target that no tree scored, where the specification adds it.
+legacy_regressor("forest_avg", trees=7, features=4, targets=3, aggregate="AVERAGE",
+                 base=[0.1, -0.2, 0.3], batch=40, every=True)
+legacy_regressor("forest_f64_max", trees=5, features=3, targets=2, aggregate="MAX", base=[1.0, 2.0],
+                 batch=20, dtype=D, every=True)
+
+
+def tree_ensemble(name, trees, features, targets, aggregate, batch, member=True):
+    """Opset 5's TreeEnsemble: nodes and leaves in separate arrays."""
+    modes_all = [0, 1, 2, 3, 4, 5] + ([6] if member else [])
+    splits, feats, modes, tids, fids, tleaf, fleaf, miss, roots = ([] for _ in range(9))
+    leaf_t, leaf_w, members = [], [], []
+    for t in range(trees):
+        nodes, leaves = random_tree(4, features, modes_all)
+        n0, l0 = len(splits), len(leaf_w)
+        roots.append(n0)
+        for mode, feat, value, tc, fc, m in nodes:
+            if mode == 6:
+                values = sorted(set(int(v) for v in rng.choice([-2, -1, 1, 2], 2)))
+                members.extend([float(v) for v in values] + [np.nan])
+                value = 0.0
+            elif mode in (4, 5):
+                value = float(rng.integers(-2, 3))
+            splits.append(value)
+            feats.append(feat)
+            modes.append(mode)
+            miss.append(m)
+            for c, ids, leafs in ((tc, tids, tleaf), (fc, fids, fleaf)):
+                ids.append(c[1] + (n0 if c[0] == "n" else l0))
+                leafs.append(int(c[0] == "l"))
+        for _ in leaves:
+            leaf_t.append(int(rng.integers(targets)))
+            leaf_w.append(float(rng.standard_normal()))
+    agg = {"AVERAGE": 0, "SUM": 1, "MIN": 2, "MAX": 3}[aggregate]
+    t = lambda name, v, dt: helper.make_tensor(name, dt, [len(v)], v)
+    attrs = dict(
+        n_targets=targets, aggregate_function=agg, tree_roots=roots, nodes_featureids=feats,
+        nodes_modes=t("nodes_modes", modes, TensorProto.UINT8),
+        nodes_splits=t("nodes_splits", splits, D), nodes_truenodeids=tids,
+        nodes_falsenodeids=fids, nodes_trueleafs=tleaf, nodes_falseleafs=fleaf,
+        nodes_missing_value_tracks_true=miss, leaf_targetids=leaf_t,
+        leaf_weights=t("leaf_weights", leaf_w, D))
+    if members:
+        attrs["membership_values"] = t("membership_values", members, D)
+    node = helper.make_node("TreeEnsemble", ["x"], ["y"], name="trees", domain="ai.onnx.ml",
+                            **attrs)
+    x = rng.standard_normal((batch, features))
+    x[rng.random(x.shape) < 0.3] = rng.integers(-2, 3)
+    x[rng.random(x.shape) < 0.1] = np.nan
+    save(name, [node], [info("x", D, ["n", features])], [info("y", D, ["n", targets])], [x],
+         ml_version=5, default=False)
+    # The expected scores, walked here as the specification reads.
+    sets, it = [], iter(members)
+    for mode in modes:
+        group = []
+        if mode == 6:
+            for v in it:
+                if np.isnan(v):
+                    break
+                group.append(v)
+        sets.append(group)
+    want = np.full((batch, targets), {0: 0.0, 1: 0.0, 2: np.finfo(np.float64).max,
+                                      3: np.finfo(np.float64).min}[agg])
+    for r in range(batch):
+        for root in roots:
+            i, leaf = root, None
+            while leaf is None:
+                v, sp, md = x[r, feats[i]], splits[i], modes[i]
+                c = [v <= sp, v < sp, v >= sp, v > sp, v == sp, v != sp, v in sets[i]][md]
+                c = c or (np.isnan(v) and miss[i] == 1)
+                nxt, is_leaf = (tids[i], tleaf[i]) if c else (fids[i], fleaf[i])
+                if is_leaf:
+                    leaf = nxt
+                else:
+                    i = nxt
+            t, w = leaf_t[leaf], leaf_w[leaf]
+            if agg in (0, 1):
+                want[r, t] += w / (len(roots) if agg == 0 else 1)
+            else:
+                want[r, t] = (min if agg == 2 else max)(want[r, t], w)
+    np.save(os.path.join(out, name + "_want.npy"), want)
+
+
+# Checked against the walk above (ONNX 1.23's reference evaluator agrees;
+# ONNX Runtime 1.31 differs on some rows with set membership and on
+# targets a MAX never scored).
+tree_ensemble("ensemble_sum", trees=9, features=5, targets=2, aggregate="SUM", batch=50)
+tree_ensemble("ensemble_max", trees=6, features=3, targets=3, aggregate="MAX", batch=30,
+              member=False)
+
+# A preprocessing pipeline: Scaler, Binarizer, ArrayFeatureExtractor and a
+# LinearRegressor (a model of ai.onnx.ml alone).
+nodes = [
+    helper.make_node("Scaler", ["x"], ["s"], domain="ai.onnx.ml", offset=[0.5, -1.0, 2.0, 0.0],
+                     scale=[2.0, 0.5, 1.5, -1.0]),
+    helper.make_node("ArrayFeatureExtractor", ["s", "idx"], ["picked"], domain="ai.onnx.ml"),
+    helper.make_node("Binarizer", ["picked"], ["bits"], domain="ai.onnx.ml", threshold=0.25),
+    helper.make_node("LinearRegressor", ["s"], ["lin"], domain="ai.onnx.ml",
+                     coefficients=[0.5, -1.0, 2.0, 0.25, 1.0, 0.0, -0.5, 3.0], intercepts=[0.1, -0.7],
+                     targets=2),
+]
+x = rng.standard_normal((8, 4)).astype(np.float32)
+save("pipeline", nodes, [info("x", F, [8, 4]), info("idx", I64, [3])],
+     [info("bits", F, [8, 3]), info("lin", F, [8, 2])], [x, np.array([3, 0, 2], np.int64)],
+     default=False)
+
+# Errors: a tree whose node reads a feature the input lacks; a cycle.
+bad = helper.make_node(
+    "TreeEnsembleRegressor", ["x"], ["y"], name="trees", domain="ai.onnx.ml", n_targets=1,
+    nodes_treeids=[0, 0, 0], nodes_nodeids=[0, 1, 2], nodes_featureids=[7, 0, 0],
+    nodes_modes=["BRANCH_LEQ", "LEAF", "LEAF"], nodes_values=[0.0, 0.0, 0.0],
+    nodes_truenodeids=[1, 0, 0], nodes_falsenodeids=[2, 0, 0], target_treeids=[0],
+    target_nodeids=[1], target_ids=[0], target_weights=[1.0])
+save("forest_feature", [bad], [info("x", F, ["n", 3])], [info("y", F, ["n", 1])], [])
+cycle = helper.make_node(
+    "TreeEnsembleRegressor", ["x"], ["y"], name="trees", domain="ai.onnx.ml", n_targets=1,
+    nodes_treeids=[0, 0, 0], nodes_nodeids=[0, 1, 2], nodes_featureids=[0, 1, 0],
+    nodes_modes=["BRANCH_LEQ", "BRANCH_LEQ", "LEAF"], nodes_values=[0.0, 0.0, 0.0],
+    nodes_truenodeids=[1, 0, 0], nodes_falsenodeids=[2, 2, 0], target_treeids=[0],
+    target_nodeids=[2], target_ids=[0], target_weights=[1.0])
+save("forest_cycle", [cycle], [info("x", F, ["n", 3])], [info("y", F, ["n", 1])], [])
+save("classifier", [helper.make_node("TreeEnsembleClassifier", ["x"], ["label", "p"], name="trees",
+                                     domain="ai.onnx.ml")],
+     [info("x", F, ["n", 3])], [info("label", I64, ["n"]), info("p", F, ["n", 2])], [])
