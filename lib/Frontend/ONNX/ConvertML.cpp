@@ -39,6 +39,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::tide;
@@ -371,9 +372,10 @@ FailureOr<int64_t> forestDepth(NodeImporter &n, const Forest &f) {
   return deepest;
 }
 
-/// Walks every tree of `f` for each row of `x` and returns the scores
-/// (batch, targets) of type `out`.
-Value evaluateForest(NodeImporter &n, Value x, const Forest &f, Type out) {
+/// Walks every tree of `f` for each row of `x` and returns the aggregated
+/// scores plus the base values (batch, targets), in f64 for an f64 `x`,
+/// else f32; no post transform.
+Value evaluateForest(NodeImporter &n, Value x, const Forest &f) {
   Type xt = elemOf(x);
   Type ct = xt.isF64() ? xt : Float32Type::get(n.ctx);
   Type i64 = IntegerType::get(n.ctx, 64);
@@ -518,24 +520,38 @@ Value evaluateForest(NodeImporter &n, Value x, const Forest &f, Type out) {
         y, n.constant(makeDense(RankedTensorType::get({nt}, ct), {}, f.base)));
   if (!y)
     return {};
-  if (f.post == "LOGISTIC") {
-    y = n.make<SigmoidOp>(y);
-  } else if (f.post == "SOFTMAX") {
-    y = n.make<SoftmaxOp>(y, 1);
-  } else if (f.post == "SOFTMAX_ZERO") {
+  return y;
+}
+
+/// The post transform `post` of scores `y` (batch, classes) along the
+/// classes.
+Value postTransform(NodeImporter &n, Value y, StringRef post) {
+  Type ct = elemOf(y);
+  if (post == "NONE")
+    return y;
+  if (post == "LOGISTIC")
+    return n.make<SigmoidOp>(y);
+  if (post == "SOFTMAX")
+    return n.make<SoftmaxOp>(y, 1);
+  if (post == "SOFTMAX_ZERO") {
     // A softmax over the non-zero scores; zeros stay 0.
     Value zero = n.scalar(ct, 0);
     Value nonzero = n.create<CmpOp>(CmpPredicate::ne, y, zero);
     Value masked = n.create<SelectOp>(
         nonzero, y, n.scalar(ct, -std::numeric_limits<double>::infinity()));
     Value sm = n.make<SoftmaxOp>(masked, 1);
-    y = n.create<SelectOp>(nonzero, sm, zero);
-  } else if (f.post != "NONE") {
-    (void)n.fail("the post_transform '" + f.post +
-                 "' is not supported (NONE, LOGISTIC, SOFTMAX, "
-                 "SOFTMAX_ZERO are)");
-    return {};
+    return n.create<SelectOp>(nonzero, sm, zero);
   }
+  (void)n.fail("the post_transform '" + post +
+               "' is not supported (NONE, LOGISTIC, SOFTMAX, SOFTMAX_ZERO "
+               "are)");
+  return {};
+}
+
+/// evaluateForest with the post transform, as type `out`.
+Value forestScores(NodeImporter &n, Value x, const Forest &f, Type out) {
+  Value y = evaluateForest(n, x, f);
+  y = y ? postTransform(n, y, f.post) : Value();
   return y ? n.cast(y, out) : Value();
 }
 
@@ -660,57 +676,23 @@ LogicalResult convertTreeEnsemble(NodeImporter &n) {
       f.roots.push_back(r);
   }
   // MIN and MAX start from the type's extremes, as the reference does.
-  Value y = evaluateForest(n, x, f, elemOf(x));
+  Value y = forestScores(n, x, f, elemOf(x));
   TRY(y);
   n.setOut(0, y);
   return success();
 }
 
-/// TreeEnsembleRegressor (ai.onnx.ml 1 and 3): nodes named by (tree id,
-/// node id), LEAF nodes holding target weights.
-LogicalResult convertTreeEnsembleRegressor(NodeImporter &n) {
-  if (failed(n.checkAttrs({"aggregate_function",
-                           "base_values",
-                           "base_values_as_tensor",
-                           "n_targets",
-                           "nodes_falsenodeids",
-                           "nodes_featureids",
-                           "nodes_hitrates",
-                           "nodes_hitrates_as_tensor",
-                           "nodes_missing_value_tracks_true",
-                           "nodes_modes",
-                           "nodes_nodeids",
-                           "nodes_treeids",
-                           "nodes_truenodeids",
-                           "nodes_values",
-                           "nodes_values_as_tensor",
-                           "post_transform",
-                           "target_ids",
-                           "target_nodeids",
-                           "target_treeids",
-                           "target_weights",
-                           "target_weights_as_tensor"})))
-    return failure();
-  if (!n.has(0))
-    return n.fail("TreeEnsembleRegressor needs X");
-  Value x = n.in(0);
-  Type xt = elemOf(x);
-  if (!isa<FloatType>(xt) && !isa<IntegerType>(xt))
-    return n.fail("TreeEnsembleRegressor needs a numeric X");
-  Forest f;
-  std::string agg = n.attrString("aggregate_function", "SUM");
-  auto aggregate = readAggregate(n, agg);
-  if (failed(aggregate))
-    return failure();
-  f.aggregate = *aggregate;
-  f.post = n.attrString("post_transform", "NONE");
-  f.targets = n.attrInt("n_targets", 1);
-  if (f.targets < 1)
-    return n.fail("TreeEnsembleRegressor needs a positive n_targets");
+/// The trees of the legacy TreeEnsembleRegressor/Classifier (ai.onnx.ml 1
+/// and 3): nodes named by (tree id, node id), LEAF nodes holding the
+/// weights `<w>_treeids`, `<w>_nodeids`, `<w>_ids`, `<w>_weights` (w is
+/// "target" or "class") for `f.targets` targets. Fills `f` but its targets,
+/// aggregate, base and post transform.
+LogicalResult readLegacyForest(NodeImporter &n, StringRef w, Forest &f,
+                               bool &everyLeafWeighed) {
+  std::string op = n.opType().str();
   auto values = floatsAttr(n, "nodes_values", /*asTensor=*/true);
-  auto weights = floatsAttr(n, "target_weights", /*asTensor=*/true);
-  auto base = floatsAttr(n, "base_values", /*asTensor=*/true);
-  if (failed(values) || failed(weights) || failed(base))
+  auto weights = floatsAttr(n, (w + "_weights").str(), /*asTensor=*/true);
+  if (failed(values) || failed(weights))
     return failure();
   std::vector<int64_t> treeIds = intsAttr(n, "nodes_treeids"),
                        nodeIds = intsAttr(n, "nodes_nodeids"),
@@ -718,31 +700,27 @@ LogicalResult convertTreeEnsembleRegressor(NodeImporter &n) {
                        trueIds = intsAttr(n, "nodes_truenodeids"),
                        falseIds = intsAttr(n, "nodes_falsenodeids"),
                        missing = intsAttr(n, "nodes_missing_value_tracks_true"),
-                       targetTrees = intsAttr(n, "target_treeids"),
-                       targetNodes = intsAttr(n, "target_nodeids"),
-                       targetIds = intsAttr(n, "target_ids");
+                       weightTrees = intsAttr(n, (w + "_treeids").str()),
+                       weightNodes = intsAttr(n, (w + "_nodeids").str()),
+                       weightIds = intsAttr(n, (w + "_ids").str());
   std::vector<std::string> modes = stringsAttr(n, "nodes_modes");
   size_t count = treeIds.size();
   if (nodeIds.size() != count || features.size() != count ||
       trueIds.size() != count || falseIds.size() != count ||
       modes.size() != count || values->size() != count ||
       (!missing.empty() && missing.size() != count) || count == 0)
-    return n.fail("TreeEnsembleRegressor's nodes_* attributes must all "
-                  "have one entry per node");
-  if (targetNodes.size() != targetTrees.size() ||
-      targetIds.size() != targetTrees.size() ||
-      weights->size() != targetTrees.size())
-    return n.fail("TreeEnsembleRegressor's target_* attributes must all "
-                  "have one entry per weight");
-  if (!base->empty() && static_cast<int64_t>(base->size()) != f.targets)
-    return n.fail("TreeEnsembleRegressor has " + Twine(base->size()) +
-                  " base_values for " + Twine(f.targets) + " targets");
-  f.base = *base;
+    return n.fail(op + "'s nodes_* attributes must all have one entry per "
+                       "node");
+  if (weightNodes.size() != weightTrees.size() ||
+      weightIds.size() != weightTrees.size() ||
+      weights->size() != weightTrees.size())
+    return n.fail(op + "'s " + w +
+                  "_* attributes must all have one entry per weight");
   std::map<std::pair<int64_t, int64_t>, int64_t> position;
   for (size_t i = 0; i < count; ++i) {
     if (!position.emplace(std::pair(treeIds[i], nodeIds[i]), i).second)
-      return n.fail("TreeEnsembleRegressor's node " + Twine(nodeIds[i]) +
-                    " of tree " + Twine(treeIds[i]) + " is defined twice");
+      return n.fail(op + "'s node " + Twine(nodeIds[i]) + " of tree " +
+                    Twine(treeIds[i]) + " is defined twice");
     f.addLeaf();
   }
   static const std::pair<const char *, Mode> names[] = {
@@ -760,14 +738,14 @@ LogicalResult convertTreeEnsembleRegressor(NodeImporter &n) {
     auto mode = llvm::find_if(
         names, [&](const auto &p) { return modes[i] == p.first; });
     if (mode == std::end(names))
-      return n.fail("TreeEnsembleRegressor's node mode '" + modes[i] +
+      return n.fail(op + "'s node mode '" + modes[i] +
                     "' is not one of BRANCH_LEQ, BRANCH_LT, BRANCH_GTE, "
                     "BRANCH_GT, BRANCH_EQ, BRANCH_NEQ, LEAF");
     auto t = position.find({treeIds[i], trueIds[i]});
     auto e = position.find({treeIds[i], falseIds[i]});
     if (t == position.end() || e == position.end())
-      return n.fail("TreeEnsembleRegressor's node " + Twine(nodeIds[i]) +
-                    " of tree " + Twine(treeIds[i]) +
+      return n.fail(op + "'s node " + Twine(nodeIds[i]) + " of tree " +
+                    Twine(treeIds[i]) +
                     " has a successor that is not a node of its tree");
     f.mode[i] = static_cast<int64_t>(mode->second);
     f.feature[i] = features[i];
@@ -778,28 +756,224 @@ LogicalResult convertTreeEnsembleRegressor(NodeImporter &n) {
   }
   for (int64_t tree : treeOrder)
     f.roots.push_back(rootOf[tree]);
-  for (size_t k = 0; k < targetTrees.size(); ++k) {
-    auto p = position.find({targetTrees[k], targetNodes[k]});
+  std::vector<bool> weighed(count, false);
+  for (size_t k = 0; k < weightTrees.size(); ++k) {
+    auto p = position.find({weightTrees[k], weightNodes[k]});
     if (p == position.end() || modes[p->second] != "LEAF")
-      return n.fail("TreeEnsembleRegressor's target weight " + Twine(k) +
-                    " names node " + Twine(targetNodes[k]) + " of tree " +
-                    Twine(targetTrees[k]) + ", which is not a leaf");
-    if (targetIds[k] < 0 || targetIds[k] >= f.targets)
-      return n.fail("TreeEnsembleRegressor's target id " + Twine(targetIds[k]) +
-                    " is outside the " + Twine(f.targets) + " targets");
-    f.weights.emplace_back(p->second, targetIds[k], (*weights)[k]);
+      return n.fail(op + "'s " + w + " weight " + Twine(k) + " names node " +
+                    Twine(weightNodes[k]) + " of tree " +
+                    Twine(weightTrees[k]) + ", which is not a leaf");
+    if (weightIds[k] < 0 || weightIds[k] >= f.targets)
+      return n.fail(op + "'s " + w + " id " + Twine(weightIds[k]) +
+                    " is outside the " + Twine(f.targets) +
+                    (w == "class" ? " classes" : " targets"));
+    f.weights.emplace_back(p->second, weightIds[k], (*weights)[k]);
+    weighed[p->second] = true;
   }
+  everyLeafWeighed = true;
+  for (size_t i = 0; i < count; ++i)
+    everyLeafWeighed &= modes[i] != "LEAF" || weighed[i];
+  return success();
+}
+
+const std::vector<StringRef> kLegacyNodeAttrs = {
+    "base_values",
+    "base_values_as_tensor",
+    "nodes_falsenodeids",
+    "nodes_featureids",
+    "nodes_hitrates",
+    "nodes_hitrates_as_tensor",
+    "nodes_missing_value_tracks_true",
+    "nodes_modes",
+    "nodes_nodeids",
+    "nodes_treeids",
+    "nodes_truenodeids",
+    "nodes_values",
+    "nodes_values_as_tensor",
+    "post_transform"};
+
+/// TreeEnsembleRegressor (ai.onnx.ml 1 and 3).
+LogicalResult convertTreeEnsembleRegressor(NodeImporter &n) {
+  SmallVector<StringRef> known(kLegacyNodeAttrs.begin(),
+                               kLegacyNodeAttrs.end());
+  known.append({"aggregate_function", "n_targets", "target_ids",
+                "target_nodeids", "target_treeids", "target_weights",
+                "target_weights_as_tensor"});
+  if (failed(n.checkAttrs(known)))
+    return failure();
+  if (!n.has(0))
+    return n.fail("TreeEnsembleRegressor needs X");
+  Value x = n.in(0);
+  Type xt = elemOf(x);
+  if (!isa<FloatType>(xt) && !isa<IntegerType>(xt))
+    return n.fail("TreeEnsembleRegressor needs a numeric X");
+  Forest f;
+  std::string agg = n.attrString("aggregate_function", "SUM");
+  auto aggregate = readAggregate(n, agg);
+  if (failed(aggregate))
+    return failure();
+  f.aggregate = *aggregate;
+  f.post = n.attrString("post_transform", "NONE");
+  f.targets = n.attrInt("n_targets", 1);
+  if (f.targets < 1)
+    return n.fail("TreeEnsembleRegressor needs a positive n_targets");
+  auto base = floatsAttr(n, "base_values", /*asTensor=*/true);
+  if (failed(base))
+    return failure();
+  if (!base->empty() && static_cast<int64_t>(base->size()) != f.targets)
+    return n.fail("TreeEnsembleRegressor has " + Twine(base->size()) +
+                  " base_values for " + Twine(f.targets) + " targets");
+  f.base = *base;
+  bool everyLeaf;
+  if (failed(readLegacyForest(n, "target", f, everyLeaf)))
+    return failure();
   // Y is float (ONNX's definition), computed in double for a double X.
-  Type out = Float32Type::get(n.ctx);
-  Value y = evaluateForest(n, x, f, out);
+  Value y = forestScores(n, x, f, Float32Type::get(n.ctx));
   TRY(y);
   n.setOut(0, y);
   return success();
 }
 
-LogicalResult refuseClassifier(NodeImporter &n) {
-  return n.fail(n.opType() + " is not supported yet (TreeEnsembleRegressor and "
-                             "TreeEnsemble are)");
+/// TreeEnsembleClassifier (ai.onnx.ml 1 and 3): the class scores are the
+/// sum over the trees plus the base values. With more than two classes the
+/// label is the class of the largest score and the scores go through the
+/// post transform. Two classes follow ONNX Runtime's rules, which the
+/// specification leaves open, for the form scikit-learn's converters write:
+/// the trees weigh class 0 only, every leaf; the score v of that class
+/// (plus its base value) decides the label (v > 0.5 when every weight is
+/// non-negative, else v > 0) and the two outputs are derived from v.
+LogicalResult convertTreeEnsembleClassifier(NodeImporter &n) {
+  SmallVector<StringRef> known(kLegacyNodeAttrs.begin(),
+                               kLegacyNodeAttrs.end());
+  known.append({"class_ids", "class_nodeids", "class_treeids", "class_weights",
+                "class_weights_as_tensor", "classlabels_int64s",
+                "classlabels_strings"});
+  if (failed(n.checkAttrs(known)))
+    return failure();
+  if (!n.has(0))
+    return n.fail("TreeEnsembleClassifier needs X");
+  Value x = n.in(0);
+  Type xt = elemOf(x);
+  if (!isa<FloatType>(xt) && !isa<IntegerType>(xt))
+    return n.fail("TreeEnsembleClassifier needs a numeric X");
+  if (n.attr("classlabels_strings"))
+    return n.fail("TreeEnsembleClassifier with classlabels_strings gives "
+                  "string labels, which Tide does not support (strings are "
+                  "out of scope); convert with integer labels "
+                  "(classlabels_int64s)");
+  std::vector<int64_t> labels = intsAttr(n, "classlabels_int64s");
+  int64_t classes = labels.size();
+  if (classes < 2)
+    return n.fail("TreeEnsembleClassifier needs at least two class labels");
+  Forest f;
+  f.targets = classes;
+  f.post = n.attrString("post_transform", "NONE");
+  auto base = floatsAttr(n, "base_values", /*asTensor=*/true);
+  if (failed(base))
+    return failure();
+  bool everyLeaf;
+  if (failed(readLegacyForest(n, "class", f, everyLeaf)))
+    return failure();
+  std::set<int64_t> used;
+  bool positive = true;
+  for (auto [p, id, w] : f.weights) {
+    used.insert(id);
+    positive &= w >= 0;
+  }
+  Type f32 = Float32Type::get(n.ctx), i64 = IntegerType::get(n.ctx, 64);
+  Value labelTable =
+      n.constant(makeDense(RankedTensorType::get({classes}, i64), labels, {}));
+  if (classes > 2) {
+    if (!base->empty() && static_cast<int64_t>(base->size()) != classes)
+      return n.fail("TreeEnsembleClassifier has " + Twine(base->size()) +
+                    " base_values for " + Twine(classes) + " classes");
+    f.base = *base;
+    // ONNX Runtime leaves a class that no tree scored out of the argmax when
+    // there are no base values; that matters only with negative weights.
+    if (base->empty() && !positive) {
+      std::map<int64_t, std::set<int64_t>> classesOf;
+      for (auto [p, id, w] : f.weights)
+        classesOf[p].insert(id);
+      bool everyClass =
+          everyLeaf && llvm::all_of(classesOf, [&](auto &e) {
+            return static_cast<int64_t>(e.second.size()) == classes;
+          });
+      if (!everyClass)
+        return n.fail("this TreeEnsembleClassifier (negative weights, no "
+                      "base values, leaves that do not weigh every class) "
+                      "is not supported: ONNX Runtime leaves the classes a "
+                      "sample's trees did not score out of its label, which "
+                      "ONNX does not define");
+    }
+    Value raw = evaluateForest(n, x, f);
+    TRY(raw);
+    Value best = n.create<ArgmaxOp>(raw, Shape{1}, /*keepdims=*/false);
+    TRY(best);
+    n.setOut(0, takeAlong(n, labelTable, best, 0));
+    Value z = postTransform(n, raw, f.post);
+    TRY(z);
+    n.setOut(1, n.cast(z, f32));
+    return success();
+  }
+  if (used.size() != 1 || !everyLeaf)
+    return n.fail(
+        "this two-class TreeEnsembleClassifier (its leaves weigh " +
+        Twine(used.size() == 1 ? "one class, not every leaf" : "both classes") +
+        ") is not supported: ONNX's result for it is not defined "
+        "and ONNX Runtime's depends on which leaves have weights; "
+        "two-class ensembles whose every leaf weighs one class "
+        "are");
+  int64_t id = *used.begin();
+  if (f.post == "PROBIT")
+    return n.fail("TreeEnsembleClassifier's post_transform PROBIT is not "
+                  "supported");
+  // The scored class's value v.
+  Value raw = evaluateForest(n, x, f);
+  TRY(raw);
+  Type ct = elemOf(raw);
+  SymDim batch = n.dimOf(raw, 0);
+  Value v = sliceAlong(n, raw, 1, id, id + 1); // (batch, 1)
+  TRY(v);
+  double b0 = base->size() >= 1 ? (*base)[0] : 0;
+  Value z;
+  if (id != 0)
+    return n.fail("this two-class TreeEnsembleClassifier (its leaves weigh "
+                  "class 1 only) is not supported: ONNX's result for it is "
+                  "not defined and ONNX Runtime's does not follow its "
+                  "documented rules; ensembles weighing class 0 (as "
+                  "scikit-learn's converters write them) are");
+  if (base->size() > 1 || (f.post != "NONE" && f.post != "LOGISTIC"))
+    return n.fail("this two-class TreeEnsembleClassifier (" +
+                  Twine(base->size() > 1 ? "two base values"
+                                         : "post_transform " + f.post) +
+                  ") is not supported: ONNX's result for it is not defined "
+                  "and ONNX Runtime's does not follow its documented rules; "
+                  "one base value and NONE or LOGISTIC are");
+  {
+    // One score v (+ b0): with LOGISTIC [sigmoid(-v), sigmoid(v)]; else
+    // [1 - v, v] for non-negative weights, [-v, v] for mixed ones (as
+    // ONNX Runtime 1.31 computes them).
+    TRY(v = n.create<AddOp>(v, n.scalar(ct, b0)));
+    Value first, second = v;
+    if (f.post == "LOGISTIC") {
+      first = n.make<SigmoidOp>(n.create<NegOp>(v));
+      second = n.make<SigmoidOp>(v);
+    } else if (positive) {
+      first = n.create<SubOp>(n.scalar(ct, 1), v);
+    } else {
+      first = n.create<NegOp>(v);
+    }
+    z = n.create<ConcatOp>(ValueRange{first, second}, 1);
+  }
+  TRY(z);
+  Value decide =
+      n.create<CmpOp>(CmpPredicate::gt, v, n.scalar(ct, positive ? 0.5 : 0.0));
+  Value label = n.create<SelectOp>(decide, n.scalar(i64, labels[1]),
+                                   n.scalar(i64, labels[0]));
+  TRY(label);
+  n.setOut(0, n.reshapeTo(label, {batch}));
+  n.setOut(1, n.cast(z, f32));
+  return success();
 }
 
 } // namespace
@@ -812,5 +986,5 @@ void onnx_import::addMLConverters(llvm::StringMap<Converter> &table) {
   table["ai.onnx.ml:LinearRegressor"] = convertLinearRegressor;
   table["ai.onnx.ml:TreeEnsemble"] = convertTreeEnsemble;
   table["ai.onnx.ml:TreeEnsembleRegressor"] = convertTreeEnsembleRegressor;
-  table["ai.onnx.ml:TreeEnsembleClassifier"] = refuseClassifier;
+  table["ai.onnx.ml:TreeEnsembleClassifier"] = convertTreeEnsembleClassifier;
 }

@@ -217,7 +217,8 @@ save("pipeline", nodes, [info("x", F, [8, 4]), info("idx", I64, [3])],
      [info("bits", F, [8, 3]), info("lin", F, [8, 2])], [x, np.array([3, 0, 2], np.int64)],
      default=False)
 
-# Errors: a tree whose node reads a feature the input lacks; a cycle.
+# Errors: a tree whose node reads a feature the input lacks; a cycle; a
+# two-class classifier weighing both classes (below).
 bad = helper.make_node(
     "TreeEnsembleRegressor", ["x"], ["y"], name="trees", domain="ai.onnx.ml", n_targets=1,
     nodes_treeids=[0, 0, 0], nodes_nodeids=[0, 1, 2], nodes_featureids=[7, 0, 0],
@@ -232,6 +233,72 @@ cycle = helper.make_node(
     nodes_truenodeids=[1, 0, 0], nodes_falsenodeids=[2, 2, 0], target_treeids=[0],
     target_nodeids=[2], target_ids=[0], target_weights=[1.0])
 save("forest_cycle", [cycle], [info("x", F, ["n", 3])], [info("y", F, ["n", 1])], [])
-save("classifier", [helper.make_node("TreeEnsembleClassifier", ["x"], ["label", "p"], name="trees",
-                                     domain="ai.onnx.ml")],
-     [info("x", F, ["n", 3])], [info("label", I64, ["n"]), info("p", F, ["n", 2])], [])
+
+
+def legacy_classifier(name, trees, features, labels, ids_of_leaf, post, base, batch):
+    """A TreeEnsembleClassifier; `ids_of_leaf(tree)` gives the (class id,
+    weight) pairs of a leaf."""
+    attrs = {k: [] for k in ("nodes_treeids", "nodes_nodeids", "nodes_featureids",
+                             "nodes_modes", "nodes_values", "nodes_truenodeids",
+                             "nodes_falsenodeids", "nodes_missing_value_tracks_true",
+                             "class_treeids", "class_nodeids", "class_ids", "class_weights")}
+    for t in range(trees):
+        nodes, leaves = random_tree(4, features, ("BRANCH_LEQ", "BRANCH_LT", "BRANCH_GT"))
+        def nid(c):
+            return c[1] if c[0] == "n" else len(nodes) + c[1]
+        for i, (mode, feat, value, tc, fc, miss) in enumerate(nodes):
+            for k, v in (("nodes_treeids", t), ("nodes_nodeids", i), ("nodes_featureids", feat),
+                         ("nodes_modes", mode), ("nodes_values", value),
+                         ("nodes_truenodeids", nid(tc)), ("nodes_falsenodeids", nid(fc)),
+                         ("nodes_missing_value_tracks_true", miss)):
+                attrs[k].append(v)
+        for l in leaves:
+            for k, v in (("nodes_treeids", t), ("nodes_nodeids", len(nodes) + l),
+                         ("nodes_featureids", 0), ("nodes_modes", "LEAF"), ("nodes_values", 0.0),
+                         ("nodes_truenodeids", 0), ("nodes_falsenodeids", 0),
+                         ("nodes_missing_value_tracks_true", 0)):
+                attrs[k].append(v)
+            for cid, w in ids_of_leaf(t):
+                attrs["class_treeids"].append(t)
+                attrs["class_nodeids"].append(len(nodes) + l)
+                attrs["class_ids"].append(cid)
+                attrs["class_weights"].append(float(np.float32(w)))
+    extra = {"base_values": base} if base else {}
+    node = helper.make_node("TreeEnsembleClassifier", ["x"], ["label", "scores"], name="trees",
+                            domain="ai.onnx.ml", classlabels_int64s=labels, post_transform=post,
+                            **attrs, **extra)
+    x = rng.standard_normal((batch, features)).astype(np.float32)
+    x[rng.random(x.shape) < 0.05] = np.nan
+    save(name, [node], [info("x", F, ["n", features])],
+         [info("label", I64, ["n"]), info("scores", F, ["n", len(labels)])], [x],
+         extra={"b3": [rng.standard_normal((3, features)).astype(np.float32)]})
+
+
+def probabilities(k):
+    return lambda t: list(enumerate(rng.dirichlet(np.ones(k)) / 5))
+
+
+# Random-forest style: every leaf weighs every class (probabilities).
+legacy_classifier("classify_rf", 5, 4, [10, 20, 30, 40], probabilities(4), "NONE", None, 48)
+# Gradient-boosting style: each tree weighs one class, base values, softmax.
+legacy_classifier("classify_gb", 8, 5, [0, 1, 2], lambda t: [(t % 3, rng.standard_normal())],
+                  "SOFTMAX", [0.1, -0.3, 0.2], 48)
+# Two classes, the trees weighing one class only: class 0 with mixed
+# weights, a base value and LOGISTIC (scikit-learn's gradient boosting);
+# non-negative weights (a forest's probability of the positive class),
+# with LOGISTIC.
+legacy_classifier("binary_gb", 6, 3, [0, 1], lambda t: [(0, rng.standard_normal())], "LOGISTIC",
+                  [0.2], 40)
+legacy_classifier("binary_mixed", 6, 3, [3, 7], lambda t: [(0, rng.standard_normal())], "NONE",
+                  None, 40)
+legacy_classifier("binary_rf", 6, 3, [0, 1], lambda t: [(0, rng.random() / 6)], "NONE", None, 40)
+legacy_classifier("binary_rf_logistic", 6, 3, [0, 1], lambda t: [(0, rng.random() / 6)],
+                  "LOGISTIC", [0.1], 40)
+# Errors: class 1 scored alone, two base values (ONNX Runtime's results do
+# not follow its documented rules there).
+legacy_classifier("binary_class1", 6, 3, [5, 9], lambda t: [(1, rng.random() / 6)], "LOGISTIC",
+                  [0.3], 4)
+legacy_classifier("binary_two_bases", 2, 3, [0, 1], lambda t: [(0, rng.standard_normal())],
+                  "SOFTMAX", [0.4, -0.2], 4)
+# Error: two classes, both weighed (ONNX Runtime's result depends on it).
+legacy_classifier("binary_both", 2, 3, [0, 1], probabilities(2), "NONE", None, 4)
