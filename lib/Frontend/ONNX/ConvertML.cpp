@@ -9,7 +9,8 @@
 //
 // - Binarizer (x > threshold), Scaler ((x - offset) * scale),
 //   ArrayFeatureExtractor (a gather along the last axis), LinearRegressor
-//   (a product with the coefficients plus the intercepts);
+//   (a product with the coefficients plus the intercepts), LinearClassifier
+//   (the same, an argmax and a post transform), Normalizer (MAX, L1, L2);
 // - tree ensembles: TreeEnsemble (ai.onnx.ml 5) and TreeEnsembleRegressor
 //   (1 and 3). Every tree is walked by all samples at once, one level per
 //   step: the trees' nodes and leaves are flattened into constant tables
@@ -555,6 +556,102 @@ Value forestScores(NodeImporter &n, Value x, const Forest &f, Type out) {
   return y ? n.cast(y, out) : Value();
 }
 
+/// Normalizer: each row divided by its maximum (MAX), its sum of absolute
+/// values (L1) or its Euclidean norm (L2), computed in f32; a row whose norm
+/// is 0 is kept (as ONNX Runtime does).
+LogicalResult convertNormalizer(NodeImporter &n) {
+  if (failed(n.checkAttrs({"norm"})))
+    return failure();
+  if (!n.has(0))
+    return n.fail("Normalizer needs X");
+  Value x = n.in(0);
+  if (rankOf(x) != 1 && rankOf(x) != 2)
+    return n.fail("Normalizer needs an input of rank 1 or 2");
+  std::string norm = n.attrString("norm", "MAX");
+  if (norm != "MAX" && norm != "L1" && norm != "L2")
+    return n.fail("Normalizer's norm '" + norm + "' is not one of MAX, L1, L2");
+  Type f32 = Float32Type::get(n.ctx);
+  Value v = n.cast(x, f32);
+  TRY(v);
+  int64_t axis = rankOf(x) - 1;
+  Value z;
+  if (norm == "MAX")
+    z = n.create<ReduceMaxOp>(v, Shape{axis}, /*keepdims=*/true);
+  else if (norm == "L1")
+    z = n.create<ReduceSumOp>(n.make<AbsOp>(v), Shape{axis}, true);
+  else
+    z = n.make<SqrtOp>(
+        n.create<ReduceSumOp>(n.create<MulOp>(v, v), Shape{axis}, true));
+  TRY(z);
+  Value zero = n.create<CmpOp>(CmpPredicate::eq, z, n.scalar(f32, 0));
+  Value y = n.create<DivOp>(v, n.create<SelectOp>(zero, n.scalar(f32, 1), z));
+  TRY(y);
+  n.setOut(0, y);
+  return success();
+}
+
+/// LinearClassifier (two or more classes): scores X W^T + b in f32 (as
+/// ONNX Runtime computes them), the label of the largest score (the first
+/// one on a tie), and the scores through the post transform.
+LogicalResult convertLinearClassifier(NodeImporter &n) {
+  if (failed(n.checkAttrs({"classlabels_ints", "classlabels_strings",
+                           "coefficients", "intercepts", "multi_class",
+                           "post_transform"})))
+    return failure();
+  if (!n.has(0))
+    return n.fail("LinearClassifier needs X");
+  if (n.attr("classlabels_strings"))
+    return n.fail("LinearClassifier with classlabels_strings gives string "
+                  "labels, which Tide does not support (strings are out of "
+                  "scope); convert with integer labels (classlabels_ints)");
+  std::vector<int64_t> labels = intsAttr(n, "classlabels_ints");
+  auto coef = floatsAttr(n, "coefficients");
+  auto inter = floatsAttr(n, "intercepts");
+  if (failed(coef) || failed(inter))
+    return failure();
+  int64_t classes = inter->size();
+  if (classes < 2)
+    return n.fail("LinearClassifier with " + Twine(classes) +
+                  " score (a two-class model written with one row of "
+                  "coefficients) is not supported: ONNX does not define its "
+                  "second score; models with one row per class are");
+  if (static_cast<int64_t>(labels.size()) != classes)
+    return n.fail("LinearClassifier has " + Twine(labels.size()) +
+                  " class labels for " + Twine(classes) + " intercepts");
+  Type f32 = Float32Type::get(n.ctx);
+  Value x = asMatrix(n, n.cast(n.in(0), f32));
+  TRY(x);
+  int64_t features = shapeOf(x)[1];
+  if (ShapedType::isDynamic(features) ||
+      static_cast<int64_t>(coef->size()) != classes * features)
+    return n.fail(
+        "LinearClassifier has " + Twine(coef->size()) + " coefficients for " +
+        Twine(classes) + " classes; the input has " +
+        (ShapedType::isDynamic(features) ? Twine("a dynamic number of")
+                                         : Twine(features)) +
+        " features");
+  std::vector<double> transposed(coef->size());
+  for (int64_t r = 0; r < classes; ++r)
+    for (int64_t c = 0; c < features; ++c)
+      transposed[c * classes + r] = (*coef)[r * features + c];
+  Value scores = n.create<AddOp>(
+      n.create<MatmulOp>(x, n.constant(makeDense(
+                                RankedTensorType::get({features, classes}, f32),
+                                {}, transposed))),
+      n.constant(makeDense(RankedTensorType::get({classes}, f32), {}, *inter)));
+  TRY(scores);
+  Value best = n.create<ArgmaxOp>(scores, Shape{1}, /*keepdims=*/false);
+  Value table = n.constant(
+      makeDense(RankedTensorType::get({classes}, IntegerType::get(n.ctx, 64)),
+                labels, {}));
+  TRY(best);
+  n.setOut(0, takeAlong(n, table, best, 0));
+  Value z = postTransform(n, scores, n.attrString("post_transform", "NONE"));
+  TRY(z);
+  n.setOut(1, z);
+  return success();
+}
+
 FailureOr<Aggregate> readAggregate(NodeImporter &n, const std::string &name) {
   if (name == "SUM")
     return Aggregate::Sum;
@@ -984,6 +1081,8 @@ void onnx_import::addMLConverters(llvm::StringMap<Converter> &table) {
   table["ai.onnx.ml:Scaler"] = convertScaler;
   table["ai.onnx.ml:ArrayFeatureExtractor"] = convertArrayFeatureExtractor;
   table["ai.onnx.ml:LinearRegressor"] = convertLinearRegressor;
+  table["ai.onnx.ml:LinearClassifier"] = convertLinearClassifier;
+  table["ai.onnx.ml:Normalizer"] = convertNormalizer;
   table["ai.onnx.ml:TreeEnsemble"] = convertTreeEnsemble;
   table["ai.onnx.ml:TreeEnsembleRegressor"] = convertTreeEnsembleRegressor;
   table["ai.onnx.ml:TreeEnsembleClassifier"] = convertTreeEnsembleClassifier;

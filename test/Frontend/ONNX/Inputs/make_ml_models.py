@@ -217,6 +217,34 @@ save("pipeline", nodes, [info("x", F, [8, 4]), info("idx", I64, [3])],
      [info("bits", F, [8, 3]), info("lin", F, [8, 2])], [x, np.array([3, 0, 2], np.int64)],
      default=False)
 
+# scikit-learn's logistic regression: LinearClassifier (one row per class;
+# two classes as [-w, w]) with LOGISTIC, then Normalizer L1; multinomial
+# with SOFTMAX; Normalizer MAX and L2 on an f64 input with a zero row.
+w = rng.standard_normal(5).astype(np.float32)
+b = float(np.float32(rng.standard_normal()))
+nodes = [helper.make_node("LinearClassifier", ["x"], ["label", "raw"], domain="ai.onnx.ml",
+                          classlabels_ints=[0, 1], coefficients=list(-w) + list(w),
+                          intercepts=[-b, b], post_transform="LOGISTIC"),
+         helper.make_node("Normalizer", ["raw"], ["p"], domain="ai.onnx.ml", norm="L1")]
+save("logreg_binary", nodes, [info("x", F, ["n", 5])],
+     [info("label", I64, ["n"]), info("p", F, ["n", 2])],
+     [rng.standard_normal((30, 5)).astype(np.float32)])
+save("logreg_multi", [helper.make_node(
+        "LinearClassifier", ["x"], ["label", "p"], domain="ai.onnx.ml", classlabels_ints=[4, 5, 6],
+        coefficients=[float(v) for v in rng.standard_normal(12).astype(np.float32)],
+        intercepts=[0.1, -0.2, 0.3], multi_class=1, post_transform="SOFTMAX")],
+     [info("x", F, ["n", 4])], [info("label", I64, ["n"]), info("p", F, ["n", 3])],
+     [rng.standard_normal((30, 4)).astype(np.float32)], default=False)
+xn = rng.standard_normal((6, 4))
+xn[2] = 0
+save("normalize", [helper.make_node("Normalizer", ["x"], ["a"], domain="ai.onnx.ml", norm="MAX"),
+                   helper.make_node("Normalizer", ["x"], ["b"], domain="ai.onnx.ml", norm="L2")],
+     [info("x", D, [6, 4])], [info("a", F, [6, 4]), info("b", F, [6, 4])], [xn], default=False)
+save("logreg_one_row", [helper.make_node(
+        "LinearClassifier", ["x"], ["label", "p"], name="lin", domain="ai.onnx.ml",
+        classlabels_ints=[0, 1], coefficients=[1.0, 2.0], intercepts=[0.5])],
+     [info("x", F, ["n", 2])], [info("label", I64, ["n"]), info("p", F, ["n", 2])], [])
+
 # Errors: a tree whose node reads a feature the input lacks; a cycle; a
 # two-class classifier weighing both classes (below).
 bad = helper.make_node(
