@@ -10,7 +10,8 @@
 // - Binarizer (x > threshold), Scaler ((x - offset) * scale),
 //   ArrayFeatureExtractor (a gather along the last axis), LinearRegressor
 //   (a product with the coefficients plus the intercepts), LinearClassifier
-//   (the same, an argmax and a post transform), Normalizer (MAX, L1, L2);
+//   (the same, an argmax and a post transform), Normalizer (MAX, L1, L2),
+//   Imputer;
 // - tree ensembles: TreeEnsemble (ai.onnx.ml 5) and TreeEnsembleRegressor
 //   (1 and 3). Every tree is walked by all samples at once, one level per
 //   step: the trees' nodes and leaves are flattened into constant tables
@@ -556,6 +557,74 @@ Value forestScores(NodeImporter &n, Value x, const Forest &f, Type out) {
   return y ? n.cast(y, out) : Value();
 }
 
+/// Imputer: the values equal to replaced_value (NaN: the NaNs) replaced by
+/// the imputed value of their feature (one value, or one per feature along
+/// the last axis); floats with the float attributes, integers with the
+/// int64 ones.
+LogicalResult convertImputer(NodeImporter &n) {
+  if (failed(n.checkAttrs({"imputed_value_floats", "imputed_value_int64s",
+                           "replaced_value_float", "replaced_value_int64"})))
+    return failure();
+  if (!n.has(0))
+    return n.fail("Imputer needs X");
+  Value x = n.in(0);
+  Type t = elemOf(x);
+  bool isFloat = isa<FloatType>(t);
+  if (!isFloat && !isa<IntegerType>(t))
+    return n.fail("Imputer needs a numeric X");
+  if (rankOf(x) < 1)
+    return n.fail("Imputer needs an input of rank 1 or more");
+  std::vector<double> values;
+  if (isFloat) {
+    auto floats = floatsAttr(n, "imputed_value_floats");
+    if (failed(floats))
+      return failure();
+    values = *floats;
+  } else {
+    for (int64_t v : intsAttr(n, "imputed_value_int64s"))
+      values.push_back(static_cast<double>(v));
+  }
+  if (values.empty())
+    return n.fail(Twine("Imputer needs imputed_value_") +
+                  (isFloat ? "floats" : "int64s") + " for its " +
+                  (isFloat ? "floating-point" : "integer") + " input");
+  int64_t features = shapeOf(x).back();
+  Value imputed;
+  if (values.size() == 1) {
+    imputed = n.scalar(t, values[0]);
+  } else if (!ShapedType::isDynamic(features) &&
+             static_cast<int64_t>(values.size()) == features) {
+    auto type = RankedTensorType::get({features}, t);
+    if (isFloat) {
+      imputed = n.constant(makeDense(type, {}, values));
+    } else {
+      std::vector<int64_t> ints(values.begin(), values.end());
+      imputed = n.constant(makeDense(type, ints, {}));
+    }
+  } else {
+    return n.fail("Imputer has " + Twine(values.size()) +
+                  " imputed values; expected 1 or one per feature (" +
+                  (ShapedType::isDynamic(features) ? Twine("a dynamic count")
+                                                   : Twine(features)) +
+                  ")");
+  }
+  Value hit;
+  if (isFloat) {
+    double replaced = n.attrFloat("replaced_value_float", 0);
+    hit = std::isnan(replaced)
+              ? n.create<CmpOp>(CmpPredicate::ne, x, x)
+              : n.create<CmpOp>(CmpPredicate::eq, x, n.scalar(t, replaced));
+  } else {
+    hit = n.create<CmpOp>(
+        CmpPredicate::eq, x,
+        n.scalar(t, static_cast<double>(n.attrInt("replaced_value_int64", 0))));
+  }
+  Value y = n.create<SelectOp>(hit, n.broadcastToDims(imputed, n.dimsOf(x)), x);
+  TRY(y);
+  n.setOut(0, y);
+  return success();
+}
+
 /// Normalizer: each row divided by its maximum (MAX), its sum of absolute
 /// values (L1) or its Euclidean norm (L2), computed in f32; a row whose norm
 /// is 0 is kept (as ONNX Runtime does).
@@ -1083,6 +1152,7 @@ void onnx_import::addMLConverters(llvm::StringMap<Converter> &table) {
   table["ai.onnx.ml:LinearRegressor"] = convertLinearRegressor;
   table["ai.onnx.ml:LinearClassifier"] = convertLinearClassifier;
   table["ai.onnx.ml:Normalizer"] = convertNormalizer;
+  table["ai.onnx.ml:Imputer"] = convertImputer;
   table["ai.onnx.ml:TreeEnsemble"] = convertTreeEnsemble;
   table["ai.onnx.ml:TreeEnsembleRegressor"] = convertTreeEnsembleRegressor;
   table["ai.onnx.ml:TreeEnsembleClassifier"] = convertTreeEnsembleClassifier;

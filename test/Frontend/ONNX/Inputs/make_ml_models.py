@@ -240,6 +240,18 @@ xn[2] = 0
 save("normalize", [helper.make_node("Normalizer", ["x"], ["a"], domain="ai.onnx.ml", norm="MAX"),
                    helper.make_node("Normalizer", ["x"], ["b"], domain="ai.onnx.ml", norm="L2")],
      [info("x", D, [6, 4])], [info("a", F, [6, 4]), info("b", F, [6, 4])], [xn], default=False)
+# Imputer: NaNs replaced per feature (f32); a given integer replaced by
+# one value (int64).
+xi = rng.standard_normal((7, 3)).astype(np.float32)
+xi[rng.random(xi.shape) < 0.3] = np.nan
+save("impute", [helper.make_node("Imputer", ["x"], ["y"], domain="ai.onnx.ml",
+                                 imputed_value_floats=[1.5, -2.0, 0.25],
+                                 replaced_value_float=float("nan"))],
+     [info("x", F, ["n", 3])], [info("y", F, ["n", 3])], [xi], default=False)
+save("int_imputer", [helper.make_node("Imputer", ["x"], ["y"], domain="ai.onnx.ml",
+                                     imputed_value_int64s=[7], replaced_value_int64=-1)],
+     [info("x", I64, [4, 3])], [info("y", I64, [4, 3])],
+     [rng.integers(-2, 3, (4, 3)).astype(np.int64)], default=False)
 save("logreg_one_row", [helper.make_node(
         "LinearClassifier", ["x"], ["label", "p"], name="lin", domain="ai.onnx.ml",
         classlabels_ints=[0, 1], coefficients=[1.0, 2.0], intercepts=[0.5])],
