@@ -11,7 +11,7 @@
 //   ArrayFeatureExtractor (a gather along the last axis), LinearRegressor
 //   (a product with the coefficients plus the intercepts), LinearClassifier
 //   (the same, an argmax and a post transform), Normalizer (MAX, L1, L2),
-//   Imputer;
+//   Imputer, SVMRegressor;
 // - tree ensembles: TreeEnsemble (ai.onnx.ml 5) and TreeEnsembleRegressor
 //   (1 and 3). Every tree is walked by all samples at once, one level per
 //   step: the trees' nodes and leaves are flattened into constant tables
@@ -625,6 +625,108 @@ LogicalResult convertImputer(NodeImporter &n) {
   return success();
 }
 
+/// SVMRegressor: with support vectors, sum_j coefficients[j] K(x, sv_j) +
+/// rho (K linear, poly, rbf or sigmoid: one product with the support vectors,
+/// rbf through |x|^2 - 2 x.sv + |sv|^2); without, the linear x.coefficients
+/// + rho; `one_class` gives the sign (1 or -1). In f32 for f32 input, as ONNX
+/// Runtime computes it; Y is float.
+LogicalResult convertSVMRegressor(NodeImporter &n) {
+  if (failed(n.checkAttrs({"coefficients", "kernel_params", "kernel_type",
+                           "n_supports", "one_class", "post_transform", "rho",
+                           "support_vectors"})))
+    return failure();
+  if (!n.has(0))
+    return n.fail("SVMRegressor needs X");
+  std::string post = n.attrString("post_transform", "NONE");
+  if (post != "NONE")
+    return n.fail("SVMRegressor's post_transform '" + post +
+                  "' is not supported (NONE is)");
+  Value x = n.in(0);
+  Type t = elemOf(x);
+  if (!isa<FloatType>(t) && !isa<IntegerType>(t))
+    return n.fail("SVMRegressor needs a numeric X");
+  Type f = t.isF64() ? t : Float32Type::get(n.ctx);
+  TRY(x = asMatrix(n, n.cast(x, f)));
+  int64_t features = shapeOf(x)[1];
+  if (ShapedType::isDynamic(features))
+    return n.fail("SVMRegressor needs the number of features known while "
+                  "importing");
+  auto coef = floatsAttr(n, "coefficients"), rho = floatsAttr(n, "rho"),
+       params = floatsAttr(n, "kernel_params"),
+       sv = floatsAttr(n, "support_vectors");
+  if (failed(coef) || failed(rho) || failed(params) || failed(sv))
+    return failure();
+  if (rho->size() != 1)
+    return n.fail("SVMRegressor needs one rho");
+  int64_t supports = n.attrInt("n_supports", 0);
+  std::string kernel = n.attrString("kernel_type", "LINEAR");
+  double gamma = params->size() > 0 ? (*params)[0] : 0,
+         coef0 = params->size() > 1 ? (*params)[1] : 0,
+         degree = params->size() > 2 ? std::trunc((*params)[2]) : 0;
+  Value s;
+  if (supports > 0) {
+    if (static_cast<int64_t>(sv->size()) != supports * features ||
+        static_cast<int64_t>(coef->size()) != supports)
+      return n.fail("SVMRegressor has " + Twine(sv->size()) +
+                    " support-vector values and " + Twine(coef->size()) +
+                    " coefficients for " + Twine(supports) + " supports of " +
+                    Twine(features) + " features");
+    if (kernel != "LINEAR" && kernel != "POLY" && kernel != "RBF" &&
+        kernel != "SIGMOID")
+      return n.fail("SVMRegressor's kernel_type '" + kernel +
+                    "' is not one of LINEAR, POLY, RBF, SIGMOID");
+    std::vector<double> svT(sv->size());
+    for (int64_t j = 0; j < supports; ++j)
+      for (int64_t c = 0; c < features; ++c)
+        svT[c * supports + j] = (*sv)[j * features + c];
+    Value dot = n.create<MatmulOp>(
+        x, n.constant(makeDense(RankedTensorType::get({features, supports}, f),
+                                {}, svT)));
+    TRY(dot);
+    Value k;
+    if (kernel == "LINEAR") {
+      k = dot;
+    } else if (kernel == "POLY" || kernel == "SIGMOID") {
+      Value a = n.create<AddOp>(n.create<MulOp>(dot, n.scalar(f, gamma)),
+                                n.scalar(f, coef0));
+      k = kernel == "POLY" ? n.create<PowOp>(a, n.scalar(f, degree))
+                           : n.make<TanhOp>(a);
+    } else {
+      std::vector<double> norms(supports, 0);
+      for (int64_t j = 0; j < supports; ++j)
+        for (int64_t c = 0; c < features; ++c)
+          norms[j] += (*sv)[j * features + c] * (*sv)[j * features + c];
+      Value xx = n.create<ReduceSumOp>(n.create<MulOp>(x, x), Shape{1}, true);
+      Value dist = n.create<AddOp>(
+          n.create<SubOp>(xx, n.create<MulOp>(dot, n.scalar(f, 2))),
+          n.constant(
+              makeDense(RankedTensorType::get({supports}, f), {}, norms)));
+      // Rounding can make a distance slightly negative.
+      dist = n.create<MaximumOp>(dist, n.scalar(f, 0));
+      k = n.make<ExpOp>(n.create<MulOp>(dist, n.scalar(f, -gamma)));
+    }
+    TRY(k);
+    s = n.create<MatmulOp>(
+        k, n.constant(
+               makeDense(RankedTensorType::get({supports, 1}, f), {}, *coef)));
+  } else {
+    if (static_cast<int64_t>(coef->size()) != features)
+      return n.fail("SVMRegressor (linear, no supports) has " +
+                    Twine(coef->size()) + " coefficients for " +
+                    Twine(features) + " features");
+    s = n.create<MatmulOp>(
+        x, n.constant(
+               makeDense(RankedTensorType::get({features, 1}, f), {}, *coef)));
+  }
+  TRY(s = n.create<AddOp>(s, n.scalar(f, (*rho)[0])));
+  if (n.attrInt("one_class", 0))
+    TRY(s = n.create<SelectOp>(
+            n.create<CmpOp>(CmpPredicate::gt, s, n.scalar(f, 0)),
+            n.scalar(f, 1), n.scalar(f, -1)));
+  n.setOut(0, n.cast(s, Float32Type::get(n.ctx)));
+  return success();
+}
+
 /// Normalizer: each row divided by its maximum (MAX), its sum of absolute
 /// values (L1) or its Euclidean norm (L2), computed in f32; a row whose norm
 /// is 0 is kept (as ONNX Runtime does).
@@ -1153,6 +1255,7 @@ void onnx_import::addMLConverters(llvm::StringMap<Converter> &table) {
   table["ai.onnx.ml:LinearClassifier"] = convertLinearClassifier;
   table["ai.onnx.ml:Normalizer"] = convertNormalizer;
   table["ai.onnx.ml:Imputer"] = convertImputer;
+  table["ai.onnx.ml:SVMRegressor"] = convertSVMRegressor;
   table["ai.onnx.ml:TreeEnsemble"] = convertTreeEnsemble;
   table["ai.onnx.ml:TreeEnsembleRegressor"] = convertTreeEnsembleRegressor;
   table["ai.onnx.ml:TreeEnsembleClassifier"] = convertTreeEnsembleClassifier;

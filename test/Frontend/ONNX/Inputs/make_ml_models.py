@@ -252,6 +252,24 @@ save("int_imputer", [helper.make_node("Imputer", ["x"], ["y"], domain="ai.onnx.m
                                      imputed_value_int64s=[7], replaced_value_int64=-1)],
      [info("x", I64, [4, 3])], [info("y", I64, [4, 3])],
      [rng.integers(-2, 3, (4, 3)).astype(np.int64)], default=False)
+# SVMRegressor: each kernel over 12 support vectors, a symbolic batch; the
+# linear form without supports; one_class.
+sv = rng.standard_normal((12, 4)).astype(np.float32)
+for kernel, params in (("LINEAR", [0.0, 0.0, 0.0]), ("POLY", [0.3, 0.5, 3.0]),
+                       ("RBF", [0.4, 0.0, 0.0]), ("SIGMOID", [0.2, -0.1, 0.0])):
+    save("svr_" + kernel.lower(), [helper.make_node(
+            "SVMRegressor", ["x"], ["y"], domain="ai.onnx.ml", kernel_type=kernel,
+            kernel_params=params, n_supports=12, support_vectors=[float(v) for v in sv.ravel()],
+            coefficients=[float(v) for v in rng.standard_normal(12).astype(np.float32)],
+            rho=[0.25])],
+         [info("x", F, ["n", 4])], [info("y", F, ["n", 1])],
+         [rng.standard_normal((20, 4)).astype(np.float32)], default=False)
+save("svr_oneclass", [helper.make_node(
+        "SVMRegressor", ["x"], ["y"], domain="ai.onnx.ml", coefficients=[0.5, -1.0, 0.25, 2.0],
+        rho=[-0.1], one_class=1, kernel_type="LINEAR", kernel_params=[0.0, 0.0, 0.0], n_supports=0,
+        support_vectors=[0.0])],
+     [info("x", F, ["n", 4])], [info("y", F, ["n", 1])],
+     [rng.standard_normal((20, 4)).astype(np.float32)], default=False)
 save("logreg_one_row", [helper.make_node(
         "LinearClassifier", ["x"], ["label", "p"], name="lin", domain="ai.onnx.ml",
         classlabels_ints=[0, 1], coefficients=[1.0, 2.0], intercepts=[0.5])],
