@@ -103,6 +103,7 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
     cpu.channelsLast = options.cpuChannelsLast;
     cpu.avx512 = cpuHasAvx512(options.cpu);
     cpu.inlineF64Exp = inlineF64Exp(options);
+    cpu.outlineMinNests = options.outlineMinNests;
     buildCpuPipeline(lower, cpu);
     return lower.run(module);
   }
@@ -177,6 +178,7 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   host.dnnl = false; // in the GPU module, which needs no libdnnl
   host.avx512 = cpuHasAvx512(options.cpu);
   host.inlineF64Exp = inlineF64Exp(options);
+  host.outlineMinNests = options.outlineMinNests;
   buildCpuPipeline(cpu, host);
   if (failed(cpu.run(*original)))
     return failure();

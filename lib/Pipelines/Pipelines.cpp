@@ -259,6 +259,11 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
   transposes.vectorBlocks = true;
   pm.addNestedPass<func::FuncOp>(createTileTransposesPass(transposes));
   bool parallel = addHostLoops(pm, options.threads, options.grain);
+  // Very large functions (unrolled recurrences) as one function per loop
+  // nest: LLVM's code generation is superlinear in a function's size.
+  OutlineLoopNestsPassOptions outline;
+  outline.minNests = options.outlineMinNests;
+  pm.addPass(createOutlineLoopNestsPass(outline));
   // Innermost loops are vectorized by LLVM, not fully unrolled before it.
   pm.addNestedPass<func::FuncOp>(createAnnotateInnerLoopsPass());
   // Before lower-affine: expanding strided metadata creates affine.apply.

@@ -104,6 +104,12 @@ static cl::opt<int64_t> threads(
              "(TIDE_NUM_THREADS, else the CPUs the process may use), 1 = "
              "single-threaded code, N = N unless TIDE_NUM_THREADS is set"),
     cl::init(0));
+static cl::opt<int64_t> outlineMinNests(
+    "cpu-outline-min-nests",
+    cl::desc("CPU functions with at least this many top-level loop nests get "
+             "one function per nest, which keeps LLVM's code generation "
+             "linear in their size (0: never)"),
+    cl::init(256));
 static cl::opt<bool>
     rowTiles("cpu-row-tiles",
              cl::desc("Compute softmax, norms and other reductions with their "
@@ -263,6 +269,13 @@ int main(int argc, char **argv) {
   options.resident = resident;
   options.threads = threads;
   options.grain = grain;
+  if (outlineMinNests < 0) {
+    llvm::errs() << "tide-compile: --cpu-outline-min-nests must not be "
+                    "negative (got "
+                 << outlineMinNests << ")\n";
+    return 1;
+  }
+  options.outlineMinNests = outlineMinNests;
   options.rowTiles = rowTiles;
   options.rowKernels = rowKernels;
   options.attentionKernel = attentionKernel;

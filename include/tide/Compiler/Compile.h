@@ -68,6 +68,9 @@ struct CompileOptions {
   int64_t grain = kDefaultParallelGrain;
   /// Reductions and their consumers by row tiles (CpuPipelineOptions).
   bool rowTiles = true;
+  /// CPU functions with at least this many loop nests get one function per
+  /// nest (CpuPipelineOptions::outlineMinNests; 0: never).
+  int64_t outlineMinNests = 256;
   /// Row groups as one GPU kernel each (GpuPipelineOptions::rowKernels).
   bool rowKernels = true;
   /// f16/bf16 attention as one fused GPU kernel

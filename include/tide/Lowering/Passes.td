@@ -656,6 +656,44 @@ def HoistAllocasPass : Pass<"tide-hoist-allocas", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def OutlineLoopNestsPass : Pass<"tide-outline-loop-nests", "mlir::ModuleOp"> {
+  let summary = "Move the loop nests of very large host functions into functions of their own";
+  let description = [{
+    A model imported with its recurrences unrolled (RNNs, LinearAttention)
+    or simply large becomes one host function with thousands of loop nests,
+    and LLVM's code generation grows faster than linearly with a function's
+    size (register allocation, machine CSE, strength reduction): an unrolled
+    128-step LinearAttention spent most of its 70 s compile there. In a
+    function with at least `min-nests` top-level loop nests (`scf.for`,
+    `scf.parallel`, `omp.parallel`), each nest moves into a private
+    `noinline` function of its own, called in its place: the values it uses
+    from outside become arguments, except constants, which are cloned into
+    it (loop bounds stay known to LLVM). Results of a nest (a top-level
+    loop's carried values) are returned. The new functions have internal
+    linkage.
+    Runs after the host loops exist, before `scf-to-cf`.
+
+    ```mlir
+    scf.for %i = %c0 to %c64 step %c1 { ... %a ... }
+    // becomes
+    func.call @main_nest3(%a) : (memref<64xf32>) -> ()
+    func.func private @main_nest3(%a: memref<64xf32>)
+        attributes {passthrough = ["noinline"], llvm.linkage = #llvm.linkage<internal>} {
+      %c0 = arith.constant 0 : index ...
+      scf.for %i = %c0 to %c64 step %c1 { ... %a ... }
+      return
+    }
+    ```
+  }];
+  let options = [
+    Option<"minNests", "min-nests", "int64_t", /*default=*/"256",
+           "Outline the nests of functions with at least this many top-level "
+           "loop nests (0: never)">
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
 def OmpTeamSizePass : Pass<"tide-omp-team-size", "mlir::ModuleOp"> {
   let summary = "Size every OpenMP parallel region by its work at run time";
   let description = [{

@@ -177,6 +177,13 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Host f64 exp computed inline rather than by libmvec "
                      "(tide-expand-host-exp{f64}): faster on some CPUs"),
       llvm::cl::init(false)};
+  PassOptions::Option<int64_t> outlineMinNests{
+      *this, "outline-min-nests",
+      llvm::cl::desc("Functions with at least this many top-level loop nests "
+                     "get one function per nest, which keeps LLVM's code "
+                     "generation linear in their size "
+                     "(tide-outline-loop-nests; 0: never)"),
+      llvm::cl::init(256)};
 };
 
 /// Checks what the option types cannot (threads in 0..1024, grain > 0); on
