@@ -21,9 +21,18 @@ installed are left out (n/a): run it with the bench venv for all of them.
     bench/venv.sh build/bench-venv     # ONNX Runtime, IREE, JAX (pinned)
     build/bench-venv/bin/python bench/cpu.py [--bin build/bin] [--repeat N]
         [--only SUBSTR] [--flag=TIDE_COMPILE_FLAG ...] [--peers ort,iree,jax]
+        [--rounds K] [--rounds-detail]
+
+Each case is timed in K rounds (default 3), one right after the other; a
+round times every system once (Tide's three runs, NumPy, each peer at both
+thread counts, JAX through a worker process per thread count that stays up
+for the whole run), and each system's figure is the median of its calls in
+its fastest round. On a shared machine a stretch of load then hits one
+system's round, not its figure, and every system's figure comes from the same
+minutes as the others'.
 
 Columns: `serial` = the --cpu-threads=1 build; `T=1`, `T=N` = the parallel build
-on 1 and N threads; `xN` = T=1 / T=N (the speed-up); per peer its median at 1
+on 1 and N threads; `xN` = T=1 / T=N (the speed-up); per peer its figure at 1
 and N threads; `/best 1`, `/best N` = Tide / the fastest peer at that thread
 count (below 1.0: Tide is faster), with that peer's name.
 """
@@ -380,9 +389,11 @@ def run_iree(vmfb, input_files, nout, repeat, threads, tmp):
 
 
 def jax_worker(args):
-    """Times every selected case in JAX at the thread count XLA_FLAGS set
-    (this process was started for it); prints one JSON object: name ->
-    seconds, or the reason it has no time."""
+    """Serves timings of the cases in JAX at the thread count XLA_FLAGS set
+    (this process was started for it): reads a case name per line on stdin,
+    answers one JSON line, {"t": seconds} or {"why": reason}. The jitted
+    function and the inputs on the device stay from one request for the same
+    case to the next (the rounds of a case come one after another)."""
     # XLA's CPU runtime sizes its thread pools from the CPUs the process may
     # use, whatever XLA_FLAGS say (a 1-thread GEMM loop measured 154% CPU):
     # the worker keeps only as many CPUs as it is given threads.
@@ -393,41 +404,70 @@ def jax_worker(args):
     import jax.numpy as jnp
     rng = np.random.default_rng(0)
     define_cases(rng)
-    results = {}
-    for name, (mlir, inputs, fn, scale, onnx_fn) in CASES.items():
-        if args.only not in name:
+    current = None  # (name, jitted function, inputs on the device)
+    for line in sys.stdin:
+        name = line.strip()
+        if not name:
             continue
-        # At least 20 calls: a median of fewer kept first calls (page faults of
-        # fresh outputs, cold caches) in it: softmax 4096x1000 measured 4.8 ms
-        # a call over 8 calls, 3.2 ms over 100.
-        repeat = max(20, int(args.repeat * scale))
-        f = jax.jit(lambda *a, fn=fn: fn(jnp, *a))
-        dev = [jax.device_put(a) for a in inputs]
-        got = jax.block_until_ready(f(*dev))
-        got = [np.asarray(g) for g in got] if isinstance(got, tuple) \
-            else np.asarray(got)
-        why = differs(got, fn(np, *inputs))
-        if why:
-            results[name] = f"wrong result: {why}"
-            continue
-        results[name] = time_numpy(
-            lambda: jax.block_until_ready(f(*dev)), [], repeat)
-    print(json.dumps(results))
+        mlir, inputs, fn, scale, onnx_fn = CASES[name]
+        try:
+            if current is None or current[0] != name:
+                current = None
+                f = jax.jit(lambda *a, fn=fn: fn(jnp, *a))
+                dev = [jax.device_put(a) for a in inputs]
+                got = jax.block_until_ready(f(*dev))
+                got = [np.asarray(g) for g in got] if isinstance(got, tuple) \
+                    else np.asarray(got)
+                why = differs(got, fn(np, *inputs))
+                if why:
+                    raise ValueError(f"wrong result: {why}")
+                current = (name, f, dev)
+            _, f, dev = current
+            answer = {"t": time_numpy(lambda: jax.block_until_ready(f(*dev)),
+                                      [], case_repeat(args, scale))}
+        except Exception as e:  # noqa: BLE001 - reported, not raised
+            answer = {"why": str(e).strip().splitlines()[-1][:160] or type(e).__name__}
+        print(json.dumps(answer), flush=True)
 
 
-def time_jax(args, threads):
-    """Runs the JAX worker at `threads`: name -> seconds (or a reason)."""
-    env = dict(os.environ)
-    flags = [f"--xla_cpu_multi_thread_eigen={'false' if threads == 1 else 'true'}"]
-    env["XLA_FLAGS"] = " ".join([env.get("XLA_FLAGS", "")] + flags).strip()
-    env["JAX_PLATFORMS"] = "cpu"
-    cmd = [sys.executable, os.path.abspath(__file__), f"--jax-worker={threads}",
-           f"--only={args.only}", f"--repeat={args.repeat}"]
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    if out.returncode != 0:
-        print(f"(JAX at {threads} threads failed: {out.stderr.strip()[-300:]})")
-        return {}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+class JaxWorker:
+    """A JAX worker process at `threads` threads, kept for the whole run."""
+
+    def __init__(self, args, threads):
+        env = dict(os.environ)
+        flags = [f"--xla_cpu_multi_thread_eigen={'false' if threads == 1 else 'true'}"]
+        env["XLA_FLAGS"] = " ".join([env.get("XLA_FLAGS", "")] + flags).strip()
+        env["JAX_PLATFORMS"] = "cpu"
+        cmd = [sys.executable, os.path.abspath(__file__), f"--jax-worker={threads}",
+               f"--repeat={args.repeat}"]
+        self.threads = threads
+        self.proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+
+    def time(self, name):
+        """Seconds per call of case `name`, or a string saying why none."""
+        try:
+            self.proc.stdin.write(name + "\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        except OSError as e:
+            return f"the JAX worker at {self.threads} threads failed ({e})"
+        if not line:
+            return f"the JAX worker at {self.threads} threads exited"
+        answer = json.loads(line)
+        return answer.get("t", answer.get("why"))
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait()
+
+
+def case_repeat(args, scale):
+    # At least 20 calls: a median of fewer kept first calls (page faults of
+    # fresh outputs, cold caches) in it: softmax 4096x1000 measured 4.8 ms
+    # a call over 8 calls, 3.2 ms over 100.
+    return max(20, int(args.repeat * scale))
 
 
 def main():
@@ -443,6 +483,11 @@ def main():
                         help="the 'all cores' count (default: the affinity mask)")
     parser.add_argument("--peers", default="ort,iree,jax",
                         help="peers to time beside NumPy (comma-separated)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="rounds per case; each system's figure is its "
+                             "fastest round's median")
+    parser.add_argument("--rounds-detail", action="store_true",
+                        help="print every round's median (us) under each case")
     parser.add_argument("--jax-worker", type=int, default=0,
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -468,112 +513,144 @@ def main():
     define_cases(rng)
     tmp = tempfile.mkdtemp(prefix="tide-bench-")
     n = args.threads
-    jax_times = {}
+    jax_workers = {}
     if "jax" in peers_here:
-        jax_times = {1: time_jax(args, 1), n: time_jax(args, n)}
+        jax_workers = {t: JaxWorker(args, t) for t in (1, n)}
     peer_names = ["numpy"] + peers_here
+    rounds = max(1, args.rounds)
     header = (f"{'case':36} {'serial':>9} {'T=1':>9} {f'T={n}':>9} {f'x{n}':>6} "
               + " ".join(f"{p + ' T=' + str(t):>11}" for p in peer_names
                          for t in (1, n))
               + f" {'/best 1':>13} {f'/best {n}':>13}")
     print(header)
     notes = []
-    for name, (mlir, inputs, fn, scale, onnx_fn) in CASES.items():
-        if args.only not in name:
-            continue
-        # At least 20 calls: a median of fewer kept first calls (page faults of
-        # fresh outputs, cold caches) in it: softmax 4096x1000 measured 4.8 ms
-        # a call over 8 calls, 3.2 ms over 100.
-        repeat = max(20, int(args.repeat * scale))
-        src = os.path.join(tmp, "case.mlir")
-        with open(src, "w") as f:
-            f.write(mlir)
-        libs = {}
-        for build, flag in (("serial", "--cpu-threads=1"), ("parallel", "--cpu-threads=0")):
-            libs[build] = os.path.join(tmp, f"case_{build}.so")
-            subprocess.run([os.path.join(args.bin, "tide-compile"), src, "-o",
-                            libs[build], "--no-remarks", "--target=cpu", flag]
-                           + args.flag, check=True)
-        inputs_args = []
-        input_files = []
-        for i, a in enumerate(inputs):
-            path = os.path.join(tmp, f"in{i}.npy")
-            np.save(path, a)
-            input_files.append(path)
-            inputs_args.append(f"--input={path}")
-        nres = mlir.split("->", 1)[1].split("{", 1)[0].count("tensor<")
-        outputs = [f"{tmp}/out{i}.npy" for i in range(nres)]
-        want = fn(np, *inputs)
-        times = {}
-        for label, lib, threads in (("serial", libs["serial"], 1),
-                                    ("T=1", libs["parallel"], 1),
-                                    ("T=N", libs["parallel"], n)):
-            # Checked first: one call, then the timed calls.
-            run_tide(args, lib, inputs_args, outputs, 1, threads, tmp)
-            check(name, f"Tide ({label})", [np.load(o) for o in outputs], want)
-            times[label] = run_tide(args, lib, inputs_args, outputs, repeat,
-                                    threads, tmp)
-        peer = {}  # (peer, threads) -> seconds
+    try:
+        for name in CASES:
+            if args.only in name:
+                bench_case(args, name, tmp, n, rounds, peers_here, peer_names,
+                           jax_workers, notes)
+    finally:
+        for w in jax_workers.values():
+            w.close()
+    for note in dict.fromkeys(notes):
+        print("note:", note)
 
+
+def bench_case(args, name, tmp, n, rounds, peers_here, peer_names, jax_workers,
+               notes):
+    """Compiles, checks and times one case: `rounds` rounds, each timing every
+    system once (its median over the calls) one after the other; each
+    system's figure is its fastest round's median, so a stretch of load on
+    this shared machine that hits one system in one round is left out."""
+    mlir, inputs, fn, scale, onnx_fn = CASES[name]
+    repeat = case_repeat(args, scale)
+    src = os.path.join(tmp, "case.mlir")
+    with open(src, "w") as f:
+        f.write(mlir)
+    libs = {}
+    for build, flag in (("serial", "--cpu-threads=1"), ("parallel", "--cpu-threads=0")):
+        libs[build] = os.path.join(tmp, f"case_{build}.so")
+        subprocess.run([os.path.join(args.bin, "tide-compile"), src, "-o",
+                        libs[build], "--no-remarks", "--target=cpu", flag]
+                       + args.flag, check=True)
+    inputs_args = []
+    input_files = []
+    for i, a in enumerate(inputs):
+        path = os.path.join(tmp, f"in{i}.npy")
+        np.save(path, a)
+        input_files.append(path)
+        inputs_args.append(f"--input={path}")
+    nres = mlir.split("->", 1)[1].split("{", 1)[0].count("tensor<")
+    outputs = [f"{tmp}/out{i}.npy" for i in range(nres)]
+    want = fn(np, *inputs)
+    tide_runs = (("serial", libs["serial"], 1), ("T=1", libs["parallel"], 1),
+                 ("T=N", libs["parallel"], n))
+    for label, lib, threads in tide_runs:
+        # Checked first: one call per build and thread count.
+        run_tide(args, lib, inputs_args, outputs, 1, threads, tmp)
+        check(name, f"Tide ({label})", [np.load(o) for o in outputs], want)
+    model = onnx_fn(inputs) if onnx_fn is not None else None
+    vmfb = None
+    skip = set()  # (peer, threads) that failed or gave a wrong result
+    times = {}    # label -> [seconds per round]
+    peer = {}     # (peer, threads) -> [seconds per round]
+
+    def failed(p, threads, e):
+        msg = getattr(e, "stderr", None) or str(e)
+        if isinstance(msg, bytes):
+            msg = msg.decode(errors="replace")
+        notes.append(f"{name}: {p} T={threads}: "
+                     f"{msg.strip().splitlines()[-1][:160] if msg.strip() else type(e).__name__}")
+        skip.add((p, threads))
+
+    for _ in range(rounds):
+        for label, lib, threads in tide_runs:
+            times.setdefault(label, []).append(
+                run_tide(args, lib, inputs_args, outputs, repeat, threads, tmp))
         # OpenBLAS reads its thread count when NumPy loads: the cases that
         # call it run in a child process per thread count. NumPy's other
         # functions use one thread.
         if fn in CASE_FN_NAMES:
             for threads in (1, n):
-                peer[("numpy", threads)] = time_numpy_threads(
-                    fn, inputs, repeat, threads)
+                peer.setdefault(("numpy", threads), []).append(
+                    time_numpy_threads(fn, inputs, repeat, threads))
         else:
-            peer[("numpy", 1)] = peer[("numpy", n)] = time_numpy(
-                lambda *a: fn(np, *a), inputs, repeat)
-        model = onnx_fn(inputs) if onnx_fn is not None else None
+            t = time_numpy(lambda *a: fn(np, *a), inputs, repeat)
+            for threads in (1, n):
+                peer.setdefault(("numpy", threads), []).append(t)
         for p in peers_here:
             for threads in (1, n):
+                if (p, threads) in skip:
+                    continue
                 try:
                     if p == "ort" and model is not None:
                         t, got = time_ort(model, inputs, repeat, threads)
                     elif p == "iree" and model is not None:
-                        if threads == 1:
+                        if vmfb is None:
                             vmfb = build_iree(model, tmp)
                         t, got = run_iree(vmfb, input_files, len(model.graph.output),
                                           repeat, threads, tmp)
                     elif p == "jax":
-                        t = jax_times.get(threads, {}).get(name)
-                        got = want
+                        t, got = jax_workers[threads].time(name), want
                         if isinstance(t, str):
-                            notes.append(f"{name}: jax: {t}")
+                            notes.append(f"{name}: jax T={threads}: {t}")
+                            skip.add((p, threads))
                             continue
                     else:
                         continue
                 except (subprocess.CalledProcessError, Exception) as e:  # noqa: B014
-                    msg = getattr(e, "stderr", None) or str(e)
-                    if isinstance(msg, bytes):
-                        msg = msg.decode(errors="replace")
-                    notes.append(f"{name}: {p} T={threads}: "
-                                 f"{msg.strip().splitlines()[-1][:160] if msg.strip() else type(e).__name__}")
+                    failed(p, threads, e)
                     if p == "iree":
+                        skip.update({(p, 1), (p, n)})
                         break
                     continue
                 why = differs(got, want)
                 if why:
                     notes.append(f"{name}: {p} T={threads}: wrong result ({why}); not counted")
+                    skip.add((p, threads))
                     continue
                 if t is not None:
-                    peer[(p, threads)] = t
+                    peer.setdefault((p, threads), []).append(t)
+    best_times = {label: min(ts) for label, ts in times.items()}
+    best_peer = {k: min(ts) for k, ts in peer.items() if k not in skip}
 
-        def us(t):
-            return f"{t * 1e6:10.1f}u" if t is not None else f"{'n/a':>11}"
+    def us(t):
+        return f"{t * 1e6:10.1f}u" if t is not None else f"{'n/a':>11}"
 
-        def best(threads, mine):
-            cands = [(t, p) for (p, th), t in peer.items() if th == threads]
-            t, p = min(cands)
-            return f"{mine / t:6.2f}x {p:>5}"
-        print(f"{name:36} {us(times['serial'])[1:]} {us(times['T=1'])[1:]} "
-              f"{us(times['T=N'])[1:]} {times['T=1'] / times['T=N']:5.2f}x "
-              + " ".join(us(peer.get((p, t))) for p in peer_names for t in (1, n))
-              + f" {best(1, times['T=1'])} {best(n, times['T=N'])}")
-        sys.stdout.flush()
-    for note in notes:
-        print("note:", note)
+    def best(threads, mine):
+        cands = [(t, p) for (p, th), t in best_peer.items() if th == threads]
+        t, p = min(cands)
+        return f"{mine / t:6.2f}x {p:>5}"
+    print(f"{name:36} {us(best_times['serial'])[1:]} {us(best_times['T=1'])[1:]} "
+          f"{us(best_times['T=N'])[1:]} {best_times['T=1'] / best_times['T=N']:5.2f}x "
+          + " ".join(us(best_peer.get((p, t))) for p in peer_names for t in (1, n))
+          + f" {best(1, best_times['T=1'])} {best(n, best_times['T=N'])}")
+    if args.rounds_detail:
+        for key in list(times) + [k for k in peer if k not in skip]:
+            ts = times.get(key) or peer[key]
+            label = key if isinstance(key, str) else f"{key[0]} T={key[1]}"
+            print(f"  {label:12} " + " ".join(f"{t * 1e6:.1f}" for t in ts))
+    sys.stdout.flush()
 
 
 def time_numpy_threads(fn, inputs, repeat, threads):
