@@ -11,7 +11,8 @@
 //   ArrayFeatureExtractor (a gather along the last axis), LinearRegressor
 //   (a product with the coefficients plus the intercepts), LinearClassifier
 //   (the same, an argmax and a post transform), Normalizer (MAX, L1, L2),
-//   Imputer, SVMRegressor;
+//   Imputer, SVMRegressor, SVMClassifier (one-against-one decision values
+//   and votes, without probabilities);
 // - tree ensembles: TreeEnsemble (ai.onnx.ml 5) and TreeEnsembleRegressor
 //   (1 and 3). Every tree is walked by all samples at once, one level per
 //   step: the trees' nodes and leaves are flattened into constant tables
@@ -630,6 +631,53 @@ LogicalResult convertImputer(NodeImporter &n) {
 /// rbf through |x|^2 - 2 x.sv + |sv|^2); without, the linear x.coefficients
 /// + rho; `one_class` gives the sign (1 or -1). In f32 for f32 input, as ONNX
 /// Runtime computes it; Y is float.
+bool isSvmKernel(StringRef kernel) {
+  return kernel == "LINEAR" || kernel == "POLY" || kernel == "RBF" ||
+         kernel == "SIGMOID";
+}
+
+/// The kernel values (batch, supports) of the samples `x` (batch, features)
+/// against the support vectors `sv` (supports x features, row-major), in
+/// x's element type: LINEAR x.v, POLY (gamma x.v + coef0)^degree, SIGMOID
+/// tanh(gamma x.v + coef0), RBF exp(-gamma |x - v|^2) (the distance as
+/// |x|^2 - 2 x.v + |v|^2, at least 0); params = [gamma, coef0, degree].
+Value svmKernel(NodeImporter &n, Value x, ArrayRef<double> sv, int64_t supports,
+                StringRef kernel, ArrayRef<double> params) {
+  Type f = elemOf(x);
+  int64_t features = shapeOf(x)[1];
+  double gamma = params.size() > 0 ? params[0] : 0,
+         coef0 = params.size() > 1 ? params[1] : 0,
+         degree = params.size() > 2 ? std::trunc(params[2]) : 0;
+  std::vector<double> svT(sv.size());
+  for (int64_t j = 0; j < supports; ++j)
+    for (int64_t c = 0; c < features; ++c)
+      svT[c * supports + j] = sv[j * features + c];
+  Value dot = n.create<MatmulOp>(
+      x, n.constant(makeDense(RankedTensorType::get({features, supports}, f),
+                              {}, svT)));
+  if (!dot)
+    return {};
+  if (kernel == "LINEAR")
+    return dot;
+  if (kernel == "POLY" || kernel == "SIGMOID") {
+    Value a = n.create<AddOp>(n.create<MulOp>(dot, n.scalar(f, gamma)),
+                              n.scalar(f, coef0));
+    return kernel == "POLY" ? n.create<PowOp>(a, n.scalar(f, degree))
+                            : n.make<TanhOp>(a);
+  }
+  std::vector<double> norms(supports, 0);
+  for (int64_t j = 0; j < supports; ++j)
+    for (int64_t c = 0; c < features; ++c)
+      norms[j] += sv[j * features + c] * sv[j * features + c];
+  Value xx = n.create<ReduceSumOp>(n.create<MulOp>(x, x), Shape{1}, true);
+  Value dist = n.create<AddOp>(
+      n.create<SubOp>(xx, n.create<MulOp>(dot, n.scalar(f, 2))),
+      n.constant(makeDense(RankedTensorType::get({supports}, f), {}, norms)));
+  // Rounding can make a distance slightly negative.
+  dist = n.create<MaximumOp>(dist, n.scalar(f, 0));
+  return n.make<ExpOp>(n.create<MulOp>(dist, n.scalar(f, -gamma)));
+}
+
 LogicalResult convertSVMRegressor(NodeImporter &n) {
   if (failed(n.checkAttrs({"coefficients", "kernel_params", "kernel_type",
                            "n_supports", "one_class", "post_transform", "rho",
@@ -660,9 +708,6 @@ LogicalResult convertSVMRegressor(NodeImporter &n) {
     return n.fail("SVMRegressor needs one rho");
   int64_t supports = n.attrInt("n_supports", 0);
   std::string kernel = n.attrString("kernel_type", "LINEAR");
-  double gamma = params->size() > 0 ? (*params)[0] : 0,
-         coef0 = params->size() > 1 ? (*params)[1] : 0,
-         degree = params->size() > 2 ? std::trunc((*params)[2]) : 0;
   Value s;
   if (supports > 0) {
     if (static_cast<int64_t>(sv->size()) != supports * features ||
@@ -671,40 +716,10 @@ LogicalResult convertSVMRegressor(NodeImporter &n) {
                     " support-vector values and " + Twine(coef->size()) +
                     " coefficients for " + Twine(supports) + " supports of " +
                     Twine(features) + " features");
-    if (kernel != "LINEAR" && kernel != "POLY" && kernel != "RBF" &&
-        kernel != "SIGMOID")
+    if (!isSvmKernel(kernel))
       return n.fail("SVMRegressor's kernel_type '" + kernel +
                     "' is not one of LINEAR, POLY, RBF, SIGMOID");
-    std::vector<double> svT(sv->size());
-    for (int64_t j = 0; j < supports; ++j)
-      for (int64_t c = 0; c < features; ++c)
-        svT[c * supports + j] = (*sv)[j * features + c];
-    Value dot = n.create<MatmulOp>(
-        x, n.constant(makeDense(RankedTensorType::get({features, supports}, f),
-                                {}, svT)));
-    TRY(dot);
-    Value k;
-    if (kernel == "LINEAR") {
-      k = dot;
-    } else if (kernel == "POLY" || kernel == "SIGMOID") {
-      Value a = n.create<AddOp>(n.create<MulOp>(dot, n.scalar(f, gamma)),
-                                n.scalar(f, coef0));
-      k = kernel == "POLY" ? n.create<PowOp>(a, n.scalar(f, degree))
-                           : n.make<TanhOp>(a);
-    } else {
-      std::vector<double> norms(supports, 0);
-      for (int64_t j = 0; j < supports; ++j)
-        for (int64_t c = 0; c < features; ++c)
-          norms[j] += (*sv)[j * features + c] * (*sv)[j * features + c];
-      Value xx = n.create<ReduceSumOp>(n.create<MulOp>(x, x), Shape{1}, true);
-      Value dist = n.create<AddOp>(
-          n.create<SubOp>(xx, n.create<MulOp>(dot, n.scalar(f, 2))),
-          n.constant(
-              makeDense(RankedTensorType::get({supports}, f), {}, norms)));
-      // Rounding can make a distance slightly negative.
-      dist = n.create<MaximumOp>(dist, n.scalar(f, 0));
-      k = n.make<ExpOp>(n.create<MulOp>(dist, n.scalar(f, -gamma)));
-    }
+    Value k = svmKernel(n, x, *sv, supports, kernel, *params);
     TRY(k);
     s = n.create<MatmulOp>(
         k, n.constant(
@@ -724,6 +739,155 @@ LogicalResult convertSVMRegressor(NodeImporter &n) {
             n.create<CmpOp>(CmpPredicate::gt, s, n.scalar(f, 0)),
             n.scalar(f, 1), n.scalar(f, -1)));
   n.setOut(0, n.cast(s, Float32Type::get(n.ctx)));
+  return success();
+}
+
+/// SVMClassifier with support vectors (scikit-learn's SVC, one-against-one):
+/// the kernel values K (batch, supports) against every support vector, then
+/// one decision value per pair of classes i < j,
+///   s_ij = rho_p + sum_{v of class i} coef[j-1][v] K_v
+///                + sum_{v of class j} coef[i][v] K_v,
+/// which is one product of K with a constant (supports, pairs) matrix. Each
+/// pair votes for i when s_ij > 0, else for j; the label is the first class
+/// with the most votes. Scores: the decision values through the post
+/// transform; with two classes (one pair) [-s, s]. As ONNX Runtime does,
+/// the work is in f32 whatever X's type. Probabilities (prob_a, prob_b:
+/// libsvm's iterative pairwise coupling, up to 100 data-dependent rounds)
+/// and the linear form without support vectors (where ONNX Runtime's labels
+/// and ONNX's reference evaluator's differ) are refused with a message.
+LogicalResult convertSVMClassifier(NodeImporter &n) {
+  if (failed(n.checkAttrs({"classlabels_ints", "classlabels_strings",
+                           "coefficients", "kernel_params", "kernel_type",
+                           "post_transform", "prob_a", "prob_b", "rho",
+                           "support_vectors", "vectors_per_class"})))
+    return failure();
+  if (!n.has(0))
+    return n.fail("SVMClassifier needs X");
+  if (n.attr("classlabels_strings"))
+    return n.fail("SVMClassifier with classlabels_strings gives string "
+                  "labels, which Tide does not support (strings are out of "
+                  "scope); convert with integer labels (classlabels_ints)");
+  Value x = n.in(0);
+  Type t = elemOf(x);
+  if (!isa<FloatType>(t) && !isa<IntegerType>(t))
+    return n.fail("SVMClassifier needs a numeric X");
+  std::vector<int64_t> labels = intsAttr(n, "classlabels_ints");
+  std::vector<int64_t> perClass = intsAttr(n, "vectors_per_class");
+  auto coef = floatsAttr(n, "coefficients"), rho = floatsAttr(n, "rho"),
+       params = floatsAttr(n, "kernel_params"),
+       sv = floatsAttr(n, "support_vectors"), probA = floatsAttr(n, "prob_a"),
+       probB = floatsAttr(n, "prob_b");
+  if (failed(coef) || failed(rho) || failed(params) || failed(sv) ||
+      failed(probA) || failed(probB))
+    return failure();
+  int64_t classes = labels.size();
+  if (classes < 2)
+    return n.fail("SVMClassifier needs at least two class labels "
+                  "(classlabels_ints)");
+  int64_t supports = 0;
+  for (int64_t c : perClass) {
+    if (c < 0)
+      return n.fail("SVMClassifier has a negative count in vectors_per_class");
+    supports += c;
+  }
+  if (supports == 0)
+    return n.fail("SVMClassifier without support vectors (the linear form) "
+                  "is not supported: ONNX Runtime's labels for it and ONNX's "
+                  "reference evaluator's differ; a LinearClassifier computes "
+                  "the same scores");
+  if (!probA->empty() || !probB->empty())
+    return n.fail("SVMClassifier with probabilities (prob_a, prob_b) is not "
+                  "supported: libsvm's pairwise coupling iterates up to 100 "
+                  "times until a per-sample test passes; convert the model "
+                  "without probability estimates (decision values and "
+                  "labels are supported)");
+  std::string kernel = n.attrString("kernel_type", "LINEAR");
+  if (!isSvmKernel(kernel))
+    return n.fail("SVMClassifier's kernel_type '" + kernel +
+                  "' is not one of LINEAR, POLY, RBF, SIGMOID");
+  Type f32 = Float32Type::get(n.ctx), i64 = IntegerType::get(n.ctx, 64);
+  TRY(x = asMatrix(n, n.cast(x, f32)));
+  int64_t features = shapeOf(x)[1];
+  int64_t pairs = classes * (classes - 1) / 2;
+  if (static_cast<int64_t>(perClass.size()) != classes)
+    return n.fail("SVMClassifier has " + Twine(perClass.size()) +
+                  " vectors_per_class entries for " + Twine(classes) +
+                  " classes");
+  if (ShapedType::isDynamic(features) ||
+      static_cast<int64_t>(sv->size()) != supports * features)
+    return n.fail("SVMClassifier has " + Twine(sv->size()) +
+                  " support-vector values for " + Twine(supports) +
+                  " support vectors; the input has " +
+                  (ShapedType::isDynamic(features)
+                       ? Twine("a dynamic number of")
+                       : Twine(features)) +
+                  " features");
+  if (static_cast<int64_t>(coef->size()) != (classes - 1) * supports)
+    return n.fail("SVMClassifier has " + Twine(coef->size()) +
+                  " coefficients; " + Twine(classes) + " classes and " +
+                  Twine(supports) + " support vectors need " +
+                  Twine((classes - 1) * supports));
+  if (static_cast<int64_t>(rho->size()) != pairs)
+    return n.fail("SVMClassifier has " + Twine(rho->size()) + " rho values; " +
+                  Twine(classes) + " classes need one per pair, " +
+                  Twine(pairs));
+  std::string post = n.attrString("post_transform", "NONE");
+  if (classes == 2 && post != "NONE")
+    return n.fail("this two-class SVMClassifier (post_transform " + post +
+                  ") is not supported: ONNX does not define its second "
+                  "score; post_transform NONE is");
+  bool positive = llvm::all_of(*coef, [](double c) { return c >= 0; });
+  if (classes == 2 && positive)
+    return n.fail("this two-class SVMClassifier (no negative coefficient) is "
+                  "not supported: ONNX Runtime's label for it and ONNX's "
+                  "reference evaluator's differ");
+
+  // The pairs' weights of the kernel values and their votes.
+  std::vector<int64_t> start(classes, 0);
+  for (int64_t c = 1; c < classes; ++c)
+    start[c] = start[c - 1] + perClass[c - 1];
+  std::vector<double> weights(supports * pairs, 0), forI(pairs * classes, 0),
+      forJ(pairs * classes, 0);
+  int64_t p = 0;
+  for (int64_t i = 0; i < classes; ++i)
+    for (int64_t j = i + 1; j < classes; ++j, ++p) {
+      for (int64_t v = start[i]; v < start[i] + perClass[i]; ++v)
+        weights[v * pairs + p] = (*coef)[(j - 1) * supports + v];
+      for (int64_t v = start[j]; v < start[j] + perClass[j]; ++v)
+        weights[v * pairs + p] = (*coef)[i * supports + v];
+      forI[p * classes + i] = 1;
+      forJ[p * classes + j] = 1;
+    }
+  Value k = svmKernel(n, x, *sv, supports, kernel, *params);
+  TRY(k);
+  Value s = n.create<AddOp>(
+      n.create<MatmulOp>(
+          k, n.constant(makeDense(RankedTensorType::get({supports, pairs}, f32),
+                                  {}, weights))),
+      n.constant(makeDense(RankedTensorType::get({pairs}, f32), {}, *rho)));
+  TRY(s);
+  // votes = [s > 0] forI + [s <= 0] forJ, exact small integers in f32.
+  Value win =
+      n.cast(n.create<CmpOp>(CmpPredicate::gt, s, n.scalar(f32, 0)), f32);
+  TRY(win);
+  Value lose = n.create<SubOp>(n.scalar(f32, 1), win);
+  auto table = [&](const std::vector<double> &v) {
+    return n.constant(
+        makeDense(RankedTensorType::get({pairs, classes}, f32), {}, v));
+  };
+  Value votes = n.create<AddOp>(n.create<MatmulOp>(win, table(forI)),
+                                n.create<MatmulOp>(lose, table(forJ)));
+  TRY(votes);
+  Value best = n.create<ArgmaxOp>(votes, Shape{1}, /*keepdims=*/false);
+  TRY(best);
+  Value labelTable =
+      n.constant(makeDense(RankedTensorType::get({classes}, i64), labels, {}));
+  n.setOut(0, takeAlong(n, labelTable, best, 0));
+  Value z = classes == 2
+                ? n.create<ConcatOp>(ValueRange{n.create<NegOp>(s), s}, 1)
+                : postTransform(n, s, post);
+  TRY(z);
+  n.setOut(1, z);
   return success();
 }
 
@@ -1256,6 +1420,7 @@ void onnx_import::addMLConverters(llvm::StringMap<Converter> &table) {
   table["ai.onnx.ml:Normalizer"] = convertNormalizer;
   table["ai.onnx.ml:Imputer"] = convertImputer;
   table["ai.onnx.ml:SVMRegressor"] = convertSVMRegressor;
+  table["ai.onnx.ml:SVMClassifier"] = convertSVMClassifier;
   table["ai.onnx.ml:TreeEnsemble"] = convertTreeEnsemble;
   table["ai.onnx.ml:TreeEnsembleRegressor"] = convertTreeEnsembleRegressor;
   table["ai.onnx.ml:TreeEnsembleClassifier"] = convertTreeEnsembleClassifier;

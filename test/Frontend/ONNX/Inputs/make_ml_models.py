@@ -270,6 +270,53 @@ save("svr_oneclass", [helper.make_node(
         support_vectors=[0.0])],
      [info("x", F, ["n", 4])], [info("y", F, ["n", 1])],
      [rng.standard_normal((20, 4)).astype(np.float32)], default=False)
+# SVMClassifier (one-against-one, as scikit-learn's SVC converts): four
+# classes over 3, 2, 4 and 3 support vectors with each kernel, int64 labels,
+# a symbolic batch; three classes with f64 input and SOFTMAX; two classes
+# ([-s, s] scores). Errors: probabilities, the linear form, string labels.
+
+
+def svc(name, kernel, params, per_class, labels, post="NONE", dtype=F, batch=24, **extra):
+    supports = sum(per_class)
+    k = len(per_class)
+    vectors = rng.standard_normal((supports, 5)).astype(np.float32)
+    coef = rng.uniform(-1, 1, (k - 1) * supports).astype(np.float32)
+    rho = rng.uniform(-0.3, 0.3, k * (k - 1) // 2).astype(np.float32)
+    attrs = dict(kernel_type=kernel, kernel_params=params, vectors_per_class=per_class,
+                 support_vectors=[float(v) for v in vectors.ravel()],
+                 coefficients=[float(v) for v in coef], rho=[float(v) for v in rho],
+                 classlabels_ints=labels, post_transform=post)
+    attrs.update(extra)
+    npdt = np.float64 if dtype == D else np.float32
+    save(name, [helper.make_node("SVMClassifier", ["x"], ["label", "scores"], name="svm",
+                                 domain="ai.onnx.ml", **attrs)],
+         [info("x", dtype, ["n", 5])],
+         [info("label", I64, ["n"]), info("scores", F, ["n", None])],
+         [rng.standard_normal((batch, 5)).astype(npdt)], default=False,
+         extra={"b3": [rng.standard_normal((3, 5)).astype(npdt)]})
+
+
+for kernel, params in (("LINEAR", [0.0, 0.0, 0.0]), ("POLY", [0.3, 0.5, 3.0]),
+                       ("RBF", [0.4, 0.0, 0.0]), ("SIGMOID", [0.2, -0.1, 0.0])):
+    svc("svc_" + kernel.lower(), kernel, params, [3, 2, 4, 3], [4, 9, 1, 7])
+svc("svc_f64_softmax", "RBF", [0.25, 0.0, 0.0], [5, 4, 6], [0, 1, 2], post="SOFTMAX", dtype=D)
+svc("svc_binary", "RBF", [0.5, 0.0, 0.0], [6, 5], [3, 8])
+svc("svc_proba", "RBF", [0.5, 0.0, 0.0], [2, 2, 2], [0, 1, 2], batch=2,
+    prob_a=[-1.0, -1.2, -0.8], prob_b=[0.1, 0.0, -0.1])
+svc("svc_strings", "RBF", [0.5, 0.0, 0.0], [2, 2, 2], [0, 1, 2], batch=2)
+m = onnx.load(os.path.join(out, "svc_strings.onnx"))
+attr = m.graph.node[0].attribute
+for a in list(attr):
+    if a.name == "classlabels_ints":
+        attr.remove(a)
+attr.append(helper.make_attribute("classlabels_strings", ["a", "b", "c"]))
+onnx.save(m, os.path.join(out, "svc_strings.onnx"))
+save("svc_linear_form", [helper.make_node(
+        "SVMClassifier", ["x"], ["label", "scores"], name="svm", domain="ai.onnx.ml",
+        classlabels_ints=[0, 1, 2], coefficients=[0.5] * 15, rho=[0.1],
+        kernel_type="LINEAR")],
+     [info("x", F, ["n", 5])], [info("label", I64, ["n"]), info("scores", F, ["n", 3])], [],
+     default=False)
 save("logreg_one_row", [helper.make_node(
         "LinearClassifier", ["x"], ["label", "p"], name="lin", domain="ai.onnx.ml",
         classlabels_ints=[0, 1], coefficients=[1.0, 2.0], intercepts=[0.5])],
