@@ -12,7 +12,8 @@
 //   (a product with the coefficients plus the intercepts), LinearClassifier
 //   (the same, an argmax and a post transform), Normalizer (MAX, L1, L2),
 //   Imputer, SVMRegressor, SVMClassifier (one-against-one decision values
-//   and votes, without probabilities);
+//   and votes, without probabilities), OneHotEncoder, FeatureVectorizer and
+//   LabelEncoder between numbers;
 // - tree ensembles: TreeEnsemble (ai.onnx.ml 5) and TreeEnsembleRegressor
 //   (1 and 3). Every tree is walked by all samples at once, one level per
 //   step: the trees' nodes and leaves are flattened into constant tables
@@ -38,6 +39,7 @@
 #include "Importer.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
 #include <limits>
@@ -891,6 +893,279 @@ LogicalResult convertSVMClassifier(NodeImporter &n) {
   return success();
 }
 
+/// `x` with a trailing axis of size 1 (to compare every element with a list).
+Value withTrailingOne(NodeImporter &n, Value x) {
+  SmallVector<SymDim> dims = n.dimsOf(x);
+  dims.push_back(SymDim::constant(1));
+  return n.reshapeTo(x, dims);
+}
+
+/// OneHotEncoder over integer categories: each element of X (any rank;
+/// floats cast to int64 by truncation, as ONNX Runtime does; NaN matches
+/// nothing) becomes a row of len(cats_int64s) floats with a 1 at its
+/// category's position. A category listed twice counts at its last
+/// position. Unknown values give all-zero rows; with zeros=0, where ONNX
+/// Runtime fails the call, Tide says at compile time that it cannot (a
+/// warning) and gives zeros.
+LogicalResult convertOneHotEncoder(NodeImporter &n) {
+  if (failed(n.checkAttrs({"cats_int64s", "cats_strings", "zeros"})))
+    return failure();
+  if (!n.has(0))
+    return n.fail("OneHotEncoder needs X");
+  if (n.attr("cats_strings"))
+    return n.fail("OneHotEncoder with cats_strings reads strings, which Tide "
+                  "does not support (strings are out of scope)");
+  std::vector<int64_t> cats = intsAttr(n, "cats_int64s");
+  if (cats.empty())
+    return n.fail("OneHotEncoder needs categories (cats_int64s)");
+  Value x = n.in(0);
+  Type t = elemOf(x);
+  if (!isa<FloatType>(t) && !isa<IntegerType>(t))
+    return n.fail("OneHotEncoder needs a numeric X");
+  if (!n.attrInt("zeros", 1))
+    mlir::emitWarning(n.loc)
+        << "OneHotEncoder has zeros=0, which makes a value outside the "
+           "categories an error at run time; Tide's compiled code cannot "
+           "fail a call, so such values give rows of zeros";
+  Type i64 = IntegerType::get(n.ctx, 64), f32 = Float32Type::get(n.ctx);
+  Value valid;
+  if (isa<FloatType>(t))
+    valid = withTrailingOne(n, n.create<CmpOp>(CmpPredicate::eq, x, x));
+  Value xi = withTrailingOne(n, n.cast(x, i64));
+  TRY(xi);
+  int64_t c = cats.size();
+  Value eq = n.create<CmpOp>(
+      CmpPredicate::eq, xi,
+      n.constant(makeDense(RankedTensorType::get({c}, i64), cats, {})));
+  if (valid)
+    eq = n.create<AndOp>(eq, valid);
+  TRY(eq);
+  Value y = n.cast(eq, f32);
+  std::set<int64_t> seen;
+  std::vector<double> last(c, 1);
+  for (int64_t k = c - 1; k >= 0; --k)
+    if (!seen.insert(cats[k]).second)
+      last[k] = 0;
+  if (seen.size() != cats.size())
+    y = n.create<MulOp>(
+        y, n.constant(makeDense(RankedTensorType::get({c}, f32), {}, last)));
+  TRY(y);
+  n.setOut(0, y);
+  return success();
+}
+
+/// FeatureVectorizer: the inputs as (batch, width) rows (a vector is one
+/// row; higher ranks flattened after the batch), in f32, each cut or padded
+/// with zeros to its inputdimensions entry, then concatenated along the
+/// features.
+LogicalResult convertFeatureVectorizer(NodeImporter &n) {
+  if (failed(n.checkAttrs({"inputdimensions"})))
+    return failure();
+  std::vector<int64_t> widths = intsAttr(n, "inputdimensions");
+  if (widths.size() != n.numInputs())
+    return n.fail("FeatureVectorizer has " + Twine(widths.size()) +
+                  " inputdimensions values for " + Twine(n.numInputs()) +
+                  " inputs");
+  Type f32 = Float32Type::get(n.ctx);
+  SmallVector<Value> parts;
+  std::optional<SymDim> batch;
+  for (unsigned i = 0; i < n.numInputs(); ++i) {
+    if (!n.has(i))
+      return n.fail("FeatureVectorizer's input " + Twine(i) + " is missing");
+    if (widths[i] < 0)
+      return n.fail("FeatureVectorizer has a negative inputdimensions value");
+    Value v = n.in(i);
+    Type t = elemOf(v);
+    if (!isa<FloatType>(t) && !isa<IntegerType>(t))
+      return n.fail("FeatureVectorizer needs numeric inputs");
+    if (rankOf(v) == 0)
+      return n.fail("FeatureVectorizer's input " + Twine(i) + " is a scalar");
+    v = n.cast(v, f32);
+    TRY(v);
+    SymDim rows = rankOf(v) == 1 ? SymDim::constant(1) : n.dimOf(v, 0);
+    int64_t width = 1;
+    for (int64_t d = rankOf(v) == 1 ? 0 : 1; d < rankOf(v); ++d) {
+      int64_t size = shapeOf(v)[d];
+      if (ShapedType::isDynamic(size))
+        return n.fail("FeatureVectorizer needs the widths of its inputs "
+                      "known while importing (input " +
+                      Twine(i) + " has a dynamic dimension " + Twine(d) + ")");
+      width *= size;
+    }
+    v = n.reshapeTo(v, {rows, SymDim::constant(width)});
+    TRY(v);
+    if (!batch) {
+      batch = rows;
+    } else if (batch->isConst() && rows.isConst() &&
+               batch->value != rows.value) {
+      return n.fail("FeatureVectorizer's inputs have " + Twine(batch->value) +
+                    " and " + Twine(rows.value) +
+                    " rows (a vector is one row); they must agree");
+    }
+    if (width > widths[i])
+      v = sliceAlong(n, v, 1, 0, widths[i]);
+    else if (width < widths[i])
+      v = n.create<ConcatOp>(
+          ValueRange{v, n.broadcastToDims(
+                            n.scalar(f32, 0),
+                            {rows, SymDim::constant(widths[i] - width)})},
+          1);
+    TRY(v);
+    if (widths[i] > 0)
+      parts.push_back(v);
+  }
+  if (parts.empty())
+    return n.fail("FeatureVectorizer has no features to write");
+  Value y = parts.size() == 1 ? parts[0] : n.create<ConcatOp>(parts, 1);
+  TRY(y);
+  n.setOut(0, y);
+  return success();
+}
+
+/// The numeric keys or values of a LabelEncoder: `<prefix>_int64s`,
+/// `<prefix>_floats` or `<prefix>_tensor`, with their element type.
+struct LabelList {
+  std::vector<double> values;
+  Type type;
+  bool present = false;
+};
+
+FailureOr<LabelList> readLabelList(NodeImporter &n, StringRef prefix) {
+  LabelList out;
+  std::string ints = (prefix + "_int64s").str(),
+              floats = (prefix + "_floats").str(),
+              strings = (prefix + "_strings").str(),
+              tensor = (prefix + "_tensor").str();
+  if (n.attr(strings))
+    return (void)n.fail("LabelEncoder with " + strings +
+                        " maps strings, which Tide does not support (strings "
+                        "are out of scope)"),
+           failure();
+  if (const onnx::AttributeProto *a = n.attr(tensor)) {
+    std::string error;
+    ElementsAttr value =
+        a->has_t() ? n.readTensor(a->t(), tensor, error) : ElementsAttr();
+    if (!value)
+      return (void)n.fail("LabelEncoder's " + tensor +
+                          " is not a numeric tensor" +
+                          (error.empty() ? "" : " (" + error + ")")),
+             failure();
+    std::optional<HostValues> v =
+        readHostValues(value, std::numeric_limits<int64_t>::max());
+    if (!v)
+      return (void)n.fail("LabelEncoder's " + tensor + " is not numeric"),
+             failure();
+    for (int64_t i = 0; i < v->size(); ++i)
+      out.values.push_back(v->at(i));
+    out.type = value.getElementType();
+    out.present = true;
+    return out;
+  }
+  if (n.attr(ints)) {
+    for (int64_t v : intsAttr(n, ints))
+      out.values.push_back(static_cast<double>(v));
+    out.type = IntegerType::get(n.ctx, 64);
+    out.present = true;
+  } else if (n.attr(floats)) {
+    auto v = floatsAttr(n, floats);
+    if (failed(v))
+      return failure();
+    out.values = *v;
+    out.type = Float32Type::get(n.ctx);
+    out.present = true;
+  }
+  return out;
+}
+
+/// LabelEncoder between numbers (ai.onnx.ml 2-4): each element of X equal to
+/// a key becomes that key's value, any other the default. The keys are
+/// compared with every element at once (X's shape x keys), the first match
+/// picks the value. Keys given twice or NaN keys are refused (which one
+/// wins is not defined); strings are out of scope.
+LogicalResult convertLabelEncoder(NodeImporter &n) {
+  if (failed(
+          n.checkAttrs({"default_float", "default_int64", "default_string",
+                        "default_tensor", "keys_floats", "keys_int64s",
+                        "keys_strings", "keys_tensor", "values_floats",
+                        "values_int64s", "values_strings", "values_tensor"})))
+    return failure();
+  if (!n.has(0))
+    return n.fail("LabelEncoder needs X");
+  auto keys = readLabelList(n, "keys");
+  if (failed(keys))
+    return failure();
+  auto values = readLabelList(n, "values");
+  if (failed(values))
+    return failure();
+  if (!keys->present || !values->present)
+    return n.fail("LabelEncoder needs keys and values (keys_int64s, "
+                  "keys_floats or keys_tensor; values_int64s, values_floats "
+                  "or values_tensor)");
+  if (keys->values.size() != values->values.size() || keys->values.empty())
+    return n.fail("LabelEncoder has " + Twine(keys->values.size()) +
+                  " keys and " + Twine(values->values.size()) +
+                  " values; it needs as many of each, at least one");
+  Value x = n.in(0);
+  if (elemOf(x) != keys->type)
+    return n.fail("LabelEncoder's keys are " +
+                  Twine(isa<FloatType>(keys->type) ? "floats" : "integers") +
+                  " of another type than X's elements");
+  std::set<double> seen;
+  for (double k : keys->values) {
+    if (std::isnan(k))
+      return n.fail("LabelEncoder has a NaN key, which ONNX does not define "
+                    "a match for");
+    if (!seen.insert(k).second)
+      return n.fail("LabelEncoder has the key " +
+                    (isa<FloatType>(keys->type)
+                         ? Twine(llvm::formatv("{0}", k).str())
+                         : Twine(static_cast<int64_t>(k))) +
+                    " twice; which value it maps to is not defined");
+  }
+  Type out = values->type;
+  double dflt;
+  if (n.attr("default_tensor")) {
+    const onnx::AttributeProto *a = n.attr("default_tensor");
+    std::string error;
+    ElementsAttr value = a->has_t()
+                             ? n.readTensor(a->t(), "default_tensor", error)
+                             : ElementsAttr();
+    std::optional<HostValues> v =
+        value ? readHostValues(value, 1) : std::nullopt;
+    if (!v || v->size() != 1 || value.getElementType() != out)
+      return n.fail("LabelEncoder's default_tensor must be one value of the "
+                    "values' type");
+    dflt = v->at(0);
+  } else if (isa<FloatType>(out)) {
+    dflt = n.attrFloat("default_float", -0.0);
+  } else {
+    dflt = static_cast<double>(n.attrInt("default_int64", -1));
+  }
+  auto dense = [&](Type t, ArrayRef<double> v) {
+    auto type = RankedTensorType::get({static_cast<int64_t>(v.size())}, t);
+    if (isa<FloatType>(t))
+      return n.constant(makeDense(type, {}, v));
+    std::vector<int64_t> ints(v.begin(), v.end());
+    return n.constant(makeDense(type, ints, {}));
+  };
+  Value eq = n.create<CmpOp>(CmpPredicate::eq, withTrailingOne(n, x),
+                             dense(keys->type, keys->values));
+  TRY(eq);
+  int64_t last = rankOf(eq) - 1;
+  Value hit = n.cast(eq, IntegerType::get(n.ctx, 32));
+  Value which = n.create<ArgmaxOp>(hit, Shape{last}, /*keepdims=*/false);
+  Value found =
+      n.cast(n.create<ReduceMaxOp>(hit, Shape{last}, /*keepdims=*/false),
+             IntegerType::get(n.ctx, 1));
+  TRY(which);
+  TRY(found);
+  Value picked = takeAlong(n, dense(out, values->values), which, 0);
+  Value y = n.create<SelectOp>(found, picked, n.scalar(out, dflt));
+  TRY(y);
+  n.setOut(0, y);
+  return success();
+}
+
 /// Normalizer: each row divided by its maximum (MAX), its sum of absolute
 /// values (L1) or its Euclidean norm (L2), computed in f32; a row whose norm
 /// is 0 is kept (as ONNX Runtime does).
@@ -1421,6 +1696,9 @@ void onnx_import::addMLConverters(llvm::StringMap<Converter> &table) {
   table["ai.onnx.ml:Imputer"] = convertImputer;
   table["ai.onnx.ml:SVMRegressor"] = convertSVMRegressor;
   table["ai.onnx.ml:SVMClassifier"] = convertSVMClassifier;
+  table["ai.onnx.ml:OneHotEncoder"] = convertOneHotEncoder;
+  table["ai.onnx.ml:FeatureVectorizer"] = convertFeatureVectorizer;
+  table["ai.onnx.ml:LabelEncoder"] = convertLabelEncoder;
   table["ai.onnx.ml:TreeEnsemble"] = convertTreeEnsemble;
   table["ai.onnx.ml:TreeEnsembleRegressor"] = convertTreeEnsembleRegressor;
   table["ai.onnx.ml:TreeEnsembleClassifier"] = convertTreeEnsembleClassifier;

@@ -317,6 +317,58 @@ save("svc_linear_form", [helper.make_node(
         kernel_type="LINEAR")],
      [info("x", F, ["n", 5])], [info("label", I64, ["n"]), info("scores", F, ["n", 3])], [],
      default=False)
+# OneHotEncoder (int64 with a repeated category, a float column with
+# non-integral values; a symbolic batch), FeatureVectorizer (f64 inputs cut
+# and padded; int64 ones, one a vector), numeric LabelEncoder (int64 to
+# int64 of ai.onnx.ml 2, float to int64 of 2, int64 to float through
+# tensors of 4). Errors: string categories, duplicate keys.
+save("onehot", [helper.make_node("OneHotEncoder", ["x"], ["y"], domain="ai.onnx.ml",
+                                 cats_int64s=[3, 1, 4, 1, 5, 9], zeros=1),
+                helper.make_node("OneHotEncoder", ["f"], ["g"], domain="ai.onnx.ml",
+                                 cats_int64s=[0, 2, -1], zeros=1)],
+     [info("x", I64, ["n", 3]), info("f", F, ["n"])],
+     [info("y", F, ["n", 3, 6]), info("g", F, ["n", 3])],
+     [rng.integers(0, 10, (7, 3)).astype(np.int64),
+      np.array([0, 2, -1, 2.7, -1.5, 1, 0.2], np.float32)], default=False,
+     extra={"b2": [rng.integers(0, 10, (2, 3)).astype(np.int64),
+                   np.array([2.0, 3.0], np.float32)]})
+save("vectorize", [helper.make_node("FeatureVectorizer", ["a", "b", "c"], ["y"],
+                                    domain="ai.onnx.ml", inputdimensions=[2, 5, 3])],
+     [info("a", D, [4, 3]), info("b", D, [4, 2]), info("c", D, [4, 3])],
+     [info("y", F, [4, 10])],
+     [rng.standard_normal((4, 3)), rng.standard_normal((4, 2)), rng.standard_normal((4, 3))],
+     default=False)
+save("vectorize_row", [helper.make_node("FeatureVectorizer", ["a", "b"], ["y"],
+                                        domain="ai.onnx.ml", inputdimensions=[4, 2])],
+     [info("a", I64, [4]), info("b", I64, [1, 2])], [info("y", F, [1, 6])],
+     [np.array([1, -2, 3, 9], np.int64), np.array([[7, -3]], np.int64)],
+     default=False)
+save("label_int", [helper.make_node("LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml",
+                                    keys_int64s=[10, 20, 30], values_int64s=[0, 1, 2],
+                                    default_int64=-7)],
+     [info("x", I64, ["n"])], [info("y", I64, ["n"])],
+     [np.array([10, 30, 20, 5, 30, 11], np.int64)], ml_version=2, default=False)
+save("label_float", [helper.make_node("LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml",
+                                      keys_floats=[0.5, -1.0, 2.25], values_int64s=[4, 5, 6])],
+     [info("x", F, ["n", 2])], [info("y", I64, ["n", 2])],
+     [np.array([[0.5, 2.25], [-1.0, 0.0], [np.nan, 0.5]], np.float32)], ml_version=2,
+     default=False)
+save("label_tensor", [helper.make_node(
+        "LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml",
+        keys_tensor=helper.make_tensor("k", I64, [3], [1, 2, 3]),
+        values_tensor=helper.make_tensor("v", F, [3], [0.5, 1.5, 2.5]),
+        default_tensor=helper.make_tensor("d", F, [1], [-1.0]))],
+     [info("x", I64, ["n"])], [info("y", F, ["n"])],
+     [np.array([3, 1, 9, 2], np.int64)], ml_version=4, default=False)
+save("onehot_strings", [helper.make_node("OneHotEncoder", ["x"], ["y"], name="enc",
+                                         domain="ai.onnx.ml", cats_strings=["a", "b"])],
+     [info("x", I64, ["n"])], [info("y", F, ["n", 2])], [], default=False)
+save("label_dup", [helper.make_node("LabelEncoder", ["x"], ["y"], name="enc", domain="ai.onnx.ml",
+                                    keys_int64s=[1, 1], values_int64s=[0, 1])],
+     [info("x", I64, ["n"])], [info("y", I64, ["n"])], [], ml_version=2, default=False)
+save("onehot_nozeros", [helper.make_node("OneHotEncoder", ["x"], ["y"], name="enc",
+                                         domain="ai.onnx.ml", cats_int64s=[1, 2], zeros=0)],
+     [info("x", I64, ["n"])], [info("y", F, ["n", 2])], [], default=False)
 save("logreg_one_row", [helper.make_node(
         "LinearClassifier", ["x"], ["label", "p"], name="lin", domain="ai.onnx.ml",
         classlabels_ints=[0, 1], coefficients=[1.0, 2.0], intercepts=[0.5])],
