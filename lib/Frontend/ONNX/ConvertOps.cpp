@@ -1946,9 +1946,13 @@ LogicalResult convertGroupNorm(NodeImporter &n) {
 LogicalResult convertBatchNorm(NodeImporter &n) {
   if (failed(need(n, 5)) || failed(requireFloat(n, n.in(0))))
     return failure();
-  if (n.attrInt("training_mode", 0) ||
+  bool training = n.attrInt("training_mode", 0) != 0;
+  if ((training && n.opset < 14) ||
       (n.opset < 7 && !n.attrInt("is_test", 0) && n.numOutputs() > 1))
-    return n.fail("training-mode BatchNormalization is not supported");
+    return n.fail("training-mode BatchNormalization of opset " +
+                  Twine(n.opset) +
+                  " (its saved mean and variance outputs) is not supported; "
+                  "opset 14's training_mode is");
   Value x = n.in(0);
   int64_t rank = rankOf(x);
   if (rank < 2)
@@ -1956,6 +1960,47 @@ LogicalResult convertBatchNorm(NodeImporter &n) {
   for (unsigned i = 1; i < 5; ++i)
     if (rankOf(n.in(i)) != 1)
       return n.fail("scale, bias, mean and variance must be 1-D");
+  if (training) {
+    // The batch's own statistics (over every axis but the channels; the
+    // population variance), and the running ones updated with momentum.
+    Shape axes;
+    for (int64_t a = 0; a < rank; ++a)
+      if (a != 1)
+        axes.push_back(a);
+    Type t = elemOf(x);
+    Type compute = isNarrowFloat(t) ? Float32Type::get(n.ctx) : t;
+    Value xc = n.cast(x, compute);
+    Value mean, invStd;
+    Value y =
+        normalize(n, xc, axes, n.attrFloat("epsilon", 1e-5), &mean, &invStd);
+    TRY(y);
+    y = n.cast(y, t);
+    TRY(y = n.create<MulOp>(y, perChannel(n, n.in(1), rank)));
+    TRY(y = n.create<AddOp>(y, perChannel(n, n.in(2), rank)));
+    n.setOut(0, y);
+    if (n.numOutputs() > 1) {
+      Value centered = n.create<SubOp>(xc, mean);
+      Value var = n.create<ReduceMeanOp>(n.create<MulOp>(centered, centered),
+                                         axes, /*keepdims=*/false);
+      Value batchMean = n.reshapeTo(mean, n.dimsOf(n.in(3)));
+      TRY(var && batchMean);
+      double momentum = n.attrFloat("momentum", 0.9);
+      auto running = [&](Value old, Value now) {
+        Value o = n.cast(old, compute);
+        return n.cast(
+            n.create<AddOp>(n.create<MulOp>(o, sc(n, o, momentum)),
+                            n.create<MulOp>(now, sc(n, now, 1 - momentum))),
+            elemOf(old));
+      };
+      Value runMean = running(n.in(3), batchMean);
+      Value runVar = running(n.in(4), var);
+      TRY(runMean && runVar);
+      n.setOut(1, runMean);
+      if (n.numOutputs() > 2)
+        n.setOut(2, runVar);
+    }
+    return success();
+  }
   Value scale = perChannel(n, n.in(1), rank),
         bias = perChannel(n, n.in(2), rank);
   Value mean = perChannel(n, n.in(3), rank), var = perChannel(n, n.in(4), rank);
@@ -3361,6 +3406,7 @@ const llvm::StringMap<Converter> &converters() {
     addSignalConverters(t);
     addAttentionConverters(t);
     addMLConverters(t);
+    addTrainingConverters(t);
     return t;
   }();
   return table;

@@ -329,6 +329,9 @@ void addSignalConverters(llvm::StringMap<Converter> &table);
 void addAttentionConverters(llvm::StringMap<Converter> &table);
 /// ai.onnx.ml ops (ConvertML.cpp).
 void addMLConverters(llvm::StringMap<Converter> &table);
+/// Adagrad, Momentum and Adam of ai.onnx.preview.training
+/// (ConvertTraining.cpp).
+void addTrainingConverters(llvm::StringMap<Converter> &table);
 
 /// The strides, dilations and pads of a Conv-like node (kernel given), with
 /// `auto_pad` resolved against the static spatial sizes of `input`
