@@ -1683,6 +1683,24 @@ LogicalResult convertTreeEnsembleClassifier(NodeImporter &n) {
   return success();
 }
 
+/// The ai.onnx.ml ops over maps and sequences (out of scope): a message that
+/// says why, and what a converter can write instead.
+LogicalResult convertMapOp(NodeImporter &n) {
+  StringRef op = n.opType();
+  if (op == "ZipMap")
+    return n.fail("ZipMap returns a sequence of maps, which Tide does not "
+                  "support (maps and sequences are out of scope); the "
+                  "scores tensor before it is what Tide can return: "
+                  "scikit-learn's converters leave ZipMap out with "
+                  "options={'zipmap': False}");
+  if (op == "CategoryMapper")
+    return n.fail("CategoryMapper maps strings to integers and back, which "
+                  "Tide does not support (strings are out of scope)");
+  return n.fail(op + " reads a map, which Tide does not support (maps and "
+                     "sequences are out of scope); give the model a tensor "
+                     "input instead");
+}
+
 } // namespace
 
 void onnx_import::addMLConverters(llvm::StringMap<Converter> &table) {
@@ -1699,6 +1717,9 @@ void onnx_import::addMLConverters(llvm::StringMap<Converter> &table) {
   table["ai.onnx.ml:OneHotEncoder"] = convertOneHotEncoder;
   table["ai.onnx.ml:FeatureVectorizer"] = convertFeatureVectorizer;
   table["ai.onnx.ml:LabelEncoder"] = convertLabelEncoder;
+  for (const char *op :
+       {"ZipMap", "DictVectorizer", "CastMap", "CategoryMapper"})
+    table[std::string("ai.onnx.ml:") + op] = convertMapOp;
   table["ai.onnx.ml:TreeEnsemble"] = convertTreeEnsemble;
   table["ai.onnx.ml:TreeEnsembleRegressor"] = convertTreeEnsembleRegressor;
   table["ai.onnx.ml:TreeEnsembleClassifier"] = convertTreeEnsembleClassifier;

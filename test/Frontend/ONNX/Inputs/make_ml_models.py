@@ -369,6 +369,13 @@ save("label_dup", [helper.make_node("LabelEncoder", ["x"], ["y"], name="enc", do
 save("onehot_nozeros", [helper.make_node("OneHotEncoder", ["x"], ["y"], name="enc",
                                          domain="ai.onnx.ml", cats_int64s=[1, 2], zeros=0)],
      [info("x", I64, ["n"])], [info("y", F, ["n", 2])], [], default=False)
+# ZipMap after a classifier: refused with what to do instead.
+seq_of_maps = onnx.TypeProto()
+seq_of_maps.sequence_type.elem_type.map_type.key_type = I64
+seq_of_maps.sequence_type.elem_type.map_type.value_type.tensor_type.elem_type = F
+save("zipmap", [helper.make_node("ZipMap", ["p"], ["z"], name="zip", domain="ai.onnx.ml",
+                                 classlabels_int64s=[0, 1])],
+     [info("p", F, ["n", 2])], [helper.make_value_info("z", seq_of_maps)], [], default=False)
 save("logreg_one_row", [helper.make_node(
         "LinearClassifier", ["x"], ["label", "p"], name="lin", domain="ai.onnx.ml",
         classlabels_ints=[0, 1], coefficients=[1.0, 2.0], intercepts=[0.5])],
