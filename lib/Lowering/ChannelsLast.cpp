@@ -263,9 +263,13 @@ struct SinkTransposeThroughElementwise
         TransposeOp existing;
         for (Operation *user : operand.getUsers()) {
           auto other = dyn_cast<TransposeOp>(user);
+          // Not one of this op's own operands: op(t(y), y) with t its own
+          // inverse would become t(op(y, t(y))), the same form again, and
+          // the driver would move it until its rewrite limit.
           if (other && other.getPerm() == ArrayRef<int64_t>(inv) &&
               other->getBlock() == op->getBlock() &&
-              other->isBeforeInBlock(op)) {
+              other->isBeforeInBlock(op) &&
+              !llvm::is_contained(op->getOperands(), other.getResult())) {
             existing = other;
             break;
           }

@@ -225,3 +225,23 @@ func.func @host_depthwise(%x: tensor<1x8x6x6xf32>, %p: tensor<8x8x1x1xf32>, %d: 
   %2 = tide.conv %1, %p strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x8x6x6xf32>, tensor<8x8x1x1xf32>
   return %2 : tensor<1x8x6x6xf32>
 }
+
+// -----
+
+// An elementwise op of a tensor and its own transpose by a permutation that
+// is its own inverse: moving the transpose below the op would give the same
+// form again (mul(t(y), y) -> t(mul(y, t(y)))); it stays, and the pass ends
+// at once instead of at its rewrite limit (SVMClassifier's pairwise coupling
+// took 110 s in this pass).
+// CHECK-LABEL: func.func @own_transpose(
+// CHECK-SAME: %[[Y:[^:]*]]: tensor<4x3x3xf32>
+// CHECK: %[[T:.*]] = tide.transpose %[[Y]] perm = [0, 2, 1]
+// CHECK: %[[M:.*]] = tide.mul %[[T]], %[[Y]]
+// CHECK: %[[N:.*]] = tide.neg %[[M]]
+// CHECK: return %[[N]]
+func.func @own_transpose(%y: tensor<4x3x3xf32>) -> tensor<4x3x3xf32> {
+  %t = tide.transpose %y perm = [0, 2, 1] : tensor<4x3x3xf32>
+  %m = tide.mul %t, %y : tensor<4x3x3xf32>
+  %n = tide.neg %m : tensor<4x3x3xf32>
+  return %n : tensor<4x3x3xf32>
+}

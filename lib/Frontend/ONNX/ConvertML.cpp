@@ -744,6 +744,111 @@ LogicalResult convertSVMRegressor(NodeImporter &n) {
   return success();
 }
 
+/// libsvm's pairwise coupling (Wu, Lin and Weng's second method, as ONNX
+/// Runtime runs it): from the pairs' decision values `s` (batch, pairs) and
+/// Platt's sigmoid parameters, the pairwise probabilities r_ij, the matrix
+/// Q, then up to 100 rounds of the fixed-point update of p (batch,
+/// classes), each sample stopping at the first round whose error is below
+/// 0.005 / classes. The rounds are unrolled; a sample that has stopped has
+/// its update scaled to 0, which leaves its p exactly as it was.
+Value pairwiseCoupling(NodeImporter &n, Value s, ArrayRef<double> probA,
+                       ArrayRef<double> probB, int64_t classes) {
+  Type f32 = Float32Type::get(n.ctx), i1 = IntegerType::get(n.ctx, 1);
+  int64_t pairs = classes * (classes - 1) / 2, k = classes;
+  SymDim batch = n.dimOf(s, 0);
+  auto vec = [&](ArrayRef<double> v) {
+    return n.constant(makeDense(
+        RankedTensorType::get({static_cast<int64_t>(v.size())}, f32), {}, v));
+  };
+  // r_ij = clamp(1 - logistic(s A + B), 1e-7, 1 - 1e-7); r_ji = 1 - r_ij.
+  Value val = n.make<SigmoidOp>(n.create<NegOp>(
+      n.create<AddOp>(n.create<MulOp>(s, vec(probA)), vec(probB))));
+  val = n.create<MinimumOp>(n.create<MaximumOp>(val, n.scalar(f32, 1e-7)),
+                            n.scalar(f32, 1 - 1e-7));
+  if (!val)
+    return {};
+  std::vector<double> upper(pairs * k * k, 0), lower(pairs * k * k, 0);
+  int64_t p = 0;
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t j = i + 1; j < k; ++j, ++p) {
+      upper[p * k * k + i * k + j] = 1;
+      lower[p * k * k + j * k + i] = 1;
+    }
+  auto table = [&](const std::vector<double> &v) {
+    return n.constant(
+        makeDense(RankedTensorType::get({pairs, k * k}, f32), {}, v));
+  };
+  Value r = n.create<AddOp>(
+      n.create<MatmulOp>(val, table(upper)),
+      n.create<MatmulOp>(n.create<SubOp>(n.scalar(f32, 1), val), table(lower)));
+  Value r3 = n.reshapeTo(r, {batch, SymDim::constant(k), SymDim::constant(k)});
+  if (!r3)
+    return {};
+  // Q_tt = sum_j r_jt^2; Q_tj = -r_jt r_tj (the diagonal of r is 0).
+  Value rt = n.create<TransposeOp>(r3, ArrayRef<int64_t>{0, 2, 1});
+  Value off = n.create<NegOp>(n.create<MulOp>(rt, r3));
+  Value diag = n.create<ReduceSumOp>(n.create<MulOp>(r3, r3), Shape{1},
+                                     /*keepdims=*/false); // (batch, k)
+  std::vector<double> eye(k * k, 0);
+  for (int64_t t = 0; t < k; ++t)
+    eye[t * k + t] = 1;
+  Value q3 = n.create<AddOp>(
+      off,
+      n.create<MulOp>(
+          n.reshapeTo(diag, {batch, SymDim::constant(k), SymDim::constant(1)}),
+          n.constant(makeDense(RankedTensorType::get({k, k}, f32), {}, eye))));
+  Value q = n.reshapeTo(q3, {batch, SymDim::constant(k * k)});
+  if (!q)
+    return {};
+  SmallVector<Value> qtt, qrow;
+  SmallVector<Value> unit;
+  for (int64_t t = 0; t < k; ++t) {
+    qtt.push_back(sliceAlong(n, q, 1, t * k + t, t * k + t + 1));
+    qrow.push_back(sliceAlong(n, q, 1, t * k, (t + 1) * k));
+    std::vector<double> e(k, 0);
+    e[t] = 1;
+    unit.push_back(vec(e));
+  }
+  Value prob =
+      n.broadcastToDims(n.scalar(f32, 1.0 / k), {batch, SymDim::constant(k)});
+  Value active = n.broadcastToDims(n.cast(n.scalar(f32, 1), i1),
+                                   {batch, SymDim::constant(1)});
+  double eps = 0.005 / k;
+  for (int round = 0; round < 100; ++round) {
+    Value qp = n.create<ReduceSumOp>(
+        n.create<MulOp>(q3, n.reshapeTo(prob, {batch, SymDim::constant(1),
+                                               SymDim::constant(k)})),
+        Shape{2}, /*keepdims=*/false);
+    Value pqp = n.create<ReduceSumOp>(n.create<MulOp>(prob, qp), Shape{1},
+                                      /*keepdims=*/true);
+    Value err = n.create<ReduceMaxOp>(n.make<AbsOp>(n.create<SubOp>(qp, pqp)),
+                                      Shape{1}, /*keepdims=*/true);
+    active = n.create<AndOp>(
+        active, n.create<CmpOp>(CmpPredicate::ge, err, n.scalar(f32, eps)));
+    if (!active)
+      return {};
+    for (int64_t t = 0; t < k; ++t) {
+      Value qpt = sliceAlong(n, qp, 1, t, t + 1);
+      Value diff =
+          n.create<DivOp>(n.create<SubOp>(pqp, qpt), qtt[t]); // (batch, 1)
+      diff = n.create<SelectOp>(active, diff, n.scalar(f32, 0));
+      Value onePlus = n.create<AddOp>(n.scalar(f32, 1), diff);
+      prob = n.create<AddOp>(prob, n.create<MulOp>(diff, unit[t]));
+      Value grow = n.create<MulOp>(
+          diff, n.create<AddOp>(n.create<MulOp>(diff, qtt[t]),
+                                n.create<MulOp>(qpt, n.scalar(f32, 2))));
+      pqp = n.create<DivOp>(
+          n.create<DivOp>(n.create<AddOp>(pqp, grow), onePlus), onePlus);
+      qp = n.create<DivOp>(n.create<AddOp>(qp, n.create<MulOp>(diff, qrow[t])),
+                           onePlus);
+      prob = n.create<DivOp>(prob, onePlus);
+      if (!prob || !qp || !pqp)
+        return {};
+    }
+  }
+  return prob;
+}
+
 /// SVMClassifier with support vectors (scikit-learn's SVC, one-against-one):
 /// the kernel values K (batch, supports) against every support vector, then
 /// one decision value per pair of classes i < j,
@@ -752,11 +857,16 @@ LogicalResult convertSVMRegressor(NodeImporter &n) {
 /// which is one product of K with a constant (supports, pairs) matrix. Each
 /// pair votes for i when s_ij > 0, else for j; the label is the first class
 /// with the most votes. Scores: the decision values through the post
-/// transform; with two classes (one pair) [-s, s]. As ONNX Runtime does,
-/// the work is in f32 whatever X's type. Probabilities (prob_a, prob_b:
-/// libsvm's iterative pairwise coupling, up to 100 data-dependent rounds)
-/// and the linear form without support vectors (where ONNX Runtime's labels
-/// and ONNX's reference evaluator's differ) are refused with a message.
+/// transform; with two classes (one pair) [-s, s]; with prob_a and prob_b,
+/// the classes' probabilities by libsvm's pairwise coupling
+/// (pairwiseCoupling). As ONNX Runtime does, the work is in f32 whatever
+/// X's type. The linear form without support vectors (where ONNX Runtime's
+/// labels and ONNX's reference evaluator's differ) is refused with a
+/// message.
+/// The most classes whose probability coupling is unrolled (100 rounds of
+/// about 20 ops per class).
+constexpr int64_t kMaxCoupledClasses = 8;
+
 LogicalResult convertSVMClassifier(NodeImporter &n) {
   if (failed(n.checkAttrs({"classlabels_ints", "classlabels_strings",
                            "coefficients", "kernel_params", "kernel_type",
@@ -797,12 +907,7 @@ LogicalResult convertSVMClassifier(NodeImporter &n) {
                   "is not supported: ONNX Runtime's labels for it and ONNX's "
                   "reference evaluator's differ; a LinearClassifier computes "
                   "the same scores");
-  if (!probA->empty() || !probB->empty())
-    return n.fail("SVMClassifier with probabilities (prob_a, prob_b) is not "
-                  "supported: libsvm's pairwise coupling iterates up to 100 "
-                  "times until a per-sample test passes; convert the model "
-                  "without probability estimates (decision values and "
-                  "labels are supported)");
+  bool proba = !probA->empty() || !probB->empty();
   std::string kernel = n.attrString("kernel_type", "LINEAR");
   if (!isSvmKernel(kernel))
     return n.fail("SVMClassifier's kernel_type '" + kernel +
@@ -833,13 +938,25 @@ LogicalResult convertSVMClassifier(NodeImporter &n) {
     return n.fail("SVMClassifier has " + Twine(rho->size()) + " rho values; " +
                   Twine(classes) + " classes need one per pair, " +
                   Twine(pairs));
+  if (proba && (static_cast<int64_t>(probA->size()) != pairs ||
+                static_cast<int64_t>(probB->size()) != pairs))
+    return n.fail("SVMClassifier has " + Twine(probA->size()) + " prob_a and " +
+                  Twine(probB->size()) + " prob_b values; " + Twine(classes) +
+                  " classes need one of each per pair, " + Twine(pairs));
+  if (proba && classes > kMaxCoupledClasses)
+    return n.fail("SVMClassifier with probabilities over " + Twine(classes) +
+                  " classes is not supported: libsvm's pairwise coupling is "
+                  "unrolled over its 100 rounds, which Tide does for at most " +
+                  Twine(kMaxCoupledClasses) +
+                  " classes; decision values and labels are supported for any "
+                  "number (convert without probability estimates)");
   std::string post = n.attrString("post_transform", "NONE");
-  if (classes == 2 && post != "NONE")
+  if (classes == 2 && !proba && post != "NONE")
     return n.fail("this two-class SVMClassifier (post_transform " + post +
                   ") is not supported: ONNX does not define its second "
                   "score; post_transform NONE is");
   bool positive = llvm::all_of(*coef, [](double c) { return c >= 0; });
-  if (classes == 2 && positive)
+  if (classes == 2 && !proba && positive)
     return n.fail("this two-class SVMClassifier (no negative coefficient) is "
                   "not supported: ONNX Runtime's label for it and ONNX's "
                   "reference evaluator's differ");
@@ -885,9 +1002,11 @@ LogicalResult convertSVMClassifier(NodeImporter &n) {
   Value labelTable =
       n.constant(makeDense(RankedTensorType::get({classes}, i64), labels, {}));
   n.setOut(0, takeAlong(n, labelTable, best, 0));
-  Value z = classes == 2
-                ? n.create<ConcatOp>(ValueRange{n.create<NegOp>(s), s}, 1)
-                : postTransform(n, s, post);
+  Value z =
+      proba ? postTransform(n, pairwiseCoupling(n, s, *probA, *probB, classes),
+                            post)
+      : classes == 2 ? n.create<ConcatOp>(ValueRange{n.create<NegOp>(s), s}, 1)
+                     : postTransform(n, s, post);
   TRY(z);
   n.setOut(1, z);
   return success();

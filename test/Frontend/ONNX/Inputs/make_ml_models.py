@@ -273,7 +273,9 @@ save("svr_oneclass", [helper.make_node(
 # SVMClassifier (one-against-one, as scikit-learn's SVC converts): four
 # classes over 3, 2, 4 and 3 support vectors with each kernel, int64 labels,
 # a symbolic batch; three classes with f64 input and SOFTMAX; two classes
-# ([-s, s] scores). Errors: probabilities, the linear form, string labels.
+# ([-s, s] scores); probabilities (libsvm's pairwise coupling) over three
+# and two classes. Errors: probabilities over 9 classes, the linear form,
+# string labels.
 
 
 def svc(name, kernel, params, per_class, labels, post="NONE", dtype=F, batch=24, **extra):
@@ -301,8 +303,12 @@ for kernel, params in (("LINEAR", [0.0, 0.0, 0.0]), ("POLY", [0.3, 0.5, 3.0]),
     svc("svc_" + kernel.lower(), kernel, params, [3, 2, 4, 3], [4, 9, 1, 7])
 svc("svc_f64_softmax", "RBF", [0.25, 0.0, 0.0], [5, 4, 6], [0, 1, 2], post="SOFTMAX", dtype=D)
 svc("svc_binary", "RBF", [0.5, 0.0, 0.0], [6, 5], [3, 8])
-svc("svc_proba", "RBF", [0.5, 0.0, 0.0], [2, 2, 2], [0, 1, 2], batch=2,
+svc("svc_proba", "RBF", [0.5, 0.0, 0.0], [3, 4, 2], [0, 1, 2], batch=16,
     prob_a=[-1.0, -1.2, -0.8], prob_b=[0.1, 0.0, -0.1])
+svc("svc_proba_binary", "POLY", [0.3, 0.5, 2.0], [4, 3], [5, 6], batch=16,
+    prob_a=[-1.5], prob_b=[0.2])
+svc("svc_proba_many", "RBF", [0.5, 0.0, 0.0], [1] * 9, list(range(9)), batch=2,
+    prob_a=[-1.0] * 36, prob_b=[0.0] * 36)
 svc("svc_strings", "RBF", [0.5, 0.0, 0.0], [2, 2, 2], [0, 1, 2], batch=2)
 m = onnx.load(os.path.join(out, "svc_strings.onnx"))
 attr = m.graph.node[0].attribute
