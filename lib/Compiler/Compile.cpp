@@ -23,6 +23,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Analysis/CFG.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/IR/IRBuilder.h"
@@ -715,6 +716,48 @@ LogicalResult mlir::tide::checkCompileCpu(StringRef cpu, std::string &error) {
   return success();
 }
 
+/// Whether `f`, or a function defined in the module that it calls (which the
+/// inliner could bring into it), has a loop.
+static bool mayHaveLoops(llvm::Function &f,
+                         llvm::DenseMap<llvm::Function *, bool> &known) {
+  auto [it, inserted] = known.try_emplace(&f, false);
+  if (!inserted)
+    return it->second; // known, or on the call path (recursion: no loop yet)
+  SmallVector<std::pair<const llvm::BasicBlock *, const llvm::BasicBlock *>>
+      backEdges;
+  llvm::FindFunctionBackedges(f, backEdges);
+  bool loops = !backEdges.empty();
+  for (llvm::BasicBlock &block : f)
+    for (llvm::Instruction &inst : block)
+      if (auto *call = dyn_cast<llvm::CallBase>(&inst))
+        if (llvm::Function *callee = call->getCalledFunction();
+            !loops && callee && !callee->isDeclaration())
+          loops = mayHaveLoops(*callee, known);
+  return known[&f] = loops;
+}
+
+/// LLVM's vectorizers kept off loop-free functions with a huge basic block:
+/// the host code of a GPU module with hundreds of kernel launches is one
+/// straight-line block (each launch stores its arguments into an array), and
+/// the SLP vectorizer's cost model renumbers that block after each tree it
+/// tries, so its time grows with the square of the block (a 117k-line host
+/// function of 814 launches: 46 s of a 60 s compile, 1.3 s without it). Such
+/// glue has no loops to vectorize and stores nothing worth packing, so it
+/// gets `noimplicitfloat`, which both vectorizers respect (explicit floating
+/// point is unaffected). Not where a loop is or could be inlined.
+void mlir::tide::keepVectorizersOffHugeGlue(llvm::Module &module) {
+  llvm::DenseMap<llvm::Function *, bool> loops;
+  for (llvm::Function &f : module) {
+    if (f.isDeclaration() || f.hasFnAttribute(llvm::Attribute::NoImplicitFloat))
+      continue;
+    size_t largest = 0;
+    for (llvm::BasicBlock &block : f)
+      largest = std::max(largest, block.size());
+    if (largest >= kHugeGlueBlockInstructions && !mayHaveLoops(f, loops))
+      f.addFnAttr(llvm::Attribute::NoImplicitFloat);
+  }
+}
+
 LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
                                             const CompileOptions &options,
                                             StringRef outputPath,
@@ -860,6 +903,8 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
     f.setName("__tide_impl_" + f.getName());
     f.setLinkage(llvm::GlobalValue::InternalLinkage);
   }
+
+  keepVectorizersOffHugeGlue(*llvmModule);
 
   // Optimize (O3 by default) with glibc's vector math library available to
   // the loop vectorizer.

@@ -23,6 +23,10 @@
 #include <optional>
 #include <string>
 
+namespace llvm {
+class Module;
+} // namespace llvm
+
 namespace mlir::tide {
 
 struct CompileOptions {
@@ -125,6 +129,19 @@ LogicalResult checkCompileCpu(llvm::StringRef cpu, std::string &error);
 /// exp inline by default: on the CPUs where that was measured faster than
 /// libmvec's vector exp.
 bool cpuPrefersInlineF64Exp(llvm::StringRef cpu);
+
+/// Instructions in one basic block from which keepVectorizersOffHugeGlue
+/// leaves a loop-free function to LLVM's scalar optimizations.
+constexpr size_t kHugeGlueBlockInstructions = 10000;
+
+/// Gives `noimplicitfloat` (which LLVM's loop and SLP vectorizers respect;
+/// explicit floating point is unaffected) to each function of `module` that
+/// has a basic block of at least kHugeGlueBlockInstructions instructions and
+/// no loop, itself or in a function defined in the module that it calls. The
+/// host code of a GPU module with hundreds of kernel launches is such a
+/// block, and the SLP vectorizer's time grows with the square of a block's
+/// size. emitSharedLibrary runs it before optimizing.
+void keepVectorizersOffHugeGlue(llvm::Module &module);
 
 /// Translates, optimizes and writes an object file; then links `outputPath`
 /// as a shared library with the system's C compiler driver. On failure
