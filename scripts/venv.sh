@@ -11,7 +11,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 VENV=${1:-build/venv}
-if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c "import onnxruntime, pytest, nanobind, scikit_build_core" 2>/dev/null; then
+if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c "import onnxruntime, pytest, nanobind, scikit_build_core, ml_dtypes" 2>/dev/null; then
   exit 0
 fi
 rm -rf "$VENV"

@@ -181,13 +181,33 @@ LogicalResult convertDropout(NodeImporter &n) {
   return success();
 }
 
+/// Cast or CastLike to or from a narrow type (narrow::isNarrow): float
+/// codes decoded to f32 (exact), then cast or encoded.
+LogicalResult castNarrow(NodeImporter &n, Type to, int32_t toNarrow) {
+  Value x = n.in(0);
+  int32_t from = n.narrowIn(0);
+  if (from && narrow::isFloat(from))
+    x = narrow::decodeFloat(n, x, from);
+  Value y = toNarrow
+                ? narrow::encode(n, x, toNarrow, n.attrInt("saturate", 1) != 0,
+                                 n.attrString("round_mode", "up"))
+                : n.cast(x, to);
+  if (!y)
+    return failure();
+  n.setOut(0, y);
+  n.setNarrowOut(0, toNarrow);
+  return success();
+}
+
 LogicalResult convertCast(NodeImporter &n) {
   if (failed(need(n, 1)))
     return failure();
   Type to;
+  int32_t toNarrow = 0;
   if (n.opType() == "CastLike") {
     TRY(n.in(1));
     to = elemOf(n.in(1));
+    toNarrow = n.narrowIn(1);
   } else {
     const auto *a = n.attr("to");
     if (!a)
@@ -217,7 +237,12 @@ LogicalResult convertCast(NodeImporter &n) {
                     (why.find("unsigned") != std::string::npos
                          ? ": Tide has no unsigned integer types yet"
                          : ": not supported"));
+    if (narrow::isNarrow(dt))
+      toNarrow = dt;
   }
+  TRY(n.in(0));
+  if (toNarrow || n.narrowIn(0))
+    return castNarrow(n, to, toNarrow);
   return out(n, n.cast(n.in(0), to));
 }
 

@@ -24,7 +24,9 @@
 // Per-axis scales and zero points (rank 1) broadcast along their axis;
 // blocked ones (opset 21's `block_size`: the input's rank, with
 // ceil(size / block_size) entries along the axis) are repeated block_size
-// times along it and cut to the input's size. float8/int4 types are errors.
+// times along it and cut to the input's size. float8, float4, int4 and int2
+// (ConvertNarrow.cpp): the integer types clamp to their ranges, the float
+// types are converted from x / scale + zero point (rounded to nearest).
 //
 //===----------------------------------------------------------------------===//
 
@@ -159,14 +161,15 @@ FailureOr<Value> quantParamFor(NodeImporter &n, unsigned i, Value x,
   return v;
 }
 
-/// round(v) (halves to even) + zp, clamped to `q`'s range, cast to `q`.
-/// `v` and `zp` (may be null) are floating point.
-Value requantize(NodeImporter &n, Value v, Value zp, Type q) {
+/// round(v) (halves to even) + zp, clamped to [lo, hi] (`q`'s range by
+/// default), cast to `q`. `v` and `zp` (may be null) are floating point.
+Value requantize(NodeImporter &n, Value v, Value zp, Type q,
+                 std::optional<std::pair<double, double>> range = {}) {
   Type f = elemOf(v);
   Value y = n.make<RoundOp>(v);
   if (y && zp)
     y = n.create<AddOp>(y, n.cast(zp, f));
-  auto [lo, hi] = quantRange(q);
+  auto [lo, hi] = range ? *range : quantRange(q);
   if (y)
     y = n.create<MaximumOp>(y, n.scalar(f, lo));
   if (y)
@@ -192,23 +195,43 @@ LogicalResult convertQuantizeLinear(NodeImporter &n) {
   if (failed(scale) || failed(zp))
     return failure();
   Type q = IntegerType::get(n.ctx, 8, IntegerType::Unsigned);
+  int32_t qNarrow = 0;
   if (*zp) {
     q = elemOf(*zp);
+    qNarrow = n.narrowIn(2);
   } else if (const auto *a = n.attr("output_dtype"); a && a->i() != 0) {
     std::string why;
     q = convertElementType(n.ctx, a->i(), why);
     if (!q)
       return n.fail("output_dtype: " + why);
+    if (narrow::isNarrow(a->i()))
+      qNarrow = a->i();
   }
-  if (!isQuantType(q))
-    return n.fail("quantizing to a type other than (u)int8 and (u)int16 "
-                  "(float8, int4) is not supported");
+  if (!qNarrow && !isQuantType(q))
+    return n.fail("quantizing to a type other than (u)int8, (u)int16, "
+                  "float8, float4, (u)int4 and (u)int2 is not supported");
   Type f = mathType(n, elemOf(x));
   Value v = n.create<DivOp>(n.cast(x, f), n.cast(*scale, f));
   TRY(v);
-  Value y = requantize(n, v, *zp, q);
+  Value y;
+  if (qNarrow && narrow::isFloat(qNarrow)) {
+    // x / scale + zero point, converted (rounded to nearest, ties to even;
+    // saturated unless `saturate` = 0).
+    if (*zp)
+      TRY(v = n.create<AddOp>(v,
+                              n.cast(narrow::decodeFloat(n, *zp, qNarrow), f)));
+    y = narrow::encode(n, v, qNarrow, n.attrInt("saturate", 1) != 0);
+  } else if (qNarrow) {
+    auto [lo, hi] = narrow::intRange(qNarrow);
+    y = requantize(
+        n, v, *zp, q,
+        std::make_pair(static_cast<double>(lo), static_cast<double>(hi)));
+  } else {
+    y = requantize(n, v, *zp, q);
+  }
   TRY(y);
   n.setOut(0, y);
+  n.setNarrowOut(0, qNarrow);
   return success();
 }
 
@@ -218,9 +241,10 @@ LogicalResult convertDequantizeLinear(NodeImporter &n) {
   if (!n.has(0) || !n.in(0) || !n.has(1))
     return n.fail("needs inputs x and x_scale");
   Value x = n.in(0);
+  int32_t xNarrow = n.narrowIn(0);
   if (!isa<IntegerType>(elemOf(x)))
-    return n.fail("dequantizing a non-integer type (float8) is not "
-                  "supported");
+    return n.fail("dequantizing a type other than an integer, float8 or "
+                  "float4 type is not supported");
   int64_t axis = n.attrInt("axis", 1), block = n.attrInt("block_size", 0);
   auto scale = quantParamFor(n, 1, x, axis, block, "scale");
   auto zp = quantParamFor(n, 2, x, axis, block, "zero point");
@@ -228,9 +252,12 @@ LogicalResult convertDequantizeLinear(NodeImporter &n) {
     return failure();
   Type out = elemOf(*scale);
   Type f = mathType(n, out);
-  Value v = n.cast(x, f);
+  // float8/float4 codes: their values (exact in f32).
+  bool codes = xNarrow && narrow::isFloat(xNarrow);
+  Value v = n.cast(codes ? narrow::decodeFloat(n, x, xNarrow) : x, f);
   if (*zp)
-    TRY(v = n.create<SubOp>(v, n.cast(*zp, f)));
+    TRY(v = n.create<SubOp>(
+            v, n.cast(codes ? narrow::decodeFloat(n, *zp, xNarrow) : *zp, f)));
   TRY(v = n.create<MulOp>(v, n.cast(*scale, f)));
   TRY(v = n.cast(v, out));
   n.setOut(0, v);

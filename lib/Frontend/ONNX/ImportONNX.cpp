@@ -89,6 +89,8 @@ std::string onnx_import::dataTypeName(int32_t dataType) {
   case onnx::TensorProto::BFLOAT16:
     return "bfloat16";
   default:
+    if (narrow::isNarrow(dataType))
+      return narrow::name(dataType);
     return "data type " + std::to_string(dataType);
   }
 }
@@ -124,6 +126,8 @@ Type onnx_import::convertElementType(MLIRContext *ctx, int32_t dataType,
   case onnx::TensorProto::UINT64:
     return b.getIntegerType(64, /*isSigned=*/false);
   default:
+    if (narrow::isNarrow(dataType))
+      return narrow::carrierType(ctx, dataType);
     why = "element type " + dataTypeName(dataType) +
           " is not supported (Tide has bool, int8-int64, uint8-uint64, "
           "float16, bfloat16, float and double)";
@@ -415,9 +419,43 @@ ElementsAttr TensorReader::read(const onnx::TensorProto &t,
       appendAs<uint8_t>(owned, t.int32_data());
       break;
     default:
+      // The narrow types: a byte (float8) or a packed byte (4- and 2-bit
+      // types) per int32_data entry.
+      if (narrow::isNarrow(t.data_type()))
+        appendAs<uint8_t>(owned, t.int32_data());
       break;
     }
     bytes = llvm::StringRef(owned.data(), owned.size());
+  }
+  // 4- and 2-bit types are packed, the first element in the low bits: one
+  // element per byte for Tide (INT4 and INT2 sign-extended).
+  std::vector<char> unpacked;
+  if (unsigned bits =
+          narrow::isNarrow(t.data_type()) ? narrow::bitsOf(t.data_type()) : 8;
+      bits < 8) {
+    int64_t perByte = 8 / bits;
+    int64_t packed = (count + perByte - 1) / perByte;
+    if (static_cast<int64_t>(bytes.size()) != packed) {
+      error = what.str() + " has " + std::to_string(bytes.size()) +
+              " bytes of data; its shape and type (" + std::to_string(count) +
+              " x " + dataTypeName(t.data_type()) + ", " +
+              std::to_string(perByte) + " to a byte) need " +
+              std::to_string(packed);
+      return {};
+    }
+    bool isSigned = narrow::intRange(t.data_type()).first < 0 &&
+                    !narrow::isFloat(t.data_type());
+    unpacked.resize(count);
+    for (int64_t i = 0; i < count; ++i) {
+      unsigned v =
+          (static_cast<uint8_t>(bytes[i / perByte]) >> (bits * (i % perByte))) &
+          ((1u << bits) - 1);
+      if (isSigned && (v & (1u << (bits - 1))))
+        v |= ~((1u << bits) - 1);
+      unpacked[i] = static_cast<char>(v);
+    }
+    bytes = llvm::StringRef(unpacked.data(), unpacked.size());
+    keeper.reset(); // a copy: no blob may point into it
   }
   if (static_cast<int64_t>(bytes.size()) != need) {
     error = what.str() + " has " + std::to_string(bytes.size()) +
@@ -644,6 +682,47 @@ void NodeImporter::setConstOut(unsigned i, DenseElementsAttr value) {
     graph.values.erase(node.output(i));
     graph.shapes.erase(node.output(i));
   }
+}
+
+/// Ops that move elements without computing on them: a narrow type
+/// (narrow::isNarrow) passes through them in its carrier.
+static bool movesElements(llvm::StringRef op) {
+  static const llvm::StringSet<> ops = {
+      "Identity",       "Reshape",  "Flatten", "Squeeze", "Unsqueeze",
+      "Transpose",      "Concat",   "Split",   "Slice",   "Gather",
+      "GatherElements", "GatherND", "Expand",  "Tile",    "DepthToSpace",
+      "SpaceToDepth",   "Shape",    "Size",    "Where",   "Constant"};
+  return ops.contains(op);
+}
+
+/// Whether `n` converts to or from a narrow type (Cast, CastLike,
+/// QuantizeLinear, DequantizeLinear with a narrow input, `to` or
+/// `output_dtype`).
+static bool isNarrowConversion(NodeImporter &n) {
+  llvm::StringRef op = n.opType();
+  if (op != "Cast" && op != "CastLike" && op != "QuantizeLinear" &&
+      op != "DequantizeLinear")
+    return false;
+  for (unsigned i = 0; i < n.numInputs(); ++i)
+    if (n.narrowIn(i))
+      return true;
+  const char *attr = op == "Cast" ? "to" : "output_dtype";
+  const auto *a = n.attr(attr);
+  return a && a->type() != onnx::AttributeProto::STRING &&
+         narrow::isNarrow(static_cast<int32_t>(a->i()));
+}
+
+int32_t NodeImporter::narrowIn(unsigned i) const {
+  return has(i) ? graph.narrowTypes.lookup(node.input(i)) : 0;
+}
+
+void NodeImporter::setNarrowOut(unsigned i, int32_t dt) {
+  if (!wantsOutput(i))
+    return;
+  if (dt)
+    graph.narrowTypes[node.output(i)] = dt;
+  else
+    graph.narrowTypes.erase(node.output(i));
 }
 
 Value NodeImporter::outValue(unsigned i) const {
@@ -1603,6 +1682,8 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     if (!value)
       return (void)fail(error), nullptr;
     graph.constants[init.name()] = value;
+    if (narrow::isNarrow(init.data_type()))
+      graph.narrowTypes[init.name()] = init.data_type();
   }
   for (const auto &sparse : g.sparse_initializer())
     return (void)fail("sparse initializer '" + sparse.values().name() +
@@ -1664,6 +1745,11 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     graph.graphInputs.insert(name);
     func.setArgAttr(i, "onnx.name", b.getStringAttr(name));
   }
+  for (const auto &info : g.input())
+    if (graph.graphInputs.contains(info.name()) &&
+        info.type().has_tensor_type() &&
+        narrow::isNarrow(info.type().tensor_type().elem_type()))
+      graph.narrowTypes[info.name()] = info.type().tensor_type().elem_type();
   // Dynamic dimensions with the same symbolic name have the same size.
   {
     llvm::StringMap<std::pair<Value, int64_t>> firstOfName;
@@ -1767,9 +1853,25 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
                        << node.output_size() << " outputs)";
       return failure();
     };
-    FailureOr<bool> folded = tryFoldNode(n);
-    if (succeeded(folded) && !*folded)
-      folded = trySymbolicNode(n);
+    // Narrow types (float8, int4, ...): carried, converted, moved; nothing
+    // else computes on their carriers.
+    int32_t narrowInput = 0;
+    for (unsigned i = 0; i < n.numInputs() && !narrowInput; ++i)
+      narrowInput = n.narrowIn(i);
+    bool convertsNarrow = isNarrowConversion(n);
+    if (narrowInput && !convertsNarrow && !movesElements(node.op_type()))
+      return emitError(loc)
+             << "ONNX op '" << node.op_type() << "' does not take "
+             << narrow::name(narrowInput)
+             << " tensors (Tide carries the float8, float4, int4 and int2 "
+                "types through Cast, CastLike, QuantizeLinear, "
+                "DequantizeLinear and data movement ops)";
+    FailureOr<bool> folded = false;
+    if (!convertsNarrow) {
+      folded = tryFoldNode(n);
+      if (succeeded(folded) && !*folded)
+        folded = trySymbolicNode(n);
+    }
     if (failed(folded))
       return refuse();
     Converter convert = lookupConverter(opKey);
@@ -1799,6 +1901,26 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
           !graph.constants.count(name) && !graph.shapes.count(name))
         return emitError(loc)
                << "output " << i << " ('" << name << "') is not supported";
+    }
+    if (node.op_type() == "Constant") {
+      for (const auto &a : node.attribute())
+        if (a.name() == "value" && narrow::isNarrow(a.t().data_type()))
+          n.setNarrowOut(0, a.t().data_type());
+    } else if (narrowInput && movesElements(node.op_type())) {
+      // Outputs of the carrier type carry the input's type.
+      Type carrier = narrow::carrierType(graph.ctx, narrowInput);
+      for (int i = 0; i < node.output_size(); ++i) {
+        const std::string &name = node.output(i);
+        Type type;
+        if (Value v = graph.values.lookup(name))
+          type = v.getType();
+        else if (auto c = graph.constants.find(name);
+                 c != graph.constants.end())
+          type = c->second.getType();
+        auto shaped = dyn_cast_or_null<ShapedType>(type);
+        if (shaped && shaped.getElementType() == carrier)
+          n.setNarrowOut(i, narrowInput);
+      }
     }
     return success();
   };

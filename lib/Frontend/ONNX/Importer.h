@@ -206,6 +206,10 @@ public:
                               SmallVectorImpl<Value> &outputs)>
       callGraph;
   void setOut(unsigned i, Value v);
+  /// The narrow ONNX type of input `i` (narrow::isNarrow), or 0.
+  int32_t narrowIn(unsigned i) const;
+  /// Records that output `i` has narrow ONNX type `dt` (0: none).
+  void setNarrowOut(unsigned i, int32_t dt);
   void setConstOut(unsigned i, DenseElementsAttr value);
   /// The value output `i` was set to (null if constant or unset).
   Value outValue(unsigned i) const;
@@ -369,6 +373,33 @@ FailureOr<bool> trySymbolicNode(NodeImporter &node);
 /// outputs by constants where the tide ops' folders compute them.
 void foldConstantOutputs(NodeImporter &node);
 
+/// ONNX element types Tide carries in a byte-wide Tide type
+/// (ConvertNarrow.cpp): float8 and float4 types as their bits in ui8, INT4
+/// and INT2 as values in i8, UINT4 and UINT2 as values in ui8. The numbers are
+/// ONNX's TensorProto.DataType (newer than Debian's onnx.proto).
+namespace narrow {
+constexpr int32_t kFloat8E4M3FN = 17, kFloat8E4M3FNUZ = 18, kFloat8E5M2 = 19,
+                  kFloat8E5M2FNUZ = 20, kUInt4 = 21, kInt4 = 22,
+                  kFloat4E2M1 = 23, kFloat8E8M0 = 24, kUInt2 = 25, kInt2 = 26;
+bool isNarrow(int32_t dt);
+/// The float8/float4 types (carried as bits).
+bool isFloat(int32_t dt);
+/// The range of INT4, UINT4, INT2 or UINT2.
+std::pair<int64_t, int64_t> intRange(int32_t dt);
+/// Bits per element as ONNX stores it (8, 4 or 2).
+unsigned bitsOf(int32_t dt);
+Type carrierType(MLIRContext *ctx, int32_t dt);
+/// "float8e4m3fn", "int4", ...
+const char *name(int32_t dt);
+/// The f32 values of float8/float4 codes (exact).
+Value decodeFloat(NodeImporter &n, Value codes, int32_t dt);
+/// `x` (a Tide float, integer or bool tensor) converted to type `dt`, in
+/// its carrier type, as ONNX's Cast (and ml_dtypes) converts; `saturate`
+/// and `roundMode` are Cast's attributes.
+Value encode(NodeImporter &n, Value x, int32_t dt, bool saturate,
+             llvm::StringRef roundMode = "up");
+} // namespace narrow
+
 /// The graph being imported.
 class GraphImporter {
 public:
@@ -384,6 +415,9 @@ public:
   /// Values known up to run-time sizes (Shape of a dynamic tensor, ...);
   /// materialized into `values` when an op reads their elements.
   llvm::StringMap<ShapeValue> shapes;
+  /// The ONNX type of values of a narrow type (narrow::isNarrow), which
+  /// their Tide type (the carrier) does not tell.
+  llvm::StringMap<int32_t> narrowTypes;
   /// Dynamic dimensions of graph inputs that share a symbolic name
   /// (dim_param): each maps to the first one.
   llvm::DenseMap<std::pair<Value, int64_t>, std::pair<Value, int64_t>>

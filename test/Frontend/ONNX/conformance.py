@@ -51,6 +51,32 @@ OUT_OF_SCOPE_OPS = {
 }
 
 
+# ONNX's float8, float4, int4 and int2 types (TensorProto.DataType numbers,
+# newer than Debian's ONNX): bits per element, and whether the values are
+# signed integers. Tide carries the float types as their bits in uint8 and
+# the integer types as values in int8/uint8.
+NARROW = {17: (8, False), 18: (8, False), 19: (8, False), 20: (8, False),
+          21: (4, False), 22: (4, True), 23: (4, False), 24: (8, False),
+          25: (2, False), 26: (2, True)}
+
+
+def narrow_array(t):
+    """A narrow-typed TensorProto as Tide's carrier array."""
+    bits, signed = NARROW[t.data_type]
+    count = int(np.prod(t.dims)) if len(t.dims) else 1
+    raw = t.raw_data if t.HasField("raw_data") else bytes(
+        v & 0xFF for v in t.int32_data)
+    packed = np.frombuffer(raw, dtype=np.uint8)
+    per = 8 // bits
+    codes = np.stack([(packed >> (bits * k)) & ((1 << bits) - 1)
+                      for k in range(per)], axis=1).reshape(-1)[:count]
+    if signed:
+        codes = codes.astype(np.int16)
+        codes = np.where(codes >= 1 << (bits - 1), codes - (1 << bits), codes)
+        return codes.astype(np.int8).reshape(tuple(t.dims))
+    return codes.astype(np.uint8).reshape(tuple(t.dims))
+
+
 def load_tensor(path):
     import onnx
     from onnx import numpy_helper
@@ -60,6 +86,8 @@ def load_tensor(path):
         t.ParseFromString(data)
         if t.data_type == onnx.TensorProto.STRING:
             return None, "string tensor"
+        if t.data_type in NARROW:
+            return narrow_array(t), None
         a = numpy_helper.to_array(t)
         if t.data_type == onnx.TensorProto.BFLOAT16 and a.dtype == np.float32:
             # Newer ONNX test data, read by ONNX 1.12: bfloat16 values come
