@@ -1902,7 +1902,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
         return emitError(loc)
                << "output " << i << " ('" << name << "') is not supported";
     }
-    if (node.op_type() == "Constant") {
+    if (node.op_type() == "Constant" || node.op_type() == "ConstantOfShape") {
       for (const auto &a : node.attribute())
         if (a.name() == "value" && narrow::isNarrow(a.t().data_type()))
           n.setNarrowOut(0, a.t().data_type());

@@ -183,6 +183,16 @@ qf = np.clip(xf / np.float32(0.5), info.min, info.max).astype(ml_dtypes.float8_e
 save("q_f8_want_q", qf.view(np.uint8))
 save("q_f8_want_y", (qf.astype(np.float32) * np.float32(0.5)).astype(np.float32))
 
+# ConstantOfShape of a float8 value (1.0 and -0.5 in e4m3fn) keeps the type.
+one = TensorProto()
+one.data_type, one.raw_data = 17, bytes([0x38])
+one.dims.extend([1])
+model("cos_f8", [helper.make_node("ConstantOfShape", ["n"], ["c"], value=one),
+                 helper.make_node("Cast", ["c"], ["y"], to=TensorProto.FLOAT)],
+      [], [vi("y", TensorProto.FLOAT, [3])],
+      [helper.make_tensor("n", TensorProto.INT64, [1], [3])])
+save("cos_f8_want", np.ones(3, np.float32))
+
 # Errors: arithmetic on a float8 tensor; a packed initializer too short.
 model("add_f8", [helper.make_node("Add", ["a", "a"], ["y"])],
       [vi("a", 17, [4])], [vi("y", 17, [4])])
