@@ -457,31 +457,11 @@ LogicalResult convertThresholdedRelu(NodeImporter &n) {
 LogicalResult convertGelu(NodeImporter &n) {
   if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
     return failure();
-  Value x = n.in(0);
   std::string approx = n.attrString("approximate", "none");
-  Value inner;
-  if (approx == "none") {
-    Value s = n.create<MulOp>(x, sc(n, x, M_SQRT1_2));
-    TRY(s);
-    inner = n.make<ErfOp>(s);
-  } else if (approx == "tanh") {
-    Value x3 = n.create<MulOp>(n.create<MulOp>(x, x), x);
-    TRY(x3);
-    Value t = n.create<AddOp>(x, n.create<MulOp>(x3, sc(n, x, 0.044715)));
-    TRY(t);
-    t = n.create<MulOp>(t, sc(n, x, std::sqrt(2.0 / M_PI)));
-    TRY(t);
-    inner = n.make<TanhOp>(t);
-  } else {
+  if (approx != "none" && approx != "tanh")
     return n.fail("approximate = '" + approx +
                   "' is not a Gelu mode (none or tanh)");
-  }
-  TRY(inner);
-  Value onePlus = n.create<AddOp>(inner, sc(n, x, 1));
-  TRY(onePlus);
-  Value half = n.create<MulOp>(x, sc(n, x, 0.5));
-  TRY(half);
-  return out(n, n.create<MulOp>(half, onePlus));
+  return out(n, geluOf(n, n.in(0), approx == "tanh"));
 }
 
 LogicalResult convertIsNaN(NodeImporter &n) {
@@ -3432,12 +3412,51 @@ const llvm::StringMap<Converter> &converters() {
     addAttentionConverters(t);
     addMLConverters(t);
     addTrainingConverters(t);
+    addContribConverters(t);
     return t;
   }();
   return table;
 }
 
 } // namespace
+
+Value onnx_import::geluOf(NodeImporter &n, Value x, bool tanhForm) {
+  Value inner;
+  if (!tanhForm) {
+    Value s = n.create<MulOp>(x, sc(n, x, M_SQRT1_2));
+    if (!s)
+      return {};
+    inner = n.make<ErfOp>(s);
+  } else {
+    Value x3 = n.create<MulOp>(n.create<MulOp>(x, x), x);
+    if (!x3)
+      return {};
+    Value t = n.create<AddOp>(x, n.create<MulOp>(x3, sc(n, x, 0.044715)));
+    if (!t)
+      return {};
+    t = n.create<MulOp>(t, sc(n, x, std::sqrt(2.0 / M_PI)));
+    if (!t)
+      return {};
+    inner = n.make<TanhOp>(t);
+  }
+  if (!inner)
+    return {};
+  Value onePlus = n.create<AddOp>(inner, sc(n, x, 1));
+  Value half = n.create<MulOp>(x, sc(n, x, 0.5));
+  if (!onePlus || !half)
+    return {};
+  return n.create<MulOp>(half, onePlus);
+}
+
+Value onnx_import::normalizeOver(NodeImporter &n, Value x,
+                                 ArrayRef<int64_t> axes, double eps,
+                                 Value *mean, Value *invStd) {
+  return normalize(n, x, axes, eps, mean, invStd);
+}
+
+Type onnx_import::normComputeType(NodeImporter &n, Type t) {
+  return stashType(n, t);
+}
 
 Value onnx_import::takeAlong(NodeImporter &n, Value data, Value indices,
                              int64_t axis) {

@@ -1014,6 +1014,10 @@ LogicalResult importBodyOnce(
       bindName(graph, out, Binding());
   for (int i = 0; i < g.input_size(); ++i)
     bindName(graph, g.input(i).name(), inputs[i]);
+  for (const auto &input : g.input())
+    if (int32_t dt = input.type().tensor_type().elem_type();
+        narrow::isNarrow(dt))
+      graph.narrowTypes[input.name()] = dt;
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto &inner = g.node(i);
     if (failed(importNode({&inner, entry.opset, graph.nodeLoc(inner, i)})))
@@ -1831,12 +1835,25 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
       }
       return success();
     };
-    if (node.op_type() == "If")
-      return importIf(graph, n, entry, importNode);
-    if (node.op_type() == "Loop")
-      return importLoop(graph, n, entry, importNode);
-    if (node.op_type() == "Scan")
-      return importScan(graph, n, entry, importNode);
+    if (node.op_type() == "If" || node.op_type() == "Loop" ||
+        node.op_type() == "Scan") {
+      LogicalResult imported =
+          node.op_type() == "If"     ? importIf(graph, n, entry, importNode)
+          : node.op_type() == "Loop" ? importLoop(graph, n, entry, importNode)
+                                     : importScan(graph, n, entry, importNode);
+      // Outputs of a narrow type (float8, int4, ...), as the body declares
+      // them (a Loop's body output 0 is its condition).
+      const char *body = node.op_type() == "If" ? "then_branch" : "body";
+      int skip = node.op_type() == "Loop" ? 1 : 0;
+      if (const auto *g = n.attr(body); succeeded(imported) && g)
+        for (int i = 0; i < node.output_size(); ++i)
+          if (i + skip < g->g().output_size())
+            if (int32_t dt =
+                    g->g().output(i + skip).type().tensor_type().elem_type();
+                narrow::isNarrow(dt))
+              n.setNarrowOut(i, dt);
+      return imported;
+    }
     // Every refusal names its reason; a converter that fails without one
     // (an input it needs is missing, ...) gets a generic message here.
     bool reported = false;

@@ -336,6 +336,9 @@ void addMLConverters(llvm::StringMap<Converter> &table);
 /// Adagrad, Momentum and Adam of ai.onnx.preview.training
 /// (ConvertTraining.cpp).
 void addTrainingConverters(llvm::StringMap<Converter> &table);
+/// ONNX Runtime's contrib ops (domain com.microsoft) that its transformer
+/// optimizer and quantizers write (ConvertContrib.cpp).
+void addContribConverters(llvm::StringMap<Converter> &table);
 
 /// The strides, dilations and pads of a Conv-like node (kernel given), with
 /// `auto_pad` resolved against the static spatial sizes of `input`
@@ -349,6 +352,16 @@ LogicalResult readConvWindow(NodeImporter &n, RankedTensorType input,
 /// numpy.take(data, indices, axis) (ONNX Gather): `indices` of any shape
 /// replace dimension `axis` of `data` (ConvertOps.cpp).
 Value takeAlong(NodeImporter &n, Value data, Value indices, int64_t axis);
+/// GELU of `x`: 0.5 x (1 + erf(x / sqrt 2)), or with `tanhForm` the tanh
+/// approximation 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+Value geluOf(NodeImporter &n, Value x, bool tanhForm);
+/// (x - mean) / sqrt(var + eps) over `axes` (kept); the mean and 1/std too
+/// where asked.
+Value normalizeOver(NodeImporter &n, Value x, ArrayRef<int64_t> axes,
+                    double eps, Value *mean = nullptr, Value *invStd = nullptr);
+/// The type LayerNormalization-like ops compute in (the node's stash_type:
+/// f32 for f16/bf16 by default, f64 for f64).
+Type normComputeType(NodeImporter &n, Type t);
 
 /// x[..., start:limit, ...] along `axis` (other dimensions may be dynamic)
 /// (ConvertOps.cpp).

@@ -193,6 +193,22 @@ model("cos_f8", [helper.make_node("ConstantOfShape", ["n"], ["c"], value=one),
       [helper.make_tensor("n", TensorProto.INT64, [1], [3])])
 save("cos_f8_want", np.ones(3, np.float32))
 
+# An If on a run-time condition whose branches give float8 values keeps the
+# type through the select.
+then_g = helper.make_graph([helper.make_node("Identity", ["a"], ["ta"])], "then", [],
+                           [vi("ta", 17, [4])])
+else_g = helper.make_graph([helper.make_node("Identity", ["b"], ["tb"])], "else", [],
+                           [vi("tb", 17, [4])])
+model("if_f8", [helper.make_node("If", ["c"], ["r"], then_branch=then_g, else_branch=else_g),
+                helper.make_node("Cast", ["r"], ["y"], to=TensorProto.FLOAT)],
+      [vi("c", TensorProto.BOOL, []), vi("a", 17, [4]), vi("b", 17, [4])],
+      [vi("y", TensorProto.FLOAT, [4])])
+ca, cb = np.array([0x38, 0x40, 0xb8, 0x7e], np.uint8), np.array([0x30, 0x01, 0x80, 0x7f], np.uint8)
+save("if_f8_c", np.array(True))
+save("if_f8_a", ca)
+save("if_f8_b", cb)
+save("if_f8_want", ca.view(ml_dtypes.float8_e4m3fn).astype(np.float32))
+
 # Errors: arithmetic on a float8 tensor; a packed initializer too short.
 model("add_f8", [helper.make_node("Add", ["a", "a"], ["y"])],
       [vi("a", 17, [4])], [vi("y", 17, [4])])

@@ -1,0 +1,391 @@
+//===- ConvertContrib.cpp - ONNX Runtime's contrib ops (com.microsoft) ----===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The ops of ONNX Runtime's `com.microsoft` domain that its transformer
+// optimizer (onnxruntime.transformers.optimizer) and its 4-bit weight
+// quantizer (MatMulNBitsQuantizer) write into models people then share, as
+// decompositions into tide ops with ONNX Runtime's semantics (checked
+// against ONNX Runtime in test/Frontend/ONNX/contrib.test):
+//
+// - Gelu, BiasGelu (erf form), FastGelu (tanh form, optional bias),
+//   QuickGelu (x * sigmoid(alpha x)), BiasAdd (x + bias + skip);
+// - FusedMatMul: alpha * op(A) op(B), op a transpose of the last two axes;
+// - SkipLayerNormalization, SkipSimplifiedLayerNormalization: a layer (or
+//   RMS) normalization over the last axis of input + skip (+ bias), with the
+//   sum as an optional output; SimplifiedLayerNormalization (RMS);
+// - MatMulNBits: A times the transpose of B, B block-quantized to 2, 4 or 8
+//   bits along K (codes packed low bits first, a scale and an optional zero
+//   point per block, 2^(bits - 1) without). B and its parameters are
+//   initializers in the models the quantizer writes; they are dequantized
+//   while importing into a constant K x N weight of A's type, so the product
+//   is an ordinary tide.matmul (cuBLAS, oneDNN).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/APFloat.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tide;
+using namespace mlir::tide::onnx_import;
+
+namespace {
+
+#define TRY(x)                                                                 \
+  do {                                                                         \
+    if (!(x))                                                                  \
+      return failure();                                                        \
+  } while (false)
+
+Type elemOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+int64_t rankOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getRank();
+}
+SmallVector<int64_t> shapeOf(Value v) {
+  return SmallVector<int64_t>(cast<RankedTensorType>(v.getType()).getShape());
+}
+
+Value sc(NodeImporter &n, Value like, double v) {
+  return n.scalar(elemOf(like), v);
+}
+
+LogicalResult floatInput(NodeImporter &n, unsigned i) {
+  if (!n.has(i) || !n.in(i))
+    return n.fail("needs input " + llvm::Twine(i));
+  if (!isa<FloatType>(elemOf(n.in(i))))
+    return n.fail("input " + llvm::Twine(i) + " must be a float tensor");
+  return success();
+}
+
+LogicalResult setOut(NodeImporter &n, Value v) {
+  if (!v)
+    return failure();
+  n.setOut(0, v);
+  return success();
+}
+
+LogicalResult convertGelu(NodeImporter &n) {
+  if (failed(n.checkAttrs({})) || failed(floatInput(n, 0)))
+    return failure();
+  return setOut(n, geluOf(n, n.in(0), /*tanhForm=*/false));
+}
+
+LogicalResult convertBiasGelu(NodeImporter &n) {
+  if (failed(n.checkAttrs({})) || failed(floatInput(n, 0)) ||
+      failed(floatInput(n, 1)))
+    return failure();
+  return setOut(n, geluOf(n, n.create<AddOp>(n.in(0), n.in(1)), false));
+}
+
+LogicalResult convertFastGelu(NodeImporter &n) {
+  if (failed(n.checkAttrs({})) || failed(floatInput(n, 0)))
+    return failure();
+  Value x = n.in(0);
+  if (n.has(1))
+    TRY(x = n.create<AddOp>(x, n.in(1)));
+  return setOut(n, geluOf(n, x, /*tanhForm=*/true));
+}
+
+LogicalResult convertQuickGelu(NodeImporter &n) {
+  if (failed(n.checkAttrs({"alpha"})) || failed(floatInput(n, 0)))
+    return failure();
+  Value x = n.in(0);
+  Value s = n.make<SigmoidOp>(
+      n.create<MulOp>(x, sc(n, x, n.attrFloat("alpha", 1.702))));
+  TRY(s);
+  return setOut(n, n.create<MulOp>(x, s));
+}
+
+LogicalResult convertBiasAdd(NodeImporter &n) {
+  if (failed(n.checkAttrs({})))
+    return failure();
+  for (unsigned i = 0; i < 3; ++i)
+    if (failed(floatInput(n, i)))
+      return failure();
+  return setOut(n, n.create<AddOp>(n.create<AddOp>(n.in(0), n.in(1)), n.in(2)));
+}
+
+/// The last two axes of `v` swapped.
+Value swapLast(NodeImporter &n, Value v) {
+  int64_t r = rankOf(v);
+  SmallVector<int64_t> perm;
+  for (int64_t i = 0; i < r; ++i)
+    perm.push_back(i);
+  std::swap(perm[r - 1], perm[r - 2]);
+  return n.create<TransposeOp>(v, perm);
+}
+
+LogicalResult convertFusedMatMul(NodeImporter &n) {
+  if (failed(n.checkAttrs(
+          {"alpha", "transA", "transB", "transBatchA", "transBatchB"})) ||
+      failed(floatInput(n, 0)) || failed(floatInput(n, 1)))
+    return failure();
+  if (n.attrInt("transBatchA", 0) || n.attrInt("transBatchB", 0))
+    return n.fail("FusedMatMul with transBatchA or transBatchB is not "
+                  "supported");
+  Value a = n.in(0), b = n.in(1);
+  if (rankOf(a) < 2 || rankOf(b) < 2)
+    return n.fail("FusedMatMul needs operands of rank 2 or more");
+  if (n.attrInt("transA", 0))
+    TRY(a = swapLast(n, a));
+  if (n.attrInt("transB", 0))
+    TRY(b = swapLast(n, b));
+  Value y = n.create<MatmulOp>(a, b);
+  TRY(y);
+  double alpha = n.attrFloat("alpha", 1.0);
+  if (alpha != 1.0)
+    TRY(y = n.create<MulOp>(y, sc(n, y, alpha)));
+  return setOut(n, y);
+}
+
+/// SkipLayerNormalization and SkipSimplifiedLayerNormalization: the sum
+/// input + skip (+ bias) normalized over the last axis (LayerNormalization,
+/// or RMS with `simplified`), in f32 for f16, times gamma (+ beta). Outputs:
+/// the result, the mean and 1/std (optional), the sum (optional, output 3).
+LogicalResult convertSkipNorm(NodeImporter &n, bool simplified) {
+  if (failed(n.checkAttrs({"epsilon"})) || failed(floatInput(n, 0)) ||
+      failed(floatInput(n, 1)) || failed(floatInput(n, 2)))
+    return failure();
+  unsigned biasInput = simplified ? 3 : 4;
+  Value x = n.create<AddOp>(n.in(0), n.in(1));
+  if (n.has(biasInput))
+    TRY(x = x ? n.create<AddOp>(x, n.in(biasInput)) : Value());
+  TRY(x);
+  Type t = elemOf(x);
+  int64_t rank = rankOf(x);
+  if (rank < 1)
+    return n.fail("needs an input of rank 1 or more");
+  double eps = n.attrFloat("epsilon", 1e-12);
+  Type compute = normComputeType(n, t);
+  Value xc = n.cast(x, compute);
+  SmallVector<int64_t> axes{rank - 1};
+  Value y, mean, invStd;
+  if (simplified) {
+    Value ms = n.create<ReduceMeanOp>(n.create<MulOp>(xc, xc), axes, true);
+    TRY(ms);
+    invStd = n.make<RsqrtOp>(n.create<AddOp>(ms, sc(n, ms, eps)));
+    TRY(invStd);
+    y = n.create<MulOp>(xc, invStd);
+  } else {
+    y = normalizeOver(n, xc, axes, eps, &mean, &invStd);
+  }
+  TRY(y);
+  TRY(y = n.create<MulOp>(n.cast(y, t), n.in(2)));
+  if (!simplified && n.has(3))
+    TRY(y = n.create<AddOp>(y, n.in(3)));
+  n.setOut(0, y);
+  if (n.wantsOutput(1)) {
+    if (!mean)
+      return n.fail("SkipSimplifiedLayerNormalization has no mean output");
+    n.setOut(1, mean);
+  }
+  if (n.wantsOutput(2))
+    n.setOut(2, invStd);
+  if (n.wantsOutput(3))
+    n.setOut(3, x);
+  return success();
+}
+
+LogicalResult convertSkipLayerNorm(NodeImporter &n) {
+  return convertSkipNorm(n, /*simplified=*/false);
+}
+LogicalResult convertSkipSimplifiedLayerNorm(NodeImporter &n) {
+  return convertSkipNorm(n, /*simplified=*/true);
+}
+
+/// SimplifiedLayerNormalization: x / sqrt(mean(x^2 over axis..) + epsilon)
+/// * scale in the stash type; output 1 is 1/std.
+LogicalResult convertSimplifiedLayerNorm(NodeImporter &n) {
+  if (failed(n.checkAttrs({"axis", "epsilon", "stash_type"})) ||
+      failed(floatInput(n, 0)) || failed(floatInput(n, 1)))
+    return failure();
+  Value x = n.in(0);
+  Type t = elemOf(x);
+  int64_t rank = rankOf(x);
+  auto axis = n.normAxis(n.attrInt("axis", -1), rank);
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> axes;
+  for (int64_t i = *axis; i < rank; ++i)
+    axes.push_back(i);
+  Value xc = n.cast(x, normComputeType(n, t));
+  TRY(xc);
+  Value ms = n.create<ReduceMeanOp>(n.create<MulOp>(xc, xc), axes, true);
+  TRY(ms);
+  Value inv = n.make<RsqrtOp>(
+      n.create<AddOp>(ms, sc(n, ms, n.attrFloat("epsilon", 1e-5))));
+  TRY(inv);
+  Value y = n.cast(n.create<MulOp>(xc, inv), t);
+  TRY(y);
+  TRY(y = n.create<MulOp>(y, n.in(1)));
+  n.setOut(0, y);
+  if (n.wantsOutput(1))
+    n.setOut(1, inv);
+  return success();
+}
+
+/// The bytes of a constant (a dense attribute or a blob); none if neither.
+std::optional<ArrayRef<char>> rawBytes(ElementsAttr attr,
+                                       std::vector<char> &splat) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (!dense.isSplat())
+      return dense.getRawData();
+    ArrayRef<char> one = dense.getRawData();
+    int64_t count = dense.getNumElements();
+    for (int64_t i = 0; i < count; ++i)
+      splat.insert(splat.end(), one.begin(), one.end());
+    return ArrayRef<char>(splat);
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr))
+    if (resource.getRawHandle().getBlob())
+      return resource.getRawHandle().getBlob()->getData();
+  return std::nullopt;
+}
+
+/// MatMulNBits: Y = A B^T (+ bias), B (N, k_blocks, blob) of `bits`-bit
+/// codes, dequantized while importing.
+LogicalResult convertMatMulNBits(NodeImporter &n) {
+  if (failed(
+          n.checkAttrs({"K", "N", "bits", "block_size", "accuracy_level"})) ||
+      failed(floatInput(n, 0)))
+    return failure();
+  if (!n.attr("K") || !n.attr("N") || !n.attr("block_size"))
+    return n.fail("MatMulNBits needs the attributes K, N and block_size");
+  int64_t k = n.attrInt("K", 0), cols = n.attrInt("N", 0),
+          bits = n.attrInt("bits", 4), block = n.attrInt("block_size", 0);
+  if (bits != 2 && bits != 4 && bits != 8)
+    return n.fail("MatMulNBits with bits = " + llvm::Twine(bits) +
+                  " is not supported (2, 4 or 8)");
+  if (k <= 0 || cols <= 0 || block < 16 || (block & (block - 1)))
+    return n.fail("MatMulNBits needs positive K and N and a block_size that "
+                  "is a power of two, 16 or more");
+  if (n.has(4))
+    return n.fail("MatMulNBits with g_idx (act-order) is not supported");
+  Value a = n.in(0);
+  Type t = elemOf(a);
+  auto aShape = shapeOf(a);
+  if (aShape.empty() || aShape.back() != k)
+    return n.fail("input A's last dimension must be K = " + llvm::Twine(k));
+  int64_t blocks = (k + block - 1) / block, blob = block * bits / 8;
+  auto bAttr = n.constIn(1), sAttr = n.constIn(2);
+  if (!bAttr || !sAttr)
+    return n.fail("MatMulNBits needs B and its scales as initializers "
+                  "(they are dequantized while importing)");
+  auto bType = cast<RankedTensorType>(bAttr->getShapedType());
+  if (!bType.getElementType().isUnsignedInteger(8) ||
+      bType.getNumElements() != cols * blocks * blob)
+    return n.fail("B must be uint8 with N x ceil(K / block_size) x "
+                  "block_size * bits / 8 = " +
+                  llvm::Twine(cols * blocks * blob) + " elements");
+  std::vector<char> splatB;
+  auto bBytes = rawBytes(*bAttr, splatB);
+  auto scales = readHostValues(*sAttr, int64_t(1) << 30);
+  if (!bBytes || !scales || scales->size() != cols * blocks ||
+      !scales->isFloat())
+    return n.fail("the scales must be floats, N x ceil(K / block_size) = " +
+                  llvm::Twine(cols * blocks) + " of them");
+  // Zero points: none (2^(bits - 1)), packed uint8 codes or floats.
+  std::vector<double> zero(cols * blocks, std::ldexp(1.0, bits - 1));
+  if (n.has(3)) {
+    auto zAttr = n.constIn(3);
+    auto z = zAttr ? readHostValues(*zAttr, int64_t(1) << 30) : std::nullopt;
+    if (!z)
+      return n.fail("MatMulNBits needs its zero points as an initializer");
+    if (z->isFloat()) {
+      if (z->size() != cols * blocks)
+        return n.fail("float zero points must be N x ceil(K / block_size)");
+      zero = z->floats;
+    } else {
+      int64_t perByte = 8 / bits, rowBytes = (blocks + perByte - 1) / perByte;
+      if (z->size() != cols * rowBytes)
+        return n.fail("packed zero points must be N x ceil(ceil(K / "
+                      "block_size) * bits / 8) = " +
+                      llvm::Twine(cols * rowBytes) + " bytes");
+      for (int64_t c = 0; c < cols; ++c)
+        for (int64_t j = 0; j < blocks; ++j) {
+          uint64_t byte =
+              static_cast<uint8_t>(z->ints[c * rowBytes + j / perByte]);
+          zero[c * blocks + j] = static_cast<double>(
+              (byte >> (bits * (j % perByte))) & ((1u << bits) - 1));
+        }
+    }
+  }
+  if (overComputedLimit(k, cols))
+    return n.fail("MatMulNBits's dequantized weight (" + llvm::Twine(k) +
+                  " x " + llvm::Twine(cols) + ") is too large");
+  // W^T: K x N in A's type, from codes packed low bits first along K.
+  ArrayRef<char> packed = *bBytes;
+  int64_t perByte = 8 / bits;
+  auto type = RankedTensorType::get({k, cols}, t);
+  int64_t width = t.getIntOrFloatBitWidth() / 8;
+  std::vector<char> out(k * cols * width);
+  for (int64_t c = 0; c < cols; ++c)
+    for (int64_t i = 0; i < k; ++i) {
+      int64_t j = i / block, at = i % block;
+      uint64_t byte =
+          static_cast<uint8_t>(packed[(c * blocks + j) * blob + at / perByte]);
+      double code = (byte >> (bits * (at % perByte))) & ((1u << bits) - 1);
+      double w = (code - zero[c * blocks + j]) * scales->floats[c * blocks + j];
+      char *p = out.data() + (i * cols + c) * width;
+      if (t.isF32()) {
+        float f = static_cast<float>(w);
+        std::memcpy(p, &f, 4);
+      } else if (t.isF64()) {
+        std::memcpy(p, &w, 8);
+      } else {
+        llvm::APFloat v(w);
+        bool lost;
+        v.convert(cast<FloatType>(t).getFloatSemantics(),
+                  llvm::APFloat::rmNearestTiesToEven, &lost);
+        uint16_t bitsOut = v.bitcastToAPInt().getZExtValue();
+        std::memcpy(p, &bitsOut, 2);
+      }
+    }
+  ArrayRef<char> bytes(out.data(), out.size());
+  ElementsAttr weight;
+  if (k * cols <= 64)
+    weight = DenseElementsAttr::getFromRawBuffer(type, bytes);
+  else
+    weight = DenseResourceElementsAttr::get(
+        type, "matmulnbits_weight",
+        HeapAsmResourceBlob::allocateAndCopyInferAlign(bytes));
+  Value w = n.make<ConstantOp>(type, weight);
+  Value y = n.create<MatmulOp>(a, w);
+  TRY(y);
+  if (n.has(5))
+    TRY(y = n.create<AddOp>(y, n.in(5)));
+  return setOut(n, y);
+}
+
+} // namespace
+
+void onnx_import::addContribConverters(llvm::StringMap<Converter> &table) {
+  const std::pair<const char *, Converter> ops[] = {
+      {"Gelu", convertGelu},
+      {"BiasGelu", convertBiasGelu},
+      {"FastGelu", convertFastGelu},
+      {"QuickGelu", convertQuickGelu},
+      {"BiasAdd", convertBiasAdd},
+      {"FusedMatMul", convertFusedMatMul},
+      {"SkipLayerNormalization", convertSkipLayerNorm},
+      {"SkipSimplifiedLayerNormalization", convertSkipSimplifiedLayerNorm},
+      {"SimplifiedLayerNormalization", convertSimplifiedLayerNorm},
+      {"MatMulNBits", convertMatMulNBits},
+  };
+  for (auto [name, convert] : ops)
+    table[std::string("com.microsoft:") + name] = convert;
+  // ONNX Runtime registers SimplifiedLayerNormalization in the default
+  // domain; its optimizer writes it there.
+  if (!table.count("SimplifiedLayerNormalization"))
+    table["SimplifiedLayerNormalization"] = convertSimplifiedLayerNorm;
+}

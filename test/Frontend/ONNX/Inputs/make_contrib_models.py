@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Models of ONNX Runtime's com.microsoft contrib ops (ConvertContrib.cpp)
+with random inputs, for tide_vs_ort.py: make_contrib_models.py OUT_DIR.
+
+Each MODEL.onnx has MODEL_in0.npy, ... ; ONNX Runtime computes the
+expected outputs."""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+rng = np.random.default_rng(11)
+MS = "com.microsoft"
+F32, F16 = TensorProto.FLOAT, TensorProto.FLOAT16
+
+
+def model(name, nodes, inputs, outputs, inits=(), arrays=()):
+    g = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17),
+                                            helper.make_opsetid(MS, 1)])
+    m.ir_version = 8
+    onnx.save(m, os.path.join(out, name + ".onnx"))
+    for i, a in enumerate(arrays):
+        np.save(os.path.join(out, "%s_in%d.npy" % (name, i)), a)
+
+
+def vi(name, dt, shape):
+    return helper.make_tensor_value_info(name, dt, shape)
+
+
+def rand(*shape, dtype=np.float32):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+x = rand(2, 5, 16)
+b16 = rand(16)
+for op, extra in (("Gelu", []), ("BiasGelu", ["b"]), ("FastGelu", ["b"]),
+                  ("QuickGelu", [])):
+    inputs = [vi("x", F32, [2, 5, 16])] + [vi("b", F32, [16]) for _ in extra]
+    model(op.lower(), [helper.make_node(op, ["x"] + extra, ["y"], domain=MS)],
+          inputs, [vi("y", F32, [2, 5, 16])], arrays=[x] + [b16 for _ in extra])
+model("fastgelu_nobias", [helper.make_node("FastGelu", ["x"], ["y"], domain=MS)],
+      [vi("x", F32, [2, 5, 16])], [vi("y", F32, [2, 5, 16])], arrays=[x])
+model("quickgelu_alpha", [helper.make_node("QuickGelu", ["x"], ["y"], domain=MS, alpha=1.3)],
+      [vi("x", F32, [2, 5, 16])], [vi("y", F32, [2, 5, 16])], arrays=[x])
+model("biasadd", [helper.make_node("BiasAdd", ["x", "b", "s"], ["y"], domain=MS)],
+      [vi("x", F32, [2, 5, 16]), vi("b", F32, [16]), vi("s", F32, [2, 5, 16])],
+      [vi("y", F32, [2, 5, 16])], arrays=[x, b16, rand(2, 5, 16)])
+# ONNX Runtime has BiasAdd on CUDA only: its CPU runs the same sum.
+g = helper.make_graph([helper.make_node("Add", ["x", "b"], ["t"]),
+                       helper.make_node("Add", ["t", "s"], ["y"])], "biasadd_ref",
+                      [vi("x", F32, [2, 5, 16]), vi("b", F32, [16]), vi("s", F32, [2, 5, 16])],
+                      [vi("y", F32, [2, 5, 16])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
+          os.path.join(out, "biasadd_ref.onnx"))
+
+# FusedMatMul with transposes and alpha, batched.
+model("fusedmatmul", [helper.make_node("FusedMatMul", ["a", "b"], ["y"], domain=MS,
+                                       alpha=0.25, transA=1, transB=1)],
+      [vi("a", F32, [3, 8, 4]), vi("b", F32, [3, 6, 8])], [vi("y", F32, [3, 4, 6])],
+      arrays=[rand(3, 8, 4), rand(3, 6, 8)])
+model("fusedmatmul_plain", [helper.make_node("FusedMatMul", ["a", "b"], ["y"], domain=MS)],
+      [vi("a", F32, [5, 7]), vi("b", F32, [7, 3])], [vi("y", F32, [5, 3])],
+      arrays=[rand(5, 7), rand(7, 3)])
+
+# SkipLayerNormalization with beta and bias, every output; the simplified
+# (RMS) form with bias; f16.
+h = 32
+xs, sk = rand(2, 7, h), rand(2, 7, h)
+gamma, beta, bias = rand(h), rand(h), rand(h)
+model("skipln", [helper.make_node("SkipLayerNormalization", ["x", "s", "g", "be", "bi"],
+                                  ["y", "mean", "inv", "sum"], domain=MS, epsilon=1e-6)],
+      [vi("x", F32, [2, 7, h]), vi("s", F32, [2, 7, h]), vi("g", F32, [h]),
+       vi("be", F32, [h]), vi("bi", F32, [h])],
+      [vi("y", F32, [2, 7, h]), vi("mean", F32, None), vi("inv", F32, None),
+       vi("sum", F32, [2, 7, h])],
+      arrays=[xs, sk, gamma, beta, bias])
+model("skipln_plain", [helper.make_node("SkipLayerNormalization", ["x", "s", "g"], ["y"],
+                                        domain=MS, epsilon=1e-5)],
+      [vi("x", F32, [2, 7, h]), vi("s", F32, [2, 7, h]), vi("g", F32, [h])],
+      [vi("y", F32, [2, 7, h])], arrays=[xs, sk, gamma])
+model("skipsln", [helper.make_node("SkipSimplifiedLayerNormalization", ["x", "s", "g", "bi"],
+                                   ["y", "", "", "sum"], domain=MS, epsilon=1e-6)],
+      [vi("x", F32, [2, 7, h]), vi("s", F32, [2, 7, h]), vi("g", F32, [h]),
+       vi("bi", F32, [h])],
+      [vi("y", F32, [2, 7, h]), vi("sum", F32, [2, 7, h])],
+      arrays=[xs, sk, gamma, bias])
+model("skipln_f16", [helper.make_node("SkipLayerNormalization", ["x", "s", "g", "be"], ["y"],
+                                      domain=MS, epsilon=1e-5)],
+      [vi("x", F16, [2, 7, h]), vi("s", F16, [2, 7, h]), vi("g", F16, [h]),
+       vi("be", F16, [h])],
+      [vi("y", F16, [2, 7, h])],
+      arrays=[xs.astype(np.float16), sk.astype(np.float16), gamma.astype(np.float16),
+              beta.astype(np.float16)])
+model("sln", [helper.make_node("SimplifiedLayerNormalization", ["x", "g"], ["y"],
+                               epsilon=1e-6, axis=-1)],
+      [vi("x", F32, [2, 7, h]), vi("g", F32, [h])], [vi("y", F32, [2, 7, h])],
+      arrays=[xs, gamma])
+
+
+def nbits(name, k, n, bits, block, zp, bias, dtype=np.float32, rank3=False):
+    """MatMulNBits with random codes, scales and (packed uint8 or float) zero
+    points; A of shape (3, k) or (2, 3, k)."""
+    blocks = (k + block - 1) // block
+    blob = block * bits // 8
+    codes = rng.integers(0, 1 << bits, (n, blocks, block)).astype(np.uint8)
+    per = 8 // bits
+    packed = np.zeros((n, blocks, blob), np.uint8)
+    for j in range(per):
+        packed |= (codes[:, :, j::per] << (bits * j)).astype(np.uint8)
+    scales = (np.abs(rng.standard_normal(n * blocks)) * 0.1 + 0.01).astype(dtype)
+    tdt = F32 if dtype == np.float32 else F16
+    inits = [helper.make_tensor("B", TensorProto.UINT8, [n, blocks, blob],
+                                packed.tobytes(), raw=True),
+             helper.make_tensor("S", tdt, [n * blocks], scales.tobytes(), raw=True)]
+    names = ["a", "B", "S"]
+    if zp == "packed":
+        rows = (blocks + per - 1) // per
+        zc = rng.integers(0, 1 << bits, (n, rows * per)).astype(np.uint8)
+        zpk = np.zeros((n, rows), np.uint8)
+        for j in range(per):
+            zpk |= (zc[:, j::per] << (bits * j)).astype(np.uint8)
+        inits.append(helper.make_tensor("Z", TensorProto.UINT8, [n * rows], zpk.tobytes(),
+                                        raw=True))
+        names.append("Z")
+    elif zp == "float":
+        zf = rng.integers(0, 1 << bits, n * blocks).astype(dtype)
+        inits.append(helper.make_tensor("Z", tdt, [n * blocks], zf.tobytes(), raw=True))
+        names.append("Z")
+    elif bias:
+        names.append("")
+    if bias:
+        names += ["", "bias"]
+        inits.append(helper.make_tensor("bias", tdt, [n], rand(n).astype(dtype).tobytes(),
+                                        raw=True))
+    shape = [2, 3, k] if rank3 else [3, k]
+    a = rand(*shape).astype(dtype)
+    model(name, [helper.make_node("MatMulNBits", names, ["y"], domain=MS, K=k, N=n,
+                                  bits=bits, block_size=block)],
+          [vi("a", tdt, shape)], [vi("y", tdt, shape[:-1] + [n])], inits, [a])
+
+
+nbits("nbits4", 64, 24, 4, 32, None, False)
+nbits("nbits4_zp_bias", 80, 16, 4, 32, "packed", True, rank3=True)  # K not a multiple
+nbits("nbits4_fzp", 64, 8, 4, 16, "float", False)
+nbits("nbits8", 64, 8, 8, 32, "packed", False)
+nbits("nbits2", 64, 8, 2, 16, "packed", False)
+nbits("nbits4_f16", 64, 16, 4, 32, "packed", True, dtype=np.float16)
+
+# Errors: g_idx; B not an initializer.
+a = vi("a", F32, [3, 64])
+model("nbits_gidx", [helper.make_node("MatMulNBits", ["a", "B", "S", "", "g"], ["y"], domain=MS,
+                                      K=64, N=8, bits=4, block_size=32)],
+      [a, vi("g", TensorProto.INT32, [64])], [vi("y", F32, [3, 8])],
+      [helper.make_tensor("B", TensorProto.UINT8, [8, 2, 16], bytes(256), raw=True),
+       helper.make_tensor("S", F32, [16], [1.0] * 16)])
+model("nbits_dynamic", [helper.make_node("MatMulNBits", ["a", "B", "S"], ["y"], domain=MS,
+                                         K=64, N=8, bits=4, block_size=32)],
+      [a, vi("B", TensorProto.UINT8, [8, 2, 16])], [vi("y", F32, [3, 8])],
+      [helper.make_tensor("S", F32, [16], [1.0] * 16)])
