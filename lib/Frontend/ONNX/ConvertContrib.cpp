@@ -367,6 +367,193 @@ LogicalResult convertMatMulNBits(NodeImporter &n) {
   return setOut(n, y);
 }
 
+/// Multi-head attention of projected q (B, S, heads * d), k (B, L, heads *
+/// d) and v (B, L, heads * dv): softmax(q k^T * scale + mask) v with the
+/// heads merged back, (B, S, heads * dv). `keyMask` (B, L) of i1, true for
+/// keys to hide, and `causal` add `filter` (ONNX Runtime's
+/// mask_filter_value) to the scores they hide; `bias` (broadcasting to
+/// (B, heads, S, L)) is added as it is.
+Value attend(NodeImporter &n, Value q, Value k, Value v, int64_t heads,
+             double scale, Value keyMask, bool causal, Value bias,
+             double filter) {
+  SmallVector<SymDim> qd = n.dimsOf(q), kd = n.dimsOf(k), vd = n.dimsOf(v);
+  int64_t hq = shapeOf(q)[2], hv = shapeOf(v)[2];
+  if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hv) || hq % heads ||
+      hv % heads || shapeOf(k)[2] != hq) {
+    n.error() << "the hidden sizes (" << hq << ", " << shapeOf(k)[2] << ", "
+              << hv << ") must be static, equal for Q and K and divisible by "
+              << "num_heads = " << heads;
+    return {};
+  }
+  int64_t d = hq / heads, dv = hv / heads;
+  auto split = [&](Value x, ArrayRef<SymDim> dims, int64_t size,
+                   ArrayRef<int64_t> perm) {
+    Value r = n.reshapeTo(
+        x, {dims[0], dims[1], SymDim::constant(heads), SymDim::constant(size)});
+    return r ? n.create<TransposeOp>(r, perm) : Value();
+  };
+  Value qh = split(q, qd, d, {0, 2, 1, 3});  // (B, N, S, d)
+  Value kt = split(k, kd, d, {0, 2, 3, 1});  // (B, N, d, L)
+  Value vh = split(v, vd, dv, {0, 2, 1, 3}); // (B, N, L, dv)
+  if (!qh || !kt || !vh)
+    return {};
+  Value scores = n.create<MatmulOp>(qh, kt);
+  if (!scores)
+    return {};
+  scores = n.create<MulOp>(scores, sc(n, scores, scale));
+  if (scores && bias)
+    scores = n.create<AddOp>(scores, n.cast(bias, elemOf(scores)));
+  if (!scores)
+    return {};
+  Value hide;
+  if (keyMask)
+    hide = n.reshapeTo(
+        keyMask, {kd[0], SymDim::constant(1), SymDim::constant(1), kd[1]});
+  if (causal) {
+    int64_t sq = shapeOf(q)[1], sk = shapeOf(k)[1];
+    if (ShapedType::isDynamic(sq) || ShapedType::isDynamic(sk)) {
+      n.error() << "unidirectional attention needs static sequence lengths";
+      return {};
+    }
+    // Query i (aligned to the end of the keys) sees key j <= i + sk - sq.
+    SmallVector<bool> future;
+    for (int64_t i = 0; i < sq; ++i)
+      for (int64_t j = 0; j < sk; ++j)
+        future.push_back(j > i + sk - sq);
+    auto type = RankedTensorType::get({sq, sk}, IntegerType::get(n.ctx, 1));
+    Value c = n.constant(DenseElementsAttr::get(type, future));
+    hide = hide ? n.create<OrOp>(hide, c) : c;
+  }
+  if (hide)
+    scores =
+        n.create<AddOp>(scores, n.create<SelectOp>(hide, sc(n, scores, filter),
+                                                   sc(n, scores, 0.0)));
+  if (!scores)
+    return {};
+  Value probs = n.make<SoftmaxOp>(scores, 3);
+  Value o = probs ? n.create<MatmulOp>(probs, vh) : Value();
+  o = o ? n.create<TransposeOp>(o, ArrayRef<int64_t>{0, 2, 1, 3}) : Value();
+  return o ? n.reshapeTo(o, {qd[0], qd[1], SymDim::constant(heads * dv)})
+           : Value();
+}
+
+/// ONNX Runtime's key masks: `mask` (B, L) of 0/1 (0 hides; any integer
+/// type), or (B) valid lengths (keys from the length on are hidden). True
+/// where a key is hidden.
+FailureOr<Value> keyMaskOf(NodeImporter &n, Value mask, Value k) {
+  if (!mask)
+    return Value();
+  int64_t r = rankOf(mask);
+  Type i64 = IntegerType::get(n.ctx, 64);
+  if (r == 2)
+    return n.create<CmpOp>(CmpPredicate::eq, n.cast(mask, i64),
+                           n.scalar(i64, 0));
+  if (r == 1) {
+    SmallVector<SymDim> kd = n.dimsOf(k);
+    Value shape = n.shapeOperand({kd[1]});
+    Value pos =
+        shape ? n.make<IotaOp>(n.typeOf({kd[1]}, i64), shape, 0) : Value();
+    Value lens = n.reshapeTo(n.cast(mask, i64), {kd[0], SymDim::constant(1)});
+    if (!pos || !lens)
+      return failure();
+    return n.create<CmpOp>(CmpPredicate::ge, pos, lens);
+  }
+  n.error() << "the key mask must be (batch, keys) or (batch) valid lengths "
+               "(got rank "
+            << r << "); other forms are not supported";
+  return failure();
+}
+
+/// com.microsoft Attention: input (B, S, hidden) times the packed Q/K/V
+/// weights (hidden, 3 * hidden) plus bias, then multi-head attention.
+LogicalResult convertContribAttention(NodeImporter &n) {
+  if (failed(n.checkAttrs({"num_heads", "unidirectional", "scale",
+                           "mask_filter_value", "qkv_hidden_sizes", "do_rotary",
+                           "past_present_share_buffer"})) ||
+      failed(floatInput(n, 0)) || failed(floatInput(n, 1)))
+    return failure();
+  if (n.has(4) || n.has(6) || n.wantsOutput(1))
+    return n.fail("Attention with a past state (past, present, "
+                  "past_sequence_length) is not supported");
+  if (n.attrInt("do_rotary", 0))
+    return n.fail("Attention with do_rotary is not supported");
+  int64_t heads = n.attrInt("num_heads", 0);
+  if (heads <= 0)
+    return n.fail("Attention needs a positive num_heads");
+  Value x = n.in(0), w = n.in(1);
+  if (rankOf(x) != 3 || rankOf(w) != 2)
+    return n.fail("Attention needs input (batch, sequence, hidden) and "
+                  "weights (hidden, 3 * hidden)");
+  int64_t total = shapeOf(w)[1];
+  SmallVector<int64_t> sizes;
+  if (auto qkv = n.attrInts("qkv_hidden_sizes")) {
+    sizes.assign(qkv->begin(), qkv->end());
+  } else if (!ShapedType::isDynamic(total) && total % 3 == 0) {
+    sizes.assign(3, total / 3);
+  }
+  if (sizes.size() != 3 || sizes[0] + sizes[1] + sizes[2] != total)
+    return n.fail("the weights' " + llvm::Twine(total) +
+                  " columns must split into Q, K and V (qkv_hidden_sizes)");
+  Value qkv = n.create<MatmulOp>(x, w);
+  if (n.has(2))
+    TRY(qkv = qkv ? n.create<AddOp>(qkv, n.in(2)) : Value());
+  TRY(qkv);
+  Value q = sliceAlong(n, qkv, 2, 0, sizes[0]);
+  Value k = sliceAlong(n, qkv, 2, sizes[0], sizes[0] + sizes[1]);
+  Value v = sliceAlong(n, qkv, 2, sizes[0] + sizes[1], total);
+  TRY(q && k && v);
+  auto mask = keyMaskOf(n, n.has(3) ? n.in(3) : Value(), k);
+  if (failed(mask))
+    return failure();
+  double scale = n.attrFloat("scale", 0.0);
+  if (scale == 0.0)
+    scale = 1.0 / std::sqrt(static_cast<double>(sizes[0] / heads));
+  return setOut(n, attend(n, q, k, v, heads, scale, *mask,
+                          n.attrInt("unidirectional", 0) != 0,
+                          n.has(5) ? n.in(5) : Value(),
+                          n.attrFloat("mask_filter_value", -10000.0)));
+}
+
+/// com.microsoft MultiHeadAttention with separate projected Q, K, V
+/// (B, sequence, hidden), optional bias (Q, K and V's concatenated), key
+/// padding mask and attention bias.
+LogicalResult convertMultiHeadAttention(NodeImporter &n) {
+  if (failed(n.checkAttrs(
+          {"num_heads", "unidirectional", "scale", "mask_filter_value"})) ||
+      failed(floatInput(n, 0)) || failed(floatInput(n, 1)) ||
+      failed(floatInput(n, 2)))
+    return failure();
+  if (n.has(6) || n.has(7) || n.wantsOutput(1) || n.wantsOutput(2))
+    return n.fail("MultiHeadAttention with a past state (past_key, "
+                  "past_value, present outputs) is not supported");
+  int64_t heads = n.attrInt("num_heads", 0);
+  if (heads <= 0)
+    return n.fail("MultiHeadAttention needs a positive num_heads");
+  Value q = n.in(0), k = n.in(1), v = n.in(2);
+  if (rankOf(q) != 3 || rankOf(k) != 3 || rankOf(v) != 3)
+    return n.fail("MultiHeadAttention takes query, key and value of shape "
+                  "(batch, sequence, hidden); packed forms are not "
+                  "supported");
+  if (n.has(3)) {
+    int64_t hq = shapeOf(q)[2], hv = shapeOf(v)[2];
+    Value b = n.in(3);
+    TRY(b);
+    q = n.create<AddOp>(q, sliceAlong(n, b, 0, 0, hq));
+    k = n.create<AddOp>(k, sliceAlong(n, b, 0, hq, 2 * hq));
+    v = n.create<AddOp>(v, sliceAlong(n, b, 0, 2 * hq, 2 * hq + hv));
+    TRY(q && k && v);
+  }
+  auto mask = keyMaskOf(n, n.has(4) ? n.in(4) : Value(), k);
+  if (failed(mask))
+    return failure();
+  double scale = n.attrFloat("scale", 0.0);
+  if (scale == 0.0)
+    scale = 1.0 / std::sqrt(static_cast<double>(shapeOf(q)[2] / heads));
+  return setOut(n, attend(n, q, k, v, heads, scale, *mask,
+                          n.attrInt("unidirectional", 0) != 0,
+                          n.has(5) ? n.in(5) : Value(),
+                          n.attrFloat("mask_filter_value", -10000.0)));
+}
 } // namespace
 
 void onnx_import::addContribConverters(llvm::StringMap<Converter> &table) {
@@ -381,6 +568,8 @@ void onnx_import::addContribConverters(llvm::StringMap<Converter> &table) {
       {"SkipSimplifiedLayerNormalization", convertSkipSimplifiedLayerNorm},
       {"SimplifiedLayerNormalization", convertSimplifiedLayerNorm},
       {"MatMulNBits", convertMatMulNBits},
+      {"Attention", convertContribAttention},
+      {"MultiHeadAttention", convertMultiHeadAttention},
   };
   for (auto [name, convert] : ops)
     table[std::string("com.microsoft:") + name] = convert;

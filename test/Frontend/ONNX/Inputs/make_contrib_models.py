@@ -102,6 +102,43 @@ model("sln", [helper.make_node("SimplifiedLayerNormalization", ["x", "g"], ["y"]
       arrays=[xs, gamma])
 
 
+# com.microsoft Attention: packed Q/K/V weights and bias; with a 2-D mask,
+# causal, with 1-D valid lengths; MultiHeadAttention with its bias, a key
+# padding mask and an attention bias, keys longer than queries.
+B, S, H, N = 2, 5, 16, 4
+xa = rand(B, S, H)
+wa, ba = rand(H, 3 * H) * np.float32(0.3), rand(3 * H)
+mask2 = np.ones((B, S), np.int32)
+mask2[1, 3:] = 0
+att_in = [vi("x", F32, [B, S, H]), vi("w", F32, [H, 3 * H]), vi("b", F32, [3 * H])]
+model("attn", [helper.make_node("Attention", ["x", "w", "b"], ["y"], domain=MS, num_heads=N)],
+      att_in, [vi("y", F32, [B, S, H])], arrays=[xa, wa, ba])
+model("attn_mask", [helper.make_node("Attention", ["x", "w", "b", "m"], ["y"], domain=MS,
+                                     num_heads=N)],
+      att_in + [vi("m", TensorProto.INT32, [B, S])], [vi("y", F32, [B, S, H])],
+      arrays=[xa, wa, ba, mask2])
+model("attn_causal", [helper.make_node("Attention", ["x", "w", "b"], ["y"], domain=MS,
+                                       num_heads=N, unidirectional=1)],
+      att_in, [vi("y", F32, [B, S, H])], arrays=[xa, wa, ba])
+model("attn_lens", [helper.make_node("Attention", ["x", "w", "b", "m"], ["y"], domain=MS,
+                                     num_heads=2, scale=0.2)],
+      att_in + [vi("m", TensorProto.INT32, [B])], [vi("y", F32, [B, S, H])],
+      arrays=[xa, wa, ba, np.array([5, 2], np.int32)])
+L = 7
+kpm = np.ones((B, L), np.int32)
+kpm[0, 5:] = 0
+model("mha", [helper.make_node("MultiHeadAttention", ["q", "k", "v", "b", "m", "ab"], ["y"],
+                               domain=MS, num_heads=N)],
+      [vi("q", F32, [B, S, H]), vi("k", F32, [B, L, H]), vi("v", F32, [B, L, H]),
+       vi("b", F32, [3 * H]), vi("m", TensorProto.INT32, [B, L]), vi("ab", F32, [1, N, S, L])],
+      [vi("y", F32, [B, S, H])],
+      arrays=[rand(B, S, H), rand(B, L, H), rand(B, L, H), rand(3 * H), kpm, rand(1, N, S, L)])
+model("mha_plain", [helper.make_node("MultiHeadAttention", ["q", "k", "v"], ["y"], domain=MS,
+                                     num_heads=2)],
+      [vi("q", F32, [B, S, H]), vi("k", F32, [B, L, H]), vi("v", F32, [B, L, H])],
+      [vi("y", F32, [B, S, H])], arrays=[rand(B, S, H), rand(B, L, H), rand(B, L, H)])
+
+
 def nbits(name, k, n, bits, block, zp, bias, dtype=np.float32, rank3=False):
     """MatMulNBits with random codes, scales and (packed uint8 or float) zero
     points; A of shape (3, k) or (2, 3, k)."""
@@ -150,6 +187,10 @@ nbits("nbits4_fzp", 64, 8, 4, 16, "float", False)
 nbits("nbits8", 64, 8, 8, 32, "packed", False)
 nbits("nbits2", 64, 8, 2, 16, "packed", False)
 nbits("nbits4_f16", 64, 16, 4, 32, "packed", True, dtype=np.float16)
+
+model("attn_past", [helper.make_node("Attention", ["x", "w", "b", "", "p"], ["y"], domain=MS,
+                                     num_heads=N)],
+      att_in + [vi("p", F32, [2, B, N, 3, H // N])], [vi("y", F32, [B, S, H])])
 
 # Errors: g_idx; B not an initializer.
 a = vi("a", F32, [3, 64])
