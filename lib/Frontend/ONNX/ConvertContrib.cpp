@@ -16,6 +16,9 @@
 // - SkipLayerNormalization, SkipSimplifiedLayerNormalization: a layer (or
 //   RMS) normalization over the last axis of input + skip (+ bias), with the
 //   sum as an optional output; SimplifiedLayerNormalization (RMS);
+// - EmbedLayerNormalization: word, position and segment embeddings added and
+//   layer-normalized; Attention (packed Q/K/V weights) and
+//   MultiHeadAttention, with key masks, causal masking and attention bias;
 // - MatMulNBits: A times the transpose of B, B block-quantized to 2, 4 or 8
 //   bits along K (codes packed low bits first, a scale and an optional zero
 //   point per block, 2^(bits - 1) without). B and its parameters are
@@ -554,6 +557,61 @@ LogicalResult convertMultiHeadAttention(NodeImporter &n) {
                           n.has(5) ? n.in(5) : Value(),
                           n.attrFloat("mask_filter_value", -10000.0)));
 }
+
+/// EmbedLayerNormalization (BERT after ONNX Runtime's optimizer): word,
+/// position (ids, or 0 .. S - 1) and segment embeddings looked up and added,
+/// then a layer normalization over the hidden axis; mask_index is each
+/// sequence's count of mask ones (ONNX Runtime assumes them contiguous).
+LogicalResult convertEmbedLayerNorm(NodeImporter &n) {
+  if (failed(n.checkAttrs({"epsilon", "mask_index_type"})) ||
+      failed(floatInput(n, 2)) || failed(floatInput(n, 3)) ||
+      failed(floatInput(n, 5)) || failed(floatInput(n, 6)))
+    return failure();
+  Value ids = n.in(0);
+  TRY(ids);
+  if (rankOf(ids) != 2 || !isa<IntegerType>(elemOf(ids)))
+    return n.fail("input_ids must be integers of shape (batch, sequence)");
+  Type i64 = IntegerType::get(n.ctx, 64);
+  Value y = takeAlong(n, n.in(2), n.cast(ids, i64), 0); // (B, S, H)
+  TRY(y);
+  SmallVector<SymDim> dims = n.dimsOf(ids);
+  Value positions;
+  if (n.has(8)) {
+    positions = n.cast(n.in(8), i64);
+  } else {
+    Value shape = n.shapeOperand({dims[1]});
+    positions =
+        shape ? n.make<IotaOp>(n.typeOf({dims[1]}, i64), shape, 0) : Value();
+  }
+  TRY(positions);
+  TRY(y = n.create<AddOp>(y, takeAlong(n, n.in(3), positions, 0)));
+  if (n.has(1) != n.has(4))
+    return n.fail("segment_ids and segment_embedding come together");
+  if (n.has(1))
+    TRY(y = n.create<AddOp>(y, takeAlong(n, n.in(4), n.cast(n.in(1), i64), 0)));
+  Type t = elemOf(y);
+  Value sum = y;
+  int64_t rank = rankOf(y);
+  Value normal = normalizeOver(n, n.cast(y, normComputeType(n, t)),
+                               SmallVector<int64_t>{rank - 1},
+                               n.attrFloat("epsilon", 1e-12));
+  TRY(normal);
+  TRY(y = n.create<MulOp>(n.cast(normal, t), n.in(5)));
+  TRY(y = n.create<AddOp>(y, n.in(6)));
+  n.setOut(0, y);
+  if (n.wantsOutput(1)) {
+    if (!n.has(7))
+      return n.fail("the mask_index output needs the mask input");
+    Type i32 = IntegerType::get(n.ctx, 32);
+    Value count = n.create<ReduceSumOp>(n.cast(n.in(7), i32),
+                                        SmallVector<int64_t>{1}, false);
+    TRY(count);
+    n.setOut(1, count);
+  }
+  if (n.wantsOutput(2))
+    n.setOut(2, sum);
+  return success();
+}
 } // namespace
 
 void onnx_import::addContribConverters(llvm::StringMap<Converter> &table) {
@@ -570,6 +628,7 @@ void onnx_import::addContribConverters(llvm::StringMap<Converter> &table) {
       {"MatMulNBits", convertMatMulNBits},
       {"Attention", convertContribAttention},
       {"MultiHeadAttention", convertMultiHeadAttention},
+      {"EmbedLayerNormalization", convertEmbedLayerNorm},
   };
   for (auto [name, convert] : ops)
     table[std::string("com.microsoft:") + name] = convert;

@@ -139,6 +139,33 @@ model("mha_plain", [helper.make_node("MultiHeadAttention", ["q", "k", "v"], ["y"
       [vi("y", F32, [B, S, H])], arrays=[rand(B, S, H), rand(B, L, H), rand(B, L, H)])
 
 
+# EmbedLayerNormalization: word, position and segment embeddings, mask_index
+# and the embedding sum; without segments and with explicit position ids.
+V, P, Hs = 30, 12, 16
+ids = rng.integers(0, V, (B, S)).astype(np.int32)
+seg = rng.integers(0, 2, (B, S)).astype(np.int32)
+emask = np.ones((B, S), np.int32)
+emask[1, 3:] = 0
+emb_in = [vi("ids", TensorProto.INT32, [B, S]), vi("seg", TensorProto.INT32, [B, S]),
+          vi("we", F32, [V, Hs]), vi("pe", F32, [P, Hs]), vi("se", F32, [2, Hs]),
+          vi("g", F32, [Hs]), vi("be", F32, [Hs]), vi("m", TensorProto.INT32, [B, S])]
+model("embln", [helper.make_node("EmbedLayerNormalization",
+                                 ["ids", "seg", "we", "pe", "se", "g", "be", "m"],
+                                 ["y", "mi", "sum"], domain=MS, epsilon=1e-5)],
+      emb_in, [vi("y", F32, [B, S, Hs]), vi("mi", TensorProto.INT32, [B]),
+               vi("sum", F32, [B, S, Hs])],
+      arrays=[ids, seg, rand(V, Hs), rand(P, Hs), rand(2, Hs), rand(Hs), rand(Hs), emask])
+pos = np.array([[2, 3, 4, 5, 6]] * B, np.int32)
+model("embln_pos", [helper.make_node("EmbedLayerNormalization",
+                                     ["ids", "", "we", "pe", "", "g", "be", "m", "p"],
+                                     ["y", "mi"], domain=MS)],
+      [vi("ids", TensorProto.INT32, [B, S]), vi("we", F32, [V, Hs]), vi("pe", F32, [P, Hs]),
+       vi("g", F32, [Hs]), vi("be", F32, [Hs]), vi("m", TensorProto.INT32, [B, S]),
+       vi("p", TensorProto.INT32, [B, S])],
+      [vi("y", F32, [B, S, Hs]), vi("mi", TensorProto.INT32, [B])],
+      arrays=[ids, rand(V, Hs), rand(P, Hs), rand(Hs), rand(Hs), emask, pos])
+
+
 def nbits(name, k, n, bits, block, zp, bias, dtype=np.float32, rank3=False):
     """MatMulNBits with random codes, scales and (packed uint8 or float) zero
     points; A of shape (3, k) or (2, 3, k)."""
