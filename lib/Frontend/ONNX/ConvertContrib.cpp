@@ -19,6 +19,8 @@
 // - EmbedLayerNormalization: word, position and segment embeddings added and
 //   layer-normalized; Attention (packed Q/K/V weights) and
 //   MultiHeadAttention, with key masks, causal masking and attention bias;
+// - RotaryEmbedding: ONNX's (opset 23) with ONNX Runtime's input order and
+//   its position offset form;
 // - MatMulNBits: A times the transpose of B, B block-quantized to 2, 4 or 8
 //   bits along K (codes packed low bits first, a scale and an optional zero
 //   point per block, 2^(bits - 1) without). B and its parameters are
@@ -612,6 +614,39 @@ LogicalResult convertEmbedLayerNorm(NodeImporter &n) {
     n.setOut(2, sum);
   return success();
 }
+
+/// com.microsoft RotaryEmbedding: ONNX's RotaryEmbedding (opset 23) with
+/// the inputs in ONNX Runtime's order (input, position_ids, cos_cache,
+/// sin_cache); position_ids (batch, sequence), or one offset o for
+/// positions o .. o + S - 1.
+LogicalResult convertContribRotary(NodeImporter &n) {
+  if (failed(n.checkAttrs({"interleaved", "is_packed_batching", "num_heads",
+                           "rotary_embedding_dim", "scale"})) ||
+      failed(floatInput(n, 0)) || failed(floatInput(n, 2)) ||
+      failed(floatInput(n, 3)) || !n.has(1) || !n.in(1))
+    return failure();
+  if (n.attrInt("is_packed_batching", 0))
+    return n.fail("RotaryEmbedding with is_packed_batching is not supported");
+  Value x = n.in(0), positions = n.in(1);
+  Type i64 = IntegerType::get(n.ctx, 64);
+  positions = n.cast(positions, i64);
+  auto ps = shapeOf(positions);
+  if (ps.size() == 1 && ps[0] == 1) {
+    // An offset: 0 .. S - 1 after it (S is the input's sequence axis).
+    int64_t seqAxis = rankOf(x) == 4 ? 2 : 1;
+    SymDim len = n.dimsOf(x)[seqAxis];
+    Value shape = n.shapeOperand({len});
+    Value iota =
+        shape ? n.make<IotaOp>(n.typeOf({len}, i64), shape, 0) : Value();
+    TRY(iota);
+    positions = n.reshapeTo(n.create<AddOp>(iota, positions),
+                            {SymDim::constant(1), len});
+    TRY(positions);
+  } else if (ps.size() != 2) {
+    return n.fail("position_ids must be (batch, sequence) or one offset");
+  }
+  return rotaryEmbedding(n, x, n.in(2), n.in(3), positions);
+}
 } // namespace
 
 void onnx_import::addContribConverters(llvm::StringMap<Converter> &table) {
@@ -629,6 +664,7 @@ void onnx_import::addContribConverters(llvm::StringMap<Converter> &table) {
       {"Attention", convertContribAttention},
       {"MultiHeadAttention", convertMultiHeadAttention},
       {"EmbedLayerNormalization", convertEmbedLayerNorm},
+      {"RotaryEmbedding", convertContribRotary},
   };
   for (auto [name, convert] : ops)
     table[std::string("com.microsoft:") + name] = convert;

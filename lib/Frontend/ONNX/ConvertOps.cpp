@@ -3179,7 +3179,14 @@ LogicalResult convertRotaryEmbedding(NodeImporter &n) {
           n.checkAttrs({"interleaved", "num_heads", "rotary_embedding_dim"})) ||
       failed(need(n, 3)) || failed(requireFloat(n, n.in(0))))
     return failure();
-  Value x = n.in(0), cosC = n.in(1), sinC = n.in(2);
+  return rotaryEmbedding(n, n.in(0), n.in(1), n.in(2),
+                         n.has(3) ? n.in(3) : Value());
+}
+
+} // namespace
+
+LogicalResult onnx_import::rotaryEmbedding(NodeImporter &n, Value x, Value cosC,
+                                           Value sinC, Value positions) {
   int64_t rank = rankOf(x);
   if (rank != 3 && rank != 4)
     return n.fail("RotaryEmbedding needs an input of rank 3 or 4");
@@ -3206,11 +3213,11 @@ LogicalResult convertRotaryEmbedding(NodeImporter &n) {
                   "size " +
                   llvm::Twine(head));
   int64_t half = rot / 2;
-  if (n.has(3)) {
-    if (failed(requireIndices(n, n.in(3))))
+  if (positions) {
+    if (failed(requireIndices(n, positions)))
       return failure();
-    cosC = take(n, cosC, n.in(3), 0);
-    sinC = take(n, sinC, n.in(3), 0);
+    cosC = take(n, cosC, positions, 0);
+    sinC = take(n, sinC, positions, 0);
   }
   TRY(cosC && sinC);
   if (rankOf(cosC) != 3 || shapeOf(cosC).back() != half ||
@@ -3253,6 +3260,8 @@ LogicalResult convertRotaryEmbedding(NodeImporter &n) {
     return out(n, n.create<TransposeOp>(y, ArrayRef<int64_t>{0, 2, 1, 3}));
   return out(n, n.reshapeTo(y, dims));
 }
+
+namespace {
 
 const llvm::StringMap<Converter> &converters() {
   static const llvm::StringMap<Converter> table = [] {

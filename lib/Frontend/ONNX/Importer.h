@@ -352,6 +352,12 @@ LogicalResult readConvWindow(NodeImporter &n, RankedTensorType input,
 /// numpy.take(data, indices, axis) (ONNX Gather): `indices` of any shape
 /// replace dimension `axis` of `data` (ConvertOps.cpp).
 Value takeAlong(NodeImporter &n, Value data, Value indices, int64_t axis);
+/// RotaryEmbedding of `x` (rank 3 with num_heads, or (batch, heads,
+/// sequence, head size)) by cos/sin caches, looked up by `positions` when
+/// given; attributes interleaved, num_heads and rotary_embedding_dim from the
+/// node. Sets output 0.
+LogicalResult rotaryEmbedding(NodeImporter &n, Value x, Value cosC, Value sinC,
+                              Value positions);
 /// GELU of `x`: 0.5 x (1 + erf(x / sqrt 2)), or with `tanhForm` the tanh
 /// approximation 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
 Value geluOf(NodeImporter &n, Value x, bool tanhForm);

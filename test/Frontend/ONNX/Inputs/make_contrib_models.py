@@ -166,6 +166,31 @@ model("embln_pos", [helper.make_node("EmbedLayerNormalization",
       arrays=[ids, rand(V, Hs), rand(P, Hs), rand(Hs), rand(Hs), emask, pos])
 
 
+# com.microsoft RotaryEmbedding: 3-D input with position ids, 4-D with an
+# offset, interleaved, a partial rotary dimension.
+maxpos, d = 16, 8
+cos_c = rand(maxpos, d // 2)
+sin_c = rand(maxpos, d // 2)
+rpos = rng.integers(0, maxpos, (B, S)).astype(np.int64)
+model("rope3", [helper.make_node("RotaryEmbedding", ["x", "p", "c", "s"], ["y"], domain=MS,
+                                 num_heads=2)],
+      [vi("x", F32, [B, S, 2 * d]), vi("p", TensorProto.INT64, [B, S]),
+       vi("c", F32, [maxpos, d // 2]), vi("s", F32, [maxpos, d // 2])],
+      [vi("y", F32, [B, S, 2 * d])], arrays=[rand(B, S, 2 * d), rpos, cos_c, sin_c])
+model("rope4_offset", [helper.make_node("RotaryEmbedding", ["x", "p", "c", "s"], ["y"],
+                                        domain=MS, interleaved=1)],
+      [vi("x", F32, [B, 3, S, d]), vi("p", TensorProto.INT64, [1]),
+       vi("c", F32, [maxpos, d // 2]), vi("s", F32, [maxpos, d // 2])],
+      [vi("y", F32, [B, 3, S, d])],
+      arrays=[rand(B, 3, S, d), np.array([4], np.int64), cos_c, sin_c])
+model("rope_partial", [helper.make_node("RotaryEmbedding", ["x", "p", "c", "s"], ["y"],
+                                        domain=MS, num_heads=2, rotary_embedding_dim=4)],
+      [vi("x", F32, [B, S, 2 * d]), vi("p", TensorProto.INT64, [B, S]),
+       vi("c", F32, [maxpos, 2]), vi("s", F32, [maxpos, 2])],
+      [vi("y", F32, [B, S, 2 * d])],
+      arrays=[rand(B, S, 2 * d), rpos, rand(maxpos, 2), rand(maxpos, 2)])
+
+
 def nbits(name, k, n, bits, block, zp, bias, dtype=np.float32, rank3=False):
     """MatMulNBits with random codes, scales and (packed uint8 or float) zero
     points; A of shape (3, k) or (2, 3, k)."""
