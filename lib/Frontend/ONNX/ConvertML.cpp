@@ -138,11 +138,20 @@ std::vector<std::string> stringsAttr(NodeImporter &n, StringRef name) {
   return out;
 }
 
-/// The input as (batch, features): a vector is one sample. Integer inputs
-/// are compared and weighted as `compute`.
+/// The input as (batch, features): a vector is one sample. Other ranks are
+/// errors (null, reported). Integer inputs are compared and weighted as
+/// `compute`.
 Value asMatrix(NodeImporter &n, Value x) {
+  if (!x)
+    return {};
   if (rankOf(x) == 1)
     return n.reshapeTo(x, {SymDim::constant(1), n.dimOf(x, 0)});
+  if (rankOf(x) != 2) {
+    (void)n.fail("the input must be a (batch, features) matrix or one "
+                 "sample's feature vector; it has rank " +
+                 Twine(rankOf(x)));
+    return {};
+  }
   return x;
 }
 

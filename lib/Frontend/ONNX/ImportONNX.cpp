@@ -175,8 +175,11 @@ std::optional<HostValues> onnx_import::readHostValues(ElementsAttr attr,
       for (bool x : dense.getValues<bool>())
         v.ints.push_back(x);
     } else {
+      // Unsigned values zero-extend (a uint8 200 is 200, not -56).
+      bool isUnsigned = elem.isUnsignedInteger();
       for (APInt x : dense.getValues<APInt>())
-        v.ints.push_back(x.getSExtValue());
+        v.ints.push_back(isUnsigned ? static_cast<int64_t>(x.getZExtValue())
+                                    : x.getSExtValue());
     }
     return v;
   }
@@ -205,20 +208,22 @@ std::optional<HostValues> onnx_import::readHostValues(ElementsAttr attr,
       v.floats.push_back(f.convertToDouble());
     } else {
       int64_t x = 0;
+      bool isUnsigned = elem.isUnsignedInteger();
       switch (width) {
       case 1:
-        x = static_cast<int8_t>(*p);
+        x = isUnsigned ? static_cast<int64_t>(static_cast<uint8_t>(*p))
+                       : static_cast<int8_t>(*p);
         break;
       case 2: {
         int16_t y;
         std::memcpy(&y, p, 2);
-        x = y;
+        x = isUnsigned ? static_cast<uint16_t>(y) : y;
         break;
       }
       case 4: {
         int32_t y;
         std::memcpy(&y, p, 4);
-        x = y;
+        x = isUnsigned ? static_cast<int64_t>(static_cast<uint32_t>(y)) : y;
         break;
       }
       default:

@@ -372,6 +372,19 @@ save("onehot_strings", [helper.make_node("OneHotEncoder", ["x"], ["y"], name="en
 save("label_dup", [helper.make_node("LabelEncoder", ["x"], ["y"], name="enc", domain="ai.onnx.ml",
                                     keys_int64s=[1, 1], values_int64s=[0, 1])],
      [info("x", I64, ["n"])], [info("y", I64, ["n"])], [], ml_version=2, default=False)
+# A tree ensemble given a scalar (found by tide-fuzz-onnx: it read past the
+# shape).
+save("trees_scalar", [helper.make_node("TreeEnsemble", ["x"], ["y"], name="trees",
+                                       domain="ai.onnx.ml", n_targets=1, aggregate_function=1,
+                                       nodes_featureids=[0], nodes_modes=helper.make_tensor(
+                                           "m", onnx.TensorProto.UINT8, [1], [0]),
+                                       nodes_splits=helper.make_tensor("s", F, [1], [0.5]),
+                                       nodes_truenodeids=[0], nodes_falsenodeids=[1],
+                                       nodes_trueleafs=[1], nodes_falseleafs=[1],
+                                       leaf_targetids=[0, 0],
+                                       leaf_weights=helper.make_tensor("w", F, [2], [1.0, 2.0]),
+                                       tree_roots=[0])],
+     [info("x", F, [])], [info("y", F, [1, 1])], [], ml_version=5, default=False)
 save("onehot_nozeros", [helper.make_node("OneHotEncoder", ["x"], ["y"], name="enc",
                                          domain="ai.onnx.ml", cats_int64s=[1, 2], zeros=0)],
      [info("x", I64, ["n"])], [info("y", F, ["n", 2])], [], default=False)
