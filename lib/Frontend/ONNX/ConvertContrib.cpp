@@ -20,7 +20,8 @@
 //   layer-normalized; Attention (packed Q/K/V weights) and
 //   MultiHeadAttention, with key masks, causal masking and attention bias;
 // - RotaryEmbedding: ONNX's (opset 23) with ONNX Runtime's input order and
-//   its position offset form;
+//   its position offset form; QuantizeLinear and DequantizeLinear, the
+//   default domain's;
 // - MatMulNBits: A times the transpose of B, B block-quantized to 2, 4 or 8
 //   bits along K (codes packed low bits first, a scale and an optional zero
 //   point per block, 2^(bits - 1) without). B and its parameters are
@@ -668,6 +669,11 @@ void onnx_import::addContribConverters(llvm::StringMap<Converter> &table) {
   };
   for (auto [name, convert] : ops)
     table[std::string("com.microsoft:") + name] = convert;
+  // The contrib domain's own QuantizeLinear and DequantizeLinear (older
+  // quantized models) mean the default domain's.
+  for (const char *name : {"QuantizeLinear", "DequantizeLinear"})
+    if (Converter c = table.lookup(name))
+      table[std::string("com.microsoft:") + name] = c;
   // ONNX Runtime registers SimplifiedLayerNormalization in the default
   // domain; its optimizer writes it there.
   if (!table.count("SimplifiedLayerNormalization"))

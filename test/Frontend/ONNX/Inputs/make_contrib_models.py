@@ -191,6 +191,16 @@ model("rope_partial", [helper.make_node("RotaryEmbedding", ["x", "p", "c", "s"],
       arrays=[rand(B, S, 2 * d), rpos, rand(maxpos, 2), rand(maxpos, 2)])
 
 
+# The contrib domain's QuantizeLinear and DequantizeLinear (per channel).
+xq8 = rand(4, 6) * np.float32(3)
+model("qdq", [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], domain=MS, axis=1),
+              helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], domain=MS, axis=1)],
+      [vi("x", F32, [4, 6])], [vi("q", TensorProto.UINT8, [4, 6]), vi("y", F32, [4, 6])],
+      [helper.make_tensor("s", F32, [6], [0.02, 0.05, 0.1, 0.03, 0.04, 0.06]),
+       helper.make_tensor("z", TensorProto.UINT8, [6], [128, 120, 130, 100, 140, 128])],
+      arrays=[xq8])
+
+
 def nbits(name, k, n, bits, block, zp, bias, dtype=np.float32, rank3=False):
     """MatMulNBits with random codes, scales and (packed uint8 or float) zero
     points; A of shape (3, k) or (2, 3, k)."""
