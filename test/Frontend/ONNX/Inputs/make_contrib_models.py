@@ -201,6 +201,19 @@ model("qdq", [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], domain=
       arrays=[xq8])
 
 
+# torch/bert_tiny.onnx (PyTorch's export of a 2-layer BERT) after ONNX
+# Runtime 1.31's transformer optimizer (optimize_model(model_type="bert",
+# opt_level=0): SkipLayerNormalization and BiasGelu fused), with ids and a
+# padded mask.
+import shutil
+shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch",
+                         "bert_tiny_ort_optimized.onnx"), os.path.join(out, "bert_opt.onnx"))
+np.save(os.path.join(out, "bert_opt_in0.npy"), rng.integers(0, 100, (2, 8)).astype(np.int64))
+bmask = np.ones((2, 8), np.int64)
+bmask[1, 5:] = 0
+np.save(os.path.join(out, "bert_opt_in1.npy"), bmask)
+
+
 def nbits(name, k, n, bits, block, zp, bias, dtype=np.float32, rank3=False):
     """MatMulNBits with random codes, scales and (packed uint8 or float) zero
     points; A of shape (3, k) or (2, 3, k)."""
