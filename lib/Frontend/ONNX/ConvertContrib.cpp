@@ -21,7 +21,7 @@
 //   MultiHeadAttention, with key masks, causal masking and attention bias;
 // - RotaryEmbedding: ONNX's (opset 23) with ONNX Runtime's input order and
 //   its position offset form; QuantizeLinear and DequantizeLinear, the
-//   default domain's;
+//   default domain's; FusedConv, a Conv (+ Add) and its activation;
 // - MatMulNBits: A times the transpose of B, B block-quantized to 2, 4 or 8
 //   bits along K (codes packed low bits first, a scale and an optional zero
 //   point per block, 2^(bits - 1) without). B and its parameters are
@@ -648,6 +648,61 @@ LogicalResult convertContribRotary(NodeImporter &n) {
   }
   return rotaryEmbedding(n, x, n.in(2), n.in(3), positions);
 }
+
+/// FusedConv (what ONNX Runtime's graph optimizer writes for Conv (+ Add) +
+/// activation when it saves an optimized model): activation(Conv(X, W, B)
+/// + Z), the activation one of Relu, Sigmoid, Tanh, LeakyRelu, Clip and
+/// HardSigmoid with its parameters in activation_params.
+LogicalResult convertFusedConv(NodeImporter &n) {
+  std::string act = n.attrString("activation", "");
+  std::vector<float> params;
+  if (const auto *a = n.attr("activation_params"))
+    params.assign(a->floats().begin(), a->floats().end());
+  onnx::NodeProto conv = n.node;
+  conv.set_op_type("Conv");
+  conv.clear_domain();
+  conv.clear_attribute();
+  for (const auto &a : n.node.attribute())
+    if (a.name() != "activation" && a.name() != "activation_params")
+      *conv.add_attribute() = a;
+  while (conv.input_size() > 3)
+    conv.mutable_input()->RemoveLast();
+  Converter convConverter = lookupConverter("Conv");
+  if (!convConverter || failed(n.convertAs(conv, convConverter)))
+    return failure();
+  Value y = n.outValue(0);
+  TRY(y);
+  if (n.has(3))
+    TRY(y = n.create<AddOp>(y, n.in(3)));
+  auto param = [&](size_t i, double dflt) {
+    return i < params.size() ? static_cast<double>(params[i]) : dflt;
+  };
+  if (act == "Relu") {
+    y = n.make<ReluOp>(y);
+  } else if (act == "Sigmoid") {
+    y = n.make<SigmoidOp>(y);
+  } else if (act == "Tanh") {
+    y = n.make<TanhOp>(y);
+  } else if (act == "LeakyRelu") {
+    Value neg = n.create<CmpOp>(CmpPredicate::lt, y, sc(n, y, 0.0));
+    y = n.create<SelectOp>(neg, n.create<MulOp>(y, sc(n, y, param(0, 0.01))),
+                           y);
+  } else if (act == "Clip") {
+    y = n.create<MinimumOp>(
+        n.create<MaximumOp>(y, sc(n, y, param(0, -3.4028234663852886e38))),
+        sc(n, y, param(1, 3.4028234663852886e38)));
+  } else if (act == "HardSigmoid") {
+    y = n.create<AddOp>(n.create<MulOp>(y, sc(n, y, param(0, 0.2))),
+                        sc(n, y, param(1, 0.5)));
+    y = n.create<MinimumOp>(n.create<MaximumOp>(y, sc(n, y, 0.0)),
+                            sc(n, y, 1.0));
+  } else if (!act.empty()) {
+    return n.fail("FusedConv's activation '" + act +
+                  "' is not one of Relu, Sigmoid, Tanh, LeakyRelu, Clip, "
+                  "HardSigmoid");
+  }
+  return setOut(n, y);
+}
 } // namespace
 
 void onnx_import::addContribConverters(llvm::StringMap<Converter> &table) {
@@ -666,6 +721,7 @@ void onnx_import::addContribConverters(llvm::StringMap<Converter> &table) {
       {"MultiHeadAttention", convertMultiHeadAttention},
       {"EmbedLayerNormalization", convertEmbedLayerNorm},
       {"RotaryEmbedding", convertContribRotary},
+      {"FusedConv", convertFusedConv},
   };
   for (auto [name, convert] : ops)
     table[std::string("com.microsoft:") + name] = convert;

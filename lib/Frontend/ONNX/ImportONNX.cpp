@@ -717,6 +717,13 @@ static bool isNarrowConversion(NodeImporter &n) {
          narrow::isNarrow(static_cast<int32_t>(a->i()));
 }
 
+LogicalResult NodeImporter::convertAs(const onnx::NodeProto &other,
+                                      Converter convert) {
+  NodeImporter inner(graph, other, loc, opset);
+  inner.callGraph = callGraph;
+  return convert(inner);
+}
+
 int32_t NodeImporter::narrowIn(unsigned i) const {
   return has(i) ? graph.narrowTypes.lookup(node.input(i)) : 0;
 }

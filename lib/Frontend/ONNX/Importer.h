@@ -160,6 +160,9 @@ struct ShapeValue {
   }
 };
 
+class NodeImporter;
+using Converter = LogicalResult (*)(NodeImporter &);
+
 /// One node being converted: its inputs, attributes and the builder.
 class NodeImporter {
 public:
@@ -206,6 +209,10 @@ public:
                               SmallVectorImpl<Value> &outputs)>
       callGraph;
   void setOut(unsigned i, Value v);
+  /// Converts `other` (a node this converter derived from its own: the op
+  /// a fused op stands for, its outputs named as this node's) with `convert`,
+  /// in this node's graph and place.
+  LogicalResult convertAs(const onnx::NodeProto &other, Converter convert);
   /// The narrow ONNX type of input `i` (narrow::isNarrow), or 0.
   int32_t narrowIn(unsigned i) const;
   /// Records that output `i` has narrow ONNX type `dt` (0: none).
@@ -314,8 +321,6 @@ public:
 private:
   GraphImporter &graph;
 };
-
-using Converter = LogicalResult (*)(NodeImporter &);
 
 /// Converters of convolution, pooling and resize ops (ConvertNN.cpp), added
 /// to the table of ConvertOps.cpp.

@@ -201,6 +201,24 @@ model("qdq", [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], domain=
       arrays=[xq8])
 
 
+# FusedConv: every activation, and the Conv + Add (Z) + Relu form.
+xc = rand(1, 3, 8, 8)
+wc, bc = rand(4, 3, 3, 3), rand(4)
+for act, params in (("Relu", []), ("Sigmoid", []), ("Tanh", []), ("LeakyRelu", [0.2]),
+                    ("Clip", [-0.5, 0.7]), ("HardSigmoid", [0.3, 0.4])):
+    attrs = {"activation": act, "pads": [1, 1, 1, 1]}
+    if params:
+        attrs["activation_params"] = params
+    model("fconv_" + act.lower(), [helper.make_node("FusedConv", ["x", "w", "b"], ["y"],
+                                                   domain=MS, **attrs)],
+          [vi("x", F32, [1, 3, 8, 8]), vi("w", F32, [4, 3, 3, 3]), vi("b", F32, [4])],
+          [vi("y", F32, [1, 4, 8, 8])], arrays=[xc, wc, bc])
+model("fconv_sum", [helper.make_node("FusedConv", ["x", "w", "b", "z"], ["y"], domain=MS,
+                                     activation="Relu", strides=[2, 2])],
+      [vi("x", F32, [1, 3, 8, 8]), vi("w", F32, [4, 3, 3, 3]), vi("b", F32, [4]),
+       vi("z", F32, [1, 4, 3, 3])], [vi("y", F32, [1, 4, 3, 3])],
+      arrays=[xc, wc, bc, rand(1, 4, 3, 3)])
+
 # torch/bert_tiny.onnx (PyTorch's export of a 2-layer BERT) after ONNX
 # Runtime 1.31's transformer optimizer (optimize_model(model_type="bert",
 # opt_level=0): SkipLayerNormalization and BiasGelu fused), with ids and a
@@ -212,6 +230,11 @@ np.save(os.path.join(out, "bert_opt_in0.npy"), rng.integers(0, 100, (2, 8)).asty
 bmask = np.ones((2, 8), np.int64)
 bmask[1, 5:] = 0
 np.save(os.path.join(out, "bert_opt_in1.npy"), bmask)
+# torch/cnn_small.onnx as ONNX Runtime 1.31 saves it at ORT_ENABLE_EXTENDED
+# (optimized_model_filepath): three FusedConv.
+shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch",
+                         "cnn_small_ort_extended.onnx"), os.path.join(out, "cnn_ext.onnx"))
+np.save(os.path.join(out, "cnn_ext_in0.npy"), rand(2, 3, 32, 32))
 
 
 def nbits(name, k, n, bits, block, zp, bias, dtype=np.float32, rank3=False):
