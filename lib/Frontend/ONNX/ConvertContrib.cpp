@@ -21,7 +21,8 @@
 //   MultiHeadAttention, with key masks, causal masking and attention bias;
 // - RotaryEmbedding: ONNX's (opset 23) with ONNX Runtime's input order and
 //   its position offset form; QuantizeLinear and DequantizeLinear, the
-//   default domain's; FusedConv, a Conv (+ Add) and its activation;
+//   default domain's; FusedConv and FusedGemm, a Conv (+ Add) or Gemm and
+//   its activation;
 // - MatMulNBits: A times the transpose of B, B block-quantized to 2, 4 or 8
 //   bits along K (codes packed low bits first, a scale and an optional zero
 //   point per block, 2^(bits - 1) without). B and its parameters are
@@ -649,60 +650,95 @@ LogicalResult convertContribRotary(NodeImporter &n) {
   return rotaryEmbedding(n, x, n.in(2), n.in(3), positions);
 }
 
+/// ONNX Runtime's fused activations: Relu, Sigmoid, Tanh, LeakyRelu
+/// (alpha), Clip (min, max), HardSigmoid (alpha, beta), with `params` in
+/// that order; "" is none. Null (reported) for another.
+Value applyActivation(NodeImporter &n, Value y, StringRef act,
+                      ArrayRef<double> params) {
+  auto param = [&](size_t i, double dflt) {
+    return i < params.size() ? params[i] : dflt;
+  };
+  if (!y || act.empty())
+    return y;
+  if (act == "Relu")
+    return n.make<ReluOp>(y);
+  if (act == "Sigmoid")
+    return n.make<SigmoidOp>(y);
+  if (act == "Tanh")
+    return n.make<TanhOp>(y);
+  if (act == "LeakyRelu") {
+    Value neg = n.create<CmpOp>(CmpPredicate::lt, y, sc(n, y, 0.0));
+    return n.create<SelectOp>(neg, n.create<MulOp>(y, sc(n, y, param(0, 0.01))),
+                              y);
+  }
+  if (act == "Clip")
+    return n.create<MinimumOp>(
+        n.create<MaximumOp>(y, sc(n, y, param(0, -3.4028234663852886e38))),
+        sc(n, y, param(1, 3.4028234663852886e38)));
+  if (act == "HardSigmoid") {
+    Value h = n.create<AddOp>(n.create<MulOp>(y, sc(n, y, param(0, 0.2))),
+                              sc(n, y, param(1, 0.5)));
+    return n.create<MinimumOp>(n.create<MaximumOp>(h, sc(n, y, 0.0)),
+                               sc(n, y, 1.0));
+  }
+  (void)n.fail(n.opType() + "'s activation '" + act +
+               "' is not one of Relu, Sigmoid, Tanh, LeakyRelu, Clip, "
+               "HardSigmoid");
+  return {};
+}
+
+/// `n` converted as the default-domain op `op` with the attributes other
+/// than `drop` and at most `inputs` inputs; its output 0.
+Value convertBase(NodeImporter &n, const char *op, ArrayRef<StringRef> drop,
+                  int inputs) {
+  onnx::NodeProto base = n.node;
+  base.set_op_type(op);
+  base.clear_domain();
+  base.clear_attribute();
+  for (const auto &a : n.node.attribute())
+    if (!llvm::is_contained(drop, a.name()))
+      *base.add_attribute() = a;
+  while (base.input_size() > inputs)
+    base.mutable_input()->RemoveLast();
+  Converter convert = lookupConverter(op);
+  if (!convert || failed(n.convertAs(base, convert)))
+    return {};
+  return n.outValue(0);
+}
+
 /// FusedConv (what ONNX Runtime's graph optimizer writes for Conv (+ Add) +
 /// activation when it saves an optimized model): activation(Conv(X, W, B)
-/// + Z), the activation one of Relu, Sigmoid, Tanh, LeakyRelu, Clip and
-/// HardSigmoid with its parameters in activation_params.
+/// + Z), the activation's parameters in activation_params.
 LogicalResult convertFusedConv(NodeImporter &n) {
-  std::string act = n.attrString("activation", "");
-  std::vector<float> params;
+  SmallVector<double> params;
   if (const auto *a = n.attr("activation_params"))
     params.assign(a->floats().begin(), a->floats().end());
-  onnx::NodeProto conv = n.node;
-  conv.set_op_type("Conv");
-  conv.clear_domain();
-  conv.clear_attribute();
-  for (const auto &a : n.node.attribute())
-    if (a.name() != "activation" && a.name() != "activation_params")
-      *conv.add_attribute() = a;
-  while (conv.input_size() > 3)
-    conv.mutable_input()->RemoveLast();
-  Converter convConverter = lookupConverter("Conv");
-  if (!convConverter || failed(n.convertAs(conv, convConverter)))
-    return failure();
-  Value y = n.outValue(0);
+  Value y = convertBase(n, "Conv", {"activation", "activation_params"}, 3);
   TRY(y);
   if (n.has(3))
     TRY(y = n.create<AddOp>(y, n.in(3)));
-  auto param = [&](size_t i, double dflt) {
-    return i < params.size() ? static_cast<double>(params[i]) : dflt;
-  };
-  if (act == "Relu") {
-    y = n.make<ReluOp>(y);
-  } else if (act == "Sigmoid") {
-    y = n.make<SigmoidOp>(y);
-  } else if (act == "Tanh") {
-    y = n.make<TanhOp>(y);
-  } else if (act == "LeakyRelu") {
-    Value neg = n.create<CmpOp>(CmpPredicate::lt, y, sc(n, y, 0.0));
-    y = n.create<SelectOp>(neg, n.create<MulOp>(y, sc(n, y, param(0, 0.01))),
-                           y);
-  } else if (act == "Clip") {
-    y = n.create<MinimumOp>(
-        n.create<MaximumOp>(y, sc(n, y, param(0, -3.4028234663852886e38))),
-        sc(n, y, param(1, 3.4028234663852886e38)));
-  } else if (act == "HardSigmoid") {
-    y = n.create<AddOp>(n.create<MulOp>(y, sc(n, y, param(0, 0.2))),
-                        sc(n, y, param(1, 0.5)));
-    y = n.create<MinimumOp>(n.create<MaximumOp>(y, sc(n, y, 0.0)),
-                            sc(n, y, 1.0));
-  } else if (!act.empty()) {
-    return n.fail("FusedConv's activation '" + act +
-                  "' is not one of Relu, Sigmoid, Tanh, LeakyRelu, Clip, "
-                  "HardSigmoid");
-  }
-  return setOut(n, y);
+  return setOut(n,
+                applyActivation(n, y, n.attrString("activation", ""), params));
 }
+
+/// FusedGemm: activation(Gemm(A, B, C)), the activation's parameters in
+/// activation_alpha and activation_beta.
+LogicalResult convertFusedGemm(NodeImporter &n) {
+  SmallVector<double> params;
+  std::string act = n.attrString("activation", "");
+  if (act == "LeakyRelu" || act == "HardSigmoid")
+    params.push_back(
+        n.attrFloat("activation_alpha", act == "LeakyRelu" ? 0.01 : 0.2));
+  if (act == "HardSigmoid")
+    params.push_back(n.attrFloat("activation_beta", 0.5));
+  Value y = convertBase(
+      n, "Gemm",
+      {"activation", "activation_alpha", "activation_beta", "activation_gamma"},
+      3);
+  TRY(y);
+  return setOut(n, applyActivation(n, y, act, params));
+}
+
 } // namespace
 
 void onnx_import::addContribConverters(llvm::StringMap<Converter> &table) {
@@ -722,6 +758,7 @@ void onnx_import::addContribConverters(llvm::StringMap<Converter> &table) {
       {"EmbedLayerNormalization", convertEmbedLayerNorm},
       {"RotaryEmbedding", convertContribRotary},
       {"FusedConv", convertFusedConv},
+      {"FusedGemm", convertFusedGemm},
   };
   for (auto [name, convert] : ops)
     table[std::string("com.microsoft:") + name] = convert;

@@ -879,7 +879,16 @@ FailureOr<bool> symElementwise(NodeImporter &n) {
     } else if (op == "Neg") {
       elems.push_back(n.combine("Sub", SymDim::constant(0), at(ins[0], k)));
     } else if (op == "Not") {
-      elems.push_back(n.combine("Equal", at(ins[0], k), SymDim::constant(0)));
+      // A truth value computed at run time (tensor<1xi1>) is negated; a
+      // constant compares with 0.
+      const SymDim &x = at(ins[0], k);
+      if (x.kind == SymDim::Kind::Expr && x.scalar &&
+          cast<RankedTensorType>(x.scalar.getType())
+              .getElementType()
+              .isInteger(1))
+        elems.push_back(SymDim::expr(n.make<NotOp>(x.scalar)));
+      else
+        elems.push_back(n.combine("Equal", x, SymDim::constant(0)));
     } else {
       elems.push_back(n.combine(op, at(ins[0], k), at(ins[1], k)));
     }

@@ -219,6 +219,16 @@ model("fconv_sum", [helper.make_node("FusedConv", ["x", "w", "b", "z"], ["y"], d
        vi("z", F32, [1, 4, 3, 3])], [vi("y", F32, [1, 4, 3, 3])],
       arrays=[xc, wc, bc, rand(1, 4, 3, 3)])
 
+# FusedGemm with transB and an activation.
+for act in ("Relu", "LeakyRelu"):
+    attrs = {"activation": act, "transB": 1, "alpha": 0.5, "beta": 2.0}
+    if act == "LeakyRelu":
+        attrs["activation_alpha"] = 0.3
+    model("fgemm_" + act.lower(), [helper.make_node("FusedGemm", ["a", "b", "c"], ["y"],
+                                                   domain=MS, **attrs)],
+          [vi("a", F32, [4, 8]), vi("b", F32, [5, 8]), vi("c", F32, [5])],
+          [vi("y", F32, [4, 5])], arrays=[rand(4, 8), rand(5, 8), rand(5)])
+
 # torch/bert_tiny.onnx (PyTorch's export of a 2-layer BERT) after ONNX
 # Runtime 1.31's transformer optimizer (optimize_model(model_type="bert",
 # opt_level=0): SkipLayerNormalization and BiasGelu fused), with ids and a

@@ -282,3 +282,17 @@ g.op("Expand", ["theta", shape], "expanded")
 g.save("split_shape.onnx", [vi("size", TensorProto.INT64, [4]), vi("theta", F32, [2, 3])],
        [vi("expanded", F32, None)], 18)
 np.save(os.path.join(out, "split_shape_size.npy"), np.array([5, 1, 7, 9], np.int64))
+
+# --- not_equal_dims: Not of a comparison of two run-time sizes (ONNX
+# Runtime's optimized models compute such conditions); the truth value is
+# negated, not compared with an i64 0.
+g = Graph()
+sh = g.op("Shape", ["x"], "sh")
+d0 = g.op("Gather", [sh, g.c(0)], "d0", axis=0)
+d1 = g.op("Gather", [sh, g.c(1)], "d1", axis=0)
+eq = g.op("Equal", [d0, d1], "eq")
+ne = g.op("Not", [eq], "ne")
+g.op("Cast", [ne], "y", to=TensorProto.INT64)
+g.save("not_equal_dims.onnx", [vi("x", F32, ["n", "m"])], [vi("y", TensorProto.INT64, [])], 17)
+save_inputs("not_equal_dims", "same", [np.zeros((3, 3), np.float32)])
+save_inputs("not_equal_dims", "diff", [np.zeros((3, 4), np.float32)])
