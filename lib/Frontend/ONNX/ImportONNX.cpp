@@ -997,11 +997,13 @@ importIf(GraphImporter &graph, NodeImporter &n, const ImportedNode &entry,
     Value t = valueOf(n, thenOut[i]), f = valueOf(n, e);
     if (!t || !f)
       return failure();
-    if (t.getType() != f.getType())
-      return n.fail(
-          "the condition is computed at run time, so Tide computes both "
-          "branches and selects each output, but output " +
-          llvm::Twine(i) + " has different types in the two branches");
+    if (t.getType() != f.getType()) {
+      n.error() << "the condition is computed at run time, so Tide computes "
+                   "both branches and selects each output, but output "
+                << i << " has different types in the two branches ("
+                << t.getType() << " and " << f.getType() << ")";
+      return failure();
+    }
     Value out = n.create<SelectOp>(c, t, f);
     if (!out)
       return failure();
