@@ -349,10 +349,17 @@ def report(args):
                 worst = math.exp(v[-1])
                 print("\n%s: median error %.2fx, worst %.2fx over %d cases" % (side.upper(), med, worst, len(v)))
         print("\n### policy=cost with target %s against the better side (mixed programs and single ops)\n" % t)
-        print("| case | cost placement | all-CPU | all-GPU | cost / best | ops on GPU |")
-        print("|---|---|---|---|---|---|")
+        print("| case | cost placement | all-CPU | all-GPU | cost / best (module) | (placement) | ops on GPU |")
+        print("|---|---|---|---|---|---|---|")
+        # Two counts. By module time: the cost module's own time. By
+        # placement: a cost placement that puts every op on one side is the
+        # module of that side (the same code), so it counts at that side's
+        # time, measured in the same rounds; the host's noise between two
+        # runs of identical code (up to 1.5x on a shared 16-core host) then
+        # does not count as the model's error.
         within = total = 0
         mixed_within = mixed_total = 0
+        pwithin = pmixed_within = 0
         for c in cs:
             mcost = meas("cost-" + t, c["name"])
             mc, mg = meas("cpu", c["name"]), meas("gpu", c["name"])
@@ -361,17 +368,24 @@ def report(args):
                 continue
             best = min(x for x in (mc, mg) if x)
             r = mcost / best
+            on_gpu = sum(1 for o in f["ops"] if o["device"].startswith("cuda"))
+            by_placement = mc if on_gpu == 0 else mg if on_gpu == len(f["ops"]) else mcost
+            rp = (by_placement or mcost) / best
             total += 1
             within += r <= 1.10
+            pwithin += rp <= 1.10
             if c["kind"] == "mixed":
                 mixed_total += 1
                 mixed_within += r <= 1.10
-            on_gpu = sum(1 for o in f["ops"] if o["device"].startswith("cuda"))
-            print("| %s%s | %s | %s | %s | %s%s | %d of %d |" % (
+                pmixed_within += rp <= 1.10
+            print("| %s%s | %s | %s | %s | %s%s | %s%s | %d of %d |" % (
                 c["name"], " (mixed)" if c["kind"] == "mixed" else "", fmt(mcost), fmt(mc), fmt(mg),
-                "%.2f" % r, "" if r <= 1.10 else " **", on_gpu, len(f["ops"])))
-        print("\n%d of %d cases within 10%% of the better side (mixed programs: %d of %d)"
+                "%.2f" % r, "" if r <= 1.10 else " **", "%.2f" % rp, "" if rp <= 1.10 else " **",
+                on_gpu, len(f["ops"])))
+        print("\nBy module time: %d of %d cases within 10%% of the better side (mixed programs: %d of %d)"
               % (within, total, mixed_within, mixed_total))
+        print("By placement: %d of %d cases within 10%% of the better side (mixed programs: %d of %d)"
+              % (pwithin, total, pmixed_within, mixed_total))
 
 
 def main():

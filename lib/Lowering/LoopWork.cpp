@@ -10,6 +10,7 @@
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::tide;
@@ -114,11 +115,32 @@ std::optional<OpFoldResult> LoopWork::ofRegion(Region &region) {
         return std::nullopt;
       total = *sum;
     }
-  // A body without loops: one iteration.
+  // A body without loops: one iteration, or as many as the elements its
+  // vector stores write (a 16x16 block of tide-tile-transposes is 256
+  // elements' work, not one).
   if (std::optional<int64_t> t = getConstantIntValue(total); t && *t == 0)
     return OpFoldResult(
-        IntegerAttr::get(IndexType::get(root->getContext()), 1));
+        IntegerAttr::get(IndexType::get(root->getContext()),
+                         std::max<int64_t>(1, storedElements(region))));
   return total;
+}
+
+int64_t LoopWork::storedElements(Region &region) {
+  int64_t elements = 0;
+  for (Block &block : region)
+    for (Operation &op : block) {
+      Value stored;
+      if (auto store = dyn_cast<vector::StoreOp>(op))
+        stored = store.getValueToStore();
+      else if (auto write = dyn_cast<vector::TransferWriteOp>(op))
+        stored = write.getVector();
+      else if (auto masked = dyn_cast<vector::MaskedStoreOp>(op))
+        stored = masked.getValueToStore();
+      if (auto type =
+              dyn_cast_or_null<VectorType>(stored ? stored.getType() : Type()))
+        elements += type.getNumElements();
+    }
+  return elements;
 }
 
 std::optional<OpFoldResult> LoopWork::ofOp(Operation *op) {

@@ -6,7 +6,8 @@
 //
 // The work of a loop nest, shared by tide-parallelize-loops (static sizes) and
 // tide-omp-team-size (sizes computed at run time before an omp.parallel): the
-// number of innermost iterations, where a loop multiplies the work of its body
+// number of innermost iterations (a loop-free body that stores vectors counts
+// their elements), where a loop multiplies the work of its body
 // by its trip count and sibling loops add up.
 //
 //===----------------------------------------------------------------------===//
@@ -43,6 +44,8 @@ public:
 
 private:
   std::optional<OpFoldResult> ofRegion(Region &region);
+  /// Elements written by the vector stores directly in `region`.
+  static int64_t storedElements(Region &region);
   std::optional<OpFoldResult> ofOp(Operation *op);
   std::optional<OpFoldResult> mul(OpFoldResult a, OpFoldResult b);
   std::optional<OpFoldResult> add(OpFoldResult a, OpFoldResult b);

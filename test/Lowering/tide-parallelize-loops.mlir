@@ -228,3 +228,25 @@ func.func @negative_reduction(%a: memref<?xf32>) -> f32 {
   }
   return %s : f32
 }
+
+// -----
+
+// The same 256 iterations, each storing a 16-element vector (a block of
+// tide-tile-transposes): 4096 elements' work, above twice the grain, so the
+// loop stays parallel (counted as 256 iterations, the 1024x1024 transposes
+// ran on one thread).
+// CHECK-LABEL: func.func @vector_stores
+// CHECK: scf.parallel
+// CHECK: vector.store
+func.func @vector_stores(%a: memref<16x256xf32>, %b: memref<16x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c16, %c16) step (%c1, %c1) {
+    %col = arith.muli %j, %c16 : index
+    %x = vector.load %a[%i, %col] : memref<16x256xf32>, vector<16xf32>
+    vector.store %x, %b[%i, %col] : memref<16x256xf32>, vector<16xf32>
+    scf.reduce
+  }
+  return
+}

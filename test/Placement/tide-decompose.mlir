@@ -74,7 +74,7 @@
 // DEMOTE-EXP: return %[[W]] : tensor<230400xf64>
 
 // BAD-MODE: error: invalid 'mode' option 'sometimes'; expected auto, always or never
-// BAD-TARGET: error: invalid 'target' option: unknown target 'tensorflow-2.0'; built-in targets are cpu, h200, rtx3090, tensorflow-0.7, theano-0.7; 'native' is this machine as tide-calibrate measured it; or give the path of a .json target file
+// BAD-TARGET: error: invalid 'target' option: unknown target 'tensorflow-2.0'; built-in targets are cpu, h100, h200, rtx3090, tensorflow-0.7, theano-0.7; 'native' is this machine as tide-calibrate measured it; or give the path of a .json target file
 
 //--- composites.mlir
 

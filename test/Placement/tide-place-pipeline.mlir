@@ -61,7 +61,7 @@
 
 // Bad option values name the pipeline's option and the value.
 // RUN: not tide-opt %examples/exp_f32.mlir --tide-place-pipeline=policy=fast 2>&1 | FileCheck %s --check-prefix=BAD-POLICY
-// RUN: not tide-opt %examples/exp_f32.mlir --tide-place-pipeline=target=h100 2>&1 | FileCheck %s --check-prefix=BAD-TARGET
+// RUN: not tide-opt %examples/exp_f32.mlir --tide-place-pipeline=target=a100 2>&1 | FileCheck %s --check-prefix=BAD-TARGET
 // RUN: not tide-opt %examples/exp_f32.mlir --tide-place-pipeline=target=%t/no-such-target.json 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=MISSING-TARGET
 // RUN: not tide-opt %examples/exp_f32.mlir --tide-place-pipeline=decompose=sometimes 2>&1 | FileCheck %s --check-prefix=BAD-DECOMPOSE
@@ -151,7 +151,7 @@
 // REPORT-FILE: "target": "theano-0.7"
 
 // BAD-POLICY: error: invalid 'policy' option 'fast'; expected soft, strict, require-gpu or cost
-// BAD-TARGET: error: invalid 'target' option: unknown target 'h100'; built-in targets are cpu, h200, rtx3090, tensorflow-0.7, theano-0.7; 'native' is this machine as tide-calibrate measured it; or give the path of a .json target file
+// BAD-TARGET: error: invalid 'target' option: unknown target 'a100'; built-in targets are cpu, h100, h200, rtx3090, tensorflow-0.7, theano-0.7; 'native' is this machine as tide-calibrate measured it; or give the path of a .json target file
 // MISSING-TARGET: error: invalid 'target' option: cannot read target file '{{.*}}no-such-target.json': No such file or directory
 // The pipeline's options are 'decompose' and 'report' (the passes call them
 // 'mode' and 'format'); the message must name the option the user wrote.

@@ -12,8 +12,8 @@
 // CUSTOM: {{^}} matmul | C C C C C C C C C C L L | . . . . . . . . L L L .{{ *$}}
 
 // An unknown built-in name lists the built-in targets.
-// RUN: not tide-opt %s --tide-list-kernels=target=h100 2>&1 | FileCheck %s --check-prefix=UNKNOWN-NAME
-// UNKNOWN-NAME: error: invalid 'target' option: unknown target 'h100'; built-in targets are cpu, h200, rtx3090, tensorflow-0.7, theano-0.7; 'native' is this machine as tide-calibrate measured it; or give the path of a .json target file
+// RUN: not tide-opt %s --tide-list-kernels=target=a100 2>&1 | FileCheck %s --check-prefix=UNKNOWN-NAME
+// UNKNOWN-NAME: error: invalid 'target' option: unknown target 'a100'; built-in targets are cpu, h100, h200, rtx3090, tensorflow-0.7, theano-0.7; 'native' is this machine as tide-calibrate measured it; or give the path of a .json target file
 
 // A missing file, by path and by a bare .json name.
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/no-such-target.json 2>&1 | FileCheck %s --check-prefix=MISSING

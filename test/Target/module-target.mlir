@@ -42,9 +42,9 @@
 
 // negative: an unknown target names the option and the built-in targets, at
 // the module's location, without printing the module.
-// RUN: not tide-opt %s --tide-place-devices=target=h100 2>&1 \
+// RUN: not tide-opt %s --tide-place-devices=target=a100 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=UNKNOWN --implicit-check-not=tide.reduce_mean --implicit-check-not=func.func
-// UNKNOWN: error: invalid 'target' option: unknown target 'h100'; built-in targets are cpu, h200, rtx3090, tensorflow-0.7, theano-0.7; 'native' is this machine as tide-calibrate measured it; or give the path of a .json target file
+// UNKNOWN: error: invalid 'target' option: unknown target 'a100'; built-in targets are cpu, h100, h200, rtx3090, tensorflow-0.7, theano-0.7; 'native' is this machine as tide-calibrate measured it; or give the path of a .json target file
 
 func.func @mean(%x: tensor<256xf32>) -> tensor<f32> {
   %m = tide.reduce_mean %x axes = [0] : tensor<256xf32>

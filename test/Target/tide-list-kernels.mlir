@@ -87,7 +87,7 @@
 // IR-LABEL: func.func @unchanged(
 // IR-NEXT: tide.exp %{{.*}} : tensor<4xf32>{{$}}
 
-// BAD-TARGET: error: invalid 'target' option: unknown target 'a100'; built-in targets are cpu, h200, rtx3090, tensorflow-0.7, theano-0.7; 'native' is this machine as tide-calibrate measured it; or give the path of a .json target file
+// BAD-TARGET: error: invalid 'target' option: unknown target 'a100'; built-in targets are cpu, h100, h200, rtx3090, tensorflow-0.7, theano-0.7; 'native' is this machine as tide-calibrate measured it; or give the path of a .json target file
 
 func.func @unchanged(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = tide.exp %x : tensor<4xf32>

@@ -50,6 +50,30 @@ Value floatTable(NodeImporter &n, ArrayRef<int64_t> shape, Type elem,
   return n.constant(makeDense(RankedTensorType::get(shape, elem), {}, values));
 }
 
+/// cos and sin of 2 pi m / n for 0 <= m < n, from the angle's quadrant
+/// (4 m / n) and the rest within it: multiples of pi / 2 give exact zeros and
+/// ones (std::sin(M_PI) is 1.2e-16, which a real signal's DFT turned into
+/// imaginary parts of about 1e-15 at bins 0 and n / 2 where NumPy has zeros).
+void twiddle(int64_t m, int64_t n, double &c, double &s) {
+  int64_t quarter = 4 * m / n, rest = 4 * m % n;
+  double angle = M_PI / 2 * static_cast<double>(rest) / n;
+  double c0 = rest ? std::cos(angle) : 1, s0 = rest ? std::sin(angle) : 0;
+  switch (quarter) {
+  case 0:
+    c = c0, s = s0;
+    break;
+  case 1:
+    c = -s0, s = c0;
+    break;
+  case 2:
+    c = -c0, s = -s0;
+    break;
+  default:
+    c = s0, s = -c0;
+    break;
+  }
+}
+
 /// An optional constant scalar input as an integer, or `dflt` when absent.
 FailureOr<int64_t> scalarIn(NodeImporter &n, unsigned i, StringRef role,
                             int64_t dflt) {
@@ -105,13 +129,13 @@ Value transformLast(NodeImporter &n, Value real, Value imag, int64_t length,
   double scale = inverse ? 1.0 / length : 1.0;
   for (int64_t j = 0; j < samples; ++j)
     for (int64_t k = 0; k < bins; ++k) {
-      bool inside = j < length;
+      if (j >= length)
+        continue; // Past the length: zero rows (the vectors start at zero).
       // Reduce j * k modulo the length in integers: the angle stays exact.
-      double angle =
-          inside ? 2 * M_PI * static_cast<double>((j * k) % length) / length
-                 : 0;
-      cosT[j * bins + k] = inside ? std::cos(angle) * scale : 0;
-      sinT[j * bins + k] = inside ? std::sin(angle) * scale : 0;
+      double c, s;
+      twiddle((j * k) % length, length, c, s);
+      cosT[j * bins + k] = c * scale;
+      sinT[j * bins + k] = s * scale;
     }
   Value c = floatTable(n, {samples, bins}, elem, cosT);
   Value s = floatTable(n, {samples, bins}, elem, sinT);
@@ -168,9 +192,10 @@ Value inverseOneSided(NodeImporter &n, Value real, Value imag, int64_t length) {
     else if (2 * k < length)
       weight = 2;
     for (int64_t j = 0; j < length; ++j) {
-      double angle = 2 * M_PI * static_cast<double>((j * k) % length) / length;
-      cosT[k * length + j] = weight * std::cos(angle) / length;
-      sinT[k * length + j] = weight * std::sin(angle) / length;
+      double c, s;
+      twiddle((j * k) % length, length, c, s);
+      cosT[k * length + j] = weight * c / length;
+      sinT[k * length + j] = weight * s / length;
     }
   }
   Value c = floatTable(n, {bins, length}, elem, cosT);

@@ -176,8 +176,12 @@ def compare(got, want, rtol=None):
     fin = ok & ~both_inf
     bad = np.abs(g[fin] - w[fin]) > ATOL + rtol * np.abs(w[fin])
     if bad.any():
-        err = np.abs(g[fin] - w[fin]).max()
-        return "max abs error %.3g (%d of %d elements off)" % (err, bad.sum(), fin.sum())
+        diff = np.abs(g[fin] - w[fin])
+        # The worst element among those off (the largest error overall may be
+        # within the relative tolerance of a large value).
+        worst = np.argmax(np.where(bad, diff, -1.0))
+        return "max abs error %.3g; %d of %d elements off, the worst %.8g where %.8g is expected" % (
+            diff.max(), bad.sum(), fin.sum(), g[fin][worst], w[fin][worst])
     return None
 
 
