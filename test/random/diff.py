@@ -279,6 +279,8 @@ class Runner:
             meta = json.load(fh)
         npz = np.load(os.path.join(d, "inputs.npz"))
         so = [os.path.join(d, n) for n in os.listdir(d) if n.endswith(".so")][0]
+        # The target the module was built for (reports and saved cases).
+        self.target = meta.get("target", self.target)
         for f in meta["funcs"]:
             ins = [npz["%s_%d" % (f["name"], i)] for i in range(len(f["args"]))]
             k, detail = self.run_func(so, f, ins, d)

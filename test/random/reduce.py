@@ -12,7 +12,7 @@ left out), until nothing more can be taken away:
     every op's type and shape derived again (candidates whose types do not
     hold, or whose reference leaves the well-defined domain, are skipped).
 
-Usage: reduce.py CASE_DIR --tide-bin BIN [--out DIR] [--target T] [-v]
+Usage: reduce.py CASE_DIR --tide-bin BIN [--out DIR] [--target T] [--cpu CPU] [-v]
 Writes DIR (default CASE_DIR/reduced) as a case directory (case.json,
 inputs.npz, case.mlir) and prints the reduced program.
 """
@@ -53,7 +53,7 @@ class Reducer:
         self.tries = 0
         runner_args = argparse.Namespace(tide_bin=self.bin, work=self.tmp, failures=None,
                                          target=self.target, verbose=False, build_only=False,
-                                         prebuilt=False)
+                                         prebuilt=False, cpu=args.cpu)
         self.runner = diff.Runner(runner_args)
         self.want = None
         self.want = self.outcome(case["func"], inputs)
@@ -328,6 +328,8 @@ def main():
     ap.add_argument("--out", help="where to write the reduced case (default CASE/reduced)")
     ap.add_argument("--target", help="compile for this target instead of the case's (a GPU "
                     "case that fails on the CPU too: --target cpu)")
+    ap.add_argument("--cpu", help="tide-compile --cpu (a case from a GPU batch, whose host code "
+                    "was built for x86-64-v3: --cpu x86-64-v3)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     case, inputs = diff.load_case(args.case)

@@ -518,9 +518,14 @@ private:
 
 bool RowKernel::isVectorAccess(Value v, AffineMap map, int64_t width) const {
   auto type = dyn_cast<MemRefType>(v.getType());
-  if (width == 1 || !type || !type.hasStaticShape() ||
-      !type.getLayout().isIdentity() || type.getRank() == 0 ||
-      type.getShape().back() % width || !map.getNumResults())
+  // Not i1 (a byte per element in memory): LLVM packs a vector of i1 into
+  // bits, so a vector<2xi1> load would read the bits of one byte (a random
+  // GPU program's select read its condition so, 2026-12-05).
+  if (width == 1 || !type || !type.getElementType().isIntOrFloat() ||
+      type.getElementType().getIntOrFloatBitWidth() % 8 ||
+      !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      type.getRank() == 0 || type.getShape().back() % width ||
+      !map.getNumResults())
     return false;
   auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
   return last && last.getPosition() + 1 == map.getNumDims() &&

@@ -1518,8 +1518,18 @@ struct LowerPool : OpRewritePattern<OpTy> {
                    llvm::all_of(dilations, [](int64_t d) { return d == 1; }) &&
                    llvm::any_of(llvm::concat<const int64_t>(begin, end),
                                 [](int64_t v) { return v != 0; });
-    for (int64_t i = 0; i < k && clamped; ++i)
-      clamped = begin[i] < kernel[i];
+    // Every window must overlap the input: the first starts less than a
+    // kernel before it, the last starts inside it, and the input is not
+    // empty along the axis (a window over padding alone is the lowest value;
+    // clamping into an empty axis would read outside the buffer).
+    for (int64_t i = 0; i < k && clamped; ++i) {
+      int64_t size = inType.getDimSize(first + i);
+      int64_t lastStart =
+          (type.getDimSize(first + i) - 1) * strides[i] - begin[i];
+      clamped = !ShapedType::isDynamic(size) && size > 0 &&
+                !type.isDynamicDim(first + i) && begin[i] < kernel[i] &&
+                lastStart <= size - 1;
+    }
     if (clamped) {
       lowerClamped(rewriter, op, input, type, begin);
       return success();

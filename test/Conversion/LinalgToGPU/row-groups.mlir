@@ -267,3 +267,32 @@ func.func @no_group(%x: memref<64x768xf32, #tide.device<cuda:0>>, %y: memref<64x
   }
   return
 }
+
+// -----
+
+// An i1 buffer (a byte per element) read in a row kernel of bf16 vectors is
+// read element by element: LLVM packs a vector of i1 into bits, so a
+// vector<2xi1> load would take the condition of two elements from one byte.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @i1_condition(
+// CHECK-SAME: %[[X:[^:]*]]: memref<4x64xbf16, {{.*}}>, %[[C:[^:]*]]: memref<4x64xi1, {{.*}}>
+// CHECK: gpu.launch
+// CHECK-NOT: xi1>
+// CHECK: memref.load %[[C]]
+// CHECK-NOT: xi1>
+// CHECK: return
+func.func @i1_condition(%x: memref<4x64xbf16, #tide.device<cuda:0>>, %c: memref<4x64xi1, #tide.device<cuda:0>>,
+                        %y: memref<4x64xbf16, #tide.device<cuda:0>>) {
+  %k = arith.constant -5.000000e-01 : bf16
+  %p = memref.alloc() : memref<4x64xbf16, #tide.device<cuda:0>>
+  linalg.softmax dimension(1) ins(%x : memref<4x64xbf16, #tide.device<cuda:0>>) outs(%p : memref<4x64xbf16, #tide.device<cuda:0>>)
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %c : memref<4x64xbf16, #tide.device<cuda:0>>, memref<4x64xi1, #tide.device<cuda:0>>)
+      outs(%y : memref<4x64xbf16, #tide.device<cuda:0>>) {
+  ^bb0(%a: bf16, %b: i1, %o: bf16):
+    %s = arith.select %b, %a, %k : bf16
+    linalg.yield %s : bf16
+  }
+  memref.dealloc %p : memref<4x64xbf16, #tide.device<cuda:0>>
+  return
+}

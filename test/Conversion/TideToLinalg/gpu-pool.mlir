@@ -42,3 +42,27 @@ func.func @max_pool_cpu(%x: tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32> {
   %0 = tide.max_pool %x kernel = [3, 3] strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<1x2x8x8xf32>
   return %0 : tensor<1x2x4x4xf32>
 }
+
+// An input empty along an axis: every window is padding alone (the lowest
+// value), and a clamped read would index outside the buffer: the padded copy.
+// CHECK-LABEL: func.func @max_pool_empty_axis(
+// CHECK-NOT: tensor.extract
+// CHECK: linalg.generic
+// CHECK-NOT: tensor.extract
+// CHECK: return
+func.func @max_pool_empty_axis(%x: tensor<1x1x4x0xi16>) -> tensor<1x1x3x1xi16> {
+  %0 = tide.max_pool %x kernel = [2, 4] strides = [1, 1] dilations = [1, 1] pads = [0, 2, 0, 2] {tide.device = #tide.device<cuda:0>} : tensor<1x1x4x0xi16>
+  return %0 : tensor<1x1x3x1xi16>
+}
+
+// The last window starts in the end padding (pads as large as the kernel):
+// it holds no input element, so it must not read a clamped one.
+// CHECK-LABEL: func.func @max_pool_window_in_padding(
+// CHECK-NOT: tensor.extract
+// CHECK: linalg.generic
+// CHECK-NOT: tensor.extract
+// CHECK: return
+func.func @max_pool_window_in_padding(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x3x3xf32> {
+  %0 = tide.max_pool %x kernel = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 2, 2] {tide.device = #tide.device<cuda:0>} : tensor<1x1x4x4xf32>
+  return %0 : tensor<1x1x3x3xf32>
+}
