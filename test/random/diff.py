@@ -8,6 +8,7 @@ result with gen.py's NumPy interpreter of the same program description.
 
 Tolerances (per element): a float result passes when
     |got - ref| <= 4 * tiny(t) + ulp(t) * |ref| + 4 * spread
+(or spread > max(|ref|, 1): an ill-conditioned element, unchecked)
 where `spread` is the largest difference between the reference and
 NOISY_RUNS re-evaluations in which every inexact op (transcendentals, pow,
 reductions, matmul, softmax) is perturbed by a few units in the last place
@@ -81,7 +82,13 @@ def compare(got, ref, samples, t):
                 d = np.where(np.isfinite(d), d, np.inf)
                 spread = np.maximum(spread, d)
             tol = 4 * gen.TINY[t] + gen.ULP[t] * np.abs(r) + 4 * spread
-            ok = (g == r) | (np.abs(g - r) <= tol) | (np.isnan(g) & np.isnan(r))
+            # Ill-conditioned elements (the noisy runs move them by more than
+            # their own size, and by more than 1: tan near its poles, after a
+            # cumulative product of 1e13) say nothing about the result: tan of
+            # an argument known to 1e7 is any value, Cauchy-distributed, and
+            # no number of runs bounds it.
+            unknown = spread > np.maximum(np.abs(r), 1.0)
+            ok = (g == r) | (np.abs(g - r) <= tol) | (np.isnan(g) & np.isnan(r)) | unknown
         bad = np.argwhere(~ok)
         if len(bad):
             i = tuple(bad[0])
