@@ -638,6 +638,242 @@ LogicalResult convertFlexAttention(NodeImporter &n) {
   return success();
 }
 
+/// x * rsqrt(mean(x^2 over the head) + eps) * w, per head (Qwen3's Q/K
+/// norms), computed in f32 for f16/bf16.
+Value headRmsNorm(NodeImporter &n, Value x, Value w, double eps) {
+  Type t = elemOf(x);
+  Type c = t.getIntOrFloatBitWidth() < 32 ? Type(Float32Type::get(n.ctx)) : t;
+  Value xc = n.cast(x, c);
+  Value ms = n.create<ReduceMeanOp>(n.create<MulOp>(xc, xc), Shape{3}, true);
+  Value inv =
+      ms ? n.make<RsqrtOp>(n.create<AddOp>(ms, n.scalar(c, eps))) : Value();
+  Value y = inv ? n.cast(n.create<MulOp>(xc, inv), t) : Value();
+  return y ? n.create<MulOp>(y, n.cast(w, t)) : Value();
+}
+
+/// com.microsoft GroupQueryAttention, the attention of ONNX Runtime's LLM
+/// exports (onnxruntime-genai's model builder, the transformer optimizer):
+/// query (B, S, num_heads * d) and key/value (B, S, kv_num_heads * d), or
+/// one packed QKV; optional past_key/past_value (B, kv_num_heads, P, d) that
+/// the new keys and values are appended to (present_key/present_value, the
+/// whole sequence); each query head group shares one key/value head. Query
+/// i of batch entry b sits at position P + i: it sees keys up to its own
+/// position (unless causal = 0), not those more than local_window_size - 1
+/// behind, and no key past seqlens_k[b] (a right-padded batch). With
+/// do_rotary the queries and new keys are rotated at their positions (or
+/// position_ids) by cos_cache/sin_cache. Also: softcap, smooth_softmax and
+/// head_sink (an extra logit per head), attention_bias, the per-head RMS
+/// norms of Q and K. The past buffers must hold P valid positions for every
+/// batch entry (ONNX Runtime's separate past and present buffers); a shared
+/// buffer of the maximum length, where the new keys land at seqlens_k, is
+/// not this op's semantics here. Scores and softmax in f32 for f16/bf16.
+LogicalResult convertGroupQueryAttention(NodeImporter &n) {
+  if (failed(n.checkAttrs(
+          {"num_heads", "kv_num_heads", "scale", "softcap", "do_rotary",
+           "rotary_interleaved", "local_window_size", "smooth_softmax",
+           "qk_output", "causal", "kv_cache_bit_width", "k_quant_type",
+           "v_quant_type", "sliding_window_cache", "qk_norm_epsilon"})))
+    return failure();
+  if (n.attrInt("qk_output", 0) || n.wantsOutput(3))
+    return n.fail("GroupQueryAttention's output_qk (qk_output) is not "
+                  "supported");
+  if (n.attrInt("sliding_window_cache", 0))
+    return n.fail("GroupQueryAttention with sliding_window_cache (window-"
+                  "sized KV buffers) is not supported");
+  if (n.attr("kv_cache_bit_width") || n.has(12) || n.has(13) ||
+      n.attrString("k_quant_type", "NONE") != "NONE" ||
+      n.attrString("v_quant_type", "NONE") != "NONE")
+    return n.fail("GroupQueryAttention with a quantized KV cache is not "
+                  "supported");
+  int64_t heads = n.attrInt("num_heads", 0),
+          kvHeads = n.attrInt("kv_num_heads", 0);
+  if (heads <= 0 || kvHeads <= 0 || heads % kvHeads)
+    return n.fail("GroupQueryAttention needs positive num_heads and "
+                  "kv_num_heads, num_heads a multiple of kv_num_heads (got " +
+                  llvm::Twine(heads) + " and " + llvm::Twine(kvHeads) + ")");
+  if (!n.has(0) || !n.has(5) || !n.has(6))
+    return n.fail("GroupQueryAttention needs query, seqlens_k and "
+                  "total_sequence_length");
+  Value q = n.in(0);
+  TRY(q);
+  Type t = elemOf(q);
+  if (!isa<FloatType>(t) || rankOf(q) != 3)
+    return n.fail("GroupQueryAttention needs a floating-point query of shape "
+                  "(batch, sequence, hidden)");
+  int64_t hidden = shapeOf(q)[2];
+  if (ShapedType::isDynamic(hidden))
+    return n.fail("GroupQueryAttention needs the hidden size known while "
+                  "importing");
+  Value k, v;
+  int64_t d;
+  if (!n.has(1)) {
+    // Packed: (B, S, (num_heads + 2 kv_num_heads) d).
+    if (n.has(2) || hidden % (heads + 2 * kvHeads))
+      return n.fail("GroupQueryAttention without a key needs a packed QKV "
+                    "query of (num_heads + 2 * kv_num_heads) * head_size");
+    d = hidden / (heads + 2 * kvHeads);
+    k = sliceAlong(n, q, 2, heads * d, (heads + kvHeads) * d);
+    v = sliceAlong(n, q, 2, (heads + kvHeads) * d, hidden);
+    q = sliceAlong(n, q, 2, 0, heads * d);
+    TRY(q && k && v);
+  } else {
+    if (!n.has(2))
+      return n.fail("GroupQueryAttention needs a value with its key");
+    k = n.in(1);
+    v = n.in(2);
+    TRY(k && v);
+    if (hidden % heads)
+      return n.fail("GroupQueryAttention: num_heads does not divide the "
+                    "query's hidden size");
+    d = hidden / heads;
+    if (rankOf(k) != 3 || rankOf(v) != 3 || elemOf(k) != t || elemOf(v) != t ||
+        shapeOf(k)[2] != kvHeads * d || shapeOf(v)[2] != kvHeads * d)
+      return n.fail("GroupQueryAttention needs key and value of shape (batch, "
+                    "sequence, kv_num_heads * head_size = " +
+                    llvm::Twine(kvHeads * d) + ") and the query's type");
+  }
+  q = splitHeads(n, q, heads);
+  k = splitHeads(n, k, kvHeads);
+  v = splitHeads(n, v, kvHeads);
+  TRY(q && k && v);
+  if (n.has(14) != n.has(15))
+    return n.fail("GroupQueryAttention needs q_norm_weight and k_norm_weight "
+                  "together");
+  if (n.has(14)) {
+    double eps = n.attrFloat("qk_norm_epsilon", 1e-6);
+    TRY(q = headRmsNorm(n, q, n.in(14), eps));
+    TRY(k = headRmsNorm(n, k, n.in(15), eps));
+  }
+
+  // Positions: P + 0 .. S - 1 for the queries, 0 .. P + S - 1 for the keys.
+  if (n.has(3) != n.has(4))
+    return n.fail("past_key and past_value must be given together");
+  Value pk = n.has(3) ? n.in(3) : Value(), pv = n.has(4) ? n.in(4) : Value();
+  if (pk) {
+    TRY(pk && pv);
+    if (rankOf(pk) != 4 || rankOf(pv) != 4 || elemOf(pk) != t ||
+        elemOf(pv) != t)
+      return n.fail("GroupQueryAttention needs past_key and past_value of "
+                    "shape (batch, kv_num_heads, past, head_size) and the "
+                    "query's type");
+  }
+  Type i64 = IntegerType::get(n.ctx, 64);
+  SymDim seq = n.dimOf(q, 2);
+  SymDim past = pk ? n.dimOf(pk, 2) : SymDim::constant(0);
+  auto iota = [&](SymDim len) -> Value {
+    Value shape = n.shapeOperand({len});
+    return shape ? n.make<IotaOp>(n.typeOf({len}, i64), shape, 0) : Value();
+  };
+  Value qpos = iota(seq);
+  if (!past.isConst(0))
+    qpos = n.create<AddOp>(qpos, n.scalarOf(past));
+  TRY(qpos);
+  if (n.attrInt("do_rotary", 0)) {
+    if (!n.has(7) || !n.has(8))
+      return n.fail("GroupQueryAttention with do_rotary needs cos_cache and "
+                    "sin_cache");
+    Value cosC = n.in(7), sinC = n.in(8);
+    TRY(cosC && sinC);
+    if (rankOf(cosC) != 2 || ShapedType::isDynamic(shapeOf(cosC)[1]))
+      return n.fail("GroupQueryAttention needs cos_cache of shape "
+                    "(max_sequence_length, rotary_dim / 2)");
+    Value positions = n.has(9) ? n.cast(n.in(9), i64)
+                               : n.reshapeTo(qpos, {SymDim::constant(1), seq});
+    bool interleaved = n.attrInt("rotary_interleaved", 0);
+    int64_t rot = 2 * shapeOf(cosC)[1];
+    TRY(q = rotaryOf(n, q, cosC, sinC, positions, interleaved, rot, heads));
+    TRY(k = rotaryOf(n, k, cosC, sinC, positions, interleaved, rot, kvHeads));
+  } else if (n.has(9)) {
+    return n.fail("GroupQueryAttention's position_ids need do_rotary");
+  }
+  if (pk) {
+    TRY(k = n.create<ConcatOp>(ValueRange{pk, k}, 2));
+    TRY(v = n.create<ConcatOp>(ValueRange{pv, v}, 2));
+  }
+  n.setOut(1, k);
+  n.setOut(2, v);
+
+  // Scores (B, N, S, T) in f32 for f16/bf16.
+  Type c = t.getIntOrFloatBitWidth() < 32 ? Type(Float32Type::get(n.ctx)) : t;
+  double scale = n.attrFloat("scale", 0.0);
+  if (scale == 0.0)
+    scale = 1.0 / std::sqrt(static_cast<double>(d));
+  Value kt = n.create<TransposeOp>(repeatHeads(n, k, heads / kvHeads),
+                                   ArrayRef<int64_t>{0, 1, 3, 2});
+  Value scores = n.cast(n.create<MatmulOp>(q, kt), c);
+  TRY(scores);
+  TRY(scores = n.create<MulOp>(scores, n.scalar(c, scale)));
+  double softcap = n.attrFloat("softcap", 0);
+  if (softcap > 0) {
+    Value cap = n.scalar(c, softcap);
+    TRY(scores =
+            n.create<MulOp>(n.make<TanhOp>(n.create<DivOp>(scores, cap)), cap));
+  }
+  if (n.has(10)) {
+    Value bias = n.in(10);
+    TRY(bias);
+    if (rankOf(bias) != 4)
+      return n.fail("GroupQueryAttention's attention_bias must be (batch or "
+                    "1, num_heads or 1, sequence, total sequence)");
+    TRY(scores = n.create<AddOp>(scores, n.cast(bias, c)));
+  }
+  // Hidden keys: past seqlens_k[b], after the query (causal), or
+  // local_window_size or more behind it.
+  SymDim total = n.dimOf(k, 2), batch = n.dimOf(q, 0);
+  SymDim one = SymDim::constant(1);
+  Value kpos = n.reshapeTo(iota(total), {one, one, one, total});
+  Value qcol = n.reshapeTo(qpos, {one, one, seq, one});
+  Value lens = n.in(5);
+  TRY(kpos && qcol && lens);
+  if (rankOf(lens) != 1 || !elemOf(lens).isInteger())
+    return n.fail("GroupQueryAttention's seqlens_k must be a 1-D integer "
+                  "tensor (one entry per batch entry)");
+  lens = n.reshapeTo(n.cast(lens, i64), {batch, one, one, one});
+  Value hide = n.create<CmpOp>(CmpPredicate::gt, kpos, lens);
+  if (n.attrInt("causal", 1))
+    TRY(hide = n.create<OrOp>(hide,
+                              n.create<CmpOp>(CmpPredicate::gt, kpos, qcol)));
+  int64_t window = n.attrInt("local_window_size", -1);
+  if (window > 0)
+    TRY(hide = n.create<OrOp>(hide, n.create<CmpOp>(CmpPredicate::ge,
+                                                    n.create<SubOp>(qcol, kpos),
+                                                    n.scalar(i64, window))));
+  TRY(hide);
+  TRY(scores = n.create<SelectOp>(
+          hide, n.scalar(c, -std::numeric_limits<double>::infinity()), scores));
+
+  // Softmax over the keys; smooth_softmax or head_sink add one more logit
+  // (0, or the head's sink) to each row's denominator.
+  Value probs;
+  bool smooth = n.attrInt("smooth_softmax", 0);
+  if (smooth || n.has(11)) {
+    SmallVector<SymDim> sd = n.dimsOf(scores);
+    Value sink = n.has(11)
+                     ? n.reshapeTo(n.cast(n.in(11), c),
+                                   {one, SymDim::constant(heads), one, one})
+                     : n.scalar(c, 0.0);
+    Value column = n.broadcastToDims(sink, {sd[0], sd[1], sd[2], one});
+    Value wide = n.create<ConcatOp>(ValueRange{scores, column}, 3);
+    Value all = n.make<SoftmaxOp>(wide, 3);
+    TRY(all);
+    SmallVector<SymDim> wd = n.dimsOf(all);
+    if (!wd[3].isConst())
+      return n.fail("GroupQueryAttention with smooth_softmax or head_sink "
+                    "needs the total sequence length known while importing");
+    probs = sliceAlong(n, all, 3, 0, wd[3].value - 1);
+  } else {
+    probs = n.make<SoftmaxOp>(scores, 3);
+  }
+  probs = n.cast(probs, t);
+  TRY(probs);
+  Value y = n.create<MatmulOp>(probs, repeatHeads(n, v, heads / kvHeads));
+  TRY(y);
+  y = n.create<TransposeOp>(y, ArrayRef<int64_t>{0, 2, 1, 3});
+  TRY(y = n.reshapeTo(y, {batch, seq, SymDim::constant(heads * d)}));
+  n.setOut(0, y);
+  return success();
+}
+
 } // namespace
 
 void onnx_import::addAttentionConverters(llvm::StringMap<Converter> &table) {
@@ -646,4 +882,6 @@ void onnx_import::addAttentionConverters(llvm::StringMap<Converter> &table) {
   table["LinearAttention"] = convertLinearAttention;
   // Preview-domain ops are keyed "<domain>:<op type>".
   table["ai.onnx.preview:FlexAttention"] = convertFlexAttention;
+  // ONNX Runtime's contrib op, keyed as the others of its domain.
+  table["com.microsoft:GroupQueryAttention"] = convertGroupQueryAttention;
 }

@@ -3187,78 +3187,96 @@ LogicalResult convertRotaryEmbedding(NodeImporter &n) {
 
 LogicalResult onnx_import::rotaryEmbedding(NodeImporter &n, Value x, Value cosC,
                                            Value sinC, Value positions) {
+  return out(n, rotaryOf(n, x, cosC, sinC, positions,
+                         n.attrInt("interleaved", 0) != 0,
+                         n.attrInt("rotary_embedding_dim", 0),
+                         n.attrInt("num_heads", 0)));
+}
+
+Value onnx_import::rotaryOf(NodeImporter &n, Value x, Value cosC, Value sinC,
+                            Value positions, bool interleaved, int64_t rot,
+                            int64_t heads) {
+#define TRYV(x)                                                                \
+  do {                                                                         \
+    if (!(x))                                                                  \
+      return {};                                                               \
+  } while (false)
+  auto fail = [&](const llvm::Twine &message) -> Value {
+    (void)n.fail(message);
+    return {};
+  };
+  TRYV(x && cosC && sinC);
   int64_t rank = rankOf(x);
   if (rank != 3 && rank != 4)
-    return n.fail("RotaryEmbedding needs an input of rank 3 or 4");
+    return fail("RotaryEmbedding needs an input of rank 3 or 4");
   SmallVector<SymDim> dims = n.dimsOf(x);
   // To (batch, sequence, heads, head size).
   if (rank == 4) {
-    TRY(x = n.create<TransposeOp>(x, ArrayRef<int64_t>{0, 2, 1, 3}));
+    TRYV(x = n.create<TransposeOp>(x, ArrayRef<int64_t>{0, 2, 1, 3}));
   } else {
-    int64_t heads = n.attrInt("num_heads", 0), hidden = shapeOf(x)[2];
+    int64_t hidden = shapeOf(x)[2];
     if (heads <= 0 || ShapedType::isDynamic(hidden) || hidden % heads)
-      return n.fail("3-D RotaryEmbedding needs a positive num_heads that "
-                    "divides the hidden size");
-    TRY(x = n.reshapeTo(x, {dims[0], dims[1], SymDim::constant(heads),
-                            SymDim::constant(hidden / heads)}));
+      return fail("3-D RotaryEmbedding needs a positive num_heads that "
+                  "divides the hidden size");
+    TRYV(x = n.reshapeTo(x, {dims[0], dims[1], SymDim::constant(heads),
+                             SymDim::constant(hidden / heads)}));
   }
   int64_t head = shapeOf(x)[3];
   if (ShapedType::isDynamic(head))
-    return n.fail("RotaryEmbedding needs the head size known while importing");
-  int64_t rot = n.attrInt("rotary_embedding_dim", 0);
+    return fail("RotaryEmbedding needs the head size known while importing");
   if (rot == 0)
     rot = head;
   if (rot < 0 || rot > head || rot % 2)
-    return n.fail("rotary_embedding_dim must be even and at most the head "
-                  "size " +
-                  llvm::Twine(head));
+    return fail("rotary_embedding_dim must be even and at most the head "
+                "size " +
+                llvm::Twine(head));
   int64_t half = rot / 2;
   if (positions) {
     if (failed(requireIndices(n, positions)))
-      return failure();
+      return {};
     cosC = take(n, cosC, positions, 0);
     sinC = take(n, sinC, positions, 0);
   }
-  TRY(cosC && sinC);
+  TRYV(cosC && sinC);
   if (rankOf(cosC) != 3 || shapeOf(cosC).back() != half ||
       shapeOf(sinC) != shapeOf(cosC))
-    return n.fail("RotaryEmbedding needs cos and sin caches of (batch, "
-                  "sequence, " +
-                  llvm::Twine(half) + ") (or (positions, " + llvm::Twine(half) +
-                  ") with position_ids)");
+    return fail("RotaryEmbedding needs cos and sin caches of (batch, "
+                "sequence, " +
+                llvm::Twine(half) + ") (or (positions, " + llvm::Twine(half) +
+                ") with position_ids)");
   SmallVector<SymDim> cd = n.dimsOf(cosC);
   SmallVector<SymDim> cd4 = {cd[0], cd[1], SymDim::constant(1), cd[2]};
   Value c = n.reshapeTo(cosC, cd4), sn = n.reshapeTo(sinC, cd4);
-  TRY(c && sn);
-  bool interleaved = n.attrInt("interleaved", 0);
+  TRYV(c && sn);
   Value rotate = rot == head ? x : sliceAxis(n, x, 3, 0, rot);
   Value x1 = interleaved ? sliceAxis(n, rotate, 3, 0, rot, 2)
                          : sliceAxis(n, rotate, 3, 0, half);
   Value x2 = interleaved ? sliceAxis(n, rotate, 3, 1, rot, 2)
                          : sliceAxis(n, rotate, 3, half, rot);
-  TRY(x1 && x2);
+  TRYV(x1 && x2);
   Value re = n.create<SubOp>(n.create<MulOp>(c, x1), n.create<MulOp>(sn, x2));
   Value im = n.create<AddOp>(n.create<MulOp>(sn, x1), n.create<MulOp>(c, x2));
-  TRY(re && im);
+  TRYV(re && im);
   Value rotated;
   if (interleaved) {
     SmallVector<SymDim> d = n.dimsOf(re);
     SmallVector<SymDim> d5 = {d[0], d[1], d[2], d[3], SymDim::constant(1)};
     Value pair = n.create<ConcatOp>(
         ValueRange{n.reshapeTo(re, d5), n.reshapeTo(im, d5)}, 4);
-    TRY(pair);
+    TRYV(pair);
     rotated = n.reshapeTo(pair, {d[0], d[1], d[2], SymDim::constant(rot)});
   } else {
     rotated = n.create<ConcatOp>(ValueRange{re, im}, 3);
   }
-  TRY(rotated);
+  TRYV(rotated);
   Value y = rotated;
   if (rot < head)
-    TRY(y = n.create<ConcatOp>(
-            ValueRange{rotated, sliceAxis(n, x, 3, rot, head)}, 3));
+    TRYV(y = n.create<ConcatOp>(
+             ValueRange{rotated, sliceAxis(n, x, 3, rot, head)}, 3));
   if (rank == 4)
-    return out(n, n.create<TransposeOp>(y, ArrayRef<int64_t>{0, 2, 1, 3}));
-  return out(n, n.reshapeTo(y, dims));
+    return n.create<TransposeOp>(y, ArrayRef<int64_t>{0, 2, 1, 3});
+  return n.reshapeTo(y, dims);
+#undef TRYV
 }
 
 namespace {

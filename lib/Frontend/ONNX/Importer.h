@@ -363,6 +363,12 @@ Value takeAlong(NodeImporter &n, Value data, Value indices, int64_t axis);
 /// node. Sets output 0.
 LogicalResult rotaryEmbedding(NodeImporter &n, Value x, Value cosC, Value sinC,
                               Value positions);
+/// The rotation itself, with the attributes given: `x` rotated (null,
+/// reported, on an error); `rotaryDim` 0 is the whole head, `heads` is
+/// needed for a rank-3 `x`.
+Value rotaryOf(NodeImporter &n, Value x, Value cosC, Value sinC,
+               Value positions, bool interleaved, int64_t rotaryDim,
+               int64_t heads);
 /// GELU of `x`: 0.5 x (1 + erf(x / sqrt 2)), or with `tanhForm` the tanh
 /// approximation 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
 Value geluOf(NodeImporter &n, Value x, bool tanhForm);

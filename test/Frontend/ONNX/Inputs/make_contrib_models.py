@@ -300,6 +300,88 @@ model("attn_past", [helper.make_node("Attention", ["x", "w", "b", "", "p"], ["y"
                                      num_heads=N)],
       att_in + [vi("p", F32, [2, B, N, 3, H // N])], [vi("y", F32, [B, S, H])])
 
+# GroupQueryAttention (ONNX Runtime's LLM attention): grouped heads, a KV
+# cache appended to, right-padded prompts (seqlens_k), rotary at the cache's
+# offset, a local window with softcap and smooth softmax, packed QKV, head
+# sinks, f16.
+def gqa(name, B, S, P, N, K, d, seqlens, attrs=(), dt=np.float32, packed=False, rotary=False,
+        sink=False):
+    T = TensorProto.FLOAT16 if dt == np.float16 else F32
+    names, ins, arrays = [], [], []
+
+    def add(nm, shape, arr, elem=T):
+        names.append(nm)
+        if nm:
+            ins.append(vi(nm, elem, shape))
+            arrays.append(arr)
+    if packed:
+        add("qkv", [B, S, (N + 2 * K) * d], rand(B, S, (N + 2 * K) * d, dtype=dt))
+        add("", None, None)
+        add("", None, None)
+    else:
+        add("q", [B, S, N * d], rand(B, S, N * d, dtype=dt))
+        add("k", [B, S, K * d], rand(B, S, K * d, dtype=dt))
+        add("v", [B, S, K * d], rand(B, S, K * d, dtype=dt))
+    if P:
+        add("pk", [B, K, P, d], rand(B, K, P, d, dtype=dt))
+        add("pv", [B, K, P, d], rand(B, K, P, d, dtype=dt))
+    else:
+        add("", None, None)
+        add("", None, None)
+    add("sl", [B], np.array(seqlens, np.int32), TensorProto.INT32)
+    add("tl", [], np.array(max(seqlens) + 1, np.int32), TensorProto.INT32)
+    if rotary or sink:
+        if rotary:
+            ang = rng.standard_normal((32, d // 2))
+            add("cos", [32, d // 2], np.cos(ang).astype(dt))
+            add("sin", [32, d // 2], np.sin(ang).astype(dt))
+        else:
+            add("", None, None)
+            add("", None, None)
+    if sink:
+        add("", None, None)  # position_ids
+        add("", None, None)  # attention_bias
+        add("hs", [N], rand(N, dtype=dt))
+    node = helper.make_node("GroupQueryAttention", names, ["y", "pk_out", "pv_out"], domain=MS,
+                            num_heads=N, kv_num_heads=K, do_rotary=int(rotary), **dict(attrs))
+    model(name, [node], ins,
+          [vi("y", T, [B, S, N * d]), vi("pk_out", T, None), vi("pv_out", T, None)], arrays=arrays)
+
+
+gqa("gqa_prompt", 2, 5, 0, 4, 2, 8, [4, 2])
+gqa("gqa_decode", 2, 1, 6, 4, 1, 8, [6, 6])
+gqa("gqa_rotary", 1, 3, 4, 4, 2, 16, [6], rotary=True)
+gqa("gqa_window", 1, 6, 0, 4, 2, 8, [5],
+    attrs={"local_window_size": 2, "softcap": 2.0, "smooth_softmax": 1})
+gqa("gqa_packed", 1, 4, 2, 4, 2, 8, [5], packed=True)
+gqa("gqa_sink", 1, 3, 2, 4, 2, 8, [4], sink=True)
+gqa("gqa_f16", 1, 2, 3, 4, 2, 16, [4], dt=np.float16, rotary=True)
+# Symbolic batch, sequence and past lengths (as exporters write them), with
+# rotary: one compiled model, a prompt and a decoding step.
+N_, K_, d_ = 4, 2, 16
+dyn_in = [vi("q", F32, ["b", "s", N_ * d_]), vi("k", F32, ["b", "s", K_ * d_]),
+          vi("v", F32, ["b", "s", K_ * d_]), vi("pk", F32, ["b", K_, "p", d_]),
+          vi("pv", F32, ["b", K_, "p", d_]), vi("sl", TensorProto.INT32, ["b"]),
+          vi("tl", TensorProto.INT32, []), vi("cos", F32, [32, d_ // 2]),
+          vi("sin", F32, [32, d_ // 2])]
+model("gqa_dyn", [helper.make_node("GroupQueryAttention",
+                                   ["q", "k", "v", "pk", "pv", "sl", "tl", "cos", "sin"],
+                                   ["y", "pk_out", "pv_out"], domain=MS, num_heads=N_,
+                                   kv_num_heads=K_, do_rotary=1)],
+      dyn_in, [vi("y", F32, ["b", "s", N_ * d_]), vi("pk_out", F32, None),
+               vi("pv_out", F32, None)])
+ang = rng.standard_normal((32, d_ // 2))
+for tag, (B_, S_, P_) in {"prompt": (2, 5, 0), "step": (2, 1, 5)}.items():
+    arrs = [rand(B_, S_, N_ * d_), rand(B_, S_, K_ * d_), rand(B_, S_, K_ * d_),
+            rand(B_, K_, P_, d_), rand(B_, K_, P_, d_),
+            np.full(B_, P_ + S_ - 1, np.int32), np.array(P_ + S_, np.int32),
+            np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)]
+    for i, a_ in enumerate(arrs):
+        np.save(os.path.join(out, "gqa_dyn_%s_in%d.npy" % (tag, i)), a_)
+
+# Errors: a quantized cache, output_qk.
+gqa("gqa_quant", 1, 1, 2, 4, 2, 8, [2], attrs={"kv_cache_bit_width": 8})
+
 # Errors: g_idx; B not an initializer.
 a = vi("a", F32, [3, 64])
 model("nbits_gidx", [helper.make_node("MatMulNBits", ["a", "B", "S", "", "g"], ["y"], domain=MS,
