@@ -471,6 +471,44 @@ FailureOr<Value> keyMaskOf(NodeImporter &n, Value mask, Value k) {
   return failure();
 }
 
+/// The new keys or values `x` (B, L, heads * d) after a past state `past`
+/// (B, heads, P, d; none: P = 0): the present state (B, heads, P + L, d) and
+/// the whole sequence as attend() takes it, (B, P + L, heads * d).
+std::pair<Value, Value> appendPast(NodeImporter &n, Value past, Value x,
+                                   int64_t heads) {
+  SmallVector<SymDim> xd = n.dimsOf(x);
+  int64_t hidden = shapeOf(x)[2];
+  if (ShapedType::isDynamic(hidden) || hidden % heads) {
+    n.error() << "the hidden size " << hidden
+              << " must be static and divisible by num_heads = " << heads;
+    return {};
+  }
+  SymDim h = SymDim::constant(heads), d = SymDim::constant(hidden / heads);
+  Value x4 = n.reshapeTo(x, {xd[0], xd[1], h, d});
+  Value present =
+      x4 ? n.create<TransposeOp>(x4, ArrayRef<int64_t>{0, 2, 1, 3}) : Value();
+  if (present && past) {
+    if (rankOf(past) != 4 || shapeOf(past)[1] != heads ||
+        shapeOf(past)[3] != hidden / heads || elemOf(past) != elemOf(x)) {
+      n.error() << "the past state must be (batch, num_heads = " << heads
+                << ", past, head size = " << hidden / heads
+                << ") of the input's type";
+      return {};
+    }
+    present = n.create<ConcatOp>(ValueRange{past, present}, 2);
+  }
+  if (!present)
+    return {};
+  SymDim total = n.dimOf(present, 2);
+  Value back = n.create<TransposeOp>(present, ArrayRef<int64_t>{0, 2, 1, 3});
+  Value flat = back
+                   ? n.reshapeTo(back, {xd[0], total, SymDim::constant(hidden)})
+                   : Value();
+  if (!flat)
+    return {};
+  return {present, flat};
+}
+
 /// com.microsoft Attention: input (B, S, hidden) times the packed Q/K/V
 /// weights (hidden, 3 * hidden) plus bias, then multi-head attention.
 LogicalResult convertContribAttention(NodeImporter &n) {
@@ -479,9 +517,10 @@ LogicalResult convertContribAttention(NodeImporter &n) {
                            "past_present_share_buffer"})) ||
       failed(floatInput(n, 0)) || failed(floatInput(n, 1)))
     return failure();
-  if (n.has(4) || n.has(6) || n.wantsOutput(1))
-    return n.fail("Attention with a past state (past, present, "
-                  "past_sequence_length) is not supported");
+  if (n.has(6) || n.attrInt("past_present_share_buffer", 0))
+    return n.fail("Attention with a shared past/present buffer "
+                  "(past_sequence_length, past_present_share_buffer) is not "
+                  "supported");
   if (n.attrInt("do_rotary", 0))
     return n.fail("Attention with do_rotary is not supported");
   int64_t heads = n.attrInt("num_heads", 0);
@@ -509,6 +548,38 @@ LogicalResult convertContribAttention(NodeImporter &n) {
   Value k = sliceAlong(n, qkv, 2, sizes[0], sizes[0] + sizes[1]);
   Value v = sliceAlong(n, qkv, 2, sizes[0] + sizes[1], total);
   TRY(q && k && v);
+  // The KV cache: past (2, B, heads, P, d) in front of the new keys and
+  // values; present (2, B, heads, P + S, d).
+  if (n.has(4) || n.wantsOutput(1)) {
+    Value pk, pv;
+    if (n.has(4)) {
+      Value past = n.in(4);
+      TRY(past);
+      if (rankOf(past) != 5 || shapeOf(past)[0] != 2)
+        return n.fail("Attention's past must be (2, batch, num_heads, past, "
+                      "head size)");
+      SmallVector<SymDim> pd = n.dimsOf(past);
+      SmallVector<SymDim> one = {pd[1], pd[2], pd[3], pd[4]};
+      pk = n.reshapeTo(sliceAlong(n, past, 0, 0, 1), one);
+      pv = n.reshapeTo(sliceAlong(n, past, 0, 1, 2), one);
+      TRY(pk && pv);
+    }
+    if (sizes[1] != sizes[2])
+      return n.fail("Attention with a past state needs K and V of one size");
+    auto [presentK, allK] = appendPast(n, pk, k, heads);
+    auto [presentV, allV] = appendPast(n, pv, v, heads);
+    TRY(presentK && presentV);
+    k = allK;
+    v = allV;
+    if (n.wantsOutput(1)) {
+      SmallVector<SymDim> d = n.dimsOf(presentK);
+      SmallVector<SymDim> d5 = {SymDim::constant(1), d[0], d[1], d[2], d[3]};
+      Value both = n.create<ConcatOp>(
+          ValueRange{n.reshapeTo(presentK, d5), n.reshapeTo(presentV, d5)}, 0);
+      TRY(both);
+      n.setOut(1, both);
+    }
+  }
   auto mask = keyMaskOf(n, n.has(3) ? n.in(3) : Value(), k);
   if (failed(mask))
     return failure();
@@ -530,9 +601,15 @@ LogicalResult convertMultiHeadAttention(NodeImporter &n) {
       failed(floatInput(n, 0)) || failed(floatInput(n, 1)) ||
       failed(floatInput(n, 2)))
     return failure();
-  if (n.has(6) || n.has(7) || n.wantsOutput(1) || n.wantsOutput(2))
-    return n.fail("MultiHeadAttention with a past state (past_key, "
-                  "past_value, present outputs) is not supported");
+  if (n.has(8) || n.has(9))
+    return n.fail("MultiHeadAttention with a shared past/present buffer "
+                  "(past_sequence_length) or beam search's "
+                  "cache_indirection is not supported");
+  if (n.has(6) != n.has(7))
+    return n.fail("MultiHeadAttention needs past_key and past_value "
+                  "together");
+  if (n.wantsOutput(3))
+    return n.fail("MultiHeadAttention's qk output is not supported");
   int64_t heads = n.attrInt("num_heads", 0);
   if (heads <= 0)
     return n.fail("MultiHeadAttention needs a positive num_heads");
@@ -549,6 +626,20 @@ LogicalResult convertMultiHeadAttention(NodeImporter &n) {
     k = n.create<AddOp>(k, sliceAlong(n, b, 0, hq, 2 * hq));
     v = n.create<AddOp>(v, sliceAlong(n, b, 0, 2 * hq, 2 * hq + hv));
     TRY(q && k && v);
+  }
+  // The KV cache: past_key/past_value (B, heads, P, d) in front of the new
+  // keys and values; present_key/present_value the whole sequence.
+  if (n.has(6) || n.wantsOutput(1) || n.wantsOutput(2)) {
+    Value pk = n.has(6) ? n.in(6) : Value(), pv = n.has(7) ? n.in(7) : Value();
+    if (n.has(6))
+      TRY(pk && pv);
+    auto [presentK, allK] = appendPast(n, pk, k, heads);
+    auto [presentV, allV] = appendPast(n, pv, v, heads);
+    TRY(presentK && presentV);
+    k = allK;
+    v = allV;
+    n.setOut(1, presentK);
+    n.setOut(2, presentV);
   }
   auto mask = keyMaskOf(n, n.has(4) ? n.in(4) : Value(), k);
   if (failed(mask))

@@ -296,9 +296,37 @@ nbits("nbits8", 64, 8, 8, 32, "packed", False)
 nbits("nbits2", 64, 8, 2, 16, "packed", False)
 nbits("nbits4_f16", 64, 16, 4, 32, "packed", True, dtype=np.float16)
 
-model("attn_past", [helper.make_node("Attention", ["x", "w", "b", "", "p"], ["y"], domain=MS,
-                                     num_heads=N)],
-      att_in + [vi("p", F32, [2, B, N, 3, H // N])], [vi("y", F32, [B, S, H])])
+# KV caches: Attention's past (2, B, heads, P, d) with present, causal and a
+# (B, total) mask; MultiHeadAttention's past_key/past_value with presents,
+# causal or not; a present without a past.
+P = 3
+pmask = np.ones((B, P + S), np.int32)
+pmask[1, 6:] = 0
+model("attn_past", [helper.make_node("Attention", ["x", "w", "b", "m", "p"], ["y", "present"],
+                                     domain=MS, num_heads=N, unidirectional=1)],
+      att_in + [vi("m", TensorProto.INT32, [B, P + S]), vi("p", F32, [2, B, N, P, H // N])],
+      [vi("y", F32, [B, S, H]), vi("present", F32, [2, B, N, P + S, H // N])],
+      arrays=[xa, wa, ba, pmask, rand(2, B, N, P, H // N)])
+mha_in = [vi("q", F32, [B, S, H]), vi("k", F32, [B, S, H]), vi("v", F32, [B, S, H]),
+          vi("b", F32, [3 * H])]
+for causal in (0, 1):
+    model("mha_past%d" % causal,
+          [helper.make_node("MultiHeadAttention", ["q", "k", "v", "b", "", "", "pk", "pv"],
+                            ["y", "prk", "prv"], domain=MS, num_heads=N, unidirectional=causal)],
+          mha_in + [vi("pk", F32, [B, N, P, H // N]), vi("pv", F32, [B, N, P, H // N])],
+          [vi("y", F32, [B, S, H]), vi("prk", F32, [B, N, P + S, H // N]),
+           vi("prv", F32, [B, N, P + S, H // N])],
+          arrays=[rand(B, S, H), rand(B, S, H), rand(B, S, H), rand(3 * H),
+                  rand(B, N, P, H // N), rand(B, N, P, H // N)])
+model("mha_present", [helper.make_node("MultiHeadAttention", ["q", "k", "v"], ["y", "prk", "prv"],
+                                       domain=MS, num_heads=N)],
+      mha_in[:3], [vi("y", F32, [B, S, H]), vi("prk", F32, [B, N, S, H // N]),
+                   vi("prv", F32, [B, N, S, H // N])],
+      arrays=[rand(B, S, H), rand(B, S, H), rand(B, S, H)])
+model("attn_shared", [helper.make_node("Attention", ["x", "w", "b", "", "p", "", "pl"], ["y"],
+                                       domain=MS, num_heads=N, past_present_share_buffer=1)],
+      att_in + [vi("p", F32, [2, B, N, 8, H // N]), vi("pl", TensorProto.INT32, [1])],
+      [vi("y", F32, [B, S, H])])
 
 # GroupQueryAttention (ONNX Runtime's LLM attention): grouped heads, a KV
 # cache appended to, right-padded prompts (seqlens_k), rotary at the cache's
