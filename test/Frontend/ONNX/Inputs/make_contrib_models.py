@@ -407,6 +407,65 @@ for tag, (B_, S_, P_) in {"prompt": (2, 5, 0), "step": (2, 1, 5)}.items():
     for i, a_ in enumerate(arrs):
         np.save(os.path.join(out, "gqa_dyn_%s_in%d.npy" % (tag, i)), a_)
 
+# A decoder layer as onnxruntime-genai's model builder writes one for a
+# Llama-style LLM with 4-bit weights: SimplifiedLayerNormalization,
+# MatMulNBits projections, GroupQueryAttention with rotary and a KV cache,
+# SkipSimplifiedLayerNormalization, a SiLU-gated MLP; symbolic batch,
+# sequence and past lengths; a prompt and a decoding step.
+def q4(name, k, n):
+    """A 4-bit MatMulNBits weight (block 32, no zero points): initializers."""
+    blocks = k // 32
+    codes = rng.integers(0, 16, (n, blocks, 32)).astype(np.uint8)
+    packed = (codes[:, :, 0::2] | (codes[:, :, 1::2] << 4)).astype(np.uint8)
+    scales = (np.abs(rng.standard_normal(n * blocks)) * 0.02 + 0.005).astype(np.float32)
+    return [helper.make_tensor(name + "_B", TensorProto.UINT8, [n, blocks, 16],
+                               packed.tobytes(), raw=True),
+            helper.make_tensor(name + "_S", F32, [n * blocks], scales.tobytes(), raw=True)]
+
+
+Hd, Nq, Nk, Dh, Ff = 64, 4, 2, 16, 128
+inits, nodes = [], []
+for nm, k_, n_ in (("q", Hd, Nq * Dh), ("k", Hd, Nk * Dh), ("v", Hd, Nk * Dh), ("o", Nq * Dh, Hd),
+                   ("gate", Hd, Ff), ("up", Hd, Ff), ("down", Ff, Hd)):
+    inits += q4(nm, k_, n_)
+for nm in ("ln1", "ln2"):
+    inits.append(helper.make_tensor(nm, F32, [Hd], (1 + 0.1 * rand(Hd)).tobytes(), raw=True))
+ang = rng.standard_normal((64, Dh // 2))
+inits += [helper.make_tensor("cos", F32, [64, Dh // 2], np.cos(ang).astype(np.float32).tobytes(), raw=True),
+          helper.make_tensor("sin", F32, [64, Dh // 2], np.sin(ang).astype(np.float32).tobytes(), raw=True)]
+
+
+def mm(nm, x, k_, n_):
+    nodes.append(helper.make_node("MatMulNBits", [x, nm + "_B", nm + "_S"], [nm + "_out"], domain=MS,
+                                  K=k_, N=n_, bits=4, block_size=32))
+    return nm + "_out"
+
+
+nodes.append(helper.make_node("SimplifiedLayerNormalization", ["x", "ln1"], ["h1"], axis=-1,
+                              epsilon=1e-5, stash_type=1))
+qo, ko, vo = mm("q", "h1", Hd, Nq * Dh), mm("k", "h1", Hd, Nk * Dh), mm("v", "h1", Hd, Nk * Dh)
+nodes.append(helper.make_node("GroupQueryAttention", [qo, ko, vo, "pk", "pv", "sl", "tl", "cos", "sin"],
+                              ["attn", "present_k", "present_v"], domain=MS, num_heads=Nq,
+                              kv_num_heads=Nk, do_rotary=1))
+oo = mm("o", "attn", Nq * Dh, Hd)
+nodes.append(helper.make_node("SkipSimplifiedLayerNormalization", [oo, "x", "ln2"],
+                              ["h2", "", "", "res"], domain=MS, epsilon=1e-5))
+go_, uo = mm("gate", "h2", Hd, Ff), mm("up", "h2", Hd, Ff)
+nodes += [helper.make_node("Sigmoid", [go_], ["gs"]), helper.make_node("Mul", [go_, "gs"], ["silu"]),
+          helper.make_node("Mul", ["silu", uo], ["act"])]
+do_ = mm("down", "act", Ff, Hd)
+nodes.append(helper.make_node("Add", ["res", do_], ["y"]))
+model("llm_layer", nodes,
+      [vi("x", F32, ["b", "s", Hd]), vi("pk", F32, ["b", Nk, "p", Dh]), vi("pv", F32, ["b", Nk, "p", Dh]),
+       vi("sl", TensorProto.INT32, ["b"]), vi("tl", TensorProto.INT32, [])],
+      [vi("y", F32, ["b", "s", Hd]), vi("present_k", F32, ["b", Nk, "t", Dh]),
+       vi("present_v", F32, ["b", Nk, "t", Dh])], inits)
+for tag, (B_, S_, P_) in {"prompt": (1, 7, 0), "step": (1, 1, 7)}.items():
+    arrs = [rand(B_, S_, Hd), rand(B_, Nk, P_, Dh), rand(B_, Nk, P_, Dh),
+            np.full(B_, P_ + S_ - 1, np.int32), np.array(P_ + S_, np.int32)]
+    for i, a_ in enumerate(arrs):
+        np.save(os.path.join(out, "llm_layer_%s_in%d.npy" % (tag, i)), a_)
+
 # Errors: a quantized cache, output_qk.
 gqa("gqa_quant", 1, 1, 2, 4, 2, 8, [2], attrs={"kv_cache_bit_width": 8})
 
