@@ -44,8 +44,10 @@
 // in place as calls on the whole (batch, heads, queries, keys) tensor.
 //
 // Not imported (a message names each): nonpad_kv_seqlen with past_key (the
-// two caches are exclusive), a causal or windowed mask whose sequence lengths
-// are known only at run time.
+// two caches are exclusive), nonpad_kv_seqlen with sequence lengths known
+// only at run time. (A causal or windowed frontier with such lengths, as a
+// decoder exported with symbolic sequence and past has, is computed from
+// positions at run time.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -170,11 +172,13 @@ LogicalResult convertAttention(NodeImporter &n) {
 
   // The KV cache.
   int64_t past = 0;
+  SymDim pastDim = SymDim::constant(0);
   if (n.has(4)) {
     Value pk = n.in(4), pv = n.in(5);
     if (rankOf(pk) != 4 || rankOf(pv) != 4)
       return n.fail("past_key and past_value must have rank 4");
     past = shapeOf(pk)[2];
+    pastDim = n.dimOf(pk, 2);
     TRY(k = n.create<ConcatOp>(ValueRange{pk, k}, 2));
     TRY(v = n.create<ConcatOp>(ValueRange{pv, v}, 2));
   }
@@ -203,8 +207,15 @@ LogicalResult convertAttention(NodeImporter &n) {
   if (n.has(3)) {
     Value mask = n.in(3);
     int64_t mlen = rankOf(mask) ? shapeOf(mask).back() : 1;
-    if (rankOf(mask) == 0 || ShapedType::isDynamic(mlen) ||
-        ShapedType::isDynamic(kvLen) || mlen > kvLen)
+    // A mask as long as the keys at run time (the same symbolic size).
+    bool sameLen =
+        rankOf(mask) && n.dimOf(mask, rankOf(mask) - 1) == n.dimOf(k, 2);
+    if (sameLen)
+      mlen = kvLen;
+    if (rankOf(mask) == 0 ||
+        (!sameLen &&
+         (ShapedType::isDynamic(mlen) || ShapedType::isDynamic(kvLen))) ||
+        mlen > kvLen)
       return n.fail("Attention needs a mask whose last dimension is known "
                     "while importing and at most the keys' count");
     if (elemOf(mask).isInteger(1))
@@ -266,11 +277,33 @@ LogicalResult convertAttention(NodeImporter &n) {
     if (right >= 0 && failed(addBias(biasOf(n.create<CmpOp>(
                           CmpPredicate::ge, diff, n.scalar(i64, -right))))))
       return failure();
+  } else if ((causal || window) &&
+             (ShapedType::isDynamic(qLen) || ShapedType::isDynamic(kvLen) ||
+              ShapedType::isDynamic(past))) {
+    // Sizes known at run time (an exporter's symbolic sequence and past):
+    // the same frontier from positions, diff = (i + past) - j.
+    SymDim qd = n.dimOf(q, 2), kd = n.dimOf(k, 2), one = SymDim::constant(1);
+    auto iota = [&](SymDim len) -> Value {
+      Value shape = n.shapeOperand({len});
+      return shape ? n.make<IotaOp>(n.typeOf({len}, i64), shape, 0) : Value();
+    };
+    Value qpos = iota(qd), kpos = iota(kd);
+    TRY(qpos && kpos);
+    if (!pastDim.isConst(0))
+      TRY(qpos = n.create<AddOp>(qpos, n.scalarOf(pastDim)));
+    Value diff = n.create<SubOp>(n.reshapeTo(qpos, {qd, one}),
+                                 n.reshapeTo(kpos, {one, kd}));
+    TRY(diff);
+    if (causal && failed(addBias(biasOf(n.create<CmpOp>(CmpPredicate::ge, diff,
+                                                        n.scalar(i64, 0))))))
+      return failure();
+    if (left >= 0 && failed(addBias(biasOf(n.create<CmpOp>(
+                         CmpPredicate::le, diff, n.scalar(i64, left))))))
+      return failure();
+    if (right >= 0 && failed(addBias(biasOf(n.create<CmpOp>(
+                          CmpPredicate::ge, diff, n.scalar(i64, -right))))))
+      return failure();
   } else if (causal || window) {
-    if (ShapedType::isDynamic(qLen) || ShapedType::isDynamic(kvLen) ||
-        ShapedType::isDynamic(past))
-      return n.fail("causal or windowed Attention needs the query, key and "
-                    "past counts known while importing");
     // Query i sits at position i + past; it sees key j when j is not after
     // it (causal) and within the window on each bounded side.
     SmallVector<float> frontier(qLen * kvLen);

@@ -332,3 +332,37 @@ save_preview(helper.make_node("FlexAttention", ["q", "k", "v"], ["y"], name="fle
              [info("y", F, [2, 4, 5, 8])], "flex_bad_mod")
 save_preview(helper.make_node("FancyAttention", ["q"], ["y"], name="fancy", domain="ai.onnx.preview"),
              [info("q", F, [2])], [info("y", F, [2])], "preview_unknown")
+
+# --- Causal and windowed Attention with sizes known only at run time --------
+# Symbolic batch, sequence and past (as PyTorch's exporter writes a decoder's
+# scaled_dot_product_attention): the frontier is computed from positions at
+# run time. One model, two input sets: a prompt after a cache of 3, and one
+# decoding step after a cache of 6; and a window of 2 without a cache.
+save(helper.make_node("Attention", ["q", "k", "v", "", "pk", "pv"], ["y", "prk", "prv"],
+                      is_causal=1),
+     [info("q", F, ["b", 4, "s", 8]), info("k", F, ["b", 2, "s", 8]),
+      info("v", F, ["b", 2, "s", 8]), info("pk", F, ["b", 2, "p", 8]),
+      info("pv", F, ["b", 2, "p", 8])],
+     [info("y", F, None), info("prk", F, None), info("prv", F, None)], "att_causal_dyn", 24)
+for tag, (b_, s_, p_) in {"a": (2, 5, 3), "b": (1, 1, 6)}.items():
+    q_ = rng.standard_normal((b_, 4, s_, 8)).astype(np.float32)
+    k_ = rng.standard_normal((b_, 2, s_, 8)).astype(np.float32)
+    v_ = rng.standard_normal((b_, 2, s_, 8)).astype(np.float32)
+    pk_ = rng.standard_normal((b_, 2, p_, 8)).astype(np.float32)
+    pv_ = rng.standard_normal((b_, 2, p_, 8)).astype(np.float32)
+    kk, vv = np.concatenate([pk_, k_], 2), np.concatenate([pv_, v_], 2)
+    for i_, a_ in enumerate([q_, k_, v_, pk_, pv_]):
+        npy("attd_%s_in%d" % (tag, i_), a_)
+    want = attention(q_.astype(np.float64), kk.astype(np.float64), vv.astype(np.float64),
+                     np.full(b_, p_ + s_), causal=True)
+    npy("attd_%s_want" % tag, want.astype(np.float32))
+save(helper.make_node("Attention", ["q", "k", "v"], ["y"], is_causal=1, left_window_size=2),
+     [info("q", F, ["b", 4, "s", 8]), info("k", F, ["b", 2, "s", 8]),
+      info("v", F, ["b", 2, "s", 8])], [info("y", F, None)], "att_window_dyn", 24)
+q_ = rng.standard_normal((2, 4, 7, 8)).astype(np.float32)
+k_ = rng.standard_normal((2, 2, 7, 8)).astype(np.float32)
+v_ = rng.standard_normal((2, 2, 7, 8)).astype(np.float32)
+for i_, a_ in enumerate([q_, k_, v_]):
+    npy("attw_in%d" % i_, a_)
+npy("attw_want", attention(q_.astype(np.float64), k_.astype(np.float64), v_.astype(np.float64),
+                           np.full(2, 7), causal=True, left=2).astype(np.float32))
