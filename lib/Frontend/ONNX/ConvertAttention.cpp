@@ -687,19 +687,23 @@ Value headRmsNorm(NodeImporter &n, Value x, Value w, double eps) {
 /// com.microsoft GroupQueryAttention, the attention of ONNX Runtime's LLM
 /// exports (onnxruntime-genai's model builder, the transformer optimizer):
 /// query (B, S, num_heads * d) and key/value (B, S, kv_num_heads * d), or
-/// one packed QKV; optional past_key/past_value (B, kv_num_heads, P, d) that
-/// the new keys and values are appended to (present_key/present_value, the
-/// whole sequence); each query head group shares one key/value head. Query
-/// i of batch entry b sits at position P + i: it sees keys up to its own
-/// position (unless causal = 0), not those more than local_window_size - 1
-/// behind, and no key past seqlens_k[b] (a right-padded batch). With
-/// do_rotary the queries and new keys are rotated at their positions (or
-/// position_ids) by cos_cache/sin_cache. Also: softcap, smooth_softmax and
-/// head_sink (an extra logit per head), attention_bias, the per-head RMS
-/// norms of Q and K. The past buffers must hold P valid positions for every
-/// batch entry (ONNX Runtime's separate past and present buffers); a shared
-/// buffer of the maximum length, where the new keys land at seqlens_k, is
-/// not this op's semantics here. Scores and softmax in f32 for f16/bf16.
+/// one packed QKV; optional past_key/past_value (B, kv_num_heads, P, d);
+/// each query head group shares one key/value head. As ONNX Runtime's
+/// separate past and present buffers: batch entry b has past_b =
+/// seqlens_k[b] + 1 - S valid past positions (0 for a prompt, where
+/// total_sequence_length is S), its new keys and values go at past_b in
+/// present_key/present_value (P + S positions, zeros after the entry's
+/// own), and its query i sits at position past_b + i: it sees keys up to
+/// its own position (unless causal = 0), not those local_window_size or more
+/// behind, and none past seqlens_k[b]. With do_rotary the queries and new
+/// keys are rotated at those positions (or position_ids) by
+/// cos_cache/sin_cache. Also: softcap, smooth_softmax and head_sink (an extra
+/// logit per head), attention_bias, the per-head RMS norms of Q and K. The
+/// present outputs have P + S positions where ONNX Runtime's have
+/// max(P, total_sequence_length) (a size known only from a value); they
+/// differ only when no entry fills the past buffer. A buffer shared between
+/// past and present (new keys written in place) is not this op's semantics
+/// here. Scores and softmax in f32 for f16/bf16.
 LogicalResult convertGroupQueryAttention(NodeImporter &n) {
   if (failed(n.checkAttrs(
           {"num_heads", "kv_num_heads", "scale", "softcap", "do_rotary",
@@ -778,7 +782,9 @@ LogicalResult convertGroupQueryAttention(NodeImporter &n) {
     TRY(k = headRmsNorm(n, k, n.in(15), eps));
   }
 
-  // Positions: P + 0 .. S - 1 for the queries, 0 .. P + S - 1 for the keys.
+  // Each batch entry's past length, as ONNX Runtime takes it: 0 for a
+  // prompt (total_sequence_length equal to the query's length), else
+  // seqlens_k[b] + 1 - S; query i of entry b sits at position past_b + i.
   if (n.has(3) != n.has(4))
     return n.fail("past_key and past_value must be given together");
   Value pk = n.has(3) ? n.in(3) : Value(), pv = n.has(4) ? n.in(4) : Value();
@@ -791,15 +797,30 @@ LogicalResult convertGroupQueryAttention(NodeImporter &n) {
                     "query's type");
   }
   Type i64 = IntegerType::get(n.ctx, 64);
-  SymDim seq = n.dimOf(q, 2);
-  SymDim past = pk ? n.dimOf(pk, 2) : SymDim::constant(0);
+  SymDim seq = n.dimOf(q, 2), batch = n.dimOf(q, 0);
+  SymDim one = SymDim::constant(1);
   auto iota = [&](SymDim len) -> Value {
     Value shape = n.shapeOperand({len});
     return shape ? n.make<IotaOp>(n.typeOf({len}, i64), shape, 0) : Value();
   };
-  Value qpos = iota(seq);
-  if (!past.isConst(0))
-    qpos = n.create<AddOp>(qpos, n.scalarOf(past));
+  Value lens = n.in(5), totalLen = n.in(6);
+  TRY(lens && totalLen);
+  if (rankOf(lens) != 1 || !elemOf(lens).isInteger())
+    return n.fail("GroupQueryAttention's seqlens_k must be a 1-D integer "
+                  "tensor (one entry per batch entry)");
+  if (rankOf(totalLen) > 1 || !elemOf(totalLen).isInteger())
+    return n.fail("GroupQueryAttention's total_sequence_length must be an "
+                  "integer scalar");
+  lens = n.reshapeTo(n.cast(lens, i64), {batch, one});
+  Value seqLen = n.scalarOf(seq);
+  Value prompt =
+      n.create<CmpOp>(CmpPredicate::eq, n.cast(totalLen, i64), seqLen);
+  Value pastLen = n.create<SelectOp>(
+      prompt, n.scalar(i64, 0),
+      n.create<SubOp>(n.create<AddOp>(lens, n.scalar(i64, 1)), seqLen));
+  TRY(lens && pastLen);
+  // (B, S) positions of the queries.
+  Value qpos = n.create<AddOp>(n.reshapeTo(iota(seq), {one, seq}), pastLen);
   TRY(qpos);
   if (n.attrInt("do_rotary", 0)) {
     if (!n.has(7) || !n.has(8))
@@ -810,8 +831,7 @@ LogicalResult convertGroupQueryAttention(NodeImporter &n) {
     if (rankOf(cosC) != 2 || ShapedType::isDynamic(shapeOf(cosC)[1]))
       return n.fail("GroupQueryAttention needs cos_cache of shape "
                     "(max_sequence_length, rotary_dim / 2)");
-    Value positions = n.has(9) ? n.cast(n.in(9), i64)
-                               : n.reshapeTo(qpos, {SymDim::constant(1), seq});
+    Value positions = n.has(9) ? n.cast(n.in(9), i64) : qpos;
     bool interleaved = n.attrInt("rotary_interleaved", 0);
     int64_t rot = 2 * shapeOf(cosC)[1];
     TRY(q = rotaryOf(n, q, cosC, sinC, positions, interleaved, rot, heads));
@@ -819,10 +839,35 @@ LogicalResult convertGroupQueryAttention(NodeImporter &n) {
   } else if (n.has(9)) {
     return n.fail("GroupQueryAttention's position_ids need do_rotary");
   }
-  if (pk) {
-    TRY(k = n.create<ConcatOp>(ValueRange{pk, k}, 2));
-    TRY(v = n.create<ConcatOp>(ValueRange{pv, v}, 2));
-  }
+  // The present state (B, kv heads, P + S, d): entry b's first past_b
+  // positions of its past, its new keys or values at past_b, zeros after.
+  Value pastCol = n.reshapeTo(pastLen, {batch, one, one, one});
+  TRY(pastCol);
+  auto present = [&](Value old, Value fresh) -> Value {
+    if (!old)
+      return fresh; // a prompt without a cache: past_b is 0
+    SmallVector<SymDim> fd = n.dimsOf(fresh);
+    Value zeros = n.broadcastToDims(n.scalar(t, 0.0), fd);
+    Value padded = n.create<ConcatOp>(ValueRange{old, zeros}, 2);
+    if (!padded)
+      return {};
+    SmallVector<SymDim> pd = n.dimsOf(padded);
+    Value pos = n.reshapeTo(iota(pd[2]), {one, one, pd[2], one});
+    Value src = pos ? n.create<SubOp>(pos, pastCol) : Value();
+    if (!src)
+      return {};
+    Value inside = n.create<AndOp>(
+        n.create<CmpOp>(CmpPredicate::ge, src, n.scalar(i64, 0)),
+        n.create<CmpOp>(CmpPredicate::lt, src, seqLen));
+    Value taken =
+        n.create<GatherOp>(fresh, n.broadcastToDims(src, pd), int64_t(2));
+    Value kept =
+        n.create<SelectOp>(n.create<CmpOp>(CmpPredicate::lt, pos, pastCol),
+                           padded, n.scalar(t, 0.0));
+    return n.create<SelectOp>(inside, taken, kept);
+  };
+  TRY(k = present(pk, k));
+  TRY(v = present(pv, v));
   n.setOut(1, k);
   n.setOut(2, v);
 
@@ -852,17 +897,12 @@ LogicalResult convertGroupQueryAttention(NodeImporter &n) {
   }
   // Hidden keys: past seqlens_k[b], after the query (causal), or
   // local_window_size or more behind it.
-  SymDim total = n.dimOf(k, 2), batch = n.dimOf(q, 0);
-  SymDim one = SymDim::constant(1);
+  SymDim total = n.dimOf(k, 2);
   Value kpos = n.reshapeTo(iota(total), {one, one, one, total});
-  Value qcol = n.reshapeTo(qpos, {one, one, seq, one});
-  Value lens = n.in(5);
-  TRY(kpos && qcol && lens);
-  if (rankOf(lens) != 1 || !elemOf(lens).isInteger())
-    return n.fail("GroupQueryAttention's seqlens_k must be a 1-D integer "
-                  "tensor (one entry per batch entry)");
-  lens = n.reshapeTo(n.cast(lens, i64), {batch, one, one, one});
-  Value hide = n.create<CmpOp>(CmpPredicate::gt, kpos, lens);
+  Value qcol = n.reshapeTo(qpos, {batch, one, seq, one});
+  Value lensCol = n.reshapeTo(lens, {batch, one, one, one});
+  TRY(kpos && qcol && lensCol);
+  Value hide = n.create<CmpOp>(CmpPredicate::gt, kpos, lensCol);
   if (n.attrInt("causal", 1))
     TRY(hide = n.create<OrOp>(hide,
                               n.create<CmpOp>(CmpPredicate::gt, kpos, qcol)));

@@ -384,6 +384,9 @@ gqa("gqa_window", 1, 6, 0, 4, 2, 8, [5],
 gqa("gqa_packed", 1, 4, 2, 4, 2, 8, [5], packed=True)
 gqa("gqa_sink", 1, 3, 2, 4, 2, 8, [4], sink=True)
 gqa("gqa_f16", 1, 2, 3, 4, 2, 16, [4], dt=np.float16, rotary=True)
+# Batch entries with shorter pasts (ONNX Runtime puts entry b's new keys at
+# seqlens_k[b] + 1 - S and zeros after them), decoding.
+gqa("gqa_ragged", 2, 1, 6, 4, 2, 16, [6, 3], rotary=True)
 # Symbolic batch, sequence and past lengths (as exporters write them), with
 # rotary: one compiled model, a prompt and a decoding step.
 N_, K_, d_ = 4, 2, 16
