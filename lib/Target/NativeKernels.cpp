@@ -74,6 +74,11 @@ KernelKind mlir::tide::getNativeKernel(DeviceKind kind, StringRef op,
   // is nothing for a GPU to run.
   if (facts->loweringFamily == LoweringFamily::Dim)
     return kind == DeviceKind::CUDA ? KernelKind::None : KernelKind::Codegen;
+  // Results sized by the data: host loops (a count, then the writes); a GPU
+  // version would need a scan and a size read back before the allocation.
+  if (facts->loweringFamily == LoweringFamily::NonZero ||
+      facts->loweringFamily == LoweringFamily::NonMaxSuppression)
+    return kind == DeviceKind::CUDA ? KernelKind::None : KernelKind::Codegen;
   if (facts->loweringFamily == LoweringFamily::Matmul) {
     if (kind == DeviceKind::CUDA)
       // cuBLAS GEMM (f16, bf16, f32, f64); no integer GEMM on the GPU.

@@ -228,7 +228,9 @@ def Tide_LoweringFamily : I32EnumAttr<"LoweringFamily",
     I32EnumAttrCase<"Scatter", 20, "scatter">,
     I32EnumAttrCase<"Dim", 21, "dim">,
     I32EnumAttrCase<"Iota", 22, "iota">,
-    I32EnumAttrCase<"DynamicSlice", 23, "dynamic_slice">
+    I32EnumAttrCase<"DynamicSlice", 23, "dynamic_slice">,
+    I32EnumAttrCase<"NonZero", 24, "nonzero">,
+    I32EnumAttrCase<"NonMaxSuppression", 25, "non_max_suppression">
   ]> {
   let cppNamespace = "::mlir::tide";
   let genSpecializedAttr = 0;

@@ -1209,6 +1209,65 @@ OpFoldResult IotaOp::fold(FoldAdaptor) {
 }
 
 //===----------------------------------------------------------------------===//
+// Results whose size depends on the data
+//===----------------------------------------------------------------------===//
+
+LogicalResult NonZeroOp::verify() {
+  auto in = getInput().getType();
+  auto out = getType();
+  if (out.getRank() != 2 || out.getDimSize(0) != in.getRank() ||
+      !out.isDynamicDim(1))
+    return emitOpError("result ")
+           << out << " must be tensor<" << in.getRank()
+           << "x?xi64>: one row per input dimension, one column per non-zero "
+              "element (a count known at run time)";
+  return success();
+}
+
+/// Whether `type` has one element (rank 0, or all sizes 1 where static).
+static bool isOneElement(RankedTensorType type) {
+  return llvm::all_of(type.getShape(), [](int64_t d) {
+    return d == 1 || ShapedType::isDynamic(d);
+  });
+}
+
+LogicalResult NonMaxSuppressionOp::verify() {
+  auto boxes = getBoxes().getType(), scores = getScores().getType();
+  if (failed(verifyElementKind(*this, boxes, ElementKind::Float)))
+    return failure();
+  if (boxes.getRank() != 3 ||
+      (!boxes.isDynamicDim(2) && boxes.getDimSize(2) != 4))
+    return emitOpError("boxes ") << boxes << " must be (batch, boxes, 4)";
+  if (scores.getRank() != 3 ||
+      scores.getElementType() != boxes.getElementType())
+    return emitOpError("scores ")
+           << scores << " must be (batch, classes, boxes) of the boxes' type "
+           << boxes.getElementType();
+  auto agree = [](int64_t a, int64_t b) {
+    return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+  };
+  if (!agree(boxes.getDimSize(0), scores.getDimSize(0)) ||
+      !agree(boxes.getDimSize(1), scores.getDimSize(2)))
+    return emitOpError("boxes ")
+           << boxes << " and scores " << scores
+           << " disagree on the batch or the number of boxes";
+  if (!isOneElement(getMaxOutputBoxesPerClass().getType()))
+    return emitOpError("max_output_boxes_per_class must have one element");
+  for (Value threshold : {getIouThreshold(), getScoreThreshold()}) {
+    if (!threshold)
+      continue;
+    auto type = cast<RankedTensorType>(threshold.getType());
+    if (!isOneElement(type) || type.getElementType() != boxes.getElementType())
+      return emitOpError("thresholds must be one-element tensors of ")
+             << boxes.getElementType() << ", got " << type;
+  }
+  auto out = getType();
+  if (out.getRank() != 2 || !out.isDynamicDim(0) || out.getDimSize(1) != 3)
+    return emitOpError("result ") << out << " must be tensor<?x3xi64>";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Softmax
 //===----------------------------------------------------------------------===//
 

@@ -829,6 +829,86 @@ def Tide_IotaOp : Tide_Op<"iota", [
 }
 
 //===----------------------------------------------------------------------===//
+// Results whose size depends on the data (host code only)
+//===----------------------------------------------------------------------===//
+
+// One compare per input element, then one write per coordinate of each
+// non-zero element.
+def Tide_NonZeroOp : Tide_Op<"nonzero", [
+    Tide_Facts<"NonZero", "Shape", "Any", 1>]> {
+  let summary = "Coordinates of the non-zero elements";
+  let description = [{
+    NumPy's `nonzero` stacked (`numpy.array(numpy.nonzero(x))`) and ONNX's
+    `NonZero`: column `j` of the result holds the coordinates of the `j`-th
+    non-zero element of `input` in row-major order, so the result has one
+    row per input dimension and one column per non-zero element (NaN counts
+    as non-zero, `-0.0` as zero). A rank-0 input gives a `0 x n` result with
+    `n` 1 or 0.
+
+    The number of columns is known only once the input's values are: it is
+    the op whose result size depends on data, the start of ONNX's `Compress`,
+    `Unique` and of detection post-processing. Its kernel is host code (two
+    passes over the input: a count, then the coordinates); placement runs it
+    on the CPU and copies a GPU-resident input there.
+
+    ```mlir
+    %i = tide.nonzero %mask : tensor<4x5xi1> to tensor<2x?xi64>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input);
+  let results = (outs Tide_IndexTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+}
+
+// Costed per score: a greedy pass per selected box reads every box once.
+def Tide_NonMaxSuppressionOp : Tide_Op<"non_max_suppression", [
+    Tide_Facts<"NonMaxSuppression", "Shape", "Float", 4>]> {
+  let summary = "Greedy non-maximum suppression of boxes, per batch and class";
+  let description = [{
+    ONNX's `NonMaxSuppression` (and torchvision's `batched_nms` per class):
+    `boxes` is `(B, N, 4)`, `scores` is `(B, C, N)`. For every batch entry
+    `b` and class `c`, boxes are taken greedily in order of decreasing score
+    (equal scores: the lower index first); a box is selected unless its
+    intersection over union with a box already selected for `(b, c)` is
+    greater than `iou_threshold`, and at most `max_output_boxes_per_class`
+    boxes are selected. With `score_threshold`, only boxes whose score is
+    greater than it take part. The result has one row `(b, c, box index)`
+    per selected box, ordered by `b`, then `c`, then selection order: its
+    row count is known only at run time.
+
+    Boxes are `[y1, x1, y2, x2]` (any two opposite corners) or, with
+    `center_point_box`, `[x_center, y_center, width, height]`. A pair whose
+    intersection or either area is not positive never suppresses (ONNX
+    Runtime's rule). `max_output_boxes_per_class` is a one-element i64
+    tensor (0 or less selects nothing), the thresholds one-element tensors of
+    the boxes' type; all are read by the host at run time. f16 and bf16
+    compute in f32. Host code: a pass over the class's boxes per selected
+    box.
+
+    ```mlir
+    %s = tide.non_max_suppression %boxes, %scores, %max, %iou, %thr
+        : tensor<1x6x4xf32>, tensor<1x1x6xf32>, tensor<1xi64>,
+          tensor<1xf32>, tensor<1xf32> to tensor<?x3xi64>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$boxes, Tide_Tensor:$scores,
+                       Tide_IndexTensor:$max_output_boxes_per_class,
+                       Tide_Tensor:$iou_threshold,
+                       Optional<Tide_Tensor>:$score_threshold,
+                       UnitAttr:$center_point_box);
+  let results = (outs Tide_IndexTensor:$result);
+  let assemblyFormat = [{
+    $boxes `,` $scores `,` $max_output_boxes_per_class `,` $iou_threshold
+    (`,` $score_threshold^)? (`center_point_box` $center_point_box^)?
+    attr-dict `:` type($boxes) `,` type($scores) `,`
+    type($max_output_boxes_per_class) `,` type($iou_threshold)
+    (`,` type($score_threshold)^)? `to` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Convolution and pooling (NCHW or channels-last)
 //===----------------------------------------------------------------------===//
 

@@ -71,6 +71,9 @@ void populateIndexingPatterns(RewritePatternSet &patterns);
 /// The patterns of tide.dim, tide.iota and tide.dynamic_slice
 /// (ShapeOperands.cpp).
 void populateShapeOperandPatterns(RewritePatternSet &patterns);
+/// The patterns of tide.nonzero and tide.non_max_suppression, host loops
+/// whose results are sized by the data (DataDependent.cpp).
+void populateDataDependentPatterns(RewritePatternSet &patterns);
 /// The CPU convolutions through GEMMs and the direct depthwise loops
 /// (ConvCpu.cpp); they take precedence over the generic conv lowering. Their
 /// patterns carry the debug label kCpuConvPatternLabel (the pass disables

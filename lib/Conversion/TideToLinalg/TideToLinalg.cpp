@@ -2177,5 +2177,6 @@ void mlir::tide::populateTideToLinalgPatterns(RewritePatternSet &patterns) {
                LowerReduction<ArgminOp>>(ctx);
   populateIndexingPatterns(patterns);
   populateShapeOperandPatterns(patterns);
+  populateDataDependentPatterns(patterns);
   populateCpuConvPatterns(patterns);
 }

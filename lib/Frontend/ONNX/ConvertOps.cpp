@@ -3435,6 +3435,7 @@ const llvm::StringMap<Converter> &converters() {
     addRNNConverters(t);
     addQuantConverters(t);
     addMiscConverters(t);
+    addDataDependentConverters(t);
     addSignalConverters(t);
     addAttentionConverters(t);
     addMLConverters(t);

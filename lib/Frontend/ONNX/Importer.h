@@ -332,6 +332,9 @@ void addRNNConverters(llvm::StringMap<Converter> &table);
 void addQuantConverters(llvm::StringMap<Converter> &table);
 /// LRN, ReverseSequence, MaxUnpool and Det (ConvertMisc.cpp).
 void addMiscConverters(llvm::StringMap<Converter> &table);
+/// NonZero, Compress, Unique and NonMaxSuppression: outputs sized by the
+/// data (ConvertDataDependent.cpp).
+void addDataDependentConverters(llvm::StringMap<Converter> &table);
 /// DFT, STFT and MelWeightMatrix (ConvertSignal.cpp).
 void addSignalConverters(llvm::StringMap<Converter> &table);
 /// Attention (ConvertAttention.cpp).

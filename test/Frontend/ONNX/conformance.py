@@ -45,9 +45,9 @@ OUT_OF_SCOPE_OPS = {
     "random": {"RandomNormal", "RandomUniform", "RandomNormalLike",
                "RandomUniformLike", "Multinomial", "Bernoulli"},
     "training": {"Adagrad", "Adam", "Momentum", "Gradient"},
-    # ImageDecoder's result has the encoded image's size.
-    "data-dependent output shape": {"NonZero", "Unique", "Compress",
-                                    "NonMaxSuppression", "ImageDecoder"},
+    # ImageDecoder's result has the encoded image's size (NonZero, Compress,
+    # Unique and NonMaxSuppression, also sized by their data, are imported).
+    "data-dependent output shape": {"ImageDecoder"},
 }
 
 
