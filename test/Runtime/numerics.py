@@ -701,6 +701,51 @@ def dim_ref(x, axis):
     return np.array([np.asarray(x).shape[axis]], dtype=np.int64)
 
 
+def nonzero_ref(x):
+    x = np.asarray(x)
+    if x.ndim == 0:     # NumPy's nonzero of a scalar sees it as a vector
+        return np.zeros((0, int(x != 0)), dtype=np.int64)
+    return np.array(np.nonzero(x), dtype=np.int64)
+
+
+def nms_ref(boxes, scores, limit, iou, score_threshold, center):
+    """ONNX Runtime's NonMaxSuppression (float64 here; the tests' boxes make
+    every ratio exact)."""
+    boxes, scores = np.asarray(boxes, np.float64), np.asarray(scores, np.float64)
+
+    def extents(b):
+        if center:
+            return (b[0] - b[2] / 2, b[0] + b[2] / 2, b[1] - b[3] / 2, b[1] + b[3] / 2)
+        return (min(b[1], b[3]), max(b[1], b[3]), min(b[0], b[2]), max(b[0], b[2]))
+
+    def suppresses(c, s):
+        ixmin, ixmax = max(c[0], s[0]), min(c[1], s[1])
+        iymin, iymax = max(c[2], s[2]), min(c[3], s[3])
+        if ixmax <= ixmin or iymax <= iymin:
+            return False
+        inter = (ixmax - ixmin) * (iymax - iymin)
+        ac, as_ = (c[1] - c[0]) * (c[3] - c[2]), (s[1] - s[0]) * (s[3] - s[2])
+        union = ac + as_ - inter
+        if inter <= 0 or ac <= 0 or as_ <= 0 or union <= 0:
+            return False
+        return inter / union > iou
+
+    rows = []
+    for b in range(scores.shape[0]):
+        for c in range(scores.shape[1]):
+            cand = [i for i in range(scores.shape[2])
+                    if score_threshold is None or scores[b, c, i] > score_threshold]
+            cand.sort(key=lambda i: (-scores[b, c, i], i))
+            chosen = []
+            for i in cand:
+                if len(chosen) >= max(int(limit), 0):
+                    break
+                if not any(suppresses(extents(boxes[b, i]), extents(boxes[b, j])) for j in chosen):
+                    chosen.append(i)
+                    rows.append((b, c, i))
+    return np.array(rows, dtype=np.int64).reshape(-1, 3)
+
+
 def iota_ref(shape, axis):
     shape = tuple(int(d) for d in shape)
     index = np.arange(shape[axis]).reshape([-1 if d == axis else 1 for d in range(len(shape))])
@@ -817,6 +862,8 @@ REFERENCES = {
     "gather": Ref("gather", gather_ref),
     "dim": Ref("dim", dim_ref),
     "iota": Ref("iota", iota_ref),
+    "nonzero": Ref("nonzero", nonzero_ref),
+    "non_max_suppression": Ref("non_max_suppression", nms_ref),
     "dynamic_slice": Ref("dynamic_slice", slice_ref),
     # scatter: sums and products are rounded after each update (tolerance
     # class "reduce" for them; see gen_scatter).
@@ -1760,6 +1807,64 @@ def gen_dynamic_slice(ops, t):
     return funcs
 
 
+def gen_nonzero(ops, t):
+    """tide.nonzero of a dynamic 2-D tensor (half its elements zero, -0.0 among
+    them for floats), of a 3-D one, of a scalar, and of an empty tensor."""
+    funcs = []
+    for op in ops:
+        ref = REFERENCES[op].for_type(t)
+        f = shape_func(funcs, op, t, [((None, 4), t), ((2, 3, 2), t), ((), t)])
+        for i, shape in enumerate(((None, 4), (2, 3, 2), ())):
+            v = f.op("tide.%s %s : %s to %s" % (op, f.arg(i), T(shape, t),
+                                                T((len(shape), None), "i64")))
+            f.ret(v, (len(shape), None), "i64", "%s of %s" % (op, T(shape, t)),
+                  (lambda i: lambda ins: ref(ins[i]))(i))
+        for k, rows in enumerate((5, 0)):
+            rng = rng_for(f.name + str(k))
+            ins = []
+            for shape in ((rows, 4), (2, 3, 2), ()):
+                x = np.array(shape_inputs(rng, shape, t))
+                zero = rng.random(shape) < 0.5
+                x[zero] = 0
+                if t in FLOATS and x.size:
+                    x.reshape(-1)[0] = -0.0
+                ins.append(x)
+            f.run("run%d" % k, ins)
+    return funcs
+
+
+def gen_nms(ops, t):
+    """tide.non_max_suppression on boxes and scores every float type holds
+    exactly: two batches, two classes, both box formats, with and without a
+    score threshold, a limit that binds, equal scores."""
+    funcs = []
+    for op in ops:
+        ref = REFERENCES[op].fn
+        args = [((2, 8, 4), t), ((2, 2, 8), t), ((1,), "i64"), ((1,), t), ((1,), t)]
+        f = shape_func(funcs, op, t, args)
+        types = ", ".join(T(sh, tt) for sh, tt in args)
+        for center in (False, True):
+            v = f.op("tide.%s %s, %s, %s, %s, %s%s : %s to %s"
+                     % (op, f.arg(0), f.arg(1), f.arg(2), f.arg(3), f.arg(4),
+                        " center_point_box" if center else "", types, T((None, 3), "i64")))
+            f.ret(v, (None, 3), "i64", "%s center %s, score threshold" % (op, center),
+                  (lambda c: lambda ins: ref(ins[0], ins[1], ins[2][0], ins[3][0], ins[4][0], c))(center))
+        v = f.op("tide.%s %s, %s, %s, %s : %s to %s"
+                 % (op, f.arg(0), f.arg(1), f.arg(2), f.arg(3), ", ".join(T(sh, tt) for sh, tt in args[:4]),
+                    T((None, 3), "i64")))
+        f.ret(v, (None, 3), "i64", "%s, no score threshold" % op,
+              lambda ins: ref(ins[0], ins[1], ins[2][0], ins[3][0], None, False))
+        for k, limit in enumerate((3, 8, 0)):
+            rng = rng_for(f.name + str(k))
+            corners = rng.integers(0, 16, (2, 8, 4)) / 4.0
+            corners[..., 2:] += 1 + rng.integers(0, 12, (2, 8, 2)) / 4.0
+            scores = rng.integers(1, 16, (2, 2, 8)) / 16.0
+            scores[0, 0, :3] = 0.5
+            f.run("run%d" % k, [corners, scores, np.array([limit], dtype=np.int64),
+                                np.array([0.25]), np.array([0.3125])])
+    return funcs
+
+
 def gen_transfer(t):
     """tide.transfer (placement's copy; not a kernel, so not in the op list)."""
     funcs = []
@@ -1840,7 +1945,8 @@ SHAPE_MODULE = [(("reshape",), gen_reshape), (("transpose",), gen_transpose),
                 (("broadcast",), gen_broadcast_to), (("concat",), gen_concat),
                 (("slice",), gen_slice), (("gather",), gen_gather),
                 (("scatter",), gen_scatter), (("dim",), gen_dim), (("iota",), gen_iota),
-                (("dynamic_slice",), gen_dynamic_slice)]
+                (("dynamic_slice",), gen_dynamic_slice), (("nonzero",), gen_nonzero),
+                (("non_max_suppression",), gen_nms)]
 CAST_FAMILY = "cast"
 FAMILIES = set(f for fams, _ in OPS_MODULE + SHAPE_MODULE for f in fams) | {CAST_FAMILY}
 

@@ -1365,3 +1365,61 @@ func.func @bitcast_shape(%x: tensor<4xf32>) {
   %0 = tide.bitcast %x : tensor<4xf32> to tensor<2x2xi32>
   return
 }
+
+// -----
+
+// nonzero: one row per input dimension, a column count known at run time.
+func.func @nonzero_rows(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{'tide.nonzero' op result 'tensor<3x?xi64>' must be tensor<2x?xi64>: one row per input dimension, one column per non-zero element (a count known at run time)}}
+  %0 = tide.nonzero %x : tensor<3x4xf32> to tensor<3x?xi64>
+  return
+}
+
+// -----
+
+func.func @nonzero_static(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{'tide.nonzero' op result 'tensor<2x5xi64>' must be tensor<2x?xi64>}}
+  %0 = tide.nonzero %x : tensor<3x4xf32> to tensor<2x5xi64>
+  return
+}
+
+// -----
+
+// non_max_suppression: boxes (batch, boxes, 4).
+func.func @nms_boxes(%b: tensor<1x5x3xf32>, %s: tensor<1x2x5xf32>, %k: tensor<1xi64>, %t: tensor<1xf32>) {
+  // expected-error @+1 {{'tide.non_max_suppression' op boxes 'tensor<1x5x3xf32>' must be (batch, boxes, 4)}}
+  %0 = tide.non_max_suppression %b, %s, %k, %t : tensor<1x5x3xf32>, tensor<1x2x5xf32>, tensor<1xi64>, tensor<1xf32> to tensor<?x3xi64>
+  return
+}
+
+// -----
+
+func.func @nms_count(%b: tensor<1x5x4xf32>, %s: tensor<1x2x6xf32>, %k: tensor<1xi64>, %t: tensor<1xf32>) {
+  // expected-error @+1 {{'tide.non_max_suppression' op boxes 'tensor<1x5x4xf32>' and scores 'tensor<1x2x6xf32>' disagree on the batch or the number of boxes}}
+  %0 = tide.non_max_suppression %b, %s, %k, %t : tensor<1x5x4xf32>, tensor<1x2x6xf32>, tensor<1xi64>, tensor<1xf32> to tensor<?x3xi64>
+  return
+}
+
+// -----
+
+func.func @nms_threshold(%b: tensor<1x5x4xf32>, %s: tensor<1x2x5xf32>, %k: tensor<1xi64>, %t: tensor<2xf32>) {
+  // expected-error @+1 {{'tide.non_max_suppression' op thresholds must be one-element tensors of 'f32', got 'tensor<2xf32>'}}
+  %0 = tide.non_max_suppression %b, %s, %k, %t : tensor<1x5x4xf32>, tensor<1x2x5xf32>, tensor<1xi64>, tensor<2xf32> to tensor<?x3xi64>
+  return
+}
+
+// -----
+
+func.func @nms_int(%b: tensor<1x5x4xi32>, %s: tensor<1x2x5xi32>, %k: tensor<1xi64>, %t: tensor<1xi32>) {
+  // expected-error-re @+1 {{'tide.non_max_suppression' expects {{.*}} but got 'i32'{{.*}}}}
+  %0 = tide.non_max_suppression %b, %s, %k, %t : tensor<1x5x4xi32>, tensor<1x2x5xi32>, tensor<1xi64>, tensor<1xi32> to tensor<?x3xi64>
+  return
+}
+
+// -----
+
+func.func @nms_result(%b: tensor<1x5x4xf32>, %s: tensor<1x2x5xf32>, %k: tensor<1xi64>, %t: tensor<1xf32>) {
+  // expected-error @+1 {{'tide.non_max_suppression' op result 'tensor<?x2xi64>' must be tensor<?x3xi64>}}
+  %0 = tide.non_max_suppression %b, %s, %k, %t : tensor<1x5x4xf32>, tensor<1x2x5xf32>, tensor<1xi64>, tensor<1xf32> to tensor<?x2xi64>
+  return
+}

@@ -907,6 +907,23 @@ func.func @dim_iota(%x: tensor<?x16xbf16>, %s: tensor<2xi64>)
   return %0, %1, %2 : tensor<1xi64>, tensor<?xi32>, tensor<?x4xf32>
 }
 
+// Results sized by the data: nonzero's coordinates, non_max_suppression's
+// (batch, class, box) rows, with and without a score threshold.
+// CHECK-LABEL: func.func @data_dependent(
+// CHECK: tide.nonzero %{{.*}} : tensor<3x?xi1> to tensor<2x?xi64>
+// CHECK: tide.non_max_suppression %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} center_point_box : tensor<2x5x4xf32>, tensor<2x3x5xf32>, tensor<1xi64>, tensor<1xf32>, tensor<f32> to tensor<?x3xi64>
+// CHECK: tide.non_max_suppression %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x5x4xf32>, tensor<2x3x5xf32>, tensor<1xi64>, tensor<1xf32> to tensor<?x3xi64>
+func.func @data_dependent(%m: tensor<3x?xi1>, %b: tensor<2x5x4xf32>, %s: tensor<2x3x5xf32>,
+                          %k: tensor<1xi64>, %iou: tensor<1xf32>, %t: tensor<f32>)
+    -> (tensor<2x?xi64>, tensor<?x3xi64>, tensor<?x3xi64>) {
+  %0 = tide.nonzero %m : tensor<3x?xi1> to tensor<2x?xi64>
+  %1 = tide.non_max_suppression %b, %s, %k, %iou, %t center_point_box
+      : tensor<2x5x4xf32>, tensor<2x3x5xf32>, tensor<1xi64>, tensor<1xf32>, tensor<f32> to tensor<?x3xi64>
+  %2 = tide.non_max_suppression %b, %s, %k, %iou
+      : tensor<2x5x4xf32>, tensor<2x3x5xf32>, tensor<1xi64>, tensor<1xf32> to tensor<?x3xi64>
+  return %0, %1, %2 : tensor<2x?xi64>, tensor<?x3xi64>, tensor<?x3xi64>
+}
+
 // GENERIC-LABEL: sym_name = "dim_iota"
 // GENERIC: "tide.dim"(%{{.*}}) <{axis = 0 : i64}> : (tensor<?x16xbf16>) -> tensor<1xi64>
 // GENERIC: "tide.iota"(%{{.*}}) <{axis = 0 : i64}> : (tensor<1xi64>) -> tensor<?xi32>

@@ -1,0 +1,62 @@
+// RUN: tide-opt %s --convert-tide-to-linalg --canonicalize --cse --mlir-print-local-scope \
+// RUN:   | FileCheck %s --implicit-check-not=tide.
+
+// Results sized by the data (DataDependent.cpp): host loops over tensors.
+
+// tide.nonzero: a pass that counts the non-zero elements (NaN counts: une),
+// the result allocated at that count, a pass that writes each one's
+// coordinates into the next column.
+// CHECK-LABEL: func.func @nonzero(
+// CHECK-SAME: %[[X:.*]]: tensor<?x4xf32>)
+// CHECK: %[[ROWS:.*]] = tensor.dim %[[X]]
+// CHECK: %[[N:.*]] = scf.for %{{.*}} = %{{.*}} to %[[ROWS]]
+// CHECK: scf.for
+// CHECK: tensor.extract %[[X]]
+// CHECK: arith.cmpf une
+// CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<2x?xi64>
+// CHECK: %[[W:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[E]])
+// CHECK: scf.if
+// CHECK-COUNT-2: tensor.insert
+// CHECK: return %[[W]]#1 : tensor<2x?xi64>
+func.func @nonzero(%x: tensor<?x4xf32>) -> tensor<2x?xi64> {
+  %i = tide.nonzero %x : tensor<?x4xf32> to tensor<2x?xi64>
+  return %i : tensor<2x?xi64>
+}
+
+// A scalar: no coordinates, a count of 0 or 1 (i1 is its own test).
+// CHECK-LABEL: func.func @nonzero_scalar(
+// CHECK: %[[V:.*]] = tensor.extract
+// CHECK: %[[C:.*]] = arith.select %[[V]]
+// CHECK: tensor.empty(%[[C]]) : tensor<0x?xi64>
+// CHECK-NOT: tensor.insert
+func.func @nonzero_scalar(%x: tensor<i1>) -> tensor<0x?xi64> {
+  %i = tide.nonzero %x : tensor<i1> to tensor<0x?xi64>
+  return %i : tensor<0x?xi64>
+}
+
+// tide.non_max_suppression: per batch and class, the candidates above the
+// score threshold (ogt), then up to min(max(limit, 0), boxes) steps that each
+// select the best candidate and drop those it suppresses; the rows written
+// are copied out at their number. f16 computes in f32.
+// CHECK-LABEL: func.func @nms(
+// CHECK: %[[LIMIT:.*]] = tensor.extract %{{.*}} : tensor<1xi64>
+// CHECK: arith.index_cast %[[LIMIT]]
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+// CHECK: arith.extf {{.*}} : f16 to f32
+// CHECK: tensor.empty(%{{.*}}) : tensor<?x3xi64>
+// CHECK: tensor.empty(%{{.*}}) : tensor<?xi1>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: arith.cmpf ogt
+// CHECK: scf.if
+// CHECK: arith.divf
+// CHECK: %[[PART:.*]] = tensor.extract_slice {{.*}} : tensor<?x3xi64> to tensor<?x3xi64>
+// CHECK: linalg.copy ins(%[[PART]] : tensor<?x3xi64>)
+func.func @nms(%b: tensor<1x?x4xf16>, %s: tensor<1x2x?xf16>, %m: tensor<1xi64>,
+               %iou: tensor<1xf16>, %t: tensor<f16>) -> tensor<?x3xi64> {
+  %r = tide.non_max_suppression %b, %s, %m, %iou, %t center_point_box
+      : tensor<1x?x4xf16>, tensor<1x2x?xf16>, tensor<1xi64>, tensor<1xf16>,
+        tensor<f16> to tensor<?x3xi64>
+  return %r : tensor<?x3xi64>
+}
