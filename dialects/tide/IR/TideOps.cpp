@@ -1235,8 +1235,7 @@ LogicalResult NonMaxSuppressionOp::verify() {
   auto boxes = getBoxes().getType(), scores = getScores().getType();
   if (failed(verifyElementKind(*this, boxes, ElementKind::Float)))
     return failure();
-  if (boxes.getRank() != 3 ||
-      (!boxes.isDynamicDim(2) && boxes.getDimSize(2) != 4))
+  if (boxes.getRank() != 3 || boxes.getDimSize(2) != 4)
     return emitOpError("boxes ") << boxes << " must be (batch, boxes, 4)";
   if (scores.getRank() != 3 ||
       scores.getElementType() != boxes.getElementType())

@@ -867,7 +867,7 @@ def Tide_NonMaxSuppressionOp : Tide_Op<"non_max_suppression", [
   let summary = "Greedy non-maximum suppression of boxes, per batch and class";
   let description = [{
     ONNX's `NonMaxSuppression` (and torchvision's `batched_nms` per class):
-    `boxes` is `(B, N, 4)`, `scores` is `(B, C, N)`. For every batch entry
+    `boxes` is `(B, N, 4)` (the 4 static), `scores` is `(B, C, N)`. For every batch entry
     `b` and class `c`, boxes are taken greedily in order of decreasing score
     (equal scores: the lower index first); a box is selected unless its
     intersection over union with a box already selected for `(b, c)` is

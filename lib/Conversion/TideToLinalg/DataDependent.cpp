@@ -165,9 +165,16 @@ struct LowerNonMaxSuppression : OpRewritePattern<NonMaxSuppressionOp> {
                                        SmallVector<Value>(rank, zero));
     };
 
-    Value batches = tensor::DimOp::create(rewriter, loc, scores, 0);
+    // Sizes the two inputs disagree on at run time (dynamic ones, taken to
+    // be equal as everywhere in Tide) never read outside either.
+    auto common = [&](int64_t scoresDim, int64_t boxesDim) -> Value {
+      Value x = tensor::DimOp::create(rewriter, loc, scores, scoresDim);
+      Value y = tensor::DimOp::create(rewriter, loc, boxes, boxesDim);
+      return arith::MinSIOp::create(rewriter, loc, x, y);
+    };
+    Value batches = common(0, 0);
     Value classes = tensor::DimOp::create(rewriter, loc, scores, 1);
-    Value count = tensor::DimOp::create(rewriter, loc, scores, 2);
+    Value count = common(2, 1);
     // At most min(max(limit, 0), boxes) selections per class.
     Value limit =
         arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),

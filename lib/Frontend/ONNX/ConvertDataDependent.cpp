@@ -168,25 +168,34 @@ LogicalResult convertUnique(NodeImporter &n) {
     return n.fail("Unique along an axis needs the other dimensions' sizes "
                   "known while importing");
   int64_t m = width.value;
+  // Every pair of items is compared: refuse what cannot be done that way.
+  constexpr int64_t kMaxItems = int64_t(1) << 15;
+  if (count.isConst() && count.value > kMaxItems)
+    return n.fail("Unique of " + llvm::Twine(count.value) +
+                  " items: Tide compares every pair of items (work and "
+                  "memory growing with the square of the count), at most " +
+                  llvm::Twine(kMaxItems));
   // Pairs (i, j) of items: equal, and item j before item i in order.
   Value a = n.reshapeTo(items, {count, one, width});
   Value b = n.reshapeTo(items, {one, count, width});
   TRY(a && b);
-  Value differ = n.create<CmpOp>(CmpPredicate::ne, a, b);
-  TRY(differ);
-  Value differCount = n.create<ReduceSumOp>(n.cast(differ, i64),
-                                            SmallVector<int64_t>{2}, false);
-  TRY(differCount);
-  Value equal =
-      n.create<CmpOp>(CmpPredicate::eq, differCount, n.scalar(i64, 0));
-  TRY(equal);
-  // before[i, j]: item j sorts before item i (lexicographically, at the first
-  // position where they differ).
-  Value before;
+  // equal[i, j]; before[i, j]: item j sorts before item i (lexicographically,
+  // at the first position where they differ).
+  Value equal, before;
   if (m == 1) {
-    before = n.create<CmpOp>(CmpPredicate::lt, b, a);
-    TRY(before = n.reshapeTo(before, {count, count}));
+    equal =
+        n.reshapeTo(n.create<CmpOp>(CmpPredicate::eq, a, b), {count, count});
+    before =
+        n.reshapeTo(n.create<CmpOp>(CmpPredicate::lt, b, a), {count, count});
+    TRY(equal && before);
   } else {
+    Value differ = n.create<CmpOp>(CmpPredicate::ne, a, b);
+    TRY(differ);
+    Value differCount = n.create<ReduceSumOp>(n.cast(differ, i64),
+                                              SmallVector<int64_t>{2}, false);
+    TRY(differCount);
+    equal = n.create<CmpOp>(CmpPredicate::eq, differCount, n.scalar(i64, 0));
+    TRY(equal);
     Value at =
         n.create<ArgmaxOp>(n.cast(differ, i64), SmallVector<int64_t>{2}, true);
     TRY(at);
@@ -279,6 +288,13 @@ LogicalResult convertNonMaxSuppression(NodeImporter &n) {
   if (rankOf(boxes) != 3 || rankOf(scores) != 3)
     return n.fail("boxes must be (batch, boxes, 4) and scores (batch, "
                   "classes, boxes)");
+  if (cast<RankedTensorType>(boxes.getType()).isDynamicDim(2))
+    // Four coordinates a box (a reshape checks the element count at run
+    // time).
+    TRY(boxes = n.reshapeTo(boxes, {n.dimOf(boxes, 0), n.dimOf(boxes, 1),
+                                    SymDim::constant(4)}));
+  else if (cast<RankedTensorType>(boxes.getType()).getDimSize(2) != 4)
+    return n.fail("boxes must have 4 coordinates each (the last dimension)");
   int64_t center = n.attrInt("center_point_box", 0);
   if (center != 0 && center != 1)
     return n.fail("center_point_box must be 0 or 1");

@@ -138,3 +138,14 @@ save("nms_dyn", [helper.make_node("NonMaxSuppression", ["b", "s", "m", "iou", "t
            ("none", [boxes(2, 7, 0), rng.random((2, 1, 7)).astype(np.float32),
                      np.array([0]), np.array([0.5], np.float32),
                      np.array([0.0], np.float32)])])
+
+# Errors: each names the node and what is wrong.
+save("err_nms_box3", [helper.make_node("NonMaxSuppression", ["b", "s"], ["y"])],
+     [vi("b", F, [1, 5, 3]), vi("s", F, [1, 2, 5])], [vi("y", I64, None)], opset=11)
+save("err_nms_iou", [helper.make_node("NonMaxSuppression", ["b", "s", "m", "iou"], ["y"])],
+     [vi("b", F, [1, 5, 4]), vi("s", F, [1, 2, 5])], [vi("y", I64, None)], opset=11,
+     inits=[helper.make_tensor("m", I64, [1], [4]), helper.make_tensor("iou", F, [1], [1.5])])
+save("err_unique_huge", [helper.make_node("Unique", ["x"], ["y"])],
+     [vi("x", I64, [40000])], [vi("y", I64, None)], opset=11)
+save("err_compress_cond", [helper.make_node("Compress", ["x", "c"], ["y"], axis=0)],
+     [vi("x", F, [4, 6]), vi("c", B, [4, 1])], [vi("y", F, None)], opset=11)
