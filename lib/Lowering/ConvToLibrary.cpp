@@ -187,7 +187,10 @@ Value unpaddedSource(Value padded, Operation *conv, ArrayRef<int64_t> before,
   memref::CopyOp interior;
   for (Operation *user : padded.getUsers()) {
     auto subview = dyn_cast<memref::SubViewOp>(user);
-    if (!subview || subview.getSource() != padded)
+    // (A rank-reducing subview, whose copy's source drops a unit dimension,
+    // is not a view the library can read as the input.)
+    if (!subview || subview.getSource() != padded ||
+        subview.getType().getRank() != type.getRank())
       continue;
     ArrayRef<int64_t> offsets = subview.getStaticOffsets(),
                       sizes = subview.getStaticSizes();

@@ -355,3 +355,30 @@ func.func @nhwc_depthwise(%x: memref<1x6x6x8xf32>, %w: memref<8x1x3x3xf32>, %y: 
   linalg.conv_2d_nhwgc_gfhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 0, 0, 0, 0>} ins(%xg, %wg : memref<1x6x6x8x1xf32>, memref<8x1x3x3x1xf32>) outs(%yg : memref<1x4x4x8x1xf32>)
   return
 }
+
+// A padded input whose interior is a rank-reducing subview (the real input
+// dropped its unit batch dimension through reshapes: torchvision's detection
+// transforms batch one image): the library reads the padded buffer itself,
+// not the rank-3 source (which once became a rank-3 "NCHW" view).
+// CHECK-LABEL: func.func @padded_rank_reduced(
+// CHECK-SAME: %[[X:.*]]: memref<8x8x4xf32>)
+// CHECK: %[[P:.*]] = memref.alloc() {{.*}} : memref<1x10x10x4xf32>
+// CHECK: memref.copy %[[X]]
+// CHECK: %[[PT:.*]] = memref.transpose %[[P]] (d0, d1, d2, d3) -> (d0, d3, d1, d2) : memref<1x10x10x4xf32>
+// CHECK: %[[PU:.*]] = memref.cast %[[PT]]
+// CHECK: call @tide_rt_cpu_conv_f32(%[[PU]],
+func.func @padded_rank_reduced(%x: memref<8x8x4xf32>) -> memref<1x8x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %wg = memref.get_global @wc : memref<8x4x3x3xf32>
+  %wt = memref.alloc() {alignment = 64 : i64} : memref<8x3x3x4xf32>
+  linalg.transpose ins(%wg : memref<8x4x3x3xf32>) outs(%wt : memref<8x3x3x4xf32>) permutation = [0, 2, 3, 1]
+  %p = memref.alloc() {alignment = 64 : i64} : memref<1x10x10x4xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x10x10x4xf32>)
+  %interior = memref.subview %p[0, 1, 1, 0] [1, 8, 8, 4] [1, 1, 1, 1] : memref<1x10x10x4xf32> to memref<8x8x4xf32, strided<[40, 4, 1], offset: 44>>
+  memref.copy %x, %interior : memref<8x8x4xf32> to memref<8x8x4xf32, strided<[40, 4, 1], offset: 44>>
+  %y = memref.alloc() {alignment = 64 : i64} : memref<1x8x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x8x8x8xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 1, 1, 1, 1>} ins(%p, %wt : memref<1x10x10x4xf32>, memref<8x3x3x4xf32>) outs(%y : memref<1x8x8x8xf32>)
+  memref.dealloc %wt : memref<8x3x3x4xf32>
+  return %y : memref<1x8x8x8xf32>
+}

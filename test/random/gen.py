@@ -297,7 +297,46 @@ SEMANTICS = {
     "gather": {"gather"}, "scatter": {"scatter"}, "cumsum": {"cumsum", "cumprod"},
     "conv": {"conv"},
     "pool": {"max_pool", "avg_pool"},
+    "nonzero": {"nonzero"}, "non_max_suppression": {"non_max_suppression"},
 }
+
+
+def eval_nms(boxes, scores, limit, iou, threshold, center):
+    """ONNX Runtime's NonMaxSuppression (float64; the generated boxes and
+    thresholds make every comparison exact)."""
+    boxes, scores = np.asarray(boxes, np.float64), np.asarray(scores, np.float64)
+
+    def extents(b):
+        if center:
+            return (b[0] - b[2] / 2, b[0] + b[2] / 2, b[1] - b[3] / 2, b[1] + b[3] / 2)
+        return (min(b[1], b[3]), max(b[1], b[3]), min(b[0], b[2]), max(b[0], b[2]))
+
+    def suppresses(c, s):
+        ixmin, ixmax = max(c[0], s[0]), min(c[1], s[1])
+        iymin, iymax = max(c[2], s[2]), min(c[3], s[3])
+        if ixmax <= ixmin or iymax <= iymin:
+            return False
+        inter = (ixmax - ixmin) * (iymax - iymin)
+        ac, as_ = (c[1] - c[0]) * (c[3] - c[2]), (s[1] - s[0]) * (s[3] - s[2])
+        union = ac + as_ - inter
+        if inter <= 0 or ac <= 0 or as_ <= 0 or union <= 0:
+            return False
+        return inter / union > iou
+
+    rows = []
+    for b in range(scores.shape[0]):
+        for c in range(scores.shape[1]):
+            cand = [i for i in range(scores.shape[2])
+                    if threshold is None or scores[b, c, i] > threshold]
+            cand.sort(key=lambda i: (-scores[b, c, i], i))
+            chosen = []
+            for i in cand:
+                if len(chosen) >= max(int(limit), 0):
+                    break
+                if not any(suppresses(extents(boxes[b, i]), extents(boxes[b, j])) for j in chosen):
+                    chosen.append(i)
+                    rows.append((b, c, i))
+    return np.array(rows, dtype=np.int64).reshape(-1, 3)
 
 
 def coverage_problems(ops):
@@ -562,6 +601,15 @@ def eval_op(op, ins, rng=None, strict=True):
             index = np.arange(shape[ax]).reshape([-1 if d == ax else 1 for d in range(len(shape))])
             # C order: astype keeps the broadcast's odd strides otherwise.
             return np.ascontiguousarray(np.broadcast_to(index, shape), dtype=NP[t])
+        if name == "nonzero":
+            x = ins[0]
+            if x.ndim == 0:
+                return np.zeros((0, int(x != 0)), dtype=np.int64)
+            return np.array(np.nonzero(x), dtype=np.int64).reshape(x.ndim, -1)
+        if name == "non_max_suppression":
+            return eval_nms(ins[0], ins[1], ins[2].reshape(-1)[0], ins[3].reshape(-1)[0],
+                            ins[4].reshape(-1)[0] if len(ins) > 4 else None,
+                            a.get("center", False))
         if name == "dynamic_slice":
             return ins[0][tuple(slice(int(s), int(l), st) for s, l, st in
                                 zip(ins[1], ins[2], a["strides"]))].copy()
@@ -958,6 +1006,12 @@ def emit_op(func, i, op, target):
         body = "tide.dim %s axis = %d%s : %s" % (names[0], a["axis"], ad, tys[0])
     elif name == "iota":
         body = "tide.iota %s axis = %d%s : %s to %s" % (names[0], a["axis"], ad, tys[0], res)
+    elif name == "nonzero":
+        body = "tide.nonzero %s%s : %s to %s" % (names[0], ad, tys[0], res)
+    elif name == "non_max_suppression":
+        body = "tide.non_max_suppression %s%s%s : %s to %s" % (
+            ", ".join(names), " center_point_box" if a.get("center") else "", ad,
+            ", ".join(tys), res)
     elif name == "dynamic_slice":
         body = "tide.dynamic_slice %s strides = [%s]%s : %s, %s to %s" % (
             ", ".join(names), ", ".join(map(str, a["strides"])), ad, tys[0], tys[1], res)
@@ -1598,6 +1652,44 @@ class Gen:
         limits, static = self.sizes_vector(limit)
         ty = [n if s and self.chance(0.5) else None for n, s in zip(shape, static)]
         return self.add_op(name, [x, starts, limits], v["dtype"], ty, shape, {"strides": strides})
+    def g_nonzero(self, name):
+        x = self.operand(self.ops[name]["dtypes"], rank=[0, 1, 2, 3])
+        v = self.info(x)
+        y = self.vals[x]
+        count = int(np.count_nonzero(y))
+        r = len(v["shape"])
+        return self.add_op(name, [x], "i64", [r, None], [r, count])
+
+    def g_non_max_suppression(self, name):
+        """Boxes on a quarter grid and scores in sixteenths, thresholds whose
+        comparisons no rounding can flip (multiples of 1/4; every f16/bf16
+        value here is exact)."""
+        t = self.pick(self.ops[name]["dtypes"])
+        r = self.r
+        b, c, n = self.pick([1, 1, 2]), self.pick([1, 2, 3]), self.pick([0, 1, 4, 7, 12])
+        center = self.chance(0.4)
+        xy = r.integers(0, 40, (b, n, 2)) / 4.0
+        wh = r.integers(1, 16, (b, n, 2)) / 4.0
+        if center:
+            boxes = np.concatenate([xy, wh], axis=2)
+        else:
+            corners = np.concatenate([xy, xy + wh], axis=2)[..., [1, 0, 3, 2]]
+            flip = r.random((b, n, 1)) < 0.3
+            boxes = np.where(flip, corners[..., [2, 3, 0, 1]], corners)
+        scores = r.integers(1, 16, (b, c, n)) / 16.0
+        sty = lambda shape: [d if self.chance(0.6) else None for d in shape]
+        bx = self.new_arg(t, [b, n, 4], [None if self.chance(0.3) else b,
+                                         None if self.chance(0.4) else n, 4], data=boxes)
+        sc = self.new_arg(t, [b, c, n], sty([b, c, n]), data=scores)
+        lim = self.new_arg("i64", [1], [1], data=np.array([self.pick([0, 1, 2, 5, 100, -1])]))
+        iou = self.new_arg(t, [1], [1], data=np.array([self.pick([0.0, 0.25, 0.5, 0.75])]))
+        ins = [bx, sc, lim, iou]
+        if self.chance(0.6):
+            ins.append(self.new_arg(t, [1], [1], data=np.array([self.pick([0.25, 0.5])])))
+        y = eval_nms(boxes, scores, self.vals[lim][0], self.vals[iou][0],
+                     self.vals[ins[4]][0] if len(ins) > 4 else None, center)
+        return self.add_op(name, ins, "i64", [None, 3], list(y.shape), {"center": center})
+
     def index_arg(self, shape, ty, n):
         """A new i32/i64 argument of indices into an axis of size n: mostly in
         range, some counting from the end, some out of range (gather clamps

@@ -2809,47 +2809,72 @@ LogicalResult convertScatterND(NodeImporter &n) {
 /// comparison summed over one axis; position r of the result then selects
 /// the element of rank r (ranks >= k are not selected). Work and memory grow
 /// with the square of the axis length, fine for the k-of-n of detection
-/// heads and beam search, not for a sort of very long rows.
+/// heads and beam search, not for a sort of very long rows. The axis length
+/// and k may be known only at run time (detection heads take the top
+/// min(k, n) of the boxes that passed a score threshold); a k larger than
+/// the axis at run time leaves the extra positions 0.
 LogicalResult convertTopK(NodeImporter &n) {
   if (failed(n.checkAttrs({"axis", "largest", "sorted"})) || failed(need(n, 1)))
     return failure();
   Value x = n.in(0);
-  Shape s = shapeOf(x);
-  int64_t rank = s.size();
+  int64_t rank = rankOf(x);
   if (rank == 0)
     return n.fail("TopK needs an input of rank 1 or more");
   auto axis = n.normAxis(n.attrInt("axis", -1), rank);
   if (failed(axis))
     return failure();
-  int64_t size = s[*axis];
-  if (ShapedType::isDynamic(size))
-    return n.fail("TopK needs a static size along the axis; bind the input's "
-                  "shape with --bind-shape");
-  int64_t k;
+  SmallVector<SymDim> dims = n.dimsOf(x);
+  SymDim size = dims[*axis];
+  SymDim k;
   if (n.opset < 10) {
     if (!n.attr("k"))
       return n.fail("TopK (opset 1) needs the 'k' attribute");
-    k = n.attrInt("k", 0);
+    k = SymDim::constant(n.attrInt("k", 0));
   } else {
-    auto ks = n.requireInts(1, "k (the number of elements to keep)");
-    if (failed(ks))
-      return failure();
-    if (ks->size() != 1)
+    std::optional<ShapeValue> ks = n.shapeIn(1);
+    if (!ks)
+      return failed(n.requireInts(1, "k (the number of elements to keep)"))
+                 ? failure()
+                 : n.fail("k must hold one value");
+    if (ks->elems.size() != 1)
       return n.fail("k must hold one value");
-    k = (*ks)[0];
+    k = ks->elems[0];
   }
-  if (k < 0 || k > size)
-    return n.fail("k = " + llvm::Twine(k) + " is outside [0, " +
-                  llvm::Twine(size) + "], the size of the axis");
+  if (k.isConst() && (k.value < 0 || (size.isConst() && k.value > size.value)))
+    return n.fail("k = " + llvm::Twine(k.value) + " is outside [0, " +
+                  (size.isConst() ? llvm::Twine(size.value)
+                                  : llvm::Twine("the axis size")) +
+                  "], the size of the axis");
   bool largest = n.attrInt("largest", 1) != 0;
   Type elem = elemOf(x);
   Type i64 = IntegerType::get(n.ctx, 64);
+  SymDim one = SymDim::constant(1);
+  // `values` (sizes) laid along dimension `at` of a rank + 1 tensor of ones.
+  auto along = [&](Value v, const SymDim &len, int64_t at) -> Value {
+    SmallVector<SymDim> shape(rank + 1, one);
+    shape[at] = len;
+    return n.reshapeTo(v, shape);
+  };
+  // 0, 1, ..., len - 1 (i64) along dimension `at` of a rank + 1 tensor.
+  auto iotaAlong = [&](const SymDim &len, int64_t at) -> Value {
+    if (len.isConst()) {
+      SmallVector<int64_t> values(len.value);
+      std::iota(values.begin(), values.end(), 0);
+      Shape shape(rank + 1, 1);
+      shape[at] = len.value;
+      return n.constant(
+          makeDense(RankedTensorType::get(shape, i64), values, {}));
+    }
+    Value shape = n.shapeOperand({len});
+    Value v = shape ? n.make<IotaOp>(n.typeOf({len}, i64), shape, 0) : Value();
+    return along(v, len, at);
+  };
 
   // xi[.., i, 1, ..] against xj[.., 1, j, ..]: does i come before j?
-  Shape si = s, sj = s;
-  si.insert(si.begin() + *axis + 1, 1);
-  sj.insert(sj.begin() + *axis, 1);
-  Value xi = n.reshape(x, si), xj = n.reshape(x, sj);
+  SmallVector<SymDim> si = dims, sj = dims;
+  si.insert(si.begin() + *axis + 1, one);
+  sj.insert(sj.begin() + *axis, one);
+  Value xi = n.reshapeTo(x, si), xj = n.reshapeTo(x, sj);
   TRY(xi);
   TRY(xj);
   CmpPredicate order = largest ? CmpPredicate::gt : CmpPredicate::lt;
@@ -2871,16 +2896,10 @@ LogicalResult convertTopK(NodeImporter &n) {
     TRY(before);
     TRY(same);
   }
-  // Ties: the smaller index comes first (a constant i < j mask).
-  Shape maskShape(rank + 1, 1);
-  maskShape[*axis] = size;
-  maskShape[*axis + 1] = size;
-  SmallVector<int64_t> lower(size * size);
-  for (int64_t i = 0; i < size; ++i)
-    for (int64_t j = 0; j < size; ++j)
-      lower[i * size + j] = i < j;
-  Value earlier = n.constant(makeDense(
-      RankedTensorType::get(maskShape, IntegerType::get(n.ctx, 1)), lower, {}));
+  // Ties: the smaller index comes first (i < j).
+  Value i = iotaAlong(size, *axis), j = iotaAlong(size, *axis + 1);
+  TRY(i && j);
+  Value earlier = n.create<CmpOp>(CmpPredicate::lt, i, j);
   before = n.create<OrOp>(before, n.create<AndOp>(same, earlier));
   TRY(before);
   Value ranks = n.create<ReduceSumOp>(n.cast(before, i64), Shape{*axis}, false);
@@ -2888,19 +2907,9 @@ LogicalResult convertTopK(NodeImporter &n) {
   // Position r of the result takes the element whose rank is r: a one-hot
   // [.., k, n, ..] mask of rank_j == r selects it, and a sum over j (of one
   // value and zeros) moves it into place.
-  Shape rankShape = s, rowShape(rank + 1, 1);
-  rankShape.insert(rankShape.begin() + *axis, 1);
-  rowShape[*axis] = k;
-  SmallVector<int64_t> slots(k), positions(size);
-  std::iota(slots.begin(), slots.end(), 0);
-  std::iota(positions.begin(), positions.end(), 0);
-  Value r =
-      n.constant(makeDense(RankedTensorType::get(rowShape, i64), slots, {}));
-  Shape colShape(rank + 1, 1);
-  colShape[*axis + 1] = size;
-  Value j = n.constant(
-      makeDense(RankedTensorType::get(colShape, i64), positions, {}));
-  Value ranksJ = n.reshape(ranks, rankShape);
+  Value r = iotaAlong(k, *axis);
+  TRY(r);
+  Value ranksJ = n.reshapeTo(ranks, sj);
   TRY(ranksJ);
   Value pick = n.create<CmpOp>(CmpPredicate::eq, ranksJ, r);
   TRY(pick);

@@ -551,9 +551,193 @@ FailureOr<bool> onnx_import::tryFoldNode(NodeImporter &n) {
   return false;
 }
 
+/// Float arithmetic, comparisons, selects, reductions and transposes of small
+/// f32/f64 and i64/i1 constants: the size arithmetic exporters write in
+/// floats (torchvision's detection transforms compute padded image sizes
+/// with Div, Ceil and ReduceMax of constants). Each f32 or f64 result is the
+/// exact value rounded once (doubles hold the exact sum, difference and
+/// product of two f32; quotients and square roots of f32 computed in double
+/// and rounded to f32 are correctly rounded too), so it equals what the
+/// compiled op computes. Integer arithmetic is left to foldIntBinary and the
+/// ops' folders (overflow, division by zero).
+static Attribute evaluateArithmetic(Operation *op, ArrayRef<HostValues> ins,
+                                    RankedTensorType resultType) {
+  Type elem = resultType.getElementType();
+  bool floatResult = elem.isF32() || elem.isF64();
+  auto floatIns = [&] {
+    return llvm::all_of(ins, [&](const HostValues &v) {
+      return v.type.getElementType() == elem;
+    });
+  };
+  auto round = [&](double d) -> double {
+    return elem.isF32() ? static_cast<double>(static_cast<float>(d)) : d;
+  };
+  if (floatResult && floatIns() && ins.size() == 1 &&
+      isa<NegOp, AbsOp, CeilOp, FloorOp, RoundOp, SqrtOp, ReluOp>(op)) {
+    HostValues r = empty(resultType);
+    for (double x : ins[0].floats) {
+      double y = isa<NegOp>(op)     ? -x
+                 : isa<AbsOp>(op)   ? std::fabs(x)
+                 : isa<CeilOp>(op)  ? std::ceil(x)
+                 : isa<FloorOp>(op) ? std::floor(x)
+                 : isa<RoundOp>(op) ? std::nearbyint(x)
+                 : isa<SqrtOp>(op)  ? std::sqrt(x)
+                                    : (x > 0 ? x : 0.0);
+      r.floats.push_back(round(y));
+    }
+    return toAttr(r);
+  }
+  if (floatResult && floatIns() && ins.size() == 2 &&
+      isa<AddOp, SubOp, MulOp, DivOp, MaximumOp, MinimumOp>(op)) {
+    auto r = broadcast3(
+        {&ins[0], &ins[1]}, elem, [&](HostValues &out, ArrayRef<int64_t> o) {
+          double x = ins[0].floats[o[0]], y = ins[1].floats[o[1]];
+          double z = isa<AddOp>(op)                   ? x + y
+                     : isa<SubOp>(op)                 ? x - y
+                     : isa<MulOp>(op)                 ? x * y
+                     : isa<DivOp>(op)                 ? x / y
+                     : std::isnan(x) || std::isnan(y) ? std::nan("")
+                     : isa<MaximumOp>(op)             ? std::max(x, y)
+                                                      : std::min(x, y);
+          out.floats.push_back(round(z));
+        });
+    if (!r || r->type != resultType)
+      return {};
+    return toAttr(*r);
+  }
+  if (auto cmp = dyn_cast<CmpOp>(op)) {
+    Type in = ins[0].type.getElementType();
+    if (!(in.isF32() || in.isF64() || in.isSignlessInteger(64)))
+      return {};
+    auto r = broadcast3(
+        {&ins[0], &ins[1]}, elem, [&](HostValues &out, ArrayRef<int64_t> o) {
+          double x = ins[0].at(o[0]), y = ins[1].at(o[1]);
+          bool v = false;
+          if (!ins[0].isFloat()) { // exact comparison of int64 values
+            int64_t a = ins[0].ints[o[0]], b = ins[1].ints[o[1]];
+            x = a < b ? -1 : a > b ? 1 : 0;
+            y = 0;
+          }
+          switch (cmp.getPredicate()) {
+          case CmpPredicate::eq:
+            v = x == y;
+            break;
+          case CmpPredicate::ne:
+            v = x != y;
+            break;
+          case CmpPredicate::lt:
+            v = x < y;
+            break;
+          case CmpPredicate::le:
+            v = x <= y;
+            break;
+          case CmpPredicate::gt:
+            v = x > y;
+            break;
+          case CmpPredicate::ge:
+            v = x >= y;
+            break;
+          }
+          out.ints.push_back(v);
+        });
+    if (!r || r->type != resultType)
+      return {};
+    return toAttr(*r);
+  }
+  if (isa<SelectOp>(op) && ins.size() == 3) {
+    auto r = broadcast3({&ins[0], &ins[1], &ins[2]}, elem,
+                        [&](HostValues &out, ArrayRef<int64_t> o) {
+                          bool c = ins[0].ints[o[0]] != 0;
+                          push(out, c ? ins[1] : ins[2], c ? o[1] : o[2]);
+                        });
+    if (!r || r->type != resultType)
+      return {};
+    return toAttr(*r);
+  }
+  if (auto transpose = dyn_cast<TransposeOp>(op)) {
+    ArrayRef<int64_t> perm = transpose.getPerm();
+    ArrayRef<int64_t> in = ins[0].type.getShape(), out = resultType.getShape();
+    Shape inStrides = stridesOf(in);
+    int64_t rank = out.size();
+    HostValues r = empty(resultType);
+    SmallVector<int64_t> index(rank, 0);
+    for (int64_t k = 0; k < resultType.getNumElements(); ++k) {
+      int64_t flat = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        flat += index[d] * inStrides[perm[d]];
+      push(r, ins[0], flat);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (++index[d] < out[d])
+          break;
+        index[d] = 0;
+      }
+    }
+    return toAttr(r);
+  }
+  // Maxima and minima of floats and of int64 (exact; sums and products are
+  // not folded here: their rounding depends on the order the code adds in).
+  bool isMax = isa<ReduceMaxOp>(op), isMin = isa<ReduceMinOp>(op);
+  if ((isMax || isMin) && (floatResult || elem.isSignlessInteger(64)) &&
+      floatIns()) {
+    SmallVector<int64_t> axes = isMax
+                                    ? cast<ReduceMaxOp>(op).getNormalizedAxes()
+                                    : cast<ReduceMinOp>(op).getNormalizedAxes();
+    ArrayRef<int64_t> in = ins[0].type.getShape();
+    int64_t rank = in.size();
+    // The result's row-major index of each input element (reduced axes
+    // dropped; keepdims only changes the type).
+    Shape kept;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!llvm::is_contained(axes, d))
+        kept.push_back(in[d]);
+    Shape keptStrides = stridesOf(kept);
+    int64_t count = resultType.getNumElements();
+    std::vector<double> acc(count);
+    std::vector<int64_t> accInt(count);
+    std::vector<bool> seen(count, false);
+    SmallVector<int64_t> index(rank, 0);
+    for (int64_t k = 0; k < ins[0].size(); ++k) {
+      int64_t o = 0;
+      for (int64_t d = 0, j = 0; d < rank; ++d)
+        if (!llvm::is_contained(axes, d))
+          o += index[d] * keptStrides[j++];
+      if (ins[0].isFloat()) {
+        double x = ins[0].floats[k];
+        if (!seen[o])
+          acc[o] = x;
+        else if (std::isnan(x) || std::isnan(acc[o]))
+          acc[o] = std::nan("");
+        else
+          acc[o] = isMax ? std::max(acc[o], x) : std::min(acc[o], x);
+      } else {
+        int64_t x = ins[0].ints[k];
+        accInt[o] = !seen[o] ? x
+                    : isMax  ? std::max(accInt[o], x)
+                             : std::min(accInt[o], x);
+      }
+      seen[o] = true;
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (++index[d] < in[d])
+          break;
+        index[d] = 0;
+      }
+    }
+    // An empty reduction has no maximum or minimum: left to the op.
+    if (llvm::is_contained(seen, false))
+      return {};
+    HostValues r = empty(resultType);
+    if (ins[0].isFloat())
+      r.floats = std::move(acc);
+    else
+      r.ints = std::move(accInt);
+    return toAttr(r);
+  }
+  return {};
+}
+
 /// Evaluates the tide ops importing creates for shape subgraphs (reshape,
-/// broadcast_to, cast, concat) on small constants; other ops use their
-/// folders.
+/// broadcast_to, cast, concat, and the arithmetic above) on small constants;
+/// other ops use their folders.
 static Attribute evaluateOp(Operation *op, ArrayRef<Attribute> operands) {
   auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!resultType || !resultType.hasStaticShape() ||
@@ -659,6 +843,8 @@ static Attribute evaluateOp(Operation *op, ArrayRef<Attribute> operands) {
     }
     return toAttr(r);
   }
+  if (Attribute a = evaluateArithmetic(op, ins, resultType))
+    return a;
   if (auto concat = dyn_cast<ConcatOp>(op)) {
     int64_t axis = concat.getAxis();
     if (axis < 0)

@@ -911,6 +911,48 @@ LogicalResult importBranch(
   return success();
 }
 
+/// `c ? t : f` where one of `t`, `f` is an empty tensor (a static 0 along
+/// some axis) and the other has the same element type and rank, and sizes
+/// equal to it or known only at run time: the other, sliced to length 0
+/// along that axis when the empty one is selected. Null where that does not
+/// apply (nothing reported).
+Value selectEmpty(NodeImporter &n, Value c, Value t, Value f) {
+  auto tt = cast<RankedTensorType>(t.getType());
+  auto ft = cast<RankedTensorType>(f.getType());
+  bool thenEmpty = tt.hasStaticShape() && tt.getNumElements() == 0;
+  auto emptyType = thenEmpty ? tt : ft, otherType = thenEmpty ? ft : tt;
+  Value other = thenEmpty ? f : t;
+  if (!emptyType.hasStaticShape() || emptyType.getNumElements() != 0 ||
+      emptyType.getElementType() != otherType.getElementType() ||
+      emptyType.getRank() != otherType.getRank())
+    return {};
+  int64_t axis = -1;
+  for (int64_t d = 0; d < emptyType.getRank(); ++d) {
+    int64_t e = emptyType.getDimSize(d), o = otherType.getDimSize(d);
+    if (e == o || ShapedType::isDynamic(o)) {
+      if (e == 0 && axis < 0 && ShapedType::isDynamic(o))
+        axis = d;
+      continue;
+    }
+    return {};
+  }
+  if (axis < 0)
+    return {};
+  // Length along `axis`: 0 when the empty branch is selected.
+  SymDim cond = SymDim::expr(n.reshape(c, {1}));
+  SmallVector<SymDim> limit = n.dimsOf(other);
+  SymDim zero = SymDim::constant(0);
+  limit[axis] = thenEmpty ? n.select(cond, zero, limit[axis])
+                          : n.select(cond, limit[axis], zero);
+  Value limitV = n.shapeOperand(limit);
+  Value startV = n.shapeOperand(
+      SmallVector<SymDim>(otherType.getRank(), SymDim::constant(0)));
+  if (!limitV || !startV)
+    return {};
+  return n.make<DynamicSliceOp>(otherType, other, startV, limitV,
+                                SmallVector<int64_t>(otherType.getRank(), 1));
+}
+
 /// An If. When its condition is known while importing (a constant, or a
 /// comparison of sizes that importing decides: PyTorch's TorchScript
 /// exporter turns a Python `if` on sizes into an If when the sizes are
@@ -998,6 +1040,14 @@ importIf(GraphImporter &graph, NodeImporter &n, const ImportedNode &entry,
     if (!t || !f)
       return failure();
     if (t.getType() != f.getType()) {
+      // One branch an empty tensor, the other the same up to sizes known at
+      // run time (exporters guard NonMaxSuppression and the like with
+      // "if nothing is there, return an empty tensor"): the other branch,
+      // cut to length 0 along the empty axis when the empty one is taken.
+      if (Value v = selectEmpty(n, c, t, f)) {
+        n.setOut(i, v);
+        continue;
+      }
       n.error() << "the condition is computed at run time, so Tide computes "
                    "both branches and selects each output, but output "
                 << i << " has different types in the two branches ("

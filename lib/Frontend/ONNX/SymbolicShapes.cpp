@@ -823,6 +823,42 @@ FailureOr<bool> symSameElements(NodeImporter &n, const ShapeValue &data) {
   return true;
 }
 
+/// ReduceMin, ReduceMax, ReduceSum and ReduceProd of a whole shape vector
+/// (torchvision's detection heads keep min(k, number of boxes)).
+FailureOr<bool> symReduce(NodeImporter &n, const ShapeValue &data) {
+  llvm::StringRef op = n.opType();
+  if (data.type.getRank() != 1 || data.elems.empty() ||
+      data.type.getElementType().isInteger(1))
+    return false;
+  // Axes: absent (all), or the one axis, as an attribute or an input.
+  if (n.opset >= 18 || op == "ReduceSum") {
+    if (n.has(1)) {
+      auto axes = constInts(n, 1);
+      if (!axes || axes->size() > 1 ||
+          (axes->size() == 1 && (*axes)[0] != 0 && (*axes)[0] != -1))
+        return false;
+    }
+  } else if (auto axes = n.attrInts("axes")) {
+    if (axes->size() > 1 ||
+        (axes->size() == 1 && (*axes)[0] != 0 && (*axes)[0] != -1))
+      return false;
+  }
+  llvm::StringRef combineOp = op == "ReduceMin"   ? "Min"
+                              : op == "ReduceMax" ? "Max"
+                              : op == "ReduceSum" ? "Add"
+                                                  : "Mul";
+  SymDim acc = data.elems.front();
+  for (const SymDim &d : llvm::drop_begin(data.elems))
+    acc = n.combine(combineOp, acc, d);
+  SmallVector<int64_t> shape;
+  if (n.attrInt("keepdims", 1) != 0)
+    shape.push_back(1);
+  n.setShapeOut(
+      0, ShapeValue{RankedTensorType::get(shape, data.type.getElementType()),
+                    {acc}});
+  return true;
+}
+
 /// Elementwise ops on shape values with NumPy broadcasting (sizes 1 and n).
 FailureOr<bool> symElementwise(NodeImporter &n) {
   llvm::StringRef op = n.opType();
@@ -928,6 +964,9 @@ FailureOr<bool> onnx_import::trySymbolicNode(NodeImporter &n) {
     return symGather(n, *data);
   if (op == "Slice")
     return symSlice(n, *data);
+  if (op == "ReduceMin" || op == "ReduceMax" || op == "ReduceSum" ||
+      op == "ReduceProd")
+    return symReduce(n, *data);
   if (op == "Unsqueeze" || op == "Squeeze" || op == "Reshape" ||
       op == "Identity" || op == "Cast" || op == "CastLike")
     return symSameElements(n, *data);

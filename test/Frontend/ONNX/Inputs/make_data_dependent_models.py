@@ -139,6 +139,55 @@ save("nms_dyn", [helper.make_node("NonMaxSuppression", ["b", "s", "m", "iou", "t
                      np.array([0]), np.array([0.5], np.float32),
                      np.array([0.0], np.float32)])])
 
+# TopK of a run-time length, k = min(3, n) (torchvision's detection heads).
+save("topk_dyn",
+     [helper.make_node("Shape", ["x"], ["n"]),
+      helper.make_node("Concat", ["three", "n"], ["kn"], axis=0),
+      helper.make_node("ReduceMin", ["kn"], ["k0"], keepdims=0),
+      helper.make_node("Reshape", ["k0", "one"], ["k"]),
+      helper.make_node("TopK", ["x", "k"], ["v", "i"])],
+     [vi("x", F, ["n"])], [vi("v", F, None), vi("i", I64, None)], opset=13,
+     inits=[helper.make_tensor("three", I64, [1], [3]), helper.make_tensor("one", I64, [1], [1])],
+     runs=[("long", [rng.permutation(7).astype(np.float32)]),
+           ("short", [np.array([2.5, -1.0], np.float32)])])
+
+# An If whose condition is known only at run time, one branch an empty
+# tensor: "no positive element: nothing, else where they are".
+then_g = helper.make_graph([helper.make_node("Constant", [], ["e"], value=helper.make_tensor(
+    "ev", I64, [0], []))], "then", [], [vi("e", I64, [0])])
+else_g = helper.make_graph([helper.make_node("Greater", ["x", "zero"], ["pos"]),
+                            helper.make_node("NonZero", ["pos"], ["nz"]),
+                            helper.make_node("Squeeze", ["nz", "axis0"], ["w"])],
+                           "else", [], [vi("w", I64, ["m"])])
+save("if_empty",
+     [helper.make_node("Greater", ["x", "zero"], ["p"]),
+      helper.make_node("Cast", ["p"], ["pi"], to=TensorProto.INT64),
+      helper.make_node("ReduceSum", ["pi"], ["cnt"], keepdims=0),
+      helper.make_node("Equal", ["cnt", "zero_i"], ["none"]),
+      helper.make_node("If", ["none"], ["y"], then_branch=then_g, else_branch=else_g)],
+     [vi("x", F, [6])], [vi("y", I64, None)], opset=13,
+     inits=[helper.make_tensor("zero", F, [], [0.0]), helper.make_tensor("zero_i", I64, [], [0]),
+            helper.make_tensor("axis0", I64, [1], [0])],
+     runs=[("some", [np.array([1, -2, 3, 0, 5, -1], np.float32)]),
+           ("none", [np.array([-1, -2, -3, 0, -5, -1], np.float32)])])
+
+# Pads computed in floats from constants (torchvision's batching of images:
+# ceil(size / 32) * 32 - size): folded while importing.
+save("float_size_pads",
+     [helper.make_node("ReduceMax", ["sizes"], ["m"], keepdims=0),
+      helper.make_node("Div", ["m", "stride"], ["q"]),
+      helper.make_node("Ceil", ["q"], ["c"]),
+      helper.make_node("Mul", ["c", "stride"], ["padded"]),
+      helper.make_node("Sub", ["padded", "m"], ["extra_f"]),
+      helper.make_node("Cast", ["extra_f"], ["extra"], to=TensorProto.INT64),
+      helper.make_node("Reshape", ["extra", "one"], ["e1"]),
+      helper.make_node("Concat", ["zeros6", "e1", "e1"], ["pads"], axis=0),
+      helper.make_node("Pad", ["x", "pads"], ["y"])],
+     [vi("x", F, [1, 2, 5, 5])], [vi("y", F, None)], opset=13,
+     inits=[helper.make_tensor("sizes", F, [2], [5.0, 3.0]), helper.make_tensor("stride", F, [], [4.0]),
+            helper.make_tensor("one", I64, [1], [1]), helper.make_tensor("zeros6", I64, [6], [0] * 6)],
+     runs=[("r", [rng.standard_normal((1, 2, 5, 5)).astype(np.float32)])])
+
 # Errors: each names the node and what is wrong.
 save("err_nms_box3", [helper.make_node("NonMaxSuppression", ["b", "s"], ["y"])],
      [vi("b", F, [1, 5, 3]), vi("s", F, [1, 2, 5])], [vi("y", I64, None)], opset=11)
