@@ -34,6 +34,8 @@
 
 #include "Importer.h"
 
+#include <limits>
+
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/APFloat.h"
@@ -620,6 +622,12 @@ LogicalResult convertMultiHeadAttention(NodeImporter &n) {
                   "supported");
   if (n.has(3)) {
     int64_t hq = shapeOf(q)[2], hv = shapeOf(v)[2];
+    // (Sizes known only at run time, or too large to add: the bias's slices
+    // are computed while importing.)
+    if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hv) ||
+        hq > (std::numeric_limits<int64_t>::max() - hv) / 2)
+      return n.fail("MultiHeadAttention with a bias needs static hidden "
+                    "sizes of query and value");
     Value b = n.in(3);
     TRY(b);
     q = n.create<AddOp>(q, sliceAlong(n, b, 0, 0, hq));
