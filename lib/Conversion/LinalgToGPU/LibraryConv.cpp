@@ -58,7 +58,7 @@ namespace {
 /// interior, as tensor-level padding bufferizes: the ops to erase once the
 /// convolution reads the real input, and that input. Fails when the
 /// allocation has any other use than these, the convolution (`conv`, or
-/// the expand_shape `view` feeding it) and deallocations.
+/// the expand_shape `view` feeding it and nothing else) and deallocations.
 struct PaddedInput {
   Value source;
   SmallVector<Operation *> fillAndCopy;
@@ -68,6 +68,13 @@ FailureOr<PaddedInput> matchPaddedInput(Value padded, Operation *conv,
                                         Operation *view) {
   auto alloc = padded.getDefiningOp<memref::AllocOp>();
   if (!alloc)
+    return failure();
+  // The view may be shared (CSE merges the group-splitting views of two
+  // convolutions of one padded input): then another reader needs the
+  // padded data, and the fill and copy stay.
+  if (view != conv && !llvm::all_of(view->getUsers(), [&](Operation *user) {
+        return user == conv;
+      }))
     return failure();
   PaddedInput result;
   for (Operation *user : alloc->getUsers()) {

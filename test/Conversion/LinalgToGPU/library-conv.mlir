@@ -72,6 +72,39 @@ func.func @depthwise(%x: memref<2x8x10x10xf16, #tide.device<cuda:0>>, %w: memref
 
 // -----
 
+// Two depthwise convolutions of one padded input through one shared
+// group-splitting view (as CSE leaves them): the first must not erase the
+// fill and copy the second reads; both read the padded buffer with pads 0.
+// CHECK-LABEL: func.func @shared_padded_view(
+// CHECK: %[[P:.*]] = gpu.alloc () : memref<1x8x11x11xf32, #tide.device<cuda:0>>
+// CHECK: gpu.launch {{.*}} function(@shared_padded_view_fill_0)
+// CHECK: memref.subview %[[P]][0, 0, 1, 1]
+// CHECK: gpu.launch
+// CHECK: %[[CP:.*]] = memref.cast %[[P]]
+// CHECK: call @tide_rt_gpu_conv_f32(%[[CP]],
+// CHECK: %[[CP2:.*]] = memref.cast %[[P]]
+// CHECK: call @tide_rt_gpu_conv_f32(%[[CP2]],
+func.func @shared_padded_view(%x: memref<1x8x9x9xf32, #tide.device<cuda:0>>, %w0: memref<8x1x3x3xf32, #tide.device<cuda:0>>, %w1: memref<8x1x3x3xf32, #tide.device<cuda:0>>, %y0: memref<1x8x1x9x9xf32, #tide.device<cuda:0>>, %y1: memref<1x8x1x9x9xf32, #tide.device<cuda:0>>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %p = memref.alloc() : memref<1x8x11x11xf32, #tide.device<cuda:0>>
+  linalg.fill ins(%cst : f32) outs(%p : memref<1x8x11x11xf32, #tide.device<cuda:0>>)
+  %sv = memref.subview %p[0, 0, 1, 1] [1, 8, 9, 9] [1, 1, 1, 1] : memref<1x8x11x11xf32, #tide.device<cuda:0>> to memref<1x8x9x9xf32, strided<[968, 121, 11, 1], offset: 12>, #tide.device<cuda:0>>
+  memref.copy %x, %sv : memref<1x8x9x9xf32, #tide.device<cuda:0>> to memref<1x8x9x9xf32, strided<[968, 121, 11, 1], offset: 12>, #tide.device<cuda:0>>
+  %xe = memref.expand_shape %p [[0], [1, 2], [3], [4]] output_shape [1, 8, 1, 11, 11] : memref<1x8x11x11xf32, #tide.device<cuda:0>> into memref<1x8x1x11x11xf32, #tide.device<cuda:0>>
+  %we0 = memref.expand_shape %w0 [[0, 1], [2], [3], [4]] output_shape [8, 1, 1, 3, 3] : memref<8x1x3x3xf32, #tide.device<cuda:0>> into memref<8x1x1x3x3xf32, #tide.device<cuda:0>>
+  %we1 = memref.expand_shape %w1 [[0, 1], [2], [3], [4]] output_shape [8, 1, 1, 3, 3] : memref<8x1x3x3xf32, #tide.device<cuda:0>> into memref<8x1x1x3x3xf32, #tide.device<cuda:0>>
+  linalg.fill ins(%cst : f32) outs(%y0 : memref<1x8x1x9x9xf32, #tide.device<cuda:0>>)
+  linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 1, 1, 1, 1>}
+    ins(%xe, %we0 : memref<1x8x1x11x11xf32, #tide.device<cuda:0>>, memref<8x1x1x3x3xf32, #tide.device<cuda:0>>) outs(%y0 : memref<1x8x1x9x9xf32, #tide.device<cuda:0>>)
+  linalg.fill ins(%cst : f32) outs(%y1 : memref<1x8x1x9x9xf32, #tide.device<cuda:0>>)
+  linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 1, 1, 1, 1>}
+    ins(%xe, %we1 : memref<1x8x1x11x11xf32, #tide.device<cuda:0>>, memref<8x1x1x3x3xf32, #tide.device<cuda:0>>) outs(%y1 : memref<1x8x1x9x9xf32, #tide.device<cuda:0>>)
+  memref.dealloc %p : memref<1x8x11x11xf32, #tide.device<cuda:0>>
+  return
+}
+
+// -----
+
 // 1-D f64 with a dynamic batch and no zero fill before it: accumulates.
 // CHECK-LABEL: func.func @accumulate_1d(
 // CHECK: %[[GROUPS:.*]] = arith.constant 1 : i64
