@@ -3445,6 +3445,7 @@ const llvm::StringMap<Converter> &converters() {
     addQuantConverters(t);
     addMiscConverters(t);
     addDataDependentConverters(t);
+    addSequenceConverters(t);
     addSignalConverters(t);
     addAttentionConverters(t);
     addMLConverters(t);

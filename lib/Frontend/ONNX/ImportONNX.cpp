@@ -826,6 +826,27 @@ Location GraphImporter::fileLoc() {
   return FileLineColLoc::get(ctx, path, 0, 0);
 }
 
+std::string GraphImporter::stash(llvm::StringRef name) {
+  std::string fresh = freshName();
+  if (Value v = values.lookup(name))
+    values[fresh] = v;
+  if (auto c = constants.find(name); c != constants.end())
+    constants[fresh] = c->second;
+  if (auto sv = shapes.find(name); sv != shapes.end())
+    shapes[fresh] = sv->second;
+  if (auto a = aggregates.find(name); a != aggregates.end())
+    aggregates[fresh] = a->second;
+  if (int32_t dt = narrowTypes.lookup(name))
+    narrowTypes[fresh] = dt;
+  return fresh;
+}
+
+std::string GraphImporter::stash(Value v) {
+  std::string fresh = freshName();
+  values[fresh] = v;
+  return fresh;
+}
+
 Location GraphImporter::nodeLoc(const onnx::NodeProto &node, int index) {
   std::string name =
       node.name().empty() ? "#" + std::to_string(index) : node.name();
@@ -840,7 +861,8 @@ struct Binding {
   Value value;
   std::optional<ElementsAttr> constant;
   std::optional<ShapeValue> shape;
-  bool empty() const { return !value && !constant && !shape; }
+  std::optional<Aggregate> aggregate;
+  bool empty() const { return !value && !constant && !shape && !aggregate; }
 };
 
 Binding lookupBinding(GraphImporter &graph, llvm::StringRef name) {
@@ -850,6 +872,8 @@ Binding lookupBinding(GraphImporter &graph, llvm::StringRef name) {
     b.constant = c->second;
   if (auto sv = graph.shapes.find(name); sv != graph.shapes.end())
     b.shape = sv->second;
+  if (auto a = graph.aggregates.find(name); a != graph.aggregates.end())
+    b.aggregate = a->second;
   return b;
 }
 
@@ -857,12 +881,15 @@ void bindName(GraphImporter &graph, llvm::StringRef name, const Binding &b) {
   graph.values.erase(name);
   graph.constants.erase(name);
   graph.shapes.erase(name);
+  graph.aggregates.erase(name);
   if (b.value)
     graph.values[name] = b.value;
   if (b.constant)
     graph.constants[name] = *b.constant;
   if (b.shape)
     graph.shapes[name] = *b.shape;
+  if (b.aggregate)
+    graph.aggregates[name] = *b.aggregate;
 }
 
 /// A boolean (or integer) scalar known while importing, if it is one.
@@ -877,6 +904,13 @@ std::optional<int64_t> knownScalar(const Binding &b) {
 
 /// The binding as a value (constants and shape values built as ops).
 Value valueOf(NodeImporter &n, const Binding &b) {
+  if (b.aggregate) {
+    (void)n.fail(std::string("a ") +
+                 (b.aggregate->isOptional ? "optional" : "sequence") +
+                 " passes where Tide needs a tensor (a run-time If or Loop "
+                 "carries tensors only)");
+    return {};
+  }
   if (b.value)
     return b.value;
   if (b.shape)
@@ -1863,11 +1897,17 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     }
     for (int i = 0; i < node.input_size(); ++i) {
       const std::string &name = node.input(i);
-      if (!name.empty() && !graph.values.count(name) &&
-          !graph.constants.count(name) && !graph.shapes.count(name))
+      if (!name.empty() && !graph.defines(name))
         return emitError(loc) << "input '" << name
                               << "' is not produced by any earlier node, "
                                  "initializer or graph input";
+      if (!name.empty() && graph.aggregates.count(name) &&
+          !takesAggregates(node.op_type()))
+        return emitError(loc)
+               << "input '" << name << "' is "
+               << (graph.aggregates.lookup(name).isOptional ? "an optional"
+                                                            : "a sequence")
+               << ", and ONNX op '" << node.op_type() << "' takes tensors";
     }
     NodeImporter n(graph, node, loc, entry.opset);
     n.callGraph = [&](const onnx::GraphProto &g, ArrayRef<Value> inputs,
@@ -1899,6 +1939,13 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
       }
       return success();
     };
+    // Identity of a sequence or optional: the same elements.
+    if (node.op_type() == "Identity" && node.input_size() == 1 &&
+        graph.aggregates.count(node.input(0))) {
+      if (node.output_size() == 1)
+        bindName(graph, node.output(0), lookupBinding(graph, node.input(0)));
+      return success();
+    }
     if (node.op_type() == "If" || node.op_type() == "Loop" ||
         node.op_type() == "Scan") {
       LogicalResult imported =
@@ -1978,8 +2025,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     }
     for (int i = 0; i < node.output_size(); ++i) {
       const std::string &name = node.output(i);
-      if (!name.empty() && !graph.values.count(name) &&
-          !graph.constants.count(name) && !graph.shapes.count(name))
+      if (!name.empty() && !graph.defines(name))
         return emitError(loc)
                << "output " << i << " ('" << name << "') is not supported";
     }
@@ -2011,6 +2057,16 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
 
   SmallVector<Value> results;
   for (const auto &info : g.output()) {
+    if (graph.aggregates.count(info.name()) ||
+        info.type().has_sequence_type() || info.type().has_optional_type())
+      return (void)fail("graph output '" + info.name() + "' is " +
+                        (info.type().has_optional_type() ||
+                                 graph.aggregates.lookup(info.name()).isOptional
+                             ? "an optional"
+                             : "a sequence") +
+                        "; Tide returns tensors only (sequences and optionals "
+                        "are imported inside a graph)"),
+             nullptr;
     Value v = graph.values.lookup(info.name());
     auto shape = graph.shapes.find(info.name());
     if (!v && shape != graph.shapes.end()) {

@@ -160,6 +160,25 @@ struct ShapeValue {
   }
 };
 
+/// A value of ONNX's sequence or optional types, known while importing: which
+/// elements it holds. Each element is an entry of the graph's maps (values,
+/// constants, shapes) under a name of its own (GraphImporter::stash), so a
+/// constant stays one through SequenceAt. Models whose inputs or outputs are
+/// sequences are refused; inside a graph the ops compose tensors.
+struct Aggregate {
+  /// An optional (else a sequence).
+  bool isOptional = false;
+  /// An optional: whether it holds an element.
+  bool present = true;
+  /// A sequence, or an optional holding one (else an optional of a tensor,
+  /// its element in `elements[0]`).
+  bool holdsSequence = true;
+  SmallVector<std::string> elements;
+  /// The element type (TensorProto.DataType), when known: an empty
+  /// sequence's (SequenceEmpty's dtype).
+  int32_t elemType = 0;
+};
+
 class NodeImporter;
 using Converter = LogicalResult (*)(NodeImporter &);
 
@@ -308,6 +327,9 @@ public:
       return false;
   }
 
+  /// The graph this node is in (sequence ops read and write its maps).
+  GraphImporter &graphImporter() const { return graph; }
+
   // Building blocks shared by converters.
   Value constant(DenseElementsAttr value);
   Value scalar(Type elementType, double value);
@@ -335,6 +357,12 @@ void addMiscConverters(llvm::StringMap<Converter> &table);
 /// NonZero, Compress, Unique and NonMaxSuppression: outputs sized by the
 /// data (ConvertDataDependent.cpp).
 void addDataDependentConverters(llvm::StringMap<Converter> &table);
+/// Sequence and optional ops on values known while importing
+/// (ConvertSequence.cpp).
+void addSequenceConverters(llvm::StringMap<Converter> &table);
+/// Whether a node of `opType` reads sequence and optional values (the
+/// others take tensors only).
+bool takesAggregates(llvm::StringRef opType);
 /// DFT, STFT and MelWeightMatrix (ConvertSignal.cpp).
 void addSignalConverters(llvm::StringMap<Converter> &table);
 /// Attention (ConvertAttention.cpp).
@@ -457,6 +485,22 @@ public:
       dimAliases;
   /// tide.dim ops made so far, by canonical dimension.
   llvm::DenseMap<std::pair<Value, int64_t>, Value> dimValues;
+  /// Sequence and optional values (Aggregate).
+  llvm::StringMap<Aggregate> aggregates;
+
+  /// Whether `name` has an entry (a value, a constant, a shape or an
+  /// aggregate).
+  bool defines(llvm::StringRef name) const {
+    return values.count(name) || constants.count(name) || shapes.count(name) ||
+           aggregates.count(name);
+  }
+  /// A name no ONNX value has.
+  std::string freshName() { return "\x01element" + std::to_string(stashed++); }
+  /// A copy of `name`'s entries under a new name (an element of a sequence),
+  /// returned.
+  std::string stash(llvm::StringRef name);
+  /// `v` under a new name, returned.
+  std::string stash(Value v);
 
   /// The canonical dimension whose size dimension `axis` of `v` has: the
   /// first one found following ops that keep the size (elementwise ops,
@@ -471,6 +515,9 @@ public:
 
   Location nodeLoc(const onnx::NodeProto &node, int index);
   Location fileLoc();
+
+private:
+  unsigned stashed = 0;
 };
 
 /// A node to convert, with the default-domain opset its semantics follow

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Writes ONNX models that use sequences and optionals inside the graph
+(their inputs and outputs are tensors), each with input sets
+MODEL_TAG_in<k>.npy for tide_vs_ort.py, and models Tide refuses with a
+message (sequence-errors.test):
+
+    make_sequence_models.py OUT_DIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+F, I64, I32, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.INT32, TensorProto.BOOL
+
+
+def save(name, nodes, inputs, outputs, inits=(), opset=17, runs=()):
+    graph = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    onnx.save(model, os.path.join(out, name + ".onnx"))
+    for tag, arrays in runs:
+        for k, a in enumerate(arrays):
+            np.save(os.path.join(out, "%s_%s_in%d.npy" % (name, tag, k)), a)
+
+
+def vi(name, t, shape):
+    if shape is None:
+        return helper.make_value_info(name, helper.make_tensor_type_proto(t, None))
+    return helper.make_tensor_value_info(name, t, shape)
+
+
+def const(name, values, t=I64):
+    a = np.array(values, dtype={I64: np.int64, I32: np.int32}[t])
+    return helper.make_node("Constant", [], [name],
+                            value=helper.make_tensor(name + "_v", t, a.shape, a.flatten()))
+
+
+rng = np.random.default_rng(11)
+a = rng.standard_normal((2, 3)).astype(np.float32)
+b = rng.standard_normal((2, 3)).astype(np.float32)
+c = rng.standard_normal((2, 3)).astype(np.float32)
+
+# A list built, changed and read at constant positions (negative ones too),
+# joined along an axis and stacked along a new one, its length.
+save("list_ops",
+     [helper.make_node("SequenceConstruct", ["a", "b"], ["s0"]),
+      const("m1", -1), const("zero", 0), const("one", 1), const("m2", -2),
+      helper.make_node("SequenceInsert", ["s0", "c", "m1"], ["s1"]),   # a c b
+      helper.make_node("SequenceInsert", ["s1", "a"], ["s2"]),         # a c b a
+      helper.make_node("SequenceErase", ["s2", "zero"], ["s3"]),       # c b a
+      helper.make_node("SequenceErase", ["s3"], ["s4"]),               # c b
+      helper.make_node("SequenceAt", ["s3", "m2"], ["at"]),            # b
+      helper.make_node("ConcatFromSequence", ["s3"], ["cat"], axis=1),
+      helper.make_node("ConcatFromSequence", ["s4"], ["stack"], axis=-1, new_axis=1),
+      helper.make_node("SequenceLength", ["s2"], ["len"]),
+      helper.make_node("Identity", ["s4"], ["s5"]),
+      helper.make_node("SequenceAt", ["s5", "one"], ["last"]),
+      helper.make_node("Add", ["at", "last"], ["sum"])],
+     [vi("a", F, [2, 3]), vi("b", F, [2, 3]), vi("c", F, [2, 3])],
+     [vi("at", F, None), vi("cat", F, None), vi("stack", F, None), vi("len", I64, None),
+      vi("sum", F, None)],
+     runs=[("r", [a, b, c])])
+
+# An empty sequence grown by inserts (SequenceEmpty's dtype), at the front.
+save("grow",
+     [helper.make_node("SequenceEmpty", [], ["e"], dtype=F),
+      const("zero", 0),
+      helper.make_node("SequenceInsert", ["e", "a"], ["s1"]),
+      helper.make_node("SequenceInsert", ["s1", "b", "zero"], ["s2"]),
+      helper.make_node("ConcatFromSequence", ["s2"], ["y"], axis=0),
+      helper.make_node("SequenceLength", ["e"], ["n0"])],
+     [vi("a", F, [2, 3]), vi("b", F, [2, 3])],
+     [vi("y", F, None), vi("n0", I64, None)], runs=[("r", [a, b])])
+
+# SplitToSequence: into rows (keepdims 0 and 1), chunks of 2 along an axis of
+# 5 (the last shorter), sizes given, sizes given at run time (a dynamic axis).
+x = rng.standard_normal((4, 5)).astype(np.float32)
+save("split_rows",
+     [helper.make_node("SplitToSequence", ["x"], ["s"], keepdims=0),
+      helper.make_node("SplitToSequence", ["x"], ["k"], axis=1),
+      const("two", 2),
+      helper.make_node("SequenceAt", ["s", "two"], ["row"]),
+      helper.make_node("SequenceAt", ["k", "two"], ["col"]),
+      helper.make_node("SequenceLength", ["k"], ["nk"]),
+      helper.make_node("ConcatFromSequence", ["s"], ["back"], axis=0, new_axis=1)],
+     [vi("x", F, [4, 5])],
+     [vi("row", F, None), vi("col", F, None), vi("nk", I64, None), vi("back", F, None)],
+     runs=[("r", [x])])
+save("split_chunks",
+     [const("two", 2), const("sizes", [1, 3, 1]), const("last", -1),
+      helper.make_node("SplitToSequence", ["x", "two"], ["s"], axis=1),
+      helper.make_node("SplitToSequence", ["x", "sizes"], ["t"], axis=-1),
+      helper.make_node("SequenceAt", ["s", "last"], ["tail"]),
+      helper.make_node("SequenceAt", ["t", "last"], ["t2"]),
+      helper.make_node("SequenceLength", ["s"], ["ns"]),
+      helper.make_node("ConcatFromSequence", ["t"], ["same"], axis=1)],
+     [vi("x", F, [4, 5])],
+     [vi("tail", F, None), vi("t2", F, None), vi("ns", I64, None), vi("same", F, None)],
+     runs=[("r", [x])])
+save("split_runtime",
+     [helper.make_node("SplitToSequence", ["x", "sizes"], ["s"]),
+      const("one", 1),
+      helper.make_node("SequenceAt", ["s", "one"], ["mid"]),
+      helper.make_node("SequenceLength", ["s"], ["n"]),
+      helper.make_node("ConcatFromSequence", ["s"], ["back"], axis=0)],
+     [vi("x", F, ["rows", 3]), vi("sizes", I64, [3])],
+     [vi("mid", F, None), vi("n", I64, None), vi("back", F, None)],
+     runs=[("a", [rng.standard_normal((6, 3)).astype(np.float32), np.array([1, 2, 3], np.int64)]),
+           ("b", [rng.standard_normal((4, 3)).astype(np.float32), np.array([0, 4, 0], np.int64)])])
+
+# SequenceMap: a body per element, of two sequences and a tensor passed whole,
+# with two outputs.
+body = helper.make_graph(
+    [helper.make_node("Add", ["e", "f"], ["sum"]),
+     helper.make_node("Mul", ["sum", "w"], ["prod"])],
+    "body", [vi("e", F, [2, 3]), vi("f", F, [2, 3]), vi("w", F, [3])],
+    [vi("sum", F, [2, 3]), vi("prod", F, [2, 3])])
+w = rng.standard_normal(3).astype(np.float32)
+save("map",
+     [helper.make_node("SequenceConstruct", ["a", "b", "c"], ["s"]),
+      helper.make_node("SequenceConstruct", ["c", "a", "b"], ["t"]),
+      helper.make_node("SequenceMap", ["s", "t", "w"], ["sums", "prods"], body=body),
+      helper.make_node("ConcatFromSequence", ["sums"], ["y"], axis=0),
+      helper.make_node("ConcatFromSequence", ["prods"], ["z"], axis=0, new_axis=1)],
+     [vi("a", F, [2, 3]), vi("b", F, [2, 3]), vi("c", F, [2, 3]), vi("w", F, [3])],
+     [vi("y", F, None), vi("z", F, None)], runs=[("r", [a, b, c, w])])
+
+# Optionals: one that holds a tensor, one of a sequence, an empty one.
+tensor_type = helper.make_tensor_type_proto(F, [2, 3])
+save("optional",
+     [helper.make_node("Optional", ["a"], ["o"]),
+      helper.make_node("Optional", [], ["none"], type=tensor_type),
+      helper.make_node("OptionalHasElement", ["o"], ["has"]),
+      helper.make_node("OptionalHasElement", ["none"], ["hasnt"]),
+      helper.make_node("OptionalGetElement", ["o"], ["got"]),
+      helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
+      helper.make_node("Optional", ["s"], ["os"]),
+      helper.make_node("OptionalGetElement", ["os"], ["s2"]),
+      helper.make_node("ConcatFromSequence", ["s2"], ["cat"], axis=0),
+      helper.make_node("Relu", ["got"], ["r"])],
+     [vi("a", F, [2, 3]), vi("b", F, [2, 3])],
+     [vi("has", B, None), vi("hasnt", B, None), vi("r", F, None), vi("cat", F, None)],
+     opset=18, runs=[("r", [a, b])])
+
+# Refused, with a message each.
+save("err_runtime_pos",
+     [helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
+      helper.make_node("SequenceAt", ["s", "i"], ["y"])],
+     [vi("a", F, [2, 3]), vi("b", F, [2, 3]), vi("i", I64, [])], [vi("y", F, None)])
+save("err_out_of_range",
+     [helper.make_node("SequenceConstruct", ["a", "b"], ["s"]), const("five", 5),
+      helper.make_node("SequenceAt", ["s", "five"], ["y"])],
+     [vi("a", F, [2, 3]), vi("b", F, [2, 3])], [vi("y", F, None)])
+save("err_seq_output",
+     [helper.make_node("SequenceConstruct", ["a", "b"], ["s"])],
+     [vi("a", F, [2, 3]), vi("b", F, [2, 3])],
+     [helper.make_value_info("s", helper.make_sequence_type_proto(
+         helper.make_tensor_type_proto(F, [2, 3])))])
+save("err_seq_to_add",
+     [helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
+      helper.make_node("Add", ["s", "a"], ["y"])],
+     [vi("a", F, [2, 3]), vi("b", F, [2, 3])], [vi("y", F, None)])
+save("err_empty_concat",
+     [helper.make_node("SequenceEmpty", [], ["e"]),
+      helper.make_node("ConcatFromSequence", ["e"], ["y"], axis=0)],
+     [vi("a", F, [2, 3])], [vi("y", F, None)])
+save("err_empty_optional",
+     [helper.make_node("Optional", [], ["o"], type=tensor_type),
+      helper.make_node("OptionalGetElement", ["o"], ["y"])],
+     [vi("a", F, [2, 3])], [vi("y", F, None)], opset=18)
+save("err_mixed_types",
+     [helper.make_node("SequenceConstruct", ["a", "i"], ["s"]),
+      helper.make_node("SequenceLength", ["s"], ["y"])],
+     [vi("a", F, [2, 3]), vi("i", I64, [2])], [vi("y", I64, None)])
+save("err_map_lengths",
+     [helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
+      helper.make_node("SequenceConstruct", ["a"], ["t"]),
+      helper.make_node("SequenceMap", ["s", "t", "a"], ["sums", "prods"], body=body),
+      helper.make_node("ConcatFromSequence", ["sums"], ["y"], axis=0)],
+     [vi("a", F, [2, 3]), vi("b", F, [2, 3])], [vi("y", F, None)])
