@@ -543,7 +543,9 @@ const llvm::StringMap<Converter> &sequenceConverters() {
 } // namespace
 
 bool onnx_import::takesAggregates(llvm::StringRef opType) {
-  return opType == "Identity" || sequenceConverters().count(opType);
+  // (A Loop carries them through its unrolled iterations.)
+  return opType == "Identity" || opType == "Loop" ||
+         sequenceConverters().count(opType);
 }
 
 void onnx_import::addSequenceConverters(llvm::StringMap<Converter> &table) {

@@ -147,6 +147,24 @@ save("optional",
      [vi("has", B, None), vi("hasnt", B, None), vi("r", F, None), vi("cat", F, None)],
      opset=18, runs=[("r", [a, b])])
 
+# A list appended to in a Loop (TorchScript's `for i in range(3): out.append(...)`),
+# carried through the unrolled iterations, then stacked.
+seqf = helper.make_sequence_type_proto(helper.make_tensor_type_proto(F, None))
+loop_body = helper.make_graph(
+    [helper.make_node("Cast", ["i"], ["fi"], to=F),
+     helper.make_node("Mul", ["x", "fi"], ["xi"]),
+     helper.make_node("SequenceInsert", ["s_in", "xi"], ["s_out"]),
+     helper.make_node("Identity", ["c"], ["c_out"])],
+    "body", [vi("i", I64, []), vi("c", B, []), helper.make_value_info("s_in", seqf)],
+    [vi("c_out", B, []), helper.make_value_info("s_out", seqf)])
+save("loop_append",
+     [helper.make_node("SequenceEmpty", [], ["e"]), const("n", 3),
+      helper.make_node("Constant", [], ["t"], value=helper.make_tensor("t", B, [], [1])),
+      helper.make_node("Loop", ["n", "t", "e"], ["s"], body=loop_body),
+      helper.make_node("ConcatFromSequence", ["s"], ["y"], axis=0, new_axis=1),
+      helper.make_node("SequenceLength", ["s"], ["len"])],
+     [vi("x", F, [2, 3])], [vi("y", F, None), vi("len", I64, None)], runs=[("r", [a])])
+
 # Refused, with a message each.
 save("err_runtime_pos",
      [helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
