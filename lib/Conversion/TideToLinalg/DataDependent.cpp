@@ -137,8 +137,10 @@ using Extents = std::array<Value, 4>;
 /// candidates; while fewer than the limit are selected, the candidate of
 /// the highest score (the lowest index among equals) is selected, and every
 /// candidate it suppresses (intersection over union above the threshold)
-/// leaves. That selects what ONNX Runtime's sorted pass selects: a box is
-/// kept exactly when no box selected before it (of a higher score)
+/// leaves. The candidates left are a list compacted in place by each pass,
+/// which also finds the next best: a step costs the candidates left, not
+/// all the boxes. That selects what ONNX Runtime's sorted pass selects: a box
+/// is kept exactly when no box selected before it (of a higher score)
 /// suppresses it.
 struct LowerNonMaxSuppression : OpRewritePattern<NonMaxSuppressionOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -149,7 +151,7 @@ struct LowerNonMaxSuppression : OpRewritePattern<NonMaxSuppressionOp> {
     Type element = cast<RankedTensorType>(boxes.getType()).getElementType();
     Type compute = isNarrowFloat(element) ? rewriter.getF32Type() : element;
     bool center = op.getCenterPointBox();
-    Type i64 = rewriter.getI64Type(), i1 = rewriter.getI1Type();
+    Type i64 = rewriter.getI64Type();
     auto index = [&](OpBuilder &b, int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
@@ -191,9 +193,6 @@ struct LowerNonMaxSuppression : OpRewritePattern<NonMaxSuppressionOp> {
     Value selected = tensor::EmptyOp::create(
         rewriter, loc, ArrayRef<int64_t>{ShapedType::kDynamic, 3}, i64,
         ValueRange{capacity});
-    Value aliveInit = tensor::EmptyOp::create(
-        rewriter, loc, ArrayRef<int64_t>{ShapedType::kDynamic}, i1,
-        ValueRange{count});
 
     auto cmp = [&](OpBuilder &b, arith::CmpFPredicate p, Value x, Value y) {
       return arith::CmpFOp::create(b, loc, p, x, y).getResult();
@@ -239,30 +238,65 @@ struct LowerNonMaxSuppression : OpRewritePattern<NonMaxSuppressionOp> {
       using P = arith::CmpFPredicate;
       Value ixMin = maxOf(b, c[0], s[0]), ixMax = minOf(b, c[1], s[1]);
       Value iyMin = maxOf(b, c[2], s[2]), iyMax = minOf(b, c[3], s[3]);
-      Value zeroF = constantOf(b, loc, compute, 0);
-      Value inter = arith::MulFOp::create(
-          b, loc, arith::SubFOp::create(b, loc, ixMax, ixMin),
-          arith::SubFOp::create(b, loc, iyMax, iyMin));
-      auto area = [&](const Extents &e) -> Value {
-        return arith::MulFOp::create(b, loc,
-                                     arith::SubFOp::create(b, loc, e[1], e[0]),
-                                     arith::SubFOp::create(b, loc, e[3], e[2]));
-      };
-      Value areaC = area(c), areaS = area(s);
-      Value uni = arith::SubFOp::create(
-          b, loc, arith::AddFOp::create(b, loc, areaC, areaS), inter);
-      Value ratio = arith::DivFOp::create(b, loc, inter, uni);
-      Value ok = cmp(b, P::UGT, ixMax, ixMin);
-      for (Value t :
-           {cmp(b, P::UGT, iyMax, iyMin), cmp(b, P::UGT, inter, zeroF),
-            cmp(b, P::UGT, areaC, zeroF), cmp(b, P::UGT, areaS, zeroF),
-            cmp(b, P::UGT, uni, zeroF), cmp(b, P::OGT, ratio, iou)})
-        ok = arith::AndIOp::create(b, loc, ok, t);
-      return ok;
+      // Boxes that do not intersect (most pairs) stop here.
+      Value overlap = arith::AndIOp::create(
+          b, loc, cmp(b, P::UGT, ixMax, ixMin), cmp(b, P::UGT, iyMax, iyMin));
+      auto ratioTest = scf::IfOp::create(
+          b, loc, overlap,
+          [&](OpBuilder &tb, Location tl) {
+            Value zeroF = constantOf(tb, tl, compute, 0);
+            Value inter = arith::MulFOp::create(
+                tb, tl, arith::SubFOp::create(tb, tl, ixMax, ixMin),
+                arith::SubFOp::create(tb, tl, iyMax, iyMin));
+            auto area = [&](const Extents &e) -> Value {
+              return arith::MulFOp::create(
+                  tb, tl, arith::SubFOp::create(tb, tl, e[1], e[0]),
+                  arith::SubFOp::create(tb, tl, e[3], e[2]));
+            };
+            Value areaC = area(c), areaS = area(s);
+            Value uni = arith::SubFOp::create(
+                tb, tl, arith::AddFOp::create(tb, tl, areaC, areaS), inter);
+            Value ratio = arith::DivFOp::create(tb, tl, inter, uni);
+            Value ok = cmp(tb, P::UGT, inter, zeroF);
+            for (Value t :
+                 {cmp(tb, P::UGT, areaC, zeroF), cmp(tb, P::UGT, areaS, zeroF),
+                  cmp(tb, P::UGT, uni, zeroF), cmp(tb, P::OGT, ratio, iou)})
+              ok = arith::AndIOp::create(tb, tl, ok, t);
+            scf::YieldOp::create(tb, tl, ok);
+          },
+          [&](OpBuilder &eb, Location el) {
+            scf::YieldOp::create(
+                eb, el, arith::ConstantIntOp::create(eb, el, 0, 1).getResult());
+          });
+      return ratioTest.getResult(0);
     };
 
     Value lowest = lowestOf(rewriter, loc, compute);
     Value none = index(rewriter, -1);
+    Type indexType = rewriter.getIndexType();
+    Value listInit = tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<int64_t>{ShapedType::kDynamic}, indexType,
+        ValueRange{count});
+    auto selectI = [&](OpBuilder &b, Value c, Value x, Value y) {
+      return arith::SelectOp::create(b, loc, c, x, y).getResult();
+    };
+    // Appends `item` (with `score`) to the list `list` of length `len` when
+    // `keep`, tracking the first of the highest score (`best`, `bestScore`):
+    // the writes go at the length, never past the item being read, so the
+    // list compacts in place.
+    auto append = [&](OpBuilder &b, Location l, Value keep, Value item,
+                      Value score, Value list, Value len, Value best,
+                      Value bestScore) -> SmallVector<Value> {
+      Value written = tensor::InsertOp::create(b, l, item, list, len);
+      Value grown = arith::AddIOp::create(b, l, len, one);
+      Value noneYet =
+          arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, best, none);
+      Value higher = cmp(b, arith::CmpFPredicate::OGT, score, bestScore);
+      Value take = arith::AndIOp::create(
+          b, l, keep, arith::OrIOp::create(b, l, noneYet, higher));
+      return {written, selectI(b, keep, grown, len),
+              selectI(b, take, item, best), sel(b, take, score, bestScore)};
+    };
     SmallVector<Value> done = buildNest(
         rewriter, loc, {batches, classes}, ValueRange{selected, zero},
         [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange args) {
@@ -271,99 +305,86 @@ struct LowerNonMaxSuppression : OpRewritePattern<NonMaxSuppressionOp> {
             return widen(sb, tensor::ExtractOp::create(
                                  sb, l, scores, ValueRange{batch, cls, i}));
           };
-          // The candidates: above the score threshold, when there is one.
-          Value alive =
-              buildNest(
-                  b, l, {count}, ValueRange{aliveInit},
-                  [&](OpBuilder &ab, Location al, ValueRange i, ValueRange a) {
-                    Value keep =
-                        scoreThreshold
-                            ? cmp(ab, arith::CmpFPredicate::OGT,
-                                  scoreAt(ab, i[0]), scoreThreshold)
-                            : arith::ConstantIntOp::create(ab, al, 1, 1)
-                                  .getResult();
-                    return SmallVector<Value>{
-                        tensor::InsertOp::create(ab, al, keep, a[0], i[0])};
-                  })
-                  .front();
+          // The candidates (above the score threshold, when there is one),
+          // in index order, and the first of the highest score among them.
+          SmallVector<Value> candidates = buildNest(
+              b, l, {count}, ValueRange{listInit, zero, none, lowest},
+              [&](OpBuilder &ab, Location al, ValueRange i, ValueRange a) {
+                Value score = scoreAt(ab, i[0]);
+                Value keep = scoreThreshold
+                                 ? cmp(ab, arith::CmpFPredicate::OGT, score,
+                                       scoreThreshold)
+                                 : arith::ConstantIntOp::create(ab, al, 1, 1)
+                                       .getResult();
+                return append(ab, al, keep, i[0], score, a[0], a[1], a[2],
+                              a[3]);
+              });
           Value notDone = arith::ConstantIntOp::create(b, l, 0, 1);
-          // One selection per step; `finished` once no candidate is left.
+          // One selection per step: the best candidate left; one pass over
+          // the candidates left drops it and those it suppresses, keeps the
+          // rest in index order and finds the next best. `finished` once no
+          // candidate is left.
           SmallVector<Value> steps = buildNest(
-              b, l, {limit}, ValueRange{args[0], args[1], alive, notDone},
+              b, l, {limit},
+              ValueRange{args[0], args[1], candidates[0], candidates[1],
+                         candidates[2], notDone},
               [&](OpBuilder &sb, Location sl, ValueRange, ValueRange s) {
                 auto step = scf::IfOp::create(
-                    sb, sl, s[3],
+                    sb, sl, s[5],
                     [&](OpBuilder &tb, Location tl) {
                       scf::YieldOp::create(tb, tl, s);
                     },
                     [&](OpBuilder &eb, Location el) {
-                      SmallVector<Value> best = buildNest(
-                          eb, el, {count}, ValueRange{none, lowest},
-                          [&](OpBuilder &fb, Location fl, ValueRange i,
-                              ValueRange f) {
-                            Value isAlive =
-                                tensor::ExtractOp::create(fb, fl, s[2], i[0]);
-                            Value score = scoreAt(fb, i[0]);
-                            Value noneYet = arith::CmpIOp::create(
-                                fb, fl, arith::CmpIPredicate::eq, f[0], none);
-                            Value higher =
-                                cmp(fb, arith::CmpFPredicate::OGT, score, f[1]);
-                            Value take = arith::AndIOp::create(
-                                fb, fl, isAlive,
-                                arith::OrIOp::create(fb, fl, noneYet, higher));
-                            return SmallVector<Value>{
-                                sel(fb, take, i[0], f[0]),
-                                sel(fb, take, score, f[1])};
-                          });
+                      Value best = s[4];
                       Value found = arith::CmpIOp::create(
-                          eb, el, arith::CmpIPredicate::ne, best[0], none);
+                          eb, el, arith::CmpIPredicate::ne, best, none);
                       auto pick = scf::IfOp::create(
                           eb, el, found,
                           [&](OpBuilder &pb, Location pl) {
                             Value out = s[0], row = s[1];
                             for (auto [j, v] : llvm::enumerate(
-                                     std::array<Value, 3>{batch, cls, best[0]}))
+                                     std::array<Value, 3>{batch, cls, best}))
                               out = tensor::InsertOp::create(
                                   pb, pl,
                                   arith::IndexCastOp::create(pb, pl, i64, v),
                                   out, ValueRange{row, index(pb, j)});
-                            Extents chosen = extents(pb, batch, best[0]);
-                            Value left =
-                                buildNest(
-                                    pb, pl, {count}, ValueRange{s[2]},
-                                    [&](OpBuilder &qb, Location ql,
-                                        ValueRange i, ValueRange q) {
-                                      Value was = tensor::ExtractOp::create(
-                                          qb, ql, q[0], i[0]);
-                                      Value gone = arith::OrIOp::create(
-                                          qb, ql,
-                                          suppresses(qb,
-                                                     extents(qb, batch, i[0]),
-                                                     chosen),
-                                          arith::CmpIOp::create(
-                                              qb, ql, arith::CmpIPredicate::eq,
-                                              i[0], best[0]));
-                                      Value stays = arith::AndIOp::create(
-                                          qb, ql, was,
-                                          arith::XOrIOp::create(
-                                              qb, ql, gone,
-                                              arith::ConstantIntOp::create(
-                                                  qb, ql, 1, 1)));
-                                      return SmallVector<Value>{
-                                          tensor::InsertOp::create(
-                                              qb, ql, stays, q[0], i[0])};
-                                    })
-                                    .front();
+                            Extents chosen = extents(pb, batch, best);
+                            SmallVector<Value> left = buildNest(
+                                pb, pl, {s[3]},
+                                ValueRange{s[2], zero, none, lowest},
+                                [&](OpBuilder &qb, Location ql, ValueRange i,
+                                    ValueRange q) {
+                                  Value c = tensor::ExtractOp::create(
+                                      qb, ql, q[0], i[0]);
+                                  Value gone = arith::OrIOp::create(
+                                      qb, ql,
+                                      suppresses(qb, extents(qb, batch, c),
+                                                 chosen),
+                                      arith::CmpIOp::create(
+                                          qb, ql, arith::CmpIPredicate::eq, c,
+                                          best));
+                                  Value stays = arith::XOrIOp::create(
+                                      qb, ql, gone,
+                                      arith::ConstantIntOp::create(qb, ql, 1,
+                                                                   1));
+                                  return append(qb, ql, stays, c,
+                                                scoreAt(qb, c), q[0], q[1],
+                                                q[2], q[3]);
+                                });
                             Value next =
                                 arith::AddIOp::create(pb, pl, row, one);
-                            scf::YieldOp::create(
-                                pb, pl, ValueRange{out, next, left, s[3]});
+                            scf::YieldOp::create(pb, pl,
+                                                 ValueRange{out, next, left[0],
+                                                            left[1], left[2],
+                                                            s[5]});
                           },
                           [&](OpBuilder &nb, Location nl) {
                             Value finished =
                                 arith::ConstantIntOp::create(nb, nl, 1, 1);
-                            scf::YieldOp::create(
-                                nb, nl, ValueRange{s[0], s[1], s[2], finished});
+                            scf::YieldOp::create(nb, nl,
+                                                 ValueRange{s[0], s[1], s[2],
+                                                            s[3], s[4],
+                                                            finished});
                           });
                       scf::YieldOp::create(eb, el, pick.getResults());
                     });

@@ -34,10 +34,11 @@ func.func @nonzero_scalar(%x: tensor<i1>) -> tensor<0x?xi64> {
   return %i : tensor<0x?xi64>
 }
 
-// tide.non_max_suppression: per batch and class, the candidates above the
-// score threshold (ogt), then up to min(max(limit, 0), boxes) steps that each
-// select the best candidate and drop those it suppresses; the rows written
-// are copied out at their number. f16 computes in f32.
+// tide.non_max_suppression: per batch and class, the list of candidates
+// above the score threshold (ogt), then up to min(max(limit, 0), boxes) steps
+// that each select the best candidate and pass over the list once, dropping
+// those it suppresses (the ratio computed only for boxes that intersect); the
+// rows written are copied out at their number. f16 computes in f32.
 // CHECK-LABEL: func.func @nms(
 // CHECK: %[[LIMIT:.*]] = tensor.extract %{{.*}} : tensor<1xi64>
 // CHECK: arith.index_cast %[[LIMIT]]
@@ -45,10 +46,13 @@ func.func @nonzero_scalar(%x: tensor<i1>) -> tensor<0x?xi64> {
 // CHECK: arith.minsi
 // CHECK: arith.extf {{.*}} : f16 to f32
 // CHECK: tensor.empty(%{{.*}}) : tensor<?x3xi64>
-// CHECK: tensor.empty(%{{.*}}) : tensor<?xi1>
+// CHECK: tensor.empty(%{{.*}}) : tensor<?xindex>
 // CHECK: scf.for
 // CHECK: scf.for
 // CHECK: arith.cmpf ogt
+// CHECK: scf.if
+// CHECK: scf.if
+// CHECK: scf.for
 // CHECK: scf.if
 // CHECK: arith.divf
 // CHECK: %[[PART:.*]] = tensor.extract_slice {{.*}} : tensor<?x3xi64> to tensor<?x3xi64>
