@@ -190,9 +190,10 @@ struct LowerNonMaxSuppression : OpRewritePattern<NonMaxSuppressionOp> {
     Value capacity = arith::MulIOp::create(
         rewriter, loc, arith::MulIOp::create(rewriter, loc, batches, classes),
         count);
+    // (One row more: never a static size of 0, as the list below.)
     Value selected = tensor::EmptyOp::create(
         rewriter, loc, ArrayRef<int64_t>{ShapedType::kDynamic, 3}, i64,
-        ValueRange{capacity});
+        ValueRange{arith::AddIOp::create(rewriter, loc, capacity, one)});
 
     auto cmp = [&](OpBuilder &b, arith::CmpFPredicate p, Value x, Value y) {
       return arith::CmpFOp::create(b, loc, p, x, y).getResult();
@@ -274,9 +275,11 @@ struct LowerNonMaxSuppression : OpRewritePattern<NonMaxSuppressionOp> {
     Value lowest = lowestOf(rewriter, loc, compute);
     Value none = index(rewriter, -1);
     Type indexType = rewriter.getIndexType();
+    // (One slot more than the boxes: never a static size of 0, into which
+    // the never-run appends would fold to an out-of-bounds insert.)
     Value listInit = tensor::EmptyOp::create(
         rewriter, loc, ArrayRef<int64_t>{ShapedType::kDynamic}, indexType,
-        ValueRange{count});
+        ValueRange{arith::AddIOp::create(rewriter, loc, count, one)});
     auto selectI = [&](OpBuilder &b, Value c, Value x, Value y) {
       return arith::SelectOp::create(b, loc, c, x, y).getResult();
     };
