@@ -79,6 +79,10 @@ KernelKind mlir::tide::getNativeKernel(DeviceKind kind, StringRef op,
   if (facts->loweringFamily == LoweringFamily::NonZero ||
       facts->loweringFamily == LoweringFamily::NonMaxSuppression)
     return kind == DeviceKind::CUDA ? KernelKind::None : KernelKind::Codegen;
+  // top_k's kernel is a heap per row, host code; on a GPU it is decomposed
+  // into an all-pairs comparison (tide-decompose).
+  if (facts->loweringFamily == LoweringFamily::TopK)
+    return kind == DeviceKind::CUDA ? KernelKind::None : KernelKind::Codegen;
   if (facts->loweringFamily == LoweringFamily::Matmul) {
     if (kind == DeviceKind::CUDA)
       // cuBLAS GEMM (f16, bf16, f32, f64); no integer GEMM on the GPU.

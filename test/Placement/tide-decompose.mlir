@@ -28,6 +28,15 @@
 // RUN: tide-opt %t/f16.mlir -verify-diagnostics --tide-decompose="target=h200 mode=always" \
 // RUN:   | FileCheck %t/f16.mlir --implicit-check-not=tide.decomposed
 
+// top_k has a CPU kernel (a heap per row) and none on the GPU: on h200 it
+// becomes an all-pairs comparison where its axis and k are static; the CPU
+// target keeps it whole.
+// RUN: tide-opt %t/topk.mlir -verify-diagnostics --tide-decompose=target=h200 \
+// RUN:   | FileCheck %t/topk.mlir --check-prefix=TOPK
+// RUN: tide-opt %t/topk.mlir --tide-decompose=target=cpu 2>&1 \
+// RUN:   | FileCheck %t/topk.mlir --check-prefix=TOPK-CPU --implicit-check-not=tide.decomposed \
+// RUN:       --implicit-check-not=remark:
+
 // demote-f64 on theano-0.7 (GPU kernels for f32 only).
 // RUN: tide-opt %examples/exp_f64.mlir --tide-decompose="target=theano-0.7 demote-f64=true" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=DEMOTE-EXP
@@ -353,4 +362,43 @@ func.func @negative(%a: tensor<2x4xf64>, %b: tensor<4x3xf64>, %c: tensor<2x4xf32
   %0 = tide.matmul %a, %b : tensor<2x4xf64>, tensor<4x3xf64>
   %1 = tide.matmul %c, %d {tide.device = #tide.device<cpu>} : tensor<2x4xf32>, tensor<4x3xf32>
   return %0, %1 : tensor<2x3xf64>, tensor<2x3xf32>
+}
+
+//--- topk.mlir
+
+// The rank of each element is the number of elements that come before it
+// (greater, a NaN against a number, or equal with a smaller index: logic on
+// i1 written as selects); position r takes the index whose rank is r.
+// TOPK-LABEL: func.func @top_k(
+// TOPK-SAME: %[[X:.*]]: tensor<?x6xf16>
+// TOPK: %[[XI:.*]] = tide.reshape %[[X]] {tide.decomposed = "top_k"} : tensor<?x6xf16> to tensor<?x6x1xf16>
+// TOPK: %[[XJ:.*]] = tide.reshape %[[X]] {tide.decomposed = "top_k"} : tensor<?x6xf16> to tensor<?x1x6xf16>
+// TOPK: tide.cmp gt, %[[XI]], %[[XJ]]
+// TOPK: tide.cmp ne, %[[XI]], %[[XI]]
+// TOPK: %[[J:.*]] = tide.constant {tide.decomposed = "top_k"} dense<{{\[\[\[}}0, 1, 2, 3, 4, 5]]]> : tensor<1x1x6xi64>
+// TOPK: %[[B:.*]] = tide.cast %{{.*}} {tide.decomposed = "top_k"} : tensor<?x6x6xi1> to tensor<?x6x6xi64>
+// TOPK: %[[R:.*]] = tide.reduce_sum %[[B]] axes = [1] {tide.decomposed = "top_k"} : tensor<?x6x6xi64>
+// TOPK: %[[RJ:.*]] = tide.reshape %[[R]] {tide.decomposed = "top_k"} : tensor<?x6xi64> to tensor<?x1x6xi64>
+// TOPK: %[[P:.*]] = tide.cmp eq, %[[RJ]], %{{.*}} {tide.decomposed = "top_k"} : tensor<?x1x6xi64>, tensor<1x2x1xi64>
+// TOPK: %[[S:.*]] = tide.select %[[P]], %[[J]], %{{.*}} {tide.decomposed = "top_k"}
+// TOPK: %[[I:.*]] = tide.reduce_sum %[[S]] axes = [2] {tide.decomposed = "top_k"} : tensor<?x2x6xi64>
+// TOPK-NOT: tide.top_k
+// TOPK: return %[[I]] : tensor<?x2xi64>
+// TOPK-CPU-LABEL: func.func @top_k(
+// TOPK-CPU: tide.top_k
+func.func @top_k(%x: tensor<?x6xf16>, %k: tensor<1xi64>) -> tensor<?x2xi64> {
+  %i = tide.top_k %x, %k axis = 1 : tensor<?x6xf16>, tensor<1xi64> to tensor<?x2xi64>
+  return %i : tensor<?x2xi64>
+}
+
+// k known only at run time: not decomposed, with a remark; placement then
+// runs it on the CPU.
+// TOPK-LABEL: func.func @top_k_dynamic_k(
+// TOPK: tide.top_k %{{.*}} axis = 1 smallest
+// TOPK-CPU-LABEL: func.func @top_k_dynamic_k(
+// TOPK-CPU: tide.top_k
+func.func @top_k_dynamic_k(%x: tensor<2x9xi32>, %k: tensor<1xi64>) -> tensor<2x?xi64> {
+  // expected-remark @+1 {{not decomposed: the axis or k is known only at run time}}
+  %i = tide.top_k %x, %k axis = 1 smallest : tensor<2x9xi32>, tensor<1xi64> to tensor<2x?xi64>
+  return %i : tensor<2x?xi64>
 }

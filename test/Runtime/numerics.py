@@ -708,6 +708,21 @@ def nonzero_ref(x):
     return np.array(np.nonzero(x), dtype=np.int64)
 
 
+def top_k_ref(x, k, axis, smallest):
+    """Indices of the k largest (smallest) elements along `axis`, sorted by
+    value, equal values by index, NaN the largest (a stable NumPy sort);
+    positions past the axis hold 0."""
+    x = np.moveaxis(np.asarray(x), axis, -1)
+    n = x.shape[-1]
+    if smallest:
+        order = np.argsort(x, axis=-1, kind="stable")
+    else:
+        order = n - 1 - np.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1]
+    out = np.zeros(x.shape[:-1] + (k,), dtype=np.int64)
+    out[..., :min(k, n)] = order[..., :min(k, n)]
+    return np.ascontiguousarray(np.moveaxis(out, -1, axis))
+
+
 def nms_ref(boxes, scores, limit, iou, score_threshold, center):
     """ONNX Runtime's NonMaxSuppression (float64 here; the tests' boxes make
     every ratio exact)."""
@@ -864,6 +879,7 @@ REFERENCES = {
     "iota": Ref("iota", iota_ref),
     "nonzero": Ref("nonzero", nonzero_ref),
     "non_max_suppression": Ref("non_max_suppression", nms_ref),
+    "top_k": Ref("top_k", top_k_ref),
     "dynamic_slice": Ref("dynamic_slice", slice_ref),
     # scatter: sums and products are rounded after each update (tolerance
     # class "reduce" for them; see gen_scatter).
@@ -1865,6 +1881,41 @@ def gen_nms(ops, t):
     return funcs
 
 
+def gen_top_k(ops, t):
+    """tide.top_k, largest and smallest, along the last axis (a static k)
+    and the first (k read at run time, sometimes past the axis length), on
+    values with ties (and NaN for floats)."""
+    funcs = []
+    for op in ops:
+        ref = REFERENCES[op].fn
+        args = [((3, 9), t), ((None, 5), t), ((1,), "i64")]
+        f = shape_func(funcs, op, t, args)
+        for smallest in (False, True):
+            flag = " smallest" if smallest else ""
+            v = f.op("tide.%s %s, %s axis = -1%s : %s, %s to %s"
+                     % (op, f.arg(0), f.arg(2), flag, T((3, 9), t), T((1,), "i64"), T((3, 4), "i64")))
+            f.ret(v, (3, 4), "i64", "%s%s of %s, k = 4" % (op, flag, T((3, 9), t)),
+                  (lambda sm: lambda ins: ref(ins[0], 4, -1, sm))(smallest))
+            v = f.op("tide.%s %s, %s axis = 0%s : %s, %s to %s"
+                     % (op, f.arg(1), f.arg(2), flag, T((None, 5), t), T((1,), "i64"),
+                        T((None, 5), "i64")))
+            f.ret(v, (None, 5), "i64", "%s%s of %s, k at run time" % (op, flag, T((None, 5), t)),
+                  (lambda sm: lambda ins: ref(ins[1], int(ins[2][0]), 0, sm))(smallest))
+        for run, rows in enumerate((7, 2)):
+            rng = rng_for(f.name + str(run))
+            lo = 0 if t in UINTS else -3
+            x = rng.integers(lo, 4, (3, 9)).astype(np.float64)
+            y = rng.integers(lo, 4, (rows, 5)).astype(np.float64)
+            if t in FLOATS:
+                x[0, 2] = x[1, 5] = x[1, 7] = np.nan
+                y[0, 1] = np.nan
+                x, y = quantize(x / 4, t), quantize(y / 4, t)
+            else:
+                x, y = x.astype(np.int64), y.astype(np.int64)
+            f.run("run%d" % run, [x, y, np.array([4], dtype=np.int64)])
+    return funcs
+
+
 def gen_transfer(t):
     """tide.transfer (placement's copy; not a kernel, so not in the op list)."""
     funcs = []
@@ -1946,7 +1997,7 @@ SHAPE_MODULE = [(("reshape",), gen_reshape), (("transpose",), gen_transpose),
                 (("slice",), gen_slice), (("gather",), gen_gather),
                 (("scatter",), gen_scatter), (("dim",), gen_dim), (("iota",), gen_iota),
                 (("dynamic_slice",), gen_dynamic_slice), (("nonzero",), gen_nonzero),
-                (("non_max_suppression",), gen_nms)]
+                (("non_max_suppression",), gen_nms), (("top_k",), gen_top_k)]
 CAST_FAMILY = "cast"
 FAMILIES = set(f for fams, _ in OPS_MODULE + SHAPE_MODULE for f in fams) | {CAST_FAMILY}
 

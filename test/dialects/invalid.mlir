@@ -1423,3 +1423,45 @@ func.func @nms_result(%b: tensor<1x5x4xf32>, %s: tensor<1x2x5xf32>, %k: tensor<1
   %0 = tide.non_max_suppression %b, %s, %k, %t : tensor<1x5x4xf32>, tensor<1x2x5xf32>, tensor<1xi64>, tensor<1xf32> to tensor<?x2xi64>
   return
 }
+
+// -----
+
+// top_k: an input of rank 1 or more, a one-element k, the input's shape but
+// along the axis, a numeric element type, an axis in range.
+func.func @top_k_scalar(%x: tensor<f32>, %k: tensor<1xi64>) {
+  // expected-error @+1 {{'tide.top_k' op needs an input of rank 1 or more, got 'tensor<f32>'}}
+  %0 = tide.top_k %x, %k axis = 0 : tensor<f32>, tensor<1xi64> to tensor<1xi64>
+  return
+}
+
+// -----
+
+func.func @top_k_k(%x: tensor<4xf32>, %k: tensor<2xi64>) {
+  // expected-error @+1 {{'tide.top_k' op k must be a one-element i64 tensor, got 'tensor<2xi64>'}}
+  %0 = tide.top_k %x, %k axis = 0 : tensor<4xf32>, tensor<2xi64> to tensor<2xi64>
+  return
+}
+
+// -----
+
+func.func @top_k_shape(%x: tensor<3x4xf32>, %k: tensor<1xi64>) {
+  // expected-error @+1 {{'tide.top_k' op result 'tensor<2x2xi64>' must have the shape of the input 'tensor<3x4xf32>' but along axis 1 (k there)}}
+  %0 = tide.top_k %x, %k axis = 1 : tensor<3x4xf32>, tensor<1xi64> to tensor<2x2xi64>
+  return
+}
+
+// -----
+
+func.func @top_k_axis(%x: tensor<3x4xf32>, %k: tensor<1xi64>) {
+  // expected-error @+1 {{'tide.top_k' axis 2 is out of range for a rank-2 tensor; valid axes are [-2, 2)}}
+  %0 = tide.top_k %x, %k axis = 2 : tensor<3x4xf32>, tensor<1xi64> to tensor<3x2xi64>
+  return
+}
+
+// -----
+
+func.func @top_k_bool(%x: tensor<4xi1>, %k: tensor<1xi64>) {
+  // expected-error @+1 {{'tide.top_k' expects a numeric element type (i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32 or f64) but got 'i1'; convert the i1 operand with 'tide.cast' first}}
+  %0 = tide.top_k %x, %k axis = 0 : tensor<4xi1>, tensor<1xi64> to tensor<2xi64>
+  return
+}

@@ -924,6 +924,17 @@ func.func @data_dependent(%m: tensor<3x?xi1>, %b: tensor<2x5x4xf32>, %s: tensor<
   return %0, %1, %2 : tensor<2x?xi64>, tensor<?x3xi64>, tensor<?x3xi64>
 }
 
+// top_k: indices of the k best along an axis, k a host operand.
+// CHECK-LABEL: func.func @top_k(
+// CHECK: tide.top_k %{{.*}}, %{{.*}} axis = -1 : tensor<2x100xf32>, tensor<1xi64> to tensor<2x5xi64>
+// CHECK: tide.top_k %{{.*}}, %{{.*}} axis = 0 smallest : tensor<?xui8>, tensor<i64> to tensor<?xi64>
+func.func @top_k(%x: tensor<2x100xf32>, %y: tensor<?xui8>, %k: tensor<1xi64>, %j: tensor<i64>)
+    -> (tensor<2x5xi64>, tensor<?xi64>) {
+  %0 = tide.top_k %x, %k axis = -1 : tensor<2x100xf32>, tensor<1xi64> to tensor<2x5xi64>
+  %1 = tide.top_k %y, %j axis = 0 smallest : tensor<?xui8>, tensor<i64> to tensor<?xi64>
+  return %0, %1 : tensor<2x5xi64>, tensor<?xi64>
+}
+
 // GENERIC-LABEL: sym_name = "dim_iota"
 // GENERIC: "tide.dim"(%{{.*}}) <{axis = 0 : i64}> : (tensor<?x16xbf16>) -> tensor<1xi64>
 // GENERIC: "tide.iota"(%{{.*}}) <{axis = 0 : i64}> : (tensor<1xi64>) -> tensor<?xi32>

@@ -298,7 +298,25 @@ SEMANTICS = {
     "conv": {"conv"},
     "pool": {"max_pool", "avg_pool"},
     "nonzero": {"nonzero"}, "non_max_suppression": {"non_max_suppression"},
+    "top_k": {"top_k"},
 }
+
+
+def eval_top_k(x, k, axis, smallest):
+    """Indices of the k largest (smallest) elements along `axis`, sorted;
+    equal values by index, NaN the largest; positions past the axis 0."""
+    x = np.moveaxis(np.asarray(x), axis, -1)
+    n = x.shape[-1]
+    if smallest:
+        order = np.argsort(x, axis=-1, kind="stable")
+    else:
+        # A stable ascending sort of the reversed row, reversed: decreasing
+        # values (NaN first, as argsort puts it last), ties by increasing index.
+        order = n - 1 - np.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1]
+    out = np.zeros(x.shape[:-1] + (k,), dtype=np.int64)
+    m = min(k, n)
+    out[..., :m] = order[..., :m]
+    return np.ascontiguousarray(np.moveaxis(out, -1, axis))
 
 
 def eval_nms(boxes, scores, limit, iou, threshold, center):
@@ -606,6 +624,9 @@ def eval_op(op, ins, rng=None, strict=True):
             if x.ndim == 0:
                 return np.zeros((0, int(x != 0)), dtype=np.int64)
             return np.array(np.nonzero(x), dtype=np.int64).reshape(x.ndim, -1)
+        if name == "top_k":
+            return eval_top_k(ins[0], int(ins[1].reshape(-1)[0]), a["axis"],
+                              a.get("smallest", False))
         if name == "non_max_suppression":
             return eval_nms(ins[0], ins[1], ins[2].reshape(-1)[0], ins[3].reshape(-1)[0],
                             ins[4].reshape(-1)[0] if len(ins) > 4 else None,
@@ -1008,6 +1029,10 @@ def emit_op(func, i, op, target):
         body = "tide.iota %s axis = %d%s : %s to %s" % (names[0], a["axis"], ad, tys[0], res)
     elif name == "nonzero":
         body = "tide.nonzero %s%s : %s to %s" % (names[0], ad, tys[0], res)
+    elif name == "top_k":
+        body = "tide.top_k %s axis = %d%s%s : %s, %s to %s" % (
+            ", ".join(names), a["axis"], " smallest" if a.get("smallest") else "", ad,
+            tys[0], tys[1], res)
     elif name == "non_max_suppression":
         body = "tide.non_max_suppression %s%s%s : %s to %s" % (
             ", ".join(names), " center_point_box" if a.get("center") else "", ad,
@@ -1668,6 +1693,38 @@ class Gen:
         count = int(np.count_nonzero(y))
         r = len(v["shape"])
         return self.add_op(name, [x], "i64", [r, None], [r, count])
+
+    def g_top_k(self, name):
+        # An argument: the order of computed floats could change in the
+        # checker's noisy runs. Small integer values make ties.
+        types = self.ops[name]["dtypes"]
+        args = [r for r in self.refs(lambda v: v["dtype"] in types and 1 <= len(v["shape"]) <= 3
+                                     and min(v["shape"]) > 0) if r.startswith("a")]
+        if args and self.chance(0.5):
+            x = self.pick(args)
+        else:
+            t = self.pick(types)
+            shape = self.shape(self.pick([1, 2, 3]))
+            if min(shape, default=0) == 0:
+                raise Retry()
+            data = self.r.integers(-4, 5, size=shape) if self.chance(0.5) else None
+            if data is not None and t in UINTS:
+                data = np.abs(data)
+            x = self.new_arg(t, shape, data=data)
+        v = self.info(x)
+        r = len(v["shape"])
+        axis = int(self.r.integers(r))
+        n = v["shape"][axis]
+        k = int(self.r.integers(0, n + 1))
+        kv = self.add_op("constant", [], "i64", [1], [1], {"value": [k]})
+        ty = list(v["type"])
+        ty[axis] = k if self.chance(0.6) else None
+        shape = list(v["shape"])
+        shape[axis] = k
+        attrs = {"axis": axis - r if self.chance(0.3) else axis}
+        if self.chance(0.5):
+            attrs["smallest"] = True
+        return self.add_op(name, [x, kv], "i64", ty, shape, attrs)
 
     def g_non_max_suppression(self, name):
         """Boxes on a quarter grid and scores in sixteenths, thresholds whose

@@ -230,7 +230,8 @@ def Tide_LoweringFamily : I32EnumAttr<"LoweringFamily",
     I32EnumAttrCase<"Iota", 22, "iota">,
     I32EnumAttrCase<"DynamicSlice", 23, "dynamic_slice">,
     I32EnumAttrCase<"NonZero", 24, "nonzero">,
-    I32EnumAttrCase<"NonMaxSuppression", 25, "non_max_suppression">
+    I32EnumAttrCase<"NonMaxSuppression", 25, "non_max_suppression">,
+    I32EnumAttrCase<"TopK", 26, "top_k">
   ]> {
   let cppNamespace = "::mlir::tide";
   let genSpecializedAttr = 0;

@@ -1267,6 +1267,36 @@ LogicalResult NonMaxSuppressionOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Selection
+//===----------------------------------------------------------------------===//
+
+LogicalResult TopKOp::verify() {
+  auto in = getInput().getType();
+  if (failed(verifyElementKind(*this, in, ElementKind::Numeric)))
+    return failure();
+  int64_t rank = in.getRank();
+  if (rank == 0)
+    return emitOpError("needs an input of rank 1 or more, got ") << in;
+  if (failed(checkAxes(getLoc(), "top_k", {static_cast<int64_t>(getAxis())},
+                       rank)))
+    return failure();
+  if (!isOneElement(getK().getType()))
+    return emitOpError("k must be a one-element i64 tensor, got ")
+           << getK().getType();
+  auto out = getType();
+  int64_t axis = getNormalizedAxis();
+  bool shapeOk = out.getRank() == rank;
+  for (int64_t d = 0; shapeOk && d < rank; ++d)
+    shapeOk = d == axis || in.isDynamicDim(d) || out.isDynamicDim(d) ||
+              in.getDimSize(d) == out.getDimSize(d);
+  if (!shapeOk)
+    return emitOpError("result ")
+           << out << " must have the shape of the input " << in
+           << " but along axis " << axis << " (k there)";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Softmax
 //===----------------------------------------------------------------------===//
 

@@ -909,6 +909,61 @@ def Tide_NonMaxSuppressionOp : Tide_Op<"non_max_suppression", [
 }
 
 //===----------------------------------------------------------------------===//
+// Selection
+//===----------------------------------------------------------------------===//
+
+// Costed per input element: one compare against the worst kept element, and
+// now and then a step of the heap. Composite: on a device without its kernel
+// (the GPU) it becomes an all-pairs comparison of primitives.
+def Tide_TopKOp : Tide_Op<"top_k", [
+    Tide_Facts<"TopK", "Composite", "Numeric", 4,
+               ["reshape", "cmp", "select", "cast", "reduce_sum"]>,
+    Tide_OperandRoles<["data", "host"]>]> {
+  let summary = "Indices of the k largest (or smallest) elements along an axis";
+  let description = [{
+    ONNX's `TopK` and PyTorch's `topk` (sorted), as indices: the result has
+    the input's shape but along `axis` (negative counts from the end), where
+    position `r` holds the index of the element of rank `r`. Elements are
+    ranked by decreasing value (increasing with `smallest`), equal values by
+    increasing index; NaN counts as the largest value (after every number
+    with `smallest`, as in NumPy's sort). The values themselves are a
+    `tide.gather` of the input at these indices.
+
+    `k` is a one-element i64 tensor the host reads at run time; the result's
+    size along `axis` is `k` (a static size there must equal it), and
+    positions past the axis length hold 0. The other dimensions are the
+    input's.
+
+    The CPU kernel is host code: a heap of the `k` best elements per row, so
+    `n log k` work for a row of `n`, and a heap sort of the kept ones. Placed
+    on a GPU, `tide-decompose` rewrites it into primitives (an all-pairs
+    comparison: `n^2` work per row, in parallel), for a static axis and `k`.
+
+    ```mlir
+    %i = tide.top_k %x, %k axis = -1 : tensor<2x100xf32>, tensor<1xi64>
+        to tensor<2x5xi64>
+    %j = tide.top_k %x, %k axis = 0 smallest : tensor<?xf16>, tensor<1xi64>
+        to tensor<?xi64>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input, Tide_IndexTensor:$k,
+                       I64Attr:$axis, UnitAttr:$smallest);
+  let results = (outs Tide_IndexTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $k `axis` `=` $axis (`smallest` $smallest^)? attr-dict `:`
+    type($input) `,` type($k) `to` type($result)
+  }];
+  let extraClassDeclaration = [{
+    /// `axis` made non-negative.
+    int64_t getNormalizedAxis() {
+      int64_t axis = static_cast<int64_t>(getAxis());
+      return axis < 0 ? axis + getInput().getType().getRank() : axis;
+    }
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Convolution and pooling (NCHW or channels-last)
 //===----------------------------------------------------------------------===//
 

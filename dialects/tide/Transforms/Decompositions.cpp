@@ -122,6 +122,84 @@ FailureOr<Value> decomposeSoftmax(OpTy op, OpBuilder &b, bool log,
   return e.make<MulOp>(exp, e.make<DivOp>(one, sum));
 }
 
+/// top_k -> an all-pairs comparison (for devices without its kernel: the
+/// GPU). The rank of element j is the number of elements that come before
+/// it (compared as [.., n, 1, ..] against [.., 1, n, ..] and summed over the
+/// first); result position r takes the index whose rank is r (a sum over j
+/// of j where rank_j == r). Logic on i1 is written with select, which every
+/// device has for every type. Fails for a dynamic axis or k, and for more
+/// than one dynamic dimension (the reshapes that add a unit dimension have
+/// no shape operand).
+FailureOr<Value> decomposeTopK(TopKOp op, OpBuilder &b, std::string &why) {
+  auto type = op.getInput().getType();
+  auto outType = op.getType();
+  int64_t rank = type.getRank();
+  int64_t axis = op.getNormalizedAxis();
+  if (type.isDynamicDim(axis) || outType.isDynamicDim(axis)) {
+    why = "the axis or k is known only at run time";
+    return failure();
+  }
+  if (type.getNumDynamicDims() > 1) {
+    why = "more than one dimension is dynamic";
+    return failure();
+  }
+  int64_t n = type.getDimSize(axis), k = outType.getDimSize(axis);
+  Type element = type.getElementType();
+  Type i64 = b.getI64Type();
+  Emitter e{b, op, "top_k"};
+  // `v` with a unit dimension inserted at `at`.
+  auto unitAt = [&](Value v, int64_t at) -> Value {
+    auto t = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape(t.getShape());
+    shape.insert(shape.begin() + at, 1);
+    return e.make<ReshapeOp>(t.clone(shape), v);
+  };
+  // 0, 1, ..., len - 1 along dimension `at` of a rank + 1 i64 tensor.
+  auto iotaAt = [&](int64_t len, int64_t at) -> Value {
+    SmallVector<int64_t> shape(rank + 1, 1);
+    shape[at] = len;
+    SmallVector<APInt> values;
+    for (int64_t i = 0; i < len; ++i)
+      values.push_back(APInt(64, i));
+    auto t = RankedTensorType::get(shape, i64);
+    return e.make<ConstantOp>(t, DenseElementsAttr::get(t, values));
+  };
+  auto cmp = [&](CmpPredicate p, Value x, Value y) {
+    return e.make<CmpOp>(p, x, y);
+  };
+  auto orOf = [&](Value x, Value y) { return e.make<SelectOp>(x, x, y); };
+  auto andOf = [&](Value x, Value y) { return e.make<SelectOp>(x, y, x); };
+
+  Value xi = unitAt(op.getInput(), axis + 1), xj = unitAt(op.getInput(), axis);
+  bool smallest = op.getSmallest();
+  Value before = cmp(smallest ? CmpPredicate::lt : CmpPredicate::gt, xi, xj);
+  Value same = cmp(CmpPredicate::eq, xi, xj);
+  if (isa<FloatType>(element)) {
+    // NaN is the largest value: before every number (largest), after every
+    // number (smallest); two NaNs are equal.
+    Value nanI = cmp(CmpPredicate::ne, xi, xi);
+    Value nanJ = cmp(CmpPredicate::ne, xj, xj);
+    Value numI = cmp(CmpPredicate::eq, xi, xi);
+    Value numJ = cmp(CmpPredicate::eq, xj, xj);
+    before = smallest ? andOf(orOf(before, nanJ), numI)
+                      : orOf(before, andOf(nanI, numJ));
+    same = orOf(same, andOf(nanI, nanJ));
+  }
+  Value i = iotaAt(n, axis), j = iotaAt(n, axis + 1);
+  before = orOf(before, andOf(same, cmp(CmpPredicate::lt, i, j)));
+  auto boolType = cast<RankedTensorType>(before.getType());
+  Value counts = e.make<CastOp>(boolType.clone(i64), before);
+  Value ranks =
+      e.make<ReduceSumOp>(counts, b.getDenseI64ArrayAttr({axis}), UnitAttr());
+  Value pick = cmp(CmpPredicate::eq, unitAt(ranks, axis), iotaAt(k, axis));
+  auto scalar = RankedTensorType::get({}, i64);
+  Value none =
+      e.make<ConstantOp>(scalar, DenseElementsAttr::get(scalar, APInt(64, 0)));
+  Value chosen = e.make<SelectOp>(pick, j, none);
+  return e.make<ReduceSumOp>(chosen, b.getDenseI64ArrayAttr({axis + 1}),
+                             UnitAttr());
+}
+
 /// softmax / log_softmax -> primitives, as a pattern for other passes.
 template <typename OpTy>
 struct DecomposeSoftmaxPattern : OpRewritePattern<OpTy> {
@@ -153,6 +231,7 @@ FailureOr<Value> mlir::tide::decomposeCompositeOp(Operation *op, OpBuilder &b,
           .Case([&](LogSoftmaxOp logSoftmax) {
             return decomposeSoftmax(logSoftmax, b, /*log=*/true, reason);
           })
+          .Case([&](TopKOp topK) { return decomposeTopK(topK, b, reason); })
           .Default([](Operation *) { return failure(); });
   if (failed(result) && why)
     *why = reason;

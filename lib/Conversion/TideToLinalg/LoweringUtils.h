@@ -74,6 +74,8 @@ void populateShapeOperandPatterns(RewritePatternSet &patterns);
 /// The patterns of tide.nonzero and tide.non_max_suppression, host loops
 /// whose results are sized by the data (DataDependent.cpp).
 void populateDataDependentPatterns(RewritePatternSet &patterns);
+/// The pattern of tide.top_k on the CPU, a heap per row (Selection.cpp).
+void populateSelectionPatterns(RewritePatternSet &patterns);
 /// The CPU convolutions through GEMMs and the direct depthwise loops
 /// (ConvCpu.cpp); they take precedence over the generic conv lowering. Their
 /// patterns carry the debug label kCpuConvPatternLabel (the pass disables

@@ -2178,5 +2178,6 @@ void mlir::tide::populateTideToLinalgPatterns(RewritePatternSet &patterns) {
   populateIndexingPatterns(patterns);
   populateShapeOperandPatterns(patterns);
   populateDataDependentPatterns(patterns);
+  populateSelectionPatterns(patterns);
   populateCpuConvPatterns(patterns);
 }

@@ -2803,16 +2803,12 @@ LogicalResult convertScatterND(NodeImporter &n) {
   return out(n, n.reshape(r, ds));
 }
 
-/// TopK without a sort: the rank of element j along the axis is the number
-/// of elements that come before it (larger, or equal with a smaller index;
-/// NaN counts as the largest value, as in NumPy's sort), an all-pairs
-/// comparison summed over one axis; position r of the result then selects
-/// the element of rank r (ranks >= k are not selected). Work and memory grow
-/// with the square of the axis length, fine for the k-of-n of detection
-/// heads and beam search, not for a sort of very long rows. The axis length
-/// and k may be known only at run time (detection heads take the top
-/// min(k, n) of the boxes that passed a score threshold); a k larger than
-/// the axis at run time leaves the extra positions 0.
+/// TopK: tide.top_k gives the indices (larger values first, or smaller;
+/// equal values by index; NaN the largest, as in NumPy's sort), a gather
+/// along the axis the values. The axis length and k may be known only at
+/// run time (detection heads take the top min(k, n) of the boxes that
+/// passed a score threshold); a k larger than the axis at run time leaves
+/// the extra positions 0. Always sorted (`sorted = 0` allows any order).
 LogicalResult convertTopK(NodeImporter &n) {
   if (failed(n.checkAttrs({"axis", "largest", "sorted"})) || failed(need(n, 1)))
     return failure();
@@ -2846,81 +2842,19 @@ LogicalResult convertTopK(NodeImporter &n) {
                                   : llvm::Twine("the axis size")) +
                   "], the size of the axis");
   bool largest = n.attrInt("largest", 1) != 0;
-  Type elem = elemOf(x);
-  Type i64 = IntegerType::get(n.ctx, 64);
-  SymDim one = SymDim::constant(1);
-  // `values` (sizes) laid along dimension `at` of a rank + 1 tensor of ones.
-  auto along = [&](Value v, const SymDim &len, int64_t at) -> Value {
-    SmallVector<SymDim> shape(rank + 1, one);
-    shape[at] = len;
-    return n.reshapeTo(v, shape);
-  };
-  // 0, 1, ..., len - 1 (i64) along dimension `at` of a rank + 1 tensor.
-  auto iotaAlong = [&](const SymDim &len, int64_t at) -> Value {
-    if (len.isConst()) {
-      SmallVector<int64_t> values(len.value);
-      std::iota(values.begin(), values.end(), 0);
-      Shape shape(rank + 1, 1);
-      shape[at] = len.value;
-      return n.constant(
-          makeDense(RankedTensorType::get(shape, i64), values, {}));
-    }
-    Value shape = n.shapeOperand({len});
-    Value v = shape ? n.make<IotaOp>(n.typeOf({len}, i64), shape, 0) : Value();
-    return along(v, len, at);
-  };
-
-  // xi[.., i, 1, ..] against xj[.., 1, j, ..]: does i come before j?
-  SmallVector<SymDim> si = dims, sj = dims;
-  si.insert(si.begin() + *axis + 1, one);
-  sj.insert(sj.begin() + *axis, one);
-  Value xi = n.reshapeTo(x, si), xj = n.reshapeTo(x, sj);
-  TRY(xi);
-  TRY(xj);
-  CmpPredicate order = largest ? CmpPredicate::gt : CmpPredicate::lt;
-  Value before = n.create<CmpOp>(order, xi, xj);
-  Value same = n.create<CmpOp>(CmpPredicate::eq, xi, xj);
-  TRY(before);
-  TRY(same);
-  if (isa<FloatType>(elem)) {
-    // NaN is the largest value: before j when j is not NaN (largest), after
-    // every number (smallest); two NaNs are equal.
-    Value nanI = n.create<CmpOp>(CmpPredicate::ne, xi, xi);
-    Value nanJ = n.create<CmpOp>(CmpPredicate::ne, xj, xj);
-    TRY(nanI);
-    TRY(nanJ);
-    Value notNanJ = n.create<NotOp>(nanJ), notNanI = n.create<NotOp>(nanI);
-    before = largest ? n.create<OrOp>(before, n.create<AndOp>(nanI, notNanJ))
-                     : n.create<AndOp>(n.create<OrOp>(before, nanJ), notNanI);
-    same = n.create<OrOp>(same, n.create<AndOp>(nanI, nanJ));
-    TRY(before);
-    TRY(same);
-  }
-  // Ties: the smaller index comes first (i < j).
-  Value i = iotaAlong(size, *axis), j = iotaAlong(size, *axis + 1);
-  TRY(i && j);
-  Value earlier = n.create<CmpOp>(CmpPredicate::lt, i, j);
-  before = n.create<OrOp>(before, n.create<AndOp>(same, earlier));
-  TRY(before);
-  Value ranks = n.create<ReduceSumOp>(n.cast(before, i64), Shape{*axis}, false);
-  TRY(ranks);
-  // Position r of the result takes the element whose rank is r: a one-hot
-  // [.., k, n, ..] mask of rank_j == r selects it, and a sum over j (of one
-  // value and zeros) moves it into place.
-  Value r = iotaAlong(k, *axis);
-  TRY(r);
-  Value ranksJ = n.reshapeTo(ranks, sj);
-  TRY(ranksJ);
-  Value pick = n.create<CmpOp>(CmpPredicate::eq, ranksJ, r);
-  TRY(pick);
-  auto take = [&](Value v, Type t) -> Value {
-    Value sel = n.create<SelectOp>(pick, v, n.scalar(t, 0));
-    if (!sel)
-      return {};
-    return n.create<ReduceSumOp>(sel, Shape{*axis + 1}, false);
-  };
-  Value values = take(xj, elem), indices = take(j, i64);
-  n.setOut(0, values);
+  Value kValue =
+      k.isConst() ? n.constant(makeDense(
+                        RankedTensorType::get({1}, IntegerType::get(n.ctx, 64)),
+                        SmallVector<int64_t>{k.value}, {}))
+                  : n.shapeOperand({k});
+  TRY(kValue);
+  SmallVector<SymDim> outDims = dims;
+  outDims[*axis] = k;
+  Value indices =
+      n.make<TopKOp>(n.typeOf(outDims, IntegerType::get(n.ctx, 64)), x, kValue,
+                     static_cast<int64_t>(*axis), !largest);
+  TRY(indices);
+  n.setOut(0, n.create<GatherOp>(x, indices, static_cast<int64_t>(*axis)));
   if (n.wantsOutput(1))
     n.setOut(1, indices);
   return success();

@@ -1,0 +1,355 @@
+//===- Selection.cpp - tide.top_k as a heap per row ----------------------===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+//
+// tide.top_k on the CPU: for each row along the axis, a heap of the k best
+// elements seen so far whose root is the worst of them (one compare per
+// element against it, a sift down when an element displaces it), then a
+// heap sort of the kept ones into the result: n log k work for a row of n,
+// where the all-pairs decomposition the GPU takes costs n^2. Host code
+// written as scf loops over tensors, as DataDependent.cpp's, which
+// bufferization turns into loops over the buffers in place.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+
+#include "tide/IR/TideOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <functional>
+
+using namespace mlir;
+using namespace mlir::tide;
+using namespace mlir::tide::to_linalg;
+
+namespace {
+
+/// A loop from `lower` to `upper` carrying `args`; `body` returns the values
+/// to carry on.
+SmallVector<Value>
+forLoop(OpBuilder &b, Location loc, Value lower, Value upper, ValueRange args,
+        function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange)> body) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(
+      b, loc, lower, upper, one, args,
+      [&](OpBuilder &lb, Location l, Value iv, ValueRange carried) {
+        scf::YieldOp::create(lb, l, body(lb, iv, carried));
+      });
+  return SmallVector<Value>(loop.getResults());
+}
+
+/// `then` when `cond`, else the values unchanged.
+SmallVector<Value> ifThen(OpBuilder &b, Location loc, Value cond,
+                          ValueRange values,
+                          function_ref<SmallVector<Value>(OpBuilder &)> then) {
+  auto op = scf::IfOp::create(
+      b, loc, cond,
+      [&](OpBuilder &tb, Location l) { scf::YieldOp::create(tb, l, then(tb)); },
+      [&](OpBuilder &eb, Location l) { scf::YieldOp::create(eb, l, values); });
+  return SmallVector<Value>(op.getResults());
+}
+
+struct LowerTopK : OpRewritePattern<TopKOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TopKOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    bool isUnsigned = isUnsignedValue(op.getInput());
+    Value input = toSignless(rewriter, loc, op.getInput()).front();
+    auto inType = cast<RankedTensorType>(input.getType());
+    Type element = inType.getElementType();
+    bool smallest = op.getSmallest();
+    int64_t rank = inType.getRank();
+    int64_t axis = op.getNormalizedAxis();
+    Type i64 = rewriter.getI64Type();
+    Type indexType = rewriter.getIndexType();
+    auto index = [&](OpBuilder &b, int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Value zero = index(rewriter, 0), one = index(rewriter, 1);
+
+    // The result's size along the axis: its static size, or k read at run
+    // time (0 if negative). The heap keeps min(that, n).
+    auto outType = cast<RankedTensorType>(op.getType());
+    Value count;
+    if (outType.isDynamicDim(axis)) {
+      int64_t kRank = cast<RankedTensorType>(op.getK().getType()).getRank();
+      Value k = tensor::ExtractOp::create(rewriter, loc, op.getK(),
+                                          SmallVector<Value>(kRank, zero));
+      count = arith::MaxSIOp::create(
+          rewriter, loc,
+          arith::IndexCastOp::create(rewriter, loc, indexType, k), zero);
+    } else {
+      count = index(rewriter, outType.getDimSize(axis));
+    }
+    Value n = tensor::DimOp::create(rewriter, loc, input, axis);
+    Value kept = arith::MinSIOp::create(rewriter, loc, count, n);
+
+    SmallVector<Value> outSizes, rowSizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      Value size =
+          d == axis
+              ? count
+              : tensor::DimOp::create(rewriter, loc, input, d).getResult();
+      if (outType.isDynamicDim(d))
+        outSizes.push_back(size);
+      if (d != axis)
+        rowSizes.push_back(size);
+    }
+    Value out = tensor::EmptyOp::create(rewriter, loc, outType.getShape(), i64,
+                                        outSizes);
+    // Positions past the axis length hold 0.
+    out = linalg::FillOp::create(rewriter, loc,
+                                 ValueRange{constantOf(rewriter, loc, i64, 0)},
+                                 ValueRange{out})
+              .getResult(0);
+    // The heap (values and indices; one slot more, never a static size 0).
+    // Indices as `index`: never the type of the values, so CSE cannot make
+    // the two scratch tensors one.
+    Value slots = arith::AddIOp::create(rewriter, loc, kept, one);
+    Value heapValues = tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<int64_t>{ShapedType::kDynamic}, element,
+        ValueRange{slots});
+    Value heapIndices = tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<int64_t>{ShapedType::kDynamic}, indexType,
+        ValueRange{slots});
+
+    // The levels of a heap of `kept` (its bit length): the bound of a sift.
+    auto levels = scf::WhileOp::create(
+        rewriter, loc, TypeRange{indexType, indexType}, ValueRange{kept, zero},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value more = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt,
+                                             args[0], index(b, 0));
+          scf::ConditionOp::create(b, l, more, args);
+        },
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value half = arith::ShRUIOp::create(b, l, args[0], index(b, 1));
+          Value deeper = arith::AddIOp::create(b, l, args[1], index(b, 1));
+          scf::YieldOp::create(b, l, ValueRange{half, deeper});
+        });
+    Value depth = levels.getResult(1);
+
+    // Whether element (va, ia) comes before (vb, ib) in the result: a larger
+    // value (smaller with `smallest`), NaN the largest, ties by index.
+    auto before = [&](OpBuilder &b, Value va, Value ia, Value vb,
+                      Value ib) -> Value {
+      Value better, same;
+      if (isa<FloatType>(element)) {
+        using P = arith::CmpFPredicate;
+        auto cmp = [&](P p, Value x, Value y) {
+          return arith::CmpFOp::create(b, loc, p, x, y).getResult();
+        };
+        Value nanA = cmp(P::UNO, va, va), nanB = cmp(P::UNO, vb, vb);
+        if (smallest)
+          // Numbers first, NaN last.
+          better = arith::OrIOp::create(
+              b, loc, cmp(P::OLT, va, vb),
+              arith::AndIOp::create(b, loc, cmp(P::ORD, va, va), nanB));
+        else
+          better = arith::OrIOp::create(
+              b, loc, cmp(P::OGT, va, vb),
+              arith::AndIOp::create(b, loc, nanA, cmp(P::ORD, vb, vb)));
+        same = arith::OrIOp::create(b, loc, cmp(P::OEQ, va, vb),
+                                    arith::AndIOp::create(b, loc, nanA, nanB));
+      } else {
+        using P = arith::CmpIPredicate;
+        P order = smallest ? (isUnsigned ? P::ult : P::slt)
+                           : (isUnsigned ? P::ugt : P::sgt);
+        better = arith::CmpIOp::create(b, loc, order, va, vb);
+        same = arith::CmpIOp::create(b, loc, P::eq, va, vb);
+      }
+      Value earlier =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, ia, ib);
+      return arith::OrIOp::create(b, loc, better,
+                                  arith::AndIOp::create(b, loc, same, earlier));
+    };
+    // Whether value `v` comes before value `root` when its index is larger:
+    // strictly better, or a NaN against a number (largest) or a number
+    // against a NaN (smallest).
+    auto betterValue = [&](OpBuilder &b, Value v, Value root) -> Value {
+      if (!isa<FloatType>(element)) {
+        using P = arith::CmpIPredicate;
+        P order = smallest ? (isUnsigned ? P::ult : P::slt)
+                           : (isUnsigned ? P::ugt : P::sgt);
+        return arith::CmpIOp::create(b, loc, order, v, root);
+      }
+      using P = arith::CmpFPredicate;
+      if (smallest)
+        // v < root, or root NaN and v a number: "unordered or less" is true
+        // for either NaN, so v must be a number.
+        return arith::AndIOp::create(
+            b, loc, arith::CmpFOp::create(b, loc, P::ULT, v, root),
+            arith::CmpFOp::create(b, loc, P::ORD, v, v));
+      // v > root, or v NaN and root a number.
+      return arith::AndIOp::create(
+          b, loc, arith::CmpFOp::create(b, loc, P::UGT, v, root),
+          arith::CmpFOp::create(b, loc, P::ORD, root, root));
+    };
+    auto at = [&](OpBuilder &b, Value t, Value i) {
+      return tensor::ExtractOp::create(b, loc, t, i).getResult();
+    };
+    // Moves the element at `start` down the heap of `size` elements until
+    // no child is worse than it. `heap` is (values, indices).
+    auto siftDown = [&](OpBuilder &b, Value start, Value size,
+                        ValueRange heap) -> SmallVector<Value> {
+      Value active = arith::ConstantIntOp::create(b, loc, 1, 1);
+      SmallVector<Value> done = forLoop(
+          b, loc, zero, depth, ValueRange{heap[0], heap[1], start, active},
+          [&](OpBuilder &lb, Value, ValueRange s) {
+            return ifThen(lb, loc, s[3], s, [&](OpBuilder &ab) {
+              Value p = s[2];
+              Value left = arith::AddIOp::create(
+                  ab, loc, arith::ShLIOp::create(ab, loc, p, index(ab, 1)),
+                  index(ab, 1));
+              Value hasLeft = arith::CmpIOp::create(
+                  ab, loc, arith::CmpIPredicate::slt, left, size);
+              SmallVector<Value> stopped{
+                  s[0], s[1], p, arith::ConstantIntOp::create(ab, loc, 0, 1)};
+              auto step = scf::IfOp::create(
+                  ab, loc, hasLeft,
+                  [&](OpBuilder &tb, Location l) {
+                    Value right =
+                        arith::AddIOp::create(tb, l, left, index(tb, 1));
+                    Value hasRight = arith::CmpIOp::create(
+                        tb, l, arith::CmpIPredicate::slt, right, size);
+                    // The worse child: the right one when it exists and the
+                    // left one comes before it (read only when it exists).
+                    auto rightWorse = scf::IfOp::create(
+                        tb, l, hasRight,
+                        [&](OpBuilder &rb, Location rl) {
+                          Value w =
+                              before(rb, at(rb, s[0], left), at(rb, s[1], left),
+                                     at(rb, s[0], right), at(rb, s[1], right));
+                          scf::YieldOp::create(rb, rl, w);
+                        },
+                        [&](OpBuilder &rb, Location rl) {
+                          scf::YieldOp::create(
+                              rb, rl,
+                              arith::ConstantIntOp::create(rb, rl, 0, 1)
+                                  .getResult());
+                        });
+                    Value child = arith::SelectOp::create(
+                        tb, l, rightWorse.getResult(0), right, left);
+                    Value pv = at(tb, s[0], p), pi = at(tb, s[1], p);
+                    Value cv = at(tb, s[0], child), ci = at(tb, s[1], child);
+                    Value swap = before(tb, pv, pi, cv, ci);
+                    SmallVector<Value> swapped = ifThen(
+                        tb, l, swap, ValueRange{s[0], s[1], p, swap},
+                        [&](OpBuilder &sb) -> SmallVector<Value> {
+                          Value values =
+                              tensor::InsertOp::create(sb, l, cv, s[0], p);
+                          values = tensor::InsertOp::create(sb, l, pv, values,
+                                                            child);
+                          Value indices =
+                              tensor::InsertOp::create(sb, l, ci, s[1], p);
+                          indices = tensor::InsertOp::create(sb, l, pi, indices,
+                                                             child);
+                          return {values, indices, child, swap};
+                        });
+                    scf::YieldOp::create(tb, l, swapped);
+                  },
+                  [&](OpBuilder &eb, Location l) {
+                    scf::YieldOp::create(eb, l, stopped);
+                  });
+              return SmallVector<Value>(step.getResults());
+            });
+          });
+      return {done[0], done[1]};
+    };
+
+    // One row: its elements along the axis at `ivs` elsewhere.
+    std::function<SmallVector<Value>(OpBuilder &, size_t, SmallVector<Value>,
+                                     ValueRange)>
+        nest = [&](OpBuilder &b, size_t d, SmallVector<Value> ivs,
+                   ValueRange carried) -> SmallVector<Value> {
+      if (d < rowSizes.size())
+        return forLoop(b, loc, zero, rowSizes[d], carried,
+                       [&](OpBuilder &lb, Value iv, ValueRange args) {
+                         SmallVector<Value> inner = ivs;
+                         inner.push_back(iv);
+                         return nest(lb, d + 1, inner, args);
+                       });
+      auto coords = [&](OpBuilder &, Value j) {
+        SmallVector<Value> c(ivs.begin(), ivs.end());
+        c.insert(c.begin() + axis, j);
+        return c;
+      };
+      auto element = [&](OpBuilder &eb, Value j) {
+        return tensor::ExtractOp::create(eb, loc, input, coords(eb, j))
+            .getResult();
+      };
+      // The first `kept` elements, then a heap of them.
+      SmallVector<Value> heap = forLoop(
+          b, loc, zero, kept, ValueRange{carried[1], carried[2]},
+          [&](OpBuilder &lb, Value j, ValueRange h) -> SmallVector<Value> {
+            return {tensor::InsertOp::create(lb, loc, element(lb, j), h[0], j),
+                    tensor::InsertOp::create(lb, loc, j, h[1], j)};
+          });
+      Value parents = arith::ShRUIOp::create(b, loc, kept, one);
+      heap = forLoop(b, loc, zero, parents, heap,
+                     [&](OpBuilder &lb, Value t, ValueRange h) {
+                       Value p = arith::SubIOp::create(
+                           lb, loc, arith::SubIOp::create(lb, loc, parents, t),
+                           index(lb, 1));
+                       return siftDown(lb, p, kept, h);
+                     });
+      // Every other element replaces the root (the worst kept) when it comes
+      // before it. Its index is larger than every kept one, so it does only
+      // when its value is better: one compare with the root's value, kept
+      // in a register, for most elements.
+      Value root = at(b, heap[0], zero);
+      SmallVector<Value> scanned = forLoop(
+          b, loc, kept, n, ValueRange{heap[0], heap[1], root},
+          [&](OpBuilder &lb, Value j, ValueRange h) -> SmallVector<Value> {
+            Value v = element(lb, j);
+            Value better = betterValue(lb, v, h[2]);
+            return ifThen(lb, loc, better, h, [&](OpBuilder &tb) {
+              SmallVector<Value> replaced{
+                  tensor::InsertOp::create(tb, loc, v, h[0], zero),
+                  tensor::InsertOp::create(tb, loc, j, h[1], zero)};
+              SmallVector<Value> sifted = siftDown(tb, zero, kept, replaced);
+              return SmallVector<Value>{sifted[0], sifted[1],
+                                        at(tb, sifted[0], zero)};
+            });
+          });
+      heap = {scanned[0], scanned[1]};
+      // The root is the worst of those left: it goes last; the last leaf
+      // takes its place.
+      SmallVector<Value> sorted = forLoop(
+          b, loc, zero, kept, ValueRange{carried[0], heap[0], heap[1]},
+          [&](OpBuilder &lb, Value t, ValueRange s) {
+            Value m = arith::SubIOp::create(
+                lb, loc, arith::SubIOp::create(lb, loc, kept, t), index(lb, 1));
+            Value written = tensor::InsertOp::create(
+                lb, loc,
+                arith::IndexCastOp::create(lb, loc, i64, at(lb, s[2], zero)),
+                s[0], coords(lb, m));
+            Value values =
+                tensor::InsertOp::create(lb, loc, at(lb, s[1], m), s[1], zero);
+            Value indices =
+                tensor::InsertOp::create(lb, loc, at(lb, s[2], m), s[2], zero);
+            SmallVector<Value> h = siftDown(lb, zero, m, {values, indices});
+            return SmallVector<Value>{written, h[0], h[1]};
+          });
+      return sorted;
+    };
+    SmallVector<Value> done =
+        nest(rewriter, 0, {}, ValueRange{out, heapValues, heapIndices});
+    rewriter.replaceOp(op, done[0]);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tide::populateSelectionPatterns(RewritePatternSet &patterns) {
+  patterns.add<LowerTopK>(patterns.getContext());
+}
