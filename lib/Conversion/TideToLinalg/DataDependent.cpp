@@ -132,16 +132,15 @@ struct LowerNonZero : OpRewritePattern<NonZeroOp> {
 /// A box as its extents: x min, x max, y min, y max.
 using Extents = std::array<Value, 4>;
 
-/// tide.non_max_suppression, ONNX Runtime's algorithm in its greedy form:
-/// per batch entry and class, the boxes above the score threshold are
-/// candidates; while fewer than the limit are selected, the candidate of
-/// the highest score (the lowest index among equals) is selected, and every
-/// candidate it suppresses (intersection over union above the threshold)
-/// leaves. The candidates left are a list compacted in place by each pass,
-/// which also finds the next best: a step costs the candidates left, not
-/// all the boxes. That selects what ONNX Runtime's sorted pass selects: a box
-/// is kept exactly when no box selected before it (of a higher score)
-/// suppresses it.
+/// tide.non_max_suppression, ONNX Runtime's algorithm: per batch entry and
+/// class, the boxes above the score threshold are candidates, sorted by
+/// decreasing score (the lower index first among equals; a heap sort); each
+/// candidate in that order is selected unless a box selected before it
+/// suppresses it (intersection over union above the threshold), until the
+/// limit. Here a selected box marks every later candidate it suppresses, in
+/// one pass over their extents, laid out contiguously after the sort: a
+/// branch-free loop the vectorizer takes, where ONNX Runtime compares each
+/// candidate with the boxes selected so far.
 struct LowerNonMaxSuppression : OpRewritePattern<NonMaxSuppressionOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(NonMaxSuppressionOp op,
@@ -233,167 +232,180 @@ struct LowerNonMaxSuppression : OpRewritePattern<NonMaxSuppressionOp> {
       return {xMin, xMax, yMin, yMax};
     };
     // Whether the selected box `s` suppresses candidate `c` (ONNX Runtime's
-    // SuppressByIOU with the candidate first; every "<= 0: no" test is an
-    // unordered-or-greater compare, so NaN goes on as it does there).
-    auto suppresses = [&](OpBuilder &b, const Extents &c, const Extents &s) {
+    // SuppressByIOU with the candidate first), with the boxes' areas given;
+    // straight-line code, so that the pass over the candidates vectorizes.
+    // Every "<= 0: no" test is an unordered-or-greater compare, so NaN goes
+    // on as it does there.
+    auto suppresses = [&](OpBuilder &b, const Extents &c, Value areaC,
+                          const Extents &s, Value areaS) {
       using P = arith::CmpFPredicate;
       Value ixMin = maxOf(b, c[0], s[0]), ixMax = minOf(b, c[1], s[1]);
       Value iyMin = maxOf(b, c[2], s[2]), iyMax = minOf(b, c[3], s[3]);
-      // Boxes that do not intersect (most pairs) stop here.
-      Value overlap = arith::AndIOp::create(
-          b, loc, cmp(b, P::UGT, ixMax, ixMin), cmp(b, P::UGT, iyMax, iyMin));
-      auto ratioTest = scf::IfOp::create(
-          b, loc, overlap,
-          [&](OpBuilder &tb, Location tl) {
-            Value zeroF = constantOf(tb, tl, compute, 0);
-            Value inter = arith::MulFOp::create(
-                tb, tl, arith::SubFOp::create(tb, tl, ixMax, ixMin),
-                arith::SubFOp::create(tb, tl, iyMax, iyMin));
-            auto area = [&](const Extents &e) -> Value {
-              return arith::MulFOp::create(
-                  tb, tl, arith::SubFOp::create(tb, tl, e[1], e[0]),
-                  arith::SubFOp::create(tb, tl, e[3], e[2]));
-            };
-            Value areaC = area(c), areaS = area(s);
-            Value uni = arith::SubFOp::create(
-                tb, tl, arith::AddFOp::create(tb, tl, areaC, areaS), inter);
-            Value ratio = arith::DivFOp::create(tb, tl, inter, uni);
-            Value ok = cmp(tb, P::UGT, inter, zeroF);
-            for (Value t :
-                 {cmp(tb, P::UGT, areaC, zeroF), cmp(tb, P::UGT, areaS, zeroF),
-                  cmp(tb, P::UGT, uni, zeroF), cmp(tb, P::OGT, ratio, iou)})
-              ok = arith::AndIOp::create(tb, tl, ok, t);
-            scf::YieldOp::create(tb, tl, ok);
-          },
-          [&](OpBuilder &eb, Location el) {
-            scf::YieldOp::create(
-                eb, el, arith::ConstantIntOp::create(eb, el, 0, 1).getResult());
-          });
-      return ratioTest.getResult(0);
+      Value zeroF = constantOf(b, loc, compute, 0);
+      Value inter = arith::MulFOp::create(
+          b, loc, arith::SubFOp::create(b, loc, ixMax, ixMin),
+          arith::SubFOp::create(b, loc, iyMax, iyMin));
+      Value uni = arith::SubFOp::create(
+          b, loc, arith::AddFOp::create(b, loc, areaC, areaS), inter);
+      Value ratio = arith::DivFOp::create(b, loc, inter, uni);
+      Value ok = cmp(b, P::UGT, ixMax, ixMin);
+      for (Value t :
+           {cmp(b, P::UGT, iyMax, iyMin), cmp(b, P::UGT, inter, zeroF),
+            cmp(b, P::UGT, areaC, zeroF), cmp(b, P::UGT, areaS, zeroF),
+            cmp(b, P::UGT, uni, zeroF), cmp(b, P::OGT, ratio, iou)})
+        ok = arith::AndIOp::create(b, loc, ok, t);
+      return ok;
+    };
+    auto area = [&](OpBuilder &b, const Extents &e) -> Value {
+      return arith::MulFOp::create(b, loc,
+                                   arith::SubFOp::create(b, loc, e[1], e[0]),
+                                   arith::SubFOp::create(b, loc, e[3], e[2]));
     };
 
-    Value lowest = lowestOf(rewriter, loc, compute);
-    Value none = index(rewriter, -1);
     Type indexType = rewriter.getIndexType();
-    // (One slot more than the boxes: never a static size of 0, into which
-    // the never-run appends would fold to an out-of-bounds insert.)
+    // Scratch, one slot more than the boxes (never a static size of 0, into
+    // which the never-run writes would fold to out-of-bounds inserts): the
+    // candidates' scores and indices, then their extents and areas in sorted
+    // order (one 5-row tensor) and whether each is suppressed (an i8: LLVM does
+    // not vectorize the loads and stores of i1).
+    Value slots = arith::AddIOp::create(rewriter, loc, count, one);
+    Value scoresInit = tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<int64_t>{ShapedType::kDynamic}, compute,
+        ValueRange{slots});
     Value listInit = tensor::EmptyOp::create(
         rewriter, loc, ArrayRef<int64_t>{ShapedType::kDynamic}, indexType,
-        ValueRange{arith::AddIOp::create(rewriter, loc, count, one)});
-    auto selectI = [&](OpBuilder &b, Value c, Value x, Value y) {
-      return arith::SelectOp::create(b, loc, c, x, y).getResult();
-    };
-    // Appends `item` (with `score`) to the list `list` of length `len` when
-    // `keep`, tracking the first of the highest score (`best`, `bestScore`):
-    // the writes go at the length, never past the item being read, so the
-    // list compacts in place.
-    auto append = [&](OpBuilder &b, Location l, Value keep, Value item,
-                      Value score, Value list, Value len, Value best,
-                      Value bestScore) -> SmallVector<Value> {
-      Value written = tensor::InsertOp::create(b, l, item, list, len);
-      Value grown = arith::AddIOp::create(b, l, len, one);
-      Value noneYet =
-          arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, best, none);
-      Value higher = cmp(b, arith::CmpFPredicate::OGT, score, bestScore);
-      Value take = arith::AndIOp::create(
-          b, l, keep, arith::OrIOp::create(b, l, noneYet, higher));
-      return {written, selectI(b, keep, grown, len),
-              selectI(b, take, item, best), sel(b, take, score, bestScore)};
+        ValueRange{slots});
+    Value boxesInit = tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<int64_t>{5, ShapedType::kDynamic}, compute,
+        ValueRange{slots});
+    Value flagsInit = tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<int64_t>{ShapedType::kDynamic},
+        rewriter.getI8Type(), ValueRange{slots});
+    // Sorted best first: a higher score, or an equal one and a lower index.
+    PairHeap heap(
+        rewriter, loc, count,
+        [&](OpBuilder &b, Value va, Value ia, Value vb, Value ib) {
+          Value higher = cmp(b, arith::CmpFPredicate::OGT, va, vb);
+          Value same = cmp(b, arith::CmpFPredicate::OEQ, va, vb);
+          Value lower =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, ia, ib);
+          return arith::OrIOp::create(
+                     b, loc, higher, arith::AndIOp::create(b, loc, same, lower))
+              .getResult();
+        });
+    auto at = [&](OpBuilder &b, Value t, ValueRange i) {
+      return tensor::ExtractOp::create(b, loc, t, i).getResult();
     };
     SmallVector<Value> done = buildNest(
-        rewriter, loc, {batches, classes}, ValueRange{selected, zero},
+        rewriter, loc, {batches, classes},
+        ValueRange{selected, zero, scoresInit, listInit, boxesInit, flagsInit},
         [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange args) {
           Value batch = ivs[0], cls = ivs[1];
-          auto scoreAt = [&](OpBuilder &sb, Value i) {
-            return widen(sb, tensor::ExtractOp::create(
-                                 sb, l, scores, ValueRange{batch, cls, i}));
-          };
-          // The candidates (above the score threshold, when there is one),
-          // in index order, and the first of the highest score among them.
+          // The candidates (above the score threshold, when there is one)
+          // and their scores, in index order.
           SmallVector<Value> candidates = buildNest(
-              b, l, {count}, ValueRange{listInit, zero, none, lowest},
+              b, l, {count}, ValueRange{args[2], args[3], zero},
               [&](OpBuilder &ab, Location al, ValueRange i, ValueRange a) {
-                Value score = scoreAt(ab, i[0]);
+                Value score = widen(
+                    ab, tensor::ExtractOp::create(
+                            ab, al, scores, ValueRange{batch, cls, i[0]}));
                 Value keep = scoreThreshold
                                  ? cmp(ab, arith::CmpFPredicate::OGT, score,
                                        scoreThreshold)
                                  : arith::ConstantIntOp::create(ab, al, 1, 1)
                                        .getResult();
-                return append(ab, al, keep, i[0], score, a[0], a[1], a[2],
-                              a[3]);
+                Value scoresW =
+                    tensor::InsertOp::create(ab, al, score, a[0], a[2]);
+                Value listW =
+                    tensor::InsertOp::create(ab, al, i[0], a[1], a[2]);
+                Value grown = arith::AddIOp::create(ab, al, a[2], one);
+                return SmallVector<Value>{
+                    scoresW, listW,
+                    arith::SelectOp::create(ab, al, keep, grown, a[2])};
               });
-          Value notDone = arith::ConstantIntOp::create(b, l, 0, 1);
-          // One selection per step: the best candidate left; one pass over
-          // the candidates left drops it and those it suppresses, keeps the
-          // rest in index order and finds the next best. `finished` once no
-          // candidate is left.
+          Value m = candidates[2];
+          SmallVector<Value> sorted =
+              heap.sort(b, m, {candidates[0], candidates[1]});
+          // Their extents and areas in that order, none suppressed yet.
+          SmallVector<Value> laid = buildNest(
+              b, l, {m}, ValueRange{args[4], args[5]},
+              [&](OpBuilder &ab, Location al, ValueRange i, ValueRange a) {
+                Value box = at(ab, sorted[1], i[0]);
+                Extents e = extents(ab, batch, box);
+                Value out = a[0];
+                for (auto [row, v] : llvm::enumerate(std::array<Value, 5>{
+                         e[0], e[1], e[2], e[3], area(ab, e)}))
+                  out = tensor::InsertOp::create(
+                      ab, al, v, out, ValueRange{index(ab, row), i[0]});
+                Value flags = tensor::InsertOp::create(
+                    ab, al, arith::ConstantIntOp::create(ab, al, 0, 8), a[1],
+                    i[0]);
+                return SmallVector<Value>{out, flags};
+              });
+          Value laidBoxes = laid[0];
+          auto boxAt = [&](OpBuilder &ab,
+                           Value i) -> std::pair<Extents, Value> {
+            Extents e;
+            for (int64_t row = 0; row < 4; ++row)
+              e[row] = at(ab, laidBoxes, {index(ab, row), i});
+            return {e, at(ab, laidBoxes, {index(ab, 4), i})};
+          };
+          // In sorted order: a candidate no box selected before it
+          // suppressed is selected (while fewer than the limit are), and
+          // marks the later ones it suppresses.
           SmallVector<Value> steps = buildNest(
-              b, l, {limit},
-              ValueRange{args[0], args[1], candidates[0], candidates[1],
-                         candidates[2], notDone},
-              [&](OpBuilder &sb, Location sl, ValueRange, ValueRange s) {
+              b, l, {m}, ValueRange{args[0], args[1], laid[1]},
+              [&](OpBuilder &sb, Location sl, ValueRange t, ValueRange s) {
+                Value free = arith::CmpIOp::create(
+                    sb, sl, arith::CmpIPredicate::eq, at(sb, s[2], t[0]),
+                    arith::ConstantIntOp::create(sb, sl, 0, 8));
+                Value room = arith::CmpIOp::create(
+                    sb, sl, arith::CmpIPredicate::slt,
+                    arith::SubIOp::create(sb, sl, s[1], args[1]), limit);
+                Value take = arith::AndIOp::create(sb, sl, free, room);
                 auto step = scf::IfOp::create(
-                    sb, sl, s[5],
-                    [&](OpBuilder &tb, Location tl) {
-                      scf::YieldOp::create(tb, tl, s);
-                    },
-                    [&](OpBuilder &eb, Location el) {
-                      Value best = s[4];
-                      Value found = arith::CmpIOp::create(
-                          eb, el, arith::CmpIPredicate::ne, best, none);
-                      auto pick = scf::IfOp::create(
-                          eb, el, found,
-                          [&](OpBuilder &pb, Location pl) {
-                            Value out = s[0], row = s[1];
-                            for (auto [j, v] : llvm::enumerate(
-                                     std::array<Value, 3>{batch, cls, best}))
-                              out = tensor::InsertOp::create(
-                                  pb, pl,
-                                  arith::IndexCastOp::create(pb, pl, i64, v),
-                                  out, ValueRange{row, index(pb, j)});
-                            Extents chosen = extents(pb, batch, best);
-                            SmallVector<Value> left = buildNest(
-                                pb, pl, {s[3]},
-                                ValueRange{s[2], zero, none, lowest},
-                                [&](OpBuilder &qb, Location ql, ValueRange i,
-                                    ValueRange q) {
-                                  Value c = tensor::ExtractOp::create(
-                                      qb, ql, q[0], i[0]);
-                                  Value gone = arith::OrIOp::create(
-                                      qb, ql,
-                                      suppresses(qb, extents(qb, batch, c),
-                                                 chosen),
-                                      arith::CmpIOp::create(
-                                          qb, ql, arith::CmpIPredicate::eq, c,
-                                          best));
-                                  Value stays = arith::XOrIOp::create(
-                                      qb, ql, gone,
-                                      arith::ConstantIntOp::create(qb, ql, 1,
-                                                                   1));
-                                  return append(qb, ql, stays, c,
-                                                scoreAt(qb, c), q[0], q[1],
-                                                q[2], q[3]);
-                                });
-                            Value next =
-                                arith::AddIOp::create(pb, pl, row, one);
-                            scf::YieldOp::create(pb, pl,
-                                                 ValueRange{out, next, left[0],
-                                                            left[1], left[2],
-                                                            s[5]});
-                          },
-                          [&](OpBuilder &nb, Location nl) {
-                            Value finished =
-                                arith::ConstantIntOp::create(nb, nl, 1, 1);
-                            scf::YieldOp::create(nb, nl,
-                                                 ValueRange{s[0], s[1], s[2],
-                                                            s[3], s[4],
-                                                            finished});
+                    sb, sl, take,
+                    [&](OpBuilder &pb, Location pl) {
+                      Value box = at(pb, sorted[1], t[0]);
+                      Value out = s[0], row = s[1];
+                      for (auto [j, v] : llvm::enumerate(
+                               std::array<Value, 3>{batch, cls, box}))
+                        out = tensor::InsertOp::create(
+                            pb, pl, arith::IndexCastOp::create(pb, pl, i64, v),
+                            out, ValueRange{row, index(pb, j)});
+                      std::pair<Extents, Value> chosenBox = boxAt(pb, t[0]);
+                      Extents chosen = chosenBox.first;
+                      Value chosenArea = chosenBox.second;
+                      Value next = arith::AddIOp::create(pb, pl, t[0], one);
+                      auto pass = scf::ForOp::create(
+                          pb, pl, next, m, one, ValueRange{s[2]},
+                          [&](OpBuilder &qb, Location ql, Value u,
+                              ValueRange q) {
+                            auto [other, otherArea] = boxAt(qb, u);
+                            Value gone = arith::OrIOp::create(
+                                qb, ql, at(qb, q[0], u),
+                                arith::ExtUIOp::create(
+                                    qb, ql, qb.getI8Type(),
+                                    suppresses(qb, other, otherArea, chosen,
+                                               chosenArea)));
+                            scf::YieldOp::create(
+                                qb, ql,
+                                tensor::InsertOp::create(qb, ql, gone, q[0], u)
+                                    .getResult());
                           });
-                      scf::YieldOp::create(eb, el, pick.getResults());
+                      scf::YieldOp::create(
+                          pb, pl,
+                          ValueRange{out,
+                                     arith::AddIOp::create(pb, pl, row, one),
+                                     pass.getResult(0)});
+                    },
+                    [&](OpBuilder &nb, Location nl) {
+                      scf::YieldOp::create(nb, nl, s);
                     });
                 return SmallVector<Value>(step.getResults());
               });
-          return SmallVector<Value>{steps[0], steps[1]};
+          return SmallVector<Value>{steps[0],  steps[1], sorted[0],
+                                    sorted[1], laid[0],  steps[2]};
         });
     // The rows written, copied out at their number.
     Value rows = done[1];

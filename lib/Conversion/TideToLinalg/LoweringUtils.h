@@ -16,6 +16,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <functional>
+
 namespace mlir::tide::to_linalg {
 
 bool isFloat(Type t);
@@ -50,6 +52,32 @@ Value getShapeEntry(OpBuilder &b, Location loc, Value shape, int64_t i);
 /// True when the integer or index `v` is never negative (sizes, non-negative
 /// constants, and sums, products and quotients of them).
 bool isKnownNonNegative(Value v, int depth = 0);
+
+/// A binary heap of (value, index) pairs held in two 1-D tensors, built as
+/// scf loops over tensors (Selection.cpp): its root is the pair that comes
+/// last in the order `before` gives ("worst first"), so a top-k keeps the k
+/// best by replacing the root, and a heap sort leaves the pairs best first.
+class PairHeap {
+public:
+  /// Whether (va, ia) comes before (vb, ib).
+  using Before =
+      std::function<Value(OpBuilder &, Value va, Value ia, Value vb, Value ib)>;
+  /// A heap of at most `capacity` pairs.
+  PairHeap(OpBuilder &b, Location loc, Value capacity, Before before);
+  /// Moves the pair at `start` down the heap of its first `size` pairs until
+  /// no child comes after it. `heap` is (values, indices); returns them.
+  SmallVector<Value> siftDown(OpBuilder &b, Value start, Value size,
+                              ValueRange heap) const;
+  /// Makes the first `size` pairs a heap.
+  SmallVector<Value> heapify(OpBuilder &b, Value size, ValueRange heap) const;
+  /// Sorts the first `size` pairs, the best first (a heap sort).
+  SmallVector<Value> sort(OpBuilder &b, Value size, ValueRange heap) const;
+
+private:
+  Location loc;
+  Value depth;
+  Before before;
+};
 
 } // namespace mlir::tide::to_linalg
 namespace mlir::tide {

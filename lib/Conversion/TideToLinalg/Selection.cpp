@@ -57,6 +57,142 @@ SmallVector<Value> ifThen(OpBuilder &b, Location loc, Value cond,
   return SmallVector<Value>(op.getResults());
 }
 
+} // namespace
+
+PairHeap::PairHeap(OpBuilder &b, Location loc, Value capacity, Before before)
+    : loc(loc), before(std::move(before)) {
+  // The levels of a heap of `capacity` (its bit length): the bound of a
+  // sift.
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  auto levels = scf::WhileOp::create(
+      b, loc, TypeRange{b.getIndexType(), b.getIndexType()},
+      ValueRange{capacity, zero},
+      [&](OpBuilder &wb, Location l, ValueRange args) {
+        Value more =
+            arith::CmpIOp::create(wb, l, arith::CmpIPredicate::sgt, args[0],
+                                  arith::ConstantIndexOp::create(wb, l, 0));
+        scf::ConditionOp::create(wb, l, more, args);
+      },
+      [&](OpBuilder &wb, Location l, ValueRange args) {
+        Value one = arith::ConstantIndexOp::create(wb, l, 1);
+        scf::YieldOp::create(
+            wb, l,
+            ValueRange{arith::ShRUIOp::create(wb, l, args[0], one),
+                       arith::AddIOp::create(wb, l, args[1], one)});
+      });
+  depth = levels.getResult(1);
+}
+
+SmallVector<Value> PairHeap::siftDown(OpBuilder &b, Value start, Value size,
+                                      ValueRange heap) const {
+  auto index = [&](OpBuilder &ib, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ib, loc, v);
+  };
+  auto at = [&](OpBuilder &ab, Value t, Value i) {
+    return tensor::ExtractOp::create(ab, loc, t, i).getResult();
+  };
+  Value zero = index(b, 0);
+  Value active = arith::ConstantIntOp::create(b, loc, 1, 1);
+  SmallVector<Value> done = forLoop(
+      b, loc, zero, depth, ValueRange{heap[0], heap[1], start, active},
+      [&](OpBuilder &lb, Value, ValueRange s) {
+        return ifThen(lb, loc, s[3], s, [&](OpBuilder &ab) {
+          Value p = s[2];
+          Value left = arith::AddIOp::create(
+              ab, loc, arith::ShLIOp::create(ab, loc, p, index(ab, 1)),
+              index(ab, 1));
+          Value hasLeft = arith::CmpIOp::create(
+              ab, loc, arith::CmpIPredicate::slt, left, size);
+          SmallVector<Value> stopped{
+              s[0], s[1], p, arith::ConstantIntOp::create(ab, loc, 0, 1)};
+          auto step = scf::IfOp::create(
+              ab, loc, hasLeft,
+              [&](OpBuilder &tb, Location l) {
+                Value right = arith::AddIOp::create(tb, l, left, index(tb, 1));
+                Value hasRight = arith::CmpIOp::create(
+                    tb, l, arith::CmpIPredicate::slt, right, size);
+                // The worse child: the right one when it exists and the
+                // left one comes before it (read only when it exists).
+                auto rightWorse = scf::IfOp::create(
+                    tb, l, hasRight,
+                    [&](OpBuilder &rb, Location rl) {
+                      Value w =
+                          before(rb, at(rb, s[0], left), at(rb, s[1], left),
+                                 at(rb, s[0], right), at(rb, s[1], right));
+                      scf::YieldOp::create(rb, rl, w);
+                    },
+                    [&](OpBuilder &rb, Location rl) {
+                      scf::YieldOp::create(
+                          rb, rl,
+                          arith::ConstantIntOp::create(rb, rl, 0, 1)
+                              .getResult());
+                    });
+                Value child = arith::SelectOp::create(
+                    tb, l, rightWorse.getResult(0), right, left);
+                Value pv = at(tb, s[0], p), pi = at(tb, s[1], p);
+                Value cv = at(tb, s[0], child), ci = at(tb, s[1], child);
+                Value swap = before(tb, pv, pi, cv, ci);
+                SmallVector<Value> swapped = ifThen(
+                    tb, l, swap, ValueRange{s[0], s[1], p, swap},
+                    [&](OpBuilder &sb) -> SmallVector<Value> {
+                      Value values =
+                          tensor::InsertOp::create(sb, l, cv, s[0], p);
+                      values =
+                          tensor::InsertOp::create(sb, l, pv, values, child);
+                      Value indices =
+                          tensor::InsertOp::create(sb, l, ci, s[1], p);
+                      indices =
+                          tensor::InsertOp::create(sb, l, pi, indices, child);
+                      return {values, indices, child, swap};
+                    });
+                scf::YieldOp::create(tb, l, swapped);
+              },
+              [&](OpBuilder &eb, Location l) {
+                scf::YieldOp::create(eb, l, stopped);
+              });
+          return SmallVector<Value>(step.getResults());
+        });
+      });
+  return {done[0], done[1]};
+}
+
+SmallVector<Value> PairHeap::heapify(OpBuilder &b, Value size,
+                                     ValueRange heap) const {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value parents = arith::ShRUIOp::create(b, loc, size, one);
+  return forLoop(b, loc, zero, parents, heap,
+                 [&](OpBuilder &lb, Value t, ValueRange h) {
+                   Value p = arith::SubIOp::create(
+                       lb, loc, arith::SubIOp::create(lb, loc, parents, t),
+                       arith::ConstantIndexOp::create(lb, loc, 1));
+                   return siftDown(lb, p, size, h);
+                 });
+}
+
+SmallVector<Value> PairHeap::sort(OpBuilder &b, Value size,
+                                  ValueRange heap) const {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  SmallVector<Value> pairs = heapify(b, size, heap);
+  // The root, the worst of those left, swaps with the last of them.
+  return forLoop(
+      b, loc, zero, size, pairs, [&](OpBuilder &lb, Value t, ValueRange h) {
+        Value m = arith::SubIOp::create(
+            lb, loc, arith::SubIOp::create(lb, loc, size, t),
+            arith::ConstantIndexOp::create(lb, loc, 1));
+        SmallVector<Value> swapped;
+        for (Value tensor : h) {
+          Value first = tensor::ExtractOp::create(lb, loc, tensor, zero);
+          Value last = tensor::ExtractOp::create(lb, loc, tensor, m);
+          Value w = tensor::InsertOp::create(lb, loc, last, tensor, zero);
+          swapped.push_back(tensor::InsertOp::create(lb, loc, first, w, m));
+        }
+        return siftDown(lb, zero, m, swapped);
+      });
+}
+
+namespace {
+
 struct LowerTopK : OpRewritePattern<TopKOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TopKOp op,
@@ -122,21 +258,6 @@ struct LowerTopK : OpRewritePattern<TopKOp> {
         rewriter, loc, ArrayRef<int64_t>{ShapedType::kDynamic}, indexType,
         ValueRange{slots});
 
-    // The levels of a heap of `kept` (its bit length): the bound of a sift.
-    auto levels = scf::WhileOp::create(
-        rewriter, loc, TypeRange{indexType, indexType}, ValueRange{kept, zero},
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Value more = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt,
-                                             args[0], index(b, 0));
-          scf::ConditionOp::create(b, l, more, args);
-        },
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Value half = arith::ShRUIOp::create(b, l, args[0], index(b, 1));
-          Value deeper = arith::AddIOp::create(b, l, args[1], index(b, 1));
-          scf::YieldOp::create(b, l, ValueRange{half, deeper});
-        });
-    Value depth = levels.getResult(1);
-
     // Whether element (va, ia) comes before (vb, ib) in the result: a larger
     // value (smaller with `smallest`), NaN the largest, ties by index.
     auto before = [&](OpBuilder &b, Value va, Value ia, Value vb,
@@ -196,75 +317,7 @@ struct LowerTopK : OpRewritePattern<TopKOp> {
     auto at = [&](OpBuilder &b, Value t, Value i) {
       return tensor::ExtractOp::create(b, loc, t, i).getResult();
     };
-    // Moves the element at `start` down the heap of `size` elements until
-    // no child is worse than it. `heap` is (values, indices).
-    auto siftDown = [&](OpBuilder &b, Value start, Value size,
-                        ValueRange heap) -> SmallVector<Value> {
-      Value active = arith::ConstantIntOp::create(b, loc, 1, 1);
-      SmallVector<Value> done = forLoop(
-          b, loc, zero, depth, ValueRange{heap[0], heap[1], start, active},
-          [&](OpBuilder &lb, Value, ValueRange s) {
-            return ifThen(lb, loc, s[3], s, [&](OpBuilder &ab) {
-              Value p = s[2];
-              Value left = arith::AddIOp::create(
-                  ab, loc, arith::ShLIOp::create(ab, loc, p, index(ab, 1)),
-                  index(ab, 1));
-              Value hasLeft = arith::CmpIOp::create(
-                  ab, loc, arith::CmpIPredicate::slt, left, size);
-              SmallVector<Value> stopped{
-                  s[0], s[1], p, arith::ConstantIntOp::create(ab, loc, 0, 1)};
-              auto step = scf::IfOp::create(
-                  ab, loc, hasLeft,
-                  [&](OpBuilder &tb, Location l) {
-                    Value right =
-                        arith::AddIOp::create(tb, l, left, index(tb, 1));
-                    Value hasRight = arith::CmpIOp::create(
-                        tb, l, arith::CmpIPredicate::slt, right, size);
-                    // The worse child: the right one when it exists and the
-                    // left one comes before it (read only when it exists).
-                    auto rightWorse = scf::IfOp::create(
-                        tb, l, hasRight,
-                        [&](OpBuilder &rb, Location rl) {
-                          Value w =
-                              before(rb, at(rb, s[0], left), at(rb, s[1], left),
-                                     at(rb, s[0], right), at(rb, s[1], right));
-                          scf::YieldOp::create(rb, rl, w);
-                        },
-                        [&](OpBuilder &rb, Location rl) {
-                          scf::YieldOp::create(
-                              rb, rl,
-                              arith::ConstantIntOp::create(rb, rl, 0, 1)
-                                  .getResult());
-                        });
-                    Value child = arith::SelectOp::create(
-                        tb, l, rightWorse.getResult(0), right, left);
-                    Value pv = at(tb, s[0], p), pi = at(tb, s[1], p);
-                    Value cv = at(tb, s[0], child), ci = at(tb, s[1], child);
-                    Value swap = before(tb, pv, pi, cv, ci);
-                    SmallVector<Value> swapped = ifThen(
-                        tb, l, swap, ValueRange{s[0], s[1], p, swap},
-                        [&](OpBuilder &sb) -> SmallVector<Value> {
-                          Value values =
-                              tensor::InsertOp::create(sb, l, cv, s[0], p);
-                          values = tensor::InsertOp::create(sb, l, pv, values,
-                                                            child);
-                          Value indices =
-                              tensor::InsertOp::create(sb, l, ci, s[1], p);
-                          indices = tensor::InsertOp::create(sb, l, pi, indices,
-                                                             child);
-                          return {values, indices, child, swap};
-                        });
-                    scf::YieldOp::create(tb, l, swapped);
-                  },
-                  [&](OpBuilder &eb, Location l) {
-                    scf::YieldOp::create(eb, l, stopped);
-                  });
-              return SmallVector<Value>(step.getResults());
-            });
-          });
-      return {done[0], done[1]};
-    };
-
+    PairHeap heap(rewriter, loc, kept, before);
     // One row: its elements along the axis at `ivs` elsewhere.
     std::function<SmallVector<Value>(OpBuilder &, size_t, SmallVector<Value>,
                                      ValueRange)>
@@ -287,27 +340,20 @@ struct LowerTopK : OpRewritePattern<TopKOp> {
             .getResult();
       };
       // The first `kept` elements, then a heap of them.
-      SmallVector<Value> heap = forLoop(
+      SmallVector<Value> pairs = forLoop(
           b, loc, zero, kept, ValueRange{carried[1], carried[2]},
           [&](OpBuilder &lb, Value j, ValueRange h) -> SmallVector<Value> {
             return {tensor::InsertOp::create(lb, loc, element(lb, j), h[0], j),
                     tensor::InsertOp::create(lb, loc, j, h[1], j)};
           });
-      Value parents = arith::ShRUIOp::create(b, loc, kept, one);
-      heap = forLoop(b, loc, zero, parents, heap,
-                     [&](OpBuilder &lb, Value t, ValueRange h) {
-                       Value p = arith::SubIOp::create(
-                           lb, loc, arith::SubIOp::create(lb, loc, parents, t),
-                           index(lb, 1));
-                       return siftDown(lb, p, kept, h);
-                     });
+      pairs = heap.heapify(b, kept, pairs);
       // Every other element replaces the root (the worst kept) when it comes
       // before it. Its index is larger than every kept one, so it does only
       // when its value is better: one compare with the root's value, kept
       // in a register, for most elements.
-      Value root = at(b, heap[0], zero);
+      Value root = at(b, pairs[0], zero);
       SmallVector<Value> scanned = forLoop(
-          b, loc, kept, n, ValueRange{heap[0], heap[1], root},
+          b, loc, kept, n, ValueRange{pairs[0], pairs[1], root},
           [&](OpBuilder &lb, Value j, ValueRange h) -> SmallVector<Value> {
             Value v = element(lb, j);
             Value better = betterValue(lb, v, h[2]);
@@ -315,16 +361,17 @@ struct LowerTopK : OpRewritePattern<TopKOp> {
               SmallVector<Value> replaced{
                   tensor::InsertOp::create(tb, loc, v, h[0], zero),
                   tensor::InsertOp::create(tb, loc, j, h[1], zero)};
-              SmallVector<Value> sifted = siftDown(tb, zero, kept, replaced);
+              SmallVector<Value> sifted =
+                  heap.siftDown(tb, zero, kept, replaced);
               return SmallVector<Value>{sifted[0], sifted[1],
                                         at(tb, sifted[0], zero)};
             });
           });
-      heap = {scanned[0], scanned[1]};
+      pairs = {scanned[0], scanned[1]};
       // The root is the worst of those left: it goes last; the last leaf
       // takes its place.
       SmallVector<Value> sorted = forLoop(
-          b, loc, zero, kept, ValueRange{carried[0], heap[0], heap[1]},
+          b, loc, zero, kept, ValueRange{carried[0], pairs[0], pairs[1]},
           [&](OpBuilder &lb, Value t, ValueRange s) {
             Value m = arith::SubIOp::create(
                 lb, loc, arith::SubIOp::create(lb, loc, kept, t), index(lb, 1));
@@ -336,7 +383,8 @@ struct LowerTopK : OpRewritePattern<TopKOp> {
                 tensor::InsertOp::create(lb, loc, at(lb, s[1], m), s[1], zero);
             Value indices =
                 tensor::InsertOp::create(lb, loc, at(lb, s[2], m), s[2], zero);
-            SmallVector<Value> h = siftDown(lb, zero, m, {values, indices});
+            SmallVector<Value> h =
+                heap.siftDown(lb, zero, m, {values, indices});
             return SmallVector<Value>{written, h[0], h[1]};
           });
       return sorted;

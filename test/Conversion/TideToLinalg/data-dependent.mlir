@@ -34,11 +34,14 @@ func.func @nonzero_scalar(%x: tensor<i1>) -> tensor<0x?xi64> {
   return %i : tensor<0x?xi64>
 }
 
-// tide.non_max_suppression: per batch and class, the list of candidates
-// above the score threshold (ogt), then up to min(max(limit, 0), boxes) steps
-// that each select the best candidate and pass over the list once, dropping
-// those it suppresses (the ratio computed only for boxes that intersect); the
-// rows written are copied out at their number. f16 computes in f32.
+// tide.non_max_suppression: per batch and class, the candidates above the
+// score threshold (ogt) with their scores, a heap sort of them (best first),
+// their extents and areas laid out in that order (a 5-row scratch tensor) with
+// a flag each, then one step per candidate in that order: one not yet
+// suppressed, while fewer than min(max(limit, 0), boxes) are selected, is
+// selected and marks the later candidates it suppresses in a branch-free pass
+// (no scf.if inside: the vectorizer takes it). The rows written are copied out
+// at their number. f16 computes in f32.
 // CHECK-LABEL: func.func @nms(
 // CHECK: %[[LIMIT:.*]] = tensor.extract %{{.*}} : tensor<1xi64>
 // CHECK: arith.index_cast %[[LIMIT]]
@@ -46,15 +49,23 @@ func.func @nonzero_scalar(%x: tensor<i1>) -> tensor<0x?xi64> {
 // CHECK: arith.minsi
 // CHECK: arith.extf {{.*}} : f16 to f32
 // CHECK: tensor.empty(%{{.*}}) : tensor<?x3xi64>
+// CHECK: tensor.empty(%{{.*}}) : tensor<?xf32>
 // CHECK: tensor.empty(%{{.*}}) : tensor<?xindex>
+// CHECK: tensor.empty(%{{.*}}) : tensor<5x?xf32>
+// CHECK: tensor.empty(%{{.*}}) : tensor<?xi8>
+// CHECK: scf.while
 // CHECK: scf.for
-// CHECK: scf.for
+// CHECK: %[[CANDIDATES:.*]]:3 = scf.for
 // CHECK: arith.cmpf ogt
+// CHECK: scf.for {{.*}} to %[[CANDIDATES]]#2
+// CHECK: scf.for {{.*}} to %[[CANDIDATES]]#2 {{.*}} -> (tensor<5x?xf32>, tensor<?xi8>)
+// CHECK: scf.for {{.*}} to %[[CANDIDATES]]#2 {{.*}} -> (tensor<?x3xi64>, index, tensor<?xi8>)
 // CHECK: scf.if
-// CHECK: scf.if
-// CHECK: scf.for
-// CHECK: scf.if
+// CHECK: scf.for {{.*}} -> (tensor<?xi8>) {
+// CHECK-NOT: scf.if
 // CHECK: arith.divf
+// CHECK: arith.cmpf ogt
+// CHECK: scf.yield {{.*}} : tensor<?xi8>
 // CHECK: %[[PART:.*]] = tensor.extract_slice {{.*}} : tensor<?x3xi64> to tensor<?x3xi64>
 // CHECK: linalg.copy ins(%[[PART]] : tensor<?x3xi64>)
 func.func @nms(%b: tensor<1x?x4xf16>, %s: tensor<1x2x?xf16>, %m: tensor<1xi64>,
