@@ -1888,7 +1888,7 @@ def gen_top_k(ops, t):
     funcs = []
     for op in ops:
         ref = REFERENCES[op].fn
-        args = [((3, 9), t), ((None, 5), t), ((1,), "i64")]
+        args = [((3, 9), t), ((None, 5), t), ((1,), "i64"), ((2, 100), t)]
         f = shape_func(funcs, op, t, args)
         for smallest in (False, True):
             flag = " smallest" if smallest else ""
@@ -1901,18 +1901,25 @@ def gen_top_k(ops, t):
                         T((None, 5), "i64")))
             f.ret(v, (None, 5), "i64", "%s%s of %s, k at run time" % (op, flag, T((None, 5), t)),
                   (lambda sm: lambda ins: ref(ins[1], int(ins[2][0]), 0, sm))(smallest))
+            # Rows long enough for the blocks tested against the root at once.
+            v = f.op("tide.%s %s, %s axis = 1%s : %s, %s to %s"
+                     % (op, f.arg(3), f.arg(2), flag, T((2, 100), t), T((1,), "i64"), T((2, 4), "i64")))
+            f.ret(v, (2, 4), "i64", "%s%s of %s, k = 4" % (op, flag, T((2, 100), t)),
+                  (lambda sm: lambda ins: ref(ins[3], 4, 1, sm))(smallest))
         for run, rows in enumerate((7, 2)):
             rng = rng_for(f.name + str(run))
             lo = 0 if t in UINTS else -3
             x = rng.integers(lo, 4, (3, 9)).astype(np.float64)
             y = rng.integers(lo, 4, (rows, 5)).astype(np.float64)
+            z = rng.integers(lo, 40, (2, 100)).astype(np.float64)
             if t in FLOATS:
                 x[0, 2] = x[1, 5] = x[1, 7] = np.nan
                 y[0, 1] = np.nan
-                x, y = quantize(x / 4, t), quantize(y / 4, t)
+                z[0, 70] = z[0, 97] = z[1, 3] = np.nan
+                x, y, z = quantize(x / 4, t), quantize(y / 4, t), quantize(z / 4, t)
             else:
-                x, y = x.astype(np.int64), y.astype(np.int64)
-            f.run("run%d" % run, [x, y, np.array([4], dtype=np.int64)])
+                x, y, z = x.astype(np.int64), y.astype(np.int64), z.astype(np.int64)
+            f.run("run%d" % run, [x, y, np.array([4], dtype=np.int64), z])
     return funcs
 
 

@@ -193,6 +193,9 @@ SmallVector<Value> PairHeap::sort(OpBuilder &b, Value size,
 
 namespace {
 
+/// The elements top_k tests against the root at once.
+constexpr int64_t kScanBlock = 32;
+
 struct LowerTopK : OpRewritePattern<TopKOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TopKOp op,
@@ -350,23 +353,53 @@ struct LowerTopK : OpRewritePattern<TopKOp> {
       // Every other element replaces the root (the worst kept) when it comes
       // before it. Its index is larger than every kept one, so it does only
       // when its value is better: one compare with the root's value, kept
-      // in a register, for most elements.
-      Value root = at(b, pairs[0], zero);
+      // in a register. Most elements are not: blocks of kScanBlock are first
+      // tested as a whole, a branch-free loop the vectorizer takes.
+      auto scanOne = [&](OpBuilder &lb, Value j,
+                         ValueRange h) -> SmallVector<Value> {
+        Value v = element(lb, j);
+        Value better = betterValue(lb, v, h[2]);
+        return ifThen(lb, loc, better, h, [&](OpBuilder &tb) {
+          SmallVector<Value> replaced{
+              tensor::InsertOp::create(tb, loc, v, h[0], zero),
+              tensor::InsertOp::create(tb, loc, j, h[1], zero)};
+          SmallVector<Value> sifted = heap.siftDown(tb, zero, kept, replaced);
+          return SmallVector<Value>{sifted[0], sifted[1],
+                                    at(tb, sifted[0], zero)};
+        });
+      };
+      Value block = index(b, kScanBlock);
+      Value rest = arith::SubIOp::create(b, loc, n, kept);
+      Value blocks = arith::DivUIOp::create(b, loc, rest, block);
+      Value tail = arith::AddIOp::create(
+          b, loc, kept, arith::MulIOp::create(b, loc, blocks, block));
       SmallVector<Value> scanned = forLoop(
-          b, loc, kept, n, ValueRange{pairs[0], pairs[1], root},
-          [&](OpBuilder &lb, Value j, ValueRange h) -> SmallVector<Value> {
-            Value v = element(lb, j);
-            Value better = betterValue(lb, v, h[2]);
-            return ifThen(lb, loc, better, h, [&](OpBuilder &tb) {
-              SmallVector<Value> replaced{
-                  tensor::InsertOp::create(tb, loc, v, h[0], zero),
-                  tensor::InsertOp::create(tb, loc, j, h[1], zero)};
-              SmallVector<Value> sifted =
-                  heap.siftDown(tb, zero, kept, replaced);
-              return SmallVector<Value>{sifted[0], sifted[1],
-                                        at(tb, sifted[0], zero)};
+          b, loc, zero, blocks,
+          ValueRange{pairs[0], pairs[1], at(b, pairs[0], zero)},
+          [&](OpBuilder &lb, Value c, ValueRange h) -> SmallVector<Value> {
+            Value start = arith::AddIOp::create(
+                lb, loc, kept, arith::MulIOp::create(lb, loc, c, block));
+            Value end = arith::AddIOp::create(lb, loc, start, block);
+            Value none = arith::ConstantIntOp::create(lb, loc, 0, 1);
+            Value any =
+                forLoop(lb, loc, start, end, ValueRange{none},
+                        [&](OpBuilder &ib, Value j, ValueRange a) {
+                          Value better = betterValue(ib, element(ib, j), h[2]);
+                          return SmallVector<Value>{
+                              arith::OrIOp::create(ib, loc, a[0], better)};
+                        })
+                    .front();
+            return ifThen(lb, loc, any, h, [&](OpBuilder &tb) {
+              return forLoop(tb, loc, start, end, h,
+                             [&](OpBuilder &eb, Value j, ValueRange e) {
+                               return scanOne(eb, j, e);
+                             });
             });
           });
+      scanned = forLoop(b, loc, tail, n, scanned,
+                        [&](OpBuilder &lb, Value j, ValueRange h) {
+                          return scanOne(lb, j, h);
+                        });
       pairs = {scanned[0], scanned[1]};
       // The root is the worst of those left: it goes last; the last leaf
       // takes its place.
