@@ -912,7 +912,13 @@ def eval_cast(x, src, dst, strict=True):
                 if strict and r.size and (np.any(r < INT_MIN[dst]) or np.any(r >= INT_MAX[dst] + 1.0)):
                     raise Violation("a float cast to %s that does not fit" % dst)
                 if dst in UINTS:
-                    return np.where(r >= 0, r, 0).astype(np.uint64).astype(NP[dst])
+                    # Out of range (only in a noisy run: the generator keeps
+                    # the reference in range), C leaves the value open; wrap
+                    # as x86 does, so that such a run differs from the
+                    # reference and marks the element ill-conditioned.
+                    wrapped = r.astype(np.int64).astype(NP[dst])
+                    return np.where(r >= 0, np.where(r >= 0, r, 0).astype(np.uint64).astype(NP[dst]),
+                                    wrapped)
                 return r.astype(np.int64).astype(NP[dst])
             # NumPy's integer casts are C's: a signed source sign-extends, an
             # unsigned one zero-extends, narrowing keeps the low bits (Tide's

@@ -40,6 +40,8 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <functional>
+
 namespace mlir::tide {
 #define GEN_PASS_DEF_CONVERTTIDETOLINALGPASS
 #include "tide/Conversion/Passes.h.inc"
@@ -118,8 +120,8 @@ Value buildElementwise(RewriterBase &b, Location loc,
       sizes ? *sizes : dynamicSizes(b, loc, resultType, operands));
   SmallVector<AffineMap> maps;
   for (Value operand : operands)
-    maps.push_back(
-        broadcastMap(ctx, cast<RankedTensorType>(operand.getType()), resultType));
+    maps.push_back(broadcastMap(ctx, cast<RankedTensorType>(operand.getType()),
+                                resultType));
   maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
   SmallVector<utils::IteratorType> iterators(resultType.getRank(),
                                              utils::IteratorType::parallel);
@@ -296,8 +298,8 @@ Value scalarUnary(Operation *op, OpBuilder &b, Location loc, Value x,
         Value alpha = constantOf(b, loc, t, elu.getAlpha().convertToDouble());
         Value neg = arith::MulFOp::create(b, loc, alpha,
                                           math::ExpM1Op::create(b, loc, x));
-        Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                               x, zero);
+        Value positive =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
         return arith::SelectOp::create(b, loc, positive, x, neg);
       })
       .Case([&](FloorOp) -> Value { return math::FloorOp::create(b, loc, x); })
@@ -351,7 +353,8 @@ Value scalarUnary(Operation *op, OpBuilder &b, Location loc, Value x,
       })
       .Case([&](NotOp) -> Value {
         Value ones = arith::ConstantOp::create(
-            b, loc, b.getIntegerAttr(t, APInt::getAllOnes(t.getIntOrFloatBitWidth())));
+            b, loc,
+            b.getIntegerAttr(t, APInt::getAllOnes(t.getIntOrFloatBitWidth())));
         return arith::XOrIOp::create(b, loc, x, ones);
       })
       .Default([](Operation *) -> Value { return {}; });
@@ -749,9 +752,10 @@ Value reductionInit(OpBuilder &b, Location loc, Operation *op, Type type,
   auto negInf = [&]() -> Value {
     if (f)
       return arith::ConstantOp::create(
-          b, loc, b.getFloatAttr(type, APFloat::getInf(
-                                           cast<FloatType>(type).getFloatSemantics(),
-                                           /*Negative=*/true)));
+          b, loc,
+          b.getFloatAttr(
+              type, APFloat::getInf(cast<FloatType>(type).getFloatSemantics(),
+                                    /*Negative=*/true)));
     return arith::ConstantOp::create(
         b, loc,
         b.getIntegerAttr(type, isUnsigned ? APInt::getZero(width)
@@ -760,9 +764,10 @@ Value reductionInit(OpBuilder &b, Location loc, Operation *op, Type type,
   auto posInf = [&]() -> Value {
     if (f)
       return arith::ConstantOp::create(
-          b, loc, b.getFloatAttr(type, APFloat::getInf(
-                                           cast<FloatType>(type).getFloatSemantics(),
-                                           /*Negative=*/false)));
+          b, loc,
+          b.getFloatAttr(
+              type, APFloat::getInf(cast<FloatType>(type).getFloatSemantics(),
+                                    /*Negative=*/false)));
     return arith::ConstantOp::create(
         b, loc,
         b.getIntegerAttr(type, isUnsigned ? APInt::getAllOnes(width)
@@ -794,8 +799,8 @@ struct LowerReduction : OpRewritePattern<OpTy> {
     int64_t rank = inType.getRank();
     SmallVector<int64_t> axes = op.getNormalizedAxes();
     bool keep = op.getKeepdims();
-    constexpr bool isArg = std::is_same_v<OpTy, ArgmaxOp> ||
-                           std::is_same_v<OpTy, ArgminOp>;
+    constexpr bool isArg =
+        std::is_same_v<OpTy, ArgmaxOp> || std::is_same_v<OpTy, ArgminOp>;
 
     // Loop d iterates input dim d; the output map drops reduced dims (or pins
     // them to 0 with keepdims).
@@ -853,16 +858,15 @@ struct LowerReduction : OpRewritePattern<OpTy> {
               // NaN is the extreme, as in NumPy: the first NaN wins and
               // nothing replaces it.
               Value strict = arith::CmpFOp::create(
-                  b, l, isMax ? arith::CmpFPredicate::OGT
-                              : arith::CmpFPredicate::OLT,
+                  b, l,
+                  isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
                   x, best);
-              Value xNaN = arith::CmpFOp::create(
-                  b, l, arith::CmpFPredicate::UNO, x, x);
+              Value xNaN =
+                  arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
               Value bestOrdered = arith::CmpFOp::create(
                   b, l, arith::CmpFPredicate::ORD, best, best);
               better = arith::AndIOp::create(
-                  b, l, bestOrdered,
-                  arith::OrIOp::create(b, l, strict, xNaN));
+                  b, l, bestOrdered, arith::OrIOp::create(b, l, strict, xNaN));
             } else {
               arith::CmpIPredicate p =
                   isUnsigned ? (isMax ? arith::CmpIPredicate::ugt
@@ -873,14 +877,14 @@ struct LowerReduction : OpRewritePattern<OpTy> {
             }
             // The first element always wins, so all-equal rows give 0 and
             // -inf/+inf inputs are handled.
-            Value first = arith::CmpIOp::create(
-                b, l, arith::CmpIPredicate::eq, idx,
-                constantOf(b, l, i64, 0));
+            Value first = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                                idx, constantOf(b, l, i64, 0));
             better = arith::OrIOp::create(b, l, better, first);
             linalg::YieldOp::create(
                 b, l,
-                ValueRange{arith::SelectOp::create(b, l, better, x, best),
-                           arith::SelectOp::create(b, l, better, idx, bestIdx)});
+                ValueRange{
+                    arith::SelectOp::create(b, l, better, x, best),
+                    arith::SelectOp::create(b, l, better, idx, bestIdx)});
           });
       replaceFromSignless(rewriter, op, generic.getResult(1));
       return success();
@@ -1114,28 +1118,76 @@ struct LowerCumulative : OpRewritePattern<OpTy> {
                         : (op.getExclusive() ? arith::CmpIPredicate::slt
                                              : arith::CmpIPredicate::sle);
     bool f = isFloat(element);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{type.clone(acc)}, ValueRange{input},
-        ValueRange{init},
-        ArrayRef<AffineMap>{AffineMap::get(rank + 1, 0, inExprs, ctx),
-                            AffineMap::get(rank + 1, 0, outExprs, ctx)},
-        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
-          Value i = linalg::IndexOp::create(b, l, axis);
-          Value j = linalg::IndexOp::create(b, l, rank);
-          Value take = arith::CmpIOp::create(b, l, in, j, i);
-          Value x = arith::SelectOp::create(
-              b, l, take, scalarCast(b, l, args[0], acc),
-              constantOf(b, l, acc, kProduct ? 1 : 0));
-          Value next;
-          if (kProduct)
-            next = f ? arith::MulFOp::create(b, l, args[1], x).getResult()
-                     : arith::MulIOp::create(b, l, args[1], x).getResult();
-          else
-            next = f ? arith::AddFOp::create(b, l, args[1], x).getResult()
-                     : arith::AddIOp::create(b, l, args[1], x).getResult();
-          linalg::YieldOp::create(b, l, next);
-        });
-    Value result = generic.getResult(0);
+    auto combine = [&](OpBuilder &b, Location l, Value a, Value x) -> Value {
+      if (kProduct)
+        return f ? arith::MulFOp::create(b, l, a, x).getResult()
+                 : arith::MulIOp::create(b, l, a, x).getResult();
+      return f ? arith::AddFOp::create(b, l, a, x).getResult()
+               : arith::AddIOp::create(b, l, a, x).getResult();
+    };
+    Value result;
+    if (!placedOnGPU(op)) {
+      // Host code: one pass along the axis per row, the running value in a
+      // register (n work a row; the parallel form below, for the GPU, does
+      // n^2 / 2). Its order is the scan's (from the end when reversed).
+      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      Value n = tensor::DimOp::create(rewriter, loc, input, axis);
+      Value identity = constantOf(rewriter, loc, acc, kProduct ? 1 : 0);
+      std::function<Value(OpBuilder &, int64_t, SmallVector<Value>, Value)>
+          nest = [&](OpBuilder &b, int64_t d, SmallVector<Value> ivs,
+                     Value out) -> Value {
+        if (d == axis)
+          return nest(b, d + 1, ivs, out);
+        if (d < rank) {
+          Value size = tensor::DimOp::create(b, loc, input, d);
+          auto loop = scf::ForOp::create(
+              b, loc, zero, size, one, ValueRange{out},
+              [&](OpBuilder &lb, Location l, Value iv, ValueRange args) {
+                SmallVector<Value> inner = ivs;
+                inner.push_back(iv);
+                scf::YieldOp::create(lb, l, nest(lb, d + 1, inner, args[0]));
+              });
+          return loop.getResult(0);
+        }
+        auto scan = scf::ForOp::create(
+            b, loc, zero, n, one, ValueRange{out, identity},
+            [&](OpBuilder &lb, Location l, Value t, ValueRange args) {
+              Value pos =
+                  op.getReverse()
+                      ? arith::SubIOp::create(
+                            lb, l, arith::SubIOp::create(lb, l, n, t), one)
+                            .getResult()
+                      : t;
+              SmallVector<Value> coords = ivs;
+              coords.insert(coords.begin() + axis, pos);
+              Value x = scalarCast(
+                  lb, l, tensor::ExtractOp::create(lb, l, input, coords), acc);
+              Value next = combine(lb, l, args[1], x);
+              Value written = tensor::InsertOp::create(
+                  lb, l, op.getExclusive() ? args[1] : next, args[0], coords);
+              scf::YieldOp::create(lb, l, ValueRange{written, next});
+            });
+        return scan.getResult(0);
+      };
+      result = nest(rewriter, 0, {}, init);
+    } else {
+      auto generic = linalg::GenericOp::create(
+          rewriter, loc, TypeRange{type.clone(acc)}, ValueRange{input},
+          ValueRange{init},
+          ArrayRef<AffineMap>{AffineMap::get(rank + 1, 0, inExprs, ctx),
+                              AffineMap::get(rank + 1, 0, outExprs, ctx)},
+          iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+            Value i = linalg::IndexOp::create(b, l, axis);
+            Value j = linalg::IndexOp::create(b, l, rank);
+            Value take = arith::CmpIOp::create(b, l, in, j, i);
+            Value x = arith::SelectOp::create(
+                b, l, take, scalarCast(b, l, args[0], acc),
+                constantOf(b, l, acc, kProduct ? 1 : 0));
+            linalg::YieldOp::create(b, l, combine(b, l, args[1], x));
+          });
+      result = generic.getResult(0);
+    }
     if (acc != element)
       result = buildElementwise(
           rewriter, loc, type, ValueRange{result},
@@ -1974,8 +2026,8 @@ struct LowerGpuSoftmax : OpRewritePattern<SoftmaxOp> {
     SmallVector<Value> dyn;
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (type.isDynamicDim(d))
-        dyn.push_back(tensor::DimOp::create(rewriter, op.getLoc(),
-                                            op.getInput(), d));
+        dyn.push_back(
+            tensor::DimOp::create(rewriter, op.getLoc(), op.getInput(), d));
     Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), type.getShape(),
                                          type.getElementType(), dyn);
     rewriter.replaceOpWithNewOp<linalg::SoftmaxOp>(op, type, op.getInput(),
@@ -2116,8 +2168,8 @@ struct ConvertTideToLinalgPass
       root->walk([&](Operation *op) {
         if (!isa<TideDialect>(op->getDialect()))
           return;
-        DeviceAttr device = isa<TransferOp>(op) ? cast<TransferOp>(op).getTo()
-                                                 : getDevice(op);
+        DeviceAttr device =
+            isa<TransferOp>(op) ? cast<TransferOp>(op).getTo() : getDevice(op);
         if (device && device.isGPU()) {
           const char *fix = ": compile it with the GPU pipeline "
                             "(tide-gpu-pipeline; tide-compile picks it), or "

@@ -11,13 +11,16 @@
 // - NonZero: tide.nonzero;
 // - Compress: the positions of the true conditions (tide.nonzero), then a
 //   take along the axis (the flattened input without one);
-// - Unique: every pair of items (elements, or slices along the axis)
-//   compared once: equality gives each item's first occurrence and count,
-//   order gives each first occurrence's rank among the distinct items; the
-//   first occurrences (tide.nonzero) in rank order (sorted) or input order
-//   are the outputs' positions. Work and memory grow with the square of the
-//   item count (as TopK's ranks), fine for the sizes of real models'
-//   vocabularies of a batch, not for millions of elements;
+// - Unique of elements (no axis, or a vector): a stable sort (tide.top_k of
+//   all of them), the starts of the runs of equal values (tide.nonzero), a
+//   cumulative sum for each element's run; n log n work;
+// - Unique of slices along an axis: every pair of items compared once:
+//   equality gives each item's first occurrence and count, order gives each
+//   first occurrence's rank among the distinct items; the first occurrences
+//   (tide.nonzero) in rank order (sorted) or input order are the outputs'
+//   positions. Work and memory grow with the square of the item count, fine
+//   for the sizes of real models' vocabularies of a batch, not for millions
+//   of slices;
 // - NonMaxSuppression: tide.non_max_suppression.
 //
 //===----------------------------------------------------------------------===//
@@ -122,6 +125,91 @@ LogicalResult convertCompress(NodeImporter &n) {
   return success();
 }
 
+/// The stable ascending order of the vector `v` (i64 indices): tide.top_k
+/// of all of it, smallest first (equal values by index).
+Value argsortOf(NodeImporter &n, Value v, const SymDim &len) {
+  Type i64 = IntegerType::get(n.ctx, 64);
+  if (elemOf(v).isInteger(1))
+    v = n.cast(v, IntegerType::get(n.ctx, 8, IntegerType::Unsigned));
+  Value k = len.isConst() ? n.scalarOf(len) : n.shapeOperand({len});
+  if (!v || !k)
+    return {};
+  return n.make<TopKOp>(n.typeOf({len}, i64), v, k, int64_t(0), true);
+}
+
+/// Unique of single items (the vector `data` of `count`): sorted, the first
+/// of each run of equal values is a distinct item, and the first
+/// occurrence (the sort keeps equal values in index order). n log n work.
+/// Sets the outputs.
+LogicalResult uniqueBySort(NodeImporter &n, Value data, const SymDim &count,
+                           bool sorted) {
+  Type i64 = IntegerType::get(n.ctx, 64);
+  SymDim one = SymDim::constant(1);
+  Value perm = argsortOf(n, data, count);
+  TRY(perm);
+  Value sortedValues = takeAlong(n, data, perm, 0);
+  Value position = iotaOf(n, count);
+  TRY(sortedValues && position);
+  // A run starts where the value differs from the one before (NaN never
+  // equals: each NaN is its own item, as with the pairs) or at 0.
+  Value previous =
+      takeAlong(n, sortedValues,
+                n.create<MaximumOp>(n.create<SubOp>(position, n.scalar(i64, 1)),
+                                    n.scalar(i64, 0)),
+                0);
+  TRY(previous);
+  Value starts = n.create<OrOp>(
+      n.create<CmpOp>(CmpPredicate::ne, sortedValues, previous),
+      n.create<CmpOp>(CmpPredicate::eq, position, n.scalar(i64, 0)));
+  TRY(starts);
+  // The run of each sorted position, and where each run starts.
+  Value run =
+      n.create<SubOp>(n.create<CumsumOp>(n.cast(starts, i64), 0, false, false),
+                      n.scalar(i64, 1));
+  Value runStarts = positionsOf(n, starts);
+  TRY(run && runStarts);
+  SymDim distinct = n.dimOf(runStarts, 0);
+  Value firsts = takeAlong(n, perm, runStarts, 0);
+  // Counts: the next run's start (the count after the last) minus this one's.
+  Value runIndex = iotaOf(n, distinct);
+  TRY(firsts && runIndex);
+  Value last = n.create<SubOp>(n.scalarOf(distinct), n.scalar(i64, 1));
+  Value nextStart =
+      takeAlong(n, runStarts,
+                n.create<MinimumOp>(n.create<AddOp>(runIndex, n.scalar(i64, 1)),
+                                    n.reshapeTo(last, {one})),
+                0);
+  TRY(nextStart);
+  Value isLast =
+      n.create<CmpOp>(CmpPredicate::eq, runIndex, n.reshapeTo(last, {one}));
+  Value ends = n.create<SelectOp>(isLast, n.scalarOf(count), nextStart);
+  Value counts = n.create<SubOp>(ends, runStarts);
+  TRY(counts);
+  // Each input position's run: the run of its sorted position (the inverse
+  // of the permutation is the order of the permutation).
+  Value inverse = takeAlong(n, run, argsortOf(n, perm, count), 0);
+  TRY(inverse);
+  if (!sorted) {
+    // Runs in order of first occurrence.
+    Value byFirst = argsortOf(n, firsts, distinct);
+    TRY(byFirst);
+    inverse = takeAlong(n, argsortOf(n, byFirst, distinct), inverse, 0);
+    firsts = takeAlong(n, firsts, byFirst, 0);
+    counts = takeAlong(n, counts, byFirst, 0);
+    TRY(inverse && firsts && counts);
+  }
+  Value y = takeAlong(n, data, firsts, 0);
+  TRY(y);
+  n.setOut(0, y);
+  if (n.wantsOutput(1))
+    n.setOut(1, firsts);
+  if (n.wantsOutput(2))
+    n.setOut(2, inverse);
+  if (n.wantsOutput(3))
+    n.setOut(3, counts);
+  return success();
+}
+
 /// Unique: see the file comment. Items are rows of `items` (n x m).
 LogicalResult convertUnique(NodeImporter &n) {
   if (failed(n.checkAttrs({"axis", "sorted"})))
@@ -168,6 +256,8 @@ LogicalResult convertUnique(NodeImporter &n) {
     return n.fail("Unique along an axis needs the other dimensions' sizes "
                   "known while importing");
   int64_t m = width.value;
+  if (m == 1 && (!axis || rankOf(x) == 1))
+    return uniqueBySort(n, n.reshapeTo(data, {count}), count, sorted);
   // Every pair of items is compared: refuse what cannot be done that way.
   constexpr int64_t kMaxItems = int64_t(1) << 15;
   if (count.isConst() && count.value > kMaxItems)

@@ -93,6 +93,15 @@ for axis in (0, 1):
          [helper.make_node("Unique", ["x"], ["y", "i", "inv", "cnt"], sorted=1, axis=axis)],
          [vi("x", I64, [8, 3])], [vi(v, I64, None) for v in ("y", "i", "inv", "cnt")],
          opset=11, runs=[("r", [rows])])
+# Elements are sorted (n log n): 100,000 of them, many equal, -0.0 and 0.0.
+many = (rng.integers(-200, 201, (100, 1000)) / 4).astype(np.float32)
+many[0, :3] = [-0.0, 0.0, -0.0]
+for sort in (0, 1):
+    save("unique_100k_s%d" % sort,
+         [helper.make_node("Unique", ["x"], ["y", "i", "inv", "cnt"], sorted=sort)],
+         [vi("x", F, [100, 1000])], [vi(v, t, None) for v, t in
+                                     (("y", F), ("i", I64), ("inv", I64), ("cnt", I64))],
+         opset=11, runs=[("r", [many])])
 big = rng.integers(0, 300, 2000).astype(np.int64)
 save("unique_2000", [helper.make_node("Unique", ["x"], ["y", "i", "inv", "cnt"])],
      [vi("x", I64, [2000])], [vi(v, I64, None) for v in ("y", "i", "inv", "cnt")],
@@ -194,7 +203,7 @@ save("err_nms_box3", [helper.make_node("NonMaxSuppression", ["b", "s"], ["y"])],
 save("err_nms_iou", [helper.make_node("NonMaxSuppression", ["b", "s", "m", "iou"], ["y"])],
      [vi("b", F, [1, 5, 4]), vi("s", F, [1, 2, 5])], [vi("y", I64, None)], opset=11,
      inits=[helper.make_tensor("m", I64, [1], [4]), helper.make_tensor("iou", F, [1], [1.5])])
-save("err_unique_huge", [helper.make_node("Unique", ["x"], ["y"])],
-     [vi("x", I64, [40000])], [vi("y", I64, None)], opset=11)
+save("err_unique_huge", [helper.make_node("Unique", ["x"], ["y"], axis=0)],
+     [vi("x", I64, [40000, 2])], [vi("y", I64, None)], opset=11)
 save("err_compress_cond", [helper.make_node("Compress", ["x", "c"], ["y"], axis=0)],
      [vi("x", F, [4, 6]), vi("c", B, [4, 1])], [vi("y", F, None)], opset=11)
