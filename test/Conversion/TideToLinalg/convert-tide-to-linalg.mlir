@@ -955,33 +955,33 @@ func.func @scatter_reductions(%x: tensor<5xf16>, %i: tensor<3xi32>, %u: tensor<3
   return %0, %1, %2 : tensor<5xf16>, tensor<5xui8>, tensor<5xf32>
 }
 
-// cumsum: the result's loops plus a reduction loop j over the axis (the
-// input is read at j along the axis); element i adds x[j] for j <= i.
+// cumsum on the host: a loop over the other dimensions, then one pass along
+// the axis with the running sum in a register, each step's sum written out
+// (n work a row; GPU-placed cumsums keep the parallel form, j <= i summed for
+// each i: gpu-conv/narrow tests and the GPU suite).
 // CHECK-LABEL: func.func @cumsum(
 // CHECK-SAME: %[[X:.*]]: tensor<3x?xf32>)
 // CHECK: %[[D:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<3x?xf32>
 // CHECK: %[[E:.*]] = tensor.empty(%[[D]]) : tensor<3x?xf32>
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<3x?xf32>)
-// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
-// CHECK-SAME: ins(%[[X]] : tensor<3x?xf32>) outs(%[[INIT]] : tensor<3x?xf32>)
-// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %[[ACC:.*]]: f32):
-// CHECK-NEXT: %[[I:.*]] = linalg.index 1 : index
-// CHECK-NEXT: %[[J:.*]] = linalg.index 2 : index
-// CHECK-NEXT: %[[TAKE:.*]] = arith.cmpi sle, %[[J]], %[[I]] : index
-// CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT: %[[V:.*]] = arith.select %[[TAKE]], %[[IN]], %[[Z]] : f32
-// CHECK-NEXT: %[[S:.*]] = arith.addf %[[ACC]], %[[V]] : f32
-// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (tensor<3x?xf32>)
+// CHECK: scf.for %[[J:.*]] = {{.*}} iter_args(%[[OUT:.*]] = %{{.*}}, %[[ACC:.*]] = %{{.*}}) -> (tensor<3x?xf32>, f32)
+// CHECK: %[[V:.*]] = tensor.extract %[[X]][%{{.*}}, %[[J]]]
+// CHECK: %[[S:.*]] = arith.addf %[[ACC]], %[[V]] : f32
+// CHECK: %[[W:.*]] = tensor.insert %[[S]] into %[[OUT]][%{{.*}}, %[[J]]]
+// CHECK: scf.yield %[[W]], %[[S]]
 func.func @cumsum(%x: tensor<3x?xf32>) -> tensor<3x?xf32> {
   %0 = tide.cumsum %x axis = 1 : tensor<3x?xf32>
   return %0 : tensor<3x?xf32>
 }
 
-// exclusive takes j < i, reverse j >= i, both j > i; integers add with addi.
+// exclusive writes the running sum before adding, reverse walks from the end
+// (n - 1 - t); integers add with addi.
 // CHECK-LABEL: func.func @cumsum_flags(
-// CHECK: arith.cmpi slt, %{{.*}}, %{{.*}} : index
-// CHECK: arith.cmpi sge, %{{.*}}, %{{.*}} : index
-// CHECK: arith.cmpi sgt, %{{.*}}, %{{.*}} : index
+// CHECK: scf.for {{.*}} iter_args(%[[OUT:.*]] = %{{.*}}, %[[ACC:.*]] = %{{.*}}) -> (tensor<5xi32>, i32)
+// CHECK: arith.addi %[[ACC]]
+// CHECK: tensor.insert %[[ACC]] into %[[OUT]]
+// CHECK: arith.subi
 // CHECK: arith.addi
 func.func @cumsum_flags(%x: tensor<5xi32>) -> (tensor<5xi32>, tensor<5xi32>, tensor<5xi32>) {
   %0 = tide.cumsum %x axis = 0 exclusive : tensor<5xi32>
@@ -1002,18 +1002,13 @@ func.func @bitcast(%x: tensor<5xf32>, %u: tensor<2x3xui16>) -> (tensor<5xi32>, t
   return %0, %1 : tensor<5xi32>, tensor<2x3xbf16>
 }
 
-// cumprod: the same loops; the accumulator starts at 1, inputs out of range
-// count as 1, and the combination is a multiply (muli for integers).
+// cumprod: the same loops; the running product starts at 1 and is a multiply
+// (muli for integers).
 // CHECK-LABEL: func.func @cumprod(
 // CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
 // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ONE]] : f64)
-// CHECK: linalg.generic
-// CHECK: arith.cmpi sle
-// CHECK: %[[ONE2:.*]] = arith.constant 1.000000e+00 : f64
-// CHECK: %[[V:.*]] = arith.select %{{.*}}, %{{.*}}, %[[ONE2]] : f64
-// CHECK: %[[P:.*]] = arith.mulf %{{.*}}, %[[V]] : f64
-// CHECK: linalg.yield %[[P]] : f64
-// CHECK: arith.cmpi sgt
+// CHECK: scf.for
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f64
 // CHECK: arith.constant 1 : i32
 // CHECK: arith.muli
 func.func @cumprod(%x: tensor<4x3xf64>, %i: tensor<5xi32>) -> (tensor<4x3xf64>, tensor<5xi32>) {
@@ -1481,9 +1476,8 @@ func.func @sum_f16(%x: tensor<8x?xf16>) -> tensor<8xf16> {
 // An f16 cumsum accumulates in f32 on every device and rounds once.
 // CHECK-LABEL: func.func @cumsum_f16(
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<6xf32>)
-// CHECK: ^bb0(%[[IN:.*]]: f16, %[[ACC:.*]]: f32):
-// CHECK: %[[W:.*]] = arith.extf %[[IN]] : f16 to f32
-// CHECK: arith.addf %[[ACC]], %{{.*}} : f32
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.addf %{{.*}}, %{{.*}} : f32
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 func.func @cumsum_f16(%x: tensor<6xf16>) -> tensor<6xf16> {
   %s = tide.cumsum %x axis = 0 : tensor<6xf16>
