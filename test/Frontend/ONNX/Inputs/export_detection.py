@@ -79,5 +79,5 @@ for name in names:
              **{o.name: v for o, v in zip(sess.get_outputs(), got)})
     print("exported %s (%.1f MB); torch: %d detections, ORT: %d; ORT boxes vs torch max diff %s"
           % (path, os.path.getsize(path) / 1e6, len(ref["scores"]), len(got[1]),
-             np.abs(got[0] - ref["boxes"].numpy()).max() if got[0].shape == ref["boxes"].shape
-             else "shapes differ"))
+             np.abs(got[0] - ref["boxes"].numpy()).max() if got[0].shape == ref["boxes"].shape and got[0].size
+             else "shapes differ or none"))
