@@ -1878,6 +1878,37 @@ def gen_nms(ops, t):
             scores[0, 0, :3] = 0.5
             f.run("run%d" % k, [corners, scores, np.array([limit], dtype=np.int64),
                                 np.array([0.25]), np.array([0.3125])])
+        # Enough boxes (600 a class) for the windows of x order: boxes spread
+        # in x, some crowded into one narrow band (their windows hold most
+        # of the boxes: the pass over every later one), and one with an
+        # infinite x max (no windows at all).
+        n = 600
+        args = [((1, n, 4), t), ((1, 2, n), t), ((1,), "i64"), ((1,), t), ((1,), t)]
+        f = Func("%s_many_%s" % (op, t), args)
+        funcs.append(f)
+        types = ", ".join(T(sh, tt) for sh, tt in args)
+        for center in (False, True):
+            v = f.op("tide.%s %s, %s, %s, %s, %s%s : %s to %s"
+                     % (op, f.arg(0), f.arg(1), f.arg(2), f.arg(3), f.arg(4),
+                        " center_point_box" if center else "", types, T((None, 3), "i64")))
+            f.ret(v, (None, 3), "i64", "%s of %d boxes, center %s" % (op, n, center),
+                  (lambda c: lambda ins: ref(ins[0], ins[1], ins[2][0], ins[3][0], ins[4][0], c))(center))
+        for k, (limit, iou, crowded, infinite) in enumerate(
+                ((1000, 0.25, 0, False), (1000, 0.5, 200, False), (40, 0.25, 100, False),
+                 (1000, 0.25, 0, True))):
+            rng = rng_for(f.name + str(k))
+            # Halves up to 53: exact in every float type.
+            xy = rng.integers(0, 100, (1, n, 2)) / 2.0
+            xy[0, :crowded, 1] = rng.integers(0, 4, crowded) / 2.0
+            wh = rng.integers(1, 8, (1, n, 2)) / 2.0
+            boxes = np.concatenate([xy, xy + wh], axis=2)[..., [0, 1, 2, 3]]
+            flip = rng.random((1, n, 1)) < 0.3
+            boxes = np.where(flip, boxes[..., [2, 3, 0, 1]], boxes)
+            if infinite:
+                boxes[0, 7, 3] = np.inf
+            scores = rng.integers(1, 16, (1, 2, n)) / 16.0
+            f.run("run%d" % k, [boxes, scores, np.array([limit], dtype=np.int64),
+                                np.array([iou]), np.array([0.125])])
     return funcs
 
 

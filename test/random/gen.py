@@ -1742,6 +1742,12 @@ class Gen:
         center = self.chance(0.4)
         xy = r.integers(0, 40, (b, n, 2)) / 4.0
         wh = r.integers(1, 16, (b, n, 2)) / 4.0
+        if self.chance(0.15):
+            # Enough boxes for the CPU's windows in x order (from 256 a
+            # class), on a grid of halves up to 53.
+            n = self.pick([256, 300])
+            xy = r.integers(0, 100, (b, n, 2)) / 2.0
+            wh = r.integers(1, 8, (b, n, 2)) / 2.0
         if center:
             boxes = np.concatenate([xy, wh], axis=2)
         else:

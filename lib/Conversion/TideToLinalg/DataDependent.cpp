@@ -19,12 +19,15 @@
 #include "tide/IR/TideOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <array>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::tide;
@@ -281,6 +284,23 @@ struct LowerNonMaxSuppression : OpRewritePattern<NonMaxSuppressionOp> {
     Value flagsInit = tensor::EmptyOp::create(
         rewriter, loc, ArrayRef<int64_t>{ShapedType::kDynamic},
         rewriter.getI8Type(), ValueRange{slots});
+    // The same candidates by increasing x min (their x mins and positions in
+    // score order, then their extents and areas in that order): a selected
+    // box can only suppress a candidate whose x range overlaps its own, a
+    // window of this order found by two binary searches.
+    // (Fresh allocations: a tensor.empty of the same type as one above
+    // would be merged with it, and both loop-carried through one buffer.)
+    auto scratch = [&](ArrayRef<int64_t> shape, Type type) -> Value {
+      return bufferization::AllocTensorOp::create(
+          rewriter, loc, RankedTensorType::get(shape, type), ValueRange{slots});
+    };
+    Value xMinsInit = scratch({ShapedType::kDynamic}, compute);
+    Value xOrderInit = scratch({ShapedType::kDynamic}, indexType);
+    Value xBoxesInit = scratch({5, ShapedType::kDynamic}, compute);
+    // Marks made through the windows, in x order (a candidate is suppressed
+    // when marked in either order), and each candidate's place in x order.
+    Value xFlagsInit = scratch({ShapedType::kDynamic}, rewriter.getI8Type());
+    Value xRankInit = scratch({ShapedType::kDynamic}, indexType);
     // Sorted best first: a higher score, or an equal one and a lower index.
     PairHeap heap(
         rewriter, loc, count,
@@ -293,12 +313,49 @@ struct LowerNonMaxSuppression : OpRewritePattern<NonMaxSuppressionOp> {
                      b, loc, higher, arith::AndIOp::create(b, loc, same, lower))
               .getResult();
         });
+    // Increasing x min, the earlier position first among equals.
+    PairHeap xHeap(rewriter, loc, count,
+                   [&](OpBuilder &b, Value va, Value ia, Value vb, Value ib) {
+                     Value lower = cmp(b, arith::CmpFPredicate::OLT, va, vb);
+                     Value same = cmp(b, arith::CmpFPredicate::OEQ, va, vb);
+                     Value earlier = arith::CmpIOp::create(
+                         b, loc, arith::CmpIPredicate::ult, ia, ib);
+                     return arith::OrIOp::create(
+                                b, loc, lower,
+                                arith::AndIOp::create(b, loc, same, earlier))
+                         .getResult();
+                   });
     auto at = [&](OpBuilder &b, Value t, ValueRange i) {
       return tensor::ExtractOp::create(b, loc, t, i).getResult();
     };
+    // The first of the `n` ascending values of `sorted` that is not below
+    // `v` (n when none is).
+    auto lowerBound = [&](OpBuilder &b, Value sorted, Value n, Value v) {
+      auto search = scf::WhileOp::create(
+          b, loc, TypeRange{indexType, indexType}, ValueRange{zero, n},
+          [&](OpBuilder &wb, Location l, ValueRange a) {
+            Value more = arith::CmpIOp::create(wb, l, arith::CmpIPredicate::ult,
+                                               a[0], a[1]);
+            scf::ConditionOp::create(wb, l, more, a);
+          },
+          [&](OpBuilder &wb, Location l, ValueRange a) {
+            Value mid = arith::ShRUIOp::create(
+                wb, l, arith::AddIOp::create(wb, l, a[0], a[1]),
+                arith::ConstantIndexOp::create(wb, l, 1));
+            Value below =
+                cmp(wb, arith::CmpFPredicate::OLT, at(wb, sorted, {mid}), v);
+            Value next = arith::AddIOp::create(
+                wb, l, mid, arith::ConstantIndexOp::create(wb, l, 1));
+            scf::YieldOp::create(wb, l,
+                                 ValueRange{sel(wb, below, next, a[0]),
+                                            sel(wb, below, a[1], mid)});
+          });
+      return search.getResult(0);
+    };
     SmallVector<Value> done = buildNest(
         rewriter, loc, {batches, classes},
-        ValueRange{selected, zero, scoresInit, listInit, boxesInit, flagsInit},
+        ValueRange{selected, zero, scoresInit, listInit, boxesInit, flagsInit,
+                   xMinsInit, xOrderInit, xBoxesInit, xFlagsInit, xRankInit},
         [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange args) {
           Value batch = ivs[0], cls = ivs[1];
           // The candidates (above the score threshold, when there is one)
@@ -328,7 +385,7 @@ struct LowerNonMaxSuppression : OpRewritePattern<NonMaxSuppressionOp> {
               heap.sort(b, m, {candidates[0], candidates[1]});
           // Their extents and areas in that order, none suppressed yet.
           SmallVector<Value> laid = buildNest(
-              b, l, {m}, ValueRange{args[4], args[5]},
+              b, l, {m}, ValueRange{args[4], args[5], args[9], args[10]},
               [&](OpBuilder &ab, Location al, ValueRange i, ValueRange a) {
                 Value box = at(ab, sorted[1], i[0]);
                 Extents e = extents(ab, batch, box);
@@ -337,27 +394,115 @@ struct LowerNonMaxSuppression : OpRewritePattern<NonMaxSuppressionOp> {
                          e[0], e[1], e[2], e[3], area(ab, e)}))
                   out = tensor::InsertOp::create(
                       ab, al, v, out, ValueRange{index(ab, row), i[0]});
-                Value flags = tensor::InsertOp::create(
-                    ab, al, arith::ConstantIntOp::create(ab, al, 0, 8), a[1],
-                    i[0]);
-                return SmallVector<Value>{out, flags};
+                Value no = arith::ConstantIntOp::create(ab, al, 0, 8);
+                return SmallVector<Value>{
+                    out, tensor::InsertOp::create(ab, al, no, a[1], i[0]),
+                    tensor::InsertOp::create(ab, al, no, a[2], i[0]),
+                    tensor::InsertOp::create(ab, al, i[0], a[3], i[0])};
               });
           Value laidBoxes = laid[0];
-          auto boxAt = [&](OpBuilder &ab,
+          auto boxIn = [&](OpBuilder &ab, Value laidOut,
                            Value i) -> std::pair<Extents, Value> {
             Extents e;
             for (int64_t row = 0; row < 4; ++row)
-              e[row] = at(ab, laidBoxes, {index(ab, row), i});
-            return {e, at(ab, laidBoxes, {index(ab, 4), i})};
+              e[row] = at(ab, laidOut, {index(ab, row), i});
+            return {e, at(ab, laidOut, {index(ab, 4), i})};
+          };
+          auto boxAt = [&](OpBuilder &ab, Value i) {
+            return boxIn(ab, laidBoxes, i);
+          };
+          // The widest box (x max - x min), and whether any x extent is NaN
+          // or infinite: then the windows below are not sound, and every
+          // selected box tests every later candidate.
+          Value inf = constantOf(b, l, compute,
+                                 std::numeric_limits<double>::infinity());
+          SmallVector<Value> widths = buildNest(
+              b, l, {m},
+              ValueRange{constantOf(b, l, compute, 0),
+                         arith::ConstantIntOp::create(b, l, 0, 1)},
+              [&](OpBuilder &ab, Location al, ValueRange i, ValueRange a) {
+                Value w = arith::SubFOp::create(
+                    ab, al, at(ab, laidBoxes, {index(ab, 1), i[0]}),
+                    at(ab, laidBoxes, {index(ab, 0), i[0]}));
+                Value odd = cmp(ab, arith::CmpFPredicate::UGE,
+                                math::AbsFOp::create(ab, al, w), inf);
+                return SmallVector<Value>{
+                    maxOf(ab, a[0], w),
+                    arith::OrIOp::create(ab, al, a[1], odd).getResult()};
+              });
+          // Windows pay for their sort from a few hundred candidates on.
+          Value windowed = arith::AndIOp::create(
+              b, l,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge, m,
+                                    index(b, 256)),
+              arith::XOrIOp::create(b, l, widths[1],
+                                    arith::ConstantIntOp::create(b, l, 1, 1)));
+          auto byX = scf::IfOp::create(
+              b, l, windowed,
+              [&](OpBuilder &tb, Location tl) {
+                SmallVector<Value> keys = buildNest(
+                    tb, tl, {m}, ValueRange{args[6], args[7]},
+                    [&](OpBuilder &ab, Location al, ValueRange i,
+                        ValueRange a) {
+                      Value x = at(ab, laidBoxes, {index(ab, 0), i[0]});
+                      return SmallVector<Value>{
+                          tensor::InsertOp::create(ab, al, x, a[0], i[0]),
+                          tensor::InsertOp::create(ab, al, i[0], a[1], i[0])};
+                    });
+                SmallVector<Value> xs = xHeap.sort(tb, m, keys);
+                SmallVector<Value> xLaid =
+                    buildNest(tb, tl, {m}, ValueRange{args[8], laid[3]},
+                              [&](OpBuilder &ab, Location al, ValueRange i,
+                                  ValueRange a) {
+                                Value from = at(ab, xs[1], {i[0]});
+                                Value out = a[0];
+                                for (int64_t row = 0; row < 5; ++row) {
+                                  Value r = index(ab, row);
+                                  out = tensor::InsertOp::create(
+                                      ab, al, at(ab, laidBoxes, {r, from}), out,
+                                      ValueRange{r, i[0]});
+                                }
+                                return SmallVector<Value>{
+                                    out, tensor::InsertOp::create(ab, al, i[0],
+                                                                  a[1], from)};
+                              });
+                scf::YieldOp::create(
+                    tb, tl, ValueRange{xs[0], xLaid[0], xLaid[1], xs[1]});
+              },
+              [&](OpBuilder &eb, Location el) {
+                scf::YieldOp::create(
+                    eb, el, ValueRange{args[6], args[8], laid[3], args[7]});
+              });
+          Value xMins = byX.getResult(0), xBoxes = byX.getResult(1),
+                xRank = byX.getResult(2);
+          // A candidate c the box s suppresses overlaps it in x:
+          // c.xmin < s.xmax, and s.xmin < c.xmax <= c.xmin + (widest), the
+          // latter loosened by 2^-10 of the magnitudes for the roundings.
+          Value slackScale = constantOf(b, l, compute, 1.0 / 1024);
+          auto window = [&](OpBuilder &wb,
+                            const Extents &s) -> std::pair<Value, Value> {
+            Location wl = loc;
+            Value slack = arith::MulFOp::create(
+                wb, wl,
+                arith::AddFOp::create(wb, wl, widths[0],
+                                      math::AbsFOp::create(wb, wl, s[0])),
+                slackScale);
+            Value from = arith::SubFOp::create(
+                wb, wl, arith::SubFOp::create(wb, wl, s[0], widths[0]), slack);
+            return {lowerBound(wb, xMins, m, from),
+                    lowerBound(wb, xMins, m, s[1])};
           };
           // In sorted order: a candidate no box selected before it
           // suppressed is selected (while fewer than the limit are), and
           // marks the later ones it suppresses.
           SmallVector<Value> steps = buildNest(
-              b, l, {m}, ValueRange{args[0], args[1], laid[1]},
+              b, l, {m}, ValueRange{args[0], args[1], laid[1], laid[2]},
               [&](OpBuilder &sb, Location sl, ValueRange t, ValueRange s) {
+                Value marks =
+                    arith::OrIOp::create(sb, sl, at(sb, s[2], t[0]),
+                                         at(sb, s[3], at(sb, xRank, t[0])));
                 Value free = arith::CmpIOp::create(
-                    sb, sl, arith::CmpIPredicate::eq, at(sb, s[2], t[0]),
+                    sb, sl, arith::CmpIPredicate::eq, marks,
                     arith::ConstantIntOp::create(sb, sl, 0, 8));
                 Value room = arith::CmpIOp::create(
                     sb, sl, arith::CmpIPredicate::slt,
@@ -377,35 +522,93 @@ struct LowerNonMaxSuppression : OpRewritePattern<NonMaxSuppressionOp> {
                       Extents chosen = chosenBox.first;
                       Value chosenArea = chosenBox.second;
                       Value next = arith::AddIOp::create(pb, pl, t[0], one);
-                      auto pass = scf::ForOp::create(
-                          pb, pl, next, m, one, ValueRange{s[2]},
-                          [&](OpBuilder &qb, Location ql, Value u,
-                              ValueRange q) {
-                            auto [other, otherArea] = boxAt(qb, u);
-                            Value gone = arith::OrIOp::create(
-                                qb, ql, at(qb, q[0], u),
-                                arith::ExtUIOp::create(
-                                    qb, ql, qb.getI8Type(),
-                                    suppresses(qb, other, otherArea, chosen,
-                                               chosenArea)));
+                      // Marks candidate `u` (a position in score order)
+                      // when `chosen` suppresses it.
+                      auto mark = [&](OpBuilder &qb, Location ql, Value flags,
+                                      Value u, const Extents &other,
+                                      Value otherArea) -> Value {
+                        Value gone = arith::OrIOp::create(
+                            qb, ql, at(qb, flags, u),
+                            arith::ExtUIOp::create(qb, ql, qb.getI8Type(),
+                                                   suppresses(qb, other,
+                                                              otherArea, chosen,
+                                                              chosenArea)));
+                        return tensor::InsertOp::create(qb, ql, gone, flags, u);
+                      };
+                      // Every later candidate, in one branch-free pass.
+                      auto all = [&](OpBuilder &fb, Location fl) {
+                        auto pass = scf::ForOp::create(
+                            fb, fl, next, m, one, ValueRange{s[2]},
+                            [&](OpBuilder &qb, Location ql, Value u,
+                                ValueRange q) {
+                              auto [other, otherArea] = boxAt(qb, u);
+                              scf::YieldOp::create(
+                                  qb, ql,
+                                  mark(qb, ql, q[0], u, other, otherArea));
+                            });
+                        scf::YieldOp::create(
+                            fb, fl, ValueRange{pass.getResult(0), s[3]});
+                      };
+                      // Or only those in its x window (earlier ones there
+                      // too: their marks are never read), marked in x order,
+                      // when the window holds fewer of them.
+                      auto inWindow = scf::IfOp::create(
+                          pb, pl, windowed,
+                          [&](OpBuilder &wb, Location wl) {
+                            auto [lo, hi] = window(wb, chosen);
+                            Value span = arith::SubIOp::create(
+                                wb, wl, arith::MaxUIOp::create(wb, wl, hi, lo),
+                                lo);
+                            Value later =
+                                arith::SubIOp::create(wb, wl, m, next);
+                            Value narrow = arith::CmpIOp::create(
+                                wb, wl, arith::CmpIPredicate::ult, span, later);
                             scf::YieldOp::create(
-                                qb, ql,
-                                tensor::InsertOp::create(qb, ql, gone, q[0], u)
-                                    .getResult());
+                                wb, wl,
+                                ValueRange{
+                                    narrow, lo,
+                                    arith::AddIOp::create(wb, wl, lo, span)});
+                          },
+                          [&](OpBuilder &wb, Location wl) {
+                            scf::YieldOp::create(
+                                wb, wl,
+                                ValueRange{
+                                    arith::ConstantIntOp::create(wb, wl, 0, 1),
+                                    zero, zero});
                           });
+                      auto pass = scf::IfOp::create(
+                          pb, pl, inWindow.getResult(0),
+                          [&](OpBuilder &fb, Location fl) {
+                            auto part = scf::ForOp::create(
+                                fb, fl, inWindow.getResult(1),
+                                inWindow.getResult(2), one, ValueRange{s[3]},
+                                [&](OpBuilder &qb, Location ql, Value k,
+                                    ValueRange q) {
+                                  auto [other, otherArea] =
+                                      boxIn(qb, xBoxes, k);
+                                  scf::YieldOp::create(
+                                      qb, ql,
+                                      mark(qb, ql, q[0], k, other, otherArea));
+                                });
+                            scf::YieldOp::create(
+                                fb, fl, ValueRange{s[2], part.getResult(0)});
+                          },
+                          all);
                       scf::YieldOp::create(
                           pb, pl,
                           ValueRange{out,
                                      arith::AddIOp::create(pb, pl, row, one),
-                                     pass.getResult(0)});
+                                     pass.getResult(0), pass.getResult(1)});
                     },
                     [&](OpBuilder &nb, Location nl) {
                       scf::YieldOp::create(nb, nl, s);
                     });
                 return SmallVector<Value>(step.getResults());
               });
-          return SmallVector<Value>{steps[0],  steps[1], sorted[0],
-                                    sorted[1], laid[0],  steps[2]};
+          return SmallVector<Value>{
+              steps[0], steps[1], sorted[0], sorted[1],
+              laid[0],  steps[2], xMins,     byX.getResult(3),
+              xBoxes,   steps[3], xRank};
         });
     // The rows written, copied out at their number.
     Value rows = done[1];

@@ -40,8 +40,14 @@ func.func @nonzero_scalar(%x: tensor<i1>) -> tensor<0x?xi64> {
 // a flag each, then one step per candidate in that order: one not yet
 // suppressed, while fewer than min(max(limit, 0), boxes) are selected, is
 // selected and marks the later candidates it suppresses in a branch-free pass
-// (no scf.if inside: the vectorizer takes it). The rows written are copied out
-// at their number. f16 computes in f32.
+// (no scf.if inside: the vectorizer takes it). From 256 candidates whose x
+// extents are all finite, the candidates are also sorted by x min (a second
+// heap) and laid out in that order, and a selected box whose x window (two
+// binary searches) holds fewer candidates than follow it marks those, in x
+// order (flags of their own; a candidate is free when unmarked in both). The
+// rows written are copied out at their number. f16 computes in f32. The x-order
+// scratch tensors are allocations of their own (alloc_tensor: a tensor.empty
+// of a type used above would be merged with it).
 // CHECK-LABEL: func.func @nms(
 // CHECK: %[[LIMIT:.*]] = tensor.extract %{{.*}} : tensor<1xi64>
 // CHECK: arith.index_cast %[[LIMIT]]
@@ -53,14 +59,38 @@ func.func @nonzero_scalar(%x: tensor<i1>) -> tensor<0x?xi64> {
 // CHECK: tensor.empty(%{{.*}}) : tensor<?xindex>
 // CHECK: tensor.empty(%{{.*}}) : tensor<5x?xf32>
 // CHECK: tensor.empty(%{{.*}}) : tensor<?xi8>
+// CHECK: bufferization.alloc_tensor(%{{.*}}) : tensor<?xf32>
+// CHECK: bufferization.alloc_tensor(%{{.*}}) : tensor<?xindex>
+// CHECK: bufferization.alloc_tensor(%{{.*}}) : tensor<5x?xf32>
+// CHECK: bufferization.alloc_tensor(%{{.*}}) : tensor<?xi8>
+// CHECK: bufferization.alloc_tensor(%{{.*}}) : tensor<?xindex>
 // CHECK: scf.while
 // CHECK: scf.for
 // CHECK: %[[CANDIDATES:.*]]:3 = scf.for
 // CHECK: arith.cmpf ogt
 // CHECK: scf.for {{.*}} to %[[CANDIDATES]]#2
-// CHECK: scf.for {{.*}} to %[[CANDIDATES]]#2 {{.*}} -> (tensor<5x?xf32>, tensor<?xi8>)
-// CHECK: scf.for {{.*}} to %[[CANDIDATES]]#2 {{.*}} -> (tensor<?x3xi64>, index, tensor<?xi8>)
+// CHECK: %[[LAID:.*]]:4 = scf.for {{.*}} to %[[CANDIDATES]]#2 {{.*}} -> (tensor<5x?xf32>, tensor<?xi8>, tensor<?xi8>, tensor<?xindex>)
+// CHECK: %[[WIDEST:.*]]:2 = scf.for {{.*}} to %[[CANDIDATES]]#2 {{.*}} -> (f32, i1)
+// CHECK: math.absf
+// CHECK: arith.cmpf uge
+// CHECK: %[[MANY:.*]] = arith.cmpi uge, %[[CANDIDATES]]#2, %c256
+// CHECK: %[[FINITE:.*]] = arith.xori %[[WIDEST]]#1, %true
+// CHECK: %[[WINDOWED:.*]] = arith.andi %[[MANY]], %[[FINITE]]
+// CHECK: scf.if %[[WINDOWED]] -> (tensor<?xf32>, tensor<5x?xf32>, tensor<?xindex>, tensor<?xindex>)
+// CHECK: scf.for {{.*}} to %[[CANDIDATES]]#2 {{.*}} -> (tensor<5x?xf32>, tensor<?xindex>)
+// CHECK: scf.for {{.*}} to %[[CANDIDATES]]#2 {{.*}} iter_args({{.*}}, %{{.*}} = %[[LAID]]#1, %{{.*}} = %[[LAID]]#2) -> (tensor<?x3xi64>, index, tensor<?xi8>, tensor<?xi8>)
+// CHECK: arith.ori {{.*}} : i8
 // CHECK: scf.if
+// CHECK: scf.if %[[WINDOWED]] -> (i1, index, index)
+// CHECK: scf.while
+// CHECK: scf.while
+// CHECK: scf.if {{.*}} -> (tensor<?xi8>, tensor<?xi8>)
+// CHECK: scf.for {{.*}} -> (tensor<?xi8>) {
+// CHECK-NOT: scf.if
+// CHECK: arith.divf
+// CHECK: arith.cmpf ogt
+// CHECK: scf.yield {{.*}} : tensor<?xi8>
+// CHECK: } else {
 // CHECK: scf.for {{.*}} -> (tensor<?xi8>) {
 // CHECK-NOT: scf.if
 // CHECK: arith.divf
