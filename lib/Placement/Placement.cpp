@@ -326,7 +326,8 @@ static double rowsOf(Operation *op) {
   }
   if (isRowReduction(op)) {
     double rows = 1;
-    for (int64_t d : *staticShape(op->getResult(0)))
+    ArrayRef<int64_t> shape = *staticShape(op->getResult(0));
+    for (int64_t d : shape)
       rows *= d;
     return rows;
   }

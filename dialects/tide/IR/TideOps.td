@@ -747,9 +747,11 @@ def Tide_ScatterOp : Tide_Op<"scatter", [Tide_InferTypeOpAdaptor,
     indices outside `[-n, n)` write nothing. f16 and bf16 combine in f32 and
     are rounded once.
 
-    Each result element looks at every update along the axis, so the work is
-    the result's size times the updates' length along the axis: correct and
-    parallel on every device, meant for the index counts of real models.
+    On the host the updates are combined in order, one pass over them (the
+    work of a copy of the data plus one step per update). On a GPU each result
+    element looks at every update along the axis, so the work is the result's
+    size times the updates' length along the axis: deterministic and parallel,
+    with no atomics.
 
     ```mlir
     %r = tide.scatter %x, %i, %u axis = 1

@@ -33,17 +33,11 @@ using namespace mlir;
 using namespace mlir::tide;
 using namespace mlir::tide::to_linalg;
 
-namespace {
-
-using NestBody = function_ref<SmallVector<Value>(OpBuilder &, Location,
-                                                 ValueRange ivs, ValueRange)>;
-
-/// A nest of scf.for loops over `sizes` (row-major order) carrying
-/// `iterArgs`; `body` returns the values to carry on. No loops for no sizes
-/// (the body runs once).
-SmallVector<Value> buildNest(OpBuilder &b, Location loc, ArrayRef<Value> sizes,
-                             ValueRange iterArgs, NestBody body,
-                             SmallVector<Value> ivs = {}) {
+SmallVector<Value> mlir::tide::to_linalg::buildNest(OpBuilder &b, Location loc,
+                                                    ArrayRef<Value> sizes,
+                                                    ValueRange iterArgs,
+                                                    NestBody body,
+                                                    SmallVector<Value> ivs) {
   if (ivs.size() == sizes.size())
     return body(b, loc, ivs, iterArgs);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -57,6 +51,8 @@ SmallVector<Value> buildNest(OpBuilder &b, Location loc, ArrayRef<Value> sizes,
       });
   return SmallVector<Value>(loop.getResults());
 }
+
+namespace {
 
 /// Whether the scalar `v` is not zero (NaN is not zero, -0.0 is).
 Value isNonZero(OpBuilder &b, Location loc, Value v) {

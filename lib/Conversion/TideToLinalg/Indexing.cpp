@@ -8,9 +8,10 @@
 // parallel linalg.generic ops (no data-dependent stores), so the CPU and the
 // GPU lowerings take them like any other generic:
 // - gather reads the input with tensor.extract at the clamped index;
-// - scatter is computed from the result's side: each result element combines
-//   the updates whose index lands on it (a reduction loop over the updates
-//   along the axis), which is deterministic and needs no atomics.
+// - scatter, on a GPU, is computed from the result's side: each result
+//   element combines the updates whose index lands on it (a reduction loop
+//   over the updates along the axis), which is deterministic and needs no
+//   atomics; on the host it is one pass over the updates in order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -194,17 +195,17 @@ Value convertFloats(OpBuilder &b, Location loc, Value v, Type to) {
 }
 
 /// scatter: over the part of the data the updates can reach (the updates'
-/// extent in every dimension but the axis, all of the axis), a linalg.generic
-/// with one more, reduction, loop `j` over the updates along the axis. Result
-/// element `i` starts from the data and combines update `j` when its index
-/// (wrapped from the end when negative) is `i` along the axis. The part is
-/// inserted back into the data when it is smaller.
+/// extent in every dimension but the axis, all of the axis). On a GPU, a
+/// linalg.generic with one more, reduction, loop `j` over the updates along
+/// the axis: result element `i` starts from the data and combines update `j`
+/// when its index (wrapped from the end when negative) is `i` along the axis.
+/// On the host, loops over the updates that combine each into its element.
+/// The part is inserted back into the data when it is smaller.
 struct LowerScatter : OpRewritePattern<ScatterOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ScatterOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
     bool isUnsigned = isUnsignedValue(op.getData()) ||
                       op.getData().getType().getElementType().isInteger(1);
     SmallVector<Value> operands =
@@ -258,6 +259,81 @@ struct LowerScatter : OpRewritePattern<ScatterOp> {
       part = convertFloats(rewriter, loc, part, acc);
 
     Value size = tensor::DimOp::create(rewriter, loc, data, axis);
+    Value result;
+    if (!placedOnGPU(op)) {
+      // Host code: one pass over the updates in order, each combined into
+      // the element it lands on (the data's size plus the updates' work,
+      // where the parallel form below does the reachable part times the
+      // updates along the axis). Along the axis the last update wins, as
+      // there.
+      SmallVector<Value> extents;
+      for (int64_t d = 0; d < rank; ++d)
+        extents.push_back(tensor::DimOp::create(rewriter, loc, indices, d));
+      result =
+          buildNest(
+              rewriter, loc, extents, ValueRange{part},
+              [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange args) {
+                Value k = arith::IndexCastOp::create(
+                    b, l, b.getIndexType(),
+                    tensor::ExtractOp::create(b, l, indices, ivs));
+                Value zero = arith::ConstantIndexOp::create(b, l, 0);
+                Value negative = arith::CmpIOp::create(
+                    b, l, arith::CmpIPredicate::slt, k, zero);
+                k = arith::SelectOp::create(
+                    b, l, negative, arith::AddIOp::create(b, l, k, size), k);
+                Value inside = arith::AndIOp::create(
+                    b, l,
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, k,
+                                          zero),
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, k,
+                                          size));
+                auto write = scf::IfOp::create(
+                    b, l, inside,
+                    [&](OpBuilder &tb, Location tl) {
+                      SmallVector<Value> at(ivs.begin(), ivs.end());
+                      at[axis] = k;
+                      Value u = tensor::ExtractOp::create(tb, tl, updates, ivs);
+                      if (widen)
+                        u = arith::ExtFOp::create(tb, tl, acc, u);
+                      Value old =
+                          tensor::ExtractOp::create(tb, tl, args[0], at);
+                      Value yes = arith::ConstantIntOp::create(tb, tl, 1, 1);
+                      Value combined = combineUpdate(tb, tl, reduction, yes, u,
+                                                     old, isUnsigned);
+                      scf::YieldOp::create(tb, tl,
+                                           tensor::InsertOp::create(
+                                               tb, tl, combined, args[0], at)
+                                               .getResult());
+                    },
+                    [&](OpBuilder &eb, Location el) {
+                      scf::YieldOp::create(eb, el, args[0]);
+                    });
+                return SmallVector<Value>(write.getResults());
+              })
+              .front();
+    } else {
+      result = parallelScatter(rewriter, op, indices, updates, part, size,
+                               reduction, widen, acc, isUnsigned);
+    }
+    if (widen)
+      result = convertFloats(rewriter, loc, result, element);
+    if (!whole)
+      result = tensor::InsertSliceOp::create(rewriter, loc, result, data, zeros,
+                                             sizes, ones);
+    replaceFromSignless(rewriter, op, result);
+    return success();
+  }
+
+  /// The result's side: a linalg.generic over the reachable part with one
+  /// more, reduction, loop `j` over the updates along the axis.
+  static Value parallelScatter(PatternRewriter &rewriter, ScatterOp op,
+                               Value indices, Value updates, Value part,
+                               Value size, ScatterReduction reduction,
+                               bool widen, Type acc, bool isUnsigned) {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t rank = cast<RankedTensorType>(part.getType()).getRank();
+    int64_t axis = op.getNormalizedAxis();
     SmallVector<AffineExpr> inExprs, outExprs;
     for (int64_t d = 0; d < rank; ++d) {
       inExprs.push_back(getAffineDimExpr(d == axis ? rank : d, ctx));
@@ -289,14 +365,7 @@ struct LowerScatter : OpRewritePattern<ScatterOp> {
               b, l,
               combineUpdate(b, l, reduction, match, u, args[2], isUnsigned));
         });
-    Value result = generic.getResult(0);
-    if (widen)
-      result = convertFloats(rewriter, loc, result, element);
-    if (!whole)
-      result = tensor::InsertSliceOp::create(rewriter, loc, result, data, zeros,
-                                             sizes, ones);
-    replaceFromSignless(rewriter, op, result);
-    return success();
+    return generic.getResult(0);
   }
 };
 

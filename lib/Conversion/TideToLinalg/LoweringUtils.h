@@ -37,6 +37,20 @@ void replaceFromSignless(RewriterBase &rewriter, Operation *op,
 /// Whether `v`'s elements are unsigned integers.
 bool isUnsignedValue(Value v);
 
+/// Whether `op` runs on a GPU. The GPU lowering accumulates f16/bf16
+/// reductions in f32 itself (convert-linalg-to-gpu), and f16/bf16 GEMMs go to
+/// cuBLAS with f32 compute, so those keep their element type in the IR.
+bool placedOnGPU(Operation *op);
+
+using NestBody = function_ref<SmallVector<Value>(OpBuilder &, Location,
+                                                 ValueRange ivs, ValueRange)>;
+/// A nest of scf.for loops over `sizes` (row-major order) carrying
+/// `iterArgs`; `body` returns the values to carry on. No loops for no sizes
+/// (the body runs once).
+SmallVector<Value> buildNest(OpBuilder &b, Location loc, ArrayRef<Value> sizes,
+                             ValueRange iterArgs, NestBody body,
+                             SmallVector<Value> ivs = {});
+
 /// A scalar constant of `type` (float or integer) with `value`.
 Value constantOf(OpBuilder &b, Location loc, Type type, double value);
 /// The lowest value of `type`: -inf, or the minimum signed integer.

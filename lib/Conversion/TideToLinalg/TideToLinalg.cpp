@@ -222,17 +222,17 @@ Value lowestOf(OpBuilder &b, Location loc, Type type) {
                        APInt::getSignedMinValue(type.getIntOrFloatBitWidth())));
 }
 
-} // namespace mlir::tide::to_linalg
-
-namespace {
-
-/// Whether `op` runs on a GPU. The GPU lowering accumulates f16/bf16
-/// reductions in f32 itself (convert-linalg-to-gpu), and f16/bf16 GEMMs go to
-/// cuBLAS with f32 compute, so those keep their element type in the IR.
+// Whether `op` runs on a GPU. The GPU lowering accumulates f16/bf16
+// reductions in f32 itself (convert-linalg-to-gpu), and f16/bf16 GEMMs go to
+// cuBLAS with f32 compute, so those keep their element type in the IR.
 bool placedOnGPU(Operation *op) {
   DeviceAttr device = getDevice(op);
   return device && device.isGPU();
 }
+
+} // namespace mlir::tide::to_linalg
+
+namespace {
 
 /// The type a sum, a product or a dot product of `element` values
 /// accumulates in: f32 for f16/bf16 (rounded once, at the end), except

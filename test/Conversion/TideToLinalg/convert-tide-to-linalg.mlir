@@ -914,32 +914,38 @@ func.func @gather_empty_axis(%x: tensor<2x0xf16>, %i: tensor<2x3xi64>) -> tensor
   return %0 : tensor<2x3xf16>
 }
 
-// scatter: the part of the data the updates reach (all of the axis, the
-// updates' extent elsewhere) as the init of a generic with a reduction loop j
-// over the updates along the axis; the index is wrapped from the end and
-// compared with the result's position; the part goes back into the data.
+// scatter on the host: the part of the data the updates reach (all of the
+// axis, the updates' extent elsewhere) carried through loops over the updates
+// in order; each index is wrapped from the end, checked to be inside the axis,
+// and its update written there; the part goes back into the data. (A scatter
+// placed on a GPU keeps the parallel form: narrow.mlir below.)
 // CHECK-LABEL: func.func @scatter(
 // CHECK-SAME: %[[X:.*]]: tensor<4x6xf32>, %[[I:.*]]: tensor<2x3xi64>, %[[U:.*]]: tensor<2x3xf32>)
 // CHECK: %[[PART:.*]] = tensor.extract_slice %[[X]][0, 0] [2, 6] [1, 1] : tensor<4x6xf32> to tensor<2x6xf32>
 // CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<4x6xf32>
-// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
-// CHECK-SAME: ins(%[[I]], %[[U]] : tensor<2x3xi64>, tensor<2x3xf32>) outs(%[[PART]] : tensor<2x6xf32>)
-// CHECK-NEXT: ^bb0(%[[K:.*]]: i64, %[[V:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK: %[[G:.*]] = scf.for %[[R:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[PART]]) -> (tensor<2x6xf32>)
+// CHECK: scf.for %[[J:.*]] = {{.*}} iter_args(%[[B:.*]] = %[[A]]) -> (tensor<2x6xf32>)
+// CHECK: %[[K:.*]] = tensor.extract %[[I]][%[[R]], %[[J]]] : tensor<2x3xi64>
 // CHECK: %[[KI:.*]] = arith.index_cast %[[K]] : i64 to index
 // CHECK: arith.cmpi slt, %[[KI]]
 // CHECK: %[[W:.*]] = arith.select
-// CHECK: %[[P:.*]] = linalg.index 1 : index
-// CHECK: %[[M:.*]] = arith.cmpi eq, %[[W]], %[[P]] : index
-// CHECK: %[[R:.*]] = arith.select %[[M]], %[[V]], %[[ACC]] : f32
-// CHECK: linalg.yield %[[R]] : f32
+// CHECK: arith.cmpi sge, %[[W]]
+// CHECK: arith.cmpi slt, %[[W]], %[[N]]
+// CHECK: %[[IN:.*]] = arith.andi
+// CHECK: scf.if %[[IN]] -> (tensor<2x6xf32>)
+// CHECK: %[[V:.*]] = tensor.extract %[[U]][%[[R]], %[[J]]] : tensor<2x3xf32>
+// CHECK: %[[NEW:.*]] = arith.select %{{.*}}, %[[V]], %{{.*}} : f32
+// CHECK: tensor.insert %[[NEW]] into %[[B]][%[[R]], %[[W]]] : tensor<2x6xf32>
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[B]] : tensor<2x6xf32>
 // CHECK: tensor.insert_slice %[[G]] into %[[X]][0, 0] [2, 6] [1, 1] : tensor<2x6xf32> into tensor<4x6xf32>
 func.func @scatter(%x: tensor<4x6xf32>, %i: tensor<2x3xi64>, %u: tensor<2x3xf32>) -> tensor<4x6xf32> {
   %0 = tide.scatter %x, %i, %u axis = 1 : tensor<4x6xf32>, tensor<2x3xi64>, tensor<2x3xf32>
   return %0 : tensor<4x6xf32>
 }
 
-// Reductions combine with the identity where the index does not match; f16
-// sums combine in f32 and are rounded once; unsigned max uses maxui.
+// Reductions combine the update with the element it lands on; f16 sums
+// combine in f32 and are rounded once; unsigned max uses maxui.
 // CHECK-LABEL: func.func @scatter_reductions(
 // CHECK: arith.extf %{{.*}} : f16 to f32
 // CHECK: arith.addf %{{.*}}, %{{.*}} : f32
@@ -1471,6 +1477,28 @@ func.func @negative_broadcast_to_unknown_size(%x: tensor<3xf32>) -> tensor<?x3xf
 func.func @sum_f16(%x: tensor<8x?xf16>) -> tensor<8xf16> {
   %s = tide.reduce_sum %x axes = [1] : tensor<8x?xf16>
   return %s : tensor<8xf16>
+}
+
+// A scatter placed on a GPU is computed from the result's side: the part of
+// the data as the init of a generic with a reduction loop j over the updates
+// along the axis; the wrapped index is compared with the result's position.
+// CHECK-LABEL: func.func @scatter_gpu(
+// CHECK-SAME: %[[X:.*]]: tensor<4x6xf32>, %[[I:.*]]: tensor<2x3xi64>, %[[U:.*]]: tensor<2x3xf32>)
+// CHECK: %[[PART:.*]] = tensor.extract_slice %[[X]][0, 0] [2, 6] [1, 1]
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[I]], %[[U]] : tensor<2x3xi64>, tensor<2x3xf32>) outs(%[[PART]] : tensor<2x6xf32>)
+// CHECK-NEXT: ^bb0(%[[K:.*]]: i64, %[[V:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK: %[[KI:.*]] = arith.index_cast %[[K]] : i64 to index
+// CHECK: arith.cmpi slt, %[[KI]]
+// CHECK: %[[W:.*]] = arith.select
+// CHECK: %[[P:.*]] = linalg.index 1 : index
+// CHECK: %[[M:.*]] = arith.cmpi eq, %[[W]], %[[P]] : index
+// CHECK: %[[R:.*]] = arith.select %[[M]], %[[V]], %[[ACC]] : f32
+// CHECK: linalg.yield %[[R]] : f32
+// CHECK: tensor.insert_slice %[[G]] into %[[X]][0, 0] [2, 6] [1, 1]
+func.func @scatter_gpu(%x: tensor<4x6xf32>, %i: tensor<2x3xi64>, %u: tensor<2x3xf32>) -> tensor<4x6xf32> {
+  %0 = tide.scatter %x, %i, %u axis = 1 {tide.device = #tide.device<cuda:0>} : tensor<4x6xf32>, tensor<2x3xi64>, tensor<2x3xf32>
+  return %0 : tensor<4x6xf32>
 }
 
 // An f16 cumsum accumulates in f32 on every device and rounds once.
