@@ -1919,7 +1919,8 @@ def gen_top_k(ops, t):
     funcs = []
     for op in ops:
         ref = REFERENCES[op].fn
-        args = [((3, 9), t), ((None, 5), t), ((1,), "i64"), ((2, 100), t)]
+        args = [((3, 9), t), ((None, 5), t), ((1,), "i64"), ((2, 100), t), ((1,), "i64"),
+                ((1,), "i64")]
         f = shape_func(funcs, op, t, args)
         for smallest in (False, True):
             flag = " smallest" if smallest else ""
@@ -1937,6 +1938,13 @@ def gen_top_k(ops, t):
                      % (op, f.arg(3), f.arg(2), flag, T((2, 100), t), T((1,), "i64"), T((2, 4), "i64")))
             f.ret(v, (2, 4), "i64", "%s%s of %s, k = 4" % (op, flag, T((2, 100), t)),
                   (lambda sm: lambda ins: ref(ins[3], 4, 1, sm))(smallest))
+            # Most of a row kept (the merge sort of the whole row).
+            for k in (60, 100):
+                v = f.op("tide.%s %s, %s axis = 1%s : %s, %s to %s"
+                         % (op, f.arg(3), f.arg(4 if k == 60 else 5), flag, T((2, 100), t),
+                            T((1,), "i64"), T((2, k), "i64")))
+                f.ret(v, (2, k), "i64", "%s%s of %s, k = %d" % (op, flag, T((2, 100), t), k),
+                      (lambda sm, k: lambda ins: ref(ins[3], k, 1, sm))(smallest, k))
         for run, rows in enumerate((7, 2)):
             rng = rng_for(f.name + str(run))
             lo = 0 if t in UINTS else -3
@@ -1950,7 +1958,8 @@ def gen_top_k(ops, t):
                 x, y, z = quantize(x / 4, t), quantize(y / 4, t), quantize(z / 4, t)
             else:
                 x, y, z = x.astype(np.int64), y.astype(np.int64), z.astype(np.int64)
-            f.run("run%d" % run, [x, y, np.array([4], dtype=np.int64), z])
+            f.run("run%d" % run, [x, y, np.array([4], dtype=np.int64), z,
+                                  np.array([60], dtype=np.int64), np.array([100], dtype=np.int64)])
     return funcs
 
 

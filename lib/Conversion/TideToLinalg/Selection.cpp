@@ -19,6 +19,7 @@
 #include "tide/IR/TideOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -321,6 +322,24 @@ struct LowerTopK : OpRewritePattern<TopKOp> {
       return tensor::ExtractOp::create(b, loc, t, i).getResult();
     };
     PairHeap heap(rewriter, loc, kept, before);
+    // Most of a row kept (and rows of some length): a merge sort of the row,
+    // n log n in sequential passes, where the heap's sort of k elements jumps
+    // about memory. Its scratch (two buffers of values and indices, one slot
+    // past the row) are allocations of their own, so that CSE cannot merge
+    // them with each other or with the heap's.
+    Value useMerge = arith::AndIOp::create(
+        rewriter, loc,
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge,
+                              arith::AddIOp::create(rewriter, loc, kept, kept),
+                              n),
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, n,
+                              index(rewriter, 64)));
+    Value rowSlots = arith::AddIOp::create(rewriter, loc, n, one);
+    auto scratch = [&](Type type) -> Value {
+      return bufferization::AllocTensorOp::create(
+          rewriter, loc, RankedTensorType::get({ShapedType::kDynamic}, type),
+          ValueRange{rowSlots});
+    };
     // One row: its elements along the axis at `ivs` elsewhere.
     std::function<SmallVector<Value>(OpBuilder &, size_t, SmallVector<Value>,
                                      ValueRange)>
@@ -342,88 +361,202 @@ struct LowerTopK : OpRewritePattern<TopKOp> {
         return tensor::ExtractOp::create(eb, loc, input, coords(eb, j))
             .getResult();
       };
-      // The first `kept` elements, then a heap of them.
-      SmallVector<Value> pairs = forLoop(
-          b, loc, zero, kept, ValueRange{carried[1], carried[2]},
-          [&](OpBuilder &lb, Value j, ValueRange h) -> SmallVector<Value> {
-            return {tensor::InsertOp::create(lb, loc, element(lb, j), h[0], j),
-                    tensor::InsertOp::create(lb, loc, j, h[1], j)};
-          });
-      pairs = heap.heapify(b, kept, pairs);
-      // Every other element replaces the root (the worst kept) when it comes
-      // before it. Its index is larger than every kept one, so it does only
-      // when its value is better: one compare with the root's value, kept
-      // in a register. Most elements are not: blocks of kScanBlock are first
-      // tested as a whole, a branch-free loop the vectorizer takes.
-      auto scanOne = [&](OpBuilder &lb, Value j,
-                         ValueRange h) -> SmallVector<Value> {
-        Value v = element(lb, j);
-        Value better = betterValue(lb, v, h[2]);
-        return ifThen(lb, loc, better, h, [&](OpBuilder &tb) {
-          SmallVector<Value> replaced{
-              tensor::InsertOp::create(tb, loc, v, h[0], zero),
-              tensor::InsertOp::create(tb, loc, j, h[1], zero)};
-          SmallVector<Value> sifted = heap.siftDown(tb, zero, kept, replaced);
-          return SmallVector<Value>{sifted[0], sifted[1],
-                                    at(tb, sifted[0], zero)};
-        });
-      };
-      Value block = index(b, kScanBlock);
-      Value rest = arith::SubIOp::create(b, loc, n, kept);
-      Value blocks = arith::DivUIOp::create(b, loc, rest, block);
-      Value tail = arith::AddIOp::create(
-          b, loc, kept, arith::MulIOp::create(b, loc, blocks, block));
-      SmallVector<Value> scanned = forLoop(
-          b, loc, zero, blocks,
-          ValueRange{pairs[0], pairs[1], at(b, pairs[0], zero)},
-          [&](OpBuilder &lb, Value c, ValueRange h) -> SmallVector<Value> {
-            Value start = arith::AddIOp::create(
-                lb, loc, kept, arith::MulIOp::create(lb, loc, c, block));
-            Value end = arith::AddIOp::create(lb, loc, start, block);
-            Value none = arith::ConstantIntOp::create(lb, loc, 0, 1);
-            Value any =
-                forLoop(lb, loc, start, end, ValueRange{none},
-                        [&](OpBuilder &ib, Value j, ValueRange a) {
-                          Value better = betterValue(ib, element(ib, j), h[2]);
-                          return SmallVector<Value>{
-                              arith::OrIOp::create(ib, loc, a[0], better)};
-                        })
-                    .front();
-            return ifThen(lb, loc, any, h, [&](OpBuilder &tb) {
-              return forLoop(tb, loc, start, end, h,
-                             [&](OpBuilder &eb, Value j, ValueRange e) {
-                               return scanOne(eb, j, e);
-                             });
+      // A merge sort of the whole row when most of it is kept.
+      auto mergeRow = [&](OpBuilder &b,
+                          ValueRange carried) -> SmallVector<Value> {
+        SmallVector<Value> runs = forLoop(
+            b, loc, zero, n, ValueRange{carried[3], carried[4]},
+            [&](OpBuilder &lb, Value j, ValueRange a) -> SmallVector<Value> {
+              return {
+                  tensor::InsertOp::create(lb, loc, element(lb, j), a[0], j),
+                  tensor::InsertOp::create(lb, loc, j, a[1], j)};
             });
+        // Runs of `width` in (srcV, srcI) merged in pairs into (dstV, dstI);
+        // slot n (past the row) is read but never taken.
+        auto pass = [&](OpBuilder &pb, Value width, ValueRange src,
+                        ValueRange dst) -> SmallVector<Value> {
+          Value pair = arith::AddIOp::create(pb, loc, width, width);
+          Value pairs = arith::CeilDivUIOp::create(pb, loc, n, pair);
+          return forLoop(
+              pb, loc, zero, pairs, dst,
+              [&](OpBuilder &lb, Value p, ValueRange d) -> SmallVector<Value> {
+                Value lo = arith::MulIOp::create(lb, loc, p, pair);
+                Value mid = arith::MinUIOp::create(
+                    lb, loc, arith::AddIOp::create(lb, loc, lo, width), n);
+                Value hi = arith::MinUIOp::create(
+                    lb, loc, arith::AddIOp::create(lb, loc, lo, pair), n);
+                SmallVector<Value> merged = forLoop(
+                    lb, loc, lo, hi, ValueRange{d[0], d[1], lo, mid},
+                    [&](OpBuilder &mb, Value t,
+                        ValueRange m) -> SmallVector<Value> {
+                      Value i = m[2], j = m[3];
+                      Value vi = at(mb, src[0], i), ii = at(mb, src[1], i);
+                      Value vj = at(mb, src[0], j), ij = at(mb, src[1], j);
+                      Value leftLeft = arith::CmpIOp::create(
+                          mb, loc, arith::CmpIPredicate::ult, i, mid);
+                      Value rightDone = arith::CmpIOp::create(
+                          mb, loc, arith::CmpIPredicate::uge, j, hi);
+                      Value left = arith::AndIOp::create(
+                          mb, loc, leftLeft,
+                          arith::OrIOp::create(mb, loc, rightDone,
+                                               before(mb, vi, ii, vj, ij)));
+                      Value v = arith::SelectOp::create(mb, loc, left, vi, vj);
+                      Value x = arith::SelectOp::create(mb, loc, left, ii, ij);
+                      Value step = arith::IndexCastOp::create(
+                          mb, loc, indexType,
+                          arith::ExtUIOp::create(mb, loc, mb.getI64Type(),
+                                                 left));
+                      return {tensor::InsertOp::create(mb, loc, v, m[0], t),
+                              tensor::InsertOp::create(mb, loc, x, m[1], t),
+                              arith::AddIOp::create(mb, loc, i, step),
+                              arith::SubIOp::create(
+                                  mb, loc,
+                                  arith::AddIOp::create(mb, loc, j, one),
+                                  step)};
+                    });
+                return {merged[0], merged[1]};
+              });
+        };
+        // Two passes a step (A to B, B to A), so that each buffer stays in
+        // its place; the sorted row ends in A.
+        auto sortLoop = scf::WhileOp::create(
+            b, loc,
+            TypeRange{indexType, runs[0].getType(), runs[1].getType(),
+                      carried[5].getType(), carried[6].getType()},
+            ValueRange{one, runs[0], runs[1], carried[5], carried[6]},
+            [&](OpBuilder &wb, Location l, ValueRange a) {
+              Value more = arith::CmpIOp::create(
+                  wb, l, arith::CmpIPredicate::ult, a[0], n);
+              scf::ConditionOp::create(wb, l, more, a);
+            },
+            [&](OpBuilder &wb, Location l, ValueRange a) {
+              SmallVector<Value> toB =
+                  pass(wb, a[0], {a[1], a[2]}, {a[3], a[4]});
+              Value twice = arith::AddIOp::create(wb, l, a[0], a[0]);
+              SmallVector<Value> toA = pass(wb, twice, toB, {a[1], a[2]});
+              scf::YieldOp::create(
+                  wb, l,
+                  ValueRange{arith::AddIOp::create(wb, l, twice, twice), toA[0],
+                             toA[1], toB[0], toB[1]});
+            });
+        Value sortedIndices = sortLoop.getResult(2);
+        SmallVector<Value> written = forLoop(
+            b, loc, zero, kept, ValueRange{carried[0]},
+            [&](OpBuilder &lb, Value t, ValueRange w) -> SmallVector<Value> {
+              return {tensor::InsertOp::create(
+                  lb, loc,
+                  arith::IndexCastOp::create(lb, loc, i64,
+                                             at(lb, sortedIndices, t)),
+                  w[0], coords(lb, t))};
+            });
+        return {written[0],
+                carried[1],
+                carried[2],
+                sortLoop.getResult(1),
+                sortLoop.getResult(2),
+                sortLoop.getResult(3),
+                sortLoop.getResult(4)};
+      };
+      auto heapRow = [&](OpBuilder &b,
+                         ValueRange carried) -> SmallVector<Value> {
+        // The first `kept` elements, then a heap of them.
+        SmallVector<Value> pairs = forLoop(
+            b, loc, zero, kept, ValueRange{carried[1], carried[2]},
+            [&](OpBuilder &lb, Value j, ValueRange h) -> SmallVector<Value> {
+              return {
+                  tensor::InsertOp::create(lb, loc, element(lb, j), h[0], j),
+                  tensor::InsertOp::create(lb, loc, j, h[1], j)};
+            });
+        pairs = heap.heapify(b, kept, pairs);
+        // Every other element replaces the root (the worst kept) when it comes
+        // before it. Its index is larger than every kept one, so it does only
+        // when its value is better: one compare with the root's value, kept
+        // in a register. Most elements are not: blocks of kScanBlock are first
+        // tested as a whole, a branch-free loop the vectorizer takes.
+        auto scanOne = [&](OpBuilder &lb, Value j,
+                           ValueRange h) -> SmallVector<Value> {
+          Value v = element(lb, j);
+          Value better = betterValue(lb, v, h[2]);
+          return ifThen(lb, loc, better, h, [&](OpBuilder &tb) {
+            SmallVector<Value> replaced{
+                tensor::InsertOp::create(tb, loc, v, h[0], zero),
+                tensor::InsertOp::create(tb, loc, j, h[1], zero)};
+            SmallVector<Value> sifted = heap.siftDown(tb, zero, kept, replaced);
+            return SmallVector<Value>{sifted[0], sifted[1],
+                                      at(tb, sifted[0], zero)};
           });
-      scanned = forLoop(b, loc, tail, n, scanned,
-                        [&](OpBuilder &lb, Value j, ValueRange h) {
-                          return scanOne(lb, j, h);
-                        });
-      pairs = {scanned[0], scanned[1]};
-      // The root is the worst of those left: it goes last; the last leaf
-      // takes its place.
-      SmallVector<Value> sorted = forLoop(
-          b, loc, zero, kept, ValueRange{carried[0], pairs[0], pairs[1]},
-          [&](OpBuilder &lb, Value t, ValueRange s) {
-            Value m = arith::SubIOp::create(
-                lb, loc, arith::SubIOp::create(lb, loc, kept, t), index(lb, 1));
-            Value written = tensor::InsertOp::create(
-                lb, loc,
-                arith::IndexCastOp::create(lb, loc, i64, at(lb, s[2], zero)),
-                s[0], coords(lb, m));
-            Value values =
-                tensor::InsertOp::create(lb, loc, at(lb, s[1], m), s[1], zero);
-            Value indices =
-                tensor::InsertOp::create(lb, loc, at(lb, s[2], m), s[2], zero);
-            SmallVector<Value> h =
-                heap.siftDown(lb, zero, m, {values, indices});
-            return SmallVector<Value>{written, h[0], h[1]};
+        };
+        Value block = index(b, kScanBlock);
+        Value rest = arith::SubIOp::create(b, loc, n, kept);
+        Value blocks = arith::DivUIOp::create(b, loc, rest, block);
+        Value tail = arith::AddIOp::create(
+            b, loc, kept, arith::MulIOp::create(b, loc, blocks, block));
+        SmallVector<Value> scanned = forLoop(
+            b, loc, zero, blocks,
+            ValueRange{pairs[0], pairs[1], at(b, pairs[0], zero)},
+            [&](OpBuilder &lb, Value c, ValueRange h) -> SmallVector<Value> {
+              Value start = arith::AddIOp::create(
+                  lb, loc, kept, arith::MulIOp::create(lb, loc, c, block));
+              Value end = arith::AddIOp::create(lb, loc, start, block);
+              Value none = arith::ConstantIntOp::create(lb, loc, 0, 1);
+              Value any =
+                  forLoop(lb, loc, start, end, ValueRange{none},
+                          [&](OpBuilder &ib, Value j, ValueRange a) {
+                            Value better =
+                                betterValue(ib, element(ib, j), h[2]);
+                            return SmallVector<Value>{
+                                arith::OrIOp::create(ib, loc, a[0], better)};
+                          })
+                      .front();
+              return ifThen(lb, loc, any, h, [&](OpBuilder &tb) {
+                return forLoop(tb, loc, start, end, h,
+                               [&](OpBuilder &eb, Value j, ValueRange e) {
+                                 return scanOne(eb, j, e);
+                               });
+              });
+            });
+        scanned = forLoop(b, loc, tail, n, scanned,
+                          [&](OpBuilder &lb, Value j, ValueRange h) {
+                            return scanOne(lb, j, h);
+                          });
+        pairs = {scanned[0], scanned[1]};
+        // The root is the worst of those left: it goes last; the last leaf
+        // takes its place.
+        SmallVector<Value> sorted = forLoop(
+            b, loc, zero, kept, ValueRange{carried[0], pairs[0], pairs[1]},
+            [&](OpBuilder &lb, Value t, ValueRange s) {
+              Value m = arith::SubIOp::create(
+                  lb, loc, arith::SubIOp::create(lb, loc, kept, t),
+                  index(lb, 1));
+              Value written = tensor::InsertOp::create(
+                  lb, loc,
+                  arith::IndexCastOp::create(lb, loc, i64, at(lb, s[2], zero)),
+                  s[0], coords(lb, m));
+              Value values = tensor::InsertOp::create(lb, loc, at(lb, s[1], m),
+                                                      s[1], zero);
+              Value indices = tensor::InsertOp::create(lb, loc, at(lb, s[2], m),
+                                                       s[2], zero);
+              SmallVector<Value> h =
+                  heap.siftDown(lb, zero, m, {values, indices});
+              return SmallVector<Value>{written, h[0], h[1]};
+            });
+        sorted.append(carried.begin() + 3, carried.end());
+        return sorted;
+      };
+      auto row = scf::IfOp::create(
+          b, loc, useMerge,
+          [&](OpBuilder &tb, Location l) {
+            scf::YieldOp::create(tb, l, mergeRow(tb, carried));
+          },
+          [&](OpBuilder &eb, Location l) {
+            scf::YieldOp::create(eb, l, heapRow(eb, carried));
           });
-      return sorted;
+      return SmallVector<Value>(row.getResults());
     };
-    SmallVector<Value> done =
-        nest(rewriter, 0, {}, ValueRange{out, heapValues, heapIndices});
+    SmallVector<Value> done = nest(
+        rewriter, 0, {},
+        ValueRange{out, heapValues, heapIndices, scratch(element),
+                   scratch(indexType), scratch(element), scratch(indexType)});
     rewriter.replaceOp(op, done[0]);
     return success();
   }

@@ -48,3 +48,30 @@ func.func @smallest_unsigned(%y: tensor<?x5xui16>, %k: tensor<1xi64>) -> tensor<
   %i = tide.top_k %y, %k axis = 0 smallest : tensor<?x5xui16>, tensor<1xi64> to tensor<?x5xi64>
   return %i : tensor<?x5xi64>
 }
+
+// Most of a row kept (2k >= n, n >= 64): a merge sort of the whole row
+// instead of the heap. The row and its indices go into one buffer pair, runs
+// merged in pairs into the other and back (two passes a step, so that each
+// buffer stays in place), and the first k indices of the sorted row written.
+// The four scratch buffers (n + 1 slots) are allocations of their own.
+// CHECK-LABEL: func.func @most(
+// CHECK-SAME: %[[X:.*]]: tensor<2x100xf32>
+// CHECK: bufferization.alloc_tensor() : tensor<101xf32>
+// CHECK: bufferization.alloc_tensor() : tensor<101xindex>
+// CHECK: bufferization.alloc_tensor() : tensor<101xf32>
+// CHECK: bufferization.alloc_tensor() : tensor<101xindex>
+// CHECK: scf.for {{.*}} -> (tensor<2x60xi64>, tensor<?xf32>, tensor<?xindex>, tensor<?xf32>, tensor<?xindex>)
+// CHECK: tensor.extract %[[X]]
+// CHECK: %[[SORT:.*]]:5 = scf.while
+// CHECK: arith.ceildivui
+// CHECK: arith.minui
+// CHECK: scf.for {{.*}} -> (tensor<?xf32>, tensor<?xindex>, index, index)
+// CHECK: arith.cmpf ogt
+// CHECK: arith.ceildivui
+// CHECK: scf.for {{.*}} -> (tensor<?xf32>, tensor<?xindex>, index, index)
+// CHECK: tensor.extract %[[SORT]]#2
+// CHECK: tensor.insert {{.*}} : tensor<2x60xi64>
+func.func @most(%x: tensor<2x100xf32>, %k: tensor<1xi64>) -> tensor<2x60xi64> {
+  %i = tide.top_k %x, %k axis = 1 : tensor<2x100xf32>, tensor<1xi64> to tensor<2x60xi64>
+  return %i : tensor<2x60xi64>
+}
