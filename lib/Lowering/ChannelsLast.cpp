@@ -123,9 +123,9 @@ bool onlyElementwiseReaders(TransposeOp t) {
 }
 
 /// Ops a channels-last layout passes through between convolutions (the
-/// transposes sink past them): elementwise ops and pools.
+/// transposes sink past them): elementwise ops, pools and concatenations.
 bool passesLayout(Operation *op) {
-  return isMovableElementwise(op) || isa<MaxPoolOp, AvgPoolOp>(op);
+  return isMovableElementwise(op) || isa<MaxPoolOp, AvgPoolOp, ConcatOp>(op);
 }
 
 /// Whether another 2-D convolution reads what `conv` computes, or computed
@@ -404,6 +404,38 @@ struct SinkTransposeThroughPool : OpRewritePattern<OpTy> {
   }
 };
 
+/// concat(transpose(x_i, perm) ..., axis) ->
+/// transpose(concat(x_i ..., perm[axis]), perm): the blocks that join
+/// branches along the channels (SqueezeNet's Fire modules, Inception's)
+/// stay in the convolutions' layout.
+struct SinkTransposeThroughConcat : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<SmallVector<int64_t>> perm;
+    SmallVector<Value> inputs;
+    for (Value input : op.getInputs()) {
+      auto t = input.getDefiningOp<TransposeOp>();
+      if (!t || isIdentity(t.getPerm()) || !onlyReader(t, op))
+        return failure();
+      if (perm && ArrayRef<int64_t>(*perm) != t.getPerm())
+        return failure();
+      perm = SmallVector<int64_t>(t.getPerm());
+      inputs.push_back(t.getInput());
+    }
+    if (!perm)
+      return failure();
+    int64_t rank = op.getType().getRank();
+    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    auto concat = ConcatOp::create(rewriter, op.getLoc(), inputs,
+                                   rewriter.getI64IntegerAttr((*perm)[axis]));
+    copyPlacement(op, concat);
+    rewriter.replaceOp(op, transpose(rewriter, op, concat, *perm));
+    return success();
+  }
+};
+
 /// A transpose that moves only dimensions of size 1 is a reshape.
 struct TransposeOfUnitDimsToReshape : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -442,16 +474,15 @@ struct ChannelsLastPass
     });
     RewritePatternSet patterns(ctx);
     patterns.add<ConvToChannelsLast>(ctx, f32, host, isolated);
-    patterns
-        .add<SinkTransposeThroughElementwise,
-             SinkTransposeThroughReduction<ReduceSumOp>,
-             SinkTransposeThroughReduction<ReduceMeanOp>,
-             SinkTransposeThroughReduction<ReduceMaxOp>,
-             SinkTransposeThroughReduction<ReduceMinOp>,
-             SinkTransposeThroughReduction<ReduceProdOp>,
-             SinkTransposeThroughPool<MaxPoolOp>,
-             SinkTransposeThroughPool<AvgPoolOp>, TransposeOfUnitDimsToReshape>(
-            ctx);
+    patterns.add<SinkTransposeThroughElementwise,
+                 SinkTransposeThroughReduction<ReduceSumOp>,
+                 SinkTransposeThroughReduction<ReduceMeanOp>,
+                 SinkTransposeThroughReduction<ReduceMaxOp>,
+                 SinkTransposeThroughReduction<ReduceMinOp>,
+                 SinkTransposeThroughReduction<ReduceProdOp>,
+                 SinkTransposeThroughPool<MaxPoolOp>,
+                 SinkTransposeThroughPool<AvgPoolOp>,
+                 SinkTransposeThroughConcat, TransposeOfUnitDimsToReshape>(ctx);
     TransposeOp::getCanonicalizationPatterns(patterns, ctx);
     ReshapeOp::getCanonicalizationPatterns(patterns, ctx);
     // Not converging within the driver's limits only leaves transposes in

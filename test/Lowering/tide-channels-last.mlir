@@ -58,6 +58,29 @@ func.func @pool_and_sum(%x: tensor<1x8x8x8xf16>, %w: tensor<8x8x1x1xf16>) -> ten
 
 // -----
 
+// A Fire module (SqueezeNet): two branches joined along the channels, then a
+// convolution. The concat joins the NHWC results along the last axis, so no
+// transpose is left between the convolutions.
+// CHECK-LABEL: func.func @fire(
+// CHECK: %[[S:.*]] = tide.conv {{.*}} channels_last
+// CHECK: %[[E1:.*]] = tide.conv %[[S]], {{.*}} channels_last
+// CHECK: %[[E3:.*]] = tide.conv %[[S]], {{.*}} channels_last
+// CHECK: %[[J:.*]] = tide.concat %[[E1]], %[[E3]] axis = 3 {tide.device = #tide.device<cuda:0>} : tensor<1x8x8x8xf16>, tensor<1x8x8x8xf16>
+// CHECK: %[[N:.*]] = tide.conv %[[J]], {{.*}} channels_last
+// CHECK: %[[T:.*]] = tide.transpose %[[N]] perm = [0, 3, 1, 2]
+// CHECK-NOT: tide.transpose
+// CHECK: return %[[T]]
+func.func @fire(%x: tensor<1x8x8x8xf16>, %w: tensor<8x8x1x1xf16>, %w3: tensor<8x8x3x3xf16>, %w16: tensor<8x16x1x1xf16>) -> tensor<1x8x8x8xf16> {
+  %s = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x8x8x8xf16>, tensor<8x8x1x1xf16>
+  %e1 = tide.conv %s, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x8x8x8xf16>, tensor<8x8x1x1xf16>
+  %e3 = tide.conv %s, %w3 strides = [1, 1] dilations = [1, 1] pads = [1, 1, 1, 1] {tide.device = #tide.device<cuda:0>} : tensor<1x8x8x8xf16>, tensor<8x8x3x3xf16>
+  %j = tide.concat %e1, %e3 axis = 1 {tide.device = #tide.device<cuda:0>} : tensor<1x8x8x8xf16>, tensor<1x8x8x8xf16>
+  %n = tide.conv %j, %w16 strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x16x8x8xf16>, tensor<8x16x1x1xf16>
+  return %n : tensor<1x8x8x8xf16>
+}
+
+// -----
+
 // A pool whose input is not a convolution's stays NCHW.
 // CHECK-LABEL: func.func @pool_alone(
 // CHECK: tide.max_pool %{{.*}} kernel = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x8x8x8xf16>

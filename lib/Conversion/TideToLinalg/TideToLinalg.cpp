@@ -1591,8 +1591,16 @@ struct LowerPool : OpRewritePattern<OpTy> {
     int64_t numLoops = 2 + 2 * k;
     auto dim = [&](int64_t d) { return getAffineDimExpr(d, ctx); };
     // Loops: n, then c and the outputs' spatial loops in memory order, then
-    // the window's.
-    AffineExpr channel = dim(last ? 1 + k : 1);
+    // the window's. Channels-last on the host: the window's loops before the
+    // channels, which stay innermost (contiguous in the input and the
+    // result: each window element is combined into a row of channels, a loop
+    // the vectorizer takes, where a window loop of a few steps innermost
+    // stays scalar).
+    bool channelsInnermost = last && !placedOnGPU(op);
+    AffineExpr channel = dim(channelsInnermost ? 1 + 2 * k : last ? 1 + k : 1);
+    auto windowLoop = [&](int64_t i) {
+      return dim(channelsInnermost ? 1 + k + i : 2 + k + i);
+    };
     SmallVector<AffineExpr> inExprs = {dim(0)}, winExprs, outExprs = {dim(0)};
     if (!last) {
       inExprs.push_back(channel);
@@ -1600,17 +1608,19 @@ struct LowerPool : OpRewritePattern<OpTy> {
     }
     for (int64_t i = 0; i < k; ++i) {
       AffineExpr o = dim(spatialLoop(op, i));
-      inExprs.push_back(o * strides[i] + dim(2 + k + i) * dilations[i]);
-      winExprs.push_back(dim(2 + k + i));
+      inExprs.push_back(o * strides[i] + windowLoop(i) * dilations[i]);
+      winExprs.push_back(windowLoop(i));
       outExprs.push_back(o);
     }
     if (last) {
       inExprs.push_back(channel);
       outExprs.push_back(channel);
     }
-    SmallVector<utils::IteratorType> iterators(2 + k,
-                                               utils::IteratorType::parallel);
+    SmallVector<utils::IteratorType> iterators(
+        channelsInnermost ? 1 + k : 2 + k, utils::IteratorType::parallel);
     iterators.append(k, utils::IteratorType::reduction);
+    if (channelsInnermost)
+      iterators.push_back(utils::IteratorType::parallel);
     Value init = filledLike(rewriter, loc, type.getShape(), input,
                             isMax && !u ? lowestOf(rewriter, loc, acc)
                                         : constantOf(rewriter, loc, acc, 0));
