@@ -109,16 +109,20 @@ bool isMovableElementwise(Operation *op) {
   return true;
 }
 
-/// Whether every reader of `t` takes it elementwise at full size (so `t` can
-/// move past each of them, as one copy per reader that later transposes may
-/// cancel) or undoes it. A block's output in f32 read by a cast to the next
-/// convolution's bf16 and by the next residual add is such a value.
+/// Whether every reader of `t` takes it elementwise at full size or reduces
+/// it (so `t` can move past each of them, as one copy per reader that later
+/// transposes may cancel) or undoes it. A block's output in f32 read by a
+/// cast to the next convolution's bf16 and by the next residual add is such a
+/// value, and so is a squeeze-and-excitation block's input (MobileNetV3,
+/// EfficientNet), read by a global mean and by the product with its scale.
 bool onlyElementwiseReaders(TransposeOp t) {
   return llvm::all_of(t->getUsers(), [&](Operation *user) {
     return undoes(user, t) ||
            (isMovableElementwise(user) &&
             cast<RankedTensorType>(user->getResult(0).getType()).getShape() ==
-                t.getType().getShape());
+                t.getType().getShape()) ||
+           isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp,
+               ReduceProdOp>(user);
   });
 }
 
@@ -334,7 +338,8 @@ struct SinkTransposeThroughReduction : OpRewritePattern<OpTy> {
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     auto t = op.getInput().template getDefiningOp<TransposeOp>();
-    if (!t || !onlyReader(t, op) || isIdentity(t.getPerm()))
+    if (!t || (!onlyReader(t, op) && !onlyElementwiseReaders(t)) ||
+        isIdentity(t.getPerm()))
       return failure();
     ArrayRef<int64_t> perm = t.getPerm();
     int64_t rank = perm.size();

@@ -81,6 +81,31 @@ func.func @fire(%x: tensor<1x8x8x8xf16>, %w: tensor<8x8x1x1xf16>, %w3: tensor<8x
 
 // -----
 
+// A squeeze-and-excitation block (MobileNetV3, EfficientNet) between two
+// convolutions: its input is read by a global mean and by the product with
+// the block's scale. The transpose moves past both (the mean reduces the NHWC
+// spatial axes, its 1x1x1xC result is a reshape away from the scale's
+// layout), so the convolutions meet without a transpose between them.
+// CHECK-LABEL: func.func @squeeze_excite(
+// CHECK: %[[C:.*]] = tide.conv {{.*}} channels_last
+// CHECK: %[[M:.*]] = tide.reduce_mean %[[C]] axes = [1, 2] keepdims
+// CHECK-NOT: tide.transpose
+// CHECK: %[[P:.*]] = tide.mul %{{.*}}, %[[C]] {{.*}} : tensor<1x1x1x8xf16>, tensor<1x8x8x8xf16>
+// CHECK: %[[N:.*]] = tide.conv %[[P]], {{.*}} channels_last
+// CHECK: %[[T:.*]] = tide.transpose %[[N]] perm = [0, 3, 1, 2]
+// CHECK-NOT: tide.transpose
+// CHECK: return %[[T]]
+func.func @squeeze_excite(%x: tensor<1x8x8x8xf16>, %w: tensor<8x8x1x1xf16>) -> tensor<1x8x8x8xf16> {
+  %c = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x8x8x8xf16>, tensor<8x8x1x1xf16>
+  %m = tide.reduce_mean %c axes = [2, 3] keepdims {tide.device = #tide.device<cuda:0>} : tensor<1x8x8x8xf16>
+  %s = tide.sigmoid %m {tide.device = #tide.device<cuda:0>} : tensor<1x8x1x1xf16>
+  %p = tide.mul %s, %c {tide.device = #tide.device<cuda:0>} : tensor<1x8x1x1xf16>, tensor<1x8x8x8xf16>
+  %n = tide.conv %p, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x8x8x8xf16>, tensor<8x8x1x1xf16>
+  return %n : tensor<1x8x8x8xf16>
+}
+
+// -----
+
 // A pool whose input is not a convolution's stays NCHW.
 // CHECK-LABEL: func.func @pool_alone(
 // CHECK: tide.max_pool %{{.*}} kernel = [2, 2] strides = [2, 2] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x8x8x8xf16>
