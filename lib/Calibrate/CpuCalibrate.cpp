@@ -139,25 +139,40 @@ double concurrentSeconds(int threads, int calls,
   return now() - start;
 }
 
-/// Rounds of each CPU measurement, of which the best is kept: ten spread
-/// over the measurement's budget, since a burst of load on a shared host
-/// (the H200 machine's 16-thread bandwidth read 67 GB/s in one calibration
-/// and 96 in the check right after it, with five rounds) can cover a few.
+/// Rounds of each CPU measurement, of which the best is kept: at least
+/// kRounds, and as many as the measurement's budget holds up to kMaxRounds,
+/// since a burst of load on a shared host (the H200 machine's 16-thread
+/// bandwidth read 67 GB/s in one calibration and 96 in the check right after
+/// it, with five rounds) can cover a few, and a short round is more likely
+/// to fall in a quiet moment.
 constexpr int kRounds = 10;
+constexpr int kMaxRounds = 200;
+
+/// Rounds that fit `budget` seconds at `seconds` each, within
+/// [kRounds, kMaxRounds].
+int roundsFor(double budget, double seconds) {
+  return std::clamp(static_cast<int>(budget / std::max(seconds, 1e-9)), kRounds,
+                    kMaxRounds);
+}
 
 /// Work units per second of `threads` threads each calling `call` (which
 /// does `work` units), measured over about `budget` seconds: a warm-up call
-/// per thread, then the best of kRounds rounds. The best, as STREAM reports:
-/// CPUs are often shared, and a round another process interrupted says
-/// nothing about the machine.
+/// per thread, then the best of many rounds. A round is one call where a
+/// call is long enough to time alone (50 us) and one thread calls, as
+/// tide-run --repeat's minimum times a module; else calls filling about a
+/// millisecond, which also covers starting the threads. The best, as STREAM
+/// reports: CPUs are often shared, and a round another process interrupted
+/// says nothing about the machine.
 double concurrentRate(int threads, double work, double budget,
                       const std::function<void(int)> &call) {
   concurrentSeconds(threads, 1, call); // warm-up
-  double one = concurrentSeconds(threads, 1, call);
-  int calls = std::clamp(
-      static_cast<int>(budget / kRounds / std::max(one, 1e-9)), 1, 1000000);
+  double one = std::max(concurrentSeconds(threads, 1, call), 1e-9);
+  double minRound = threads == 1 && one >= 50e-6 ? 0 : 1e-3;
+  int calls =
+      std::clamp(static_cast<int>(std::ceil(minRound / one)), 1, 1000000);
+  int rounds = roundsFor(budget, calls * one);
   double best = 0;
-  for (int round = 0; round < kRounds; ++round)
+  for (int round = 0; round < rounds; ++round)
     best = std::max(best, threads * work * calls /
                               concurrentSeconds(threads, calls, call));
   return best;
@@ -165,8 +180,9 @@ double concurrentRate(int threads, double work, double budget,
 
 /// Bytes read and written per second by `threads` threads running
 /// a[i] = b[i] + s * c[i] over `elements` doubles (each thread its share,
-/// first touched by that thread).
-double triadBandwidth(int threads, size_t elements) {
+/// first touched by that thread): the best of as many passes as `budget`
+/// seconds hold (kRounds to kMaxRounds).
+double triadBandwidth(int threads, size_t elements, double budget) {
   std::unique_ptr<double[]> a(new double[elements]), b(new double[elements]),
       c(new double[elements]);
   auto range = [&](int t, auto body) {
@@ -191,8 +207,9 @@ double triadBandwidth(int threads, size_t elements) {
   };
   concurrentSeconds(threads, 1, init);
   concurrentSeconds(threads, 1, triad); // warm-up
-  double best = 0; // the best of kRounds, as concurrentRate
-  for (int round = 0; round < kRounds; ++round)
+  double one = concurrentSeconds(threads, 1, triad);
+  double best = 3.0 * 8 * elements / std::max(one, 1e-9);
+  for (int round = 1, rounds = roundsFor(budget, one); round < rounds; ++round)
     best = std::max(best,
                     3.0 * 8 * elements / concurrentSeconds(threads, 1, triad));
   return best;
@@ -352,10 +369,10 @@ bool detail::measureCpu(Stepper &step, const Options &options, CpuFigures &cpu,
 
   size_t elements = quick ? (size_t(1) << 16) : (size_t(1) << 24);
   step("cpu memory bandwidth, 1 thread");
-  cpu.coreBandwidth = triadBandwidth(1, elements);
+  cpu.coreBandwidth = triadBandwidth(1, elements, budget);
   step("cpu memory bandwidth, " + std::to_string(threads) + " threads");
-  cpu.bandwidth =
-      threads == 1 ? cpu.coreBandwidth : triadBandwidth(threads, elements);
+  cpu.bandwidth = threads == 1 ? cpu.coreBandwidth
+                               : triadBandwidth(threads, elements, budget);
 
   std::string tried;
   std::string dir = findKernelDirectory(tried), loopsDir = dir;

@@ -10,7 +10,9 @@
 #          (and build/bin/tide-gpu-runtime-test for the runtime's own tests)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-export LD_LIBRARY_PATH="$PWD/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# build/gpu-suite/lib: the libraries the modules load that such a machine lacks
+# (libomp for host loops across threads; numerics.py --build-only copies them).
+export LD_LIBRARY_PATH="$PWD/build/lib:$PWD/build/gpu-suite/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # cuBLAS: the CUDA toolkit's, or the one PyTorch's wheels ship.
 if [ -z "${TIDE_CUBLAS:-}" ]; then
   for f in /usr/local/cuda/lib64/libcublas.so.1[23] \

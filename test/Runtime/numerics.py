@@ -3123,6 +3123,34 @@ def run_precision_extra(s):
 # ---------------------------------------------------------------------------
 
 
+# Libraries a machine with only the NVIDIA driver and the C/C++ runtimes has.
+SYSTEM_LIBRARIES = ("libc.so", "libm.so", "libmvec.so", "libstdc++.so", "libgcc_s.so", "ld-linux",
+                    "libdl.so", "libpthread.so", "librt.so", "libcuda.so", "libTideCudaRuntime.so")
+
+
+def copy_module_libraries(tmp):
+    """With --build-only: copies the libraries the built modules load (libomp
+    for host loops across threads, OpenBLAS, oneDNN), other than the system's
+    and Tide's runtime (build/lib), into TMP/lib, where test/GPU/run-suite.sh
+    finds them on a machine without LLVM. Returns their names."""
+    import glob
+    import shutil
+    found = set()
+    for so in glob.glob(os.path.join(tmp, "*", "*.so")):
+        p = subprocess.run(["ldd", so], capture_output=True, text=True)
+        for line in p.stdout.splitlines():
+            parts = line.split()
+            if len(parts) >= 3 and parts[1] == "=>" and parts[2].startswith("/"):
+                if not os.path.basename(parts[2]).startswith(SYSTEM_LIBRARIES):
+                    found.add(parts[2])
+    if not found:
+        return []
+    os.makedirs(os.path.join(tmp, "lib"), exist_ok=True)
+    for f in sorted(found):
+        shutil.copy(os.path.realpath(f), os.path.join(tmp, "lib", os.path.basename(f)))
+    return sorted(os.path.basename(f) for f in found)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tide-bin", required=True, help="folder with tide-compile and tide-run")
@@ -3224,7 +3252,11 @@ def main():
         for dt, what, t0 in sorted(timings, reverse=True):
             print("  %6.2f s (started at %5.1f s) %s" % (dt, t0, what))
     if args.build_only:
-        print("built into %s (%d compiles, %.1f s)" % (args.tmp, s.compiles, elapsed))
+        copied = copy_module_libraries(args.tmp)
+        print("built into %s (%d compiles, %.1f s)%s" % (
+            args.tmp, s.compiles, elapsed,
+            "; libraries the modules load copied into %s/lib: %s" % (args.tmp, " ".join(copied))
+            if copied else ""))
         if coverage:
             print("%d ops untested (see FAIL above)" % len(coverage))
         return 1 if coverage else 0
