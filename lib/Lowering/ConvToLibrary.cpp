@@ -92,20 +92,43 @@ bool writtenBetween(Operation *from, Operation *to, ArrayRef<Value> roots) {
   return written;
 }
 
-/// Whether `buffer` (an allocation) holds zeros at `point`: a zero
-/// linalg.fill of it earlier in the same block and no write between.
-bool zeroAt(Value buffer, Operation *point) {
+/// The zero linalg.fill of `buffer` (an allocation) that makes it hold zeros
+/// at `point`: earlier in the same block, with no write between; null when
+/// there is none.
+linalg::FillOp zeroFillAt(Value buffer, Operation *point) {
   if (!buffer.getDefiningOp<memref::AllocOp>())
-    return false;
+    return {};
   for (Operation *user : buffer.getUsers()) {
     auto fill = dyn_cast<linalg::FillOp>(user);
     if (fill && fill.getDpsInits()[0] == buffer &&
         matchPattern(fill.getInputs()[0], m_AnyZeroFloat()) &&
         fill->getBlock() == point->getBlock() && fill->isBeforeInBlock(point) &&
         !writtenBetween(fill, point, {buffer}))
-      return true;
+      return fill;
   }
-  return false;
+  return {};
+}
+
+/// Whether `buffer` (an allocation) holds zeros at `point`.
+bool zeroAt(Value buffer, Operation *point) {
+  return static_cast<bool>(zeroFillAt(buffer, point));
+}
+
+/// Whether an op strictly between `from` and `to` (same block; or nested in
+/// one) uses `root` other than by taking a view of it.
+bool usedBetween(Operation *from, Operation *to, Value root) {
+  bool used = false;
+  for (Operation *op = from->getNextNode(); op && op != to && !used;
+       op = op->getNextNode())
+    op->walk([&](Operation *nested) {
+      if (isa<memref::CastOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
+              memref::SubViewOp, memref::ReinterpretCastOp>(nested))
+        return;
+      for (Value operand : nested->getOperands())
+        if (isa<BaseMemRefType>(operand.getType()) && rootOf(operand) == root)
+          used = true;
+    });
+  return used;
 }
 
 /// The FCHW buffer `copy` writes into `w` in FHWC order, when it is such a
@@ -239,7 +262,14 @@ bool mlir::tide::outputIsZero(linalg::LinalgOp op, Operation *&erasable) {
     erasable = copy;
     return true;
   }
-  return zeroAt(out, op);
+  // A fill further up: dead once `op` overwrites the buffer, when nothing
+  // between reads it.
+  if (linalg::FillOp fill = zeroFillAt(out, op)) {
+    if (!usedBetween(fill, op, out))
+      erasable = fill;
+    return true;
+  }
+  return false;
 }
 
 namespace {
@@ -281,31 +311,41 @@ struct Epilogue {
 /// dimension `channel`) of a rank-`rank` loop nest, when every other result
 /// is the constant 0: a bias buffer of one element per channel, such as
 /// (F, 1, ...) read by (d0, d1, ...) -> (d1, 0, ...), or (1, 1, 1, F) by
-/// (d0, d1, d2, d3) -> (0, 0, 0, d3) in NHWC; -1 otherwise.
-int64_t channelResult(AffineMap map, int64_t rank, int64_t channel) {
+/// (d0, d1, d2, d3) -> (0, 0, 0, d3) in NHWC; a loop dimension of extent 1
+/// (`sizes`: the loop nest's) reads index 0 as well, as the batch of
+/// (d0, d1, d2, d3) -> (d0, 0, 0, d3) at batch 1. -1 otherwise.
+int64_t channelResult(AffineMap map, ArrayRef<int64_t> sizes, int64_t channel) {
+  int64_t rank = sizes.size();
   if (map.getNumDims() != rank || map.getNumResults() == 0)
     return -1;
   int64_t position = -1;
   for (auto [i, e] : llvm::enumerate(map.getResults())) {
-    if (auto dim = dyn_cast<AffineDimExpr>(e);
-        dim && dim.getPosition() == channel && position < 0)
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (dim && dim.getPosition() == channel && position < 0)
       position = i;
+    else if (dim && sizes[dim.getPosition()] == 1)
+      continue;
     else if (auto c = dyn_cast<AffineConstantExpr>(e); !c || c.getValue() != 0)
       return -1;
   }
   return position;
 }
 
-/// The elementwise consumer of the (ungrouped) convolution output `y` that
-/// oneDNN can fuse, when it comes after `conv` with only allocations, views
-/// and constants between, and `y` is read by nothing else. `x` and `w` are
-/// the convolution's operands (the epilogue must not write them); `channel`
-/// is y's channel dimension (1, or the last for NHWC).
+/// The elementwise consumer of the convolution output `y` that oneDNN can
+/// fuse, when it comes after `conv` with only allocations, views and
+/// constants between, and `y` is read by nothing else. `y` is the buffer the
+/// convolution writes, or for a grouped one the collapse_shape of it that
+/// merges the groups back into channels. `x` and `w` are the convolution's
+/// operands (the epilogue must not write them); `channel` is y's channel
+/// dimension (1, or the last for NHWC).
 std::optional<Epilogue> matchEpilogue(Operation *conv, Value y, Value x,
                                       Value w, int64_t channel) {
   auto yType = cast<MemRefType>(y.getType());
   int64_t rank = yType.getRank();
-  if (!yType.hasStaticShape() || !y.getDefiningOp<memref::AllocOp>())
+  Value yBuffer = y;
+  if (auto collapse = y.getDefiningOp<memref::CollapseShapeOp>())
+    yBuffer = collapse.getSrc();
+  if (!yType.hasStaticShape() || !yBuffer.getDefiningOp<memref::AllocOp>())
     return std::nullopt;
   Operation *next = conv->getNextNode();
   SmallVector<Value> freed; // buffers deallocated between
@@ -346,7 +386,7 @@ std::optional<Epilogue> matchEpilogue(Operation *conv, Value y, Value x,
                !residualArg && rootOf(in->get()) != y) {
       e.residual = in->get();
       residualArg = arg;
-    } else if (int64_t at = channelResult(map, rank, channel);
+    } else if (int64_t at = channelResult(map, yType.getShape(), channel);
                at >= 0 && !biasArg &&
                type.getDimSize(at) == yType.getDimSize(channel)) {
       e.bias = in->get();
@@ -416,16 +456,22 @@ std::optional<Epilogue> matchEpilogue(Operation *conv, Value y, Value x,
     return std::nullopt; // a view of the residual's buffer, not the same
   // (Written in place, `y` then holds the epilogue's result, as before.)
   // (Fills before the convolution are dead: it overwrites `y`.)
-  if (e.out != y)
-    for (Operation *user : y.getUsers()) {
+  if (e.out != y) {
+    for (Operation *user : yBuffer.getUsers()) {
       auto fill = dyn_cast<linalg::FillOp>(user);
-      bool deadFill = fill && fill.getDpsInits()[0] == y &&
+      bool deadFill = fill && fill.getDpsInits()[0] == yBuffer &&
                       fill->getBlock() == conv->getBlock() &&
                       fill->isBeforeInBlock(conv);
       if (user != conv && user != generic && !deadFill &&
-          !isa<memref::DeallocOp>(user))
+          user != y.getDefiningOp() && !isa<memref::DeallocOp>(user))
         return std::nullopt;
     }
+    // The grouped convolution's merged view: read by the epilogue alone.
+    if (y != yBuffer)
+      for (Operation *user : y.getUsers())
+        if (user != generic && !isa<memref::DeallocOp>(user))
+          return std::nullopt;
+  }
   return e;
 }
 
@@ -540,16 +586,26 @@ bool lowerConv(linalg::LinalgOp op, int64_t threads) {
       init->erase();
     accumulate = false;
   }
-  // A consumer oneDNN computes in the same primitive (ungrouped, not
-  // accumulating): the call takes its place and writes its output.
+  // A consumer oneDNN computes in the same primitive (not accumulating):
+  // the call takes its place and writes its output. A grouped
+  // convolution's consumer reads the output with the groups merged back
+  // into channels.
   std::optional<Epilogue> epilogue;
-  if (!grouped && !accumulate)
-    epilogue = matchEpilogue(op, y, x, weightSource ? weightSource : w,
-                             nhwc ? rank - 1 : 1);
+  memref::CollapseShapeOp yMerged;
+  if (grouped)
+    for (Operation *user : y.getUsers())
+      if (auto collapse = dyn_cast<memref::CollapseShapeOp>(user);
+          collapse && collapse.getSrc() == y &&
+          collapse.getReassociationIndices() == merge)
+        yMerged = collapse;
+  if (!accumulate && (!grouped || yMerged))
+    epilogue =
+        matchEpilogue(op, grouped ? yMerged.getResult() : y, x,
+                      weightSource ? weightSource : w, nhwc ? rank - 1 : 1);
   if (epilogue)
     b.setInsertionPoint(epilogue->op);
   Value out = epilogue ? epilogue->out : y;
-  if (grouped)
+  if (grouped && !epilogue)
     out = memref::CollapseShapeOp::create(b, loc, y, merge);
   // NHWC buffers as NCHW views, FHWC weights as FCHW.
   Value bias = epilogue ? epilogue->bias : Value(),
@@ -619,6 +675,8 @@ bool lowerConv(linalg::LinalgOp op, int64_t threads) {
     epilogue->op->erase();
     // Only dead fills and deallocations of the convolution's own output are
     // left when the epilogue wrote elsewhere.
+    if (yMerged && yMerged.getResult() != out && yMerged->use_empty())
+      yMerged->erase();
     if (y != out)
       eraseIfUnread(y);
   }

@@ -125,6 +125,9 @@ static void addTensorSteps(OpPassManager &pm, bool fuse, bool gpu, bool dnnl) {
   pm.addPass(createCSEPass());
   // Results computed in donated argument buffers (tide.donate).
   pm.addPass(createDonateBuffersPass());
+  // After the last CSE: no fill shared by several writers, which
+  // bufferization would copy for each.
+  pm.addNestedPass<func::FuncOp>(createUnshareFillsPass());
 }
 
 /// Host buffers up to this size that do not escape their function live on

@@ -382,3 +382,84 @@ func.func @padded_rank_reduced(%x: memref<8x8x4xf32>) -> memref<1x8x8x8xf32> {
   memref.dealloc %wt : memref<8x3x3x4xf32>
   return %y : memref<1x8x8x8xf32>
 }
+
+// A depthwise convolution (NHWC, grouped) whose bias and ReLU read its
+// output with the groups merged back (the collapse_shape after it), and a
+// bias read as (d0, 0, 0, d3) (the batch is 1, so d0 reads index 0): the
+// epilogue is fused, the call writes the consumer's buffer, and the zero fill
+// of the output, which is not right before the convolution, goes too.
+#bch = affine_map<(d0, d1, d2, d3) -> (d0, 0, 0, d3)>
+// CHECK-LABEL: func.func @depthwise_epilogue(
+// CHECK-SAME: %[[X:.*]]: memref<1x6x6x8xf32>, %[[W:.*]]: memref<8x1x3x3xf32>, %[[B:.*]]: memref<1x1x1x8xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK-DAG: %[[O:.*]] = memref.alloc() {{.*}} : memref<1x4x4x8xf32>
+// CHECK-DAG: %[[OT:.*]] = memref.transpose %[[O]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK-DAG: %[[OU:.*]] = memref.cast %[[OT]]
+// CHECK-DAG: %[[BV:.*]] = memref.subview %[[B]][0, 0, 0, 0] [1, 1, 1, 8] [1, 1, 1, 1] : memref<1x1x1x8xf32> to memref<8xf32, strided<[1]>>
+// CHECK-DAG: %[[BU:.*]] = memref.cast %[[BV]]
+// CHECK-DAG: %[[G:.*]] = arith.constant 8 : i64
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : i64
+// CHECK: call @tide_rt_cpu_conv_epilogue_f32(%{{.*}}, %{{.*}}, %[[OU]], %[[G]], {{.*}}, %[[BU]], %[[OU]], %[[C5]])
+// CHECK-NOT: linalg.conv
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[O]]
+func.func @depthwise_epilogue(%x: memref<1x6x6x8xf32>, %w: memref<8x1x3x3xf32>, %b: memref<1x1x1x8xf32>) -> memref<1x4x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() {alignment = 64 : i64} : memref<1x4x4x8x1xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x4x4x8x1xf32>)
+  %xg = memref.expand_shape %x [[0], [1], [2], [3, 4]] output_shape [1, 6, 6, 8, 1] : memref<1x6x6x8xf32> into memref<1x6x6x8x1xf32>
+  %wg = memref.expand_shape %w [[0], [1], [2], [3, 4]] output_shape [8, 1, 3, 3, 1] : memref<8x1x3x3xf32> into memref<8x1x3x3x1xf32>
+  linalg.conv_2d_nhwgc_gfhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 0, 0, 0, 0>} ins(%xg, %wg : memref<1x6x6x8x1xf32>, memref<8x1x3x3x1xf32>) outs(%y : memref<1x4x4x8x1xf32>)
+  %yc = memref.collapse_shape %y [[0], [1], [2], [3, 4]] : memref<1x4x4x8x1xf32> into memref<1x4x4x8xf32>
+  %o = memref.alloc() {alignment = 64 : i64} : memref<1x4x4x8xf32>
+  linalg.generic {indexing_maps = [#nid, #bch, #nid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%yc, %b : memref<1x4x4x8xf32>, memref<1x1x1x8xf32>) outs(%o : memref<1x4x4x8xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %0 = arith.addf %in, %in_1 : f32
+    %1 = arith.maximumf %0, %zero : f32
+    linalg.yield %1 : f32
+  }
+  memref.dealloc %y : memref<1x4x4x8x1xf32>
+  return %o : memref<1x4x4x8xf32>
+}
+
+// The merged view has another reader: no epilogue (the consumer stays), and
+// the output's zero fill is read by nothing before the convolution, so it
+// goes.
+// CHECK-LABEL: func.func @depthwise_view_read(
+// CHECK-NOT: linalg.fill
+// CHECK: call @tide_rt_cpu_conv_f32(
+// CHECK: linalg.generic
+// CHECK: memref.copy
+func.func @depthwise_view_read(%x: memref<1x6x6x8xf32>, %w: memref<8x1x3x3xf32>, %b: memref<1x1x1x8xf32>, %keep: memref<1x4x4x8xf32>) -> memref<1x4x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() {alignment = 64 : i64} : memref<1x4x4x8x1xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x4x4x8x1xf32>)
+  %xg = memref.expand_shape %x [[0], [1], [2], [3, 4]] output_shape [1, 6, 6, 8, 1] : memref<1x6x6x8xf32> into memref<1x6x6x8x1xf32>
+  %wg = memref.expand_shape %w [[0], [1], [2], [3, 4]] output_shape [8, 1, 3, 3, 1] : memref<8x1x3x3xf32> into memref<8x1x3x3x1xf32>
+  linalg.conv_2d_nhwgc_gfhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 0, 0, 0, 0>} ins(%xg, %wg : memref<1x6x6x8x1xf32>, memref<8x1x3x3x1xf32>) outs(%y : memref<1x4x4x8x1xf32>)
+  %yc = memref.collapse_shape %y [[0], [1], [2], [3, 4]] : memref<1x4x4x8x1xf32> into memref<1x4x4x8xf32>
+  %o = memref.alloc() {alignment = 64 : i64} : memref<1x4x4x8xf32>
+  linalg.generic {indexing_maps = [#nid, #bch, #nid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%yc, %b : memref<1x4x4x8xf32>, memref<1x1x1x8xf32>) outs(%o : memref<1x4x4x8xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %0 = arith.addf %in, %in_1 : f32
+    linalg.yield %0 : f32
+  }
+  memref.copy %yc, %keep : memref<1x4x4x8xf32> to memref<1x4x4x8xf32>
+  return %o : memref<1x4x4x8xf32>
+}
+
+// A zero fill of the output earlier, read between (the copy): the
+// convolution still overwrites the output (accumulate = 0), but the fill
+// stays for the reader.
+// CHECK-LABEL: func.func @fill_read_between(
+// CHECK: linalg.fill
+// CHECK: memref.copy
+// CHECK: call @tide_rt_cpu_conv_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c1_i64, %c0_i64,
+func.func @fill_read_between(%x: memref<1x4x6x6xf32>, %w: memref<8x4x3x3xf32>, %seen: memref<1x8x4x4xf32>) -> memref<1x8x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() {alignment = 64 : i64} : memref<1x8x4x4xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x8x4x4xf32>)
+  memref.copy %y, %seen : memref<1x8x4x4xf32> to memref<1x8x4x4xf32>
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>, tide.conv_pads = array<i64: 0, 0, 0, 0>} ins(%x, %w : memref<1x4x6x6xf32>, memref<8x4x3x3xf32>) outs(%y : memref<1x8x4x4xf32>)
+  return %y : memref<1x8x4x4xf32>
+}

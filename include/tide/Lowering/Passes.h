@@ -42,7 +42,8 @@ bool isConstantBuffer(Value buffer);
 /// zeros there (what bufferization makes of one zero tensor shared by
 /// several ops), or a zero fill of it earlier with no write since. A
 /// library call then overwrites the output; `erasable` is the fill or copy
-/// right before, which it makes dead (null when there is none).
+/// that makes dead: the one right before, or the earlier fill when nothing
+/// between uses the buffer (null when there is none).
 bool outputIsZero(linalg::LinalgOp op, Operation *&erasable);
 
 } // namespace mlir::tide

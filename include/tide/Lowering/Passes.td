@@ -97,6 +97,25 @@ def ElideArgumentClonesPass
   let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
 }
 
+def UnshareFillsPass : Pass<"tide-unshare-fills", "mlir::func::FuncOp"> {
+  let summary = "Give every op that writes into a filled tensor its own fill";
+  let description = [{
+    CSE merges identical `linalg.fill`s of empty tensors (the zeros a
+    convolution or product accumulates into, the padding of a convolution's
+    input), so one fill can be the destination of several ops. One-shot
+    bufferization then keeps one buffer for the fill and copies it for every
+    other writer: a memset plus a memcpy each, and a destination the GEMM and
+    convolution lowerings no longer recognize as zero (so they accumulate,
+    and cannot fuse an epilogue). This pass, run after the last CSE before
+    bufferization, clones the fill (and its `tensor.empty`) right before each
+    op that writes into it (a destination-style init, a `tensor.insert_slice`
+    destination) but one, so each gets a buffer of its own. Reads of
+    the fill are left alone.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def FuseElementwisePass : Pass<"tide-fuse-elementwise", "mlir::ModuleOp"> {
   let summary = "Fuse elementwise linalg ops, moving reshapes out of their "
                 "way, but keep contractions whole";
