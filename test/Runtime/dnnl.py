@@ -72,6 +72,46 @@ def conv_case(rng, x_shape, w_shape, strides, dilations, pads, groups, constant)
     return mlir, [x, w], want
 
 
+def block_case(rng, n):
+    """A MobileNet block: 1x1 convolution, bias, ReLU; depthwise 3x3, bias,
+    ReLU; 1x1 convolution, bias (constant weights and biases, as exporters
+    fold batch norms). Convolutions next to each other run channels-last,
+    and each bias (and ReLU) is the oneDNN call's epilogue, the depthwise
+    one's too (reading its output with the groups merged back)."""
+    c, m, hw = 8, 16, 10
+    x = rng.standard_normal((n, c, hw, hw)).astype(F32)
+    w1 = rng.standard_normal((m, c, 1, 1)).astype(F32)
+    w2 = rng.standard_normal((m, 1, 3, 3)).astype(F32)
+    w3 = rng.standard_normal((c, m, 1, 1)).astype(F32)
+    b1, b2, b3 = (rng.standard_normal((k,)).astype(F32) for k in (m, m, c))
+    bias = lambda y, b: y + b.astype(np.float64)[None, :, None, None]
+    y1 = np.maximum(bias(conv_ref(x, w1, [1, 1], [1, 1], [0, 0, 0, 0], 1), b1), 0)
+    y2 = np.maximum(bias(conv_ref(y1, w2, [1, 1], [1, 1], [1, 1, 1, 1], m), b2), 0)
+    want = bias(conv_ref(y2, w3, [1, 1], [1, 1], [0, 0, 0, 0], 1), b3)
+    tm, tc = t((n, m, hw, hw)), t((n, c, hw, hw))
+    body = ""
+    for i, (w, b, inp, groups, pads, outt, relu) in enumerate(
+            [(w1, b1, "%x", 1, "[0, 0, 0, 0]", tm, True),
+             (w2, b2, "%r0", m, "[1, 1, 1, 1]", tm, True),
+             (w3, b3, "%r1", 1, "[0, 0, 0, 0]", tc, False)]):
+        g = f" groups = {groups}" if groups != 1 else ""
+        inshape = tc if i == 0 else tm
+        body += (f"  %w{i} = tide.constant {dense(w)} : {t(w.shape)}\n"
+                 f"  %b{i} = tide.constant {dense(b.reshape(-1, 1, 1))} : {t((len(b), 1, 1))}\n"
+                 f"  %y{i} = tide.conv {inp}, %w{i} strides = [1, 1] dilations = [1, 1] "
+                 f"pads = {pads}{g} : {inshape}, {t(w.shape)}\n"
+                 f"  %a{i} = tide.add %y{i}, %b{i} : {outt}, {t((len(b), 1, 1))}\n")
+        body += (f"  %r{i} = tide.relu %a{i} : {outt}\n" if relu else "")
+    mlir = (f"func.func @f(%x: {tc}) -> {tc} {{\n{body}"
+            f"  return %a2 : {tc}\n}}\n")
+    return mlir, [x], want
+
+
+# Cases whose module must call the convolution with a fused epilogue.
+EPILOGUE = ("MobileNet block, batch 1 (channels-last, fused biases)",
+            "MobileNet block, batch 2 (channels-last, fused biases)")
+
+
 def linear_case(rng, x_shape, k, n):
     x = rng.standard_normal(x_shape + [k]).astype(F32)
     w = rng.standard_normal((k, n)).astype(F32)
@@ -112,6 +152,8 @@ def cases(rng):
         rng, (2, 8, 9, 9), (16, 8, 3, 3), [1, 1], [1, 1], [1, 1, 1, 1], 1, False)
     yield "conv 2-D grouped, weights an argument", conv_case(
         rng, (1, 8, 7, 7), (8, 2, 3, 3), [1, 1], [1, 1], [0, 1, 1, 0], 4, False)
+    yield EPILOGUE[0], block_case(rng, 1)
+    yield EPILOGUE[1], block_case(rng, 2)
     yield "linear 2-D (constant weight)", linear_case(rng, [37], 64, 48)
     yield "linear 3-D batch (constant weight)", linear_case(rng, [2, 19], 96, 40)
 
@@ -149,10 +191,21 @@ def main():
                 print(f"FAIL {name} ({build}): tide-compile: {p.stderr}")
                 failed += 1
                 continue
-            if "tide_rt_cpu_" not in run(["nm", "-D", lib]).stdout:
+            symbols = run(["nm", "-D", lib]).stdout
+            if "tide_rt_cpu_" not in symbols:
                 print(f"FAIL {name} ({build}): no oneDNN call in the module")
                 failed += 1
                 continue
+            if name in EPILOGUE:
+                # oneDNN's log of each convolution it ran: with its bias.
+                p = run([runner, lib, *ins], dict(os.environ, DNNL_VERBOSE="1"))
+                convs = [line for line in p.stdout.splitlines()
+                         if line.startswith("onednn_verbose,exec,cpu,convolution")]
+                if len(convs) != 3 or any("bia_f32" not in line for line in convs):
+                    print(f"FAIL {name} ({build}): not every convolution fuses its bias:\n"
+                          + "\n".join(convs))
+                    failed += 1
+                    continue
             for threads in ("1", "2"):
                 out = os.path.join(args.tmp, f"c{i}_out.npy")
                 env = dict(os.environ, TIDE_NUM_THREADS=threads)
