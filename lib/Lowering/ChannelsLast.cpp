@@ -21,6 +21,7 @@
 #include "tide/IR/TideOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -441,6 +442,143 @@ struct SinkTransposeThroughConcat : OpRewritePattern<ConcatOp> {
   }
 };
 
+/// reshape(transpose(x, p)) -> transpose(reshape'(x), p') where the reshape
+/// only splits dimensions (static shapes): x's dimensions split the same way.
+/// With the two below, a channel shuffle (ShuffleNet's reshape, transpose,
+/// reshape and slices between convolutions) stays channels-last: the
+/// transpose out of the layout sinks through it to the next convolution's.
+struct SinkTransposeThroughExpand : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto t = op.getInput().getDefiningOp<TransposeOp>();
+    if (op.getShape() || !t || !onlyReader(t, op))
+      return failure();
+    auto src = cast<RankedTensorType>(t.getType());
+    auto dst = cast<RankedTensorType>(op.getType());
+    if (!src.hasStaticShape() || !dst.hasStaticShape() ||
+        dst.getRank() <= src.getRank())
+      return failure();
+    // groups[j]: the result dimensions t's dimension j splits into.
+    std::optional<SmallVector<ReassociationIndices>> groups =
+        getReassociationIndicesForReshape(dst, src);
+    if (!groups || static_cast<int64_t>(groups->size()) != src.getRank())
+      return failure();
+    ArrayRef<int64_t> perm = t.getPerm();
+    SmallVector<int64_t> inv = inverse(perm), shape, start(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i) {
+      start[i] = shape.size();
+      for (int64_t d : (*groups)[inv[i]])
+        shape.push_back(dst.getDimSize(d));
+    }
+    SmallVector<int64_t> newPerm;
+    for (auto [j, group] : llvm::enumerate(*groups))
+      for (size_t k = 0; k < group.size(); ++k)
+        newPerm.push_back(start[perm[j]] + k);
+    auto reshape = ReshapeOp::create(
+        rewriter, op.getLoc(),
+        RankedTensorType::get(shape, dst.getElementType()), t.getInput());
+    copyPlacement(op, reshape);
+    rewriter.replaceOp(op, transpose(rewriter, op, reshape, newPerm));
+    return success();
+  }
+};
+
+/// reshape(transpose(x, p)) -> transpose(reshape'(transpose(x, q)), p')
+/// where the reshape only merges dimensions (static shapes) and each merged
+/// group of t's dimensions comes from a range of x's: q orders each range as
+/// the group reads it (omitted when it already does), and the merge moves
+/// before the transpose that is left, p' (which must not be the identity:
+/// then there is nothing to sink).
+struct SinkTransposeThroughCollapse : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto t = op.getInput().getDefiningOp<TransposeOp>();
+    if (op.getShape() || !t || !onlyReader(t, op))
+      return failure();
+    auto src = cast<RankedTensorType>(t.getType());
+    auto dst = cast<RankedTensorType>(op.getType());
+    if (!src.hasStaticShape() || !dst.hasStaticShape() ||
+        dst.getRank() >= src.getRank())
+      return failure();
+    std::optional<SmallVector<ReassociationIndices>> groups =
+        getReassociationIndicesForReshape(src, dst);
+    if (!groups || static_cast<int64_t>(groups->size()) != dst.getRank())
+      return failure();
+    ArrayRef<int64_t> perm = t.getPerm();
+    int64_t rank = perm.size();
+    // Each group's x dimensions: a range [lo, lo + size).
+    SmallVector<int64_t> lo;
+    for (const ReassociationIndices &group : *groups) {
+      int64_t first = rank;
+      for (int64_t j : group)
+        first = std::min(first, perm[j]);
+      for (int64_t j : group)
+        if (perm[j] >= first + static_cast<int64_t>(group.size()))
+          return failure(); // not a range (the values are distinct)
+      lo.push_back(first);
+    }
+    // q: x's dimensions with each range in its group's order.
+    SmallVector<int64_t> q(rank);
+    for (auto [g, group] : llvm::enumerate(*groups))
+      for (auto [k, j] : llvm::enumerate(group))
+        q[lo[g] + k] = perm[j];
+    // The merged groups in x's order, and p' over them.
+    SmallVector<int64_t> order(groups->size());
+    for (size_t g = 0; g < order.size(); ++g)
+      order[g] = g;
+    llvm::sort(order, [&](int64_t a, int64_t b) { return lo[a] < lo[b]; });
+    SmallVector<int64_t> outer = inverse(order);
+    if (isIdentity(outer))
+      return failure();
+    Value x = t.getInput();
+    if (!isIdentity(q))
+      x = transpose(rewriter, t, x, q);
+    SmallVector<int64_t> shape;
+    for (int64_t g : order)
+      shape.push_back(dst.getDimSize(g));
+    auto reshape = ReshapeOp::create(
+        rewriter, op.getLoc(),
+        RankedTensorType::get(shape, dst.getElementType()), x);
+    copyPlacement(op, reshape);
+    // Result dimension g is the merged x range at position outer[g].
+    SmallVector<int64_t> newPerm(outer.begin(), outer.end());
+    rewriter.replaceOp(op, transpose(rewriter, op, reshape, newPerm));
+    return success();
+  }
+};
+
+/// slice(transpose(x, p)) -> transpose(slice'(x), p), when every reader of
+/// the transpose is a slice (each then takes its part of x).
+struct SinkTransposeThroughSlice : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto t = op.getInput().getDefiningOp<TransposeOp>();
+    if (!t || isIdentity(t.getPerm()) ||
+        !llvm::all_of(t->getUsers(),
+                      [](Operation *user) { return isa<SliceOp>(user); }))
+      return failure();
+    ArrayRef<int64_t> perm = t.getPerm();
+    int64_t rank = perm.size();
+    SmallVector<int64_t> start(rank), limit(rank), strides(rank);
+    for (int64_t j = 0; j < rank; ++j) {
+      start[perm[j]] = op.getStart()[j];
+      limit[perm[j]] = op.getLimit()[j];
+      strides[perm[j]] = op.getStrides()[j];
+    }
+    auto slice = SliceOp::create(rewriter, op.getLoc(), t.getInput(), start,
+                                 limit, strides);
+    copyPlacement(op, slice);
+    rewriter.replaceOp(op, transpose(rewriter, op, slice, perm));
+    return success();
+  }
+};
+
 /// A transpose that moves only dimensions of size 1 is a reshape.
 struct TransposeOfUnitDimsToReshape : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -477,8 +615,19 @@ struct ChannelsLastPass
       if (!conv.getChannelsLast() && !nextToAnotherConv(conv))
         isolated.insert(conv);
     });
+    // Whether a convolution is (or will be) channels-last: only then do
+    // transposes sink through reshapes and slices (a network without
+    // convolutions keeps its transposes where they are, attention's too).
+    bool anyChannelsLast = false;
+    getOperation().walk([&](ConvOp conv) {
+      if (conv.getChannelsLast() || !isolated.contains(conv))
+        anyChannelsLast = true;
+    });
     RewritePatternSet patterns(ctx);
     patterns.add<ConvToChannelsLast>(ctx, f32, host, isolated);
+    if (anyChannelsLast)
+      patterns.add<SinkTransposeThroughExpand, SinkTransposeThroughCollapse,
+                   SinkTransposeThroughSlice>(ctx);
     patterns.add<SinkTransposeThroughElementwise,
                  SinkTransposeThroughReduction<ReduceSumOp>,
                  SinkTransposeThroughReduction<ReduceMeanOp>,

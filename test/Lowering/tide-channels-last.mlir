@@ -81,6 +81,51 @@ func.func @fire(%x: tensor<1x8x8x8xf16>, %w: tensor<8x8x1x1xf16>, %w3: tensor<8x
 
 // -----
 
+// A ShuffleNet v2 unit: the two branches joined along the channels, the
+// channel shuffle (reshape to (2, C/2), swap, reshape back) and the split
+// into halves, the second half into the next convolution. The transpose out
+// of NHWC sinks through the split reshape, merges with the shuffle's
+// transpose, leaves behind the shuffle's own permutation of the channels
+// (within NHWC: (H, W, 2, C/2) -> (H, W, C/2, 2)), moves past the merge and
+// the slices (which take the last axis), and cancels with the next
+// convolution's: the one transpose left is the result's.
+// CHECK-LABEL: func.func @shuffle(
+// CHECK: %[[A:.*]] = tide.conv {{.*}} channels_last
+// CHECK: %[[B:.*]] = tide.conv {{.*}} channels_last
+// CHECK: %[[J:.*]] = tide.concat %[[A]], %[[B]] axis = 3
+// CHECK: %[[S:.*]] = tide.reshape %[[J]] {{.*}} : tensor<1x4x4x16xf16> to tensor<1x4x4x2x8xf16>
+// CHECK: %[[P:.*]] = tide.transpose %[[S]] perm = [0, 1, 2, 4, 3]
+// CHECK: %[[M:.*]] = tide.reshape %[[P]] {{.*}} : tensor<1x4x4x8x2xf16> to tensor<1x4x4x16xf16>
+// CHECK: %[[H:.*]] = tide.slice %[[M]] start = [0, 0, 0, 8] limit = [1, 4, 4, 16] strides = [1, 1, 1, 1]
+// CHECK: %[[N:.*]] = tide.conv %[[H]], {{.*}} channels_last
+// CHECK: %[[T:.*]] = tide.transpose %[[N]] perm = [0, 3, 1, 2]
+// CHECK-NOT: tide.transpose
+// CHECK: return %[[T]]
+// Without convolutions the same chain is left alone.
+// CHECK-LABEL: func.func @shuffle_alone(
+// CHECK: tide.transpose %{{.*}} perm = [0, 2, 1, 3, 4]
+func.func @shuffle(%x: tensor<1x8x4x4xf16>, %w: tensor<8x8x1x1xf16>) -> tensor<1x8x4x4xf16> {
+  %a = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x8x4x4xf16>, tensor<8x8x1x1xf16>
+  %b = tide.conv %a, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x8x4x4xf16>, tensor<8x8x1x1xf16>
+  %j = tide.concat %a, %b axis = 1 {tide.device = #tide.device<cuda:0>} : tensor<1x8x4x4xf16>, tensor<1x8x4x4xf16>
+  %s = tide.reshape %j {tide.device = #tide.device<cuda:0>} : tensor<1x16x4x4xf16> to tensor<1x2x8x4x4xf16>
+  %p = tide.transpose %s perm = [0, 2, 1, 3, 4] {tide.device = #tide.device<cuda:0>} : tensor<1x2x8x4x4xf16>
+  %m = tide.reshape %p {tide.device = #tide.device<cuda:0>} : tensor<1x8x2x4x4xf16> to tensor<1x16x4x4xf16>
+  %h = tide.slice %m start = [0, 8, 0, 0] limit = [1, 16, 4, 4] strides = [1, 1, 1, 1] {tide.device = #tide.device<cuda:0>} : tensor<1x16x4x4xf16>
+  %n = tide.conv %h, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] {tide.device = #tide.device<cuda:0>} : tensor<1x8x4x4xf16>, tensor<8x8x1x1xf16>
+  return %n : tensor<1x8x4x4xf16>
+}
+
+func.func @shuffle_alone(%j: tensor<1x16x4x4xf16>) -> tensor<1x8x4x4xf16> {
+  %s = tide.reshape %j {tide.device = #tide.device<cuda:0>} : tensor<1x16x4x4xf16> to tensor<1x2x8x4x4xf16>
+  %p = tide.transpose %s perm = [0, 2, 1, 3, 4] {tide.device = #tide.device<cuda:0>} : tensor<1x2x8x4x4xf16>
+  %m = tide.reshape %p {tide.device = #tide.device<cuda:0>} : tensor<1x8x2x4x4xf16> to tensor<1x16x4x4xf16>
+  %h = tide.slice %m start = [0, 8, 0, 0] limit = [1, 16, 4, 4] strides = [1, 1, 1, 1] {tide.device = #tide.device<cuda:0>} : tensor<1x16x4x4xf16>
+  return %h : tensor<1x8x4x4xf16>
+}
+
+// -----
+
 // A squeeze-and-excitation block (MobileNetV3, EfficientNet) between two
 // convolutions: its input is read by a global mean and by the product with
 // the block's scale. The transpose moves past both (the mean reduces the NHWC
