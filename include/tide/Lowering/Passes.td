@@ -64,6 +64,15 @@ def ChannelsLastPass : Pass<"tide-channels-last", "mlir::func::FuncOp"> {
     - through reductions (`reduce_sum`, `reduce_mean`, `reduce_max`,
       `reduce_min`, `reduce_prod`), whose axes are permuted;
     - through `max_pool` and `avg_pool`, which become `channels_last`;
+    - through concatenations whose inputs all are transposes of one
+      permutation (the axis is permuted);
+    - where a convolution is or becomes channels-last: through reshapes
+      that only split dimensions (the input's dimensions split the same
+      way), reshapes that only merge dimensions whose source dimensions form
+      ranges (a transpose within a range, the data movement the reshape
+      implies, stays before the merge), and slices when every reader of the
+      transpose is a slice (the bounds are permuted): a channel shuffle
+      (ShuffleNet) becomes one permutation of the channels within NHWC;
     - a transpose that moves only dimensions of size 1 becomes a reshape.
 
     A network of convolutions, bias adds, activations, pools and residual
