@@ -119,6 +119,54 @@ void lowerBatchedGemm(OpBuilder &b, linalg::LinalgOp op,
   op->erase();
 }
 
+/// The constant buffer `rhs` is a transposed copy of, when `rhs` is an
+/// allocation that `op` reads and whose only writer is that copy, a 2-D
+/// transpose (linalg.transpose [1, 0], or the linalg.generic elementwise
+/// fusion makes of one) earlier in `op`'s block: a linear layer's weight
+/// stored (out, in), as ONNX's Gemm with transB and PyTorch's Linear keep it.
+/// oneDNN reads it through a transposed view (and packs it once), so the
+/// copy, which moved the whole weight at every call, goes. Null otherwise;
+/// `copy` is the copy.
+Value transposedConstantSource(Value rhs, Operation *op, Operation *&copy) {
+  copy = nullptr;
+  if (!rhs.getDefiningOp<memref::AllocOp>())
+    return {};
+  Value source;
+  for (Operation *user : rhs.getUsers()) {
+    if (user == op || isa<memref::DeallocOp>(user))
+      continue;
+    if (copy)
+      return {}; // another reader or writer
+    Value from;
+    if (auto t = dyn_cast<linalg::TransposeOp>(user)) {
+      if (t.getInit() == rhs && t.getPermutation() == ArrayRef<int64_t>{1, 0})
+        from = t.getInput();
+    } else if (auto g = dyn_cast<linalg::GenericOp>(user)) {
+      MLIRContext *ctx = g.getContext();
+      AffineMap swap =
+          AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx);
+      Block &body = g.getRegion().front();
+      auto yield = cast<linalg::YieldOp>(body.getTerminator());
+      if (g.getNumDpsInputs() == 1 && g.getNumDpsInits() == 1 &&
+          g.getDpsInits()[0] == rhs && g.getNumReductionLoops() == 0 &&
+          g.getNumLoops() == 2 &&
+          g.getMatchingIndexingMap(g.getDpsInputOperand(0)) == swap &&
+          g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity() &&
+          body.getOperations().size() == 1 &&
+          yield.getOperand(0) == body.getArgument(0))
+        from = g.getDpsInputs()[0];
+    }
+    if (!from || !isa<MemRefType>(from.getType()) ||
+        user->getBlock() != op->getBlock() || !user->isBeforeInBlock(op))
+      return {};
+    copy = user;
+    source = from;
+  }
+  if (!copy || !isConstantBuffer(source))
+    return {};
+  return source;
+}
+
 /// tide_rt_cpu_matmul_f32 or tide_rt_cpu_matmul_batched_f32 (`name`,
 /// oneDNN), declared once in `module`.
 func::FuncOp getOrDeclareDnnlMatmul(ModuleOp module, StringRef name,
@@ -209,15 +257,42 @@ struct MatmulToLibraryPass
           op.erase();
           continue;
         }
+        // Any strides (the runtime describes each operand by its strides):
+        // a weight read through a transposed view.
+        auto anyStrides = MemRefType::get(
+            {ShapedType::kDynamic, ShapedType::kDynamic}, element,
+            StridedLayoutAttr::get(
+                module.getContext(), ShapedType::kDynamic,
+                {ShapedType::kDynamic, ShapedType::kDynamic}));
+        Operation *copy = nullptr;
+        Value source = transposedConstantSource(rhs, op, copy);
         SmallVector<Value> operands;
-        for (Value v : op->getOperands())
-          operands.push_back(memref::CastOp::create(b, loc, dynType, v));
+        for (Value v : op->getOperands()) {
+          if (source && v == rhs) {
+            v = memref::TransposeOp::create(
+                b, loc, source,
+                AffineMapAttr::get(AffineMap::getPermutationMap(
+                    ArrayRef<unsigned>{1, 0}, b.getContext())));
+            extra[1] = arith::ConstantIntOp::create(b, loc, 1, 32);
+          }
+          operands.push_back(memref::CastOp::create(b, loc, anyStrides, v));
+        }
         llvm::append_range(operands, extra);
         func::CallOp::create(
             b, loc,
-            getOrDeclareDnnlMatmul(module, TIDE_RT_CPU_MATMUL_F32, dynType),
+            getOrDeclareDnnlMatmul(module, TIDE_RT_CPU_MATMUL_F32, anyStrides),
             operands);
         op.erase();
+        if (source) {
+          copy->erase();
+          if (llvm::all_of(rhs.getUsers(), [](Operation *user) {
+                return isa<memref::DeallocOp>(user);
+              })) {
+            for (Operation *user : llvm::make_early_inc_range(rhs.getUsers()))
+              user->erase();
+            rhs.getDefiningOp()->erase();
+          }
+        }
         continue;
       }
       auto callee = module.lookupSymbol<func::FuncOp>(name);

@@ -24,7 +24,7 @@
 // layer's weight) call oneDNN's matmul (tide_rt_cpu_matmul_f32), flagged
 // constant so the runtime packs the weight once; a zero fill right before,
 // or a copy from a zero-filled buffer, becomes accumulate = 0 and is erased.
-// CHECK-DAG: func.func private @tide_rt_cpu_matmul_f32(memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, i32, i32, i32) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @tide_rt_cpu_matmul_f32(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i32, i32, i32) attributes {llvm.emit_c_interface}
 // CHECK-DAG: func.func private @tide_rt_cpu_matmul_batched_f32(memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>, i32, i32, i32) attributes {llvm.emit_c_interface}
 memref.global "private" constant @weight : memref<5x6xf32> = dense<1.0>
 
@@ -45,6 +45,48 @@ func.func @constant_weight(%a: memref<4x5xf32>, %c: memref<4x6xf32>) {
   %w = memref.get_global @weight : memref<5x6xf32>
   linalg.fill ins(%zero : f32) outs(%c : memref<4x6xf32>)
   linalg.matmul ins(%a, %w : memref<4x5xf32>, memref<5x6xf32>) outs(%c : memref<4x6xf32>)
+  return
+}
+
+// A weight stored (out, in), as ONNX's Gemm with transB keeps it: the
+// transposing copy (the linalg.generic elementwise fusion leaves) goes, and
+// oneDNN reads the constant through a transposed view, flagged constant. A
+// copy of an argument (not constant) stays.
+memref.global "private" constant @weight_t : memref<6x5xf32> = dense<1.0>
+#swap = affine_map<(d0, d1) -> (d1, d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @transposed_weight(
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: linalg.generic
+// CHECK: %[[W:.*]] = memref.get_global @weight_t : memref<6x5xf32>
+// CHECK: %[[T:.*]] = memref.transpose %[[W]] (d0, d1) -> (d1, d0) : memref<6x5xf32> to memref<5x6xf32, strided<[1, 5]>>
+// CHECK: %[[CT:.*]] = memref.cast %[[T]] : memref<5x6xf32, strided<[1, 5]>> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+// CHECK: call @tide_rt_cpu_matmul_f32(%{{.*}}, %[[CT]], %{{.*}}, %{{.*}}, %c1_i32{{.*}}, %{{.*}})
+// CHECK-NOT: memref.dealloc
+// CHECK-LABEL: func.func @transposed_argument(
+// CHECK: linalg.transpose
+// CHECK: call @tide_rt_cpu_matmul_f32(
+func.func @transposed_weight(%a: memref<4x5xf32>, %c: memref<4x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %w = memref.get_global @weight_t : memref<6x5xf32>
+  %t = memref.alloc() {alignment = 64 : i64} : memref<5x6xf32>
+  linalg.generic {indexing_maps = [#swap, #id2], iterator_types = ["parallel", "parallel"]} ins(%w : memref<6x5xf32>) outs(%t : memref<5x6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x6xf32>)
+  linalg.matmul ins(%a, %t : memref<4x5xf32>, memref<5x6xf32>) outs(%c : memref<4x6xf32>)
+  memref.dealloc %t : memref<5x6xf32>
+  return
+}
+
+func.func @transposed_argument(%a: memref<4x5xf32>, %w: memref<6x5xf32>, %c: memref<4x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc() {alignment = 64 : i64} : memref<5x6xf32>
+  linalg.transpose ins(%w : memref<6x5xf32>) outs(%t : memref<5x6xf32>) permutation = [1, 0]
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x6xf32>)
+  linalg.matmul ins(%a, %t : memref<4x5xf32>, memref<5x6xf32>) outs(%c : memref<4x6xf32>)
+  memref.dealloc %t : memref<5x6xf32>
   return
 }
 

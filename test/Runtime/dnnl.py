@@ -127,6 +127,26 @@ def linear_case(rng, x_shape, k, n):
     return mlir, [x], want
 
 
+def linear_t_case(rng, m, k, n):
+    """A linear layer whose weight is stored (out, in) and transposed, as
+    ONNX's Gemm with transB keeps it: oneDNN reads the constant through a
+    transposed view (no copy at each call)."""
+    x = rng.standard_normal((m, k)).astype(F32)
+    w = rng.standard_normal((n, k)).astype(F32)
+    want = x.astype(np.float64) @ w.astype(np.float64).T
+    # A resource blob, as the ONNX importer writes weights (a dense
+    # attribute's transpose would be folded before the lowering sees it).
+    blob = "0x04000000" + w.astype("<f4").tobytes().hex().upper()
+    mlir = (f"func.func @f(%x: {t((m, k))}) -> {t((m, n))} {{\n"
+            f"  %w = tide.constant dense_resource<weight> : {t((n, k))}\n"
+            f"  %t = tide.transpose %w perm = [1, 0] : {t((n, k))}\n"
+            f"  %y = tide.matmul %x, %t : {t((m, k))}, {t((k, n))}\n"
+            f"  return %y : {t((m, n))}\n}}\n"
+            f"{{-#\n  dialect_resources: {{\n    builtin: {{\n      weight: \"{blob}\"\n"
+            f"    }}\n  }}\n#-}}\n")
+    return mlir, [x], want
+
+
 def cases(rng):
     yield "conv 2-D 3x3 pad 1 (constant)", conv_case(
         rng, (1, 16, 14, 14), (32, 16, 3, 3), [1, 1], [1, 1], [1, 1, 1, 1], 1, True)
@@ -155,6 +175,7 @@ def cases(rng):
     yield EPILOGUE[0], block_case(rng, 1)
     yield EPILOGUE[1], block_case(rng, 2)
     yield "linear 2-D (constant weight)", linear_case(rng, [37], 64, 48)
+    yield "linear 2-D (constant weight stored transposed)", linear_t_case(rng, 3, 72, 40)
     yield "linear 3-D batch (constant weight)", linear_case(rng, [2, 19], 96, 40)
 
 
