@@ -2476,6 +2476,11 @@ Value take(NodeImporter &n, Value data, Value indices, int64_t axis) {
   if (!data || !indices)
     return {};
   SmallVector<SymDim> ds = n.dimsOf(data), is = n.dimsOf(indices);
+  if (axis < 0 || axis >= static_cast<int64_t>(ds.size())) {
+    n.error() << "cannot take along axis " << axis << " of a rank-" << ds.size()
+              << " tensor";
+    return {};
+  }
   SymDim count = productOf(n, is);
   SmallVector<SymDim> spread(ds.size(), SymDim::constant(1)), full = ds;
   spread[axis] = count;
@@ -3177,6 +3182,10 @@ Value onnx_import::rotaryOf(NodeImporter &n, Value x, Value cosC, Value sinC,
   if (positions) {
     if (failed(requireIndices(n, positions)))
       return {};
+    if (rankOf(cosC) != 2 || rankOf(sinC) != 2)
+      return fail("RotaryEmbedding with position_ids needs cos and sin "
+                  "caches of (positions, " +
+                  llvm::Twine(half) + ")");
     cosC = take(n, cosC, positions, 0);
     sinC = take(n, sinC, positions, 0);
   }
