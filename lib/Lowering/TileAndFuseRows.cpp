@@ -440,9 +440,19 @@ struct TileAndFuseRowsPass
     }
     if (last < 0)
       return std::nullopt;
-    int64_t rows =
-        std::max<int64_t>(1, tileBytes / (rowElements * elementBytes));
-    sizes[last] = std::min(rows, ranges[last]);
+    int64_t rows = std::min(
+        ranges[last],
+        std::max<int64_t>(1, tileBytes / (rowElements * elementBytes)));
+    // Prefer a row count that divides the rows (down to half the tile): no
+    // partial last tile (a 4096x1000 f32 softmax in tiles of 3 rows took
+    // 2.74 ms a call against 2.40 in tiles of 2 or 4).
+    for (int64_t r = rows; r > 0 && 2 * r >= rows; --r) {
+      if (ranges[last] % r == 0) {
+        rows = r;
+        break;
+      }
+    }
+    sizes[last] = rows;
     return sizes;
   }
 

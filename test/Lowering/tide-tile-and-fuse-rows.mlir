@@ -5,7 +5,9 @@
 // the group) stay whole, contractions stay whole, GPU ops and small roots are
 // left alone.
 
-// RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-tile-and-fuse-rows))' --split-input-file | FileCheck %s
+// RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-tile-and-fuse-rows{tile-bytes=4096}))' --split-input-file | FileCheck %s
+// RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-tile-and-fuse-rows))' --split-input-file | FileCheck %s --check-prefix=DEFAULT
+// RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-tile-and-fuse-rows{tile-bytes=12000}))' --split-input-file | FileCheck %s --check-prefix=DIVIDES
 // RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-tile-and-fuse-rows{min-bytes=0 tile-bytes=800}))' --split-input-file | FileCheck %s --check-prefix=OPTS
 // RUN: not tide-opt %s --pass-pipeline='builtin.module(func.func(tide-tile-and-fuse-rows{tile-bytes=0}))' --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 
@@ -17,7 +19,15 @@
 // A softmax over rows, as convert-tide-to-linalg writes it (reductions that
 // keep their reduced dimension): the max, the exponentials, the sum and the
 // division all run on tiles of one row (4000 bytes: tile-bytes is 4 KiB); the
-// unit dimension is dropped, and nothing is left outside the loop.
+// unit dimension is dropped, and nothing is left outside the loop. With the
+// default 8 KiB, tiles of two rows; with 12000 bytes, three rows would leave
+// a partial tile (4096 = 3 * 1365 + 1): two, which divide the rows.
+// DEFAULT-LABEL: func.func @softmax(
+// DEFAULT: scf.forall (%[[I:.*]]) = (0) to (4096) step (2)
+// DEFAULT: tensor.extract_slice %{{.*}}[%[[I]], 0] [2, 1000] [1, 1]
+// DIVIDES-LABEL: func.func @softmax(
+// DIVIDES: scf.forall (%[[I:.*]]) = (0) to (4096) step (2)
+// DIVIDES: tensor.extract_slice %{{.*}}[%[[I]], 0] [2, 1000] [1, 1]
 // CHECK-LABEL: func.func @softmax(
 // CHECK-NOT: linalg.generic
 // CHECK: scf.forall (%[[I:.*]]) in (4096) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<4096x1000xf32>)

@@ -226,8 +226,11 @@ def TileAndFuseRowsPass
     (upstream's `scf::tileConsumerAndFuseProducersUsingSCF`, an `scf.forall`
     over tiles of about `tile-bytes` bytes of the root's rows) and fuses those
     producers into the tile, so that a tile's rows stay in the cache from the
-    first reduction to the last write. The tiles are independent: the forall
-    becomes the parallel loop that `tide-parallelize-loops` spreads over
+    first reduction to the last write. Where a smaller row count (down to
+    half) divides the rows, the tiles take it, so that none is partial. Two
+    rows of 4000 bytes a tile ran a 4096x1000 f32 softmax 7-10% faster than
+    one on an Intel Xeon (a C version of the same loops too). The tiles
+    are independent: the forall becomes the parallel loop that `tide-parallelize-loops` spreads over
     threads. Contractions (matmuls, convolutions) are never fused or tiled:
     they stay whole for the BLAS. Roots smaller than `min-bytes` are left
     alone (they fit in the cache already).
@@ -255,14 +258,14 @@ def TileAndFuseRowsPass
     %sum = linalg.generic {reduction over d1} ins(%e) outs(%fill0)
     %y = linalg.generic ins(%e, %sum) ...          // e / sum: the root
     // becomes
-    %y = scf.forall (%i) in (4096) shared_outs(%o = %init) {
-      // the same ops on row %i (a tile of 4000 bytes, at most tile-bytes);
+    %y = scf.forall (%i) = (0) to (4096) step (2) shared_outs(%o = %init) {
+      // the same ops on rows %i, %i + 1 (8000 bytes, at most tile-bytes);
       // the exponentials and the sum are one linalg.generic with two results
     }
     ```
   }];
   let options = [
-    Option<"tileBytes", "tile-bytes", "int64_t", /*default=*/"4096",
+    Option<"tileBytes", "tile-bytes", "int64_t", /*default=*/"8192",
            "Bytes of the root's rows per tile">,
     Option<"minBytes", "min-bytes", "int64_t", /*default=*/"262144",
            "Roots whose result has fewer bytes are not tiled">,
