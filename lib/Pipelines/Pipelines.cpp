@@ -70,6 +70,9 @@ mlir::tide::validateGpuPipelineOptions(const GpuPipelineOptions &options,
 
 void mlir::tide::buildPlacementPipeline(
     OpPassManager &pm, const PlacementPipelineOptions &options) {
+  // Inference batch norms (per-channel scales and shifts) into the weights
+  // of the convolutions before them.
+  pm.addNestedPass<func::FuncOp>(createFoldConvAffinePass());
   DecomposePassOptions decompose;
   decompose.target = options.target;
   decompose.mode = options.decompose;

@@ -30,6 +30,46 @@ defvar PolicyOption = Option<"policy", "policy", "::mlir::tide::PlacementPolicy"
     clEnumValN(::mlir::tide::PlacementPolicy::RequireGPU, "require-gpu", "any op on the CPU is an error"),
     clEnumValN(::mlir::tide::PlacementPolicy::Cost, "cost", "minimise compute plus copy time"))}]>;
 
+def FoldConvAffinePass : Pass<"tide-fold-conv-affine", "mlir::func::FuncOp"> {
+  let summary = "Fold per-channel scales and shifts after a convolution (inference batch norms) into its weights";
+  let description = [{
+    A convolution with a constant weight followed by a chain of `add`,
+    `sub`, `mul` and `div` ops whose other operand is a constant per output
+    channel (or a scalar), each the only user of the one before, computes
+    `a[f] * conv(x, w) + b[f]`: an inference `BatchNormalization` as the ONNX
+    importer writes it, `(y - mean) * (scale * rsqrt(var + eps)) + bias`,
+    or a scale and shift from another exporter. This pass replaces the chain
+    by the convolution of the weight scaled per output channel (`w'[f] =
+    a[f] * w[f]`, computed in f64 and rounded once) and one `add` of `b`,
+    which the CPU's convolution library applies as its bias: the three
+    elementwise passes over the output that followed every convolution of
+    such a model are gone. The per-channel constants may be computed from
+    constants (`reshape`, `add`, `sub`, `mul`, `div`, `sqrt`, `rsqrt`, `neg`
+    of constants, evaluated here in f64).
+
+    f32 and f64 only (an f16 or bf16 weight would be rounded differently
+    from what the program computes), convolutions and chain ops that carry
+    the same discardable attributes (pins) only; the new ops take the
+    convolution's. The results equal the chain's up to rounding (a few ulp).
+
+    Before:
+    ```mlir
+    %y = tide.conv %x, %w ... : tensor<1x64x56x56xf32>, tensor<64x64x3x3xf32>
+    %c = tide.sub %y, %mean : tensor<1x64x56x56xf32>, tensor<64x1x1xf32>
+    %s = tide.mul %c, %scale : tensor<1x64x56x56xf32>, tensor<64x1x1xf32>
+    %z = tide.add %s, %beta : tensor<1x64x56x56xf32>, tensor<64x1x1xf32>
+    ```
+    After:
+    ```mlir
+    %w2 = tide.constant dense<...> : tensor<64x64x3x3xf32>   // w * scale
+    %y = tide.conv %x, %w2 ... : tensor<1x64x56x56xf32>, tensor<64x64x3x3xf32>
+    %b = tide.constant dense<...> : tensor<64x1x1xf32>       // beta - mean * scale
+    %z = tide.add %y, %b : tensor<1x64x56x56xf32>, tensor<64x1x1xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::tide::TideDialect"];
+}
+
 def DecomposePass : Pass<"tide-decompose", "mlir::ModuleOp"> {
   let summary = "Rewrite composite ops into primitives where that enables a better placement";
   let description = [{
