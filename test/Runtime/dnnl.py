@@ -107,9 +107,50 @@ def block_case(rng, n):
     return mlir, [x], want
 
 
-# Cases whose module must call the convolution with a fused epilogue.
-EPILOGUE = ("MobileNet block, batch 1 (channels-last, fused biases)",
-            "MobileNet block, batch 2 (channels-last, fused biases)")
+def batch_norm_case(rng, n, groups):
+    """A convolution followed by an inference batch norm as the ONNX importer
+    writes it, (y - mean) * (gamma * rsqrt(var + eps)) + beta, then ReLU:
+    tide-fold-conv-affine folds the scale into the weight and the shift into
+    one bias, which oneDNN applies with the ReLU as the call's epilogue."""
+    c, f, hw = 8, 16, 9
+    x = rng.standard_normal((n, c, hw, hw)).astype(F32)
+    w = rng.standard_normal((f, c // groups, 3, 3)).astype(F32)
+    mean, beta = (rng.standard_normal((f,)).astype(F32) for _ in range(2))
+    gamma = rng.uniform(0.5, 2.0, (f,)).astype(F32)
+    var = rng.uniform(0.1, 3.0, (f,)).astype(F32)
+    eps = 1e-5
+    per = lambda v: v.astype(np.float64)[None, :, None, None]
+    y = conv_ref(x, w, [1, 1], [1, 1], [1, 1, 1, 1], groups)
+    want = np.maximum((y - per(mean)) * per(gamma) / np.sqrt(per(var) + eps)
+                      + per(beta), 0)
+    tx, ty, tp = t((n, c, hw, hw)), t((n, f, hw, hw)), t((f, 1, 1))
+    g = f" groups = {groups}" if groups != 1 else ""
+    consts = "".join(
+        f"  %{name}1 = tide.constant {dense(v)} : {t((f,))}\n"
+        f"  %{name} = tide.reshape %{name}1 : {t((f,))} to {tp}\n"
+        for name, v in (("mean", mean), ("gamma", gamma), ("var", var), ("beta", beta)))
+    mlir = (f"func.func @f(%x: {tx}) -> {ty} {{\n"
+            f"  %w = tide.constant {dense(w)} : {t(w.shape)}\n{consts}"
+            f"  %eps = tide.constant dense<{eps:e}> : tensor<f32>\n"
+            f"  %y = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] "
+            f"pads = [1, 1, 1, 1]{g} : {tx}, {t(w.shape)}\n"
+            f"  %ve = tide.add %var, %eps : {tp}, tensor<f32>\n"
+            f"  %inv = tide.rsqrt %ve : {tp}\n"
+            f"  %s = tide.mul %inv, %gamma : {tp}\n"
+            f"  %c = tide.sub %y, %mean : {ty}, {tp}\n"
+            f"  %m = tide.mul %c, %s : {ty}, {tp}\n"
+            f"  %b = tide.add %m, %beta : {ty}, {tp}\n"
+            f"  %r = tide.relu %b : {ty}\n"
+            f"  return %r : {ty}\n}}\n")
+    return mlir, [x], want
+
+
+# Cases whose module must call the convolution with a fused epilogue, and how
+# many convolutions oneDNN must log (each with its bias).
+EPILOGUE = {"MobileNet block, batch 1 (channels-last, fused biases)": 3,
+            "MobileNet block, batch 2 (channels-last, fused biases)": 3,
+            "conv + batch norm + ReLU (folded)": 1,
+            "grouped conv + batch norm + ReLU, batch 2 (folded)": 1}
 
 
 def linear_case(rng, x_shape, k, n):
@@ -172,8 +213,11 @@ def cases(rng):
         rng, (2, 8, 9, 9), (16, 8, 3, 3), [1, 1], [1, 1], [1, 1, 1, 1], 1, False)
     yield "conv 2-D grouped, weights an argument", conv_case(
         rng, (1, 8, 7, 7), (8, 2, 3, 3), [1, 1], [1, 1], [0, 1, 1, 0], 4, False)
-    yield EPILOGUE[0], block_case(rng, 1)
-    yield EPILOGUE[1], block_case(rng, 2)
+    names = list(EPILOGUE)
+    yield names[0], block_case(rng, 1)
+    yield names[1], block_case(rng, 2)
+    yield names[2], batch_norm_case(rng, 1, 1)
+    yield names[3], batch_norm_case(rng, 2, 2)
     yield "linear 2-D (constant weight)", linear_case(rng, [37], 64, 48)
     yield "linear 2-D (constant weight stored transposed)", linear_t_case(rng, 3, 72, 40)
     yield "linear 3-D batch (constant weight)", linear_case(rng, [2, 19], 96, 40)
@@ -222,7 +266,8 @@ def main():
                 p = run([runner, lib, *ins], dict(os.environ, DNNL_VERBOSE="1"))
                 convs = [line for line in p.stdout.splitlines()
                          if line.startswith("onednn_verbose,exec,cpu,convolution")]
-                if len(convs) != 3 or any("bia_f32" not in line for line in convs):
+                if (len(convs) != EPILOGUE[name]
+                        or any("bia_f32" not in line for line in convs)):
                     print(f"FAIL {name} ({build}): not every convolution fuses its bias:\n"
                           + "\n".join(convs))
                     failed += 1
