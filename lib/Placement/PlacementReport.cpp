@@ -30,15 +30,29 @@ using namespace mlir::tide;
 // Collecting
 //===----------------------------------------------------------------------===//
 
+/// The node names of an imported model's op: "fc1 (Gemm)", or those of the
+/// nodes an op was folded from, joined ("#0 (Conv), #1
+/// (BatchNormalization)"); empty for other locations.
+static std::string nodeNames(Location loc) {
+  if (auto named = dyn_cast<NameLoc>(loc))
+    return named.getName().getValue().str();
+  std::string names;
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location part : fused.getLocations())
+      if (auto named = dyn_cast<NameLoc>(part))
+        names += (names.empty() ? "" : ", ") + named.getName().getValue().str();
+  return names;
+}
+
 static std::string locationString(Operation *op) {
   std::string s;
   llvm::raw_string_ostream os(s);
   if (auto file = dyn_cast<FileLineColLoc>(op->getLoc()))
     os << llvm::sys::path::filename(file.getFilename().getValue()) << ":"
        << file.getLine();
-  else if (auto named = dyn_cast<NameLoc>(op->getLoc()))
+  else if (std::string names = nodeNames(op->getLoc()); !names.empty())
     // An imported model's node: "fc1 (Gemm)".
-    os << named.getName().getValue();
+    os << names;
   else
     op->getLoc().print(os);
   return s;
@@ -246,8 +260,8 @@ void mlir::tide::printPlacementText(const PlacementSummary &summary,
                           op.reason);
       // Ops of an imported model name their node: "[fc1 (Gemm)]".
       if (op.op)
-        if (auto named = dyn_cast<NameLoc>(op.op->getLoc()))
-          os << "  [" << named.getName().getValue() << "]";
+        if (std::string names = nodeNames(op.op->getLoc()); !names.empty())
+          os << "  [" << names << "]";
       os << "\n";
     }
     os << "  transfers: " << func.transfers.size() << " per call, "

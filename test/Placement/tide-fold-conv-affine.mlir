@@ -4,6 +4,7 @@
 // chains that are not affine per channel, or not exactly foldable, stay.
 
 // RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-fold-conv-affine))' --split-input-file | FileCheck %s
+// RUN: tide-opt %s --tide-place-pipeline="target=h200 report=text" --split-input-file -o /dev/null | FileCheck %s --check-prefix=REPORT
 
 // A batch norm: (y - mean) * (gamma * rsqrt(var + eps)) + beta, with
 // mean = [1, 2], var = [3, 0], eps = 1, gamma = [2, 4], beta = [0.5, -1]:
@@ -125,3 +126,25 @@ func.func @not_folded(%x: tensor<1x1x4x4xf32>, %wa: tensor<2x1x1x1xf32>, %h: ten
   %a7 = tide.mul %y7, %k {tide.device = #tide.device<cuda:0>} : tensor<1x2x4x4xf32>, tensor<2x1x1xf32>
   return %a1, %a2, %a3, %a4, %a5, %a6, %y1, %a7 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf16>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// The placement report names both nodes the convolution and its bias came
+// from (the pass runs first in tide-place-pipeline).
+// REPORT-LABEL: placement of @named
+// REPORT: tide.conv {{.*}}[n0 (Conv), n1 (BatchNormalization)]
+// REPORT: tide.add {{.*}}[n0 (Conv), n1 (BatchNormalization)]
+// REPORT: tide.relu {{.*}}[n2 (Relu)]
+func.func @named(%x: tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w = tide.constant dense<[[[[1.0]]], [[[2.0]]]]> : tensor<2x1x1x1xf32> loc(#conv)
+  %y = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32> loc(#conv)
+  %k = tide.constant dense<[[[2.0]], [[3.0]]]> : tensor<2x1x1xf32> loc(#bn)
+  %m = tide.mul %y, %k : tensor<1x2x4x4xf32>, tensor<2x1x1xf32> loc(#bn)
+  %a = tide.add %m, %k : tensor<1x2x4x4xf32>, tensor<2x1x1xf32> loc(#bn)
+  %r = tide.relu %a : tensor<1x2x4x4xf32> loc(#relu)
+  return %r : tensor<1x2x4x4xf32>
+}
+#model = loc("m.onnx":0:0)
+#conv = loc("n0 (Conv)"(#model))
+#bn = loc("n1 (BatchNormalization)"(#model))
+#relu = loc("n2 (Relu)"(#model))
