@@ -158,7 +158,7 @@ bool foldChain(ConvOp conv) {
     return false;
   int64_t channelDim = conv.getChannelDim();
   int64_t channels = resultType.getDimSize(channelDim);
-  if (ShapedType::isDynamic(channels))
+  if (ShapedType::isDynamic(channels) || channels == 0)
     return false;
   DictionaryAttr attrs = conv->getDiscardableAttrDictionary();
 
