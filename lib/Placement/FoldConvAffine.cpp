@@ -35,11 +35,14 @@ std::optional<std::vector<double>> readConstant(Attribute attr) {
     Type element = dense.getElementType();
     if (!element.isF32() && !element.isF64())
       return std::nullopt;
-    std::vector<double> values;
-    values.reserve(dense.getNumElements());
-    for (const APFloat &v : dense.getValues<APFloat>())
-      values.push_back(v.convertToDouble());
-    return values;
+    // The element type's own values (a model's weights: millions of them;
+    // APFloat per element would be slow).
+    if (element.isF32()) {
+      auto range = dense.getValues<float>();
+      return std::vector<double>(range.begin(), range.end());
+    }
+    auto range = dense.getValues<double>();
+    return std::vector<double>(range.begin(), range.end());
   }
   if (auto blob = dyn_cast<DenseF32ResourceElementsAttr>(attr)) {
     std::optional<ArrayRef<float>> data = blob.tryGetAsArrayRef();
