@@ -72,7 +72,7 @@ void mlir::tide::buildPlacementPipeline(
     OpPassManager &pm, const PlacementPipelineOptions &options) {
   // Inference batch norms (per-channel scales and shifts) into the weights
   // of the convolutions before them.
-  pm.addNestedPass<func::FuncOp>(createFoldConvAffinePass());
+  pm.addNestedPass<func::FuncOp>(createFoldAffineIntoWeightsPass());
   DecomposePassOptions decompose;
   decompose.target = options.target;
   decompose.mode = options.decompose;

@@ -110,7 +110,7 @@ def block_case(rng, n):
 def batch_norm_case(rng, n, groups):
     """A convolution followed by an inference batch norm as the ONNX importer
     writes it, (y - mean) * (gamma * rsqrt(var + eps)) + beta, then ReLU:
-    tide-fold-conv-affine folds the scale into the weight and the shift into
+    tide-fold-affine-into-weights folds the scale into the weight and the shift into
     one bias, which oneDNN applies with the ReLU as the call's epilogue."""
     c, f, hw = 8, 16, 9
     x = rng.standard_normal((n, c, hw, hw)).astype(F32)

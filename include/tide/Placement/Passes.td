@@ -30,27 +30,30 @@ defvar PolicyOption = Option<"policy", "policy", "::mlir::tide::PlacementPolicy"
     clEnumValN(::mlir::tide::PlacementPolicy::RequireGPU, "require-gpu", "any op on the CPU is an error"),
     clEnumValN(::mlir::tide::PlacementPolicy::Cost, "cost", "minimise compute plus copy time"))}]>;
 
-def FoldConvAffinePass : Pass<"tide-fold-conv-affine", "mlir::func::FuncOp"> {
-  let summary = "Fold per-channel scales and shifts after a convolution (inference batch norms) into its weights";
+def FoldAffineIntoWeightsPass : Pass<"tide-fold-affine-into-weights", "mlir::func::FuncOp"> {
+  let summary = "Fold per-channel scales and shifts after a convolution or a linear layer (inference batch norms) into its weight";
   let description = [{
-    A convolution with a constant weight followed by a chain of `add`,
-    `sub`, `mul` and `div` ops whose other operand is a constant per output
+    A convolution with a constant weight, or a matrix product whose right
+    operand is a constant 2-D matrix or the transpose of one (ONNX `Gemm`
+    with `transB`, PyTorch's `Linear`), followed by a chain of `add`, `sub`,
+    `mul` and `div` ops whose other operand is a constant per output
     channel (or a scalar), each the only user of the one before, computes
-    `a[f] * conv(x, w) + b[f]`: an inference `BatchNormalization` as the ONNX
+    `a[f] * op(x, w) + b[f]`: an inference `BatchNormalization` as the ONNX
     importer writes it, `(y - mean) * (scale * rsqrt(var + eps)) + bias`,
     or a scale and shift from another exporter. This pass replaces the chain
-    by the convolution of the weight scaled per output channel (`w'[f] =
-    a[f] * w[f]`, computed in f64 and rounded once) and one `add` of `b`,
-    which the CPU's convolution library applies as its bias: the three
-    elementwise passes over the output that followed every convolution of
-    such a model are gone. The per-channel constants may be computed from
-    constants (`reshape`, `add`, `sub`, `mul`, `div`, `sqrt`, `rsqrt`, `neg`
-    of constants, evaluated here in f64).
+    by the op on the weight scaled per output channel (`w'[f] = a[f] *
+    w[f]`, computed in f64 and rounded once) and one `add` of `b`, which the
+    CPU's convolution library applies as its bias: the three elementwise
+    passes over the output that followed every convolution of such a model
+    are gone. The per-channel constants may be computed from constants
+    (`reshape`, `add`, `sub`, `mul`, `div`, `sqrt`, `rsqrt`, `neg` of
+    constants, evaluated here in f64). The output channels are a
+    convolution's channel dimension and a product's last dimension.
 
     f32 and f64 only (an f16 or bf16 weight would be rounded differently
-    from what the program computes), convolutions and chain ops that carry
-    the same discardable attributes (pins) only; the new ops take the
-    convolution's. The results equal the chain's up to rounding (a few ulp).
+    from what the program computes), ops and chain ops that carry the same
+    discardable attributes (pins) only; the new ops take the convolution's
+    or product's. The results equal the chain's up to rounding (a few ulp).
 
     Before:
     ```mlir

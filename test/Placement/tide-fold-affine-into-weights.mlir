@@ -1,9 +1,9 @@
-// Tests of tide-fold-conv-affine: per-channel scales and shifts after a
+// Tests of tide-fold-affine-into-weights: per-channel scales and shifts after a
 // convolution with a constant weight (an inference batch norm as the ONNX
 // importer writes it) are folded into the weight and one per-channel add;
 // chains that are not affine per channel, or not exactly foldable, stay.
 
-// RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-fold-conv-affine))' --split-input-file | FileCheck %s
+// RUN: tide-opt %s --pass-pipeline='builtin.module(func.func(tide-fold-affine-into-weights))' --split-input-file | FileCheck %s
 // RUN: tide-opt %s --tide-place-pipeline="target=h200 report=text" --split-input-file -o /dev/null | FileCheck %s --check-prefix=REPORT
 
 // A batch norm: (y - mean) * (gamma * rsqrt(var + eps)) + beta, with
@@ -125,6 +125,85 @@ func.func @not_folded(%x: tensor<1x1x4x4xf32>, %wa: tensor<2x1x1x1xf32>, %h: ten
   %y7 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32>
   %a7 = tide.mul %y7, %k {tide.device = #tide.device<cuda:0>} : tensor<1x2x4x4xf32>, tensor<2x1x1xf32>
   return %a1, %a2, %a3, %a4, %a5, %a6, %y1, %a7 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf16>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Linear layers: a product by a constant (K, N) matrix scales its columns;
+// by the transpose of a constant (N, K) one (ONNX Gemm's transB), the rows
+// of the stored constant, kept transposed. Batch norm of a 3-D product
+// along its last dimension: scale [2, 4], shift [1, -1].
+// CHECK-LABEL: func.func @linear(
+// CHECK: %[[W:.*]] = tide.constant dense<{{\[}}[2.000000e+00, 1.200000e+01], [6.000000e+00, 2.000000e+01]]> : tensor<2x2xf32>
+// CHECK: %[[Y:.*]] = tide.matmul %{{.*}}, %[[W]] : tensor<3x2xf32>, tensor<2x2xf32>
+// CHECK: %[[B:.*]] = tide.constant dense<[1.000000e+00, -1.000000e+00]> : tensor<2xf32>
+// CHECK: tide.add %[[Y]], %[[B]] : tensor<3x2xf32>, tensor<2xf32>
+// CHECK: %[[S:.*]] = tide.constant dense<{{\[}}[2.000000e+00, 4.000000e+00, 6.000000e+00], [1.600000e+01, 2.000000e+01, 2.400000e+01]]> : tensor<2x3xf32>
+// CHECK: %[[T:.*]] = tide.transpose %[[S]] perm = [1, 0] : tensor<2x3xf32>
+// CHECK: %[[Z:.*]] = tide.matmul %{{.*}}, %[[T]] : tensor<2x4x3xf32>, tensor<3x2xf32>
+// CHECK-NOT: tide.transpose
+// CHECK: tide.add %[[Z]], %{{.*}} : tensor<2x4x2xf32>, tensor<2xf32>
+func.func @linear(%x: tensor<3x2xf32>, %u: tensor<2x4x3xf32>) -> (tensor<3x2xf32>, tensor<2x4x2xf32>) {
+  %w = tide.constant dense<[[1.0, 3.0], [3.0, 5.0]]> : tensor<2x2xf32>
+  %k = tide.constant dense<[2.0, 4.0]> : tensor<2xf32>
+  %c = tide.constant dense<[1.0, -1.0]> : tensor<2xf32>
+  %y = tide.matmul %x, %w : tensor<3x2xf32>, tensor<2x2xf32>
+  %m = tide.mul %y, %k : tensor<3x2xf32>, tensor<2xf32>
+  %a = tide.add %m, %c : tensor<3x2xf32>, tensor<2xf32>
+  %v = tide.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %vt = tide.transpose %v perm = [1, 0] : tensor<2x3xf32>
+  %z = tide.matmul %u, %vt : tensor<2x4x3xf32>, tensor<3x2xf32>
+  %zm = tide.mul %z, %k : tensor<2x4x2xf32>, tensor<2xf32>
+  %za = tide.add %zm, %c : tensor<2x4x2xf32>, tensor<2xf32>
+  return %a, %za : tensor<3x2xf32>, tensor<2x4x2xf32>
+}
+
+// -----
+
+// Left alone: a constant that varies along the rows of the product, and a
+// transposed weight that another op reads too.
+// CHECK-LABEL: func.func @linear_not_folded(
+// CHECK: tide.matmul
+// CHECK-NEXT: tide.mul
+// CHECK: tide.transpose
+// CHECK-NEXT: %[[Z:.*]] = tide.matmul
+// CHECK: tide.mul %[[Z]]
+func.func @linear_not_folded(%x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
+  %w = tide.constant dense<[[1.0, 3.0], [3.0, 5.0]]> : tensor<2x2xf32>
+  %rows = tide.constant dense<[[2.0], [4.0]]> : tensor<2x1xf32>
+  %y = tide.matmul %x, %w : tensor<2x2xf32>, tensor<2x2xf32>
+  %m = tide.mul %y, %rows : tensor<2x2xf32>, tensor<2x1xf32>
+  %wt = tide.transpose %w perm = [1, 0] : tensor<2x2xf32>
+  %z = tide.matmul %x, %wt : tensor<2x2xf32>, tensor<2x2xf32>
+  %k = tide.constant dense<[2.0, 4.0]> : tensor<2xf32>
+  %n = tide.mul %z, %k : tensor<2x2xf32>, tensor<2xf32>
+  return %m, %n, %wt : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+}
+
+// -----
+
+// Shifts only: a layer's own bias add stays as it is (no copy of the
+// weight); two adds become one, the weight untouched.
+// CHECK-LABEL: func.func @shift_only(
+// CHECK: %[[W:.*]] = tide.constant dense<{{\[}}[1.000000e+00, 3.000000e+00], [3.000000e+00, 5.000000e+00]]>
+// CHECK-NOT: tide.constant dense<{{\[}}[1.000000e+00
+// CHECK: %[[Y:.*]] = tide.matmul %{{.*}}, %[[W]]
+// CHECK-NEXT: tide.add %[[Y]], %{{.*}} : tensor<3x2xf32>, tensor<2xf32>
+// CHECK: %[[Z:.*]] = tide.matmul %{{.*}}, %[[W]]
+// CHECK: %[[B:.*]] = tide.constant dense<[1.000000e+00, 3.000000e+00]> : tensor<2xf32>
+// CHECK-NEXT: tide.add %[[Z]], %[[B]]
+// CHECK-NOT: tide.add
+// CHECK: return
+func.func @shift_only(%x: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+  %w = tide.constant dense<[[1.0, 3.0], [3.0, 5.0]]> : tensor<2x2xf32>
+  %c = tide.constant dense<[1.0, -1.0]> : tensor<2xf32>
+  %d = tide.constant dense<2.0> : tensor<f32>
+  %y = tide.matmul %x, %w : tensor<3x2xf32>, tensor<2x2xf32>
+  %a = tide.add %y, %c : tensor<3x2xf32>, tensor<2xf32>
+  %z = tide.matmul %x, %w : tensor<3x2xf32>, tensor<2x2xf32>
+  %b1 = tide.add %z, %d : tensor<3x2xf32>, tensor<f32>
+  %b2 = tide.sub %b1, %c : tensor<3x2xf32>, tensor<2xf32>
+  return %a, %b2 : tensor<3x2xf32>, tensor<3x2xf32>
 }
 
 // -----

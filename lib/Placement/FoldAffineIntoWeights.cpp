@@ -1,4 +1,5 @@
-//===- FoldConvAffine.cpp - Per-channel scales into convolution weights ---===//
+//===- FoldAffineIntoWeights.cpp - Per-channel scales into convolution weights
+//---===//
 //
 // Part of the Tide project.
 //
@@ -19,7 +20,7 @@
 #include <vector>
 
 namespace mlir::tide {
-#define GEN_PASS_DEF_FOLDCONVAFFINEPASS
+#define GEN_PASS_DEF_FOLDAFFINEINTOWEIGHTSPASS
 #include "tide/Placement/Passes.h.inc"
 } // namespace mlir::tide
 
@@ -152,14 +153,64 @@ void eraseDeadOps(SmallVector<Operation *> ops) {
   }
 }
 
-/// Folds the per-channel chain after `conv`, if any; returns true when the
-/// IR changed.
-bool foldChain(ConvOp conv) {
-  auto resultType = cast<RankedTensorType>(conv.getType());
+/// Where the weight of a convolution or matrix product is, and how its
+/// elements map to the result's channels.
+struct Weighted {
+  Operation *op = nullptr;
+  int64_t channelDim = 0;
+  /// The constant holding the weight (operand 1, or what it transposes).
+  Value source;
+  bool transposed = false;
+  /// Elements of `source` per channel, and whether the channel is the
+  /// slowest-varying index of `source` (else the fastest: a (K, N) product
+  /// weight).
+  bool channelMajor = true;
+};
+
+/// The weighted op `op` is, when its weight is a constant whose elements
+/// belong to one output channel each: a convolution (weight (F, ...)), a
+/// product by a constant 2-D right operand (K, N), or by the transpose of a
+/// constant (N, K) (ONNX Gemm's transB, PyTorch's Linear).
+std::optional<Weighted> matchWeighted(Operation *op) {
+  Weighted w;
+  w.op = op;
+  if (auto conv = dyn_cast<ConvOp>(op)) {
+    w.channelDim = conv.getChannelDim();
+    w.source = conv.getWeight();
+    return w;
+  }
+  auto matmul = dyn_cast<MatmulOp>(op);
+  if (!matmul)
+    return std::nullopt;
+  auto rhsType = dyn_cast<RankedTensorType>(matmul.getRhs().getType());
+  auto resultType = dyn_cast<RankedTensorType>(matmul.getType());
+  if (!rhsType || rhsType.getRank() != 2 || !resultType ||
+      resultType.getRank() < 1)
+    return std::nullopt;
+  w.channelDim = resultType.getRank() - 1;
+  w.source = matmul.getRhs();
+  w.channelMajor = false;
+  if (auto transpose = w.source.getDefiningOp<TransposeOp>();
+      transpose && transpose.getPerm() == ArrayRef<int64_t>{1, 0} &&
+      transpose->hasOneUse()) {
+    w.source = transpose.getInput();
+    w.transposed = true;
+    w.channelMajor = true;
+  }
+  return w;
+}
+
+/// Folds the per-channel chain after `weighted.op`, if any; returns true
+/// when the IR changed.
+bool foldChain(const Weighted &weighted) {
+  Operation *conv = weighted.op;
+  auto resultType = dyn_cast<RankedTensorType>(conv->getResult(0).getType());
+  if (!resultType)
+    return false;
   Type element = resultType.getElementType();
   if (!element.isF32() && !element.isF64())
     return false;
-  int64_t channelDim = conv.getChannelDim();
+  int64_t channelDim = weighted.channelDim;
   int64_t channels = resultType.getDimSize(channelDim);
   if (ShapedType::isDynamic(channels) || channels == 0)
     return false;
@@ -168,7 +219,7 @@ bool foldChain(ConvOp conv) {
   // y = scale * conv + shift, per channel, along the chain.
   std::vector<double> scale(channels, 1.0), shift(channels, 0.0);
   SmallVector<Operation *> chain;
-  Value current = conv.getResult();
+  Value current = conv->getResult(0);
   while (current.hasOneUse()) {
     Operation *user = *current.getUsers().begin();
     if (!isa<AddOp, SubOp, MulOp, DivOp>(user) ||
@@ -219,46 +270,62 @@ bool foldChain(ConvOp conv) {
   for (int64_t c = 0; c < channels; ++c)
     if (!std::isfinite(scale[c]) || !std::isfinite(shift[c]))
       return false;
+  // Shifts only: a layer's own bias add is left as it is; several adds
+  // become one, the weight untouched.
+  bool scaled = llvm::any_of(scale, [](double v) { return v != 1.0; });
+  if (!scaled && chain.size() == 1)
+    return false;
 
-  // The weight, scaled per output channel (its first dimension in either
-  // layout).
+  // The weight, scaled per output channel.
   Attribute weightAttr;
-  if (!matchPattern(conv.getWeight(), m_Constant(&weightAttr)))
+  std::optional<std::vector<double>> weight;
+  if (scaled && matchPattern(weighted.source, m_Constant(&weightAttr)))
+    weight = readConstant(weightAttr);
+  auto weightType = cast<RankedTensorType>(weighted.source.getType());
+  int64_t channelAxis = weighted.channelMajor ? 0 : weightType.getRank() - 1;
+  if (scaled && (!weight || weightType.getElementType() != element ||
+                 weightType.getDimSize(channelAxis) != channels))
     return false;
-  std::optional<std::vector<double>> weight = readConstant(weightAttr);
-  auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
-  if (!weight || weightType.getElementType() != element ||
-      weightType.getDimSize(0) != channels)
-    return false;
-  int64_t perFilter = static_cast<int64_t>(weight->size()) / channels;
-  Location loc =
-      FusedLoc::get(conv.getContext(), {conv.getLoc(), chain.front()->getLoc(),
-                                        chain.back()->getLoc()});
+  int64_t perFilter =
+      weight ? static_cast<int64_t>(weight->size()) / channels : 0;
+  auto channelOf = [&](size_t i) -> size_t {
+    return weighted.channelMajor ? i / perFilter : i % channels;
+  };
+  Location loc = FusedLoc::get(
+      conv->getContext(),
+      {conv->getLoc(), chain.front()->getLoc(), chain.back()->getLoc()});
   OpBuilder b(chain.back());
   auto withAttrs = [&](Operation *op) {
     for (NamedAttribute a : attrs)
       op->setAttr(a.getName(), a.getValue());
     return op;
   };
-  DenseElementsAttr scaledWeight;
-  if (element.isF32()) {
-    std::vector<float> data(weight->size());
-    for (size_t i = 0; i < data.size(); ++i)
-      data[i] = static_cast<float>((*weight)[i] * scale[i / perFilter]);
-    scaledWeight = DenseElementsAttr::get(weightType, ArrayRef<float>(data));
-  } else {
-    std::vector<double> data(weight->size());
-    for (size_t i = 0; i < data.size(); ++i)
-      data[i] = (*weight)[i] * scale[i / perFilter];
-    scaledWeight = DenseElementsAttr::get(weightType, ArrayRef<double>(data));
+  Operation *newConv = conv;
+  if (scaled) {
+    DenseElementsAttr scaledWeight;
+    if (element.isF32()) {
+      std::vector<float> data(weight->size());
+      for (size_t i = 0; i < data.size(); ++i)
+        data[i] = static_cast<float>((*weight)[i] * scale[channelOf(i)]);
+      scaledWeight = DenseElementsAttr::get(weightType, ArrayRef<float>(data));
+    } else {
+      std::vector<double> data(weight->size());
+      for (size_t i = 0; i < data.size(); ++i)
+        data[i] = (*weight)[i] * scale[channelOf(i)];
+      scaledWeight = DenseElementsAttr::get(weightType, ArrayRef<double>(data));
+    }
+    Value newWeight =
+        withAttrs(ConstantOp::create(b, loc, weightType, scaledWeight))
+            ->getResult(0);
+    if (weighted.transposed)
+      newWeight = withAttrs(TransposeOp::create(b, loc, newWeight,
+                                                ArrayRef<int64_t>{1, 0}))
+                      ->getResult(0);
+    newConv = withAttrs(b.clone(*conv));
+    newConv->setLoc(loc);
+    newConv->setOperand(1, newWeight);
   }
-  Value newWeight =
-      withAttrs(ConstantOp::create(b, loc, weightType, scaledWeight))
-          ->getResult(0);
-  auto newConv = cast<ConvOp>(withAttrs(b.clone(*conv.getOperation())));
-  newConv->setLoc(loc);
-  newConv.getWeightMutable().assign(newWeight);
-  Value result = newConv.getResult();
+  Value result = newConv->getResult(0);
   if (llvm::any_of(shift, [](double v) { return v != 0.0; })) {
     // One value per channel, shaped to broadcast along the channels.
     SmallVector<int64_t> shape(resultType.getRank() - channelDim, 1);
@@ -283,24 +350,30 @@ bool foldChain(ConvOp conv) {
       if (Operation *def = operand.getDefiningOp();
           def && def != conv && !llvm::is_contained(chain, def))
         maybeDead.push_back(def);
-  if (Operation *def = conv.getWeight().getDefiningOp())
+  if (Operation *def = conv->getOperand(1).getDefiningOp();
+      def && newConv != conv)
     maybeDead.push_back(def);
   for (Operation *op : llvm::reverse(chain))
     op->erase();
-  conv->erase();
+  if (newConv != conv)
+    conv->erase();
   eraseDeadOps(maybeDead);
   return true;
 }
 
-struct FoldConvAffinePass
-    : public tide::impl::FoldConvAffinePassBase<FoldConvAffinePass> {
+struct FoldAffineIntoWeightsPass
+    : public tide::impl::FoldAffineIntoWeightsPassBase<
+          FoldAffineIntoWeightsPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<ConvOp> convs;
-    getOperation().walk([&](ConvOp conv) { convs.push_back(conv); });
-    for (ConvOp conv : convs)
-      foldChain(conv);
+    SmallVector<Weighted> ops;
+    getOperation().walk([&](Operation *op) {
+      if (std::optional<Weighted> weighted = matchWeighted(op))
+        ops.push_back(*weighted);
+    });
+    for (const Weighted &weighted : ops)
+      foldChain(weighted);
   }
 };
 
