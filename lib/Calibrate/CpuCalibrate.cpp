@@ -17,6 +17,7 @@
 
 #include "CalibrateInternal.h"
 
+#include "tide/Runner/ElfCheck.h"
 #include "tide/Runner/Module.h"
 #include "tide/Runtime/RuntimeSymbols.h"
 
@@ -331,6 +332,24 @@ void freeResult(MemRef &result) {
   std::free(result.allocated);
 }
 
+/// Why the calibration kernel at `path` cannot time the CPU, or "": a file
+/// dlopen would fault on (truncated), or a module compiled for a GPU target,
+/// whose products and loops run on the GPU (its figures would be the GPU's
+/// under the CPU's name). A missing file is left to dlopen (a note).
+std::string unfitKernel(const std::string &path) {
+  if (access(path.c_str(), F_OK) != 0)
+    return "";
+  std::string why;
+  if (!tide::runner::checkElfFile(path, why))
+    return "the calibration kernel '" + path +
+           "' is not a valid library: " + why;
+  if (tide::runner::importsSymbol(path, "mgpuStreamCreate"))
+    return "the calibration kernel '" + path +
+           "' is a GPU module (it calls Tide's GPU runtime); the CPU's rates "
+           "need kernels compiled with tide-compile --target=cpu";
+  return "";
+}
+
 } // namespace
 
 int detail::getTideThreads(std::string &from, std::string &error) {
@@ -394,7 +413,7 @@ bool detail::measureCpu(Stepper &step, const Options &options, CpuFigures &cpu,
     cpu.kernels = env && *env ? "from " + dir + " (TIDE_CALIBRATE_KERNELS)"
                               : "prebuilt for " TIDE_CALIBRATE_KERNEL_CPU;
   }
-  Kernels gemm, loops;
+  Kernels gemm, loops, parallel;
   if (dir.empty()) {
     note("CPU rates not measured (bandwidth only): the calibration kernels "
          "(tide-calibrate/loops.so, built with Tide) are not in " +
@@ -414,8 +433,15 @@ bool detail::measureCpu(Stepper &step, const Options &options, CpuFigures &cpu,
       // The GEMM kernel calls oneDNN and OpenBLAS: with the kernels Tide's
       // modules get.
       tide::runner::chooseOpenBlasKernels();
-      for (auto [kernels, path] : {std::pair(&gemm, dir + "/gemm.so"),
-                                   std::pair(&loops, loopsDir + "/loops.so")}) {
+      for (auto [kernels, path] :
+           {std::pair(&gemm, dir + "/gemm.so"),
+            std::pair(&loops, loopsDir + "/loops.so"),
+            std::pair(&parallel, dir + "/parallel.so")}) {
+        error = unfitKernel(path);
+        if (!error.empty())
+          return false;
+        if (kernels == &parallel)
+          continue; // Loaded where it is timed, with more threads than one.
         kernels->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (!kernels->handle) {
           const char *why = dlerror();
@@ -586,7 +612,6 @@ bool detail::measureCpu(Stepper &step, const Options &options, CpuFigures &cpu,
                          " f32, " + std::to_string(threads) + " threads)"
                    : std::string("cpu parallel loop start (one thread: none)"));
   if (threads > 1 && !dir.empty()) {
-    Kernels parallel;
     std::string path = dir + "/parallel.so";
     parallel.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     auto serialFn = loops.get<UnaryFn>("exp_f32");
