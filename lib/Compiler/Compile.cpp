@@ -138,6 +138,7 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
   gpu.grain = options.grain;
   gpu.rowKernels = options.rowKernels;
   gpu.attentionKernel = options.attentionKernel;
+  gpu.constantsInPlace = options.constantsInPlace;
   gpu.channelsLast = options.channelsLast;
   gpu.avx512 = cpuHasAvx512(options.cpu);
   gpu.inlineF64Exp = inlineF64Exp(options);

@@ -310,6 +310,7 @@ void mlir::tide::buildGpuPipeline(OpPassManager &pm,
   kernels.useLibrary = options.cublas;
   kernels.fuseRows = options.rowKernels;
   kernels.fuseAttention = options.attentionKernel;
+  kernels.constantsInPlace = options.constantsInPlace;
   kernels.chip = options.chip;
   pm.addPass(createConvertLinalgToGPUPass(kernels));
   pm.addPass(createStripMemorySpacesPass());

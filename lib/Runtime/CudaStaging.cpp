@@ -378,11 +378,12 @@ extern "C" void tide_rt_release_constants(const void *begin, const void *end) {
     mgpuMemFree(reinterpret_cast<void *>(copy), nullptr);
 }
 
-extern "C" void tide_rt_gpu_copy_constant(void *dst, const void *src,
-                                          int64_t bytes, int64_t *slot) {
-  Driver &d = ready("copying a constant to the GPU");
-  auto s = static_cast<CUstream>(mgpuStreamCreate());
-  size_t size = static_cast<size_t>(bytes);
+namespace {
+/// The device copy of the module constant `src` behind `slot` (see
+/// tide_rt_gpu_copy_constant): uploaded on the first call, kept for the
+/// module's life. Ends the process when the GPU has no memory for it.
+CUdeviceptr deviceConstant(Driver &d, const void *src, size_t size,
+                           int64_t *slot, CUstream s) {
   CUdeviceptr copy = 0;
   char why[512] = {0};
   bool fresh = false;
@@ -407,9 +408,10 @@ extern "C" void tide_rt_gpu_copy_constant(void *dst, const void *src,
       fresh = true;
     }
     if (copy && fresh) {
-      timed(d, s, "copy constant host->device (once)", bytes, [&] {
-        stagedToDevice(d, copy, static_cast<const char *>(src), size, s);
-      });
+      timed(d, s, "copy constant host->device (once)",
+            static_cast<int64_t>(size), [&] {
+              stagedToDevice(d, copy, static_cast<const char *>(src), size, s);
+            });
       // Other threads' streams may use it as soon as the slot is set.
       check(d, d.cuStreamSynchronize(s), "copying a constant to the GPU");
       copies.bySlot[slot] = {copy, size};
@@ -418,10 +420,28 @@ extern "C" void tide_rt_gpu_copy_constant(void *dst, const void *src,
   }
   if (!copy)
     outOfMemory(why);
+  return copy;
+}
+} // namespace
+
+extern "C" void tide_rt_gpu_copy_constant(void *dst, const void *src,
+                                          int64_t bytes, int64_t *slot) {
+  Driver &d = ready("copying a constant to the GPU");
+  auto s = static_cast<CUstream>(mgpuStreamCreate());
+  size_t size = static_cast<size_t>(bytes);
+  CUdeviceptr copy = deviceConstant(d, src, size, slot, s);
   timed(d, s, "copy constant device->device", bytes, [&] {
     check(
         d,
         d.cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(dst), copy, size, s),
         "copying a constant on the GPU (cuMemcpyDtoDAsync)");
   });
+}
+
+extern "C" void *tide_rt_gpu_constant(const void *src, int64_t bytes,
+                                      int64_t *slot) {
+  Driver &d = ready("copying a constant to the GPU");
+  auto s = static_cast<CUstream>(mgpuStreamCreate());
+  return reinterpret_cast<void *>(
+      deviceConstant(d, src, static_cast<size_t>(bytes), slot, s));
 }

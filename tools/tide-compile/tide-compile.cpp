@@ -126,6 +126,12 @@ static cl::opt<bool> attentionKernel(
     cl::desc("Compute f16/bf16 attention (Q K^T, its scale and mask, softmax, "
              "times V) as one GPU kernel that keeps the scores in registers"),
     cl::init(true));
+static cl::opt<bool> constantsInPlace(
+    "gpu-constants-in-place",
+    cl::desc("Read constants that GPU code only reads (weights) from one "
+             "device copy uploaded at the first call, not from a fresh copy "
+             "of it at every call"),
+    cl::init(true));
 static cl::opt<bool> channelsLast(
     "gpu-channels-last",
     cl::desc("Run f16/bf16 GPU convolutions on channels-last (NHWC) data, "
@@ -279,6 +285,7 @@ int main(int argc, char **argv) {
   options.rowTiles = rowTiles;
   options.rowKernels = rowKernels;
   options.attentionKernel = attentionKernel;
+  options.constantsInPlace = constantsInPlace;
   options.channelsLast = channelsLast;
   options.cpuChannelsLast = cpuChannelsLast;
   if (cpuInlineF64Exp != Choice::Auto)

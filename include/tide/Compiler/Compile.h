@@ -80,6 +80,9 @@ struct CompileOptions {
   /// f16/bf16 attention as one fused GPU kernel
   /// (GpuPipelineOptions::attentionKernel).
   bool attentionKernel = true;
+  /// Read-only GPU constants read from the runtime's device copy
+  /// (GpuPipelineOptions::constantsInPlace).
+  bool constantsInPlace = true;
   /// f16/bf16 GPU convolutions channels-last
   /// (GpuPipelineOptions::channelsLast).
   bool channelsLast = true;

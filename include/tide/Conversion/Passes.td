@@ -194,7 +194,12 @@ def ConvertLinalgToGPUPass : Pass<"convert-linalg-to-gpu", "mlir::ModuleOp"> {
       runtime, which runs cuBLAS on the GPU (`use-library=false` generates
       a kernel instead);
     - `memref.alloc`/`dealloc`/`copy` on GPU memory: `gpu.alloc`/`dealloc`/
-      `memcpy` (a copy between strided GPU views becomes a kernel).
+      `memcpy` (a copy between strided GPU views becomes a kernel); a copy
+      of a constant global calls the runtime, which uploads the constant
+      once and copies it on the device; where the buffer is then only read
+      (an input of linalg ops, itself or through views), the runtime's
+      device copy is used in its place (`constants-in-place`, first):
+      no allocation and no copy per call.
 
     Kernels are named `<function>_<first payload op>_<n>` and all go into the
     `gpu.module @tide_kernels` when outlined. Host code that still reads or
@@ -209,6 +214,11 @@ def ConvertLinalgToGPUPass : Pass<"convert-linalg-to-gpu", "mlir::ModuleOp"> {
     Option<"fuseAttention", "fuse-attention", "bool", /*default=*/"true",
            "Run f16/bf16 attention (batched matmul, scale and mask, softmax, "
            "batched matmul) as one kernel of Tide's runtime">,
+    Option<"constantsInPlace", "constants-in-place", "bool",
+           /*default=*/"true",
+           "A constant copied into a GPU buffer that the function only reads "
+           "becomes the runtime's device copy of it (uploaded at the first "
+           "call): no allocation and copy per call">,
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
            "The GPU chip the code is for (sm_90, ...; empty when unknown): "
            "the fused attention kernel is built for sm_90 only">,

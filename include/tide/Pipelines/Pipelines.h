@@ -220,6 +220,13 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                      "times V) as one fused kernel (convert-linalg-to-gpu's "
                      "fuse-attention)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> constantsInPlace{
+      *this, "constants-in-place",
+      llvm::cl::desc("Read constants that the GPU code only reads from the "
+                     "runtime's device copy itself, uploaded at the first "
+                     "call, not from a copy of it per call "
+                     "(convert-linalg-to-gpu's constants-in-place)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> channelsLast{
       *this, "channels-last",
       llvm::cl::desc("Run f16/bf16 GPU convolutions on channels-last data, "

@@ -41,6 +41,7 @@
 /* Copy of a compiled module's constant into GPU memory (libTideCudaRuntime.so).
  */
 #define TIDE_RT_GPU_COPY_CONSTANT "tide_rt_gpu_copy_constant"
+#define TIDE_RT_GPU_CONSTANT "tide_rt_gpu_constant"
 
 #ifdef __cplusplus
 extern "C" {
@@ -203,6 +204,13 @@ void tide_rt_gpu_attention_bf16(TIDE_RT_GPU_ATTENTION_ARGS);
  * the old copy is freed. Errors print a message and exit with status 1. */
 void tide_rt_gpu_copy_constant(void *dst, const void *src, int64_t bytes,
                                int64_t *slot);
+
+/* The device copy of the read-only module constant src (`bytes` bytes),
+ * uploaded at the first call as tide_rt_gpu_copy_constant does: for a
+ * constant that the code only reads, which then uses that copy itself
+ * instead of a copy of it per call. Errors print a message and exit with
+ * status 1. */
+void *tide_rt_gpu_constant(const void *src, int64_t bytes, int64_t *slot);
 
 #define TIDE_RT_CPU_TEAM_SIZE "tide_rt_cpu_team_size"
 #define TIDE_RT_MAX_THREADS 1024

@@ -57,7 +57,7 @@ bool allOnGpu(func::FuncOp func) {
 
 /// A call into Tide's runtime that only queues work on the calling thread's
 /// stream: a cuBLAS GEMM, a cuDNN convolution, a fused attention, the copy of
-/// a constant from its cached device copy.
+/// a constant from its cached device copy (or that copy's address).
 bool isGemmCall(Operation *op) {
   auto call = dyn_cast<func::CallOp>(op);
   if (!call)
@@ -66,7 +66,7 @@ bool isGemmCall(Operation *op) {
   return callee.starts_with(TIDE_RT_GPU_GEMM_PREFIX) ||
          callee.starts_with(TIDE_RT_GPU_CONV_PREFIX) ||
          callee.starts_with(TIDE_RT_GPU_ATTENTION_PREFIX) ||
-         callee == TIDE_RT_GPU_COPY_CONSTANT;
+         callee == TIDE_RT_GPU_COPY_CONSTANT || callee == TIDE_RT_GPU_CONSTANT;
 }
 
 /// Whether `v` is (a view of) memory from gpu.alloc.

@@ -9,6 +9,8 @@
 // turns everything that touches them into GPU code, one strategy per file
 // (see LinalgToGPU.h):
 //
+//  - a constant copied into a GPU buffer that is only read becomes the
+//    runtime's device copy of the constant (uploaded at the first call);
 //  - memref.alloc/dealloc/copy on device memory become gpu.alloc/dealloc/
 //    memcpy (patterns, applied first; a copy between strided device views
 //    becomes a linalg.copy, lowered below);
@@ -72,6 +74,11 @@ struct ConvertLinalgToGPUPass
       if (kernels.onDevice(alloca))
         report(alloca, "a stack allocation in GPU memory cannot be lowered");
     });
+
+    // Constants the function only reads, while their readers are still
+    // linalg ops: the runtime's device copy itself, not a copy of it.
+    if (constantsInPlace)
+      useDeviceConstantsInPlace(kernels, func);
 
     // Convolutions for cuDNN first: they may erase the padding copies.
     if (useLibrary) {

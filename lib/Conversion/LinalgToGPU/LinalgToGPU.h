@@ -263,6 +263,11 @@ LogicalResult lowerLibraryConv(KernelBuilder &kernels, linalg::LinalgOp op);
 /// strided GPU views into a linalg.copy, lowered like other linalg ops).
 void populateMemoryToGPUPatterns(RewritePatternSet &patterns,
                                  const KernelBuilder &kernels);
+/// Constants copied into GPU buffers that the function then only reads use
+/// the runtime's device copy of the constant itself (tide_rt_gpu_constant):
+/// no allocation and no copy per call. Runs before the other lowerings,
+/// while every reader is still a linalg op.
+void useDeviceConstantsInPlace(const KernelBuilder &kernels, func::FuncOp func);
 /// Moves host allocations that sit between GPU work in `block` up before its
 /// first GPU op, so that the stream does not stop for them.
 void hoistHostAllocations(const KernelBuilder &kernels, Block &block);

@@ -6,7 +6,8 @@
 //
 // memref.alloc/dealloc/copy on GPU memory become gpu.alloc/dealloc/memcpy; a
 // copy of a constant global becomes a call that copies the runtime's cached
-// device copy of it (uploaded once per module, not at every call). A
+// device copy of it (uploaded once per module, not at every call), or, where
+// the buffer is only read, that device copy itself replaces the buffer. A
 // copy between strided GPU views becomes a linalg.copy (a kernel, made with
 // the other linalg ops); a copy between a strided view and the other side
 // goes through a contiguous buffer on the strided side.
@@ -19,6 +20,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
@@ -93,6 +95,47 @@ Value pointerOf(OpBuilder &b, Location loc, Value v) {
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
 }
 
+/// The bytes of a static, int or float `type`; nullopt for others.
+std::optional<int64_t> staticBytes(MemRefType type) {
+  Type element = type.getElementType();
+  if (!type.hasStaticShape() || !element.isIntOrFloat())
+    return std::nullopt;
+  return type.getNumElements() * ((element.getIntOrFloatBitWidth() + 7) / 8);
+}
+
+/// A zero-initialized slot global of `module` through which the runtime
+/// finds its device copy of `global` (one per copy site: renamed if taken).
+memref::GlobalOp createSlot(ModuleOp module, memref::GlobalOp global,
+                            Location loc) {
+  MLIRContext *ctx = module.getContext();
+  Builder b(ctx);
+  auto slotType = MemRefType::get({1}, b.getI64Type());
+  OpBuilder detached(ctx);
+  auto slot = memref::GlobalOp::create(
+      detached, loc, (global.getSymName() + "_device_copy").str(),
+      b.getStringAttr("private"), slotType,
+      DenseElementsAttr::get(RankedTensorType::get({1}, b.getI64Type()),
+                             b.getI64IntegerAttr(0).getValue()),
+      /*constant=*/false, /*alignment=*/nullptr);
+  SymbolTable(module).insert(slot);
+  return slot;
+}
+
+/// The runtime function `name` of `module` (declared if new), on i64s.
+func::FuncOp runtimeFunction(ModuleOp module, StringRef name, Location loc,
+                             unsigned numArgs, unsigned numResults) {
+  if (auto callee = module.lookupSymbol<func::FuncOp>(name))
+    return callee;
+  OpBuilder db = OpBuilder::atBlockBegin(module.getBody());
+  Type i64 = db.getI64Type();
+  auto callee = func::FuncOp::create(
+      db, loc, name,
+      FunctionType::get(module.getContext(), SmallVector<Type>(numArgs, i64),
+                        SmallVector<Type>(numResults, i64)));
+  callee.setPrivate();
+  return callee;
+}
+
 /// A copy of a constant into a contiguous GPU buffer: the runtime keeps one
 /// device copy of the constant per module (made at the first call, found
 /// through a zero-initialized slot global of the module) and copies it on
@@ -100,41 +143,90 @@ Value pointerOf(OpBuilder &b, Location loc, Value v) {
 LogicalResult copyConstant(memref::CopyOp copy, memref::GlobalOp global,
                            PatternRewriter &rewriter) {
   auto type = cast<MemRefType>(copy.getTarget().getType());
-  Type element = type.getElementType();
-  if (!type.hasStaticShape() || !element.isIntOrFloat())
+  std::optional<int64_t> bytes = staticBytes(type);
+  if (!bytes)
     return failure();
-  int64_t bytes =
-      type.getNumElements() * ((element.getIntOrFloatBitWidth() + 7) / 8);
   auto module = copy->getParentOfType<ModuleOp>();
   Location loc = copy.getLoc();
-  MLIRContext *ctx = rewriter.getContext();
-  auto slotType = MemRefType::get({1}, rewriter.getI64Type());
-  OpBuilder detached(ctx);
-  auto slot = memref::GlobalOp::create(
-      detached, loc, (global.getSymName() + "_device_copy").str(),
-      rewriter.getStringAttr("private"), slotType,
-      DenseElementsAttr::get(RankedTensorType::get({1}, rewriter.getI64Type()),
-                             rewriter.getI64IntegerAttr(0).getValue()),
-      /*constant=*/false, /*alignment=*/nullptr);
-  // Renamed if taken (a constant may be copied at several places).
-  SymbolTable(module).insert(slot);
-  auto callee = module.lookupSymbol<func::FuncOp>(TIDE_RT_GPU_COPY_CONSTANT);
-  if (!callee) {
-    OpBuilder db = OpBuilder::atBlockBegin(module.getBody());
-    Type i64 = db.getI64Type();
-    callee =
-        func::FuncOp::create(db, loc, TIDE_RT_GPU_COPY_CONSTANT,
-                             FunctionType::get(ctx, {i64, i64, i64, i64}, {}));
-    callee.setPrivate();
-  }
-  Value slotRef =
-      memref::GetGlobalOp::create(rewriter, loc, slotType, slot.getSymName());
+  memref::GlobalOp slot = createSlot(module, global, loc);
+  func::FuncOp callee =
+      runtimeFunction(module, TIDE_RT_GPU_COPY_CONSTANT, loc, 4, 0);
+  Value slotRef = memref::GetGlobalOp::create(rewriter, loc, slot.getType(),
+                                              slot.getSymName());
   Value operands[] = {pointerOf(rewriter, loc, copy.getTarget()),
                       pointerOf(rewriter, loc, copy.getSource()),
-                      arith::ConstantIntOp::create(rewriter, loc, bytes, 64),
+                      arith::ConstantIntOp::create(rewriter, loc, *bytes, 64),
                       pointerOf(rewriter, loc, slotRef)};
   rewriter.replaceOpWithNewOp<func::CallOp>(copy, callee, operands);
   return success();
+}
+
+/// Whether `buffer` (and the views of it) is only read, `writer` aside:
+/// linalg ops (and other destination-style ops) take it as an input, copies
+/// read it; `deallocs` gets the deallocations of `buffer` itself. Anything
+/// else (a destination, a call, a return) may write it or keep it.
+bool onlyRead(Value buffer, Operation *writer,
+              SmallVectorImpl<Operation *> &deallocs, bool isView = false) {
+  for (OpOperand &use : buffer.getUses()) {
+    Operation *user = use.getOwner();
+    if (user == writer)
+      continue;
+    if (isa<memref::DeallocOp>(user) && !isView) {
+      deallocs.push_back(user);
+      continue;
+    }
+    if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
+      if (view.getViewSource() == buffer && user->getNumResults() == 1 &&
+          onlyRead(user->getResult(0), writer, deallocs, /*isView=*/true))
+        continue;
+      return false;
+    }
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(user);
+        dps && dps.isDpsInput(&use))
+      continue;
+    if (auto copy = dyn_cast<memref::CopyOp>(user);
+        copy && copy.getSource() == buffer && copy.getTarget() != buffer)
+      continue;
+    return false;
+  }
+  return true;
+}
+
+/// `pointer` (an i64 device address) as a memref of the static, identity
+/// layout `type`: its descriptor, built in the LLVM dialect, cast to the
+/// memref (the cast folds away in the lowering to LLVM).
+Value memrefAt(OpBuilder &b, Location loc, Value pointer, MemRefType type) {
+  MLIRContext *ctx = b.getContext();
+  Type i64 = b.getI64Type();
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  int64_t rank = type.getRank();
+  SmallVector<Type> fields = {ptrType, ptrType, i64};
+  if (rank > 0) {
+    fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+    fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+  }
+  auto descType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  Value ptr = LLVM::IntToPtrOp::create(b, loc, ptrType, pointer);
+  Value desc = LLVM::PoisonOp::create(b, loc, descType);
+  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{0});
+  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{1});
+  auto constant = [&](int64_t v) -> Value {
+    return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
+  };
+  desc = LLVM::InsertValueOp::create(b, loc, desc, constant(0),
+                                     ArrayRef<int64_t>{2});
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  (void)type.getStridesAndOffset(strides, offset);
+  for (int64_t d = 0; d < rank; ++d) {
+    desc = LLVM::InsertValueOp::create(
+        b, loc, desc, constant(type.getDimSize(d)), ArrayRef<int64_t>{3, d});
+    desc = LLVM::InsertValueOp::create(b, loc, desc, constant(strides[d]),
+                                       ArrayRef<int64_t>{4, d});
+  }
+  return UnrealizedConversionCastOp::create(b, loc, TypeRange{type},
+                                            ValueRange{desc})
+      .getResult(0);
 }
 
 /// memref.copy from or to GPU memory -> gpu.memcpy between contiguous
@@ -207,6 +299,59 @@ void gpu_lowering::populateMemoryToGPUPatterns(RewritePatternSet &patterns,
                                                const KernelBuilder &kernels) {
   patterns.add<AllocToGPU, DeallocToGPU, CopyToGPU>(patterns.getContext(),
                                                     kernels);
+}
+
+void gpu_lowering::useDeviceConstantsInPlace(const KernelBuilder &kernels,
+                                             func::FuncOp func) {
+  if (func.isExternal())
+    return;
+  struct Site {
+    memref::CopyOp copy;
+    memref::AllocOp alloc;
+    memref::GlobalOp global;
+    SmallVector<Operation *> deallocs;
+  };
+  SmallVector<Site> sites;
+  func.walk([&](memref::CopyOp copy) {
+    memref::GlobalOp global = constantGlobal(copy.getSource());
+    auto alloc = copy.getTarget().getDefiningOp<memref::AllocOp>();
+    if (!global || !alloc || !kernels.onDevice(alloc) ||
+        !hasIdentityLayout(copy.getSource()) || !hasIdentityLayout(alloc) ||
+        !staticBytes(alloc.getType()) ||
+        copy.getSource().getType() != global.getType())
+      return;
+    Site site{copy, alloc, global, {}};
+    if (onlyRead(alloc, copy, site.deallocs))
+      sites.push_back(std::move(site));
+  });
+  if (sites.empty())
+    return;
+  auto module = func->getParentOfType<ModuleOp>();
+  // At the entry: before any GPU work, so that no wait for the stream
+  // comes before the calls (their first upload waits on its own).
+  OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+  for (Site &site : sites) {
+    Location loc = site.copy.getLoc();
+    MemRefType type = site.alloc.getType();
+    memref::GlobalOp slot = createSlot(module, site.global, loc);
+    func::FuncOp callee =
+        runtimeFunction(module, TIDE_RT_GPU_CONSTANT, loc, 3, 1);
+    Value source = memref::GetGlobalOp::create(b, loc, site.global.getType(),
+                                               site.global.getSymName());
+    Value slotRef =
+        memref::GetGlobalOp::create(b, loc, slot.getType(), slot.getSymName());
+    Value operands[] = {
+        pointerOf(b, loc, source),
+        arith::ConstantIntOp::create(b, loc, *staticBytes(type), 64),
+        pointerOf(b, loc, slotRef)};
+    Value pointer = func::CallOp::create(b, loc, callee, operands).getResult(0);
+    Value buffer = memrefAt(b, loc, pointer, type);
+    site.copy.erase();
+    for (Operation *dealloc : site.deallocs)
+      dealloc->erase();
+    site.alloc.getResult().replaceAllUsesWith(buffer);
+    site.alloc.erase();
+  }
 }
 
 void gpu_lowering::hoistHostAllocations(const KernelBuilder &kernels,

@@ -1,5 +1,7 @@
 // RUN: tide-opt %s --convert-linalg-to-gpu --split-input-file -verify-diagnostics \
 // RUN:   | FileCheck %s
+// RUN: tide-opt %s --convert-linalg-to-gpu="constants-in-place=false" --split-input-file \
+// RUN:   -verify-diagnostics | FileCheck %s --check-prefix=COPIES
 
 // Elementwise with broadcasting, rows not a multiple of 4: one thread per
 // point, indices from the linear thread id, the broadcast operand read
@@ -576,15 +578,29 @@ func.func @small_window_sum_f16(%x: memref<66x66xf16, #tide.device<cuda:0>>, %w:
 
 // A constant copied to the GPU: a call that copies the runtime's device copy
 // of it (uploaded at the first call, found through a slot global of the
-// module), not a host-to-device copy at every call. Two copies of the same
-// constant get two slots.
+// module), not a host-to-device copy at every call, where the buffer is then
+// written (here: a fill); two copies of the same constant get two slots. A
+// buffer the function only reads (an input of linalg ops, itself or through a
+// view) is the runtime's device copy itself: no allocation, copy or
+// deallocation per call (tide_rt_gpu_constant, at the entry).
 // CHECK: func.func private @tide_rt_gpu_copy_constant(i64, i64, i64, i64)
+// CHECK: func.func private @tide_rt_gpu_constant(i64, i64, i64) -> i64
 // CHECK: memref.global "private" constant @weights : memref<2x3xf32> = dense<1.500000e+00>
 // CHECK-LABEL: func.func @constant_copy(
+// CHECK: %[[RW:.*]] = memref.get_global @weights : memref<2x3xf32>
+// CHECK: %[[RSLOT:.*]] = memref.get_global @weights_device_copy{{.*}} : memref<1xi64>
+// CHECK: %[[RWP:.*]] = memref.extract_aligned_pointer_as_index %[[RW]]
+// CHECK: %[[RWI:.*]] = arith.index_cast %[[RWP]] : index to i64
+// CHECK: %[[RN:.*]] = arith.constant 24 : i64
+// CHECK: %[[RSP:.*]] = memref.extract_aligned_pointer_as_index %[[RSLOT]]
+// CHECK: %[[RSI:.*]] = arith.index_cast %[[RSP]] : index to i64
+// CHECK: %[[RP:.*]] = call @tide_rt_gpu_constant(%[[RWI]], %[[RN]], %[[RSI]]) : (i64, i64, i64) -> i64
+// CHECK: %[[RPTR:.*]] = llvm.inttoptr %[[RP]] : i64 to !llvm.ptr
+// CHECK: %[[RD:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> to memref<2x3xf32, #tide.device<cuda:0>>
 // CHECK: %[[W:.*]] = memref.get_global @weights : memref<2x3xf32>
 // CHECK: %[[D:.*]] = gpu.alloc () : memref<2x3xf32, #tide.device<cuda:0>>
 // CHECK-NOT: gpu.memcpy
-// CHECK: %[[SLOT:.*]] = memref.get_global @weights_device_copy : memref<1xi64>
+// CHECK: %[[SLOT:.*]] = memref.get_global @weights_device_copy{{.*}} : memref<1xi64>
 // CHECK: %[[DP:.*]] = memref.extract_aligned_pointer_as_index %[[D]]
 // CHECK: %[[DI:.*]] = arith.index_cast %[[DP]] : index to i64
 // CHECK: %[[WP:.*]] = memref.extract_aligned_pointer_as_index %[[W]]
@@ -596,22 +612,45 @@ func.func @small_window_sum_f16(%x: memref<66x66xf16, #tide.device<cuda:0>>, %w:
 // CHECK: call @tide_rt_gpu_copy_constant
 // A copy of a mutable global stays a host-to-device copy.
 // CHECK: gpu.memcpy
-// CHECK: memref.global "private" @weights_device_copy : memref<1xi64> = dense<0>
-// CHECK: memref.global "private" @weights_device_copy_{{[0-9]+}} : memref<1xi64> = dense<0>
+// The read-only buffer, through its view too, is read by the kernels; it
+// is never freed.
+// CHECK: function(@constant_copy_add_2)
+// CHECK: memref.load %[[RD]]
+// CHECK: memref.collapse_shape %[[RD]]
+// CHECK: function(@constant_copy_copy_3)
+// CHECK-NOT: gpu.dealloc %[[RD]]
+// CHECK: memref.global "private" @weights_device_copy{{.*}} : memref<1xi64> = dense<0>
+// CHECK: memref.global "private" @weights_device_copy{{.*}} : memref<1xi64> = dense<0>
+// CHECK: memref.global "private" @weights_device_copy{{.*}} : memref<1xi64> = dense<0>
+// With constants-in-place=false, the read-only buffer is a copy too.
+// COPIES-LABEL: func.func @constant_copy(
+// COPIES-NOT: tide_rt_gpu_constant(
+// COPIES-COUNT-3: call @tide_rt_gpu_copy_constant(
+// COPIES-NOT: tide_rt_gpu_constant(
+// COPIES: gpu.dealloc
 memref.global "private" constant @weights : memref<2x3xf32> = dense<1.5>
 memref.global "private" @state : memref<2x3xf32> = dense<0.0>
-func.func @constant_copy() {
+func.func @constant_copy(%x: memref<2x3xf32, #tide.device<cuda:0>>, %y: memref<2x3xf32, #tide.device<cuda:0>>, %z: memref<6xf32, #tide.device<cuda:0>>) {
   %w = memref.get_global @weights : memref<2x3xf32>
   %d = memref.alloc() : memref<2x3xf32, #tide.device<cuda:0>>
   memref.copy %w, %d : memref<2x3xf32> to memref<2x3xf32, #tide.device<cuda:0>>
+  %c = arith.constant 0.0 : f32
+  linalg.fill ins(%c : f32) outs(%d : memref<2x3xf32, #tide.device<cuda:0>>)
   %d2 = memref.alloc() : memref<2x3xf32, #tide.device<cuda:0>>
   memref.copy %w, %d2 : memref<2x3xf32> to memref<2x3xf32, #tide.device<cuda:0>>
+  linalg.add ins(%d2, %d2 : memref<2x3xf32, #tide.device<cuda:0>>, memref<2x3xf32, #tide.device<cuda:0>>) outs(%d2 : memref<2x3xf32, #tide.device<cuda:0>>)
   %s = memref.get_global @state : memref<2x3xf32>
   %d3 = memref.alloc() : memref<2x3xf32, #tide.device<cuda:0>>
   memref.copy %s, %d3 : memref<2x3xf32> to memref<2x3xf32, #tide.device<cuda:0>>
+  %r = memref.alloc() : memref<2x3xf32, #tide.device<cuda:0>>
+  memref.copy %w, %r : memref<2x3xf32> to memref<2x3xf32, #tide.device<cuda:0>>
+  linalg.add ins(%x, %r : memref<2x3xf32, #tide.device<cuda:0>>, memref<2x3xf32, #tide.device<cuda:0>>) outs(%y : memref<2x3xf32, #tide.device<cuda:0>>)
+  %v = memref.collapse_shape %r [[0, 1]] : memref<2x3xf32, #tide.device<cuda:0>> into memref<6xf32, #tide.device<cuda:0>>
+  linalg.copy ins(%v : memref<6xf32, #tide.device<cuda:0>>) outs(%z : memref<6xf32, #tide.device<cuda:0>>)
   memref.dealloc %d : memref<2x3xf32, #tide.device<cuda:0>>
   memref.dealloc %d2 : memref<2x3xf32, #tide.device<cuda:0>>
   memref.dealloc %d3 : memref<2x3xf32, #tide.device<cuda:0>>
+  memref.dealloc %r : memref<2x3xf32, #tide.device<cuda:0>>
   return
 }
 
