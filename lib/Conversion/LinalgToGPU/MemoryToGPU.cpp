@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -163,8 +164,8 @@ LogicalResult copyConstant(memref::CopyOp copy, memref::GlobalOp global,
 
 /// Whether `buffer` (and the views of it) is only read, `writer` aside:
 /// linalg ops (and other destination-style ops) take it as an input, copies
-/// read it; `deallocs` gets the deallocations of `buffer` itself. Anything
-/// else (a destination, a call, a return) may write it or keep it.
+/// and loads read it; `deallocs` gets the deallocations of `buffer` itself.
+/// Anything else (a destination, a call, a return) may write it or keep it.
 bool onlyRead(Value buffer, Operation *writer,
               SmallVectorImpl<Operation *> &deallocs, bool isView = false) {
   for (OpOperand &use : buffer.getUses()) {
@@ -186,6 +187,9 @@ bool onlyRead(Value buffer, Operation *writer,
       continue;
     if (auto copy = dyn_cast<memref::CopyOp>(user);
         copy && copy.getSource() == buffer && copy.getTarget() != buffer)
+      continue;
+    // Loads in a linalg op's payload (a gather's table, an embedding).
+    if (isa<memref::LoadOp, vector::LoadOp, vector::TransferReadOp>(user))
       continue;
     return false;
   }

@@ -371,6 +371,35 @@ def write_report(path, results, target, other=None, other_target=None):
         f.write("\n".join(lines) + "\n")
 
 
+# Libraries every machine that runs Tide's modules has (or Tide's own).
+SYSTEM_LIBRARIES = ("libc.so", "libm.so", "libmvec.so", "libstdc++.so", "libgcc_s.so", "ld-linux",
+                    "libdl.so", "libpthread.so", "librt.so", "libcuda.so", "libTideCudaRuntime.so")
+
+
+def copy_module_libraries(tmp, modules):
+    """With --build-only: copies the libraries `modules` load (libomp for
+    host loops across threads, OpenBLAS, oneDNN), other than the system's and
+    Tide's runtime, into TMP/lib, where --run-only finds them on a machine
+    without LLVM. Returns their names."""
+    found = set()
+    for so in modules:
+        p = subprocess.run(["ldd", so], capture_output=True, text=True)
+        for line in p.stdout.splitlines():
+            parts = line.split()
+            if len(parts) >= 3 and parts[1] == "=>" and parts[2].startswith("/"):
+                if not os.path.basename(parts[2]).startswith(SYSTEM_LIBRARIES):
+                    found.add(parts[2])
+    if not found:
+        return []
+    os.makedirs(os.path.join(tmp, "lib"), exist_ok=True)
+    names = {}
+    for f in sorted(found):
+        names.setdefault(os.path.basename(f), f)
+    for name, f in names.items():
+        shutil.copy(os.path.realpath(f), os.path.join(tmp, "lib", name))
+    return sorted(names)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tide-bin", required=True)
@@ -399,6 +428,11 @@ def main():
 
     if args.run_only:
         entries = json.load(open(manifest))
+        # The libraries --build-only copied (a machine without LLVM lacks
+        # libomp): found by every tide-run this starts.
+        if os.path.isdir(os.path.join(tmp, "lib")):
+            os.environ["LD_LIBRARY_PATH"] = os.pathsep.join(
+                [os.path.join(tmp, "lib")] + [p for p in [os.environ.get("LD_LIBRARY_PATH")] if p])
         # Paths in the manifest are relative to it.
         for e in entries:
             for k in ("so",):
@@ -439,7 +473,11 @@ def main():
                 rel.append(e)
             json.dump(rel, open(manifest, "w"), indent=0)
             built = sum(e["status"] == "built" for e in entries)
-            print("built %d of %d tests into %s" % (built, len(entries), tmp))
+            copied = copy_module_libraries(tmp, [e["so"] for e in entries if e.get("so")])
+            print("built %d of %d tests into %s%s" % (
+                built, len(entries), tmp,
+                "; libraries the modules load copied into %s/lib: %s" % (tmp, " ".join(copied))
+                if copied else ""))
             return 0
 
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
