@@ -300,20 +300,27 @@ struct MatmulToLibraryPass
         b.setInsertionPointToStart(module.getBody());
         callee = func::FuncOp::create(
             b, module.getLoc(), name,
-            b.getFunctionType({dynType, dynType, dynType}, {}));
+            b.getFunctionType({dynType, dynType, dynType, b.getI32Type()}, {}));
         callee.setPrivate();
         callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                         b.getUnitAttr());
       }
+      // A zero-filled output is overwritten (beta 0): no pass over it before.
+      Operation *init = nullptr;
+      bool accumulate = !outputIsZero(op, init);
+      if (init)
+        init->erase();
       b.setInsertionPoint(op);
+      Value flag = arith::ConstantIntOp::create(b, op.getLoc(), accumulate, 32);
       if (!isa<linalg::MatmulOp>(op)) {
         lowerBatchedGemm(b, op, matchBatchedGemm(op, GemmLibrary::HostBlas),
-                         callee, dynType, {});
+                         callee, dynType, {flag});
         continue;
       }
       SmallVector<Value> operands;
       for (Value v : op->getOperands())
         operands.push_back(memref::CastOp::create(b, op.getLoc(), dynType, v));
+      operands.push_back(flag);
       func::CallOp::create(b, op.getLoc(), callee, operands);
       op.erase();
     }

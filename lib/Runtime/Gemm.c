@@ -57,25 +57,25 @@ static int ld(const TideMemRef2D *m) {
 }
 
 void _mlir_ciface_tide_rt_gemm_f32(TideMemRef2D *a, TideMemRef2D *b,
-                                   TideMemRef2D *c) {
+                                   TideMemRef2D *c, int32_t accumulate) {
   int m = (int)a->sizes[0], k = (int)a->sizes[1], n = (int)b->sizes[1];
   if (m == 0 || n == 0)
     return;
   prepareThreads();
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
               (const float *)a->aligned + a->offset, ld(a),
-              (const float *)b->aligned + b->offset, ld(b), 1.0f,
-              (float *)c->aligned + c->offset, ld(c));
+              (const float *)b->aligned + b->offset, ld(b),
+              accumulate ? 1.0f : 0.0f, (float *)c->aligned + c->offset, ld(c));
 }
 
 void _mlir_ciface_tide_rt_gemm_f64(TideMemRef2D *a, TideMemRef2D *b,
-                                   TideMemRef2D *c) {
+                                   TideMemRef2D *c, int32_t accumulate) {
   int m = (int)a->sizes[0], k = (int)a->sizes[1], n = (int)b->sizes[1];
   if (m == 0 || n == 0)
     return;
   prepareThreads();
   cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0,
               (const double *)a->aligned + a->offset, ld(a),
-              (const double *)b->aligned + b->offset, ld(b), 1.0,
-              (double *)c->aligned + c->offset, ld(c));
+              (const double *)b->aligned + b->offset, ld(b),
+              accumulate ? 1.0 : 0.0, (double *)c->aligned + c->offset, ld(c));
 }

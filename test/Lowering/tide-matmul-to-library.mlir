@@ -203,16 +203,18 @@ func.func @strided_images(%q: memref<2x3x4x5xf32, strided<[120, 20, 5, 1]>>, %k:
 // DECLS: {{^}}2{{$}}
 
 // The declarations come first in the module, private, with the C interface.
-// CHECK-DAG: func.func private @tide_rt_gemm_f32(memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>) attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @tide_rt_gemm_f64(memref<?x?xf64, strided<[?, 1], offset: ?>>, memref<?x?xf64, strided<[?, 1], offset: ?>>, memref<?x?xf64, strided<[?, 1], offset: ?>>) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @tide_rt_gemm_f32(memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, memref<?x?xf32, strided<[?, 1], offset: ?>>, i32) attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @tide_rt_gemm_f64(memref<?x?xf64, strided<[?, 1], offset: ?>>, memref<?x?xf64, strided<[?, 1], offset: ?>>, memref<?x?xf64, strided<[?, 1], offset: ?>>, i32) attributes {llvm.emit_c_interface}
 
-// f32: A, B and C are cast, in that order, and passed to the f32 GEMM.
+// f32: A, B and C are cast, in that order, and passed to the f32 GEMM, which
+// accumulates into C (1: C += A B) where C's contents are not known to be 0.
 // CHECK-LABEL: func.func @gemm_f32(
 // CHECK-SAME: %[[A:.*]]: memref<4x5xf32>, %[[B:.*]]: memref<5x6xf32>, %[[C:.*]]: memref<4x6xf32>)
+// CHECK: %[[ACC:.*]] = arith.constant 1 : i32
 // CHECK: %[[CA:.*]] = memref.cast %[[A]] : memref<4x5xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
 // CHECK: %[[CB:.*]] = memref.cast %[[B]] : memref<5x6xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
 // CHECK: %[[CC:.*]] = memref.cast %[[C]] : memref<4x6xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
-// CHECK: call @tide_rt_gemm_f32(%[[CA]], %[[CB]], %[[CC]])
+// CHECK: call @tide_rt_gemm_f32(%[[CA]], %[[CB]], %[[CC]], %[[ACC]])
 // CHECK-NOT: linalg.matmul
 // CHECK: return
 func.func @gemm_f32(%a: memref<4x5xf32>, %b: memref<5x6xf32>, %c: memref<4x6xf32>) {
@@ -227,11 +229,11 @@ func.func @gemm_f32(%a: memref<4x5xf32>, %b: memref<5x6xf32>, %c: memref<4x6xf32
 // CHECK: %[[CA:.*]] = memref.cast %[[A]] : memref<?x?xf64> to memref<?x?xf64, strided<[?, 1], offset: ?>>
 // CHECK: %[[CB:.*]] = memref.cast %[[B]]
 // CHECK: %[[CC:.*]] = memref.cast %[[C]]
-// CHECK: call @tide_rt_gemm_f64(%[[CA]], %[[CB]], %[[CC]])
+// CHECK: call @tide_rt_gemm_f64(%[[CA]], %[[CB]], %[[CC]], %{{.*}})
 // CHECK: %[[CC2:.*]] = memref.cast %[[C]]
 // CHECK: %[[CB2:.*]] = memref.cast %[[B]]
 // CHECK: %[[CD:.*]] = memref.cast %[[D]]
-// CHECK: call @tide_rt_gemm_f64(%[[CC2]], %[[CB2]], %[[CD]])
+// CHECK: call @tide_rt_gemm_f64(%[[CC2]], %[[CB2]], %[[CD]], %{{.*}})
 // CHECK-NOT: linalg.matmul
 // CHECK: return
 func.func @two_gemms_f64(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf64>, %d: memref<?x?xf64>) {
@@ -248,6 +250,33 @@ func.func @two_gemms_f64(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x
 func.func @gemm_subview(%a: memref<4x5xf32>, %b: memref<5x6xf32>, %c: memref<2x6xf32>) {
   %s = memref.subview %a[1, 0] [2, 5] [1, 1] : memref<4x5xf32> to memref<2x5xf32, strided<[5, 1], offset: 5>>
   linalg.matmul ins(%s, %b : memref<2x5xf32, strided<[5, 1], offset: 5>>, memref<5x6xf32>) outs(%c : memref<2x6xf32>)
+  return
+}
+
+// A zero-filled output (the fill right before, or earlier with nothing
+// between reading it) is overwritten: beta 0 (flag 0), no fill left.
+// CHECK-LABEL: func.func @zero_output_f64(
+// CHECK-NOT: linalg.fill
+// CHECK: %[[OVERWRITE:.*]] = arith.constant 0 : i32
+// CHECK: call @tide_rt_gemm_f64(%{{.*}}, %{{.*}}, %{{.*}}, %[[OVERWRITE]])
+// CHECK-NOT: linalg.fill
+// CHECK: return
+func.func @zero_output_f64(%a: memref<4x5xf64>, %b: memref<5x6xf64>, %c: memref<4x6xf64>) {
+  %zero = arith.constant 0.0 : f64
+  linalg.fill ins(%zero : f64) outs(%c : memref<4x6xf64>)
+  linalg.matmul ins(%a, %b : memref<4x5xf64>, memref<5x6xf64>) outs(%c : memref<4x6xf64>)
+  return
+}
+
+// A fill with another value stays, and the product accumulates into it.
+// CHECK-LABEL: func.func @one_output_f64(
+// CHECK: linalg.fill
+// CHECK: %[[ACC:.*]] = arith.constant 1 : i32
+// CHECK: call @tide_rt_gemm_f64(%{{.*}}, %{{.*}}, %{{.*}}, %[[ACC]])
+func.func @one_output_f64(%a: memref<4x5xf64>, %b: memref<5x6xf64>, %c: memref<4x6xf64>) {
+  %one = arith.constant 1.0 : f64
+  linalg.fill ins(%one : f64) outs(%c : memref<4x6xf64>)
+  linalg.matmul ins(%a, %b : memref<4x5xf64>, memref<5x6xf64>) outs(%c : memref<4x6xf64>)
   return
 }
 
@@ -296,7 +325,7 @@ func.func @negative_tensor(%a: tensor<4x5xf32>, %b: tensor<5x6xf32>, %c: tensor<
 // CHECK: %[[A:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [%[[ROWS]], %{{.*}}], strides: [%{{.*}}, 1]
 // CHECK: %[[B:.*]] = memref.reinterpret_cast
 // CHECK: %[[C:.*]] = memref.reinterpret_cast
-// CHECK: call @tide_rt_gemm_f32(%[[A]], %[[B]], %[[C]])
+// CHECK: call @tide_rt_gemm_f32(%[[A]], %[[B]], %[[C]], %{{.*}})
 // CHECK-NOT: linalg.generic
 func.func @linear(%x: memref<2x3x4xf32>, %w: memref<4x5xf32>, %y: memref<2x3x5xf32>) {
   linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}

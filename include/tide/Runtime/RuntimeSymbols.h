@@ -56,12 +56,13 @@ typedef struct {
   int64_t strides[2];
 } TideMemRef2D;
 
-/* C += A * B for row-major (unit inner stride) A[M,K], B[K,N], C[M,N], on the
- * host, through the system BLAS (OpenBLAS). */
+/* C = A * B (accumulate = 0: C is not read) or C += A * B (accumulate != 0)
+ * for row-major (unit inner stride) A[M,K], B[K,N], C[M,N], on the host,
+ * through the system BLAS (OpenBLAS). */
 void _mlir_ciface_tide_rt_gemm_f32(TideMemRef2D *a, TideMemRef2D *b,
-                                   TideMemRef2D *c);
+                                   TideMemRef2D *c, int32_t accumulate);
 void _mlir_ciface_tide_rt_gemm_f64(TideMemRef2D *a, TideMemRef2D *b,
-                                   TideMemRef2D *c);
+                                   TideMemRef2D *c, int32_t accumulate);
 
 /* C = A * B (accumulate = 0) or C += A * B (accumulate != 0) on the GPU
  * (device pointers, row-major, unit inner strides) through cuBLAS, on the
