@@ -943,6 +943,9 @@ LogicalResult mlir::tide::emitSharedLibrary(ModuleOp module,
         options.optLevel == 0 ? builder.buildO0DefaultPipeline(level)
                               : builder.buildPerModuleDefaultPipeline(level);
     mpm.run(*llvmModule, mam);
+    const llvm::MCSubtargetInfo *subtarget = machine->getMCSubtargetInfo();
+    if (triple.isX86() && subtarget->checkFeatures("+avx512f"))
+      scaleByFloatExponents(*llvmModule, subtarget->checkFeatures("+avx512vl"));
   }
 
   // Object file next to the output, then link.

@@ -146,6 +146,14 @@ constexpr size_t kHugeGlueBlockInstructions = 10000;
 /// size. emitSharedLibrary runs it before optimizing.
 void keepVectorizersOffHugeGlue(llvm::Module &module);
 
+/// After LLVM's vectorizers, on x86 with AVX-512F: each vector llvm.ldexp
+/// whose exponent tide-expand-host-exp read from the bits of its rounding
+/// step (bits(s) - bits(1.5 * 2^23), f64: 2^52) becomes VSCALEF of s - 1.5 *
+/// 2^23, the exponent as the float VSCALEF takes (no integer subtraction and
+/// conversion back). 256- and 128-bit vectors need `avx512vl`. Returns how
+/// many calls it rewrote. emitSharedLibrary runs it after optimizing.
+unsigned scaleByFloatExponents(llvm::Module &module, bool avx512vl);
+
 /// Translates, optimizes and writes an object file; then links `outputPath`
 /// as a shared library with the system's C compiler driver. On failure
 /// returns the reason in `error`.
