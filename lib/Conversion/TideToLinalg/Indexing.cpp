@@ -242,6 +242,12 @@ struct LowerScatter : OpRewritePattern<ScatterOp> {
           (size != dataType.getDimSize(d) || ShapedType::isDynamic(size)))
         whole = false;
     }
+    // Host code updates the data in place through its loops, which read
+    // and write only the reachable elements: no slice. (A slice whose size
+    // is dynamic fails verification once folding finds that the data's
+    // dimension is 0: nonzero of an empty tensor, say.)
+    if (!placedOnGPU(op))
+      whole = true;
     SmallVector<OpFoldResult> zeros(rank, rewriter.getIndexAttr(0)),
         ones(rank, rewriter.getIndexAttr(1));
     Value part = data;
