@@ -637,7 +637,7 @@ func.func @default_device_not_a_device() attributes {tide.default_device = 0 : i
 
 // A misspelled tide.* attribute is rejected, not ignored.
 func.func @unknown_op_attribute(%a: tensor<4xf32>) {
-  // expected-error @+1 {{unknown Tide attribute 'tide.devices'; known: tide.device, tide.default_device, tide.colocate, tide.reason}}
+  // expected-error @+1 {{unknown Tide attribute 'tide.devices'; known: tide.device, tide.default_device, tide.colocate, tide.reason, tide.decomposed, tide.target, tide.conv_pads, tide.device_copy_slot}}
   %0 = tide.exp %a {tide.devices = #tide.device<cpu>} : tensor<4xf32>
   return
 }

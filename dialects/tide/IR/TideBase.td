@@ -74,6 +74,11 @@ def Tide_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getConvPadsAttrName() {
       return ::llvm::StringLiteral("tide.conv_pads");
     }
+    /// Unit attribute of the memref.global through which the GPU runtime
+    /// finds its device copy of a constant (one per constant of a module).
+    static constexpr ::llvm::StringLiteral getDeviceCopySlotAttrName() {
+      return ::llvm::StringLiteral("tide.device_copy_slot");
+    }
   }];
 }
 

@@ -238,10 +238,16 @@ LogicalResult TideDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name << "' must be an array of i64";
     return success();
   }
+  if (name == getDeviceCopySlotAttrName()) {
+    if (!isa<UnitAttr>(value))
+      return op->emitError() << "'" << name << "' must be a unit attribute";
+    return success();
+  }
   return op->emitError() << "unknown Tide attribute '" << name
                          << "'; known: tide.device, tide.default_device, "
                             "tide.colocate, tide.reason, tide.decomposed, "
-                            "tide.target, tide.conv_pads";
+                            "tide.target, tide.conv_pads, "
+                            "tide.device_copy_slot";
 }
 
 static LogicalResult verifyBoundaryAttr(Operation *op, NamedAttribute attr,

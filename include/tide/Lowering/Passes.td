@@ -481,7 +481,10 @@ def ExpandHostExpPass : Pass<"tide-expand-host-exp", "mlir::ModuleOp"> {
       `k2 = k - k1`, both normal powers of two built from the bits for
       every `k` in [-150, 129]. Either way results that underflow are
       rounded to subnormals once (not flushed to zero) and those that
-      overflow are `inf`;
+      overflow are `inf`. (VSCALEFPS takes its exponent as a float: after
+      LLVM's vectorizers, `tide-compile` gives it the float `k` the
+      reduction computed instead of converting the integer back:
+      `scaleByFloatExponents`, lib/Compiler/FloatExponentScaling.cpp);
     - `x` is clamped to [-104, 89] first (beyond it the result is 0 or
       `inf`); a NaN `x` stays NaN through every step (`k` is read from the
       bits of `x * log2(e) + 1.5 * 2^23`, with no float-to-integer

@@ -104,21 +104,28 @@ std::optional<int64_t> staticBytes(MemRefType type) {
   return type.getNumElements() * ((element.getIntOrFloatBitWidth() + 7) / 8);
 }
 
-/// A zero-initialized slot global of `module` through which the runtime
-/// finds its device copy of `global` (one per copy site: renamed if taken).
+/// The zero-initialized slot global of `module` through which the runtime
+/// finds its device copy of `global`: one per constant, shared by every copy
+/// site and function of the module (the runtime keys its copies by slot), so
+/// a constant read in several places is uploaded and kept once.
 memref::GlobalOp createSlot(ModuleOp module, memref::GlobalOp global,
                             Location loc) {
   MLIRContext *ctx = module.getContext();
   Builder b(ctx);
+  std::string name = (global.getSymName() + "_device_copy").str();
+  SymbolTable symbols(module);
+  if (auto existing = symbols.lookup<memref::GlobalOp>(name);
+      existing && existing->hasAttr(TideDialect::getDeviceCopySlotAttrName()))
+    return existing;
   auto slotType = MemRefType::get({1}, b.getI64Type());
   OpBuilder detached(ctx);
   auto slot = memref::GlobalOp::create(
-      detached, loc, (global.getSymName() + "_device_copy").str(),
-      b.getStringAttr("private"), slotType,
+      detached, loc, name, b.getStringAttr("private"), slotType,
       DenseElementsAttr::get(RankedTensorType::get({1}, b.getI64Type()),
                              b.getI64IntegerAttr(0).getValue()),
       /*constant=*/false, /*alignment=*/nullptr);
-  SymbolTable(module).insert(slot);
+  slot->setAttr(TideDialect::getDeviceCopySlotAttrName(), b.getUnitAttr());
+  symbols.insert(slot); // Renamed if a global of the module has the name.
   return slot;
 }
 
@@ -334,21 +341,26 @@ void gpu_lowering::useDeviceConstantsInPlace(const KernelBuilder &kernels,
   // At the entry: before any GPU work, so that no wait for the stream
   // comes before the calls (their first upload waits on its own).
   OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+  // One call per constant, whatever the number of sites reading it.
+  llvm::DenseMap<Operation *, Value> pointers;
   for (Site &site : sites) {
     Location loc = site.copy.getLoc();
     MemRefType type = site.alloc.getType();
-    memref::GlobalOp slot = createSlot(module, site.global, loc);
-    func::FuncOp callee =
-        runtimeFunction(module, TIDE_RT_GPU_CONSTANT, loc, 3, 1);
-    Value source = memref::GetGlobalOp::create(b, loc, site.global.getType(),
-                                               site.global.getSymName());
-    Value slotRef =
-        memref::GetGlobalOp::create(b, loc, slot.getType(), slot.getSymName());
-    Value operands[] = {
-        pointerOf(b, loc, source),
-        arith::ConstantIntOp::create(b, loc, *staticBytes(type), 64),
-        pointerOf(b, loc, slotRef)};
-    Value pointer = func::CallOp::create(b, loc, callee, operands).getResult(0);
+    Value &pointer = pointers[site.global];
+    if (!pointer) {
+      memref::GlobalOp slot = createSlot(module, site.global, loc);
+      func::FuncOp callee =
+          runtimeFunction(module, TIDE_RT_GPU_CONSTANT, loc, 3, 1);
+      Value source = memref::GetGlobalOp::create(b, loc, site.global.getType(),
+                                                 site.global.getSymName());
+      Value slotRef = memref::GetGlobalOp::create(b, loc, slot.getType(),
+                                                  slot.getSymName());
+      Value operands[] = {
+          pointerOf(b, loc, source),
+          arith::ConstantIntOp::create(b, loc, *staticBytes(type), 64),
+          pointerOf(b, loc, slotRef)};
+      pointer = func::CallOp::create(b, loc, callee, operands).getResult(0);
+    }
     Value buffer = memrefAt(b, loc, pointer, type);
     site.copy.erase();
     for (Operation *dealloc : site.deallocs)

@@ -579,7 +579,8 @@ func.func @small_window_sum_f16(%x: memref<66x66xf16, #tide.device<cuda:0>>, %w:
 // A constant copied to the GPU: a call that copies the runtime's device copy
 // of it (uploaded at the first call, found through a slot global of the
 // module), not a host-to-device copy at every call, where the buffer is then
-// written (here: a fill); two copies of the same constant get two slots. A
+// written (here: a fill); every site of one constant shares its slot (one
+// device copy, uploaded once, whatever the number of places reading it). A
 // buffer the function only reads (an input of linalg ops, itself or through a
 // view) is the runtime's device copy itself: no allocation, copy or
 // deallocation per call (tide_rt_gpu_constant, at the entry).
@@ -588,7 +589,7 @@ func.func @small_window_sum_f16(%x: memref<66x66xf16, #tide.device<cuda:0>>, %w:
 // CHECK: memref.global "private" constant @weights : memref<2x3xf32> = dense<1.500000e+00>
 // CHECK-LABEL: func.func @constant_copy(
 // CHECK: %[[RW:.*]] = memref.get_global @weights : memref<2x3xf32>
-// CHECK: %[[RSLOT:.*]] = memref.get_global @weights_device_copy{{.*}} : memref<1xi64>
+// CHECK: %[[RSLOT:.*]] = memref.get_global @weights_device_copy : memref<1xi64>
 // CHECK: %[[RWP:.*]] = memref.extract_aligned_pointer_as_index %[[RW]]
 // CHECK: %[[RWI:.*]] = arith.index_cast %[[RWP]] : index to i64
 // CHECK: %[[RN:.*]] = arith.constant 24 : i64
@@ -600,7 +601,7 @@ func.func @small_window_sum_f16(%x: memref<66x66xf16, #tide.device<cuda:0>>, %w:
 // CHECK: %[[W:.*]] = memref.get_global @weights : memref<2x3xf32>
 // CHECK: %[[D:.*]] = gpu.alloc () : memref<2x3xf32, #tide.device<cuda:0>>
 // CHECK-NOT: gpu.memcpy
-// CHECK: %[[SLOT:.*]] = memref.get_global @weights_device_copy{{.*}} : memref<1xi64>
+// CHECK: %[[SLOT:.*]] = memref.get_global @weights_device_copy : memref<1xi64>
 // CHECK: %[[DP:.*]] = memref.extract_aligned_pointer_as_index %[[D]]
 // CHECK: %[[DI:.*]] = arith.index_cast %[[DP]] : index to i64
 // CHECK: %[[WP:.*]] = memref.extract_aligned_pointer_as_index %[[W]]
@@ -619,9 +620,16 @@ func.func @small_window_sum_f16(%x: memref<66x66xf16, #tide.device<cuda:0>>, %w:
 // CHECK: memref.collapse_shape %[[RD]]
 // CHECK: function(@constant_copy_copy_3)
 // CHECK-NOT: gpu.dealloc %[[RD]]
-// CHECK: memref.global "private" @weights_device_copy{{.*}} : memref<1xi64> = dense<0>
-// CHECK: memref.global "private" @weights_device_copy{{.*}} : memref<1xi64> = dense<0>
-// CHECK: memref.global "private" @weights_device_copy{{.*}} : memref<1xi64> = dense<0>
+// Two read-only sites of the constant in another function: one call, the
+// same slot.
+// CHECK-LABEL: func.func @constant_twice(
+// CHECK: memref.get_global @weights_device_copy : memref<1xi64>
+// CHECK: call @tide_rt_gpu_constant(
+// CHECK-NOT: call @tide_rt_gpu_constant(
+// CHECK-NOT: gpu.alloc
+// CHECK: return
+// CHECK: memref.global "private" @weights_device_copy : memref<1xi64> = dense<0> {tide.device_copy_slot}
+// CHECK-NOT: @weights_device_copy_
 // With constants-in-place=false, the read-only buffer is a copy too.
 // COPIES-LABEL: func.func @constant_copy(
 // COPIES-NOT: tide_rt_gpu_constant(
@@ -651,6 +659,17 @@ func.func @constant_copy(%x: memref<2x3xf32, #tide.device<cuda:0>>, %y: memref<2
   memref.dealloc %d2 : memref<2x3xf32, #tide.device<cuda:0>>
   memref.dealloc %d3 : memref<2x3xf32, #tide.device<cuda:0>>
   memref.dealloc %r : memref<2x3xf32, #tide.device<cuda:0>>
+  return
+}
+func.func @constant_twice(%y: memref<2x3xf32, #tide.device<cuda:0>>) {
+  %w = memref.get_global @weights : memref<2x3xf32>
+  %a = memref.alloc() : memref<2x3xf32, #tide.device<cuda:0>>
+  memref.copy %w, %a : memref<2x3xf32> to memref<2x3xf32, #tide.device<cuda:0>>
+  %b = memref.alloc() : memref<2x3xf32, #tide.device<cuda:0>>
+  memref.copy %w, %b : memref<2x3xf32> to memref<2x3xf32, #tide.device<cuda:0>>
+  linalg.add ins(%a, %b : memref<2x3xf32, #tide.device<cuda:0>>, memref<2x3xf32, #tide.device<cuda:0>>) outs(%y : memref<2x3xf32, #tide.device<cuda:0>>)
+  memref.dealloc %a : memref<2x3xf32, #tide.device<cuda:0>>
+  memref.dealloc %b : memref<2x3xf32, #tide.device<cuda:0>>
   return
 }
 
