@@ -15,12 +15,22 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <malloc.h>
 #include <string>
 #include <unistd.h>
 
 using namespace tide::calibrate;
 
 int main(int argc, char **argv) {
+  // The kernels timed malloc their results and the calibrator frees them, as
+  // tide-run does with a module's: keep freed memory in the heap, as
+  // tide-run does, so that each call writes warm pages. Otherwise every call
+  // of a 2048^3 GEMM faults in a fresh 32 MB result from all of its threads
+  // at once (on a 16-core host that took about as long as the product: the
+  // f64 GEMM calibrated at 0.59-0.76 of tide-run's figure for the same
+  // kernel), and the figure would be the kernel's plus the page faults'.
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   auto fail = [](const std::string &message) {
     std::fprintf(stderr, "tide-calibrate: error: %s\n", message.c_str());
     std::exit(1);
