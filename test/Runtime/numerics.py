@@ -1679,7 +1679,8 @@ def gen_scatter(ops, t):
                  ((5, 3), ((7, 3), "i32"), 0, "columns, more than the axis, i32"),
                  ((4, 6), ((2, 3), "i64"), -1, "smaller indices"),
                  ((2, 3, 4), ((2, 2, 5), "i32"), 2, "rank 3"),
-                 ((None, 5), ((None, 2), "i64"), -1, "dynamic rows")]
+                 ((None, 5), ((None, 2), "i64"), -1, "dynamic rows"),
+                 ((None, 6), ((2, 3), "i64"), 1, "dynamic data, smaller indices")]
         # One function per reduction and group of cases (the runner takes
         # 16 tensors per call).
         for red in reductions:

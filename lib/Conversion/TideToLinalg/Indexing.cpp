@@ -248,10 +248,20 @@ struct LowerScatter : OpRewritePattern<ScatterOp> {
     // dimension is 0: nonzero of an empty tensor, say.)
     if (!placedOnGPU(op))
       whole = true;
+    // On a GPU, a part of dynamic size is copied out and back by generics
+    // that read the data element by element: a slice would fail the same
+    // way there (its subview, once the data's size folds to 0).
+    bool dynamicPart = false;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis &&
+          (ShapedType::isDynamic(shape[d]) || dataType.isDynamicDim(d)))
+        dynamicPart = true;
     SmallVector<OpFoldResult> zeros(rank, rewriter.getIndexAttr(0)),
         ones(rank, rewriter.getIndexAttr(1));
     Value part = data;
-    if (!whole)
+    if (!whole && dynamicPart)
+      part = copyPart(rewriter, loc, data, shape, sizes);
+    else if (!whole)
       part = tensor::ExtractSliceOp::create(
           rewriter, loc, RankedTensorType::get(shape, element), data, zeros,
           sizes, ones);
@@ -323,11 +333,86 @@ struct LowerScatter : OpRewritePattern<ScatterOp> {
     }
     if (widen)
       result = convertFloats(rewriter, loc, result, element);
-    if (!whole)
+    if (!whole && dynamicPart)
+      result = writeBackPart(rewriter, loc, result, data, axis);
+    else if (!whole)
       result = tensor::InsertSliceOp::create(rewriter, loc, result, data, zeros,
                                              sizes, ones);
     replaceFromSignless(rewriter, op, result);
     return success();
+  }
+
+  /// The data's elements below `sizes` (a part starting at 0), read one by
+  /// one by a parallel generic.
+  static Value copyPart(PatternRewriter &rewriter, Location loc, Value data,
+                        ArrayRef<int64_t> shape, ArrayRef<OpFoldResult> sizes) {
+    int64_t rank = shape.size();
+    SmallVector<Value> dyn;
+    for (int64_t d = 0; d < rank; ++d)
+      if (ShapedType::isDynamic(shape[d]))
+        dyn.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, sizes[d]));
+    Type element = cast<RankedTensorType>(data.getType()).getElementType();
+    Value init = tensor::EmptyOp::create(rewriter, loc, shape, element, dyn);
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    return linalg::GenericOp::create(
+               rewriter, loc, TypeRange{init.getType()}, ValueRange{},
+               ValueRange{init}, ArrayRef<AffineMap>{identity}, iterators,
+               [&](OpBuilder &b, Location l, ValueRange) {
+                 SmallVector<Value> coords;
+                 for (int64_t d = 0; d < rank; ++d)
+                   coords.push_back(linalg::IndexOp::create(b, l, d));
+                 linalg::YieldOp::create(
+                     b, l,
+                     tensor::ExtractOp::create(b, l, data, coords).getResult());
+               })
+        .getResult(0);
+  }
+
+  /// The data with `part` (its elements from 0 along every dimension; all
+  /// of `axis`) written over it, by a parallel generic over the data.
+  static Value writeBackPart(PatternRewriter &rewriter, Location loc,
+                             Value part, Value data, int64_t axis) {
+    auto dataType = cast<RankedTensorType>(data.getType());
+    int64_t rank = dataType.getRank();
+    SmallVector<Value> extents;
+    for (int64_t d = 0; d < rank; ++d)
+      extents.push_back(tensor::DimOp::create(rewriter, loc, part, d));
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    return linalg::GenericOp::create(
+               rewriter, loc, TypeRange{dataType}, ValueRange{},
+               ValueRange{data}, ArrayRef<AffineMap>{identity}, iterators,
+               [&](OpBuilder &b, Location l, ValueRange args) {
+                 SmallVector<Value> coords;
+                 Value inside;
+                 for (int64_t d = 0; d < rank; ++d) {
+                   coords.push_back(linalg::IndexOp::create(b, l, d));
+                   if (d == axis)
+                     continue;
+                   Value below =
+                       arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                             coords.back(), extents[d]);
+                   inside = inside ? arith::AndIOp::create(b, l, inside, below)
+                                         .getResult()
+                                   : below;
+                 }
+                 auto read = scf::IfOp::create(
+                     b, l, inside,
+                     [&](OpBuilder &tb, Location tl) {
+                       scf::YieldOp::create(
+                           tb, tl,
+                           tensor::ExtractOp::create(tb, tl, part, coords)
+                               .getResult());
+                     },
+                     [&](OpBuilder &eb, Location el) {
+                       scf::YieldOp::create(eb, el, args[0]);
+                     });
+                 linalg::YieldOp::create(b, l, read.getResult(0));
+               })
+        .getResult(0);
   }
 
   /// The result's side: a linalg.generic over the reachable part with one

@@ -1505,6 +1505,31 @@ func.func @scatter_gpu(%x: tensor<4x6xf32>, %i: tensor<2x3xi64>, %u: tensor<2x3x
   return %0 : tensor<4x6xf32>
 }
 
+// On a GPU, a reachable part of dynamic size is copied out and written back
+// by generics that read the data element by element, with no slice (whose
+// subview fails verification when the data's size folds to 0 later).
+// CHECK-LABEL: func.func @scatter_gpu_dynamic(
+// CHECK-SAME: %[[X:.*]]: tensor<?x6xf32>, %[[I:.*]]: tensor<2x3xi64>, %[[U:.*]]: tensor<2x3xf32>)
+// CHECK-NOT: extract_slice
+// CHECK: %[[E:.*]] = tensor.empty() {{.*}}: tensor<2x6xf32>
+// CHECK: %[[PART:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%[[E]] : tensor<2x6xf32>)
+// CHECK: tensor.extract %[[X]][
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[I]], %[[U]] : tensor<2x3xi64>, tensor<2x3xf32>) outs(%[[PART]] : tensor<2x6xf32>)
+// CHECK: %[[BACK:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%[[X]] : tensor<?x6xf32>)
+// CHECK-NEXT: ^bb0(%[[OLD:.*]]: f32):
+// CHECK: %[[ROW:.*]] = linalg.index 0 : index
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ROW]], %{{.*}} : index
+// CHECK: scf.if %[[IN]] -> (f32) {
+// CHECK: tensor.extract %[[G]][
+// CHECK: } else {
+// CHECK: scf.yield %[[OLD]] : f32
+// CHECK-NOT: insert_slice
+// CHECK: return %[[BACK]]
+func.func @scatter_gpu_dynamic(%x: tensor<?x6xf32>, %i: tensor<2x3xi64>, %u: tensor<2x3xf32>) -> tensor<?x6xf32> {
+  %0 = tide.scatter %x, %i, %u axis = 1 {tide.device = #tide.device<cuda:0>} : tensor<?x6xf32>, tensor<2x3xi64>, tensor<2x3xf32>
+  return %0 : tensor<?x6xf32>
+}
+
 // An f16 cumsum accumulates in f32 on every device and rounds once.
 // CHECK-LABEL: func.func @cumsum_f16(
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<6xf32>)
