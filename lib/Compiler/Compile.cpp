@@ -101,6 +101,7 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
     cpu.threads = options.threads;
     cpu.grain = options.grain;
     cpu.rowTiles = options.rowTiles;
+    cpu.pipelineRows = options.pipelineRows;
     cpu.channelsLast = options.cpuChannelsLast;
     cpu.avx512 = cpuHasAvx512(options.cpu);
     cpu.inlineF64Exp = inlineF64Exp(options);

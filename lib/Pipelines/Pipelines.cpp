@@ -270,6 +270,9 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
   OutlineLoopNestsPassOptions outline;
   outline.minNests = options.outlineMinNests;
   pm.addPass(createOutlineLoopNestsPass(outline));
+  // A row tile's next row read while the previous one is computed.
+  if (options.fuse && options.rowTiles && options.pipelineRows)
+    pm.addNestedPass<func::FuncOp>(createPipelineRowLoopsPass());
   // Innermost loops are vectorized by LLVM, not fully unrolled before it.
   pm.addNestedPass<func::FuncOp>(createAnnotateInnerLoopsPass());
   // Before lower-affine: expanding strided metadata creates affine.apply.

@@ -115,6 +115,11 @@ static cl::opt<bool>
              cl::desc("Compute softmax, norms and other reductions with their "
                       "consumers by row tiles that stay in the cache"),
              cl::init(true));
+static cl::opt<bool> pipelineRows(
+    "cpu-pipeline-rows",
+    cl::desc("In row tiles, read the next row while computing the previous "
+             "one (a softmax's maxima with the previous row's exponentials)"),
+    cl::init(true));
 static cl::opt<bool> rowKernels(
     "gpu-row-kernels",
     cl::desc("Compute each layer norm, softmax with its scale and mask, and "
@@ -283,6 +288,7 @@ int main(int argc, char **argv) {
   }
   options.outlineMinNests = outlineMinNests;
   options.rowTiles = rowTiles;
+  options.pipelineRows = pipelineRows;
   options.rowKernels = rowKernels;
   options.attentionKernel = attentionKernel;
   options.constantsInPlace = constantsInPlace;

@@ -72,6 +72,9 @@ struct CompileOptions {
   int64_t grain = kDefaultParallelGrain;
   /// Reductions and their consumers by row tiles (CpuPipelineOptions).
   bool rowTiles = true;
+  /// A row tile's next row read while the previous one is computed
+  /// (CpuPipelineOptions::pipelineRows).
+  bool pipelineRows = true;
   /// CPU functions with at least this many loop nests get one function per
   /// nest (CpuPipelineOptions::outlineMinNests; 0: never).
   int64_t outlineMinNests = 256;

@@ -148,6 +148,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
                      "norms) by row tiles that stay in the cache "
                      "(tide-tile-and-fuse-rows)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> pipelineRows{
+      *this, "pipeline-rows",
+      llvm::cl::desc("With row-tiles: read a tile's next row while the "
+                     "previous one is computed (tide-pipeline-row-loops)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> blas{
       *this, "blas",
       llvm::cl::desc("Run f32/f64 2-D matmuls through the host BLAS "
