@@ -25,6 +25,7 @@
 
 #include "tide/Lowering/Passes.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tide {
@@ -68,13 +69,14 @@ bool vectorizableUpdate(memref::StoreOp store) {
     return false;
   if (isa<arith::AddIOp, arith::MulIOp, arith::AndIOp, arith::OrIOp,
           arith::XOrIOp, arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp,
-          arith::MinUIOp, arith::MaxNumFOp, arith::MinNumFOp,
-          arith::MaximumFOp, arith::MinimumFOp>(def))
+          arith::MinUIOp, arith::MaxNumFOp, arith::MinNumFOp, arith::MaximumFOp,
+          arith::MinimumFOp>(def))
     return true;
   if (isa<arith::AddFOp, arith::MulFOp>(def)) {
-    auto flags = cast<arith::ArithFastMathInterface>(def).getFastMathFlagsAttr();
-    return flags && bitEnumContainsAll(flags.getValue(),
-                                       arith::FastMathFlags::reassoc);
+    auto flags =
+        cast<arith::ArithFastMathInterface>(def).getFastMathFlagsAttr();
+    return flags &&
+           bitEnumContainsAll(flags.getValue(), arith::FastMathFlags::reassoc);
   }
   return false;
 }
@@ -130,21 +132,37 @@ Value rootOf(Value memref) {
   return memref;
 }
 
-/// Whether two buffers may overlap: not when either is an allocation of
-/// its own, or when they are different globals.
+/// Where a buffer comes from, as far as telling buffers apart goes.
+enum class Origin { Allocation, Global, Argument, Unknown };
+
+Origin originOf(Value root) {
+  if (root.getDefiningOp<memref::AllocOp>() ||
+      root.getDefiningOp<memref::AllocaOp>())
+    return Origin::Allocation;
+  if (root.getDefiningOp<memref::GetGlobalOp>())
+    return Origin::Global;
+  if (auto arg = dyn_cast<BlockArgument>(root))
+    if (arg.getOwner()->isEntryBlock() &&
+        isa<FunctionOpInterface>(arg.getOwner()->getParentOp()))
+      return Origin::Argument;
+  return Origin::Unknown;
+}
+
+/// Whether two buffers may overlap: not when one is an allocation of its
+/// own and the other comes from elsewhere (an allocation, a global or an
+/// argument), nor when they are different globals. A buffer of unknown
+/// origin (a select of two, a call's result) may be any.
 bool mayAlias(Value a, Value b) {
   if (a == b)
     return true;
-  auto fresh = [](Value v) {
-    return v.getDefiningOp<memref::AllocOp>() ||
-           v.getDefiningOp<memref::AllocaOp>();
-  };
-  if (fresh(a) || fresh(b))
+  Origin oa = originOf(a), ob = originOf(b);
+  if (oa == Origin::Unknown || ob == Origin::Unknown)
+    return true;
+  if (oa == Origin::Allocation || ob == Origin::Allocation)
     return false;
-  auto ga = a.getDefiningOp<memref::GetGlobalOp>();
-  auto gb = b.getDefiningOp<memref::GetGlobalOp>();
-  if (ga && gb)
-    return ga.getName() != gb.getName() ? false : true;
+  if (oa == Origin::Global && ob == Origin::Global)
+    return a.getDefiningOp<memref::GetGlobalOp>().getName() ==
+           b.getDefiningOp<memref::GetGlobalOp>().getName();
   return true;
 }
 
@@ -153,13 +171,13 @@ bool mayAlias(Value a, Value b) {
 bool collectAccesses(Operation *op, SmallVectorImpl<Access> &accesses) {
   WalkResult result = op->walk([&](Operation *nested) {
     if (auto load = dyn_cast<memref::LoadOp>(nested)) {
-      accesses.push_back({load.getMemRef(),
-                          SmallVector<Value>(load.getIndices()), false});
+      accesses.push_back(
+          {load.getMemRef(), SmallVector<Value>(load.getIndices()), false});
       return WalkResult::advance();
     }
     if (auto store = dyn_cast<memref::StoreOp>(nested)) {
-      accesses.push_back({store.getMemRef(),
-                          SmallVector<Value>(store.getIndices()), true});
+      accesses.push_back(
+          {store.getMemRef(), SmallVector<Value>(store.getIndices()), true});
       return WalkResult::advance();
     }
     if (isa<scf::ForOp, scf::YieldOp>(nested) || isMemoryEffectFree(nested))
@@ -174,8 +192,7 @@ bool collectAccesses(Operation *op, SmallVectorImpl<Access> &accesses) {
 bool independent(ArrayRef<Access> a, ArrayRef<Access> b) {
   for (const Access &x : a)
     for (const Access &y : b)
-      if ((x.write || y.write) &&
-          mayAlias(rootOf(x.memref), rootOf(y.memref)))
+      if ((x.write || y.write) && mayAlias(rootOf(x.memref), rootOf(y.memref)))
         return false;
   return true;
 }
@@ -275,6 +292,8 @@ struct PipelineRowLoopsPass
   }
 
   void runOnBlock(RewriterBase &rewriter, Block *block) {
+    if (block->empty())
+      return;
     for (Operation *op = &block->front(); op; op = op->getNextNode()) {
       std::optional<RowNest> p = matchRowNest(op);
       if (!p)

@@ -289,3 +289,34 @@ func.func @shapes(%x: memref<4x8xf32>) -> memref<4x8xf32> {
   }
   return %y : memref<4x8xf32>
 }
+
+// ... and a written buffer of unknown origin (here a call's result), which
+// may be the one the first nest reads.
+// CHECK-LABEL: func.func @unknown_origin(
+// CHECK-NOT: arith.addi
+// CHECK: return
+func.func private @some_buffer() -> memref<4x8xf32>
+func.func @unknown_origin() -> memref<4x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %x = memref.alloc() : memref<4x8xf32>
+  %y = func.call @some_buffer() : () -> memref<4x8xf32>
+  %m = memref.alloca() : memref<4xf32>
+  scf.for %r = %c0 to %c4 step %c1 {
+    scf.for %j = %c0 to %c8 step %c1 {
+      %v = memref.load %x[%r, %j] : memref<4x8xf32>
+      %a = memref.load %m[%r] : memref<4xf32>
+      %b = arith.maxnumf %v, %a : f32
+      memref.store %b, %m[%r] : memref<4xf32>
+    }
+  }
+  scf.for %r = %c0 to %c4 step %c1 {
+    scf.for %j = %c0 to %c8 step %c1 {
+      %a = memref.load %m[%r] : memref<4xf32>
+      memref.store %a, %y[%r, %j] : memref<4x8xf32>
+    }
+  }
+  return %y : memref<4x8xf32>
+}
