@@ -9,15 +9,16 @@
 #in = affine_map<(d0, d1) -> (d0, d1)>
 #out = affine_map<(d0, d1) -> (d1)>
 
-// 4096 rows in 64 parts of 64: the first op is parallel over the parts (and
-// the columns), the second reduces the 64 partial rows.
+// 4096 rows in 16 parts of 256 (parts of at least 256 rows: the partial
+// rows are written, read back and combined): the first op is parallel over
+// the parts (and the columns), the second reduces the 16 partial rows.
 // CHECK-LABEL: func.func @column_sum(
 // CHECK-SAME: %[[X:.*]]: tensor<4096x2048xf32>
-// CHECK: %[[PARTS:.*]] = tensor.expand_shape %[[X]] {{\[\[}}0, 1], [2]] output_shape [64, 64, 2048]
-// CHECK: %[[ZERO:.*]] = linalg.fill {{.*}} -> tensor<64x2048xf32>
-// CHECK: %[[PARTIAL:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[PARTS]] : tensor<64x64x2048xf32>) outs(%[[ZERO]] : tensor<64x2048xf32>)
+// CHECK: %[[PARTS:.*]] = tensor.expand_shape %[[X]] {{\[\[}}0, 1], [2]] output_shape [16, 256, 2048]
+// CHECK: %[[ZERO:.*]] = linalg.fill {{.*}} -> tensor<16x2048xf32>
+// CHECK: %[[PARTIAL:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[PARTS]] : tensor<16x256x2048xf32>) outs(%[[ZERO]] : tensor<16x2048xf32>)
 // CHECK: arith.addf {{.*}} fastmath<reassoc>
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[PARTIAL]] : tensor<64x2048xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[PARTIAL]] : tensor<16x2048xf32>)
 // CHECK-SAME: {tide.device = #tide.device<cpu>}
 func.func @column_sum(%x: tensor<4096x2048xf32>, %init: tensor<2048xf32>) -> tensor<2048xf32> {
   %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["reduction", "parallel"]}
@@ -203,4 +204,41 @@ func.func @keepdims_sum(%x: tensor<1024x2048xf32>, %init: tensor<1x1xf32>) -> te
     linalg.yield %s : f32
   } -> tensor<1x1xf32>
   return %r : tensor<1x1xf32>
+}
+
+// -----
+
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d1)>
+
+// 32768 rows: 64 parts of 512 (at most 64 parts).
+// CHECK-LABEL: func.func @tall_column_sum(
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [64, 512, 64]
+func.func @tall_column_sum(%x: tensor<32768x64xf32>, %init: tensor<64xf32>) -> tensor<64xf32> {
+  %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<32768x64xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d1)>
+
+// 1024 rows: 16 parts of 64 all the same (fewer than 256 rows a part, but
+// 16 parts where the rows allow, for 16 threads).
+// CHECK-LABEL: func.func @short_column_sum(
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [16, 64, 8192]
+func.func @short_column_sum(%x: tensor<1024x8192xf32>, %init: tensor<8192xf32>) -> tensor<8192xf32> {
+  %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<1024x8192xf32>) outs(%init : tensor<8192xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  } -> tensor<8192xf32>
+  return %r : tensor<8192xf32>
 }

@@ -626,10 +626,14 @@ def SplitColumnReductionsPass
     loop over the columns, which `tide-parallelize-loops` can only run on
     one thread (a parallel region per row would cost more than the row).
     This pass applies upstream's `linalg::splitReduction`: the rows are cut
-    into K parts (the largest power of two up to 64 that divides them, each
-    part at least 2 rows), a first op reduces each part into a row of a
-    K x cols tensor (parallel over the parts: each thread reads whole,
-    contiguous rows), and a second, small op reduces those K rows.
+    into K parts (the largest power of two up to 64 that divides them and
+    leaves each part at least 256 rows, but up to 16 parts where the rows
+    allow parts of at least 2 rows), a first op reduces each part into a
+    row of a K x cols tensor (parallel over the parts: each thread reads
+    whole, contiguous rows), and a second, small op reduces those K rows.
+    The K partial rows are written, read back and combined, K / rows of the
+    input's traffic again per pass: a column sum over 4096x2048 f32 took
+    1.035x its unsplit time on one thread in 64 parts, 1.017x in 16.
 
     Full reductions get the same treatment: one loop reduced into a scalar
     (the sum of a vector, an exp-and-sum) is cut into K contiguous slices,
