@@ -729,6 +729,9 @@ LogicalResult convertContribRotary(NodeImporter &n) {
   if (n.attrInt("is_packed_batching", 0))
     return n.fail("RotaryEmbedding with is_packed_batching is not supported");
   Value x = n.in(0), positions = n.in(1);
+  // (Checked here too: the offset form below reads the sequence axis.)
+  if (rankOf(x) != 3 && rankOf(x) != 4)
+    return n.fail("RotaryEmbedding needs an input of rank 3 or 4");
   Type i64 = IntegerType::get(n.ctx, 64);
   positions = n.cast(positions, i64);
   auto ps = shapeOf(positions);

@@ -189,6 +189,15 @@ model("rope_partial", [helper.make_node("RotaryEmbedding", ["x", "p", "c", "s"],
        vi("c", F32, [maxpos, 2]), vi("s", F32, [maxpos, 2])],
       [vi("y", F32, [B, S, 2 * d])],
       arrays=[rand(B, S, 2 * d), rpos, rand(maxpos, 2), rand(maxpos, 2)])
+# A rank-2 input with an offset: refused with the rank message (the offset
+# form read the sequence axis of the rank-1 or -2 input out of bounds before,
+# found by the ONNX fuzzer).
+model("rope_rank2_offset", [helper.make_node("RotaryEmbedding", ["x", "p", "c", "s"], ["y"],
+                                             domain=MS)],
+      [vi("x", F32, [S, d]), vi("p", TensorProto.INT64, [1]),
+       vi("c", F32, [maxpos, d // 2]), vi("s", F32, [maxpos, d // 2])],
+      [vi("y", F32, [S, d])],
+      arrays=[rand(S, d), np.array([4], np.int64), cos_c, sin_c])
 
 
 # The contrib domain's QuantizeLinear and DequantizeLinear (per channel).
