@@ -353,12 +353,12 @@ def cpu_checks(table, cpu, tide_bin=None, kernels=None):
                 np.save(pb, b)
                 out = subprocess.run([os.path.join(tide_bin, "tide-run"), module,
                                       "--entry=gemm_" + name, "--input=" + pa, "--input=" + pb,
-                                      "--repeat=10"], capture_output=True, text=True)
+                                      "--repeat=30"], capture_output=True, text=True)
             m = re.search(r"min ([0-9.]+) us", out.stdout)
             if m:
                 tide_rate = 2.0 * n ** 3 / (float(m.group(1)) * 1e-6)
                 table.add("cpu GEMM %s %d^3" % (name, n), peak.get(name, 0), tide_rate / 1e9,
-                          "GFLOP/s", how="tide-run --repeat=10 of the calibration's gemm_%s (min), "
+                          "GFLOP/s", how="tide-run --repeat=30 of the calibration's gemm_%s (min), "
                           "as bench/ times modules" % name)
             else:
                 print("tide-run of %s failed: %s" % (module, (out.stdout + out.stderr).strip()[-300:]))
@@ -380,12 +380,12 @@ def cpu_checks(table, cpu, tide_bin=None, kernels=None):
                       "GFLOP/s", checked=False, how="torch.mm on %d threads (another BLAS)" % threads)
     n = 1 << 24
     a, b, c = np.zeros(n), np.ones(n), np.ones(n)
-    measured = [(best_rate(3.0 * 8 * n, timed(lambda: np.add(b, c, out=a), 7)) / 1e9,
+    measured = [(best_rate(3.0 * 8 * n, timed(lambda: np.add(b, c, out=a), 20)) / 1e9,
                  "numpy.add over 3 x 128 MiB")]
     if torch is not None:
         torch.set_num_threads(1)
         ta, tb, tc = torch.from_numpy(a), torch.from_numpy(b), torch.from_numpy(c)
-        measured.append((best_rate(3.0 * 8 * n, timed(lambda: torch.add(tb, tc, out=ta), 7)) / 1e9,
+        measured.append((best_rate(3.0 * 8 * n, timed(lambda: torch.add(tb, tc, out=ta), 20)) / 1e9,
                          "torch.add on 1 thread over 3 x 128 MiB"))
     best_of("cpu bandwidth, 1 thread", cpu.get("core_bandwidth_gbps", 0), "GB/s", measured)
     if torch is not None:
@@ -402,7 +402,7 @@ def cpu_checks(table, cpu, tide_bin=None, kernels=None):
                       % threads)
         ta, tb, tc = torch.zeros(n, dtype=torch.float64), torch.ones(n, dtype=torch.float64), \
             torch.ones(n, dtype=torch.float64)
-        rate = best_rate(3.0 * 8 * n, timed(lambda: torch.add(tb, tc, out=ta), 7))
+        rate = best_rate(3.0 * 8 * n, timed(lambda: torch.add(tb, tc, out=ta), 40))
         table.add("cpu bandwidth, %d threads" % threads, cpu.get("bandwidth_gbps", 0), rate / 1e9,
                   "GB/s", how="torch.add on %d threads over 3 x 128 MiB" % threads)
     conv = cpu.get("conv_gflops", {}).get("f32", 0)

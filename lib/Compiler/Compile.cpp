@@ -48,6 +48,8 @@ using namespace mlir;
 using namespace mlir::tide;
 
 static bool cpuHasAvx512(StringRef cpu);
+static bool cpuHasFeature(StringRef cpu, StringRef feature);
+static int64_t cpuStreamVectorBytes(const CompileOptions &options);
 static bool inlineF64Exp(const CompileOptions &options);
 
 LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
@@ -104,6 +106,9 @@ LogicalResult mlir::tide::lowerToLLVMDialect(ModuleOp module,
     cpu.pipelineRows = options.pipelineRows;
     cpu.channelsLast = options.cpuChannelsLast;
     cpu.avx512 = cpuHasAvx512(options.cpu);
+    if (!options.streamStores)
+      cpu.streamBytes = 0;
+    cpu.streamVectorBytes = cpuStreamVectorBytes(options);
     cpu.inlineF64Exp = inlineF64Exp(options);
     cpu.outlineMinNests = options.outlineMinNests;
     buildCpuPipeline(lower, cpu);
@@ -649,10 +654,26 @@ static void initializeNativeTarget() {
 /// Whether code built for `cpu` (an LLVM CPU name, or "native") may use
 /// AVX-512F.
 static bool cpuHasAvx512(StringRef cpu) {
+  return cpuHasFeature(cpu, "avx512f");
+}
+
+/// Bytes of the widest x86 vectors code for `options.cpu` uses (0 where the
+/// host is not x86): the non-temporal stores of tide-stream-stores.
+static int64_t cpuStreamVectorBytes(const CompileOptions &options) {
+  if (!llvm::Triple(llvm::sys::getDefaultTargetTriple()).isX86())
+    return 0;
+  if (options.vectorWidth >= 512 && cpuHasFeature(options.cpu, "avx512f"))
+    return 64;
+  return cpuHasFeature(options.cpu, "avx") ? 32 : 16;
+}
+
+/// Whether code built for `cpu` (an LLVM CPU name, or "native") may use the
+/// x86 feature `feature` (LLVM's name, without the +).
+static bool cpuHasFeature(StringRef cpu, StringRef feature) {
   initializeNativeTarget();
   if (cpu == "native") {
     llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-    auto it = features.find("avx512f");
+    auto it = features.find(feature);
     return it != features.end() && it->second;
   }
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
@@ -665,7 +686,7 @@ static bool cpuHasAvx512(StringRef cpu) {
     return false;
   std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
       target->createMCSubtargetInfo(triple, cpu, ""));
-  return subtarget && subtarget->checkFeatures("+avx512f");
+  return subtarget && subtarget->checkFeatures(("+" + feature).str());
 }
 
 /// The CPU LLVM names for `cpu` ("native": this machine's).

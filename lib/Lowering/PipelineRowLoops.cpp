@@ -25,6 +25,8 @@
 
 #include "tide/Lowering/Passes.h"
 
+#include "BufferOrigins.h"
+
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -118,52 +120,6 @@ std::optional<RowNest> matchRowNest(Operation *op) {
       return std::nullopt;
   }
   return RowNest{outer, inner, *rows};
-}
-
-/// The buffer a memref view is of: through subviews, casts and reshapes.
-Value rootOf(Value memref) {
-  while (Operation *def = memref.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
-      memref = view.getViewSource();
-      continue;
-    }
-    break;
-  }
-  return memref;
-}
-
-/// Where a buffer comes from, as far as telling buffers apart goes.
-enum class Origin { Allocation, Global, Argument, Unknown };
-
-Origin originOf(Value root) {
-  if (root.getDefiningOp<memref::AllocOp>() ||
-      root.getDefiningOp<memref::AllocaOp>())
-    return Origin::Allocation;
-  if (root.getDefiningOp<memref::GetGlobalOp>())
-    return Origin::Global;
-  if (auto arg = dyn_cast<BlockArgument>(root))
-    if (arg.getOwner()->isEntryBlock() &&
-        isa<FunctionOpInterface>(arg.getOwner()->getParentOp()))
-      return Origin::Argument;
-  return Origin::Unknown;
-}
-
-/// Whether two buffers may overlap: not when one is an allocation of its
-/// own and the other comes from elsewhere (an allocation, a global or an
-/// argument), nor when they are different globals. A buffer of unknown
-/// origin (a select of two, a call's result) may be any.
-bool mayAlias(Value a, Value b) {
-  if (a == b)
-    return true;
-  Origin oa = originOf(a), ob = originOf(b);
-  if (oa == Origin::Unknown || ob == Origin::Unknown)
-    return true;
-  if (oa == Origin::Allocation || ob == Origin::Allocation)
-    return false;
-  if (oa == Origin::Global && ob == Origin::Global)
-    return a.getDefiningOp<memref::GetGlobalOp>().getName() ==
-           b.getDefiningOp<memref::GetGlobalOp>().getName();
-  return true;
 }
 
 /// Every load and store under `op`; false when `op` holds another

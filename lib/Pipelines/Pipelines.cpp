@@ -273,6 +273,14 @@ void mlir::tide::buildCpuPipeline(OpPassManager &pm,
   // A row tile's next row read while the previous one is computed.
   if (options.fuse && options.rowTiles && options.pipelineRows)
     pm.addNestedPass<func::FuncOp>(createPipelineRowLoopsPass());
+  // Large results written once: non-temporal vector stores, which do not
+  // read the lines they write into the cache first.
+  if (options.streamBytes > 0 && options.streamVectorBytes > 0) {
+    StreamStoresPassOptions stream;
+    stream.minBytes = options.streamBytes;
+    stream.vectorBytes = options.streamVectorBytes;
+    pm.addNestedPass<func::FuncOp>(createStreamStoresPass(stream));
+  }
   // Innermost loops are vectorized by LLVM, not fully unrolled before it.
   pm.addNestedPass<func::FuncOp>(createAnnotateInnerLoopsPass());
   // Before lower-affine: expanding strided metadata creates affine.apply.

@@ -120,6 +120,11 @@ static cl::opt<bool> pipelineRows(
     cl::desc("In row tiles, read the next row while computing the previous "
              "one (a softmax's maxima with the previous row's exponentials)"),
     cl::init(true));
+static cl::opt<bool> streamStores(
+    "cpu-stream-stores",
+    cl::desc("Write results of 8 MiB or more that a loop writes once with "
+             "non-temporal vector stores (no read of their lines first)"),
+    cl::init(true));
 static cl::opt<bool> rowKernels(
     "gpu-row-kernels",
     cl::desc("Compute each layer norm, softmax with its scale and mask, and "
@@ -289,6 +294,7 @@ int main(int argc, char **argv) {
   options.outlineMinNests = outlineMinNests;
   options.rowTiles = rowTiles;
   options.pipelineRows = pipelineRows;
+  options.streamStores = streamStores;
   options.rowKernels = rowKernels;
   options.attentionKernel = attentionKernel;
   options.constantsInPlace = constantsInPlace;

@@ -75,6 +75,9 @@ struct CompileOptions {
   /// A row tile's next row read while the previous one is computed
   /// (CpuPipelineOptions::pipelineRows).
   bool pipelineRows = true;
+  /// Results of 8 MiB or more that a loop writes once are written with
+  /// non-temporal vector stores (CpuPipelineOptions::streamBytes).
+  bool streamStores = true;
   /// CPU functions with at least this many loop nests get one function per
   /// nest (CpuPipelineOptions::outlineMinNests; 0: never).
   int64_t outlineMinNests = 256;

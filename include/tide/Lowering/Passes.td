@@ -317,6 +317,84 @@ def PipelineRowLoopsPass
                            "mlir::arith::ArithDialect"];
 }
 
+def StreamStoresPass : Pass<"tide-stream-stores", "mlir::func::FuncOp"> {
+  let summary = "Write large host results with non-temporal vector stores";
+  let description = [{
+    Runs on loop-level host code (after `convert-linalg-to-loops` and the
+    OpenMP conversion, before `tide-annotate-inner-loops`). An ordinary store
+    to a line that is not in the cache first reads the line from memory
+    (read for ownership), so a loop that writes a result it never reads
+    moves the result's bytes twice: a 16 MB copy took 1251-1385 us on an
+    Intel Xeon with ordinary stores and 1004-1073 with non-temporal ones,
+    which write whole lines without reading them. LLVM's loop vectorizer
+    leaves a loop with non-temporal scalar stores scalar (x86 has them only
+    for vectors at their own alignment), so this pass vectorizes such loops
+    itself.
+
+    An innermost `scf.for` of step 1 is rewritten when its one store writes
+    an element of a row at the loop's index (the row's other indices
+    defined outside the loop, unit stride) into a buffer that is
+    - a `memref.alloc` of a static shape of at least `min-bytes` bytes,
+    - not read or written anywhere else in the function (views of it, the
+      store, `func.return` and `memref.dealloc` are its only users): a
+      result the function writes once and leaves to its caller,
+    and every other operation of the body is a load at the loop's index
+    (unit stride, other indices from outside), a load whose indices are
+    all from outside, or an `arith` or `math` operation that maps to vector
+    instructions as it is (no `math.exp`: its inline expansion is scalar),
+    none of them on `index` values. The loop becomes three: scalar
+    iterations until the stored element's address is a multiple of
+    `vector-bytes`, then vector iterations (`vector.load` of the inputs,
+    `vector.broadcast` of what does not depend on the index, computed once
+    before the loop, the operations on vectors, a `vector.store` with
+    `nontemporal` and the alignment), then scalar iterations for the rest.
+    After the outermost operation holding such a loop, an `sfence` (the
+    intrinsic `llvm.x86.sse.sfence`) orders the calling thread's streamed
+    stores before its later ones; in parallel code the other threads' are
+    ordered by the locked operations of the OpenMP barrier that ends their
+    loop.
+
+    Only results nothing reads in the function: an intermediate written
+    with non-temporal stores would be read back from memory rather than
+    from the cache by its reader. Elementwise ops over 8-16 MiB of f32 on
+    an Intel Xeon (one and two threads): 0.78-0.82 of the time with
+    ordinary stores (docs/benchmarks.md). A softmax whose exponentials were
+    kept in the row tile's buffer so that its result could be written once,
+    streamed, was 1.2x slower than the one that updates its result in place
+    (`tide-tile-and-fuse-rows`), so the softmax keeps that; its in-place
+    loops read the result and are not streamed. x86 only.
+
+    ```mlir
+    scf.for %j = %c0 to %c1000 step %c1 {
+      %a = memref.load %x[%r, %j] : memref<4096x1000xf32>
+      %y = arith.mulf %a, %s : f32
+      memref.store %y, %out[%r, %j] : memref<4096x1000xf32>
+    }
+    // becomes: scalar iterations to the first 64-byte boundary of %out's
+    // row, then
+    scf.for %j = %start to %end step %c16 {
+      %a = vector.load %x[%r, %j] : memref<4096x1000xf32>, vector<16xf32>
+      %y = arith.mulf %a, %s16 : vector<16xf32>
+      vector.store %y, %out[%r, %j] {alignment = 64, nontemporal = true} : ...
+    }
+    // then scalar iterations to 1000
+    ```
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"8388608",
+           "Results smaller than this many bytes keep ordinary stores (they "
+           "may stay in the cache for the next reader); 0 never streams">,
+    Option<"vectorBytes", "vector-bytes", "int64_t", /*default=*/"64",
+           "Bytes of a vector and of the streamed stores' alignment: 64 for "
+           "AVX-512, 32 for AVX2, 16 for SSE">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::vector::VectorDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
 def AnnotateInnerLoopsPass
     : Pass<"tide-annotate-inner-loops", "mlir::func::FuncOp"> {
   let summary = "Keep the innermost CPU loops whole for LLVM's loop vectorizer";

@@ -153,6 +153,18 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("With row-tiles: read a tile's next row while the "
                      "previous one is computed (tide-pipeline-row-loops)"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> streamBytes{
+      *this, "stream-bytes",
+      llvm::cl::desc("Results of at least this many bytes that a loop writes "
+                     "once and never reads are written with non-temporal "
+                     "vector stores (tide-stream-stores); 0 never"),
+      llvm::cl::init(8388608)};
+  PassOptions::Option<int64_t> streamVectorBytes{
+      *this, "stream-vector-bytes",
+      llvm::cl::desc("Bytes of the non-temporal vector stores: 64 with "
+                     "AVX-512, 32 with AVX, 16 with SSE; 0: the host has "
+                     "none (not x86), nothing is streamed"),
+      llvm::cl::init(64)};
   PassOptions::Option<bool> blas{
       *this, "blas",
       llvm::cl::desc("Run f32/f64 2-D matmuls through the host BLAS "
