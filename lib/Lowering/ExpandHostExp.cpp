@@ -11,6 +11,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/TypeUtilities.h"
 
 namespace mlir::tide {
 #define GEN_PASS_DEF_EXPANDHOSTEXPPASS
@@ -95,15 +96,16 @@ struct Reduced {
 
 class Expander {
 public:
-  /// Computes in `type`, f32 or f64 (f64: exp only).
-  Expander(ImplicitLocOpBuilder &b, FloatType type, bool ldexp)
-      : b(b), type(type), ldexp(ldexp) {}
+  /// Computes in `type`, f32 or f64 (f64: exp only), or vectors of them
+  /// (the loops tide-stream-stores vectorizes).
+  Expander(ImplicitLocOpBuilder &b, Type type, bool ldexp)
+      : b(b), type(type), element(cast<FloatType>(getElementTypeOrSelf(type))),
+        ldexp(ldexp) {}
 
-  Value f(double v) {
-    return arith::ConstantOp::create(b, b.getFloatAttr(type, v));
-  }
+  Value f(double v) { return constant(b.getFloatAttr(element, v), type); }
   Value i(int64_t v) {
-    return arith::ConstantOp::create(b, b.getIntegerAttr(intType(), v));
+    Type scalar = wide() ? b.getI64Type() : b.getI32Type();
+    return constant(b.getIntegerAttr(scalar, v), intType());
   }
 
   /// Lanes where x < `bound` (their result is the constant `value`, 0 or
@@ -159,12 +161,15 @@ public:
     if (ldexp) {
       // llvm.ldexp takes an i32 exponent (k is in [-1075, 1024] for f64).
       if (wide())
-        k = arith::TruncIOp::create(b, b.getI32Type(), k);
-      return LLVM::CallIntrinsicOp::create(
-                 b, type,
-                 b.getStringAttr(wide() ? "llvm.ldexp.f64.i32"
-                                        : "llvm.ldexp.f32.i32"),
-                 ValueRange{p, k})
+        k = arith::TruncIOp::create(b, like(b.getI32Type()), k);
+      std::string name = wide() ? "llvm.ldexp.f64.i32" : "llvm.ldexp.f32.i32";
+      if (auto vector = dyn_cast<VectorType>(type)) {
+        std::string lanes = "v" + std::to_string(vector.getNumElements());
+        name =
+            "llvm.ldexp." + lanes + (wide() ? "f64." : "f32.") + lanes + "i32";
+      }
+      return LLVM::CallIntrinsicOp::create(b, type, b.getStringAttr(name),
+                                           ValueRange{p, k})
           .getResult(0);
     }
     Value k1 = arith::ShRSIOp::create(b, k, i(1));
@@ -227,11 +232,25 @@ public:
   }
 
 private:
-  bool wide() const { return type.isF64(); }
-  Type intType() { return wide() ? b.getI64Type() : b.getI32Type(); }
+  bool wide() const { return element.isF64(); }
+  /// `scalar` in the shape of `type` (itself for scalars).
+  Type like(Type scalar) {
+    if (auto vector = dyn_cast<VectorType>(type))
+      return vector.clone(scalar);
+    return scalar;
+  }
+  Type intType() { return like(wide() ? b.getI64Type() : b.getI32Type()); }
+  /// `value` as a constant of `shape` (a splat for vectors).
+  Value constant(TypedAttr value, Type shape) {
+    if (auto vector = dyn_cast<VectorType>(shape))
+      return arith::ConstantOp::create(
+          b, DenseElementsAttr::get(vector, cast<Attribute>(value)));
+    return arith::ConstantOp::create(b, value);
+  }
 
   ImplicitLocOpBuilder &b;
-  FloatType type;
+  Type type;
+  FloatType element;
   bool ldexp;
 };
 
@@ -244,10 +263,13 @@ struct ExpandHostExpPass
     getOperation()->walk([&](Operation *op) {
       // f32 exp and expm1, f64 exp with `f64` (f64 expm1 stays libm's).
       Type type = isa<math::ExpOp, math::ExpM1Op>(op)
-                      ? op->getResult(0).getType()
+                      ? getElementTypeOrSelf(op->getResult(0).getType())
                       : Type();
       if (!type ||
           !(type.isF32() || (f64 && type.isF64() && isa<math::ExpOp>(op))))
+        return;
+      auto vector = dyn_cast<VectorType>(op->getResult(0).getType());
+      if (vector && (vector.getRank() != 1 || vector.isScalable()))
         return;
       if (op->getParentOfType<gpu::GPUModuleOp>() ||
           op->getParentOfType<gpu::LaunchOp>())
@@ -256,7 +278,7 @@ struct ExpandHostExpPass
     });
     for (Operation *op : ops) {
       ImplicitLocOpBuilder b(op->getLoc(), op);
-      Expander expand(b, cast<FloatType>(op->getResult(0).getType()), ldexp);
+      Expander expand(b, op->getResult(0).getType(), ldexp);
       Value y = isa<math::ExpOp>(op) ? expand.exp(op->getOperand(0))
                                      : expand.expm1(op->getOperand(0));
       op->getResult(0).replaceAllUsesWith(y);

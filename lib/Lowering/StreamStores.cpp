@@ -78,9 +78,13 @@ bool unitInnerStride(Type type) {
   return strides.back() == 1;
 }
 
-/// The `math` operations that map to vector instructions as they are
-/// (others, exp and log among them, are expanded or called per element).
+/// The `math` operations that become vector instructions: those that map
+/// to them as they are, and f32 exp and expm1, which tide-expand-host-exp
+/// computes inline on vectors as on scalars (others, log and tanh among
+/// them, would be called per element).
 bool vectorMathOp(Operation *op) {
+  if (isa<math::ExpOp, math::ExpM1Op>(op))
+    return op->getResult(0).getType().isF32();
   return isa<math::FmaOp, math::SqrtOp, math::RsqrtOp, math::AbsFOp,
              math::AbsIOp, math::CopySignOp, math::FloorOp, math::CeilOp,
              math::TruncOp, math::RoundEvenOp>(op);

@@ -2,8 +2,8 @@
 // become inline arithmetic the loop vectorizer vectorizes (no libm or libmvec
 // call); the scale by 2^k is llvm.ldexp with ldexp=true (VSCALEFPS on
 // AVX-512), else two powers of two built from the bits. f64 exp the same way
-// in 64 bits (degree 13) with f64=true; f64 expm1, vectors and GPU code are
-// left alone.
+// in 64 bits (degree 13) with f64=true; 1-D vectors the same way on vectors;
+// f64 expm1, other vectors and GPU code are left alone.
 
 // RUN: tide-opt %s --tide-expand-host-exp="f64=true" | FileCheck %s --check-prefixes=CHECK,BITS
 // RUN: tide-opt %s --tide-expand-host-exp="ldexp=true f64=true" | FileCheck %s --check-prefixes=CHECK,LDEXP
@@ -11,7 +11,7 @@
 // RUN: tide-opt %s --tide-expand-host-exp | FileCheck %s --check-prefix=NOF64
 
 // CHECK-LABEL: func.func @host(
-// CHECK-SAME: %[[X:.*]]: f32, %[[V:.*]]: vector<4xf32>
+// CHECK-SAME: %[[X:.*]]: f32, %[[V:.*]]: vector<4xf32>, %[[W:.*]]: vector<2x4xf32>
 // CHECK-NOT: math.exp %[[X]]
 // Lanes below -103.97 (e^x rounds to 0) give 0 at the end; without ldexp
 // they compute from 0 instead, so that no step underflows (a microcode assist
@@ -50,12 +50,20 @@
 // BITS: arith.bitcast %{{.*}} : i32 to f32
 // BITS: %[[P:.*]] = arith.mulf
 // CHECK: %[[Y1:.*]] = arith.select %[[KEEP]], %[[P]], %{{.*}} : f32
-// CHECK: %[[Y3:.*]] = math.exp %[[V]] : vector<4xf32>
-// CHECK: return %[[Y1]], %[[Y3]]
-func.func @host(%x: f32, %v: vector<4xf32>) -> (f32, vector<4xf32>) {
+// A 1-D vector (a loop tide-stream-stores vectorized): the same steps on
+// vectors, constants splat; other shapes are left alone.
+// CHECK: arith.cmpf uge, %[[V]], %{{.*}} : vector<4xf32>
+// CHECK-COUNT-6: math.fma %{{.*}} : vector<4xf32>
+// LDEXP: llvm.call_intrinsic "llvm.ldexp.v4f32.v4i32"(%{{.*}}, %{{.*}}) : (vector<4xf32>, vector<4xi32>) -> vector<4xf32>
+// BITS: arith.bitcast %{{.*}} : vector<4xi32> to vector<4xf32>
+// CHECK: %[[Y3:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi1>, vector<4xf32>
+// CHECK: %[[Y4:.*]] = math.exp %[[W]] : vector<2x4xf32>
+// CHECK: return %[[Y1]], %[[Y3]], %[[Y4]]
+func.func @host(%x: f32, %v: vector<4xf32>, %w: vector<2x4xf32>) -> (f32, vector<4xf32>, vector<2x4xf32>) {
   %a = math.exp %x : f32
   %c = math.exp %v : vector<4xf32>
-  return %a, %c : f32, vector<4xf32>
+  %d = math.exp %w : vector<2x4xf32>
+  return %a, %c, %d : f32, vector<4xf32>, vector<2x4xf32>
 }
 
 // f64 exp: the same steps in 64 bits. Lanes below ln(2^-1075) give 0, the

@@ -111,9 +111,53 @@ func.func @rows_of_view(%x: memref<64x100xf64>) -> memref<64x100xf64> {
 
 // -----
 
+// f32 exp and expm1 are vectorized too (tide-expand-host-exp expands
+// vector ones inline), f64 exp is not.
+// CHECK-LABEL: func.func @exponential(
+// CHECK: math.exp %{{.*}} : vector<16xf32>
+// CHECK: math.expm1 %{{.*}} : vector<16xf32>
+// CHECK: vector.store %{{.*}} {alignment = 64 : i64, nontemporal = true}
+// CHECK-LABEL: func.func @exponential_f64(
+// CHECK-NOT: vector.store
+// CHECK: return
+func.func @exponential(%x: memref<64x100xf32>) -> memref<64x100xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c100 = arith.constant 100 : index
+  %y = memref.alloc() : memref<64x100xf32>
+  scf.for %i = %c0 to %c64 step %c1 {
+    scf.for %j = %c0 to %c100 step %c1 {
+      %a = memref.load %x[%i, %j] : memref<64x100xf32>
+      %e = math.exp %a : f32
+      %m = math.expm1 %e : f32
+      memref.store %m, %y[%i, %j] : memref<64x100xf32>
+    }
+  }
+  return %y : memref<64x100xf32>
+}
+
+func.func @exponential_f64(%x: memref<64x100xf64>) -> memref<64x100xf64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c100 = arith.constant 100 : index
+  %y = memref.alloc() : memref<64x100xf64>
+  scf.for %i = %c0 to %c64 step %c1 {
+    scf.for %j = %c0 to %c100 step %c1 {
+      %a = memref.load %x[%i, %j] : memref<64x100xf64>
+      %e = math.exp %a : f64
+      memref.store %e, %y[%i, %j] : memref<64x100xf64>
+    }
+  }
+  return %y : memref<64x100xf64>
+}
+
+// -----
+
 // Left alone: a result smaller than min-bytes, one read after it is
-// written, one stored across its rows (a transpose), a body with an
-// exponential, an argument as the result, two stores, f16 values, a step of
+// written, one stored across its rows (a transpose), a body with a
+// logarithm (called per element on vectors), an argument as the result, two stores, f16 values, a step of
 // 2, and an index computed in the body.
 // CHECK-LABEL: func.func @small(
 // CHECK-NOT: vector.store
@@ -171,10 +215,10 @@ func.func @across_rows(%x: memref<64x100xf32>) -> memref<100x64xf32> {
   return %y : memref<100x64xf32>
 }
 
-// CHECK-LABEL: func.func @exponential(
+// CHECK-LABEL: func.func @logarithm(
 // CHECK-NOT: vector.store
 // CHECK: return
-func.func @exponential(%x: memref<64x100xf32>) -> memref<64x100xf32> {
+func.func @logarithm(%x: memref<64x100xf32>) -> memref<64x100xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
@@ -183,7 +227,7 @@ func.func @exponential(%x: memref<64x100xf32>) -> memref<64x100xf32> {
   scf.for %i = %c0 to %c64 step %c1 {
     scf.for %j = %c0 to %c100 step %c1 {
       %a = memref.load %x[%i, %j] : memref<64x100xf32>
-      %e = math.exp %a : f32
+      %e = math.log %a : f32
       memref.store %e, %y[%i, %j] : memref<64x100xf32>
     }
   }

@@ -341,8 +341,10 @@ def StreamStoresPass : Pass<"tide-stream-stores", "mlir::func::FuncOp"> {
     and every other operation of the body is a load at the loop's index
     (unit stride, other indices from outside), a load whose indices are
     all from outside, or an `arith` or `math` operation that maps to vector
-    instructions as it is (no `math.exp`: its inline expansion is scalar),
-    none of them on `index` values. The loop becomes three: scalar
+    instructions (f32 `math.exp` and `math.expm1` included, which
+    `tide-expand-host-exp` computes inline on vectors too; not `math.log`
+    or `math.tanh`, which would be called per element), none of them on
+    `index` values or on f16/bf16 (emulated in f32 later). The loop becomes three: scalar
     iterations until the stored element's address is a multiple of
     `vector-bytes`, then vector iterations (`vector.load` of the inputs,
     `vector.broadcast` of what does not depend on the index, computed once
@@ -587,7 +589,9 @@ def ExpandHostExpPass : Pass<"tide-expand-host-exp", "mlir::ModuleOp"> {
     vectorizer maps onto libmvec's `_ZGVeN16v_expf`: a call per vector, with
     every vector register clobbered around it (a softmax's running sum is
     spilled and reloaded at each call). This pass expands each scalar f32
-    `math.exp` outside GPU code into arithmetic that vectorizes in place:
+    `math.exp` outside GPU code into arithmetic that vectorizes in place
+    (and each 1-D vector one, of the loops `tide-stream-stores` vectorizes,
+    into the same arithmetic on vectors):
 
     - `k = roundeven(x * log2(e))`, `r = x - k * ln(2)` in two steps
       (Cody-Waite: ln(2) split into a high part exact in 9 bits and a low
