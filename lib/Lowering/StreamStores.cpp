@@ -90,15 +90,20 @@ bool vectorMathOp(Operation *op) {
              math::TruncOp, math::RoundEvenOp>(op);
 }
 
-/// Whether a buffer is written only through `store` and read nowhere in the
-/// function: every user of the allocation and of its views is a view, the
-/// store, a return or a deallocation.
-bool writtenOnlyBy(Value root, memref::StoreOp store) {
+/// Whether a buffer is only written in the function, never read: every user
+/// of the allocation and of its views is a view, a store into it (`store`,
+/// or another: the chunks of a loop and the rest after them store into one
+/// result), a return or a deallocation.
+bool onlyWritten(Value root) {
   SmallVector<Value> work = {root};
   while (!work.empty()) {
     Value value = work.pop_back_val();
     for (Operation *user : value.getUsers()) {
-      if (user == store.getOperation() && store.getValueToStore() != value)
+      if (auto store = dyn_cast<memref::StoreOp>(user);
+          store && store.getValueToStore() != value)
+        continue;
+      if (auto store = dyn_cast<vector::StoreOp>(user);
+          store && store.getValueToStore() != value)
         continue;
       if (isa<func::ReturnOp, memref::DeallocOp>(user))
         continue;
@@ -179,7 +184,7 @@ std::optional<Candidate> match(scf::ForOp loop, int64_t minBytes) {
     return std::nullopt;
   int64_t bytes = alloc.getType().getNumElements() *
                   elementBytes(alloc.getType().getElementType());
-  if (bytes < minBytes || !writtenOnlyBy(root, store))
+  if (bytes < minBytes || !onlyWritten(root))
     return std::nullopt;
   return Candidate{loop, store};
 }

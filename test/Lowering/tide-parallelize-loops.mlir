@@ -54,25 +54,46 @@ func.func @chunked(%a: memref<230400xf32>, %b: memref<230400xf32>) {
 
 // -----
 
-// 100003 elements (no power of two from 256 divides it) and dynamic sizes:
-// one parallel loop over the elements, as before.
-// CHECK-LABEL: func.func @not_chunked
-// CHECK: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
-// CHECK-NEXT: memref.load %{{.*}}[%[[I]]]
+// 100003 elements (no power of two from 256 divides it): chunks of 4096 up
+// to 98304, then an scf.for over the rest; 5003 elements (fewer than two
+// chunks of 4096) and dynamic sizes: one parallel loop over the elements,
+// as before.
+// CHECK-LABEL: func.func @chunks_and_rest
+// CHECK-DAG: %[[C4096:.*]] = arith.constant 4096 : index
+// CHECK-DAG: %[[END:.*]] = arith.constant 98304 : index
+// CHECK-DAG: %[[N:.*]] = arith.constant 100003 : index
+// CHECK: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%[[END]]) step (%[[C4096]]) {
+// CHECK-NEXT: %[[E:.*]] = arith.addi %[[I]], %[[C4096]]
+// CHECK-NEXT: scf.for %[[J:.*]] = %[[I]] to %[[E]] step %{{.*}} {
+// CHECK-NEXT: memref.load %{{.*}}[%[[J]]]
+// CHECK: scf.reduce
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.for %[[T:.*]] = %[[END]] to %[[N]] step %{{.*}} {
+// CHECK-NEXT: %[[X:.*]] = memref.load %{{.*}}[%[[T]]] : memref<100003xf32>
+// CHECK-NEXT: memref.store %[[X]], %{{.*}}[%[[T]]] : memref<100003xf32>
+// CHECK-NEXT: }
 // CHECK: scf.parallel (%[[K:.*]]) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
-// CHECK-NEXT: memref.load %{{.*}}[%[[K]]]
-func.func @not_chunked(%a: memref<100003xf32>, %b: memref<100003xf32>, %d: memref<?xf32>, %n: index) {
+// CHECK-NEXT: memref.load %{{.*}}[%[[K]]] : memref<5003xf32>
+// CHECK: scf.parallel (%[[L:.*]]) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
+// CHECK-NEXT: memref.load %{{.*}}[%[[L]]] : memref<?xf32>
+func.func @chunks_and_rest(%a: memref<100003xf32>, %b: memref<100003xf32>, %s: memref<5003xf32>, %d: memref<?xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %cn = arith.constant 100003 : index
+  %cs = arith.constant 5003 : index
   scf.parallel (%i) = (%c0) to (%cn) step (%c1) {
     %x = memref.load %a[%i] : memref<100003xf32>
     memref.store %x, %b[%i] : memref<100003xf32>
     scf.reduce
   }
-  scf.parallel (%k) = (%c0) to (%n) step (%c1) {
-    %x = memref.load %d[%k] : memref<?xf32>
-    memref.store %x, %d[%k] : memref<?xf32>
+  scf.parallel (%k) = (%c0) to (%cs) step (%c1) {
+    %x = memref.load %s[%k] : memref<5003xf32>
+    memref.store %x, %s[%k] : memref<5003xf32>
+    scf.reduce
+  }
+  scf.parallel (%l) = (%c0) to (%n) step (%c1) {
+    %x = memref.load %d[%l] : memref<?xf32>
+    memref.store %x, %d[%l] : memref<?xf32>
     scf.reduce
   }
   return

@@ -111,6 +111,42 @@ func.func @rows_of_view(%x: memref<64x100xf64>) -> memref<64x100xf64> {
 
 // -----
 
+// A result written by two loops (tide-parallelize-loops' chunks of a 1-D
+// loop and the rest after them): both are streamed.
+// CHECK-LABEL: func.func @chunks_and_rest(
+// CHECK: scf.parallel
+// CHECK: vector.store %{{.*}} {alignment = 64 : i64, nontemporal = true}
+// CHECK: scf.reduce
+// CHECK: llvm.call_intrinsic "llvm.x86.sse.sfence"
+// CHECK: vector.store %{{.*}} {alignment = 64 : i64, nontemporal = true}
+// CHECK: llvm.call_intrinsic "llvm.x86.sse.sfence"
+// CHECK-NEXT: return
+func.func @chunks_and_rest(%x: memref<8303xf32>) -> memref<8303xf32> {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %c4096 = arith.constant 4096 : index
+  %c8192 = arith.constant 8192 : index
+  %c8303 = arith.constant 8303 : index
+  %y = memref.alloc() {alignment = 64 : i64} : memref<8303xf32>
+  scf.parallel (%i) = (%c0) to (%c8192) step (%c4096) {
+    %e = arith.addi %i, %c4096 : index
+    scf.for %j = %i to %e step %c1 {
+      %a = memref.load %x[%j] : memref<8303xf32>
+      %n = arith.negf %a : f32
+      memref.store %n, %y[%j] : memref<8303xf32>
+    }
+    scf.reduce
+  }
+  scf.for %j = %c8192 to %c8303 step %c1 {
+    %a = memref.load %x[%j] : memref<8303xf32>
+    %n = arith.negf %a : f32
+    memref.store %n, %y[%j] : memref<8303xf32>
+  }
+  return %y : memref<8303xf32>
+}
+
+// -----
+
 // f32 exp and expm1 are vectorized too (tide-expand-host-exp expands
 // vector ones inline), f64 exp is not.
 // CHECK-LABEL: func.func @exponential(
