@@ -15,7 +15,9 @@
 |*    never changes) instead of at every call. A convolution's other        *|
 |*    weights are reordered into it at every call (plain weights can leave    *|
 |*    oneDNN only its reference kernel: 2-6 s for one 3x3 convolution of      *|
-|*    ResNet-18 on NHWC data); a matmul's are read in place, plain;           *|
+|*    ResNet-18 on NHWC data); a batched matmul's are read in place, plain,   *|
+|*    and a 2-D product with such weights goes to oneDNN's sgemm (row- or     *|
+|*    column-major operands, no primitive), which packs both operands itself; *|
 |*  - activations stay plain (NCHW, any strides) in Tide's buffers, which     *|
 |*    its own loops read and write between library calls; oneDNN's fast       *|
 |*    kernels want another layout (NHWC for brgconv here), so each call       *|
@@ -737,6 +739,37 @@ void tide_rt_cpu_conv_epilogue_f32(TIDE_RT_CPU_CONV_ARGS, int64_t bRank,
 /*===- Matmul
  * --------------------------------------------------------------===*/
 
+/* How dnnl_sgemm (row-major) reads a rows x cols operand whose elements are
+ * `rowStride` and `colStride` apart: 'N' (row-major, ld = the row stride) or
+ * 'T' (column-major, ld = the column stride), or 0 when neither fits. A dim
+ * of size 1 has no stride that matters. */
+static char sgemmLayout(int64_t rows, int64_t cols, int64_t rowStride,
+                        int64_t colStride, int64_t *ld) {
+  if ((cols == 1 || colStride == 1) && (rows == 1 || rowStride >= cols)) {
+    *ld = rows == 1 ? cols : rowStride;
+    return 'N';
+  }
+  if ((rows == 1 || rowStride == 1) && (cols == 1 || colStride >= rows)) {
+    *ld = cols == 1 ? rows : colStride;
+    return 'T';
+  }
+  return 0;
+}
+
+/* Whether 2-D products whose weights are not module constants go through
+ * oneDNN's sgemm (else its matmul primitive, plain weights read in place):
+ * yes unless TIDE_DNNL_SGEMM=0 (for comparisons). */
+static int useSgemm(void) {
+  static int cached = -1;
+  int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (value < 0) {
+    const char *env = getenv("TIDE_DNNL_SGEMM");
+    value = !(env && strcmp(env, "0") == 0);
+    __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
+  }
+  return value;
+}
+
 /* C = A * B over `rank` (2, or 3 with a leading batch) dims: `dims` and
  * `strides` per operand (A, B, C), a batch stride of 0 for an operand that
  * is broadcast (described to oneDNN as a batch of 1, which its matmul
@@ -770,6 +803,22 @@ static void matmul(int rank, int64_t dims[3][3], int64_t strides[3][3],
     for (int i = 0; i < 2; ++i)
       if (strides[i][0] == 0 || batch == 1)
         dims[i][0] = 1;
+  /* One product whose weights change from call to call: oneDNN's sgemm,
+   * which packs both operands itself (1024^3 on this project's 2-core build
+   * VM, one and two threads: 0.91-0.98x the matmul primitive's time with
+   * plain weights; on a 16-core host, 1 to 16 threads: 0.8-1.0x). */
+  if (rank == 2 && !constantWeights && useSgemm()) {
+    int64_t lda, ldb, ldc;
+    char ta = sgemmLayout(m, kk, strides[0][0], strides[0][1], &lda);
+    char tb = sgemmLayout(kk, n, strides[1][0], strides[1][1], &ldb);
+    if (ta && tb && sgemmLayout(m, n, strides[2][0], strides[2][1], &ldc) == 'N') {
+      useTideThreads(threads);
+      check(dnnl_sgemm(ta, tb, m, n, kk, 1.0f, data[0], lda, data[1], ldb,
+                       accumulate ? 1.0f : 0.0f, data[2], ldc),
+            "to multiply", call);
+      return;
+    }
+  }
   int64_t key[kKeyLength] = {0};
   int k = 0;
   key[k++] = rank; /* matmul */

@@ -188,6 +188,54 @@ def linear_t_case(rng, m, k, n):
     return mlir, [x], want
 
 
+def matmul_case(rng, shapes, body, want_fn):
+    """A product whose operands are all arguments (`shapes`): 2-D ones go to
+    oneDNN's sgemm, batched ones to its matmul primitive (see SGEMM)."""
+    args = [rng.standard_normal(sh).astype(F32) for sh in shapes]
+    want = want_fn(*[a.astype(np.float64) for a in args])
+    params = ", ".join(f"%a{i}: {t(sh)}" for i, sh in enumerate(shapes))
+    mlir = (f"func.func @f({params}) -> {t(want.shape)} {{\n{body}"
+            f"  return %y : {t(want.shape)}\n}}\n")
+    return mlir, args, want
+
+
+def mm(x, w, out):
+    return f"tide.matmul {x}, {w} : {t(out[0])}, {t(out[1])}"
+
+
+# Cases whose products oneDNN runs through sgemm (no matmul primitive in its
+# log) by default, and through the primitive with TIDE_DNNL_SGEMM=0; the
+# batched product always through the primitive.
+SGEMM = {}
+
+
+def matmul_cases(rng):
+    def case(name, shapes, body, want_fn, sgemm=True):
+        SGEMM[name] = sgemm
+        return name, matmul_case(rng, shapes, body, want_fn)
+
+    for m, k, n in ((37, 64, 48), (1, 64, 48), (37, 64, 1), (37, 1, 48), (130, 257, 129)):
+        yield case(f"matmul {m}x{k} by {k}x{n}, arguments", [(m, k), (k, n)],
+                   f"  %y = {mm('%a0', '%a1', [(m, k), (k, n)])}\n", lambda a, b: a @ b)
+    yield case("matmul, weight argument transposed", [(37, 64), (48, 64)],
+               f"  %t = tide.transpose %a1 perm = [1, 0] : {t((48, 64))}\n"
+               f"  %y = {mm('%a0', '%t', [(37, 64), (64, 48)])}\n", lambda a, b: a @ b.T)
+    yield case("matmul, input argument transposed", [(64, 37), (64, 48)],
+               f"  %t = tide.transpose %a0 perm = [1, 0] : {t((64, 37))}\n"
+               f"  %y = {mm('%t', '%a1', [(37, 64), (64, 48)])}\n", lambda a, b: a.T @ b)
+    yield case("matmul of column slices", [(37, 80), (64, 50)],
+               f"  %s = tide.slice %a0 start = [0, 8] limit = [37, 72] strides = [1, 1] : {t((37, 80))}\n"
+               f"  %w = tide.slice %a1 start = [0, 1] limit = [64, 49] strides = [1, 1] : {t((64, 50))}\n"
+               f"  %y = {mm('%s', '%w', [(37, 64), (64, 48)])}\n",
+               lambda a, b: a[:, 8:72] @ b[:, 1:49])
+    yield case("matmul plus an argument", [(37, 64), (64, 48), (37, 48)],
+               f"  %p = {mm('%a0', '%a1', [(37, 64), (64, 48)])}\n"
+               f"  %y = tide.add %a2, %p : {t((37, 48))}\n", lambda a, b, c: c + a @ b)
+    yield case("matmul 3-D batch, arguments", [(2, 19, 32), (2, 32, 24)],
+               f"  %y = {mm('%a0', '%a1', [(2, 19, 32), (2, 32, 24)])}\n",
+               lambda a, b: a @ b, sgemm=False)
+
+
 def cases(rng):
     yield "conv 2-D 3x3 pad 1 (constant)", conv_case(
         rng, (1, 16, 14, 14), (32, 16, 3, 3), [1, 1], [1, 1], [1, 1, 1, 1], 1, True)
@@ -221,6 +269,7 @@ def cases(rng):
     yield "linear 2-D (constant weight)", linear_case(rng, [37], 64, 48)
     yield "linear 2-D (constant weight stored transposed)", linear_t_case(rng, 3, 72, 40)
     yield "linear 3-D batch (constant weight)", linear_case(rng, [2, 19], 96, 40)
+    yield from matmul_cases(rng)
 
 
 def run(cmd, env=None):
@@ -272,9 +321,22 @@ def main():
                           + "\n".join(convs))
                     failed += 1
                     continue
-            for threads in ("1", "2"):
+            if name in SGEMM:
+                # Which oneDNN path ran: sgemm (not in its log) or the
+                # matmul primitive; TIDE_DNNL_SGEMM=0 always the primitive.
+                for sgemm_env in ("1", "0"):
+                    p = run([runner, lib, *ins],
+                            dict(os.environ, DNNL_VERBOSE="1", TIDE_DNNL_SGEMM=sgemm_env))
+                    prim = "onednn_verbose,exec,cpu,matmul" in p.stdout
+                    if prim != (sgemm_env == "0" or not SGEMM[name]):
+                        print(f"FAIL {name} ({build}, TIDE_DNNL_SGEMM={sgemm_env}): "
+                              f"the matmul primitive {'ran' if prim else 'did not run'}")
+                        failed += 1
+            for threads, sgemm_env in (("1", "1"), ("2", "1"), ("2", "0")):
+                if sgemm_env == "0" and name not in SGEMM:
+                    continue
                 out = os.path.join(args.tmp, f"c{i}_out.npy")
-                env = dict(os.environ, TIDE_NUM_THREADS=threads)
+                env = dict(os.environ, TIDE_NUM_THREADS=threads, TIDE_DNNL_SGEMM=sgemm_env)
                 p = run([runner, lib, *ins, f"--output={out}", "--repeat=2"], env)
                 if p.returncode != 0:
                     print(f"FAIL {name} ({build}, {threads} threads): {p.stderr}")
@@ -283,7 +345,7 @@ def main():
                 got = np.load(out)
                 err = np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-30)
                 if got.shape != want.shape or not err < 1e-5:
-                    print(f"FAIL {name} ({build}, {threads} threads): differs "
+                    print(f"FAIL {name} ({build}, {threads} threads, sgemm {sgemm_env}): differs "
                           f"from NumPy (max abs diff / max abs = {err:.3g})")
                     failed += 1
                 else:
