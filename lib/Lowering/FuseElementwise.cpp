@@ -71,6 +71,50 @@ struct DeviceCarrier : public RewriterBase::Listener {
   }
 };
 
+/// Upstream's RemoveOutsDependency (in populateElementwiseOpsFusionPatterns)
+/// for the ops where it is sound: an output the payload never reads becomes a
+/// tensor.empty. Upstream does that for reductions too, but a reduction whose
+/// reduced extent is 0 runs no iteration and returns its init: a product
+/// over an empty tensor (init 1) whose input was a fill of 0 (the fill folded
+/// into the payload, `0 * out` folded to 0, the output no longer read)
+/// returned whatever the new buffer held. Here only ops without reduction
+/// loops, or whose reduction loops all have a static non-zero extent.
+struct RemoveOutsDependencyOfFullLoops
+    : public OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    for (auto [range, iterator] : llvm::zip_equal(ranges, iterators))
+      if (iterator == utils::IteratorType::reduction &&
+          (ShapedType::isDynamic(range) || range == 0))
+        return failure();
+    SmallVector<OpOperand *> unread;
+    for (OpOperand &init : op.getDpsInitsMutable())
+      if (isa<RankedTensorType>(init.get().getType()) &&
+          !op.payloadUsesValueFromOperand(&init) &&
+          !init.get().getDefiningOp<tensor::EmptyOp>())
+        unread.push_back(&init);
+    if (unread.empty())
+      return failure();
+    SmallVector<Value> empties;
+    for (OpOperand *init : unread) {
+      Value value = init->get();
+      empties.push_back(tensor::EmptyOp::create(
+          rewriter, op.getLoc(),
+          tensor::getMixedSizes(rewriter, op.getLoc(), value),
+          cast<RankedTensorType>(value.getType()).getElementType()));
+    }
+    rewriter.modifyOpInPlace(op, [&] {
+      for (auto [init, empty] : llvm::zip_equal(unread, empties))
+        init->set(empty);
+    });
+    return success();
+  }
+};
+
 struct FuseElementwisePass
     : public tide::impl::FuseElementwisePassBase<FuseElementwisePass> {
   using Base::Base;
@@ -118,6 +162,16 @@ struct FuseElementwisePass
              !hasReductionLoops(fused->getOwner());
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, fuse);
+    // Upstream's RemoveOutsDependency out (see
+    // RemoveOutsDependencyOfFullLoops):
+    // test/Lowering/tide-fuse-elementwise.mlir
+    // @empty_product fails if it stays.
+    llvm::erase_if(patterns.getNativePatterns(),
+                   [](const std::unique_ptr<RewritePattern> &pattern) {
+                     return pattern->getDebugName().ends_with(
+                         "RemoveOutsDependency");
+                   });
+    patterns.add<RemoveOutsDependencyOfFullLoops>(context);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, reshape);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, context);

@@ -97,11 +97,12 @@ static dnnl_stream_t threadStream(const char *call) {
  * on 2 threads: 19 ms a call against 24 ms with blocktime 0, which made
  * them sleep and wake at every region; Gemm.c sets 0 for modules that call
  * OpenBLAS, whose own threads need the cores). */
-static void useTideThreads(int64_t compiled) {
+static int useTideThreads(int64_t compiled) {
   int threads =
       tide_rt_cpu_team_size(INT64_MAX, 1, compiled > 0 ? (int32_t)compiled : 0);
   if (omp_get_max_threads() != threads)
     omp_set_num_threads(threads);
+  return threads;
 }
 
 /*===- Plans
@@ -756,18 +757,24 @@ static char sgemmLayout(int64_t rows, int64_t cols, int64_t rowStride,
   return 0;
 }
 
-/* Whether 2-D products whose weights are not module constants go through
- * oneDNN's sgemm (else its matmul primitive, plain weights read in place):
- * yes unless TIDE_DNNL_SGEMM=0 (for comparisons). */
-static int useSgemm(void) {
-  static int cached = -1;
+/* Whether a 2-D product whose weights are not module constants goes through
+ * oneDNN's sgemm on a team of `threads` (else its matmul primitive, plain
+ * weights read in place): on teams of up to 4 threads, where it was the
+ * faster (1024^3 and the f32 MLP's products, 1-4 threads, on this project's
+ * 2-core build VM and a 16-core H100 host: 0.8-1.0x the primitive's time);
+ * on 8 and 16 threads the two were within noise of each other there, and the
+ * primitive ran at 1.4x sgemm's rate on the H200 machine's host (2048^3, 16
+ * threads). TIDE_DNNL_SGEMM=0 / 1: never / always (for comparisons). */
+enum { kSgemmMaxThreads = 4 };
+static int useSgemm(int threads) {
+  static int cached = -2; /* -2: not read; -1: unset; 0 / 1 */
   int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-  if (value < 0) {
+  if (value == -2) {
     const char *env = getenv("TIDE_DNNL_SGEMM");
-    value = !(env && strcmp(env, "0") == 0);
+    value = env && *env ? strcmp(env, "0") != 0 : -1;
     __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
   }
-  return value;
+  return value >= 0 ? value : threads <= kSgemmMaxThreads;
 }
 
 /* C = A * B over `rank` (2, or 3 with a leading batch) dims: `dims` and
@@ -803,16 +810,15 @@ static void matmul(int rank, int64_t dims[3][3], int64_t strides[3][3],
     for (int i = 0; i < 2; ++i)
       if (strides[i][0] == 0 || batch == 1)
         dims[i][0] = 1;
-  /* One product whose weights change from call to call: oneDNN's sgemm,
-   * which packs both operands itself (1024^3 on this project's 2-core build
-   * VM, one and two threads: 0.91-0.98x the matmul primitive's time with
-   * plain weights; on a 16-core host, 1 to 16 threads: 0.8-1.0x). */
-  if (rank == 2 && !constantWeights && useSgemm()) {
+  /* One product whose weights change from call to call, on a small team:
+   * oneDNN's sgemm, which packs both operands itself (useSgemm). */
+  int team = useTideThreads(threads);
+  if (rank == 2 && !constantWeights && useSgemm(team)) {
     int64_t lda, ldb, ldc;
     char ta = sgemmLayout(m, kk, strides[0][0], strides[0][1], &lda);
     char tb = sgemmLayout(kk, n, strides[1][0], strides[1][1], &ldb);
-    if (ta && tb && sgemmLayout(m, n, strides[2][0], strides[2][1], &ldc) == 'N') {
-      useTideThreads(threads);
+    if (ta && tb &&
+        sgemmLayout(m, n, strides[2][0], strides[2][1], &ldc) == 'N') {
       check(dnnl_sgemm(ta, tb, m, n, kk, 1.0f, data[0], lda, data[1], ldb,
                        accumulate ? 1.0f : 0.0f, data[2], ldc),
             "to multiply", call);
@@ -831,7 +837,6 @@ static void matmul(int rank, int64_t dims[3][3], int64_t strides[3][3],
     }
 
   dnnl_stream_t stream = threadStream(call);
-  useTideThreads(threads);
   Plan *p = findPlan(key);
   if (!p) {
     pthread_mutex_lock(&plansLock);

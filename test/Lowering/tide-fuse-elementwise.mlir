@@ -264,3 +264,48 @@ func.func @exp_then_sum(%x: tensor<16xf32>) -> tensor<f32> {
   } -> tensor<f32>
   return %s : tensor<f32>
 }
+
+// -----
+
+// A product over an input that is a fill of 0, with a dynamic reduced extent
+// (0 at run time: a top_k of k = 0): the fill is folded into the payload and
+// `0 * out` to 0, but the output keeps its init (a fill of 1), which the
+// result is when the loop runs no iteration. Upstream's RemoveOutsDependency
+// made it a tensor.empty.
+// CHECK-LABEL: func.func @empty_product(
+// CHECK: %[[ONE:.+]] = linalg.fill ins(%c1_i64 : i64)
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%[[ONE]] : tensor<1x1xi64>)
+func.func @empty_product(%n: index) -> tensor<1x1xi64> {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %e = tensor.empty(%n) : tensor<0x?xi64>
+  %zero = linalg.fill ins(%c0 : i64) outs(%e : tensor<0x?xi64>) -> tensor<0x?xi64>
+  %o = tensor.empty() : tensor<1x1xi64>
+  %one = linalg.fill ins(%c1 : i64) outs(%o : tensor<1x1xi64>) -> tensor<1x1xi64>
+  %p = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, 0)>], iterator_types = ["reduction", "reduction"]}
+      ins(%zero : tensor<0x?xi64>) outs(%one : tensor<1x1xi64>) {
+  ^bb0(%in: i64, %out: i64):
+    %0 = arith.muli %in, %out : i64
+    linalg.yield %0 : i64
+  } -> tensor<1x1xi64>
+  return %p : tensor<1x1xi64>
+}
+
+// -----
+
+// An elementwise op whose payload does not read its output gets a
+// tensor.empty output (no dependency on the old contents).
+// CHECK-LABEL: func.func @unread_output(
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<8xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%[[E]] : tensor<8xf32>)
+func.func @unread_output(%x: tensor<8xf32>, %y: tensor<8xf32>) -> tensor<8xf32> {
+  %a = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%y : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<8xf32>
+  return %a : tensor<8xf32>
+}

@@ -321,16 +321,22 @@ def main():
                           + "\n".join(convs))
                     failed += 1
                     continue
-            if name in SGEMM:
+            if name in SGEMM and build == "parallel":
                 # Which oneDNN path ran: sgemm (not in its log) or the
-                # matmul primitive; TIDE_DNNL_SGEMM=0 always the primitive.
-                for sgemm_env in ("1", "0"):
-                    p = run([runner, lib, *ins],
-                            dict(os.environ, DNNL_VERBOSE="1", TIDE_DNNL_SGEMM=sgemm_env))
+                # matmul primitive. By default sgemm on teams of up to 4
+                # threads; TIDE_DNNL_SGEMM=0 / 1 never / always.
+                for sgemm_env, threads in (("", "2"), ("", "8"), ("0", "2"), ("1", "8")):
+                    env = dict(os.environ, DNNL_VERBOSE="1", TIDE_NUM_THREADS=threads)
+                    env.pop("TIDE_DNNL_SGEMM", None)
+                    if sgemm_env:
+                        env["TIDE_DNNL_SGEMM"] = sgemm_env
+                    p = run([runner, lib, *ins], env)
                     prim = "onednn_verbose,exec,cpu,matmul" in p.stdout
-                    if prim != (sgemm_env == "0" or not SGEMM[name]):
-                        print(f"FAIL {name} ({build}, TIDE_DNNL_SGEMM={sgemm_env}): "
-                              f"the matmul primitive {'ran' if prim else 'did not run'}")
+                    sgemm = sgemm_env == "1" or (not sgemm_env and int(threads) <= 4)
+                    if prim != (not sgemm or not SGEMM[name]):
+                        print(f"FAIL {name} (TIDE_DNNL_SGEMM={sgemm_env or 'unset'}, "
+                              f"{threads} threads): the matmul primitive "
+                              f"{'ran' if prim else 'did not run'}")
                         failed += 1
             for threads, sgemm_env in (("1", "1"), ("2", "1"), ("2", "0")):
                 if sgemm_env == "0" and name not in SGEMM:
