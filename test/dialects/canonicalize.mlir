@@ -598,6 +598,17 @@ func.func @reshape_drop_shape(%x: tensor<?x64xf32>, %s: tensor<3xi64>) -> tensor
   return %0 : tensor<?x4x16xf32>
 }
 
+// With a static 0 the element count does not give the dynamic size: the
+// shape operand stays (found by test/random/onnx_diff.py: a Flatten of a
+// TopK with k = 0 had its run-time size read as 0).
+// CHECK-LABEL: func.func @negative_reshape_zero_keep_shape(
+// CHECK-SAME: %[[X:.*]]: tensor<0x?x?xf32>, %[[S:.*]]: tensor<2xi64>)
+// CHECK-NEXT: %[[R:.*]] = tide.reshape %[[X]], %[[S]] : tensor<0x?x?xf32>, tensor<2xi64> to tensor<0x?xf32>
+func.func @negative_reshape_zero_keep_shape(%x: tensor<0x?x?xf32>, %s: tensor<2xi64>) -> tensor<0x?xf32> {
+  %0 = tide.reshape %x, %s : tensor<0x?x?xf32>, tensor<2xi64> to tensor<0x?xf32>
+  return %0 : tensor<0x?xf32>
+}
+
 // With two dynamic dimensions the shape operand stays, and equal types do
 // not make the reshape a no-op.
 // CHECK-LABEL: func.func @negative_reshape_keep_shape(

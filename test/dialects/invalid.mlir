@@ -363,6 +363,15 @@ func.func @reshape_count(%a: tensor<4x5xf32>) {
 
 // -----
 
+// With a static 0 the element count says nothing about the dynamic size.
+func.func @reshape_zero_and_dynamic(%a: tensor<0x?x?xf32>) {
+  // expected-error @+1 {{'tide.reshape' op cannot infer the dynamic dimension of 'tensor<0x?xf32>' (another dimension is 0); pass the sizes as a shape operand}}
+  %0 = tide.reshape %a : tensor<0x?x?xf32> to tensor<0x?xf32>
+  return
+}
+
+// -----
+
 // reshape never changes the element type.
 func.func @reshape_element_type(%a: tensor<4x5xf32>) {
   // expected-error @+1 {{'tide.reshape' op cannot change the element type ('f32' to 'f64'); use 'tide.cast'}}

@@ -753,6 +753,12 @@ LogicalResult ReshapeOp::verify() {
            << shapeString(out.getShape());
   if (Value shape = getShape())
     return verifyShapeOperand(*this, shape, out.getRank(), "a shape");
+  // One dynamic result dimension is the element count over the static ones,
+  // which a static 0 leaves open.
+  if (out.getNumDynamicDims() == 1 && llvm::is_contained(out.getShape(), 0))
+    return emitOpError("cannot infer the dynamic dimension of ")
+           << out << " (another dimension is 0); pass the sizes as a shape "
+           << "operand";
   // With dynamic dimensions the element counts are checked at run time.
   return success();
 }
@@ -804,12 +810,15 @@ struct ComposeTransposes : OpRewritePattern<TransposeOp> {
 };
 
 /// A reshape whose result has at most one dynamic dimension needs no
-/// run-time sizes (that one is the element count over the static sizes).
+/// run-time sizes (that one is the element count over the static sizes),
+/// unless a static size is 0.
 struct DropReshapeShape : OpRewritePattern<ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReshapeOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.getShape() || op.getType().getNumDynamicDims() > 1)
+    if (!op.getShape() || op.getType().getNumDynamicDims() > 1 ||
+        (op.getType().getNumDynamicDims() == 1 &&
+         llvm::is_contained(op.getType().getShape(), 0)))
       return failure();
     rewriter.modifyOpInPlace(op, [&] { op.getShapeMutable().clear(); });
     return success();

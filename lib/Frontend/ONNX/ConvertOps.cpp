@@ -1313,6 +1313,9 @@ LogicalResult convertSplit(NodeImporter &n) {
   return success();
 }
 
+Value take(NodeImporter &n, Value data, Value indices, int64_t axis);
+Value indexVector(NodeImporter &n, ArrayRef<SymDim> values, Type it);
+
 /// A slice bound normalized as ONNX does for a positive step: negative
 /// counts from the end, then clamped to [0, size].
 SymDim sliceBound(NodeImporter &n, const SymDim &bound, const SymDim &size) {
@@ -1490,26 +1493,29 @@ LogicalResult convertSlice(NodeImporter &n) {
       b = std::clamp<int64_t>(b, 0, dim);
       e = std::clamp<int64_t>(e, 0, dim);
     } else {
-      b = std::clamp<int64_t>(b, -1, dim - 1);
+      // ONNX clamps a start into [0, size - 1] for a negative step (a
+      // start before the first element selects it), as ONNX Runtime
+      // does.
+      b = dim == 0 ? -1 : std::clamp<int64_t>(b, 0, dim - 1);
       e = std::clamp<int64_t>(e, -1, dim - 1);
     }
     st[*a] = b;
     lim[*a] = e;
     str[*a] = step;
     if (step < 0) {
-      // Negative steps: gather the elements one by one.
-      SmallVector<Value> parts;
-      Value cur = x;
-      for (int64_t k = b; k > e; k += step) {
-        Value p = sliceAxis(n, cur, *a, k, k + 1);
-        TRY(p);
-        parts.push_back(p);
-      }
+      // Negative steps: one take along the axis at the constant positions
+      // b, b + step, ... (a reversal when the step is -1).
+      SmallVector<SymDim> positions;
+      for (int64_t k = b; k > e; k += step)
+        positions.push_back(SymDim::constant(k));
       Value r;
-      if (parts.empty()) {
-        r = sliceAxis(n, cur, *a, 0, 0);
+      if (positions.size() <= 1) {
+        int64_t k = positions.empty() ? 0 : positions[0].value;
+        r = sliceAxis(n, x, *a, k, k + static_cast<int64_t>(positions.size()));
       } else {
-        r = parts.size() == 1 ? parts[0] : n.create<ConcatOp>(parts, *a);
+        Value idx = indexVector(n, positions, n.b.getI64Type());
+        TRY(idx);
+        r = take(n, x, idx, *a);
       }
       TRY(r);
       x = r;

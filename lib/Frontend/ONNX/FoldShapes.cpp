@@ -342,7 +342,10 @@ FailureOr<bool> foldSlice(NodeImporter &n) {
       e = std::clamp<int64_t>(e, 0, dim);
       count[a] = e > s ? (e - s + d - 1) / d : 0;
     } else {
-      s = std::clamp<int64_t>(s, -1, dim - 1);
+      // ONNX clamps a start into [0, size - 1] for a negative step (a
+      // start before the first element selects it), as ONNX Runtime
+      // does.
+      s = dim == 0 ? -1 : std::clamp<int64_t>(s, 0, dim - 1);
       e = std::clamp<int64_t>(e, -1, dim - 1);
       count[a] = s > e ? (s - e - d - 1) / -d : 0;
     }

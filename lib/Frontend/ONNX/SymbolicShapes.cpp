@@ -408,7 +408,11 @@ Value NodeImporter::reshapeTo(Value v, ArrayRef<SymDim> dims) {
   if (type == v.getType() &&
       (type.getNumDynamicDims() == 0 || dimsOf(v) == SmallVector<SymDim>(dims)))
     return v;
-  if (type.getNumDynamicDims() <= 1)
+  // One dynamic size follows from the element count, unless another size is
+  // 0.
+  if (type.getNumDynamicDims() == 0 ||
+      (type.getNumDynamicDims() == 1 &&
+       !llvm::is_contained(type.getShape(), 0)))
     return make<ReshapeOp>(type, v);
   Value shape = shapeOperand(dims);
   if (!shape)
@@ -740,7 +744,9 @@ FailureOr<bool> symSlice(NodeImporter &n, const ShapeValue &data) {
     for (int64_t k = s; k < e; k += step)
       elems.push_back(data.elems[k]);
   } else {
-    s = std::clamp<int64_t>(s, -1, dim - 1);
+    // ONNX clamps a start into [0, size - 1] for a negative step (a
+    // start before the first element selects it), as ONNX Runtime does.
+    s = dim == 0 ? -1 : std::clamp<int64_t>(s, 0, dim - 1);
     e = std::clamp<int64_t>(e, -1, dim - 1);
     for (int64_t k = s; k > e; k += step)
       elems.push_back(data.elems[k]);
