@@ -130,7 +130,10 @@ class Graph:
     def pick(self, pred=lambda a: True, make=None):
         """An existing value (recent ones preferred) that satisfies pred, or
         a new one from make()."""
-        names = [n for n, a in self.vals.items() if pred(a)]
+        # (index constants such as INT64_MIN ends are not data: sums of them
+        # overflow, where the two sides may differ)
+        names = [n for n, a in self.vals.items() if pred(a) and not (
+            a.dtype.kind in "iu" and a.size and np.abs(a.astype(np.float64)).max() > 1e6)]
         if names and self.rng.random() < 0.8:
             w = np.arange(1, len(names) + 1, dtype=np.float64) ** 2
             return names[self.rng.choice(len(names), p=w / w.sum())]
@@ -373,6 +376,8 @@ def g_softmax(g):
     x = g.pick_float(lambda a: a.ndim >= 1)
     a = g.vals[x]
     op = r.choice(["Softmax", "LogSoftmax", "Hardmax"])
+    if op == "Hardmax" and np.isnan(a).any():
+        raise Rejected("NaN")  # where the maximum is: ArgMax's NaN, above
     attrs = {"axis": int(r.integers(-a.ndim, a.ndim))} if r.random() < 0.8 else {}
     g.add(op, [x], **attrs)
 
@@ -748,7 +753,9 @@ def g_topk(g):
     x = g.pick(lambda a: dt(a) in (F32, F64) and a.ndim >= 1 and a.size > 0,
                lambda: g.source(g.shape(int(r.integers(1, 4))), F32))
     a = g.vals[x]
-    if len(np.unique(a)) != a.size:
+    if len(np.unique(a)) != a.size or np.isnan(a).any():
+        # ties and NaN: ONNX leaves their order open (Tide ranks NaN first,
+        # as PyTorch does; ONNX Runtime last)
         raise Rejected("ties")
     ax = int(r.integers(-a.ndim, a.ndim))
     k = int(r.integers(0, a.shape[ax] + 1))
@@ -803,6 +810,161 @@ def g_shape_arith(g):
     del a
 
 
+def g_int_unary(g):
+    r = g.rng
+    t = r.choice([I32, I64])
+    x = g.pick(lambda a: dt(a) == t, lambda: g.source(g.shape(), t))
+    op = r.choice(["Abs", "Neg", "Sign", "Relu", "BitShift"])
+    if op == "Relu" and t == I64:
+        raise Rejected("ONNX Runtime's Relu has no int64 kernel")
+    if op == "BitShift":
+        u = r.choice([np.uint8, np.uint32, np.uint64])
+        x = g.source(g.shape(), u)
+        y = g.const(r.integers(0, 4, size=g.vals[x].shape).astype(u))
+        g.add(op, [x, y], direction=r.choice(["LEFT", "RIGHT"]))
+    else:
+        g.add(op, [x], finite=True)
+
+
+def g_resize(g):
+    r = g.rng
+    x = image(g, 4)
+    a = g.vals[x]
+    mode = r.choice(["nearest", "linear", "cubic"])
+    attrs = {"mode": mode}
+    if mode == "nearest":
+        attrs["nearest_mode"] = r.choice(["round_prefer_floor", "round_prefer_ceil", "floor",
+                                          "ceil"])
+    attrs["coordinate_transformation_mode"] = r.choice(
+        ["half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"])
+    if r.random() < 0.5:
+        scales = np.array([1, 1, r.choice([0.5, 1.5, 2.0, 3.0]), r.choice([0.5, 1.0, 2.0])],
+                          dtype=np.float32)
+        g.add("Resize", [x, "", g.const(scales)], **attrs)
+    else:
+        sizes = np.array([a.shape[0], a.shape[1], int(r.integers(1, 12)), int(r.integers(1, 12))],
+                         dtype=np.int64)
+        g.add("Resize", [x, "", "", g.const(sizes)], **attrs)
+
+
+def g_gathernd(g):
+    r = g.rng
+    x = g.pick(lambda a: a.ndim >= 2 and a.size > 0,
+               lambda: g.source(g.shape(int(r.integers(2, 4))), F32))
+    a = g.vals[x]
+    k = int(r.integers(1, a.ndim + 1))
+    lead = g.shape(int(r.integers(1, 3)), hi=3)
+    idx = np.stack([r.integers(-a.shape[j], a.shape[j], size=lead) for j in range(k)], -1)
+    g.add("GatherND", [x, g.const(idx.astype(np.int64))], finite=True)
+
+
+def g_scatter(g):
+    r = g.rng
+    x = g.pick(lambda a: a.ndim >= 1 and a.size > 0 and dt(a) in (F32, F64, I64),
+               lambda: g.source(g.shape(int(r.integers(1, 4))), F32))
+    a = g.vals[x]
+    if r.random() < 0.5:
+        ax = int(r.integers(-a.ndim, a.ndim))
+        s = list(a.shape)
+        n = s[ax]
+        s[ax] = int(r.integers(1, n + 1))
+        # distinct indices along the axis (duplicates leave the order open)
+        idx = np.stack([r.permutation(n)[:s[ax]] for _ in range(int(np.prod(s)) // s[ax])])
+        idx = np.moveaxis(idx.reshape([d for i, d in enumerate(s) if i != ax % a.ndim]
+                                      + [s[ax]]), -1, ax % a.ndim)
+        red = r.choice(["none", "none", "add", "mul", "max", "min"])
+        attrs = {"axis": ax}
+        if red != "none":
+            attrs["reduction"] = red
+        g.add("ScatterElements", [x, g.const(idx.astype(np.int64)),
+                                  g.source(tuple(s), dt(a))], finite=True, **attrs)
+    else:
+        k = int(r.integers(1, a.ndim + 1))
+        rows = np.unique(np.stack([r.integers(0, a.shape[j], size=4) for j in range(k)], -1),
+                         axis=0)
+        g.add("ScatterND", [x, g.const(rows.astype(np.int64)),
+                            g.source((len(rows),) + a.shape[k:], dt(a))], finite=True)
+
+
+def g_onehot(g):
+    r = g.rng
+    depth = int(r.integers(1, 6))
+    idx = r.integers(-depth, depth, size=g.shape(int(r.integers(0, 3)), hi=4)).astype(np.int64)
+    vals = g.const(np.array([r.uniform(-2, 0), r.uniform(0, 2)], dtype=F32))
+    g.add("OneHot", [g.const(idx),
+                     g.const(np.array(depth, dtype=np.int64)), vals],
+          axis=int(r.integers(-idx.ndim - 1, idx.ndim + 1)))
+
+
+def g_range(g):
+    r = g.rng
+    t = r.choice([F32, I64, I32])
+    start, delta = (float(r.integers(-5, 5)), float(r.choice([-2, -1, 1, 2, 3])))
+    limit = start + delta * float(r.integers(0, 8))
+    mk = (lambda v: g.const(np.array(v, dtype=t)))
+    g.add("Range", [mk(start), mk(limit), mk(delta)], finite=True)
+
+
+def g_convtranspose(g):
+    r = g.rng
+    x = image(g, 4)
+    a = g.vals[x]
+    c = a.shape[1]
+    groups = int(r.choice([d for d in range(1, c + 1) if c % d == 0]))
+    m = int(r.integers(1, 3))
+    kernel = [int(r.integers(1, 4)) for _ in range(2)]
+    w = g.const(r.uniform(-1, 1, size=(c, m) + tuple(kernel)).astype(F32))
+    attrs = {}
+    if r.random() < 0.5:
+        attrs["strides"] = [int(r.integers(1, 3)) for _ in range(2)]
+    if r.random() < 0.4:
+        attrs["pads"] = [int(r.integers(0, k)) for k in kernel] * 2
+    if r.random() < 0.2 and "strides" in attrs:
+        attrs["output_padding"] = [int(r.integers(0, s_)) for s_ in attrs["strides"]]
+    if groups > 1:
+        attrs["group"] = groups
+        w = g.const(r.uniform(-1, 1, size=(c, m) + tuple(kernel)).astype(F32))
+    g.add("ConvTranspose", [x, w], **attrs)
+
+
+def g_rnn(g):
+    r = g.rng
+    op = r.choice(["LSTM", "GRU", "RNN"])
+    seq, batch, inp, hid = (int(r.integers(1, 5)), int(r.integers(1, 3)),
+                            int(r.integers(1, 5)), int(r.integers(1, 5)))
+    gates = {"LSTM": 4, "GRU": 3, "RNN": 1}[op]
+    dirs = r.choice(["forward", "reverse", "bidirectional"])
+    nd = 2 if dirs == "bidirectional" else 1
+    x = g.source((seq, batch, inp), F32)
+    w = g.const(r.uniform(-0.6, 0.6, size=(nd, gates * hid, inp)).astype(F32))
+    rr = g.const(r.uniform(-0.6, 0.6, size=(nd, gates * hid, hid)).astype(F32))
+    ins = [x, w, rr]
+    if r.random() < 0.6:
+        ins.append(g.const(r.uniform(-0.5, 0.5, size=(nd, 2 * gates * hid)).astype(F32)))
+    attrs = {"hidden_size": hid, "direction": dirs}
+    if op == "GRU" and r.random() < 0.5:
+        attrs["linear_before_reset"] = 1
+    g.add(op, ins, **attrs)
+
+
+def g_shape_ops(g):
+    r = g.rng
+    x = g.pick(lambda a: a.ndim >= 1, lambda: g.source(g.shape(int(r.integers(1, 4))), F32))
+    a = g.vals[x]
+    attrs = {}
+    if r.random() < 0.5:
+        attrs["start"] = int(r.integers(-a.ndim, a.ndim))
+        if r.random() < 0.5:
+            attrs["end"] = int(r.integers(-a.ndim, a.ndim + 1))
+    sh = g.add("Shape", [x], **attrs)
+    if r.random() < 0.5:
+        g.add("ConstantOfShape", [sh], value=helper.make_tensor(
+            "v", ELEM[F32], [1], [float(r.uniform(-2, 2))]))
+    else:
+        g.add("EyeLike", [g.pick(lambda v: v.ndim == 2, lambda: g.source(g.shape(2), F32))],
+              k=int(r.integers(-2, 3)))
+
+
 GENERATORS = [
     (g_unary, 10), (g_unary_attr, 5), (g_binary, 14), (g_int_div, 2), (g_where, 3),
     (g_not, 1), (g_reduce, 8), (g_arg, 3), (g_softmax, 3), (g_cumsum, 2),
@@ -810,7 +972,8 @@ GENERATORS = [
     (g_concat, 3), (g_split, 2), (g_slice, 5), (g_gather, 4), (g_expand, 2), (g_tile, 2),
     (g_pad, 3), (g_cast, 4), (g_matmul, 5), (g_gemm, 3), (g_conv, 4), (g_pool, 3),
     (g_norm, 3), (g_topk, 2), (g_trilu, 1), (g_einsum, 2), (g_depth_space, 1),
-    (g_shape_arith, 1),
+    (g_shape_arith, 1), (g_int_unary, 2), (g_resize, 2), (g_gathernd, 2), (g_scatter, 2),
+    (g_onehot, 1), (g_range, 1), (g_convtranspose, 2), (g_rnn, 2), (g_shape_ops, 2),
 ]
 
 

@@ -1899,7 +1899,31 @@ struct LowerReshape : OpRewritePattern<ReshapeOp> {
     auto inType = cast<RankedTensorType>(input.getType());
     int64_t dynamicCount = resultType.getNumDynamicDims();
     Value shapeOperand = op.getShape();
-    if (dynamicCount > 1 && !shapeOperand)
+    // A reshape that only inserts or drops size-1 dimensions keeps the other
+    // sizes in order: each dynamic result size is an input's (einsum's and
+    // broadcasting's unit dimensions need no shape operand).
+    SmallVector<int64_t> fromInput;
+    if (!shapeOperand && dynamicCount > 1) {
+      SmallVector<int64_t> kept;
+      for (int64_t d = 0; d < inType.getRank(); ++d)
+        if (inType.getDimSize(d) != 1)
+          kept.push_back(d);
+      size_t next = 0;
+      for (int64_t size : resultType.getShape()) {
+        if (size == 1) {
+          fromInput.push_back(-1);
+          continue;
+        }
+        if (next == kept.size() || inType.getDimSize(kept[next]) != size) {
+          fromInput.clear();
+          break;
+        }
+        fromInput.push_back(kept[next++]);
+      }
+      if (next != kept.size())
+        fromInput.clear();
+    }
+    if (dynamicCount > 1 && !shapeOperand && fromInput.empty())
       return op.emitOpError("cannot lower: more than one dynamic result "
                             "dimension and no shape operand; make all but one "
                             "static or pass the sizes");
@@ -1946,6 +1970,9 @@ struct LowerReshape : OpRewritePattern<ReshapeOp> {
         dims.push_back(arith::ConstantIndexOp::create(rewriter, loc, size));
       else if (shapeOperand)
         dims.push_back(getShapeEntry(rewriter, loc, shapeOperand, d));
+      else if (!fromInput.empty())
+        dims.push_back(
+            tensor::DimOp::create(rewriter, loc, input, fromInput[d]));
       else
         dims.push_back(Value());
     }

@@ -30,6 +30,8 @@ namespace {
 
 using Shape = SmallVector<int64_t>;
 
+SymDim productOf(NodeImporter &n, ArrayRef<SymDim> dims);
+
 Shape shapeOf(Value v) {
   auto t = cast<RankedTensorType>(v.getType());
   return Shape(t.getShape());
@@ -727,8 +729,28 @@ LogicalResult convertReduce(NodeImporter &n) {
   switch (K) {
   case ReduceKind::Sum:
     return out(n, sum(x));
-  case ReduceKind::Mean:
-    return out(n, n.create<ReduceMeanOp>(x, ax, keep));
+  case ReduceKind::Mean: {
+    if (isa<FloatType>(elemOf(x)))
+      return out(n, n.create<ReduceMeanOp>(x, ax, keep));
+    // Integers (as ONNX Runtime computes them): the sum divided by the
+    // count, truncated.
+    SmallVector<SymDim> dims = n.dimsOf(x), reduced;
+    for (int64_t a : ax)
+      reduced.push_back(dims[a < 0 ? a + rank : a]);
+    SymDim count = productOf(n, reduced);
+    Value total = sum(x);
+    TRY(total);
+    Value divisor;
+    if (count.isConst()) {
+      divisor = sc(n, total, static_cast<double>(count.value));
+    } else {
+      Value c = n.shapeOperand({count});
+      TRY(c);
+      divisor = n.cast(n.reshape(c, {}), elemOf(x));
+    }
+    TRY(divisor);
+    return out(n, n.create<DivOp>(total, divisor));
+  }
   case ReduceKind::Max:
   case ReduceKind::Min: {
     // Booleans (opset 20): any / all, through ui8, whose empty maximum is 0
@@ -790,6 +812,37 @@ LogicalResult convertReduce(NodeImporter &n) {
   return failure();
 }
 
+Value take(NodeImporter &n, Value data, Value indices, int64_t axis);
+Value indexVector(NodeImporter &n, ArrayRef<SymDim> values, Type it);
+
+/// `x` with `axis` reversed: one take at positions size - 1, ..., 0
+/// (computed from an iota when the size is known only at run time).
+Value reverseAxis(NodeImporter &n, Value x, int64_t axis) {
+  SymDim size = n.dimOf(x, axis);
+  Type i64 = n.b.getI64Type();
+  Value positions;
+  if (size.isConst()) {
+    SmallVector<SymDim> ints;
+    for (int64_t k = size.value - 1; k >= 0; --k)
+      ints.push_back(SymDim::constant(k));
+    if (ints.size() <= 1)
+      return x;
+    positions = indexVector(n, ints, i64);
+  } else {
+    Value shape = n.shapeOperand({size});
+    if (!shape)
+      return {};
+    Value iota = n.make<IotaOp>(n.typeOf({size}, i64), shape, 0);
+    Value last = n.shapeOperand({n.combine("Sub", size, SymDim::constant(1))});
+    if (!iota || !last)
+      return {};
+    positions = n.create<SubOp>(last, iota);
+  }
+  if (!positions)
+    return {};
+  return take(n, x, positions, axis);
+}
+
 template <bool IsMax>
 LogicalResult convertArg(NodeImporter &n) {
   if (failed(n.checkAttrs({"axis", "keepdims", "select_last_index"})) ||
@@ -803,24 +856,18 @@ LogicalResult convertArg(NodeImporter &n) {
   if (n.attrInt("select_last_index", 0)) {
     // The last index of the extreme: reverse the axis, take the first, map
     // back with size - 1 - i.
-    int64_t size = shapeOf(x)[*axis];
-    if (ShapedType::isDynamic(size))
-      return n.fail("select_last_index needs a static size on the axis");
-    SmallVector<Value> parts;
-    for (int64_t i = size - 1; i >= 0; --i) {
-      Shape start(rankOf(x), 0), limit = shapeOf(x), strides(rankOf(x), 1);
-      start[*axis] = i;
-      limit[*axis] = i + 1;
-      Value s = n.create<SliceOp>(x, start, limit, strides);
-      TRY(s);
-      parts.push_back(s);
-    }
-    Value rev = parts.size() == 1 ? parts[0] : n.create<ConcatOp>(parts, *axis);
+    Value rev = reverseAxis(n, x, *axis);
     TRY(rev);
     Value idx = IsMax ? n.create<ArgmaxOp>(rev, Shape{*axis}, keep)
                       : n.create<ArgminOp>(rev, Shape{*axis}, keep);
     TRY(idx);
-    return out(n, n.create<SubOp>(sc(n, idx, size - 1), idx));
+    SymDim size = n.dimOf(x, *axis);
+    if (size.isConst())
+      return out(n, n.create<SubOp>(sc(n, idx, size.value - 1), idx));
+    Value last = n.shapeOperand({n.combine("Sub", size, SymDim::constant(1))});
+    last = n.reshape(last, {});
+    TRY(last);
+    return out(n, n.create<SubOp>(last, idx));
   }
   if (IsMax)
     return out(n, n.create<ArgmaxOp>(x, Shape{*axis}, keep));
@@ -989,6 +1036,17 @@ LogicalResult convertReshape(NodeImporter &n) {
   }
   Value x = n.in(0);
   Shape in = shapeOf(x);
+  // Run-time input sizes: the result's sizes as expressions of them (a
+  // reshape with more than one run-time size takes them as an operand).
+  if (llvm::any_of(in, ShapedType::isDynamic)) {
+    ShapeValue shape{
+        RankedTensorType::get({static_cast<int64_t>(target.size())},
+                              n.b.getI64Type()),
+        {}};
+    for (int64_t d : target)
+      shape.elems.push_back(SymDim::constant(d));
+    return convertReshapeSymbolic(n, x, shape);
+  }
   bool allowZero = n.attrInt("allowzero", 0);
   int64_t known = 1, inferAt = -1;
   bool dynamic = false;
@@ -1313,9 +1371,6 @@ LogicalResult convertSplit(NodeImporter &n) {
   return success();
 }
 
-Value take(NodeImporter &n, Value data, Value indices, int64_t axis);
-Value indexVector(NodeImporter &n, ArrayRef<SymDim> values, Type it);
-
 /// A slice bound normalized as ONNX does for a positive step: negative
 /// counts from the end, then clamped to [0, size].
 SymDim sliceBound(NodeImporter &n, const SymDim &bound, const SymDim &size) {
@@ -1357,12 +1412,43 @@ LogicalResult convertSliceDynamic(NodeImporter &n, Value x,
     seen[*a] = true;
     if (steps[i] == 0)
       return n.fail("a slice step of 0");
-    if (steps[i] < 0)
-      return n.fail("Slice with a negative step needs a static size and "
-                    "static bounds on axis " +
-                    llvm::Twine(*a) +
-                    " (here they are known only at run time); fix the sizes "
-                    "with --bind-shape");
+    if (steps[i] < 0) {
+      // A negative step over a run-time size: the axis reversed, then a
+      // positive step from position size - 1 - start (ONNX clamps a start
+      // into [0, size - 1] and an end into [-1, size - 1] for it).
+      if (!starts[i].isConst() || !ends[i].isConst())
+        return n.fail("Slice with a negative step needs constant bounds on "
+                      "axis " +
+                      llvm::Twine(*a) +
+                      " (here they are known only at run time); fix them "
+                      "with --bind-input or --bind-shape");
+      constexpr int64_t kHuge = int64_t(1) << 40;
+      SymDim size = sizes[*a], zero = SymDim::constant(0);
+      SymDim last = n.combine("Sub", size, SymDim::constant(1));
+      int64_t b = starts[i].value, e = ends[i].value;
+      // size - 1 - clamp(start)
+      SymDim from =
+          b >= kHuge ? zero
+          : b < 0
+              ? n.combine("Min", SymDim::constant(-1 - b), last)
+              : n.combine("Max", n.combine("Sub", last, SymDim::constant(b)),
+                          zero);
+      // size - 1 - clamp(end)
+      SymDim to =
+          e >= kHuge    ? zero
+          : e <= -kHuge ? size
+          : e < 0
+              ? n.combine("Min", SymDim::constant(-1 - e), size)
+              : n.combine("Max", n.combine("Sub", last, SymDim::constant(e)),
+                          zero);
+      x = reverseAxis(n, x, *a);
+      if (!x)
+        return failure();
+      start[*a] = from;
+      limit[*a] = to;
+      strides[*a] = -steps[i];
+      continue;
+    }
     start[*a] = sliceBound(n, starts[i], sizes[*a]);
     limit[*a] = sliceBound(n, ends[i], sizes[*a]);
     strides[*a] = steps[i];
@@ -1676,8 +1762,11 @@ LogicalResult convertPad(NodeImporter &n) {
     int64_t dim = shapeOf(x)[axis];
     if (before == 0 && after == 0)
       continue; // a symbolic batch is left as it is
-    if (ShapedType::isDynamic(dim))
-      return n.fail("Pad of a dynamic dimension is not supported yet");
+    bool dynamic = ShapedType::isDynamic(dim);
+    if (dynamic && (before < 0 || after < 0))
+      return n.fail("negative pads (a crop) of axis " + llvm::Twine(axis) +
+                    ", whose size is only known at run time, are not "
+                    "supported; fix the size with --bind-shape");
     // Negative pads crop.
     if (before < 0 || after < 0) {
       int64_t b = before < 0 ? -before : 0, e = dim - (after < 0 ? -after : 0);
@@ -1691,9 +1780,9 @@ LogicalResult convertPad(NodeImporter &n) {
     if (before == 0 && after == 0)
       continue;
     SmallVector<Value> parts;
+    // The size as the importer knows it (a run-time size is an expression).
+    SymDim size = n.dimOf(x, axis);
     auto block = [&](int64_t count, bool atStart) -> Value {
-      Shape s = shapeOf(x);
-      s[axis] = count;
       if (mode == "constant") {
         // Other dimensions may be symbolic (a batch): their sizes come from x.
         SmallVector<SymDim> dims = n.dimsOf(x);
@@ -1704,29 +1793,41 @@ LogicalResult convertPad(NodeImporter &n) {
         n.error() << "cannot pad an empty dimension in " << mode << " mode";
         return {};
       }
-      SmallVector<Value> pieces;
+      // The source position of each padded element: one take along the axis.
+      auto fromEnd = [&](int64_t k) { // size - k
+        return dynamic ? n.combine("Sub", size, SymDim::constant(k))
+                       : SymDim::constant(dim - k);
+      };
+      SmallVector<SymDim> positions;
       for (int64_t i = 0; i < count; ++i) {
-        int64_t src;
         if (mode == "edge") {
-          src = atStart ? 0 : dim - 1;
+          positions.push_back(atStart ? SymDim::constant(0) : fromEnd(1));
+        } else if (dynamic) {
+          // A run-time size larger than the pads (as ONNX requires for
+          // reflect; wrap pads within one period): positions relative to
+          // the start or the end.
+          if (mode == "wrap")
+            positions.push_back(atStart ? fromEnd(count - i)
+                                        : SymDim::constant(i));
+          else
+            positions.push_back(atStart ? SymDim::constant(count - i)
+                                        : fromEnd(2 + i));
         } else if (mode == "wrap") {
-          src = atStart ? ((dim - count + i) % dim + dim) % dim : i % dim;
+          positions.push_back(SymDim::constant(
+              atStart ? ((dim - count + i) % dim + dim) % dim : i % dim));
         } else { // reflect
-          if (dim == 1)
-            src = 0;
-          else {
+          int64_t src = 0;
+          if (dim > 1) {
             int64_t period = 2 * (dim - 1);
             int64_t pos = atStart ? count - i : dim - 1 + i + 1;
             pos = ((pos % period) + period) % period;
             src = pos < dim ? pos : period - pos;
           }
+          positions.push_back(SymDim::constant(src));
         }
-        Value p = sliceAxis(n, x, axis, src, src + 1);
-        if (!p)
-          return {};
-        pieces.push_back(p);
       }
-      return pieces.size() == 1 ? pieces[0] : n.create<ConcatOp>(pieces, axis);
+      Value idx = indexVector(n, positions, n.b.getI64Type());
+      return idx ? take(n, x, idx, axis) : Value();
     };
     if (before > 0)
       parts.push_back(block(before, true));
@@ -2214,9 +2315,8 @@ LogicalResult convertTrilu(NodeImporter &n) {
     return failure();
   Value x = n.in(0);
   Shape s = shapeOf(x);
-  if (s.size() < 2 || ShapedType::isDynamic(s[s.size() - 1]) ||
-      ShapedType::isDynamic(s[s.size() - 2]))
-    return n.fail("Trilu needs static sizes on the last two axes");
+  if (s.size() < 2)
+    return n.fail("Trilu needs a tensor of rank 2 or more");
   int64_t k = 0;
   if (n.has(1)) {
     auto v = n.requireInts(1, "k");
@@ -2226,6 +2326,29 @@ LogicalResult convertTrilu(NodeImporter &n) {
   }
   bool upper = n.attrInt("upper", 1);
   int64_t rows = s[s.size() - 2], cols = s[s.size() - 1];
+  if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(cols)) {
+    // Sizes known at run time (a causal mask over a symbolic sequence): the
+    // mask from positions, column - row compared with k.
+    int64_t rank = s.size();
+    SymDim r = n.dimOf(x, rank - 2), c = n.dimOf(x, rank - 1),
+           one = SymDim::constant(1);
+    Type i64 = n.b.getI64Type();
+    auto positions = [&](SymDim len, SmallVector<SymDim> shape) -> Value {
+      Value size = n.shapeOperand({len});
+      if (!size)
+        return {};
+      Value iota = n.make<IotaOp>(n.typeOf({len}, i64), size, 0);
+      return iota ? n.reshapeTo(iota, shape) : Value();
+    };
+    Value row = positions(r, {r, one}), col = positions(c, {one, c});
+    TRY(row && col);
+    Value diff = n.create<SubOp>(col, row);
+    TRY(diff);
+    Value mask = n.create<CmpOp>(upper ? CmpPredicate::ge : CmpPredicate::le,
+                                 diff, sc(n, diff, k));
+    TRY(mask);
+    return out(n, n.create<SelectOp>(mask, x, sc(n, x, 0)));
+  }
   SmallVector<int64_t> keep(rows * cols);
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j)
@@ -2367,12 +2490,16 @@ LogicalResult convertEinsum(NodeImporter &n) {
     for (auto [i, c] : llvm::enumerate(t)) {
       if (order.find(c) == std::string::npos)
         order += c;
+      // A size known only at run time agrees with any (checked when the
+      // operands broadcast); a static one wins over it.
       auto it = sizes.find(c);
       if (it != sizes.end() && it->second != s[i] && it->second != 1 &&
-          s[i] != 1)
+          s[i] != 1 && !ShapedType::isDynamic(it->second) &&
+          !ShapedType::isDynamic(s[i]))
         return n.fail("index '" + std::string(1, c) + "' has sizes " +
                       llvm::Twine(it->second) + " and " + llvm::Twine(s[i]));
-      if (it == sizes.end() || it->second == 1)
+      if (it == sizes.end() || it->second == 1 ||
+          (ShapedType::isDynamic(it->second) && s[i] != 1))
         sizes[c] = s[i];
     }
   }

@@ -237,6 +237,37 @@ g.save("split_pad_dyn.onnx", [vi("x", F32, ["batch", 6, 5, 7])],
 for bs in (2, 3, 5):
     save_inputs("split_pad_dyn", "b%d" % bs, [rng.standard_normal((bs, 6, 5, 7)).astype(np.float32)])
 
+# --- flip_pad_dyn: reversals and pads of run-time sizes (found by
+# test/random/onnx_diff.py): torch.flip over a symbolic sequence (Slice with
+# step -1), every second row backwards from a start past the end (step -2),
+# reflect, edge and wrap pads of the sequence, argmax's last index over it
+# (select_last_index reverses the axis), and an einsum whose batch size is
+# static in one operand and symbolic in the other; Trilu over them (a causal
+# mask) and an integer ReduceMean.
+g = Graph()
+g.op("Slice", ["x", g.c([-1]), g.c([-INT64_MAX - 1]), g.c([1]), g.c([-1])], "flipped")
+g.op("Slice", ["x", g.c([100]), g.c([-INT64_MAX - 1]), g.c([0]), g.c([-2])], "odd_rows")
+g.op("Pad", ["x", g.c([0, 2, 0, 1])], "reflected", mode="reflect")
+g.op("Pad", ["x", g.c([1, 1, 0, 3])], "edged", mode="edge")
+g.op("Pad", ["x", g.c([0, 2, 0, 1])], "wrapped", mode="wrap")
+g.op("ArgMax", [g.op("Round", ["x"], "/arg/Round")], "last_max", axis=1, keepdims=0,
+     select_last_index=1)
+g.op("Einsum", ["x", g.init("w", rng.standard_normal((3, 4)).astype(np.float32))], "mixed",
+     equation="bs,bt->st")
+g.op("Trilu", ["x", g.c(1)], "upper", upper=1)
+g.op("Trilu", ["x", g.c(-1)], "lower", upper=0)
+# an integer mean (the sum divided by the count, truncated, as ONNX Runtime
+# computes it) over the run-time sequence
+g.op("ReduceMean", [g.op("Cast", [g.op("Mul", ["x", g.c(6.0, np.float32)], "/im/Mul")],
+                         "/im/Cast", to=TensorProto.INT32), g.c([1])], "int_mean", keepdims=1)
+g.save("flip_pad_dyn.onnx", [vi("x", F32, ["batch", "seq"])],
+       [vi(o, F32, None) for o in ("flipped", "odd_rows", "reflected", "edged", "wrapped")]
+       + [vi("last_max", I64, None), vi("mixed", F32, None), vi("upper", F32, None),
+          vi("lower", F32, None), vi("int_mean", TensorProto.INT32, None)], 19)
+for sl in (3, 4, 7):
+    save_inputs("flip_pad_dyn", "s%d" % sl, [np.round(rng.standard_normal((3, sl)) * 2)
+                                              .astype(np.float32) / 2])
+
 # --- if_tile_dyn: what the TorchScript exporter writes for DeBERTa-v2 with a
 # symbolic batch and sequence: an If on `query length != key length` (two
 # sizes of one dynamic dimension, reached through Reshape/Transpose: known

@@ -178,7 +178,12 @@ save(helper.make_model(helper.make_graph(
     [f32("x", [1, 2, 3, 3])], [f32("y", None)],
     [numpy_helper.from_array(np.ones((2, 2, 2, 2), np.float32), "w")]),
     opset_imports=opset(17)), "convtranspose_huge_stride.onnx", check=False)
-dyn_graph([helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"], name="reverse")],
+# A negative step from a start known only at run time (minus the batch).
+dyn_graph([helper.make_node("Shape", ["x"], ["s"], name="shape"),
+           helper.make_node("Slice", ["s", "zero", "one"], ["b"], name="batch"),
+           helper.make_node("Neg", ["b"], ["starts"], name="minus_batch"),
+           helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"], name="reverse")],
           "slice_negative_dynamic.onnx",
-          {"starts": np.array([-1], np.int64), "ends": np.array([-1000], np.int64),
+          {"zero": np.array([0], np.int64), "one": np.array([1], np.int64),
+           "ends": np.array([-1000], np.int64),
            "axes": np.array([0], np.int64), "steps": np.array([-1], np.int64)})
