@@ -24,6 +24,9 @@ Usage:
   onnx_diff.py --tide-bin build/bin --work DIR [--seed S] [--count N]
                [--failures DIR] [--jobs J] [-v]
 
+With --build-only (and --target=h200 on a machine without a GPU) nothing
+runs: a graph passes when it compiles.
+
 Prints `N graphs, N passed, N mismatches, N refused, N errors`; a refusal is
 Tide's clear error message for a graph ONNX Runtime runs (listed, since it
 names a gap), an error is anything else (a crash, a run failure). Each failing
@@ -52,7 +55,8 @@ INTS = (I32, I64)
 
 ELEM = {F32: TensorProto.FLOAT, F64: TensorProto.DOUBLE, F16: TensorProto.FLOAT16,
         I32: TensorProto.INT32, I64: TensorProto.INT64, I8: TensorProto.INT8,
-        U8: TensorProto.UINT8, BOOL: TensorProto.BOOL}
+        U8: TensorProto.UINT8, np.uint32: TensorProto.UINT32, np.uint64: TensorProto.UINT64,
+        BOOL: TensorProto.BOOL}
 
 
 CANONICAL = {np.dtype(t): t for t in ELEM}
@@ -94,7 +98,7 @@ class Graph:
             return np.asarray(a).astype(t)
         if t == BOOL:
             return np.asarray(r.random(size=shape) < 0.5)
-        if t == U8:
+        if t in (U8, np.uint32, np.uint64):
             return np.asarray(r.integers(0, 20, size=shape)).astype(t)
         return np.asarray(r.integers(-9, 10, size=shape)).astype(t)
 
@@ -837,9 +841,14 @@ def g_resize(g):
                                           "ceil"])
     attrs["coordinate_transformation_mode"] = r.choice(
         ["half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"])
-    if r.random() < 0.5:
-        scales = np.array([1, 1, r.choice([0.5, 1.5, 2.0, 3.0]), r.choice([0.5, 1.0, 2.0])],
-                          dtype=np.float32)
+    scales = np.array([1, 1, r.choice([0.5, 1.5, 2.0, 3.0]), r.choice([0.5, 1.0, 2.0])],
+                      dtype=np.float32)
+    fractional = any(float(d) * float(f) != int(float(d) * float(f))
+                     for d, f in zip(a.shape, scales))
+    # align_corners with a fractional scaled size: ONNX's reference (and
+    # Tide) divide by that size - 1, ONNX Runtime by the rounded one
+    if r.random() < 0.5 and not (
+            fractional and attrs["coordinate_transformation_mode"] == "align_corners"):
         g.add("Resize", [x, "", g.const(scales)], **attrs)
     else:
         sizes = np.array([a.shape[0], a.shape[1], int(r.integers(1, 12)), int(r.integers(1, 12))],
@@ -1073,10 +1082,13 @@ def tide_run(args, work, path, ins, count):
         return ("refused" if rc == 1 and "error:" in text else "error"), \
             "import: " + first_line(text), []
     rc, text = run([os.path.join(args.tide_bin, "tide-compile"), mlir, "-o", so,
-                    "--target=" + args.target, "--no-remarks"])
+                    "--target=" + args.target, "--no-remarks"]
+                   + (["--cpu=" + args.cpu] if args.cpu else []))
     if rc != 0:
         return ("refused" if rc == 1 and "error:" in text else "error"), \
             "compile: " + first_line(text), []
+    if args.build_only:
+        return "pass", "", []
     res = [os.path.join(work, "got%d.npy" % i) for i in range(count)]
     rc, text = run([os.path.join(args.tide_bin, "tide-run"), so]
                    + ["--input=" + f for f in ins] + ["--output=" + f for f in res])
@@ -1163,7 +1175,8 @@ def check(args, seed):
             for f in os.listdir(work):
                 if f.endswith((".onnx", ".npy")) and not f.startswith("got"):
                     shutil.copy(os.path.join(work, f), dest)
-    shutil.rmtree(work, ignore_errors=True)
+    if not args.keep or kind != "pass":
+        shutil.rmtree(work, ignore_errors=True)
     return seed, kind, why, ops + (["(symbolic)"] if symbolic else [])
 
 
@@ -1173,6 +1186,11 @@ def main():
     p.add_argument("--work", required=True)
     p.add_argument("--failures", default="")
     p.add_argument("--target", default="cpu")
+    p.add_argument("--cpu", default="", help="tide-compile's --cpu (the host of a GPU run)")
+    p.add_argument("--keep", action="store_true",
+                   help="keep each passing graph's folder (module, inputs, outputs) in --work")
+    p.add_argument("--build-only", action="store_true",
+                   help="import and compile only (a GPU target on a machine without one)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--count", type=int, default=50)
     p.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 1)))

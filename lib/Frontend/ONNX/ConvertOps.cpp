@@ -2913,6 +2913,16 @@ LogicalResult convertScatterND(NodeImporter &n) {
   }
   Shape want(is.begin(), is.end() - 1);
   want.append(ds.begin() + k, ds.end());
+  // Updates whose sizes are known only at run time take the static ones
+  // (a reshape, checked at run time).
+  bool compatible = us.size() == want.size();
+  for (size_t i = 0; compatible && i < us.size(); ++i)
+    compatible = us[i] == want[i] || ShapedType::isDynamic(us[i]);
+  if (compatible && us != want) {
+    updates = n.reshape(updates, want);
+    TRY(updates);
+    us = want;
+  }
   if (us != want)
     return n.fail("updates have shape " + shapeString(us) + "; expected " +
                   shapeString(want) +
