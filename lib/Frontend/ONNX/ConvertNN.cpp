@@ -482,12 +482,21 @@ AxisResize planAxis(int64_t in, int64_t out, double scale, double roiStart,
   r.outside.assign(out, 0);
   double width = scale * static_cast<double>(in); // may be fractional
   double last = static_cast<double>(in - 1);
+  // A scale that is out / in (sizes given) divides as v * in / out: one
+  // rounding, so a coordinate whose exact value is an integer or a half
+  // comes out exactly (4.5 / (9 / 7.) is 3.4999999999999996, 4.5 * 7 / 9 is
+  // 3.5) and nearest rounding picks the pixel exact arithmetic picks.
+  bool ratio = scale == static_cast<double>(out) / static_cast<double>(in);
+  auto unscale = [&](double v) {
+    return ratio ? v * static_cast<double>(in) / static_cast<double>(out)
+                 : v / scale;
+  };
   for (int64_t i = 0; i < out; ++i) {
     double x = static_cast<double>(i), xo;
     if (a.coord == "align_corners") {
       xo = width == 1 ? 0.0 : x * last / (width - 1);
     } else if (a.coord == "asymmetric") {
-      xo = x / scale;
+      xo = unscale(x);
     } else if (a.coord == "tf_crop_and_resize") {
       xo = width == 1 ? (roiEnd - roiStart) * last / 2
                       : x * (roiEnd - roiStart) * last / (width - 1);
@@ -501,15 +510,15 @@ AxisResize planAxis(int64_t in, int64_t out, double scale, double roiStart,
       // The operator's formula (and ONNX Runtime) map a single output to
       // 0; the Python reference maps it to -0.5 (the same for nearest and
       // linear, not for cubic).
-      xo = out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+      xo = out > 1 ? unscale(x + 0.5) - 0.5 : 0.0;
     } else if (a.coord == "half_pixel_symmetric") {
       double adjustment = static_cast<double>(out) / width;
       double offset = static_cast<double>(in) / 2 * (1 - adjustment);
-      xo = offset + (x + 0.5) / scale - 0.5;
+      xo = offset + unscale(x + 0.5) - 0.5;
     } else if (a.coord == "tf_half_pixel_for_nn") {
-      xo = (x + 0.5) / scale;
+      xo = unscale(x + 0.5);
     } else { // half_pixel
-      xo = (x + 0.5) / scale - 0.5;
+      xo = unscale(x + 0.5) - 0.5;
     }
     // The reference's ratio is in (0, 1]: an integral coordinate is the
     // right end of the interval below it.
