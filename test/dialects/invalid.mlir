@@ -928,28 +928,10 @@ func.func @conv_channels_last_weight(%x: tensor<1x8x8x6xf32>, %w: tensor<4x3x3x2
 
 // -----
 
-// Channels-last: the spatial dimensions (all but the first and last) are static.
-func.func @conv_channels_last_dynamic_spatial(%x: tensor<1x?x8x6xf32>, %w: tensor<4x3x3x6xf32>) {
-  // expected-error @+1 {{'tide.conv' needs static spatial dimensions (N and C may be dynamic), got 'tensor<1x?x8x6xf32>'}}
-  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] channels_last : tensor<1x?x8x6xf32>, tensor<4x3x3x6xf32>
-  return
-}
-
-// -----
-
 // Channels-last weights have the input's rank too.
 func.func @conv_channels_last_weight_rank(%x: tensor<1x8x8x6xf32>, %w: tensor<4x3x6xf32>) {
   // expected-error @+1 {{'tide.conv' weight must have the input's rank (4: F, one size per spatial dimension and C / groups), got 'tensor<4x3x6xf32>'}}
   %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] channels_last : tensor<1x8x8x6xf32>, tensor<4x3x6xf32>
-  return
-}
-
-// -----
-
-// Channels-last pools: the spatial dimensions are those between N and C.
-func.func @pool_channels_last_dynamic_spatial(%x: tensor<1x?x8x6xf32>) {
-  // expected-error @+1 {{'tide.max_pool' needs static spatial dimensions (N and C may be dynamic), got 'tensor<1x?x8x6xf32>'}}
-  %0 = tide.max_pool %x kernel = [2, 2] strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] channels_last : tensor<1x?x8x6xf32>
   return
 }
 
@@ -1048,15 +1030,6 @@ func.func @conv_weight_rank(%x: tensor<1x3x8x8xf32>, %w: tensor<2x3x3xf32>) {
 func.func @conv_dynamic_weight(%x: tensor<1x3x8x8xf32>, %w: tensor<?x3x3x3xf32>) {
   // expected-error @+1 {{'tide.conv' needs a weight of static shape, got 'tensor<?x3x3x3xf32>'}}
   %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x3x8x8xf32>, tensor<?x3x3x3xf32>
-  return
-}
-
-// -----
-
-// Spatial sizes are static.
-func.func @conv_dynamic_spatial(%x: tensor<1x3x?x8xf32>, %w: tensor<2x3x3x3xf32>) {
-  // expected-error @+1 {{'tide.conv' needs static spatial dimensions (N and C may be dynamic), got 'tensor<1x3x?x8xf32>'}}
-  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x3x?x8xf32>, tensor<2x3x3x3xf32>
   return
 }
 

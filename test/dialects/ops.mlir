@@ -766,6 +766,22 @@ func.func @pool(%x: tensor<?x3x32x32xf32>, %i: tensor<2x?x5xi8>) -> (tensor<?x3x
   return %0, %1, %2 : tensor<?x3x16x16xf32>, tensor<?x3x17x17xf32>, tensor<2x?x2xi8>
 }
 
+// Spatial sizes known only at run time: the result's are too (channels-last
+// conv and pool included).
+// CHECK-LABEL: func.func @window_dynamic_spatial(
+// CHECK: tide.conv %{{.*}}, %{{.*}} strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<?x3x?x?xf32>, tensor<8x3x3x3xf32>
+// CHECK: tide.conv %{{.*}}, %{{.*}} strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] channels_last : tensor<1x?x7x3xf32>, tensor<8x3x3x3xf32>
+// CHECK: tide.max_pool %{{.*}} kernel = [3, 3] strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] ceil_mode : tensor<?x3x?x?xf32>
+// CHECK: tide.avg_pool %{{.*}} kernel = [2] strides = [2] dilations = [1] pads = [0, 0] channels_last : tensor<2x?x?xf32>
+// CHECK: return %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x8x?x?xf32>, tensor<1x?x5x8xf32>, tensor<?x3x?x?xf32>, tensor<2x?x?xf32>
+func.func @window_dynamic_spatial(%x: tensor<?x3x?x?xf32>, %w: tensor<8x3x3x3xf32>, %l: tensor<1x?x7x3xf32>, %v: tensor<2x?x?xf32>) -> (tensor<?x8x?x?xf32>, tensor<1x?x5x8xf32>, tensor<?x3x?x?xf32>, tensor<2x?x?xf32>) {
+  %0 = tide.conv %x, %w strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] : tensor<?x3x?x?xf32>, tensor<8x3x3x3xf32>
+  %1 = tide.conv %l, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] channels_last : tensor<1x?x7x3xf32>, tensor<8x3x3x3xf32>
+  %2 = tide.max_pool %x kernel = [3, 3] strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 1] ceil_mode : tensor<?x3x?x?xf32>
+  %3 = tide.avg_pool %v kernel = [2] strides = [2] dilations = [1] pads = [0, 0] channels_last : tensor<2x?x?xf32>
+  return %0, %1, %2, %3 : tensor<?x8x?x?xf32>, tensor<1x?x5x8xf32>, tensor<?x3x?x?xf32>, tensor<2x?x?xf32>
+}
+
 // GENERIC-LABEL: sym_name = "pool"
 // GENERIC: "tide.avg_pool"(%{{.*}}) <{ceil_mode, count_include_pad, dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}> : (tensor<?x3x32x32xf32>) -> tensor<?x3x17x17xf32>
 

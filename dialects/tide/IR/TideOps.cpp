@@ -1573,15 +1573,7 @@ static RankedTensorType windowInput(std::optional<Location> loc, StringRef name,
                             type);
     return {};
   }
-  auto ordered = lastChannels ? channelsFirst(type) : type;
-  if (llvm::any_of(ordered.getShape().drop_front(2), ShapedType::isDynamic)) {
-    (void)emitOptionalError(loc, "'tide.", name,
-                            "' needs static spatial dimensions (N and C may "
-                            "be dynamic), got ",
-                            type);
-    return {};
-  }
-  return ordered;
+  return lastChannels ? channelsFirst(type) : type;
 }
 
 LogicalResult ConvOp::inferReturnTypes(MLIRContext *,

@@ -988,8 +988,11 @@ def Tide_ConvOp : Tide_Op<"conv", [Tide_InferTypeOpAdaptor,
     added after (ONNX's order: `[begin_1, ..., begin_k, end_1, ..., end_k]`).
     The channels are split into `groups` groups (C and F are multiples of
     `groups`); output channel `f` reads the input channels of its group only.
-    `groups == C` is a depthwise convolution. The weight's shape and the
-    input's spatial sizes must be static (N may be dynamic). f16 and bf16 products accumulate in f32 and are rounded once.
+    `groups == C` is a depthwise convolution. The weight's shape must be
+    static; N and the spatial sizes may be dynamic (a spatial size known only
+    at run time gives a result size computed at run time, 0 where the window
+    is larger than the padded input). f16 and bf16 products accumulate in f32
+    and are rounded once.
 
     With `channels_last` the channels are the last dimension instead
     (NHWC): `input` is `(N, D1, ..., Dk, C)`, `weight` is
@@ -1045,8 +1048,10 @@ class Tide_PoolOp<string mnemonic, string kind, string what, string pad,
     (`ceil` instead of `floor` with `ceil_mode`; a last window that would
     start in the end padding is dropped, as in ONNX and PyTorch). `pads`
     lists the padding before each spatial dimension, then after it
-    (`[begin_1, ..., begin_k, end_1, ..., end_k]`). The spatial sizes must
-    be static (N and C may be dynamic). }] # pad # notes # [{
+    (`[begin_1, ..., begin_k, end_1, ..., end_k]`). Every size may be
+    dynamic (a spatial size known only at run time gives a result size
+    computed at run time, 0 where the window is larger than the padded
+    input). }] # pad # notes # [{
 
     With `channels_last` the channels are the last dimension instead
     (NHWC): `input` is `(N, D1, ..., Dk, C)` and the result

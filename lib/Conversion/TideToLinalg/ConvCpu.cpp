@@ -70,6 +70,18 @@ bool isCpuBlasConv(ConvOp op) {
   return element.isF32() || element.isF64();
 }
 
+/// Whether the input's and the result's spatial sizes are static (the GEMMs
+/// and the depthwise loops below size their slices by them; a conv over
+/// run-time spatial sizes takes oneDNN or the generic lowering).
+bool hasStaticSpatialSizes(ConvOp op) {
+  for (Value v : {op.getInput(), op.getResult()})
+    if (llvm::any_of(
+            cast<RankedTensorType>(v.getType()).getShape().drop_front(2),
+            ShapedType::isDynamic))
+      return false;
+  return true;
+}
+
 /// Whether oneDNN runs `op` on the CPU (see the file comment).
 bool isCpuLibraryConv(ConvOp op) {
   if (!isCpuBlasConv(op) || !op.getType().getElementType().isF32())
@@ -144,8 +156,9 @@ struct LowerCpuConvToGemm : OpRewritePattern<ConvOp> {
 
   LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!isCpuBlasConv(op))
-      return rewriter.notifyMatchFailure(op, "not an f32/f64 CPU conv");
+    if (!isCpuBlasConv(op) || !hasStaticSpatialSizes(op))
+      return rewriter.notifyMatchFailure(
+          op, "not an f32/f64 CPU conv of static spatial sizes");
     auto type = op.getType();
     auto weightType = op.getWeight().getType();
     int64_t groups = op.getGroups();
@@ -335,8 +348,9 @@ struct LowerCpuDepthwiseConv : OpRewritePattern<ConvOp> {
 
   LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!isCpuBlasConv(op))
-      return rewriter.notifyMatchFailure(op, "not an f32/f64 CPU conv");
+    if (!isCpuBlasConv(op) || !hasStaticSpatialSizes(op))
+      return rewriter.notifyMatchFailure(
+          op, "not an f32/f64 CPU conv of static spatial sizes");
     auto type = op.getType();
     auto weightType = op.getWeight().getType();
     int64_t groups = op.getGroups();

@@ -56,6 +56,26 @@ Value constantOf(OpBuilder &b, Location loc, Type type, double value);
 /// The lowest value of `type`: -inf, or the minimum signed integer.
 Value lowestOf(OpBuilder &b, Location loc, Type type);
 
+/// The size of a conv's or pool's result along spatial dimension `dim` of
+/// `input` (tide::getWindowOutputSize): a constant for a static size,
+/// computed at run time for a dynamic one; 0 where the window is larger than
+/// the padded input.
+OpFoldResult windowOutputSize(OpBuilder &b, Location loc, Value input,
+                              int64_t dim, int64_t kernel, int64_t stride,
+                              int64_t dilation, int64_t padBegin,
+                              int64_t padEnd, bool ceilMode);
+/// The sizes of a conv's or pool's result of `shape` over `input`, whose
+/// dimensions line up with the result's (N, channels, spatial, or
+/// channels-last): static sizes as they are, the spatial dimensions from
+/// `firstSpatial` on by windowOutputSize, the others read from `input`.
+SmallVector<OpFoldResult> windowResultSizes(
+    OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> shape,
+    int64_t firstSpatial, ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+    ArrayRef<int64_t> dilations, ArrayRef<int64_t> pads, bool ceilMode);
+/// A tensor of `sizes` filled with `value`.
+Value filledOfSizes(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                    Value value);
+
 /// Run-time sizes (ShapeOperands.cpp). Replaces every `host` operand of a
 /// tide op under `root` by a tensor.from_elements of scalars computed from
 /// tensor.dim and constants wherever the operand's tide ops allow, read from

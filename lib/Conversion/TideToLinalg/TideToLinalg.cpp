@@ -32,6 +32,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
@@ -228,6 +229,72 @@ Value lowestOf(OpBuilder &b, Location loc, Type type) {
 bool placedOnGPU(Operation *op) {
   DeviceAttr device = getDevice(op);
   return device && device.isGPU();
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling windows
+//===----------------------------------------------------------------------===//
+
+OpFoldResult windowOutputSize(OpBuilder &b, Location loc, Value input,
+                              int64_t dim, int64_t kernel, int64_t stride,
+                              int64_t dilation, int64_t padBegin,
+                              int64_t padEnd, bool ceilMode) {
+  int64_t size = cast<RankedTensorType>(input.getType()).getDimSize(dim);
+  if (!ShapedType::isDynamic(size))
+    return b.getIndexAttr(
+        std::max<int64_t>(0, getWindowOutputSize(size, kernel, stride, dilation,
+                                                 padBegin, padEnd, ceilMode)));
+  auto idx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value d = tensor::DimOp::create(b, loc, input, dim);
+  int64_t extent = dilation * (kernel - 1) + 1;
+  // span = D + begin + end - extent; out = span / stride (rounded down, or
+  // up with ceil_mode) + 1.
+  Value span =
+      arith::AddIOp::create(b, loc, d, idx(padBegin + padEnd - extent));
+  Value out =
+      ceilMode
+          ? arith::CeilDivSIOp::create(b, loc, span, idx(stride)).getResult()
+          : arith::FloorDivSIOp::create(b, loc, span, idx(stride)).getResult();
+  out = arith::AddIOp::create(b, loc, out, idx(1));
+  if (ceilMode) {
+    // A last window starting in the end padding is dropped.
+    Value lastStart = arith::MulIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, out, idx(1)), idx(stride));
+    Value inPadding =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, lastStart,
+                              arith::AddIOp::create(b, loc, d, idx(padBegin)));
+    out = arith::SelectOp::create(
+        b, loc, inPadding, arith::SubIOp::create(b, loc, out, idx(1)), out);
+  }
+  return arith::MaxSIOp::create(b, loc, out, idx(0)).getResult();
+}
+
+SmallVector<OpFoldResult> windowResultSizes(
+    OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> shape,
+    int64_t firstSpatial, ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+    ArrayRef<int64_t> dilations, ArrayRef<int64_t> pads, bool ceilMode) {
+  int64_t k = kernel.size();
+  SmallVector<OpFoldResult> sizes;
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    int64_t i = static_cast<int64_t>(d) - firstSpatial;
+    if (!ShapedType::isDynamic(size))
+      sizes.push_back(b.getIndexAttr(size));
+    else if (i >= 0 && i < k)
+      sizes.push_back(windowOutputSize(b, loc, input, d, kernel[i], strides[i],
+                                       dilations[i], pads[i], pads[k + i],
+                                       ceilMode));
+    else
+      sizes.push_back(tensor::DimOp::create(b, loc, input, d).getResult());
+  }
+  return sizes;
+}
+
+Value filledOfSizes(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+                    Value value) {
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, value.getType());
+  return linalg::FillOp::create(b, loc, value, empty).getResult(0);
 }
 
 } // namespace mlir::tide::to_linalg
@@ -1214,7 +1281,13 @@ Value padSpatial(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> begin,
       strides(rank, b.getIndexAttr(1));
   for (size_t i = 0; i < begin.size(); ++i) {
     int64_t d = firstSpatial + i;
-    padded[d] = b.getIndexAttr(type.getDimSize(d) + begin[i] + end[i]);
+    if (type.isDynamicDim(d))
+      padded[d] = arith::AddIOp::create(
+                      b, loc, cast<Value>(sizes[d]),
+                      arith::ConstantIndexOp::create(b, loc, begin[i] + end[i]))
+                      .getResult();
+    else
+      padded[d] = b.getIndexAttr(type.getDimSize(d) + begin[i] + end[i]);
     offsets[d] = b.getIndexAttr(begin[i]);
   }
   Value empty = tensor::EmptyOp::create(b, loc, padded, type.getElementType());
@@ -1311,9 +1384,14 @@ LogicalResult lowerChannelsLastLibraryConv(PatternRewriter &rewriter,
                  pads.drop_front(k), constantOf(rewriter, loc, element, 0),
                  /*firstSpatial=*/1);
   int64_t groups = op.getGroups();
+  ArrayRef<int64_t> kernel =
+      op.getWeight().getType().getShape().drop_front().drop_back();
+  SmallVector<OpFoldResult> sizes = windowResultSizes(
+      rewriter, loc, op.getInput(), type.getShape(), /*firstSpatial=*/1, kernel,
+      op.getStrides(), op.getDilations(), pads, /*ceilMode=*/false);
   if (groups == 1) {
-    Value init = filledLike(rewriter, loc, type.getShape(), op.getInput(),
-                            constantOf(rewriter, loc, acc, 0));
+    Value init =
+        filledOfSizes(rewriter, loc, sizes, constantOf(rewriter, loc, acc, 0));
     Operation *named = linalg::Conv2DNhwcFhwcOp::create(
         rewriter, loc, TypeRange{init.getType()}, ValueRange{x, op.getWeight()},
         ValueRange{init}, rewriter.getI64TensorAttr(op.getStrides()),
@@ -1341,8 +1419,6 @@ LogicalResult lowerChannelsLastLibraryConv(PatternRewriter &rewriter,
   SmallVector<int64_t> wShape = {groups, wType.getDimSize(0) / groups,
                                  wType.getDimSize(1), wType.getDimSize(2),
                                  wType.getDimSize(3)};
-  SmallVector<int64_t> yShape(type.getShape().take_front(3));
-  yShape.append({groups, type.getDimSize(3) / groups});
   SmallVector<ReassociationIndices> lastSplit = {{0}, {1}, {2}, {3, 4}},
                                     firstSplit = {{0, 1}, {2}, {3}, {4}};
   Value xg = tensor::ExpandShapeOp::create(
@@ -1350,8 +1426,11 @@ LogicalResult lowerChannelsLastLibraryConv(PatternRewriter &rewriter,
   Value wg = tensor::ExpandShapeOp::create(
       rewriter, loc, RankedTensorType::get(wShape, element), op.getWeight(),
       firstSplit);
-  Value init = filledLike(rewriter, loc, yShape, op.getInput(),
-                          constantOf(rewriter, loc, acc, 0));
+  SmallVector<OpFoldResult> ySizes(ArrayRef(sizes).take_front(3));
+  ySizes.append({rewriter.getIndexAttr(groups),
+                 rewriter.getIndexAttr(type.getDimSize(3) / groups)});
+  Value init =
+      filledOfSizes(rewriter, loc, ySizes, constantOf(rewriter, loc, acc, 0));
   Operation *named = linalg::Conv2DNhwgcGfhwcOp::create(
       rewriter, loc, TypeRange{init.getType()}, ValueRange{xg, wg},
       ValueRange{init}, rewriter.getI64TensorAttr(op.getStrides()),
@@ -1474,8 +1553,16 @@ LogicalResult to_linalg::lowerConv(PatternRewriter &rewriter, ConvOp op,
     SmallVector<utils::IteratorType> iterators(lead + k,
                                                utils::IteratorType::parallel);
     iterators.append(k + 1, utils::IteratorType::reduction);
-    Value init = filledLike(rewriter, loc, outShape, op.getInput(),
-                            constantOf(rewriter, loc, acc, 0));
+    SmallVector<OpFoldResult> sizes = windowResultSizes(
+        rewriter, loc, op.getInput(), type.getShape(), /*firstSpatial=*/2,
+        weightType.getShape().drop_front(2), strides, dilations, pads,
+        /*ceilMode=*/false);
+    if (grouped)
+      sizes.insert(sizes.begin() + 1, rewriter.getIndexAttr(groups));
+    if (grouped)
+      sizes[2] = rewriter.getIndexAttr(type.getDimSize(1) / groups);
+    Value init =
+        filledOfSizes(rewriter, loc, sizes, constantOf(rewriter, loc, acc, 0));
     Value result;
     if (Operation *named =
             buildLibraryConv(rewriter, op, x, w, init, cpuLibrary)) {
@@ -1551,12 +1638,17 @@ struct LowerPool : OpRewritePattern<OpTy> {
                       dilations = op.getDilations(), pads = op.getPads();
     // Padding read by the windows: `pads` before, up to the last window's
     // end after.
+    // (A run-time size pads what any size may need: the end pad, and with
+    // ceil_mode up to a stride less one more; no window reads further.)
     SmallVector<int64_t> begin(pads.take_front(k)), end;
     for (int64_t i = 0; i < k; ++i) {
       int64_t extent = dilations[i] * (kernel[i] - 1) + 1;
-      end.push_back(std::max<int64_t>(
-          0, (type.getDimSize(first + i) - 1) * strides[i] + extent -
-                 inType.getDimSize(first + i) - begin[i]));
+      if (type.isDynamicDim(first + i) || inType.isDynamicDim(first + i))
+        end.push_back(pads[k + i] + (op.getCeilMode() ? strides[i] - 1 : 0));
+      else
+        end.push_back(std::max<int64_t>(
+            0, (type.getDimSize(first + i) - 1) * strides[i] + extent -
+                   inType.getDimSize(first + i) - begin[i]));
     }
     Value pad = isMax && !u ? lowestOf(rewriter, loc, element)
                             : constantOf(rewriter, loc, element, 0);
@@ -1621,9 +1713,12 @@ struct LowerPool : OpRewritePattern<OpTy> {
     iterators.append(k, utils::IteratorType::reduction);
     if (channelsInnermost)
       iterators.push_back(utils::IteratorType::parallel);
-    Value init = filledLike(rewriter, loc, type.getShape(), input,
-                            isMax && !u ? lowestOf(rewriter, loc, acc)
-                                        : constantOf(rewriter, loc, acc, 0));
+    Value init = filledOfSizes(
+        rewriter, loc,
+        windowResultSizes(rewriter, loc, input, type.getShape(), first, kernel,
+                          strides, dilations, pads, op.getCeilMode()),
+        isMax && !u ? lowestOf(rewriter, loc, acc)
+                    : constantOf(rewriter, loc, acc, 0));
     bool f = isFloat(element);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{init.getType()}, ValueRange{x, window},
@@ -1734,15 +1829,28 @@ struct LowerPool : OpRewritePattern<OpTy> {
                       dilations = op.getDilations(), pads = op.getPads();
     bool include = op.getCountIncludePad();
     int64_t first = op.getFirstSpatialDim();
-    // Per dimension, the range [lo, hi) of padded coordinates that count.
-    SmallVector<int64_t> lo, hi;
+    // Per dimension, the range [lo, hi) of padded coordinates that count
+    // (hi computed at run time for a run-time size).
+    SmallVector<int64_t> lo;
+    SmallVector<OpFoldResult> hi;
     bool constant = true;
     for (int64_t i = 0; i < k; ++i) {
       int64_t size = inType.getDimSize(first + i);
+      int64_t after = include ? pads[i] + pads[k + i] : pads[i];
       lo.push_back(include ? 0 : pads[i]);
-      hi.push_back(include ? pads[i] + size + pads[k + i] : pads[i] + size);
+      if (ShapedType::isDynamic(size)) {
+        hi.push_back(
+            arith::AddIOp::create(
+                rewriter, loc,
+                tensor::DimOp::create(rewriter, loc, op.getInput(), first + i),
+                arith::ConstantIndexOp::create(rewriter, loc, after))
+                .getResult());
+        constant = false;
+        continue;
+      }
+      hi.push_back(rewriter.getIndexAttr(size + after));
       // Every window is inside [lo, hi) when nothing outside it is read.
-      constant &= lo.back() == 0 && pads[i] + size + reach[i] <= hi.back();
+      constant &= lo.back() == 0 && pads[i] + size + reach[i] <= size + after;
     }
     return buildElementwise(
         rewriter, loc, type, ValueRange{sums},
@@ -1771,9 +1879,11 @@ struct LowerPool : OpRewritePattern<OpTy> {
               // Window elements j with lo <= start + j * dilation < hi.
               Value first = ceilDiv(
                   arith::SubIOp::create(b, l, idx(lo[i]), start), dilations[i]);
+              Value end = isa<Value>(hi[i]) ? cast<Value>(hi[i])
+                                            : idx(*getConstantIntValue(hi[i]));
               Value last = arith::MinSIOp::create(
                   b, l,
-                  ceilDiv(arith::SubIOp::create(b, l, idx(hi[i]), start),
+                  ceilDiv(arith::SubIOp::create(b, l, end, start),
                           dilations[i]),
                   idx(kernel[i]));
               Value inside = arith::MaxSIOp::create(

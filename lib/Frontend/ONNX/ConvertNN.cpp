@@ -79,12 +79,22 @@ LogicalResult readWindow(NodeImporter &n, RankedTensorType input, Window &w) {
                   "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
   for (int64_t i = 0; i < k; ++i) {
     int64_t size = input.getDimSize(i + 2);
-    if (ShapedType::isDynamic(size))
-      return n.fail("auto_pad " + autoPad +
-                    " needs static spatial sizes; bind the input's shape "
-                    "with --bind-shape");
     if (w.strides[i] < 1)
       return n.fail("strides must be positive");
+    // With stride 1 the padding does not depend on the size (the window's
+    // extent less one); with larger strides it does.
+    if (ShapedType::isDynamic(size) && w.strides[i] != 1)
+      return n.fail("auto_pad " + autoPad + " with a stride of " +
+                    Twine(w.strides[i]) +
+                    " needs static spatial sizes (the padding depends on "
+                    "the size); bind the input's shape with --bind-shape");
+    if (ShapedType::isDynamic(size)) {
+      int64_t total = w.dilations[i] * (w.kernel[i] - 1);
+      int64_t small = total / 2, large = total - small;
+      w.pads[i] = autoPad == "SAME_UPPER" ? small : large;
+      w.pads[k + i] = autoPad == "SAME_UPPER" ? large : small;
+      continue;
+    }
     // The output has ceil(size / stride) elements; pad what its windows
     // reach past the input, the odd element at the end (SAME_UPPER) or the
     // beginning (SAME_LOWER).
@@ -603,17 +613,17 @@ AxisResize planAxis(int64_t in, int64_t out, double scale, double roiStart,
 /// element type).
 Value resizeAxis(NodeImporter &n, Value x, int64_t axis, const AxisResize &r,
                  bool nearest) {
-  Shape s = shapeOf(x);
-  int64_t rank = s.size();
-  Shape tapShape(rank, 1), full = s;
+  SmallVector<SymDim> full = n.dimsOf(x);
+  int64_t rank = full.size();
+  Shape tapShape(rank, 1);
   tapShape[axis] = r.out;
-  full[axis] = r.out;
+  full[axis] = SymDim::constant(r.out);
   Value acc;
   for (int64_t t = 0; t < r.taps; ++t) {
     ArrayRef<int64_t> index(r.index.data() + t * r.out, r.out);
     ArrayRef<double> weight(r.weight.data() + t * r.out, r.out);
     Value idx = hostConstant(n, tapShape, n.b.getI64Type(), index, {});
-    idx = n.broadcastTo(idx, full);
+    idx = n.broadcastToDims(idx, full);
     if (!idx)
       return {};
     Value g = n.create<GatherOp>(x, idx, axis);
@@ -626,6 +636,90 @@ Value resizeAxis(NodeImporter &n, Value x, int64_t axis, const AxisResize &r,
       return {};
   }
   return acc;
+}
+
+/// Resizes axis `axis` of `x` from `in` to `out` elements where either is
+/// known only at run time: the source coordinate of every output position is
+/// computed (in f64, from an iota) as planAxis computes it on the host, then
+/// nearest takes one index per output and linear two, with weights. `scale`
+/// is the given scale, or 0 where sizes were given (the scale is then out /
+/// in, and coordinates divide as v * in / out, as planAxis does). Cubic,
+/// antialiasing, exclude_outside and tf_crop_and_resize are refused before.
+Value resizeAxisAtRunTime(NodeImporter &n, Value x, int64_t axis, SymDim in,
+                          SymDim out, double scale, const ResizeAttrs &a,
+                          Type compute) {
+  Type f64 = n.b.getF64Type(), i64 = n.b.getI64Type();
+  Value outShape = n.shapeOperand({out});
+  if (!outShape)
+    return {};
+  Value iota = n.make<IotaOp>(n.typeOf({out}, i64), outShape, 0);
+  Value pos = n.cast(iota, f64);
+  Value inF = n.cast(n.scalarOf(in), f64), outF = n.cast(n.scalarOf(out), f64);
+  if (!pos || !inF || !outF)
+    return {};
+  auto c = [&](double v) { return n.scalar(f64, v); };
+  auto unscale = [&](Value v) -> Value {
+    if (scale > 0)
+      return n.create<DivOp>(v, c(scale));
+    return n.create<DivOp>(n.create<MulOp>(v, inF), outF);
+  };
+  Value width = scale > 0 ? n.create<MulOp>(inF, c(scale)) : outF;
+  Value half = n.create<AddOp>(pos, c(0.5));
+  Value xo;
+  if (a.coord == "align_corners") {
+    Value mapped =
+        n.create<DivOp>(n.create<MulOp>(pos, n.create<SubOp>(inF, c(1))),
+                        n.create<SubOp>(width, c(1)));
+    xo = n.create<SelectOp>(n.create<CmpOp>(CmpPredicate::eq, width, c(1)),
+                            c(0), mapped);
+  } else if (a.coord == "asymmetric") {
+    xo = unscale(pos);
+  } else if (a.coord == "pytorch_half_pixel") {
+    xo = n.create<SelectOp>(n.create<CmpOp>(CmpPredicate::gt, outF, c(1)),
+                            n.create<SubOp>(unscale(half), c(0.5)), c(0));
+  } else if (a.coord == "half_pixel_symmetric") {
+    Value adjustment = n.create<DivOp>(outF, width);
+    Value offset = n.create<MulOp>(n.create<DivOp>(inF, c(2)),
+                                   n.create<SubOp>(c(1), adjustment));
+    xo = n.create<SubOp>(n.create<AddOp>(offset, unscale(half)), c(0.5));
+  } else if (a.coord == "tf_half_pixel_for_nn") {
+    xo = unscale(half);
+  } else { // half_pixel
+    xo = n.create<SubOp>(unscale(half), c(0.5));
+  }
+  if (!xo)
+    return {};
+  // Source indices clamped into the input (the reference's edge padding).
+  Value last = n.scalarOf(n.combine("Sub", in, SymDim::constant(1)));
+  auto clampIndex = [&](Value v) -> Value {
+    Value i = n.cast(v, i64);
+    return n.create<MinimumOp>(n.create<MaximumOp>(i, n.scalar(i64, 0)), last);
+  };
+  if (a.mode == "nearest") {
+    std::string rounding = a.nearest;
+    if (rounding == "legacy")
+      rounding = scale < 1 ? "ceil" : "floor";
+    Value rounded = rounding == "floor"  ? n.create<FloorOp>(xo)
+                    : rounding == "ceil" ? n.create<CeilOp>(xo)
+                    : rounding == "round_prefer_ceil"
+                        ? n.create<FloorOp>(n.create<AddOp>(xo, c(0.5)))
+                        : n.create<CeilOp>(n.create<SubOp>(xo, c(0.5)));
+    return takeAlong(n, x, clampIndex(rounded), axis);
+  }
+  // linear: the two source positions around the coordinate, weighted by
+  // the distance to them.
+  Value fl = n.create<FloorOp>(xo);
+  Value ratio = n.create<SubOp>(xo, fl);
+  Value g0 = takeAlong(n, x, clampIndex(fl), axis);
+  Value g1 = takeAlong(n, x, clampIndex(n.create<AddOp>(fl, c(1))), axis);
+  if (!g0 || !g1)
+    return {};
+  SmallVector<SymDim> weightDims(shapeOf(x).size(), SymDim::constant(1));
+  weightDims[axis] = n.dimOf(g0, axis);
+  Value w1 = n.reshapeTo(n.cast(ratio, compute), weightDims);
+  Value w0 =
+      n.reshapeTo(n.cast(n.create<SubOp>(c(1), ratio), compute), weightDims);
+  return n.create<AddOp>(n.create<MulOp>(g0, w0), n.create<MulOp>(g1, w1));
 }
 
 LogicalResult convertResize(NodeImporter &n) {
@@ -642,11 +736,6 @@ LogicalResult convertResize(NodeImporter &n) {
   Value x = n.in(0);
   auto type = cast<RankedTensorType>(x.getType());
   int64_t rank = type.getRank();
-  for (int64_t d = 0; d < rank; ++d)
-    if (type.isDynamicDim(d))
-      return n.fail(n.opType() + " needs static input sizes (dimension " +
-                    Twine(d) +
-                    " is dynamic); bind the input's shape with --bind-shape");
 
   // Attributes. Before Resize-11 (Upsample, Resize-10) the coordinates are
   // asymmetric and nearest rounds down.
@@ -702,6 +791,7 @@ LogicalResult convertResize(NodeImporter &n) {
   // Scales or sizes (one of them), known while importing.
   std::vector<double> scales;
   std::vector<int64_t> sizes;
+  SmallVector<SymDim> runSizes;
   auto readScales = [&](unsigned i) -> LogicalResult {
     auto v = n.requireConstIn(i, "scales");
     if (failed(v))
@@ -724,22 +814,40 @@ LogicalResult convertResize(NodeImporter &n) {
     if (n.has(2) && failed(readScales(2)))
       return failure();
     if (n.has(3)) {
-      auto v = n.requireInts(3, "sizes");
-      if (failed(v))
-        return failure();
-      sizes.assign(v->begin(), v->end());
+      // Sizes computed from run-time sizes (F.interpolate(size=y.shape[2:]))
+      // are taken as such; other values must be known while importing.
+      std::optional<ShapeValue> known = n.shapeIn(3);
+      if (known && !known->isConstant() && known->type.getRank() == 1) {
+        runSizes = known->elems;
+      } else {
+        auto v = n.requireInts(3, "sizes");
+        if (failed(v))
+          return failure();
+        sizes.assign(v->begin(), v->end());
+      }
     }
-    if (!scales.empty() && !sizes.empty())
+    bool haveSizes = !sizes.empty() || !runSizes.empty();
+    if (!scales.empty() && haveSizes)
       return n.fail("give either scales or sizes, not both");
-    if (scales.empty() && sizes.empty())
+    if (scales.empty() && !haveSizes)
       return n.fail("needs scales (input 2) or sizes (input 3)");
   }
-  int64_t given = scales.empty() ? sizes.size() : scales.size();
+  int64_t given = !scales.empty()  ? scales.size()
+                  : !sizes.empty() ? sizes.size()
+                                   : runSizes.size();
   if (given != count)
     return n.fail(Twine(scales.empty() ? "sizes" : "scales") + " has " +
                   Twine(given) + " values; the input has " + Twine(count) +
                   (count == rank ? " dimensions" : " axes to resize"));
 
+  // Axes whose input or output size is known only at run time: resized
+  // by resizeAxisAtRunTime (in, out, the given scale or 0 for out / in).
+  struct RunTimeAxis {
+    int64_t axis;
+    SymDim in, out;
+    double scale;
+  };
+  SmallVector<RunTimeAxis> runTime;
   Shape in(type.getShape()), outSize = in;
   std::vector<double> scale(rank, 1.0), roiStart(rank, 0.0), roiEnd(rank, 1.0);
   if (!scales.empty()) {
@@ -749,22 +857,56 @@ LogicalResult convertResize(NodeImporter &n) {
         return n.fail("scales must be positive; scale " + Twine(k) + " is " +
                       std::to_string(scales[k]));
       scale[d] = scales[k];
+      if (ShapedType::isDynamic(in[d])) {
+        // floor(scale * in) in float, as below; an integral scale
+        // multiplies exactly.
+        if (scales[k] == 1)
+          continue;
+        SymDim inD = n.dimOf(x, d), outD;
+        if (scales[k] == std::floor(scales[k]) && scales[k] < 1e9) {
+          outD = n.combine("Mul", inD,
+                           SymDim::constant(static_cast<int64_t>(scales[k])));
+        } else {
+          Type f32 = n.b.getF32Type();
+          Value product = n.create<FloorOp>(n.create<MulOp>(
+              n.cast(n.scalarOf(inD), f32), n.scalar(f32, scales[k])));
+          outD = SymDim::expr(n.cast(product, n.b.getI64Type()));
+          if (!outD.scalar)
+            return failure();
+        }
+        runTime.push_back({d, inD, outD, scales[k]});
+        continue;
+      }
       // The product in float, as ONNX Runtime computes it (20 * 0.35f is 7,
       // not 6.99..).
       outSize[d] = saturatingInt64(std::floor(static_cast<float>(scales[k]) *
                                               static_cast<float>(in[d])));
+    }
+  } else if (!runSizes.empty()) {
+    for (int64_t k = 0; k < count; ++k) {
+      int64_t d = axes[k];
+      SymDim inD = n.dimOf(x, d);
+      if (runSizes[k] == inD)
+        continue;
+      if (runSizes[k].isConst() && runSizes[k].value < 0)
+        return n.fail("sizes must not be negative");
+      runTime.push_back({d, inD, runSizes[k], 0.0});
     }
   } else {
     for (int64_t k = 0; k < count; ++k) {
       int64_t d = axes[k];
       if (sizes[k] < 0)
         return n.fail("sizes must not be negative");
+      if (ShapedType::isDynamic(in[d])) {
+        runTime.push_back({d, n.dimOf(x, d), SymDim::constant(sizes[k]), 0.0});
+        continue;
+      }
       if (in[d] == 0 && sizes[k] != 0)
         return n.fail("cannot resize an empty dimension");
       outSize[d] = sizes[k];
       scale[d] = in[d] ? double(sizes[k]) / double(in[d]) : 1.0;
     }
-    if (policy != "stretch") {
+    if (policy != "stretch" && runTime.empty()) {
       double common = scale[axes[0]];
       for (int64_t d : axes)
         common = policy == "not_larger" ? std::min(common, scale[d])
@@ -774,6 +916,21 @@ LogicalResult convertResize(NodeImporter &n) {
         outSize[d] = static_cast<int64_t>(common * double(in[d]) + 0.5);
       }
     }
+  }
+  if (!runTime.empty() || !runSizes.empty()) {
+    // What resizeAxisAtRunTime does not compute.
+    std::string what = a.mode == "cubic"                 ? "cubic interpolation"
+                       : a.antialias                     ? "antialias"
+                       : a.excludeOutside                ? "exclude_outside"
+                       : a.coord == "tf_crop_and_resize" ? "tf_crop_and_resize"
+                       : policy != "stretch"
+                           ? "keep_aspect_ratio_policy " + policy
+                           : "";
+    if (!what.empty())
+      return n.fail(n.opType() + " with " + what +
+                    " needs the resized sizes known while importing (an "
+                    "axis's size is known only at run time); bind the "
+                    "input's shape with --bind-shape");
   }
   if (a.coord == "tf_crop_and_resize") {
     if (!n.has(1))
@@ -801,6 +958,11 @@ LogicalResult convertResize(NodeImporter &n) {
     return n.fail(a.mode + " interpolation needs numbers, not booleans");
   std::vector<std::pair<int64_t, AxisResize>> plans;
   for (int64_t d = 0; d < rank; ++d) {
+    // (Run-time sizes: the axes not resized, and those of `runTime`.)
+    if (ShapedType::isDynamic(in[d]) ||
+        llvm::any_of(runTime,
+                     [&](const RunTimeAxis &r) { return r.axis == d; }))
+      continue;
     if (in[d] == 0 || outSize[d] == 0) {
       if (in[d] != outSize[d])
         plans.push_back({d, AxisResize{in[d], outSize[d], 0, {}, {}, {}, 0}});
@@ -819,14 +981,18 @@ LogicalResult convertResize(NodeImporter &n) {
   Value y = n.cast(x, compute);
   for (auto &[d, r] : plans) {
     if (r.in == 0 || r.out == 0) {
-      // Nothing to read or nothing to write: an empty slice, or zeros.
-      Shape s = shapeOf(y);
-      s[d] = r.out;
-      y = r.out == 0 ? n.create<SliceOp>(y, Shape(rank, 0), s, Shape(rank, 1))
-                     : n.broadcastTo(n.scalar(compute, 0), s);
+      // Nothing to read or nothing to write: zeros (none when empty).
+      SmallVector<SymDim> dims = n.dimsOf(y);
+      dims[d] = SymDim::constant(r.out);
+      y = n.broadcastToDims(n.scalar(compute, 0), dims);
     } else {
       y = resizeAxis(n, y, d, r, nearest);
     }
+    if (!y)
+      return failure();
+  }
+  for (const RunTimeAxis &r : runTime) {
+    y = resizeAxisAtRunTime(n, y, r.axis, r.in, r.out, r.scale, a, compute);
     if (!y)
       return failure();
   }

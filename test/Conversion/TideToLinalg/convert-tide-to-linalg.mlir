@@ -1120,6 +1120,40 @@ func.func @avg_pool_pads_f16(%x: tensor<1x1x5xf16>) -> tensor<1x1x3xf16> {
   return %0 : tensor<1x1x3xf16>
 }
 
+// Spatial sizes known only at run time: the padded input is the size plus
+// the pads, the result's size (size + pads - extent) floordiv stride + 1, at
+// least 0 (ceil_mode: rounded up, less the window that would start in the
+// end padding); an average's counts read the run-time size.
+// CHECK-LABEL: func.func @conv_dynamic_spatial(
+// CHECK-SAME: %[[X:.*]]: tensor<1x3x?x8xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>)
+// CHECK: %[[H:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<1x3x?x8xf32>
+// CHECK: %[[PH:.*]] = arith.addi %[[H]], %{{.*}} : index
+// CHECK: tensor.empty(%[[PH]]) : tensor<1x3x?x9xf32>
+// CHECK: %[[SPAN:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: %[[Q:.*]] = arith.floordivsi %[[SPAN]], %{{.*}} : index
+// CHECK: %[[O:.*]] = arith.addi %[[Q]], %{{.*}} : index
+// CHECK: %[[OH:.*]] = arith.maxsi %[[O]], %{{.*}} : index
+// CHECK: tensor.empty(%[[OH]]) : tensor<1x4x?x4xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<1x4x?x4xf32>)
+func.func @conv_dynamic_spatial(%x: tensor<1x3x?x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x?x4xf32> {
+  %0 = tide.conv %x, %w strides = [2, 2] dilations = [1, 1] pads = [1, 1, 1, 0] : tensor<1x3x?x8xf32>, tensor<4x3x3x3xf32>
+  return %0 : tensor<1x4x?x4xf32>
+}
+
+// CHECK-LABEL: func.func @avg_pool_dynamic_spatial(
+// CHECK: arith.ceildivsi
+// CHECK: arith.cmpi sge
+// CHECK: arith.select
+// CHECK: %[[SUM:.*]] = linalg.generic
+// CHECK: linalg.generic {{.*}} ins(%[[SUM]] : tensor<1x2x?xf32>)
+// CHECK: linalg.index 2 : index
+// CHECK: arith.divf
+func.func @avg_pool_dynamic_spatial(%x: tensor<1x2x?xf32>) -> tensor<1x2x?xf32> {
+  %0 = tide.avg_pool %x kernel = [3] strides = [2] dilations = [1] pads = [1, 1] ceil_mode : tensor<1x2x?xf32>
+  return %0 : tensor<1x2x?xf32>
+}
+
 // Channels-last max_pool on the host: the spatial dimensions padded, loops
 // (n, h, w), the window's, then c: the channels innermost as in memory, so
 // that each window element is combined into a row of channels (a loop the

@@ -19,6 +19,8 @@ for two or three batch sizes:
                     Where(mask, 0, -inf), Softmax, Where(IsNaN(p), 0, p), and
                     the key transposed by Reshape with shapes from Shape.
 
+  conv_pool_dyn.onnx  convolutions and pooling over a run-time height and
+                    width (inputs s1, s2, s3).
   if_tile_dyn.onnx  TorchScript's DeBERTa-v2: an If on two sizes of one
                     dynamic dimension (decided while importing) and a Tile
                     by the batch size; if_runtime.onnx, an If on a graph
@@ -267,6 +269,55 @@ g.save("flip_pad_dyn.onnx", [vi("x", F32, ["batch", "seq"])],
 for sl in (3, 4, 7):
     save_inputs("flip_pad_dyn", "s%d" % sl, [np.round(rng.standard_normal((3, sl)) * 2)
                                               .astype(np.float32) / 2])
+
+# --- conv_pool_dyn: a small CNN over images of any height and width
+# (torchvision models exported with dynamic_axes on H and W): convolutions
+# (3x3 with bias and Relu, strided with uneven padding, depthwise with
+# auto_pad SAME_UPPER, a grouped 1-D one), max and average pooling (ceil_mode,
+# count_include_pad either way), a global average pool and a classifier.
+g = Graph()
+w1 = g.init("w1", (rng.standard_normal((8, 3, 3, 3)) * 0.3).astype(np.float32))
+b1 = g.init("b1", rng.standard_normal(8).astype(np.float32))
+c1 = g.op("Relu", [g.op("Conv", ["x", w1, b1], "/c1/Conv", pads=[1, 1, 1, 1])], "/c1/Relu")
+w2 = g.init("w2", (rng.standard_normal((8, 8, 3, 3)) * 0.2).astype(np.float32))
+g.op("Conv", [c1, w2], "strided", strides=[2, 2], pads=[1, 0, 2, 1])
+wd = g.init("wd", rng.standard_normal((8, 1, 3, 3)).astype(np.float32))
+g.op("Conv", [c1, wd], "depthwise", group=8, auto_pad="SAME_UPPER")
+g.op("MaxPool", [c1], "max_ceil", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
+     ceil_mode=1)
+g.op("AveragePool", [c1], "avg_excl", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+g.op("AveragePool", [c1], "avg_incl", kernel_shape=[2, 3], strides=[2, 2], pads=[0, 1, 1, 1],
+     ceil_mode=1, count_include_pad=1)
+wf = g.init("wf", rng.standard_normal((5, 8)).astype(np.float32))
+pooled = g.op("Flatten", [g.op("GlobalAveragePool", [c1], "/head/Pool")], "/head/Flatten")
+g.op("Gemm", [pooled, wf], "logits", transB=1)
+# a grouped 1-D convolution over the flattened image (oneDNN takes grouped
+# ones in 2-D only: these are Tide's own loops)
+w1d = g.init("w1d", rng.standard_normal((4, 4, 3)).astype(np.float32))
+flat = g.op("Reshape", [c1, g.c([0, 8, -1])], "/g/Reshape")
+g.op("Conv", [flat, w1d], "conv_1d", group=2, dilations=[2], pads=[1, 2])
+# Upsampling as segmentation and detection heads write it: Resize by
+# constant scales (nearest and linear, integral and fractional), Resize
+# back to another tensor's size (sizes from Shape: FCN's
+# F.interpolate(x, size=input.shape[-2:])), and DepthToSpace (PixelShuffle).
+g.op("Resize", [c1, "", g.c([1.0, 1.0, 2.0, 2.0], np.float32)], "up_nearest", mode="nearest")
+g.op("Resize", [c1, "", g.c([1.0, 1.0, 0.5, 1.5], np.float32)], "up_frac", mode="linear",
+     coordinate_transformation_mode="pytorch_half_pixel")
+g.op("Resize", [c1, "", g.c([1.0, 1.0, 1.5, 0.75], np.float32)], "near_frac", mode="nearest",
+     coordinate_transformation_mode="asymmetric", nearest_mode="round_prefer_ceil")
+lead = g.op("Slice", [g.op("Shape", ["strided"], "/up/Shape0"), g.c([0]), g.c([2])], "/up/Slice0")
+hw = g.op("Slice", [g.op("Shape", [c1], "/up/Shape1"), g.c([2]), g.c([4])], "/up/Slice1")
+g.op("Resize", ["strided", "", "", g.op("Concat", [lead, hw], "/up/Concat", axis=0)],
+     "up_linear", mode="linear", coordinate_transformation_mode="align_corners")
+g.op("DepthToSpace", [c1], "d2s", blocksize=2, mode="CRD")
+g.save("conv_pool_dyn.onnx", [vi("x", F32, ["batch", 3, "height", "width"])],
+       [vi(o, F32, ["batch", 8, None, None])
+        for o in ("strided", "depthwise", "max_ceil", "avg_excl", "avg_incl")]
+       + [vi("logits", F32, ["batch", 5]), vi("conv_1d", F32, ["batch", 4, None])]
+       + [vi(o, F32, ["batch", None, None, None])
+          for o in ("up_nearest", "up_frac", "near_frac", "up_linear", "d2s")], 17)
+for tag, (bs, h, w) in (("s1", (2, 9, 13)), ("s2", (1, 16, 16)), ("s3", (3, 3, 5))):
+    save_inputs("conv_pool_dyn", tag, [rng.standard_normal((bs, 3, h, w)).astype(np.float32)])
 
 # --- if_tile_dyn: what the TorchScript exporter writes for DeBERTa-v2 with a
 # symbolic batch and sequence: an If on `query length != key length` (two

@@ -76,7 +76,7 @@ save([helper.make_node("Resize", ["x", "", "scales"], ["y"], name="resize", mode
      [f32("x", [1, 2, 3, 4])], [f32("y", [1, 2, 6, 6])], [scales], "resize_linear")
 save([helper.make_node("Resize", ["x", "", "scales"], ["y"], name="resize", mode="nearest")],
      [f32("x", [1, 2, 3, 4])], [f32("y", [1, 2, 6, 6])], [scales], "resize_nearest")
-# ... a symbolic batch: the gathers need every size.
+# ... a symbolic batch (the index tables broadcast over it).
 save([helper.make_node("Resize", ["x", "", "scales"], ["y"], name="resize", mode="nearest")],
      [f32("x", ["batch", 2, 3, 4])], [f32("y", ["batch", 2, 6, 6])], [scales], "resize_dynamic")
 # ... scales and sizes both.

@@ -95,7 +95,8 @@ for const in (True, False):
           pads=[1, 1, 1, 1], output_padding=[1, 1], shapes={"x": ["N", 8, 5, 5]})
 
 
-def resize(name, x, opset=13, roi=None, scales=None, sizes=None, tol=(1e-4, 1e-5), **attrs):
+def resize(name, x, opset=13, roi=None, scales=None, sizes=None, tol=(1e-4, 1e-5), shapes=None,
+           **attrs):
     inits, names = {}, ["x", "", "", ""]
     for i, (key, value, dtype) in enumerate((("roi", roi, np.float32), ("scales", scales, np.float32),
                                              ("sizes", sizes, np.int64))):
@@ -106,7 +107,8 @@ def resize(name, x, opset=13, roi=None, scales=None, sizes=None, tol=(1e-4, 1e-5
         names.pop()
     if opset == 10:
         names = ["x", "scales"]
-    case(name, helper.make_node("Resize", names, ["y"], **attrs), {"x": x}, inits, opset, tol=tol)
+    case(name, helper.make_node("Resize", names, ["y"], **attrs), {"x": x}, inits, opset,
+         shapes=shapes, tol=tol)
 
 
 x = f32(2, 3, 7, 9)
@@ -135,6 +137,37 @@ resize("resize_half_pixel_symmetric", x, opset=19, scales=[1, 1, 1.7, 0.65], mod
        coordinate_transformation_mode="half_pixel_symmetric")
 case("upsample_7", helper.make_node("Upsample", ["x"], ["y"], mode="linear", scales=[1.0, 1.0, 2.0, 1.5]),
      {"x": x}, opset=7)
+
+# Run-time sizes (a symbolic batch, height and width): source coordinates
+# computed at run time from an iota, in every coordinate and nearest mode.
+dyn = {"x": ["N", 3, "H", "W"]}
+resize("resize_dyn_linear", x, scales=[1, 1, 1.7, 0.45], mode="linear", shapes=dyn)
+resize("resize_dyn_align_sizes", x, sizes=[2, 3, 5, 11], mode="linear",
+       coordinate_transformation_mode="align_corners", shapes=dyn)
+resize("resize_dyn_pytorch_1", x, sizes=[2, 3, 1, 4], mode="linear",
+       coordinate_transformation_mode="pytorch_half_pixel", shapes=dyn)
+resize("resize_dyn_symmetric", x, opset=19, scales=[1, 1, 1.7, 0.65], mode="linear",
+       coordinate_transformation_mode="half_pixel_symmetric", shapes=dyn)
+# (ONNX Runtime differs from ONNX's reference, which Tide follows, for
+# tf_half_pixel_for_nn with ceil rounding, and for align_corners where the
+# scaled size is fractional: an input 8 wide here.)
+x8 = f32(2, 3, 6, 8)
+for coord in ("half_pixel", "asymmetric", "tf_half_pixel_for_nn", "align_corners"):
+    for rounding in ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil"):
+        if coord == "tf_half_pixel_for_nn" and "ceil" in rounding:
+            continue
+        resize("resize_dyn_%s_%s" % (coord, rounding), x8, scales=[1, 1, 2.5, 0.75],
+               mode="nearest", coordinate_transformation_mode=coord, nearest_mode=rounding,
+               shapes=dyn)
+resize("resize_dyn_batch", x, scales=[2, 0.5, 0.5, 1.5], mode="nearest", shapes={"x": ["N", 3, 7, 9]})
+resize("resize_dyn_uint8", rng.integers(0, 255, (1, 3, 5, 5)).astype(np.uint8),
+       scales=[1, 1, 1.6, 0.6], shapes=dyn)
+resize("resize_dyn_f16", f32(1, 3, 5, 5).astype(np.float16), scales=[1, 1, 1.6, 0.6], mode="linear",
+       tol=(2e-3, 2e-3), shapes=dyn)
+resize("resize_dyn_opset10", x, opset=10, scales=[1, 1, 0.5, 0.4], mode="nearest", shapes=dyn)
+case("upsample_7_dyn", helper.make_node("Upsample", ["x"], ["y"], mode="linear",
+                                        scales=[1.0, 1.0, 2.0, 1.5]),
+     {"x": x}, opset=7, shapes=dyn)
 
 grid = rng.random((2, 4, 6, 2)).astype(np.float32) * 2.6 - 1.3
 for mode in ("bilinear", "nearest", "bicubic"):
