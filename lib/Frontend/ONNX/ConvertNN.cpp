@@ -1133,14 +1133,15 @@ ElementsAttr constantKernel(ElementsAttr attr, RankedTensorType newType,
 /// (the first two may be dynamic).
 Value spreadOut(NodeImporter &n, Value x, int64_t firstAxis,
                 ArrayRef<int64_t> every, ArrayRef<int64_t> at) {
-  Shape s = shapeOf(x);
-  Shape expanded(s.begin(), s.begin() + firstAxis), maskShape(firstAxis, 1),
+  SmallVector<SymDim> s = n.dimsOf(x);
+  SmallVector<SymDim> expanded(s.begin(), s.begin() + firstAxis),
       flat(s.begin(), s.begin() + firstAxis);
+  Shape maskShape(firstAxis, 1);
   for (size_t i = 0; i < every.size(); ++i) {
-    int64_t size = s[firstAxis + i];
-    expanded.append({size, 1});
+    const SymDim &size = s[firstAxis + i];
+    expanded.append({size, SymDim::constant(1)});
     maskShape.append({1, every[i]});
-    flat.push_back(size * every[i]);
+    flat.push_back(n.combine("Mul", size, SymDim::constant(every[i])));
   }
   int64_t maskCount = 1;
   for (int64_t m : maskShape) {
@@ -1164,13 +1165,13 @@ Value spreadOut(NodeImporter &n, Value x, int64_t firstAxis,
     mask[flatIdx] = on;
   }
   Value m = hostConstant(n, maskShape, n.b.getI1Type(), mask, {});
-  Value e = n.reshape(x, expanded);
+  Value e = n.reshapeTo(x, expanded);
   if (!e)
     return {};
   Value y = n.create<SelectOp>(m, e, n.scalar(elemOf(x), 0));
   if (!y)
     return {};
-  return n.reshape(y, flat);
+  return n.reshapeTo(y, flat);
 }
 
 /// The convolution's kernel from a weight computed at run time, with tide
@@ -1286,10 +1287,8 @@ LogicalResult convertConvTranspose(NodeImporter &n) {
                   "; the input has rank " + Twine(input.getRank()));
   if (!weightType.hasStaticShape())
     return n.fail("the weight's shape must be static");
-  for (int64_t d = 2; d < input.getRank(); ++d)
-    if (input.isDynamicDim(d))
-      return n.fail("ConvTranspose needs static spatial sizes; bind the "
-                    "input's shape with --bind-shape");
+  bool dynamicSpatial =
+      llvm::any_of(input.getShape().drop_front(2), ShapedType::isDynamic);
   int64_t groups = n.attrInt("group", 1);
   int64_t c = weightType.getDimSize(0), mg = weightType.getDimSize(1);
   if (groups < 1 || c % groups != 0)
@@ -1326,16 +1325,21 @@ LogicalResult convertConvTranspose(NodeImporter &n) {
     return n.fail("'output_shape' has " + Twine(outputShape->size()) +
                   " entries; the input has " + Twine(k) +
                   " spatial dimensions");
-  if (!outputShape && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")) {
-    outputShape = Shape(k);
-    for (int64_t i = 0; i < k; ++i)
-      (*outputShape)[i] = input.getDimSize(i + 2) * (*strides)[i];
-  }
-  if (outputShape) {
+  if (outputShape && dynamicSpatial)
+    return n.fail("ConvTranspose with 'output_shape' needs static spatial "
+                  "sizes (the pads depend on them); bind the input's shape "
+                  "with --bind-shape");
+  bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+  if (outputShape || same) {
     for (int64_t i = 0; i < k; ++i) {
-      int64_t total = (*strides)[i] * (input.getDimSize(i + 2) - 1) +
-                      (*outPad)[i] + (kernel[i] - 1) * (*dilations)[i] + 1 -
-                      (*outputShape)[i];
+      // SAME: the output is input * stride, which leaves a total padding
+      // that does not depend on the input's size.
+      int64_t total =
+          outputShape
+              ? (*strides)[i] * (input.getDimSize(i + 2) - 1) + (*outPad)[i] +
+                    (kernel[i] - 1) * (*dilations)[i] + 1 - (*outputShape)[i]
+              : (*outPad)[i] + (kernel[i] - 1) * (*dilations)[i] + 1 -
+                    (*strides)[i];
       int64_t half = floorDiv2(total);
       pads[i] = autoPad == "SAME_UPPER" ? half : total - half;
       pads[k + i] = total - pads[i];
@@ -1356,9 +1360,11 @@ LogicalResult convertConvTranspose(NodeImporter &n) {
     int64_t reach = a.dilation * (a.kernel - 1);
     int64_t lo = reach - pads[i];
     int64_t hi = reach - pads[k + i] + (*outPad)[i];
+    // (A run-time size whose output the pads remove leaves an empty
+    // result: the convolution's window is larger than its input.)
     int64_t out =
         (input.getDimSize(i + 2) - 1) * a.stride + 1 + lo + hi - reach;
-    if (out < 0)
+    if (!input.isDynamicDim(i + 2) && out < 0)
       return n.fail("the pads remove more than the whole output");
     a.lead = std::clamp<int64_t>(lo, 0, a.stride - 1);
     int64_t loE = lo - a.lead, hiE = hi - (a.stride - 1 - a.lead);

@@ -93,6 +93,15 @@ for const in (True, False):
     convt("convt_output_shape", f32(1, 2, 4, 5), f32(2, 2, 3, 3), strides=[2, 2], output_shape=[10, 9])
     convt("convt_batch", f32(3, 8, 5, 5), f32(8, 16, 3, 3), f32(16), strides=[2, 2],
           pads=[1, 1, 1, 1], output_padding=[1, 1], shapes={"x": ["N", 8, 5, 5]})
+    # Run-time spatial sizes (the zeros inserted by reshapes of run-time sizes).
+    convt("convt_dyn", f32(2, 4, 5, 6), f32(4, 3, 3, 2), f32(6), group=2, strides=[2, 3],
+          pads=[1, 0, 2, 1], output_padding=[1, 0], dilations=[1, 2],
+          shapes={"x": ["N", 4, "H", "W"]})
+    convt("convt_dyn_same", f32(1, 2, 7), f32(2, 3, 4), strides=[3], auto_pad="SAME_LOWER",
+          shapes={"x": [1, 2, "L"]})
+    convt("convt_dyn_large_pads", f32(2, 4, 6, 7), f32(4, 1, 3, 2), strides=[3, 2], group=2,
+          dilations=[2, 3], pads=[5, 6, 6, 4], output_padding=[2, 0],
+          shapes={"x": ["N", 4, "H", "W"]})
 
 
 def resize(name, x, opset=13, roi=None, scales=None, sizes=None, tol=(1e-4, 1e-5), shapes=None,
