@@ -46,6 +46,9 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from onnx_cases import compare  # noqa: E402 (shared with the GPU machine's runner)
+
 OPSET = 17
 
 F32, F64, F16 = np.float32, np.float64, np.float16
@@ -1023,34 +1026,6 @@ def generate(seed):
 # ---------------------------------------------------------------------------
 # Running Tide
 # ---------------------------------------------------------------------------
-
-
-def compare(got, want):
-    if got.dtype != want.dtype:
-        return "dtype %s, ONNX Runtime %s" % (got.dtype, want.dtype)
-    if got.shape != want.shape:
-        return "shape %s, ONNX Runtime %s" % (got.shape, want.shape)
-    if want.dtype.kind != "f":
-        bad = got != want
-        if np.any(bad):
-            i = np.argwhere(bad)[0]
-            return "at %s: %s, ONNX Runtime %s (%d differ)" % (
-                tuple(i), got[tuple(i)], want[tuple(i)], int(bad.sum()))
-        return None
-    g64 = got.astype(np.float64)
-    w64 = want.astype(np.float64)
-    finite = np.isfinite(w64)
-    scale = float(np.max(np.abs(w64[finite]))) if np.any(finite) else 0.0
-    rtol = 1e-3 if want.dtype != np.float16 else 4e-3
-    atol = 1e-4 * max(scale, 1.0) if want.dtype != np.float16 else 4e-3 * max(scale, 1.0)
-    with np.errstate(all="ignore"):
-        ok = np.where(finite, np.abs(g64 - w64) <= atol + rtol * np.abs(w64),
-                      (np.isnan(w64) & np.isnan(g64)) | (g64 == w64))
-    if not np.all(ok):
-        i = tuple(np.argwhere(~ok)[0])
-        return "at %s: %r, ONNX Runtime %r (%d of %d differ)" % (
-            i, got[i], want[i], int((~ok).sum()), ok.size)
-    return None
 
 
 def prune(model, feeds, keep):

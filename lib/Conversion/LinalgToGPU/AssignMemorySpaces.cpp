@@ -152,10 +152,15 @@ struct AssignMemorySpacesPass
 
       MLIRContext *ctx = &getContext();
       // The GPU of a linalg op that reads `view`'s result, possibly through
-      // further views; null if only host ops read it.
+      // further views, as an operand or in its payload (a gather's
+      // tensor.extract of a reshaped constant table); null if only host ops
+      // read it.
       std::function<DeviceAttr(Operation *)> gpuReaderThroughViews =
           [&](Operation *view) -> DeviceAttr {
         for (Operation *user : view->getUsers()) {
+          Operation *top = body.findAncestorOpInBlock(*user);
+          if (top && top != user && isGpuOp(top) && readsOnDevice(top))
+            return gpuOps.lookup(top);
           if (isGpuOp(user) && readsOnDevice(user))
             return gpuOps.lookup(user);
           if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,

@@ -2010,8 +2010,6 @@ LogicalResult convertLpPool(NodeImporter &n) {
   if (!isa<FloatType>(input.getElementType()))
     return n.fail("LpPool needs a floating-point input");
   int64_t k = input.getRank() - 2, channels = input.getDimSize(1);
-  if (ShapedType::isDynamic(channels))
-    return n.fail("LpPool needs a static channel count");
   int64_t p = n.attrInt("p", 2);
   if (p < 1)
     return n.fail("'p' must be at least 1");
@@ -2044,7 +2042,10 @@ LogicalResult convertLpPool(NodeImporter &n) {
       w.pads[k + i] += (ceilOut - floorOut) * w.strides[i];
     }
   }
-  Shape ones = {channels, 1};
+  // A depthwise convolution with a window of ones; with a run-time channel
+  // count, the channels folded into the batch and one filter.
+  bool dynamicChannels = ShapedType::isDynamic(channels);
+  Shape ones = {dynamicChannels ? 1 : channels, 1};
   ones.append(w.kernel.begin(), w.kernel.end());
   Type elem = input.getElementType();
   Value weight = n.constant(DenseElementsAttr::get(
@@ -2052,8 +2053,21 @@ LogicalResult convertLpPool(NodeImporter &n) {
   Value x = lpPower(n, n.in(0), p);
   if (!x || !weight)
     return failure();
-  Value sum =
-      n.create<ConvOp>(x, weight, w.strides, w.dilations, w.pads, channels);
+  SmallVector<SymDim> dims = n.dimsOf(x);
+  if (dynamicChannels) {
+    SmallVector<SymDim> folded = {n.combine("Mul", dims[0], dims[1]),
+                                  SymDim::constant(1)};
+    folded.append(dims.begin() + 2, dims.end());
+    x = n.reshapeTo(x, folded);
+  }
+  Value sum = n.create<ConvOp>(x, weight, w.strides, w.dilations, w.pads,
+                               dynamicChannels ? 1 : channels);
+  if (sum && dynamicChannels) {
+    SmallVector<SymDim> unfolded = {dims[0], dims[1]};
+    for (int64_t i = 0; i < k; ++i)
+      unfolded.push_back(n.dimOf(sum, i + 2));
+    sum = n.reshapeTo(sum, unfolded);
+  }
   Value y = sum ? lpRoot(n, sum, p) : Value();
   if (!y)
     return failure();

@@ -2249,11 +2249,25 @@ LogicalResult convertHardmax(NodeImporter &n) {
   if (failed(axis))
     return failure();
   int64_t depth = shapeOf(x)[*axis];
-  if (ShapedType::isDynamic(depth))
-    return n.fail("Hardmax needs a static size on its axis");
   Value idx = n.create<ArgmaxOp>(x, Shape{*axis}, false);
   TRY(idx);
-  Value mask = oneHotMask(n, idx, depth, *axis);
+  Value mask;
+  if (ShapedType::isDynamic(depth)) {
+    // The positions along a run-time axis: an iota, compared with the
+    // argmax (its axis kept as 1).
+    SymDim size = n.dimOf(x, *axis);
+    Value shape = n.shapeOperand({size});
+    TRY(shape);
+    Value range = n.make<IotaOp>(n.typeOf({size}, elemOf(idx)), shape, 0);
+    SmallVector<SymDim> along(rank, SymDim::constant(1));
+    along[*axis] = n.dimOf(range, 0);
+    SmallVector<SymDim> kept = n.dimsOf(idx);
+    kept.insert(kept.begin() + *axis, SymDim::constant(1));
+    mask = n.create<CmpOp>(CmpPredicate::eq, n.reshapeTo(idx, kept),
+                           n.reshapeTo(range, along));
+  } else {
+    mask = oneHotMask(n, idx, depth, *axis);
+  }
   TRY(mask);
   return out(n, n.create<SelectOp>(mask, sc(n, x, 1), sc(n, x, 0)));
 }
@@ -2292,8 +2306,8 @@ LogicalResult convertEyeLike(NodeImporter &n) {
   if (failed(need(n, 1)))
     return failure();
   auto type = n.inType(0);
-  if (type.getRank() != 2 || !type.hasStaticShape())
-    return n.fail("EyeLike needs a static 2-D input");
+  if (type.getRank() != 2)
+    return n.fail("EyeLike needs a 2-D input");
   Type elem = type.getElementType();
   if (const auto *a = n.attr("dtype")) {
     std::string why;
@@ -2302,6 +2316,23 @@ LogicalResult convertEyeLike(NodeImporter &n) {
       return n.fail(why);
   }
   int64_t k = n.attrInt("k", 0);
+  if (!type.hasStaticShape()) {
+    // Run-time sizes: ones where column == row + k, from two iotas.
+    Type i64 = n.b.getI64Type();
+    SymDim rows = n.dimOf(n.in(0), 0), cols = n.dimOf(n.in(0), 1);
+    Value rowShape = n.shapeOperand({rows, SymDim::constant(1)});
+    Value colShape = n.shapeOperand({SymDim::constant(1), cols});
+    TRY(rowShape && colShape);
+    Value r =
+        n.make<IotaOp>(n.typeOf({rows, SymDim::constant(1)}, i64), rowShape, 0);
+    Value c =
+        n.make<IotaOp>(n.typeOf({SymDim::constant(1), cols}, i64), colShape, 1);
+    TRY(r && c);
+    Value on = n.create<CmpOp>(CmpPredicate::eq,
+                               n.create<AddOp>(r, n.scalar(i64, k)), c);
+    TRY(on);
+    return out(n, n.cast(on, elem));
+  }
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
   if (overComputedLimit(rows, cols))
     return n.fail("an EyeLike of " + Twine(rows) + " x " + Twine(cols) +

@@ -94,6 +94,32 @@ func.func @constant_through_reshape(%x: tensor<3x1x1xf32>) -> tensor<3x1x1xf32> 
 
 // -----
 
+// A constant table a GPU op's payload reads through a reshape (tide.gather's
+// tensor.extract of a reshaped constant; a random ONNX graph's GatherND on
+// the H100 read the host constant: an illegal address) is copied too.
+#id1 = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @constant_table_through_reshape(
+// CHECK: %[[C:.*]] = arith.constant dense<{{.*}}> : tensor<2x3xf32>
+// CHECK: %[[CD:.*]] = bufferization.alloc_tensor() copy(%[[C]]) {memory_space = #tide.device<cuda:0>}
+// CHECK: %[[R:.*]] = tensor.collapse_shape %[[CD]]
+// CHECK: linalg.generic
+// CHECK: tensor.extract %[[R]]
+func.func @constant_table_through_reshape(%i: tensor<2xindex>) -> tensor<2xf32> {
+  %t = bufferization.alloc_tensor() copy(%i) {memory_space = #tide.device<cuda:0>} : tensor<2xindex>
+  %c = arith.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %r = tensor.collapse_shape %c [[0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+  %e = tensor.empty() : tensor<2xf32>
+  %g = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%t : tensor<2xindex>) outs(%e : tensor<2xf32>) attrs = {tide.device = #tide.device<cuda:0>} {
+  ^bb0(%in: index, %out: f32):
+    %v = tensor.extract %r[%in] : tensor<6xf32>
+    linalg.yield %v : f32
+  } -> tensor<2xf32>
+  return %g : tensor<2xf32>
+}
+
+// -----
+
 // A GPU softmax (linalg.softmax, not a structured op) of a constant reads a
 // device copy of it, directly or through a reshape (it read the host
 // constant: "mixes host and GPU memory", a random program of a constant's

@@ -21,6 +21,7 @@ for two or three batch sizes:
 
   conv_pool_dyn.onnx  convolutions and pooling over a run-time height and
                     width (inputs s1, s2, s3).
+  misc_dyn.onnx     Hardmax, EyeLike and LpPool over run-time sizes.
   if_tile_dyn.onnx  TorchScript's DeBERTa-v2: an If on two sizes of one
                     dynamic dimension (decided while importing) and a Tile
                     by the batch size; if_runtime.onnx, an If on a graph
@@ -318,6 +319,20 @@ g.save("conv_pool_dyn.onnx", [vi("x", F32, ["batch", 3, "height", "width"])],
           for o in ("up_nearest", "up_frac", "near_frac", "up_linear", "d2s")], 17)
 for tag, (bs, h, w) in (("s1", (2, 9, 13)), ("s2", (1, 16, 16)), ("s3", (3, 3, 5))):
     save_inputs("conv_pool_dyn", tag, [rng.standard_normal((bs, 3, h, w)).astype(np.float32)])
+
+# --- misc_dyn: Hardmax along a run-time axis, EyeLike of run-time sizes,
+# LpPool with a run-time channel count (found by test/random/onnx_diff.py).
+g = Graph()
+g.op("Hardmax", ["x"], "hardmax", axis=1)
+g.op("EyeLike", ["x"], "eye", k=1)
+g.op("LpPool", ["y"], "lp", kernel_shape=[2], p=2, pads=[1, 0])
+g.op("LpPool", ["y"], "lp3", kernel_shape=[3], p=3, strides=[2])
+g.save("misc_dyn.onnx", [vi("x", F32, ["batch", "seq"]), vi("y", F32, ["batch", "ch", "len"])],
+       [vi("hardmax", F32, ["batch", "seq"]), vi("eye", F32, ["batch", "seq"]),
+        vi("lp", F32, ["batch", "ch", None]), vi("lp3", F32, ["batch", "ch", None])], 17)
+for tag, (b, sl, c, l) in (("s1", (3, 5, 2, 7)), ("s2", (2, 2, 4, 4))):
+    save_inputs("misc_dyn", tag, [rng.standard_normal((b, sl)).astype(np.float32),
+                                  rng.standard_normal((b, c, l)).astype(np.float32)])
 
 # --- if_tile_dyn: what the TorchScript exporter writes for DeBERTa-v2 with a
 # symbolic batch and sequence: an If on `query length != key length` (two
