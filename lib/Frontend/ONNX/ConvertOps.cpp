@@ -1314,6 +1314,70 @@ Value sliceAxis(NodeImporter &n, Value x, int64_t axis, int64_t start,
   return n.create<SliceOp>(x, st, lim, str);
 }
 
+/// Split of an axis whose size is known only at run time: equal parts
+/// (num_outputs or one per output: ceil(size / parts) each, the last what is
+/// left) or the given constant sizes, each part a tide.dynamic_slice whose
+/// bounds are clamped to the size (sizes that do not add up to it at run
+/// time are not an error: the parts are cut where the input ends).
+LogicalResult convertSplitDynamic(NodeImporter &n, Value x, int64_t axis) {
+  SmallVector<SymDim> dims = n.dimsOf(x);
+  SymDim size = dims[axis];
+  SmallVector<SymDim> bounds = {SymDim::constant(0)};
+  std::optional<SmallVector<int64_t>> given;
+  if (n.has(1)) {
+    auto v = n.requireInts(1, "split");
+    if (failed(v))
+      return failure();
+    given = *v;
+  } else if (n.opset < 13) {
+    given = n.attrInts("split");
+  }
+  if (given) {
+    if (given->size() != n.numOutputs())
+      return n.fail("split gives " + llvm::Twine(given->size()) +
+                    " sizes for " + llvm::Twine(n.numOutputs()) + " outputs");
+    int64_t at = 0;
+    for (int64_t part : *given) {
+      if (part < 0)
+        return n.fail("split sizes must not be negative");
+      at += part;
+      bounds.push_back(n.combine("Min", SymDim::constant(at), size));
+    }
+  } else {
+    int64_t parts = n.opset >= 18 && n.attr("num_outputs")
+                        ? n.attrInt("num_outputs", 1)
+                        : n.numOutputs();
+    if (parts <= 0)
+      return n.fail("num_outputs must be positive");
+    if (static_cast<int64_t>(n.numOutputs()) != parts)
+      return n.fail("num_outputs is " + llvm::Twine(parts) +
+                    " but the node has " + llvm::Twine(n.numOutputs()) +
+                    " outputs");
+    SymDim chunk =
+        n.combine("Div", n.combine("Add", size, SymDim::constant(parts - 1)),
+                  SymDim::constant(parts));
+    for (int64_t i = 1; i <= parts; ++i)
+      bounds.push_back(
+          n.combine("Min", n.combine("Mul", chunk, SymDim::constant(i)), size));
+  }
+  int64_t rank = dims.size();
+  Shape strides(rank, 1);
+  for (unsigned i = 0; i + 1 < bounds.size(); ++i) {
+    SmallVector<SymDim> start(rank, SymDim::constant(0)), limit = dims,
+                                                          shape = dims;
+    start[axis] = bounds[i];
+    limit[axis] = bounds[i + 1];
+    shape[axis] = n.combine("Sub", bounds[i + 1], bounds[i]);
+    Value startV = n.shapeOperand(start), limitV = n.shapeOperand(limit);
+    TRY(startV && limitV);
+    auto type = n.typeOf(shape, elemOf(x));
+    Value part = n.make<DynamicSliceOp>(type, x, startV, limitV, strides);
+    TRY(part);
+    n.setOut(i, part);
+  }
+  return success();
+}
+
 LogicalResult convertSplit(NodeImporter &n) {
   if (failed(need(n, 1)))
     return failure();
@@ -1323,7 +1387,7 @@ LogicalResult convertSplit(NodeImporter &n) {
     return failure();
   int64_t size = shapeOf(x)[*axis];
   if (ShapedType::isDynamic(size))
-    return n.fail("Split needs a static size on the split axis");
+    return convertSplitDynamic(n, x, *axis);
   Shape sizes;
   if (n.opset >= 13 && n.has(1)) {
     auto v = n.requireInts(1, "split");

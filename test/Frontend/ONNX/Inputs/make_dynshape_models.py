@@ -21,7 +21,8 @@ for two or three batch sizes:
 
   conv_pool_dyn.onnx  convolutions and pooling over a run-time height and
                     width (inputs s1, s2, s3).
-  misc_dyn.onnx     Hardmax, EyeLike and LpPool over run-time sizes.
+  misc_dyn.onnx     Hardmax, EyeLike and LpPool over run-time sizes;
+                    split_dyn.onnx, Split of a run-time axis.
   if_tile_dyn.onnx  TorchScript's DeBERTa-v2: an If on two sizes of one
                     dynamic dimension (decided while importing) and a Tile
                     by the batch size; if_runtime.onnx, an If on a graph
@@ -333,6 +334,17 @@ g.save("misc_dyn.onnx", [vi("x", F32, ["batch", "seq"]), vi("y", F32, ["batch", 
 for tag, (b, sl, c, l) in (("s1", (3, 5, 2, 7)), ("s2", (2, 2, 4, 4))):
     save_inputs("misc_dyn", tag, [rng.standard_normal((b, sl)).astype(np.float32),
                                   rng.standard_normal((b, c, l)).astype(np.float32)])
+
+# --- split_dyn: Split of a run-time axis (opset 18, num_outputs: parts of
+# ceil(size / 3), the last what is left) and into given sizes.
+g = Graph()
+g.op("Split", ["z"], "part", outs=3, axis=1, num_outputs=3)
+g.op("Split", ["z", g.c([1, 2])], "given", outs=2, axis=0)
+g.save("split_dyn.onnx", [vi("z", F32, [3, "len"])],
+       [vi("part_%d" % k, F32, [3, None]) for k in range(3)]
+       + [vi("given_%d" % k, F32, [None, "len"]) for k in range(2)], 18)
+for tag, length in (("l7", 7), ("l5", 5), ("l9", 9)):
+    save_inputs("split_dyn", tag, [rng.standard_normal((3, length)).astype(np.float32)])
 
 # --- if_tile_dyn: what the TorchScript exporter writes for DeBERTa-v2 with a
 # symbolic batch and sequence: an If on `query length != key length` (two
