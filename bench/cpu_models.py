@@ -29,7 +29,7 @@ against a float64 NumPy reference.
 
     build/venv/bin/python bench/cpu_models.py [--model resnet18|encoder]
         [--bin build/bin] [--repeat 20] [--rounds 3] [--threads 1,2]
-        [--batchnorm] [--keep DIR]
+        [--batchnorm] [--dynamic] [--keep DIR]
 
 Columns: `tide` and `ort` = median time per call (ms); `tide/ort` = their ratio
 (below 1.0: Tide is faster).
@@ -45,7 +45,7 @@ import time
 import numpy as np
 
 
-def resnet18(batchnorm=False, seed=0, batch=1, classes=1000):
+def resnet18(batchnorm=False, seed=0, batch=1, classes=1000, dynamic=False):
     """An ONNX ResNet-18 (onnx.ModelProto) and its NumPy reference function."""
     from onnx import TensorProto, helper, numpy_helper
 
@@ -134,8 +134,11 @@ def resnet18(batchnorm=False, seed=0, batch=1, classes=1000):
     ref.append(("head", x, "output", fcw, fcb))
     graph = helper.make_graph(
         nodes, "main_graph",
-        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [batch, 3, 224, 224])],
-        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [batch, classes])],
+        [helper.make_tensor_value_info(
+            "input", TensorProto.FLOAT,
+            ["N", 3, "H", "W"] if dynamic else [batch, 3, 224, 224])],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT,
+                                       ["N" if dynamic else batch, classes])],
         inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
                               producer_name="pytorch")
@@ -235,6 +238,9 @@ def main():
                         help="keep BatchNormalization nodes (not folded)")
     parser.add_argument("--keep", help="write the model and libraries here")
     parser.add_argument("--model", choices=["resnet18", "encoder"], default="resnet18")
+    parser.add_argument("--dynamic", action="store_true",
+                        help="resnet18: batch, height and width symbolic (compiled "
+                             "for run-time sizes; run at 1x3x224x224)")
     parser.add_argument("--compile-flag", action="append", default=[],
                         help="an extra tide-compile flag")
     args = parser.parse_args()
@@ -242,11 +248,12 @@ def main():
     tmp = args.keep or tempfile.mkdtemp(prefix="tide-models-")
     os.makedirs(tmp, exist_ok=True)
     if args.model == "resnet18":
-        model, ref = resnet18(batchnorm=args.batchnorm)
+        model, ref = resnet18(batchnorm=args.batchnorm, dynamic=args.dynamic)
         x = np.random.default_rng(1).random((1, 3, 224, 224), dtype=np.float32)
         feed = {"input": x}
         want = numpy_reference(ref, x)
-        title = (f"ResNet-18 batch 1 f32 ({'BatchNormalization nodes' if args.batchnorm else 'BN folded into Conv'})")
+        title = (f"ResNet-18 batch 1 f32 ({'BatchNormalization nodes' if args.batchnorm else 'BN folded into Conv'}"
+                 f"{'; N, H, W symbolic' if args.dynamic else ''})")
     else:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import encoder

@@ -147,8 +147,18 @@ LogicalResult convertConv(NodeImporter &n) {
     return n.fail("kernel_shape does not match the weight's spatial sizes");
   if (failed(readWindow(n, input, w)))
     return failure();
-  Value y = n.create<ConvOp>(x, weight, w.strides, w.dilations, w.pads,
-                             n.attrInt("group", 1));
+  int64_t groups = n.attrInt("group", 1);
+  // A grouped convolution's channel count is the weight's per group times
+  // the groups: a run-time count is taken as that (tide.conv splits static
+  // channels into groups).
+  if (groups > 1 && input.isDynamicDim(1) && weightType.hasStaticShape()) {
+    SmallVector<SymDim> dims = n.dimsOf(x);
+    dims[1] = SymDim::constant(groups * weightType.getDimSize(1));
+    x = n.reshapeTo(x, dims);
+    if (!x)
+      return failure();
+  }
+  Value y = n.create<ConvOp>(x, weight, w.strides, w.dilations, w.pads, groups);
   if (!y)
     return failure();
   if (n.has(2)) {
@@ -1297,6 +1307,15 @@ LogicalResult convertConvTranspose(NodeImporter &n) {
   if (!input.isDynamicDim(1) && input.getDimSize(1) != c)
     return n.fail("the input has " + Twine(input.getDimSize(1)) +
                   " channels; the weight expects " + Twine(c));
+  if (groups > 1 && input.isDynamicDim(1)) {
+    // A run-time channel count is the weight's (the grouped convolution
+    // splits static channels).
+    SmallVector<SymDim> dims = n.dimsOf(x);
+    dims[1] = SymDim::constant(c);
+    x = n.reshapeTo(x, dims);
+    if (!x)
+      return failure();
+  }
   Shape kernel(weightType.getShape().drop_front(2));
   if (std::optional<Shape> given = n.attrInts("kernel_shape");
       given && *given != kernel)

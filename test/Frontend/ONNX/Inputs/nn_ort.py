@@ -99,9 +99,18 @@ for const in (True, False):
           shapes={"x": ["N", 4, "H", "W"]})
     convt("convt_dyn_same", f32(1, 2, 7), f32(2, 3, 4), strides=[3], auto_pad="SAME_LOWER",
           shapes={"x": [1, 2, "L"]})
+    # Every size symbolic, the channels too: grouped, they are the weight's.
+    convt("convt_dyn_channels", f32(2, 4, 5, 6), f32(4, 3, 3, 2), group=2, strides=[2, 1],
+          shapes={"x": ["N", "C", "H", "W"]})
     convt("convt_dyn_large_pads", f32(2, 4, 6, 7), f32(4, 1, 3, 2), strides=[3, 2], group=2,
           dilations=[2, 3], pads=[5, 6, 6, 4], output_padding=[2, 0],
           shapes={"x": ["N", 4, "H", "W"]})
+
+
+# A grouped convolution over an input whose every size is symbolic (the
+# channel count is the weight's per group times the groups).
+case("conv_dyn_channels", helper.make_node("Conv", ["x", "w"], ["y"], group=3, pads=[1, 0, 1, 2]),
+     {"x": f32(2, 6, 5, 7)}, {"w": f32(9, 2, 3, 2)}, shapes={"x": ["N", "C", "H", "W"]})
 
 
 def resize(name, x, opset=13, roi=None, scales=None, sizes=None, tol=(1e-4, 1e-5), shapes=None,
