@@ -1557,10 +1557,11 @@ LogicalResult to_linalg::lowerConv(PatternRewriter &rewriter, ConvOp op,
         rewriter, loc, op.getInput(), type.getShape(), /*firstSpatial=*/2,
         weightType.getShape().drop_front(2), strides, dilations, pads,
         /*ceilMode=*/false);
-    if (grouped)
+    if (grouped) {
+      // (N, F, ...) -> (N, G, F/G, ...).
+      sizes[1] = rewriter.getIndexAttr(type.getDimSize(1) / groups);
       sizes.insert(sizes.begin() + 1, rewriter.getIndexAttr(groups));
-    if (grouped)
-      sizes[2] = rewriter.getIndexAttr(type.getDimSize(1) / groups);
+    }
     Value init =
         filledOfSizes(rewriter, loc, sizes, constantOf(rewriter, loc, acc, 0));
     Value result;
