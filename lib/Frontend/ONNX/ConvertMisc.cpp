@@ -105,26 +105,25 @@ LogicalResult convertLRN(NodeImporter &n) {
     return n.fail("LRN's 'size' " + Twine(size) + " is larger than Tide " +
                   "computes while importing (" + Twine(kComputedTableLimit) +
                   ")");
-  if (ShapedType::isDynamic(s[1]))
-    return n.fail("LRN needs a static channel count");
-  for (size_t i = 2; i < s.size(); ++i)
-    if (ShapedType::isDynamic(s[i]))
-      return n.fail("LRN needs static spatial sizes; bind the input's shape "
-                    "with --bind-shape");
   double alpha = n.attrFloat("alpha", 1e-4), beta = n.attrFloat("beta", 0.75),
          bias = n.attrFloat("bias", 1.0);
-  int64_t channels = s[1], rest = product(ArrayRef<int64_t>(s).drop_front(2));
-  // Sum of squares over channels [c - (size-1)/2, c + ceil((size-1)/2)].
+  // Sum of squares over channels [c - (size-1)/2, c + ceil((size-1)/2)]: a
+  // convolution over (N, 1, C, rest), whose "spatial" sizes C and rest may
+  // be known only at run time.
+  SmallVector<SymDim> dims = n.dimsOf(x);
+  SymDim rest = SymDim::constant(1);
+  for (size_t i = 2; i < dims.size(); ++i)
+    rest = n.combine("Mul", rest, dims[i]);
   Value sq = n.create<MulOp>(x, x);
   TRY(sq);
-  TRY(sq = n.reshape(sq, {s[0], 1, channels, rest}));
+  TRY(sq = n.reshapeTo(sq, {dims[0], SymDim::constant(1), dims[1], rest}));
   auto ones = makeDense(RankedTensorType::get({1, 1, size, 1}, t), {},
                         std::vector<double>(size, 1.0));
   int64_t before = (size - 1) / 2, after = size - 1 - before;
   Value sum = n.create<ConvOp>(sq, n.constant(ones), Shape{1, 1}, Shape{1, 1},
                                Shape{before, 0, after, 0}, 1);
   TRY(sum);
-  TRY(sum = n.reshape(sum, s));
+  TRY(sum = n.reshapeTo(sum, dims));
   // x / (bias + alpha / size * sum) ^ beta.
   Value d = n.create<MulOp>(sum, n.scalar(t, alpha / size));
   TRY(d);

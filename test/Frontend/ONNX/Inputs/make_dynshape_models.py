@@ -301,7 +301,7 @@ g.op("Conv", [flat, w1d], "conv_1d", group=2, dilations=[2], pads=[1, 2])
 # Upsampling as segmentation and detection heads write it: Resize by
 # constant scales (nearest and linear, integral and fractional), Resize
 # back to another tensor's size (sizes from Shape: FCN's
-# F.interpolate(x, size=input.shape[-2:])), and DepthToSpace (PixelShuffle).
+# F.interpolate(x, size=input.shape[-2:])), and DepthToSpace (PixelShuffle); an LRN over it.
 g.op("Resize", [c1, "", g.c([1.0, 1.0, 2.0, 2.0], np.float32)], "up_nearest", mode="nearest")
 g.op("Resize", [c1, "", g.c([1.0, 1.0, 0.5, 1.5], np.float32)], "up_frac", mode="linear",
      coordinate_transformation_mode="pytorch_half_pixel")
@@ -312,12 +312,13 @@ hw = g.op("Slice", [g.op("Shape", [c1], "/up/Shape1"), g.c([2]), g.c([4])], "/up
 g.op("Resize", ["strided", "", "", g.op("Concat", [lead, hw], "/up/Concat", axis=0)],
      "up_linear", mode="linear", coordinate_transformation_mode="align_corners")
 g.op("DepthToSpace", [c1], "d2s", blocksize=2, mode="CRD")
+g.op("LRN", [c1], "lrn", size=3, alpha=0.02, beta=0.75, bias=1.5)
 g.save("conv_pool_dyn.onnx", [vi("x", F32, ["batch", 3, "height", "width"])],
        [vi(o, F32, ["batch", 8, None, None])
         for o in ("strided", "depthwise", "max_ceil", "avg_excl", "avg_incl")]
        + [vi("logits", F32, ["batch", 5]), vi("conv_1d", F32, ["batch", 4, None])]
        + [vi(o, F32, ["batch", None, None, None])
-          for o in ("up_nearest", "up_frac", "near_frac", "up_linear", "d2s")], 17)
+          for o in ("up_nearest", "up_frac", "near_frac", "up_linear", "d2s", "lrn")], 17)
 for tag, (bs, h, w) in (("s1", (2, 9, 13)), ("s2", (1, 16, 16)), ("s3", (3, 3, 5))):
     save_inputs("conv_pool_dyn", tag, [rng.standard_normal((bs, 3, h, w)).astype(np.float32)])
 
