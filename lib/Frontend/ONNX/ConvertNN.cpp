@@ -653,8 +653,8 @@ Value resizeAxis(NodeImporter &n, Value x, int64_t axis, const AxisResize &r,
 /// computed (in f64, from an iota) as planAxis computes it on the host, then
 /// nearest takes one index per output and linear two, with weights. `scale`
 /// is the given scale, or 0 where sizes were given (the scale is then out /
-/// in, and coordinates divide as v * in / out, as planAxis does). Cubic,
-/// antialiasing, exclude_outside and tf_crop_and_resize are refused before.
+/// in, and coordinates divide as v * in / out, as planAxis does).
+/// Antialiasing and tf_crop_and_resize are refused before.
 Value resizeAxisAtRunTime(NodeImporter &n, Value x, int64_t axis, SymDim in,
                           SymDim out, double scale, const ResizeAttrs &a,
                           Type compute) {
@@ -717,19 +717,63 @@ Value resizeAxisAtRunTime(NodeImporter &n, Value x, int64_t axis, SymDim in,
     return takeAlong(n, x, clampIndex(rounded), axis);
   }
   // linear: the two source positions around the coordinate, weighted by
-  // the distance to them.
+  // the distance to them; cubic: the four around it, with the Keys
+  // weights of planAxis (exclude_outside: those outside the input zeroed,
+  // the rest scaled to sum to 1).
   Value fl = n.create<FloorOp>(xo);
-  Value ratio = n.create<SubOp>(xo, fl);
-  Value g0 = takeAlong(n, x, clampIndex(fl), axis);
-  Value g1 = takeAlong(n, x, clampIndex(n.create<AddOp>(fl, c(1))), axis);
-  if (!g0 || !g1)
-    return {};
+  Value r = n.create<SubOp>(xo, fl);
+  SmallVector<int64_t> offsets;
+  SmallVector<Value> weights;
+  if (a.mode == "linear") {
+    offsets = {0, 1};
+    weights = {n.create<SubOp>(c(1), r), r};
+  } else {
+    double A = a.cubicA;
+    Value p = n.create<AddOp>(r, c(1)), q = n.create<SubOp>(c(1), r);
+    Value q1 = n.create<AddOp>(q, c(1));
+    // ((A v - 5A) v + 8A) v - 4A, and ((A + 2) v - (A + 3)) v v + 1.
+    auto outer = [&](Value v) -> Value {
+      Value t = n.create<SubOp>(n.create<MulOp>(v, c(A)), c(5 * A));
+      t = n.create<AddOp>(n.create<MulOp>(t, v), c(8 * A));
+      return n.create<SubOp>(n.create<MulOp>(t, v), c(4 * A));
+    };
+    auto inner = [&](Value v) -> Value {
+      Value t = n.create<SubOp>(n.create<MulOp>(v, c(A + 2)), c(A + 3));
+      return n.create<AddOp>(n.create<MulOp>(n.create<MulOp>(t, v), v), c(1));
+    };
+    offsets = {-1, 0, 1, 2};
+    weights = {outer(p), inner(r), inner(q), outer(q1)};
+  }
+  SmallVector<Value> positions;
+  for (int64_t o : offsets)
+    positions.push_back(o ? n.create<AddOp>(fl, c(static_cast<double>(o)))
+                          : fl);
+  if (a.excludeOutside) {
+    Value inF1 = n.create<SubOp>(inF, c(1)), sum;
+    for (auto [w, pos] : llvm::zip(weights, positions)) {
+      Value inside =
+          n.create<AndOp>(n.create<CmpOp>(CmpPredicate::ge, pos, c(0)),
+                          n.create<CmpOp>(CmpPredicate::le, pos, inF1));
+      w = n.create<SelectOp>(inside, w, c(0));
+      sum = sum ? n.create<AddOp>(sum, w) : w;
+    }
+    Value safe = n.create<SelectOp>(
+        n.create<CmpOp>(CmpPredicate::eq, sum, c(0)), c(1), sum);
+    for (Value &w : weights)
+      w = n.create<DivOp>(w, safe);
+  }
+  Value acc;
   SmallVector<SymDim> weightDims(shapeOf(x).size(), SymDim::constant(1));
-  weightDims[axis] = n.dimOf(g0, axis);
-  Value w1 = n.reshapeTo(n.cast(ratio, compute), weightDims);
-  Value w0 =
-      n.reshapeTo(n.cast(n.create<SubOp>(c(1), ratio), compute), weightDims);
-  return n.create<AddOp>(n.create<MulOp>(g0, w0), n.create<MulOp>(g1, w1));
+  for (auto [w, pos] : llvm::zip(weights, positions)) {
+    Value g = takeAlong(n, x, clampIndex(pos), axis);
+    if (!g || !w)
+      return {};
+    weightDims[axis] = n.dimOf(g, axis);
+    Value term =
+        n.create<MulOp>(g, n.reshapeTo(n.cast(w, compute), weightDims));
+    acc = acc ? n.create<AddOp>(acc, term) : term;
+  }
+  return acc;
 }
 
 LogicalResult convertResize(NodeImporter &n) {
@@ -929,9 +973,7 @@ LogicalResult convertResize(NodeImporter &n) {
   }
   if (!runTime.empty() || !runSizes.empty()) {
     // What resizeAxisAtRunTime does not compute.
-    std::string what = a.mode == "cubic"                 ? "cubic interpolation"
-                       : a.antialias                     ? "antialias"
-                       : a.excludeOutside                ? "exclude_outside"
+    std::string what = a.antialias                       ? "antialias"
                        : a.coord == "tf_crop_and_resize" ? "tf_crop_and_resize"
                        : policy != "stretch"
                            ? "keep_aspect_ratio_policy " + policy

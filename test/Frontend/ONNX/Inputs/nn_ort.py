@@ -164,6 +164,11 @@ resize("resize_dyn_align_sizes", x, sizes=[2, 3, 5, 11], mode="linear",
        coordinate_transformation_mode="align_corners", shapes=dyn)
 resize("resize_dyn_pytorch_1", x, sizes=[2, 3, 1, 4], mode="linear",
        coordinate_transformation_mode="pytorch_half_pixel", shapes=dyn)
+resize("resize_dyn_cubic", x, scales=[1, 1, 1.7, 0.45], mode="cubic", shapes=dyn)
+resize("resize_dyn_cubic_exclude", x, scales=[1, 1, 1.5, 0.7], mode="cubic", cubic_coeff_a=-0.5,
+       exclude_outside=1, shapes=dyn)
+resize("resize_dyn_cubic_pytorch_1", x, sizes=[2, 3, 1, 4], mode="cubic",
+       coordinate_transformation_mode="pytorch_half_pixel", shapes=dyn)
 resize("resize_dyn_symmetric", x, opset=19, scales=[1, 1, 1.7, 0.65], mode="linear",
        coordinate_transformation_mode="half_pixel_symmetric", shapes=dyn)
 # (ONNX Runtime differs from ONNX's reference, which Tide follows, for
