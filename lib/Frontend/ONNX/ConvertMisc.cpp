@@ -56,15 +56,6 @@ int64_t product(ArrayRef<int64_t> dims) {
   return p;
 }
 
-Value sliceAxis(NodeImporter &n, Value x, int64_t axis, int64_t start,
-                int64_t limit) {
-  Shape s = shapeOf(x);
-  Shape st(s.size(), 0), lim = s, str(s.size(), 1);
-  st[axis] = start;
-  lim[axis] = limit;
-  return n.create<SliceOp>(x, st, lim, str);
-}
-
 /// 0, 1, ..., count - 1 of integer type `t`, laid out along `axis` of a
 /// rank-`rank` tensor (size 1 elsewhere).
 Value iota(NodeImporter &n, Type t, int64_t count, int64_t axis, int64_t rank) {
@@ -313,11 +304,11 @@ LogicalResult convertDet(NodeImporter &n) {
   // Step k: A is the [m, m] trailing block (m = size - k); its first column
   // gives the pivot (largest magnitude), whose row is swapped to the top.
   for (int64_t m = size; m >= 1; --m) {
-    Value pivotRow = sliceAxis(n, a, 1, 0, 1); // [B, 1, m]
+    Value pivotRow = n.sliceAxis(a, 1, 0, 1); // [B, 1, m]
     TRY(pivotRow);
     Value rest;
     if (m > 1) {
-      Value col = sliceAxis(n, a, 2, 0, 1); // [B, m, 1]
+      Value col = n.sliceAxis(a, 2, 0, 1); // [B, m, 1]
       TRY(col);
       Value p = n.create<ArgmaxOp>(n.make<AbsOp>(col), Shape{1}, true);
       TRY(p); // [B, 1, 1]
@@ -330,7 +321,7 @@ LogicalResult convertDet(NodeImporter &n) {
       // Rows 1..m-1 after the swap: the old top row replaces the pivot row.
       Value swapped = n.create<SelectOp>(onehot, top, a);
       TRY(swapped);
-      TRY(rest = sliceAxis(n, swapped, 1, 1, m)); // [B, m-1, m]
+      TRY(rest = n.sliceAxis(swapped, 1, 1, m)); // [B, m-1, m]
       // A swap flips the sign.
       Value moved =
           n.create<CmpOp>(CmpPredicate::ne, n.cast(p, i64), n.scalar(i64, 0));
@@ -338,7 +329,7 @@ LogicalResult convertDet(NodeImporter &n) {
       Value sign = n.create<SelectOp>(moved, n.scalar(t, -1), n.scalar(t, 1));
       TRY(sign && (det = n.create<MulOp>(det, sign)));
     }
-    Value pivot = sliceAxis(n, pivotRow, 2, 0, 1); // [B, 1, 1]
+    Value pivot = n.sliceAxis(pivotRow, 2, 0, 1); // [B, 1, 1]
     TRY(pivot);
     Value flat = n.reshape(pivot, {batch});
     TRY(flat && (det = n.create<MulOp>(det, flat)));
@@ -349,11 +340,11 @@ LogicalResult convertDet(NodeImporter &n) {
     Value zero = n.create<CmpOp>(CmpPredicate::eq, pivot, n.scalar(t, 0));
     TRY(zero);
     Value safe = n.create<SelectOp>(zero, n.scalar(t, 1), pivot);
-    Value factors = n.create<DivOp>(sliceAxis(n, rest, 2, 0, 1), safe);
+    Value factors = n.create<DivOp>(n.sliceAxis(rest, 2, 0, 1), safe);
     TRY(safe && factors); // [B, m-1, 1]
     Value next = n.create<SubOp>(rest, n.create<MulOp>(factors, pivotRow));
     TRY(next);
-    TRY(a = sliceAxis(n, next, 2, 1, m)); // [B, m-1, m-1]
+    TRY(a = n.sliceAxis(next, 2, 1, m)); // [B, m-1, m-1]
   }
   TRY(det = n.reshape(det, batchShape));
   n.setOut(0, det);

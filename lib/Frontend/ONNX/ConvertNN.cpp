@@ -38,6 +38,11 @@ using Shape = SmallVector<int64_t>;
 /// The window attributes of a Conv or pool node, resolved.
 struct Window {
   Shape kernel, strides, dilations, pads;
+  /// auto_pad SAME over a run-time size with a stride above 1, per spatial
+  /// dimension: its padding depends on the size, so it is not in `pads` (0
+  /// there) but made explicit at run time (padSameAtRunTime).
+  SmallVector<bool> sameAtRunTime;
+  bool sameUpper = true;
 };
 
 /// Reads `name` (one value per spatial dimension, default `dflt`), or reports.
@@ -54,8 +59,12 @@ FailureOr<Shape> perDim(NodeImporter &n, StringRef name, int64_t count,
 }
 
 /// Strides, dilations and pads of `n` (kernel already set), with `auto_pad`
-/// resolved against the static spatial sizes of `input`.
-LogicalResult readWindow(NodeImporter &n, RankedTensorType input, Window &w) {
+/// resolved against the static spatial sizes of `input`. With
+/// `sameAtRunTime`, SAME over a run-time size with a stride above 1 is
+/// marked in `w.sameAtRunTime` for the caller to pad (padSameAtRunTime);
+/// without, it is refused.
+LogicalResult readWindow(NodeImporter &n, RankedTensorType input, Window &w,
+                         bool sameAtRunTime = false) {
   int64_t k = input.getRank() - 2;
   auto strides = perDim(n, "strides", k, 1);
   auto dilations = perDim(n, "dilations", k, 1);
@@ -72,6 +81,8 @@ LogicalResult readWindow(NodeImporter &n, RankedTensorType input, Window &w) {
     return success();
   }
   w.pads.assign(2 * k, 0);
+  w.sameAtRunTime.assign(k, false);
+  w.sameUpper = autoPad == "SAME_UPPER";
   if (autoPad == "VALID")
     return success();
   if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
@@ -83,6 +94,10 @@ LogicalResult readWindow(NodeImporter &n, RankedTensorType input, Window &w) {
       return n.fail("strides must be positive");
     // With stride 1 the padding does not depend on the size (the window's
     // extent less one); with larger strides it does.
+    if (ShapedType::isDynamic(size) && w.strides[i] != 1 && sameAtRunTime) {
+      w.sameAtRunTime[i] = true;
+      continue;
+    }
     if (ShapedType::isDynamic(size) && w.strides[i] != 1)
       return n.fail("auto_pad " + autoPad + " with a stride of " +
                     Twine(w.strides[i]) +
@@ -107,6 +122,42 @@ LogicalResult readWindow(NodeImporter &n, RankedTensorType input, Window &w) {
     w.pads[k + i] = autoPad == "SAME_UPPER" ? large : small;
   }
   return success();
+}
+
+/// `x` padded with `fill` along the spatial dimensions marked in
+/// `w.sameAtRunTime`, by what auto_pad SAME adds there: ceil(size / stride)
+/// windows, the total padding they reach past the input split in two, the
+/// odd element at the end (SAME_UPPER) or the beginning (SAME_LOWER); sizes
+/// computed at run time. The window op after it pads nothing there.
+Value padSameAtRunTime(NodeImporter &n, Value x, const Window &w, double fill) {
+  auto c = [](int64_t v) { return SymDim::constant(v); };
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  for (auto [i, atRunTime] : llvm::enumerate(w.sameAtRunTime)) {
+    if (!atRunTime)
+      continue;
+    int64_t axis = i + 2, stride = w.strides[i];
+    int64_t extent = w.dilations[i] * (w.kernel[i] - 1) + 1;
+    SymDim size = n.dimOf(x, axis);
+    SymDim out =
+        n.combine("Div", n.combine("Add", size, c(stride - 1)), c(stride));
+    SymDim reach = n.combine(
+        "Add", n.combine("Mul", n.combine("Sub", out, c(1)), c(stride)),
+        c(extent));
+    SymDim total = n.combine("Max", c(0), n.combine("Sub", reach, size));
+    SymDim small = n.combine("Div", total, c(2));
+    SymDim large = n.combine("Sub", total, small);
+    SmallVector<SymDim> dims = n.dimsOf(x);
+    dims[axis] = w.sameUpper ? small : large;
+    Value before = n.broadcastToDims(n.scalar(elem, fill), dims);
+    dims[axis] = w.sameUpper ? large : small;
+    Value after = n.broadcastToDims(n.scalar(elem, fill), dims);
+    if (!before || !after)
+      return {};
+    x = n.create<ConcatOp>(SmallVector<Value>{before, x, after}, axis);
+    if (!x)
+      return {};
+  }
+  return x;
 }
 
 /// The data input of a Conv or pool: a ranked tensor with a spatial
@@ -145,7 +196,9 @@ LogicalResult convertConv(NodeImporter &n) {
   if (std::optional<Shape> kernel = n.attrInts("kernel_shape");
       kernel && *kernel != w.kernel)
     return n.fail("kernel_shape does not match the weight's spatial sizes");
-  if (failed(readWindow(n, input, w)))
+  if (failed(readWindow(n, input, w, /*sameAtRunTime=*/true)))
+    return failure();
+  if (!(x = padSameAtRunTime(n, x, w, 0.0)))
     return failure();
   int64_t groups = n.attrInt("group", 1);
   // A grouped convolution's channel count is the weight's per group times
@@ -199,10 +252,13 @@ Value maxPoolIndices(NodeImporter &n, Value x, Value y, const Window &w,
   int64_t k = inType.getRank() - 2;
   ArrayRef<int64_t> in = inType.getShape().drop_front(2);
   ArrayRef<int64_t> out = outType.getShape().drop_front(2);
-  // tide.max_pool has verified that the spatial sizes are static.
+  // The tables of window positions are built here, from static sizes.
   if (llvm::any_of(in, ShapedType::isDynamic) ||
-      llvm::any_of(out, ShapedType::isDynamic))
+      llvm::any_of(out, ShapedType::isDynamic)) {
+    (void)n.fail("the Indices output of MaxPool needs static spatial sizes; "
+                 "bind the input's shape with --bind-shape");
     return {};
+  }
   int64_t planeSize = 1, positions = 1, slots = 1;
   for (int64_t i = 0; i < k; ++i) {
     planeSize *= in[i];
@@ -336,17 +392,45 @@ LogicalResult convertPool(NodeImporter &n) {
                   " spatial dimensions");
   w.kernel = *kernel;
   bool ceilMode = n.attrInt("ceil_mode", 0) != 0;
-  if (failed(readWindow(n, input, w)))
+  if (failed(readWindow(n, input, w, /*sameAtRunTime=*/true)))
+    return failure();
+  bool padded = llvm::is_contained(w.sameAtRunTime, true);
+  if (padded && IsMax && n.wantsOutput(1))
+    return n.fail("the Indices output of MaxPool needs static spatial "
+                  "sizes; bind the input's shape with --bind-shape");
+  if (padded && !isa<FloatType>(input.getElementType()))
+    return n.fail(n.opType() +
+                  " with auto_pad SAME over a run-time size and a stride "
+                  "above 1 needs a floating-point input; bind the input's "
+                  "shape with --bind-shape");
+  // Max: the padding never wins. Average: what it adds is zero; without
+  // count_include_pad the sum is divided by the same window op's sum over
+  // a mask of ones padded with zeros (the count of input elements).
+  bool countPads = n.attrInt("count_include_pad", 0) != 0;
+  Value x = padSameAtRunTime(n, n.in(0), w, IsMax ? -INFINITY : 0.0);
+  if (!x)
     return failure();
   Value y;
   if constexpr (IsMax)
-    y = n.create<MaxPoolOp>(n.in(0), w.kernel, w.strides, w.dilations, w.pads,
+    y = n.create<MaxPoolOp>(x, w.kernel, w.strides, w.dilations, w.pads,
                             ceilMode);
   else
-    y = n.create<AvgPoolOp>(n.in(0), w.kernel, w.strides, w.dilations, w.pads,
-                            ceilMode, n.attrInt("count_include_pad", 0) != 0);
+    y = n.create<AvgPoolOp>(x, w.kernel, w.strides, w.dilations, w.pads,
+                            ceilMode, countPads);
   if (!y)
     return failure();
+  if (!IsMax && padded && !countPads) {
+    SmallVector<SymDim> dims = n.dimsOf(n.in(0));
+    dims[0] = dims[1] = SymDim::constant(1);
+    Value mask = n.broadcastToDims(n.scalar(input.getElementType(), 1), dims);
+    mask = mask ? padSameAtRunTime(n, mask, w, 0.0) : Value();
+    Value count =
+        mask ? n.create<AvgPoolOp>(mask, w.kernel, w.strides, w.dilations,
+                                   w.pads, ceilMode, countPads)
+             : Value();
+    if (!count || !(y = n.create<DivOp>(y, count)))
+      return failure();
+  }
   n.setOut(0, y);
   if constexpr (IsMax) {
     if (n.wantsOutput(1)) {

@@ -1288,32 +1288,6 @@ LogicalResult convertConcat(NodeImporter &n) {
   return out(n, n.create<ConcatOp>(ins, *axis));
 }
 
-Value sliceAxis(NodeImporter &n, Value x, int64_t axis, int64_t start,
-                int64_t limit, int64_t step = 1) {
-  Shape s = shapeOf(x);
-  if (step > 0 && llvm::any_of(s, ShapedType::isDynamic)) {
-    // A dynamic dimension (a symbolic batch) kept whole: its extent is known
-    // at run time only, so the bounds are shape operands.
-    int64_t rank = s.size();
-    SmallVector<SymDim> st(rank, SymDim::constant(0)), lim = n.dimsOf(x);
-    st[axis] = SymDim::constant(start);
-    lim[axis] = SymDim::constant(limit);
-    Shape strides(rank, 1), shape = s;
-    strides[axis] = step;
-    shape[axis] = std::max<int64_t>(0, (limit - start + step - 1) / step);
-    Value startV = n.shapeOperand(st), limitV = n.shapeOperand(lim);
-    if (!startV || !limitV)
-      return Value();
-    auto type = cast<RankedTensorType>(x.getType()).clone(shape);
-    return n.make<DynamicSliceOp>(type, x, startV, limitV, strides);
-  }
-  Shape st(s.size(), 0), lim = s, str(s.size(), 1);
-  st[axis] = start;
-  lim[axis] = limit;
-  str[axis] = step;
-  return n.create<SliceOp>(x, st, lim, str);
-}
-
 /// Split of an axis whose size is known only at run time: equal parts
 /// (num_outputs or one per output: ceil(size / parts) each, the last what is
 /// left) or the given constant sizes, each part a tide.dynamic_slice whose
@@ -1427,7 +1401,7 @@ LogicalResult convertSplit(NodeImporter &n) {
                   ", not the axis size " + llvm::Twine(size));
   int64_t at = 0;
   for (auto [i, s] : llvm::enumerate(sizes)) {
-    Value part = sliceAxis(n, x, *axis, at, at + s);
+    Value part = n.sliceAxis(x, *axis, at, at + s);
     TRY(part);
     n.setOut(i, part);
     at += s;
@@ -1661,7 +1635,7 @@ LogicalResult convertSlice(NodeImporter &n) {
       Value r;
       if (positions.size() <= 1) {
         int64_t k = positions.empty() ? 0 : positions[0].value;
-        r = sliceAxis(n, x, *a, k, k + static_cast<int64_t>(positions.size()));
+        r = n.sliceAxis(x, *a, k, k + static_cast<int64_t>(positions.size()));
       } else {
         Value idx = indexVector(n, positions, n.b.getI64Type());
         TRY(idx);
@@ -1845,7 +1819,7 @@ LogicalResult convertPad(NodeImporter &n) {
       int64_t b = before < 0 ? -before : 0, e = dim - (after < 0 ? -after : 0);
       if (e < b)
         return n.fail("negative pads remove more than the dimension");
-      TRY(x = sliceAxis(n, x, axis, b, e));
+      TRY(x = n.sliceAxis(x, axis, b, e));
       before = std::max<int64_t>(before, 0);
       after = std::max<int64_t>(after, 0);
       dim = e - b;
@@ -1955,7 +1929,7 @@ LogicalResult convertCenterCropPad(NodeImporter &n) {
                     "while importing");
     if (want < dim) {
       int64_t start = (dim - want) / 2;
-      TRY(x = sliceAxis(n, x, axis, start, start + want));
+      TRY(x = n.sliceAxis(x, axis, start, start + want));
     } else if (want > dim) {
       int64_t before = (want - dim) / 2, after = want - dim - before;
       SmallVector<Value> parts;
@@ -2360,8 +2334,8 @@ LogicalResult convertOneHot(NodeImporter &n) {
   Value mask = oneHotMask(n, indices, depth, n.attrInt("axis", -1));
   TRY(mask);
   Value values = n.in(2);
-  Value off = n.reshape(sliceAxis(n, values, 0, 0, 1), {});
-  Value on = n.reshape(sliceAxis(n, values, 0, 1, 2), {});
+  Value off = n.reshape(n.sliceAxis(values, 0, 0, 1), {});
+  Value on = n.reshape(n.sliceAxis(values, 0, 1, 2), {});
   TRY(off && on);
   return out(n, n.create<SelectOp>(mask, on, off));
 }
@@ -3447,11 +3421,11 @@ Value onnx_import::rotaryOf(NodeImporter &n, Value x, Value cosC, Value sinC,
   SmallVector<SymDim> cd4 = {cd[0], cd[1], SymDim::constant(1), cd[2]};
   Value c = n.reshapeTo(cosC, cd4), sn = n.reshapeTo(sinC, cd4);
   TRYV(c && sn);
-  Value rotate = rot == head ? x : sliceAxis(n, x, 3, 0, rot);
-  Value x1 = interleaved ? sliceAxis(n, rotate, 3, 0, rot, 2)
-                         : sliceAxis(n, rotate, 3, 0, half);
-  Value x2 = interleaved ? sliceAxis(n, rotate, 3, 1, rot, 2)
-                         : sliceAxis(n, rotate, 3, half, rot);
+  Value rotate = rot == head ? x : n.sliceAxis(x, 3, 0, rot);
+  Value x1 = interleaved ? n.sliceAxis(rotate, 3, 0, rot, 2)
+                         : n.sliceAxis(rotate, 3, 0, half);
+  Value x2 = interleaved ? n.sliceAxis(rotate, 3, 1, rot, 2)
+                         : n.sliceAxis(rotate, 3, half, rot);
   TRYV(x1 && x2);
   Value re = n.create<SubOp>(n.create<MulOp>(c, x1), n.create<MulOp>(sn, x2));
   Value im = n.create<AddOp>(n.create<MulOp>(sn, x1), n.create<MulOp>(c, x2));
@@ -3471,7 +3445,7 @@ Value onnx_import::rotaryOf(NodeImporter &n, Value x, Value cosC, Value sinC,
   Value y = rotated;
   if (rot < head)
     TRYV(y = n.create<ConcatOp>(
-             ValueRange{rotated, sliceAxis(n, x, 3, rot, head)}, 3));
+             ValueRange{rotated, n.sliceAxis(x, 3, rot, head)}, 3));
   if (rank == 4)
     return n.create<TransposeOp>(y, ArrayRef<int64_t>{0, 2, 1, 3});
   return n.reshapeTo(y, dims);
@@ -3693,7 +3667,7 @@ Value onnx_import::takeAlong(NodeImporter &n, Value data, Value indices,
 
 Value onnx_import::sliceAlong(NodeImporter &n, Value x, int64_t axis,
                               int64_t start, int64_t limit) {
-  return sliceAxis(n, x, axis, start, limit);
+  return n.sliceAxis(x, axis, start, limit);
 }
 
 Converter onnx_import::lookupConverter(llvm::StringRef opType) {

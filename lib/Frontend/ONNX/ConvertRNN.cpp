@@ -5,12 +5,12 @@
 //===----------------------------------------------------------------------===//
 //
 // The recurrent ops of ONNX, unrolled over the (static) sequence length while
-// importing. The input projection of every step is one tide.matmul over the
-// whole sequence; each step then adds its recurrent product (tide.matmul),
-// slices the gates and applies the activations. `sequence_lens` other than
-// "every sequence is full" becomes a mask per step (tide.select) that holds
-// the state past a sequence's end and writes zeros into Y there, as ONNX
-// Runtime does.
+// importing (the batch may be known only at run time). The input projection of
+// every step is one tide.matmul over the whole sequence; each step then adds
+// its recurrent product (tide.matmul), slices the gates and applies the
+// activations. `sequence_lens` other than "every sequence is full" becomes a
+// mask per step (tide.select) that holds the state past a sequence's end and
+// writes zeros into Y there, as ONNX Runtime does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,15 +39,6 @@ Shape shapeOf(Value v) {
 }
 Type elemOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getElementType();
-}
-
-Value sliceAxis(NodeImporter &n, Value x, int64_t axis, int64_t start,
-                int64_t limit) {
-  Shape s = shapeOf(x);
-  Shape st(s.size(), 0), lim = s, str(s.size(), 1);
-  st[axis] = start;
-  lim[axis] = limit;
-  return n.create<SliceOp>(x, st, lim, str);
 }
 
 enum class Cell { RNN, GRU, LSTM };
@@ -180,11 +171,16 @@ readActivations(NodeImporter &n, ArrayRef<const char *> defaults,
   return acts;
 }
 
-/// The shape of `v` must be `want` (static); else reports naming `what`.
+/// The shape of `v` must be `want`, where a dynamic size in `want` (the
+/// batch, when known only at run time) matches any size; else reports naming
+/// `what`.
 LogicalResult expectShape(NodeImporter &n, Value v, ArrayRef<int64_t> want,
                           StringRef what) {
   Shape s = shapeOf(v);
-  if (ArrayRef<int64_t>(s) == want)
+  if (s.size() == want.size() &&
+      llvm::all_of(llvm::seq<size_t>(0, s.size()), [&](size_t i) {
+        return s[i] == want[i] || ShapedType::isDynamic(want[i]);
+      }))
     return success();
   auto str = [](ArrayRef<int64_t> dims) {
     std::string out;
@@ -245,9 +241,22 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
                   " of X) is dynamic; " + n.opType() +
                   " is unrolled while importing and needs it static: bind "
                   "it with --bind-shape");
-  if (ShapedType::isDynamic(batch) || ShapedType::isDynamic(inSize))
-    return n.fail("X has a dynamic batch or input size; " + n.opType() +
-                  " needs a static X: bind its shape with --bind-shape");
+  if (ShapedType::isDynamic(inSize))
+    return n.fail("X has a dynamic input size; " + n.opType() +
+                  " needs it static: bind it with --bind-shape");
+  // The batch may be known only at run time: every shape below is built
+  // from `batchDim`.
+  const SymDim batchDim = n.dimOf(x, 1);
+  auto dimsWithBatch = [&](std::initializer_list<int64_t> dims) {
+    SmallVector<SymDim> out;
+    for (int64_t d : dims)
+      out.push_back(ShapedType::isDynamic(d) ? batchDim : SymDim::constant(d));
+    return out;
+  };
+  // `v` reshaped to `dims`, where `batch` stands for the run-time batch.
+  auto reshapeB = [&](Value v, std::initializer_list<int64_t> dims) -> Value {
+    return v ? n.reshapeTo(v, dimsWithBatch(dims)) : Value();
+  };
   if (seq < 1)
     return n.fail("the sequence length must be at least 1");
 
@@ -288,9 +297,11 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
     if (!full) {
       lens = n.in(4);
       TRY(lens);
-      if (!isa<IntegerType>(elemOf(lens)) || shapeOf(lens) != Shape{batch})
+      if (!isa<IntegerType>(elemOf(lens)) || shapeOf(lens).size() != 1 ||
+          (shapeOf(lens)[0] != batch && !ShapedType::isDynamic(batch)))
         return n.fail("sequence_lens must be an integer tensor of shape [" +
-                      Twine(batch) + "]");
+                      (ShapedType::isDynamic(batch) ? "batch" : Twine(batch)) +
+                      "]");
     }
   }
   auto initialState = [&](unsigned i, StringRef what) -> FailureOr<Value> {
@@ -327,9 +338,9 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
 
   // Element `d` of a [D, ...] tensor, as [...].
   auto ofDir = [&](Value v, int64_t d) -> Value {
-    Shape s = shapeOf(v);
-    Value sl = sliceAxis(n, v, 0, d, d + 1);
-    return sl ? n.reshape(sl, ArrayRef<int64_t>(s).drop_front()) : Value();
+    Value sl = n.sliceAxis(v, 0, d, d + 1);
+    return sl ? n.reshapeTo(sl, ArrayRef<SymDim>(n.dimsOf(sl)).drop_front())
+              : Value();
   };
   auto clipped = [&](Value v) -> Value {
     if (!v || !clip)
@@ -338,9 +349,10 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
     return v ? n.create<MinimumOp>(v, n.scalar(t, *clip)) : Value();
   };
   auto gate = [&](Value v, int64_t k) {
-    return sliceAxis(n, v, 1, k * hidden, (k + 1) * hidden);
+    return n.sliceAxis(v, 1, k * hidden, (k + 1) * hidden);
   };
-  Value zeros = n.broadcastTo(n.scalar(t, 0), {batch, hidden});
+  Value zeros =
+      n.broadcastToDims(n.scalar(t, 0), dimsWithBatch({batch, hidden}));
   TRY(zeros);
 
   SmallVector<Value> ys(numDirs), yh(numDirs), yc(numDirs);
@@ -353,40 +365,42 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
     Value rT = n.create<TransposeOp>(rd, ArrayRef<int64_t>{1, 0}); // [H, GH]
     TRY(wT && rT);
     // The input projection of every step at once: [T, B, GH].
-    Value xw = n.create<MatmulOp>(n.reshape(x, {seq * batch, inSize}), wT);
+    Value xw = n.create<MatmulOp>(
+        n.reshapeTo(x, {n.combine("Mul", SymDim::constant(seq), batchDim),
+                        SymDim::constant(inSize)}),
+        wT);
     TRY(xw);
     Value recBias; // GRU with linear_before_reset: Rb of the h gate.
     if (bias) {
       Value bd = ofDir(bias, d);
       TRY(bd);
-      Value wb = sliceAxis(n, bd, 0, 0, gh),
-            rb = sliceAxis(n, bd, 0, gh, 2 * gh);
+      Value wb = n.sliceAxis(bd, 0, 0, gh), rb = n.sliceAxis(bd, 0, gh, 2 * gh);
       TRY(wb && rb);
       Value xb = n.create<AddOp>(wb, rb);
       TRY(xb);
       if (cell == Cell::GRU && linearBeforeReset) {
-        SmallVector<Value> parts = {sliceAxis(n, xb, 0, 0, 2 * hidden),
-                                    sliceAxis(n, wb, 0, 2 * hidden, gh)};
+        SmallVector<Value> parts = {n.sliceAxis(xb, 0, 0, 2 * hidden),
+                                    n.sliceAxis(wb, 0, 2 * hidden, gh)};
         TRY(parts[0] && parts[1]);
         TRY(xb = n.create<ConcatOp>(parts, 0));
-        TRY(recBias = sliceAxis(n, rb, 0, 2 * hidden, gh));
+        TRY(recBias = n.sliceAxis(rb, 0, 2 * hidden, gh));
       }
       TRY(xw = n.create<AddOp>(xw, xb));
     }
-    TRY(xw = n.reshape(xw, {seq, batch, gh}));
+    TRY(xw = reshapeB(xw, {seq, batch, gh}));
     // GRU without linear_before_reset multiplies r * h by R's h rows.
     Value rzrT, rhT;
     if (cell == Cell::GRU && !linearBeforeReset) {
-      TRY(rzrT = sliceAxis(n, rT, 1, 0, 2 * hidden));
-      TRY(rhT = sliceAxis(n, rT, 1, 2 * hidden, gh));
+      TRY(rzrT = n.sliceAxis(rT, 1, 0, 2 * hidden));
+      TRY(rhT = n.sliceAxis(rT, 1, 2 * hidden, gh));
     }
     Value pi, po, pf;
     if (peep) {
       Value pd = ofDir(peep, d);
       TRY(pd);
-      TRY(pi = sliceAxis(n, pd, 0, 0, hidden));
-      TRY(po = sliceAxis(n, pd, 0, hidden, 2 * hidden));
-      TRY(pf = sliceAxis(n, pd, 0, 2 * hidden, 3 * hidden));
+      TRY(pi = n.sliceAxis(pd, 0, 0, hidden));
+      TRY(po = n.sliceAxis(pd, 0, hidden, 2 * hidden));
+      TRY(pf = n.sliceAxis(pd, 0, 2 * hidden, 3 * hidden));
     }
     Value h = *initialH ? ofDir(*initialH, d) : zeros;
     Value c = *initialC ? ofDir(*initialC, d) : zeros;
@@ -395,8 +409,8 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
     SmallVector<Value> steps(seq);
     for (int64_t step = 0; step < seq; ++step) {
       int64_t ti = reverse ? seq - 1 - step : step;
-      Value xt = sliceAxis(n, xw, 0, ti, ti + 1);
-      TRY(xt && (xt = n.reshape(xt, {batch, gh})));
+      Value xt = n.sliceAxis(xw, 0, ti, ti + 1);
+      TRY(xt = reshapeB(xt, {batch, gh}));
       Value hNew, cNew;
       if (cell == Cell::RNN) {
         Value g = n.create<AddOp>(xt, n.create<MatmulOp>(h, rT));
@@ -462,7 +476,7 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
         // Past a sequence's end: hold the state, write zeros.
         Value valid =
             n.create<CmpOp>(CmpPredicate::lt, n.scalar(elemOf(lens), ti), lens);
-        TRY(valid && (valid = n.reshape(valid, {batch, 1})));
+        TRY(valid = reshapeB(valid, {batch, 1}));
         TRY(yt = n.create<SelectOp>(valid, hNew, zeros));
         TRY(hNew = n.create<SelectOp>(valid, hNew, h));
         if (cNew)
@@ -471,11 +485,11 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
       h = hNew;
       if (cNew)
         c = cNew;
-      TRY(steps[ti] = n.reshape(yt, {1, 1, batch, hidden}));
+      TRY(steps[ti] = reshapeB(yt, {1, 1, batch, hidden}));
     }
     TRY(ys[d] = steps.size() == 1 ? steps[0] : n.create<ConcatOp>(steps, 0));
-    TRY(yh[d] = n.reshape(h, {1, batch, hidden}));
-    TRY(yc[d] = n.reshape(c, {1, batch, hidden}));
+    TRY(yh[d] = reshapeB(h, {1, batch, hidden}));
+    TRY(yc[d] = reshapeB(c, {1, batch, hidden}));
   }
 
   auto join = [&](SmallVector<Value> &parts, int64_t axis) {

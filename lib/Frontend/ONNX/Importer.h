@@ -270,6 +270,10 @@ public:
   /// `v` broadcast to `dims`, with a shape operand when a size is known only
   /// at run time and not from `v`.
   Value broadcastToDims(Value v, ArrayRef<SymDim> dims);
+  /// Elements `start, start + step, ...` below `limit` of `axis`, the other
+  /// axes whole (a tide.dynamic_slice when one of them has a run-time size).
+  Value sliceAxis(Value x, int64_t axis, int64_t start, int64_t limit,
+                  int64_t step = 1);
   /// A readable account of the run-time sizes `value` depends on
   /// ("dimension 0 of graph input 'x'").
   std::string describeDynamic(const ShapeValue &value);

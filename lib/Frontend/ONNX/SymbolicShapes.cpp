@@ -420,6 +420,32 @@ Value NodeImporter::reshapeTo(Value v, ArrayRef<SymDim> dims) {
   return make<ReshapeOp>(type, v, shape);
 }
 
+Value NodeImporter::sliceAxis(Value x, int64_t axis, int64_t start,
+                              int64_t limit, int64_t step) {
+  SmallVector<int64_t> s(llvm::cast<RankedTensorType>(x.getType()).getShape());
+  if (step > 0 && llvm::any_of(s, ShapedType::isDynamic)) {
+    // A dynamic dimension (a symbolic batch) kept whole: its extent is known
+    // at run time only, so the bounds are shape operands.
+    int64_t rank = s.size();
+    SmallVector<SymDim> st(rank, SymDim::constant(0)), lim = dimsOf(x);
+    st[axis] = SymDim::constant(start);
+    lim[axis] = SymDim::constant(limit);
+    SmallVector<int64_t> strides(rank, 1), shape = s;
+    strides[axis] = step;
+    shape[axis] = std::max<int64_t>(0, (limit - start + step - 1) / step);
+    Value startV = shapeOperand(st), limitV = shapeOperand(lim);
+    if (!startV || !limitV)
+      return Value();
+    auto type = llvm::cast<RankedTensorType>(x.getType()).clone(shape);
+    return make<DynamicSliceOp>(type, x, startV, limitV, strides);
+  }
+  SmallVector<int64_t> st(s.size(), 0), lim = s, str(s.size(), 1);
+  st[axis] = start;
+  lim[axis] = limit;
+  str[axis] = step;
+  return create<SliceOp>(x, st, lim, str);
+}
+
 Value NodeImporter::broadcastToDims(Value v, ArrayRef<SymDim> dims) {
   if (!v)
     return {};

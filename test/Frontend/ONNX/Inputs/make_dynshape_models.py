@@ -322,6 +322,45 @@ g.save("conv_pool_dyn.onnx", [vi("x", F32, ["batch", 3, "height", "width"])],
 for tag, (bs, h, w) in (("s1", (2, 9, 13)), ("s2", (1, 16, 16)), ("s3", (3, 3, 5))):
     save_inputs("conv_pool_dyn", tag, [rng.standard_normal((bs, 3, h, w)).astype(np.float32)])
 
+# --- same_dyn: auto_pad SAME with strides above 1 over a run-time height
+# and width (tf2onnx writes it when the image size is unknown): the padding
+# depends on the size, so it is computed at run time. Convolutions
+# (SAME_UPPER / SAME_LOWER, an uneven kernel, depthwise), max and average pooling
+# (count_include_pad either way), odd and even sizes.
+g = Graph()
+ws = g.init("ws", (rng.standard_normal((6, 3, 3, 3)) * 0.3).astype(np.float32))
+bs_ = g.init("bs", rng.standard_normal(6).astype(np.float32))
+c_up = g.op("Conv", ["x", ws, bs_], "conv_upper", strides=[2, 2], auto_pad="SAME_UPPER")
+g.op("Conv", ["x", ws], "conv_lower", strides=[2, 3], auto_pad="SAME_LOWER")
+wl = g.init("wl", (rng.standard_normal((4, 3, 2, 4)) * 0.3).astype(np.float32))
+g.op("Conv", ["x", wl], "conv_wide", strides=[3, 2], auto_pad="SAME_UPPER")
+wdw = g.init("wdw", rng.standard_normal((6, 1, 5, 5)).astype(np.float32))
+g.op("Conv", [c_up, wdw], "conv_dw", group=6, strides=[2, 2], auto_pad="SAME_UPPER")
+g.op("MaxPool", ["x"], "max_same", kernel_shape=[3, 3], strides=[2, 2], auto_pad="SAME_UPPER")
+g.op("MaxPool", ["x"], "max_lower", kernel_shape=[2, 3], strides=[2, 2], auto_pad="SAME_LOWER")
+g.op("AveragePool", ["x"], "avg_same", kernel_shape=[3, 3], strides=[2, 2], auto_pad="SAME_UPPER")
+g.op("AveragePool", ["x"], "avg_same_incl", kernel_shape=[3, 2], strides=[2, 3],
+     auto_pad="SAME_LOWER", count_include_pad=1)
+g.save("same_dyn.onnx", [vi("x", F32, ["batch", 3, "height", "width"])],
+       [vi(o, F32, ["batch", None, None, None])
+        for o in ("conv_upper", "conv_lower", "conv_wide", "conv_dw", "max_same",
+                  "max_lower", "avg_same", "avg_same_incl")], 17)
+for tag, (bs, h, w) in (("s1", (2, 9, 13)), ("s2", (1, 16, 16)), ("s3", (3, 3, 2)),
+                        ("s4", (1, 1, 1))):
+    save_inputs("same_dyn", tag, [rng.standard_normal((bs, 3, h, w)).astype(np.float32)])
+
+# Refused: MaxPool's Indices and an integer MaxPool with SAME over run-time
+# sizes.
+g = Graph()
+g.op("MaxPool", ["x"], "pooled", outs=2, kernel_shape=[3, 3], strides=[2, 2],
+     auto_pad="SAME_UPPER")
+g.save("same_indices.onnx", [vi("x", F32, [1, 3, "height", "width"])],
+       [vi("pooled_0", F32, [1, 3, None, None]), vi("pooled_1", I64, [1, 3, None, None])], 17)
+g = Graph()
+g.op("MaxPool", ["x"], "pooled", kernel_shape=[3, 3], strides=[2, 2], auto_pad="SAME_UPPER")
+g.save("same_int8.onnx", [vi("x", TensorProto.INT8, [1, 3, "height", "width"])],
+       [vi("pooled", TensorProto.INT8, [1, 3, None, None])], 17)
+
 # --- misc_dyn: Hardmax along a run-time axis, EyeLike of run-time sizes,
 # LpPool with a run-time channel count (found by test/random/onnx_diff.py).
 g = Graph()

@@ -132,6 +132,43 @@ save("rnn_bidi",
      feeds=[rand(T, B, I), rand(2, H, I), rand(2, H, H), rand(2, 2 * H),
             rand(2, B, H)])
 
+# A batch known only at run time ("N"), each model run at two batch sizes
+# (NAME_bK_in*.npy): LSTM with every input, GRU batch-major.
+def save_batches(name, feeds_of):
+    for b in (1, 5):
+        for k, v in enumerate(feeds_of(b)):
+            np.save(os.path.join(out, "%s_b%d_in%d.npy" % (name, b, k)), v)
+
+
+save("lstm_dynbatch",
+     helper.make_node("LSTM", ["X", "W", "R", "B", "L", "h0", "c0", "P"],
+                      ["Y", "Y_h", "Y_c"], name="lstm", hidden_size=H,
+                      direction="bidirectional", clip=0.9),
+     [f32("X", [T, "N", I]), f32("W", [2, 4 * H, I]), f32("R", [2, 4 * H, H]),
+      f32("B", [2, 8 * H]), i32("L", ["N"]), f32("h0", [2, "N", H]),
+      f32("c0", [2, "N", H]), f32("P", [2, 3 * H])],
+     [f32("Y", [T, 2, "N", H]), f32("Y_h", [2, "N", H]),
+      f32("Y_c", [2, "N", H])])
+save_batches("lstm_dynbatch", lambda b: [
+    rand(T, b, I), rand(2, 4 * H, I), rand(2, 4 * H, H), rand(2, 8 * H),
+    rng.integers(1, T + 1, b).astype(np.int32), rand(2, b, H), rand(2, b, H),
+    rand(2, 3 * H)])
+save("gru_dynbatch",
+     helper.make_node("GRU", ["X", "W", "R", "B"], ["Y", "Y_h"], name="gru",
+                      hidden_size=H, direction="bidirectional", layout=1),
+     [f32("X", ["N", T, I]), f32("W", [2, 3 * H, I]), f32("R", [2, 3 * H, H]),
+      f32("B", [2, 6 * H])],
+     [f32("Y", ["N", T, 2, H]), f32("Y_h", ["N", 2, H])])
+save_batches("gru_dynbatch", lambda b: [
+    rand(b, T, I), rand(2, 3 * H, I), rand(2, 3 * H, H), rand(2, 6 * H)])
+save("rnn_dynbatch",
+     helper.make_node("RNN", ["X", "W", "R"], ["Y", "Y_h"], name="rnn",
+                      hidden_size=H),
+     [f32("X", [T, "N", I]), f32("W", [1, H, I]), f32("R", [1, H, H])],
+     [f32("Y", [T, 1, "N", H]), f32("Y_h", [1, "N", H])])
+save_batches("rnn_dynbatch", lambda b: [
+    rand(T, b, I), rand(1, H, I), rand(1, H, H)])
+
 # Errors: a symbolic sequence length, an unknown activation, a bad direction,
 # the wrong number of activations.
 save("rnn_dynamic",
