@@ -1507,9 +1507,8 @@ LogicalResult convertConvTranspose(NodeImporter &n) {
     int64_t hi = reach - pads[k + i] + (*outPad)[i];
     // (A run-time size whose output the pads remove leaves an empty
     // result: the convolution's window is larger than its input.)
-    int64_t out =
-        (input.getDimSize(i + 2) - 1) * a.stride + 1 + lo + hi - reach;
-    if (!input.isDynamicDim(i + 2) && out < 0)
+    if (!input.isDynamicDim(i + 2) &&
+        (input.getDimSize(i + 2) - 1) * a.stride + 1 + lo + hi - reach < 0)
       return n.fail("the pads remove more than the whole output");
     a.lead = std::clamp<int64_t>(lo, 0, a.stride - 1);
     int64_t loE = lo - a.lead, hiE = hi - (a.stride - 1 - a.lead);

@@ -1709,44 +1709,45 @@ LogicalResult convertDepthToSpace(NodeImporter &n) {
                   std::to_string(n.opset));
   Value x = n.in(0);
   Shape s = shapeOf(x);
-  // The batch, height and width may be known only at run time (sizes
-  // computed from tide.dim); the channels must be static.
-  if (s.size() != 4 || ShapedType::isDynamic(s[1]))
-    return n.fail(n.opType() + " needs a 4-D input with a static number of "
-                               "channels");
+  // Any size may be known only at run time (sizes computed from tide.dim;
+  // a run-time channel count that is not a multiple of blocksize^2 is not
+  // checked).
+  if (s.size() != 4)
+    return n.fail(n.opType() + " needs a 4-D input");
   int64_t bs = n.attrInt("blocksize", 0);
   if (bs <= 0)
     return n.fail("blocksize must be positive");
+  if (bs > (int64_t(1) << 24))
+    return n.fail("blocksize " + Twine(bs) + " is too large");
   SmallVector<SymDim> ds = n.dimsOf(x);
-  SymDim N = ds[0], H = ds[2], W = ds[3], B = SymDim::constant(bs);
-  int64_t C = s[1];
+  SymDim N = ds[0], C = ds[1], H = ds[2], W = ds[3], B = SymDim::constant(bs);
   auto k = [](int64_t v) { return SymDim::constant(v); };
   Value y;
   if (n.opType() == "DepthToSpace") {
-    if (C % (bs * bs))
+    if (C.isConst() && C.value % (bs * bs))
       return n.fail("channels are not a multiple of blocksize^2");
-    int64_t c = C / (bs * bs);
+    SymDim c = n.combine("Div", C, k(bs * bs));
     if (mode == "CRD") {
-      y = n.reshapeTo(x, {N, k(c), B, B, H, W});
+      y = n.reshapeTo(x, {N, c, B, B, H, W});
       y = n.create<TransposeOp>(y, Shape{0, 1, 4, 2, 5, 3});
     } else {
-      y = n.reshapeTo(x, {N, B, B, k(c), H, W});
+      y = n.reshapeTo(x, {N, B, B, c, H, W});
       y = n.create<TransposeOp>(y, Shape{0, 3, 4, 1, 5, 2});
     }
     TRY(y);
-    return out(n, n.reshapeTo(y, {N, k(c), n.combine("Mul", H, B),
+    return out(n, n.reshapeTo(y, {N, c, n.combine("Mul", H, B),
                                   n.combine("Mul", W, B)}));
   }
   // (Run-time sizes that are not multiples of the block are not checked.)
   if ((H.isConst() && H.value % bs) || (W.isConst() && W.value % bs))
     return n.fail("height and width must be multiples of blocksize");
   SymDim h = n.combine("Div", H, B), w = n.combine("Div", W, B);
-  y = n.reshapeTo(x, {N, k(C), h, B, w, B});
+  y = n.reshapeTo(x, {N, C, h, B, w, B});
   // DCR: the block offsets outermost in the channels; CRD: innermost.
   y = n.create<TransposeOp>(y, mode == "CRD" ? Shape{0, 1, 3, 5, 2, 4}
                                              : Shape{0, 3, 5, 1, 2, 4});
   TRY(y);
-  return out(n, n.reshapeTo(y, {N, k(C * bs * bs), h, w}));
+  return out(n, n.reshapeTo(y, {N, n.combine("Mul", C, k(bs * bs)), h, w}));
 }
 
 /// Pad (constant, edge, reflect) with pads known while importing.

@@ -362,18 +362,27 @@ g.save("same_int8.onnx", [vi("x", TensorProto.INT8, [1, 3, "height", "width"])],
        [vi("pooled", TensorProto.INT8, [1, 3, None, None])], 17)
 
 # --- misc_dyn: Hardmax along a run-time axis, EyeLike of run-time sizes,
-# LpPool with a run-time channel count (found by test/random/onnx_diff.py).
+# LpPool, DepthToSpace and SpaceToDepth with a run-time channel count (found
+# by test/random/onnx_diff.py).
 g = Graph()
 g.op("Hardmax", ["x"], "hardmax", axis=1)
 g.op("EyeLike", ["x"], "eye", k=1)
 g.op("LpPool", ["y"], "lp", kernel_shape=[2], p=2, pads=[1, 0])
 g.op("LpPool", ["y"], "lp3", kernel_shape=[3], p=3, strides=[2])
-g.save("misc_dyn.onnx", [vi("x", F32, ["batch", "seq"]), vi("y", F32, ["batch", "ch", "len"])],
+# DepthToSpace and SpaceToDepth with a run-time channel count too
+g.op("DepthToSpace", ["z"], "d2s_dcr", blocksize=2)
+g.op("DepthToSpace", ["z"], "d2s_crd", blocksize=2, mode="CRD")
+g.op("SpaceToDepth", ["z"], "s2d", blocksize=2)
+g.save("misc_dyn.onnx", [vi("x", F32, ["batch", "seq"]), vi("y", F32, ["batch", "ch", "len"]),
+                         vi("z", F32, ["batch", "zc", "zh", "zw"])],
        [vi("hardmax", F32, ["batch", "seq"]), vi("eye", F32, ["batch", "seq"]),
-        vi("lp", F32, ["batch", "ch", None]), vi("lp3", F32, ["batch", "ch", None])], 17)
-for tag, (b, sl, c, l) in (("s1", (3, 5, 2, 7)), ("s2", (2, 2, 4, 4))):
+        vi("lp", F32, ["batch", "ch", None]), vi("lp3", F32, ["batch", "ch", None])]
+       + [vi(o, F32, [None] * 4) for o in ("d2s_dcr", "d2s_crd", "s2d")], 17)
+for tag, (b, sl, c, l, zc, zh, zw) in (("s1", (3, 5, 2, 7, 8, 4, 6)),
+                                       ("s2", (2, 2, 4, 4, 4, 2, 2))):
     save_inputs("misc_dyn", tag, [rng.standard_normal((b, sl)).astype(np.float32),
-                                  rng.standard_normal((b, c, l)).astype(np.float32)])
+                                  rng.standard_normal((b, c, l)).astype(np.float32),
+                                  rng.standard_normal((b, zc, zh, zw)).astype(np.float32)])
 
 # --- split_dyn: Split of a run-time axis (opset 18, num_outputs: parts of
 # ceil(size / 3), the last what is left) and into given sizes.
