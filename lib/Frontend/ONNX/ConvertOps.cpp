@@ -2980,54 +2980,55 @@ LogicalResult convertScatterND(NodeImporter &n) {
   if (k < 1 || k > static_cast<int64_t>(ds.size()))
     return n.fail("the indices' last dimension (" + llvm::Twine(k) +
                   ") must be between 1 and the data's rank");
-  for (int64_t d : ds)
-    if (ShapedType::isDynamic(d))
-      return n.fail("ScatterND needs static data sizes; bind the input's "
-                    "shape with --bind-shape");
-  int64_t q = 1;
-  for (size_t i = 0; i + 1 < is.size(); ++i) {
-    if (ShapedType::isDynamic(is[i]))
-      return n.fail("ScatterND needs static index sizes");
-    q *= is[i];
-  }
-  Shape want(is.begin(), is.end() - 1);
-  want.append(ds.begin() + k, ds.end());
-  // Updates whose sizes are known only at run time take the static ones
+  // Any size may be known only at run time (a KV cache written at run-time
+  // positions): the shapes below are built from run-time sizes.
+  SmallVector<SymDim> dd = n.dimsOf(data), id = n.dimsOf(indices);
+  SymDim q = SymDim::constant(1);
+  for (size_t i = 0; i + 1 < is.size(); ++i)
+    q = n.combine("Mul", q, id[i]);
+  SmallVector<SymDim> want(id.begin(), id.end() - 1);
+  want.append(dd.begin() + k, dd.end());
+  // Updates whose sizes are known only at run time take the expected ones
   // (a reshape, checked at run time).
   bool compatible = us.size() == want.size();
-  for (size_t i = 0; compatible && i < us.size(); ++i)
-    compatible = us[i] == want[i] || ShapedType::isDynamic(us[i]);
-  if (compatible && us != want) {
-    updates = n.reshape(updates, want);
-    TRY(updates);
-    us = want;
+  bool same = compatible;
+  for (size_t i = 0; compatible && i < us.size(); ++i) {
+    compatible = ShapedType::isDynamic(us[i]) || !want[i].isConst() ||
+                 us[i] == want[i].value;
+    same &= want[i].isConst() && us[i] == want[i].value;
   }
-  if (us != want)
+  if (!compatible) {
+    Shape wantShape;
+    for (const SymDim &d : want)
+      wantShape.push_back(d.isConst() ? d.value : ShapedType::kDynamic);
     return n.fail("updates have shape " + shapeString(us) + "; expected " +
-                  shapeString(want) +
+                  shapeString(wantShape) +
                   " (indices' shape without its last "
                   "dimension, then the data's dimensions after the first " +
                   llvm::Twine(k) + ")");
-  Value lin = linearIndex(n, indices, n.dimsOf(data), k);
+  }
+  if (!same)
+    TRY(updates = n.reshapeTo(updates, want));
+  Value lin = linearIndex(n, indices, dd, k);
   TRY(lin);
-  int64_t rows = 1;
+  SymDim rows = SymDim::constant(1);
   for (int64_t i = 0; i < k; ++i)
-    rows *= ds[i];
-  Shape table{rows}, rowsOfUpdates{q}, spread{q};
-  table.append(ds.begin() + k, ds.end());
-  rowsOfUpdates.append(ds.begin() + k, ds.end());
-  spread.append(ds.size() - k, 1);
-  Value flat = n.reshape(data, table);
-  Value upd = n.reshape(updates, rowsOfUpdates);
-  Value idx = n.reshape(lin, spread);
+    rows = n.combine("Mul", rows, dd[i]);
+  SmallVector<SymDim> table{rows}, rowsOfUpdates{q}, spread{q};
+  table.append(dd.begin() + k, dd.end());
+  rowsOfUpdates.append(dd.begin() + k, dd.end());
+  spread.append(ds.size() - k, SymDim::constant(1));
+  Value flat = n.reshapeTo(data, table);
+  Value upd = n.reshapeTo(updates, rowsOfUpdates);
+  Value idx = n.reshapeTo(lin, spread);
   TRY(flat);
   TRY(upd);
   TRY(idx);
-  idx = n.broadcastTo(idx, rowsOfUpdates);
+  idx = n.broadcastToDims(idx, rowsOfUpdates);
   TRY(idx);
   Value r = n.create<ScatterOp>(flat, idx, upd, 0, *reduction);
   TRY(r);
-  return out(n, n.reshape(r, ds));
+  return out(n, n.reshapeTo(r, dd));
 }
 
 /// TopK: tide.top_k gives the indices (larger values first, or smaller;

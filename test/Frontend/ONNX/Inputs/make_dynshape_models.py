@@ -395,6 +395,23 @@ g.save("split_dyn.onnx", [vi("z", F32, [3, "len"])],
 for tag, length in (("l7", 7), ("l5", 5), ("l9", 9)):
     save_inputs("split_dyn", tag, [rng.standard_normal((3, length)).astype(np.float32)])
 
+# --- scatternd_dyn: ScatterND into data of run-time sizes (rows of a cache
+# [b, 2, s, 4] chosen by (batch, head) index pairs known at run time), plain
+# and with reduction add; the indices and updates have run-time sizes too.
+g = Graph()
+g.op("ScatterND", ["cache", "idx", "upd"], "written")
+g.op("ScatterND", ["cache", "idx", "upd"], "added", reduction="add")
+g.save("scatternd_dyn.onnx",
+       [vi("cache", F32, ["b", 2, "s", 4]), vi("idx", I64, ["b", "m", 2]),
+        vi("upd", F32, ["b", "m", "s", 4])],
+       [vi(o, F32, ["b", 2, "s", 4]) for o in ("written", "added")], 18)
+for tag, (b, sl, m) in (("a", (2, 3, 2)), ("b", (3, 5, 1))):
+    pairs = rng.permutation(b * 2)[:b * m]  # distinct rows
+    save_inputs("scatternd_dyn", tag, [
+        rng.standard_normal((b, 2, sl, 4)).astype(np.float32),
+        np.stack([pairs // 2, pairs % 2], -1).reshape(b, m, 2).astype(np.int64),
+        rng.standard_normal((b, m, sl, 4)).astype(np.float32)])
+
 # --- if_tile_dyn: what the TorchScript exporter writes for DeBERTa-v2 with a
 # symbolic batch and sequence: an If on `query length != key length` (two
 # sizes of one dynamic dimension, reached through Reshape/Transpose: known
