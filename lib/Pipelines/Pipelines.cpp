@@ -196,6 +196,8 @@ static void addHostToLLVM(OpPassManager &pm, bool avx512, bool inlineF64Exp) {
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefs));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
+  // Run-time checks (cf.assert) end the call with an error, not an abort.
+  pm.addPass(createLowerHostAssertsPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());

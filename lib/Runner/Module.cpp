@@ -117,7 +117,7 @@ std::string checkCpu(const std::string &path, const char *required) {
 struct HostGuarded;
 struct HostGuard {
   std::jmp_buf jump;
-  char message[256] = {0};
+  char message[1024] = {0};
   HostGuarded *call = nullptr;
 };
 thread_local HostGuard *hostGuard = nullptr;
@@ -145,6 +145,19 @@ extern "C" void tideRunnerHostOutOfMemory(uint64_t bytes) {
   std::snprintf(hostGuard->message, sizeof(hostGuard->message),
                 "out of host memory: cannot allocate %llu bytes",
                 static_cast<unsigned long long>(bytes));
+  std::longjmp(hostGuard->jump, 1);
+}
+
+/// The handler every loaded module calls when a run-time check of its host
+/// code fails (see tide-lower-host-asserts): as for a failed allocation, the
+/// call ends with the error.
+extern "C" void tideRunnerHostCheckFailed(const char *what) {
+  if (!hostGuard || inParallelRegion()) {
+    std::fprintf(stderr, "tide: error: run-time check failed: %s\n", what);
+    std::exit(1);
+  }
+  std::snprintf(hostGuard->message, sizeof(hostGuard->message),
+                "run-time check failed: %s", what);
   std::longjmp(hostGuard->jump, 1);
 }
 
@@ -459,6 +472,9 @@ std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &path,
   if (auto *slot = reinterpret_cast<void **>(
           dlsym(handle, "tide_host_out_of_memory_handler")))
     *slot = reinterpret_cast<void *>(&tideRunnerHostOutOfMemory);
+  if (auto *slot = reinterpret_cast<void **>(
+          dlsym(handle, "tide_host_check_failed_handler")))
+    *slot = reinterpret_cast<void *>(&tideRunnerHostCheckFailed);
   if (auto *slot =
           reinterpret_cast<void **>(dlsym(handle, "tide_host_on_allocate")))
     *slot = reinterpret_cast<void *>(&tideRunnerHostAllocated);

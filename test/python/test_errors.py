@@ -341,3 +341,36 @@ func.func @both(%x: tensor<?xf32>, %a: tensor<?x1xf32>, %b: tensor<1x?xf32>)
     e, c = m.both(x[:4], a[:2], b[:, :3])
     np.testing.assert_array_equal(e, np.ones(4, np.float32))
     np.testing.assert_array_equal(c, np.ones((2, 3), np.float32))
+
+
+def test_run_time_size_mismatch_raises_and_later_calls_work():
+    # Sizes known only at run time that must agree (an elementwise op's
+    # operands, a reshape's element count, a product's contracted size) are
+    # checked when the function runs: a mismatch raises tide.Error naming the
+    # op (it read out of bounds and returned garbage before), and the module
+    # keeps working.
+    m = tide.compile('''
+func.func @f(%a: tensor<?xf32>, %b: tensor<?xf32>, %x: tensor<?x?xf32>,
+             %y: tensor<?x3xf32>) -> (tensor<?xf32>, tensor<2x3xf32>, tensor<?x3xf32>) {
+  %s = tide.add %a, %b : tensor<?xf32>
+  %r = tide.reshape %a : tensor<?xf32> to tensor<2x3xf32>
+  %p = tide.matmul %x, %y : tensor<?x?xf32>, tensor<?x3xf32>
+  return %s, %r, %p : tensor<?xf32>, tensor<2x3xf32>, tensor<?x3xf32>
+}''', target="cpu")
+    a = np.arange(6, dtype=np.float32)
+    x = np.ones((2, 4), np.float32)
+    y = np.ones((4, 3), np.float32)
+    cases = [
+        ((a, a[:5], x, y), r"'tide.add' at .*: the size of dimension 0 of "
+                           r"operand 1 differs from that of operand 0"),
+        ((a[:5], a[:5], x, y), r"'tide.reshape' at .*: the result's sizes do "
+                               r"not keep the input's element count"),
+        ((a, a, x, y[:3]), r"'tide.matmul' at .*: the contracted sizes"),
+    ]
+    for args, message in cases:
+        with pytest.raises(tide.Error, match=r"@f: run-time check failed: " + message):
+            m.f(*args)
+        s, r, p = m.f(a, a, x, y)
+        np.testing.assert_array_equal(s, a + a)
+        np.testing.assert_array_equal(r, a.reshape(2, 3))
+        np.testing.assert_array_equal(p, x @ y)

@@ -72,7 +72,7 @@ def ConvertTideToLinalgPass : Pass<"convert-tide-to-linalg"> {
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
-    "mlir::linalg::LinalgDialect",
+    "mlir::cf::ControlFlowDialect", "mlir::linalg::LinalgDialect",
     "mlir::math::MathDialect", "mlir::scf::SCFDialect",
     "mlir::tensor::TensorDialect"
   ];

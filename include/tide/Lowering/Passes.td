@@ -675,6 +675,25 @@ def HostAllocationChecksPass
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def LowerHostAssertsPass : Pass<"tide-lower-host-asserts", "mlir::ModuleOp"> {
+  let summary = "Failed run-time checks of host code end the call with an error";
+  let description = [{
+    The lowering checks at run time what only run time knows (sizes that
+    must agree, a reshape that must keep the element count) with
+    `cf.assert`, whose upstream lowering aborts the process. This pass turns
+    each `cf.assert` of the module's host functions into a branch to a call
+    of `tide_host_check_failed` with the assert's message, a function it
+    defines (internal linkage): it calls the function whose address is in
+    the global `tide_host_check_failed_handler` (Tide's runner sets it when
+    it loads the module, and turns the failure into an error of the call),
+    or, with none set, writes `tide: error: run-time check failed: MESSAGE`
+    to standard error and exits with status 1. Runs on host code before
+    `convert-cf-to-llvm`; a module without asserts is left alone.
+  }];
+  let dependentDialects = ["mlir::cf::ControlFlowDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
 def GpuCorrectlyRoundedSqrtPass
     : Pass<"tide-gpu-correctly-rounded-sqrt", "mlir::gpu::GPUModuleOp"> {
   let summary = "Compute f32 square roots in GPU kernels with IEEE rounding";

@@ -56,6 +56,14 @@ Value constantOf(OpBuilder &b, Location loc, Type type, double value);
 /// The lowest value of `type`: -inf, or the minimum signed integer.
 Value lowestOf(OpBuilder &b, Location loc, Type type);
 
+/// A check at run time that `got` and `want` (index values) are equal: a
+/// cf.assert naming `op` and `what` (nothing when both are the same constant).
+/// The host lowering turns a failed check into an error of the call
+/// (tide-lower-host-asserts): sizes that are only known at run time and
+/// disagree never read or write out of bounds.
+void assertSameSize(OpBuilder &b, Location loc, Operation *op, Value got,
+                    Value want, const Twine &what);
+
 /// The size of a conv's or pool's result along spatial dimension `dim` of
 /// `input` (tide::getWindowOutputSize): a constant for a static size,
 /// computed at run time for a dynamic one; 0 where the window is larger than

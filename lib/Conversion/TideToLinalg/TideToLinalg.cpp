@@ -25,6 +25,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -148,6 +149,26 @@ Value buildElementwise(RewriterBase &b, Location loc,
 namespace mlir::tide::to_linalg {
 
 bool isFloat(Type t) { return isa<FloatType>(t); }
+
+void assertSameSize(OpBuilder &b, Location loc, Operation *op, Value got,
+                    Value want, const Twine &what) {
+  std::optional<int64_t> g = getConstantIntValue(got),
+                         w = getConstantIntValue(want);
+  if (got == want || (g && w && *g == *w))
+    return;
+  std::string where;
+  llvm::raw_string_ostream os(where);
+  op->getLoc().print(os);
+  StringRef place(where);
+  if (place.consume_front("loc(") && place.ends_with(")"))
+    place = place.drop_back();
+  Value same =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, got, want);
+  cf::AssertOp::create(
+      b, loc, same,
+      ("'" + op->getName().getStringRef() + "' at " + place + ": " + what)
+          .str());
+}
 
 //===----------------------------------------------------------------------===//
 // Unsigned integers
@@ -739,6 +760,45 @@ struct LowerElementwise : RewritePattern {
         }
       }
     }
+    // Operands whose sizes are known only at run time must agree there
+    // (a run-time size of 1 is not broadcast): each size of a result
+    // dimension is checked against the first.
+    if (inputs.size() > 1 && !isa<BroadcastToOp>(op)) {
+      int64_t rank = resultType.getRank();
+      for (int64_t d = 0; d < rank; ++d) {
+        Value first;
+        std::string firstName;
+        auto check = [&](Value size, const std::string &name) {
+          if (!first) {
+            first = size;
+            firstName = name;
+            return;
+          }
+          assertSameSize(rewriter, loc, op, size, first,
+                         "the size of dimension " + Twine(d) + " of " + name +
+                             " differs from that of " + firstName +
+                             " at run time (a run-time size of 1 is not "
+                             "broadcast)");
+        };
+        if (!resultType.isDynamicDim(d))
+          check(arith::ConstantIndexOp::create(rewriter, loc,
+                                               resultType.getDimSize(d)),
+                "the result");
+        for (auto [k, in] : llvm::enumerate(inputs)) {
+          auto t = cast<RankedTensorType>(in.getType());
+          int64_t i = d - (rank - t.getRank());
+          if (i < 0 || (!t.isDynamicDim(i) && t.getDimSize(i) == 1))
+            continue;
+          Value size =
+              t.isDynamicDim(i)
+                  ? tensor::DimOp::create(rewriter, loc, in, i).getResult()
+                  : arith::ConstantIndexOp::create(rewriter, loc,
+                                                   t.getDimSize(i))
+                        .getResult();
+          check(size, "operand " + std::to_string(k));
+        }
+      }
+    }
     Value result = buildElementwise(
         rewriter, loc, resultType, inputs,
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
@@ -1049,6 +1109,33 @@ struct LowerMatmul : OpRewritePattern<MatmulOp> {
     auto resultType = cast<RankedTensorType>(signless(op.getType()));
     Type element = resultType.getElementType();
     int64_t rank = resultType.getRank();
+    // The contracted sizes, and batch sizes both operands have, must agree
+    // at run time.
+    auto sizeOf = [&](Value v, RankedTensorType t, int64_t i) -> Value {
+      if (t.isDynamicDim(i))
+        return tensor::DimOp::create(rewriter, loc, v, i);
+      return arith::ConstantIndexOp::create(rewriter, loc, t.getDimSize(i));
+    };
+    if (lhsType.isDynamicDim(lhsType.getRank() - 1) ||
+        rhsType.isDynamicDim(rhsType.getRank() - 2))
+      assertSameSize(rewriter, loc, op,
+                     sizeOf(lhs, lhsType, lhsType.getRank() - 1),
+                     sizeOf(rhs, rhsType, rhsType.getRank() - 2),
+                     "the contracted sizes (the lhs's columns, the rhs's "
+                     "rows) differ at run time");
+    for (int64_t d = 0; d + 2 < rank; ++d) {
+      int64_t i = d - (rank - lhsType.getRank()),
+              j = d - (rank - rhsType.getRank());
+      if (i < 0 || j < 0 ||
+          !(lhsType.isDynamicDim(i) || rhsType.isDynamicDim(j)) ||
+          lhsType.getDimSize(i) == 1 || rhsType.getDimSize(j) == 1)
+        continue;
+      assertSameSize(rewriter, loc, op, sizeOf(lhs, lhsType, i),
+                     sizeOf(rhs, rhsType, j),
+                     "the batch sizes of dimension " + Twine(d) +
+                         " differ at run time (a run-time size of 1 is not "
+                         "broadcast)");
+    }
     // Dynamic sizes: M from lhs, N from rhs, batch dims from whichever
     // operand has them.
     SmallVector<Value> dyn;
@@ -2127,6 +2214,14 @@ struct LowerReshape : OpRewritePattern<ReshapeOp> {
           arith::ConstantIndexOp::create(rewriter, loc, -1));
       sizes[d] = arith::SelectOp::create(rewriter, loc, inferred, fill, size);
     }
+    // The sizes must keep the element count (a wrong shape operand, or a
+    // run-time input of another size).
+    Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    for (Value size : sizes)
+      count = arith::MulIOp::create(rewriter, loc, count, size);
+    assertSameSize(rewriter, loc, op, count, total,
+                   "the result's sizes do not keep the input's element count "
+                   "at run time");
     Value shape = tensor::FromElementsOp::create(
         rewriter, loc,
         RankedTensorType::get({resultType.getRank()}, rewriter.getIndexType()),

@@ -11,7 +11,7 @@
 
 // RUN: rm -rf %t && split-file %s %t
 // RUN: tide-opt %t/lower.mlir --convert-tide-to-linalg=conv-gemm=false --mlir-print-local-scope \
-// RUN:   | FileCheck %t/lower.mlir --implicit-check-not=tide.
+// RUN:   | FileCheck %t/lower.mlir --implicit-check-not=' tide.'
 // RUN: tide-opt %t/errors.mlir --convert-tide-to-linalg --split-input-file -verify-diagnostics
 // f16/bf16: sums, products, means and matmuls accumulate in f32 and round
 // once; softmax, sigmoid and elu compute in f32. On a GPU, sums, products
@@ -23,12 +23,12 @@
 // ops where the semantics differ; the function boundary becomes signless and
 // no cast is left (no ui type survives the pass).
 // RUN: tide-opt %t/unsigned.mlir --convert-tide-to-linalg --mlir-print-local-scope \
-// RUN:   | FileCheck %t/unsigned.mlir --implicit-check-not=tide. \
+// RUN:   | FileCheck %t/unsigned.mlir --implicit-check-not=' tide.' \
 // RUN:       --implicit-check-not=unrealized_conversion_cast --implicit-check-not='{{ui(8|16|32|64)}}'
 // Known bugs (see the comments in those parts): run last so that the checks
 // above still run while they are open.
 // RUN: tide-opt %t/dynamic-result.mlir --convert-tide-to-linalg --mlir-print-local-scope \
-// RUN:   | FileCheck %t/dynamic-result.mlir --implicit-check-not=tide.
+// RUN:   | FileCheck %t/dynamic-result.mlir --implicit-check-not=' tide.'
 // RUN: not tide-opt %t/dynamic-result-errors.mlir --convert-tide-to-linalg 2>&1 \
 // RUN:   | FileCheck %t/dynamic-result-errors.mlir
 // RUN: tide-opt %t/empty-slice.mlir --convert-tide-to-linalg | FileCheck %t/empty-slice.mlir
@@ -36,7 +36,7 @@
 // constants (the tide ops that build them fold away), or read at run time;
 // tide.dim, tide.iota and tide.dynamic_slice.
 // RUN: tide-opt %t/shapes.mlir --convert-tide-to-linalg --canonicalize --cse --mlir-print-local-scope \
-// RUN:   | FileCheck %t/shapes.mlir --implicit-check-not=tide.
+// RUN:   | FileCheck %t/shapes.mlir --implicit-check-not=' tide.'
 
 //--- lower.mlir
 
@@ -767,8 +767,13 @@ func.func @matmul_2d(%a: tensor<?x5xf32>, %b: tensor<5x6xf32>) -> tensor<?x6xf32
 }
 
 // Dynamic M and N come from the lhs rows and the rhs columns; i64 fills with 0.
+// The contracted size known only at run time is checked against the rhs's.
 // CHECK-LABEL: func.func @matmul_2d_dynamic(
 // CHECK-SAME: %[[A:.*]]: tensor<?x?xi64>, %[[B:.*]]: tensor<7x?xi64>)
+// CHECK: %[[K:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x?xi64>
+// CHECK: %[[SEVEN:.*]] = arith.constant 7 : index
+// CHECK: %[[SAMEK:.*]] = arith.cmpi eq, %[[K]], %[[SEVEN]] : index
+// CHECK: cf.assert %[[SAMEK]], "'tide.matmul' at {{.*}}: the contracted sizes (the lhs's columns, the rhs's rows) differ at run time"
 // CHECK: %[[M:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x?xi64>
 // CHECK: %[[N:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<7x?xi64>
 // CHECK: %[[Z:.*]] = arith.constant 0 : i64
@@ -1281,9 +1286,15 @@ func.func @transfer_to_cpu(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) 
 }
 
 // A chain of ops with dynamic dims: each init is sized with tensor.dim of
-// the value it is computed from.
+// the value it is computed from. The operands' run-time sizes must agree
+// (checked first, one cf.assert per dimension; none for the unary op).
 // CHECK-LABEL: func.func @dynamic_chain(
 // CHECK-SAME: %[[X:.*]]: tensor<?x?xf32>, %[[Y:.*]]: tensor<?x?xf32>)
+// CHECK: %[[XD0:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x?xf32>
+// CHECK: %[[YD0:.*]] = tensor.dim %[[Y]], %{{.*}} : tensor<?x?xf32>
+// CHECK: %[[OK0:.*]] = arith.cmpi eq, %[[YD0]], %[[XD0]] : index
+// CHECK: cf.assert %[[OK0]], "'tide.add' at {{.*}}: the size of dimension 0 of operand 1 differs from that of operand 0 at run time (a run-time size of 1 is not broadcast)"
+// CHECK: cf.assert %{{.*}}, "'tide.add' at {{.*}}: the size of dimension 1 of operand 1 differs
 // CHECK: %[[D0:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x?xf32>
 // CHECK: %[[D1:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x?xf32>
 // CHECK: %[[E0:.*]] = tensor.empty(%[[D0]], %[[D1]]) : tensor<?x?xf32>
@@ -1296,6 +1307,22 @@ func.func @dynamic_chain(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?
   %0 = tide.add %x, %y : tensor<?x?xf32>
   %1 = tide.tanh %0 : tensor<?x?xf32>
   return %1 : tensor<?x?xf32>
+}
+
+// A reshape from a run-time size checks that the sizes keep the element
+// count; a static one has nothing to check.
+// CHECK-LABEL: func.func @reshape_checked(
+// CHECK-SAME: %[[X:.*]]: tensor<?xf32>
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?xf32>
+// CHECK: %[[KEPT:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : index
+// CHECK: cf.assert %[[KEPT]], "'tide.reshape' at {{.*}}: the result's sizes do not keep the input's element count at run time"
+// CHECK: tensor.reshape %[[X]]
+// CHECK-NOT: cf.assert
+// CHECK: return
+func.func @reshape_checked(%x: tensor<?xf32>, %y: tensor<6xf32>) -> (tensor<2x3xf32>, tensor<3x2xf32>) {
+  %0 = tide.reshape %x : tensor<?xf32> to tensor<2x3xf32>
+  %1 = tide.reshape %y : tensor<6xf32> to tensor<3x2xf32>
+  return %0, %1 : tensor<2x3xf32>, tensor<3x2xf32>
 }
 
 //--- errors.mlir

@@ -31,7 +31,7 @@
 //    i1 to float cast as a select of 1 and 0, which the backend handles.
 //
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: tide-opt %s --convert-tide-to-linalg --mlir-print-local-scope | FileCheck %s --implicit-check-not=tide.
+// RUN: tide-opt %s --convert-tide-to-linalg --mlir-print-local-scope | FileCheck %s --implicit-check-not=' tide.'
 // RUN: tide-compile %s --target=cpu -o %t/m.so --no-remarks
 // RUN: %python -c "import numpy as np; np.save('%t/x.npy', np.array([-66.6], np.float16)); np.save('%t/a.npy', np.arange(12.0).reshape(6, 2)); np.save('%t/b.npy', np.zeros((0, 2))); np.save('%t/c.npy', np.zeros((4, 1, 0), np.int16)); np.save('%t/d.npy', np.zeros((3, 1, 0), np.int16))"
 // RUN: tide-run %t/m.so --entry=mul_cos --input=%t/x.npy | FileCheck %s --check-prefix=RUN1
