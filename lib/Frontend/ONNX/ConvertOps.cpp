@@ -1811,10 +1811,29 @@ LogicalResult convertPad(NodeImporter &n) {
     if (before == 0 && after == 0)
       continue; // a symbolic batch is left as it is
     bool dynamic = ShapedType::isDynamic(dim);
-    if (dynamic && (before < 0 || after < 0))
-      return n.fail("negative pads (a crop) of axis " + llvm::Twine(axis) +
-                    ", whose size is only known at run time, are not "
-                    "supported; fix the size with --bind-shape");
+    if (before < -(int64_t(1) << 62) || after < -(int64_t(1) << 62))
+      return n.fail("pads of axis " + llvm::Twine(axis) + " are out of range");
+    if (dynamic && (before < 0 || after < 0)) {
+      // A crop of a run-time size: a dynamic slice from min(-before, size)
+      // to max(that, size + after) (a crop larger than the size at run time
+      // leaves nothing, where ONNX Runtime reports an error).
+      int64_t rank = shapeOf(x).size();
+      SmallVector<SymDim> start(rank, SymDim::constant(0)), limit = n.dimsOf(x);
+      SymDim size = limit[axis];
+      start[axis] = n.combine(
+          "Min", SymDim::constant(std::max<int64_t>(-before, 0)), size);
+      limit[axis] =
+          n.combine("Max", start[axis],
+                    n.combine("Sub", size,
+                              SymDim::constant(std::max<int64_t>(-after, 0))));
+      Value startV = n.shapeOperand(start), limitV = n.shapeOperand(limit);
+      TRY(startV && limitV);
+      TRY(x = n.make<DynamicSliceOp>(cast<RankedTensorType>(x.getType()), x,
+                                     startV, limitV,
+                                     SmallVector<int64_t>(rank, 1)));
+      before = std::max<int64_t>(before, 0);
+      after = std::max<int64_t>(after, 0);
+    }
     // Negative pads crop.
     if (before < 0 || after < 0) {
       int64_t b = before < 0 ? -before : 0, e = dim - (after < 0 ? -after : 0);

@@ -412,6 +412,17 @@ for tag, (b, sl, m) in (("a", (2, 3, 2)), ("b", (3, 5, 1))):
         np.stack([pairs // 2, pairs % 2], -1).reshape(b, m, 2).astype(np.int64),
         rng.standard_normal((b, m, sl, 4)).astype(np.float32)])
 
+# --- crop_dyn: Pad with negative pads (a crop) of run-time axes, constant
+# and edge mode; the second size set crops an axis to nothing.
+g = Graph()
+g.op("Pad", ["x", g.c([0, -1, 0, 2, 0, -2])], "cropped")
+g.op("Pad", ["z", g.c([-2, 0, 1, -1])], "edge_cropped", mode="edge")
+g.save("crop_dyn.onnx", [vi("x", F32, ["a", 3, "b"]), vi("z", F32, ["c", "d"])],
+       [vi("cropped", F32, [None] * 3), vi("edge_cropped", F32, [None] * 2)], 17)
+for tag, (a, b, c, d) in (("s1", (2, 5, 4, 3)), ("s2", (3, 2, 3, 6))):
+    save_inputs("crop_dyn", tag, [rng.standard_normal((a, 3, b)).astype(np.float32),
+                                  rng.standard_normal((c, d)).astype(np.float32)])
+
 # --- if_tile_dyn: what the TorchScript exporter writes for DeBERTa-v2 with a
 # symbolic batch and sequence: an If on `query length != key length` (two
 # sizes of one dynamic dimension, reached through Reshape/Transpose: known
