@@ -2018,6 +2018,34 @@ struct LowerConcat : OpRewritePattern<ConcatOp> {
     int64_t axis = static_cast<int64_t>(op.getAxis());
     if (axis < 0)
       axis += resultType.getRank();
+    // The inputs' other sizes must agree at run time (the first input's, or
+    // the result's static size, against every other).
+    for (int64_t d = 0; d < resultType.getRank(); ++d) {
+      if (d == axis)
+        continue;
+      bool resultKnows = !resultType.isDynamicDim(d);
+      Value first = resultKnows ? arith::ConstantIndexOp::create(
+                                      rewriter, loc, resultType.getDimSize(d))
+                                      .getResult()
+                                : Value();
+      for (auto [k, input] : llvm::enumerate(all)) {
+        auto t = cast<RankedTensorType>(input.getType());
+        Value size =
+            t.isDynamicDim(d)
+                ? tensor::DimOp::create(rewriter, loc, input, d).getResult()
+                : arith::ConstantIndexOp::create(rewriter, loc, t.getDimSize(d))
+                      .getResult();
+        if (!first) {
+          first = size;
+          continue;
+        }
+        assertSameSize(rewriter, loc, op, size, first,
+                       "the size of dimension " + Twine(d) + " of input " +
+                           Twine(k) + " differs from " +
+                           (resultKnows ? "the result's" : "input 0's") +
+                           " at run time");
+      }
+    }
     // Inputs of static size 0 along the axis add nothing; tensor.concat would
     // insert them at an offset past the end (a verifier error).
     SmallVector<Value> inputs;
@@ -2436,6 +2464,22 @@ struct ConvertTideToLinalgPass
         .enableConstantCSE(false)
         .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled)
         .setListener(&carrier);
+    // A convolution's run-time channel count must be its weight's times the
+    // groups, whichever pattern lowers it (oneDNN, im2col, loops, cuDNN).
+    root->walk([&](ConvOp op) {
+      auto inType = op.getInput().getType(), wType = op.getWeight().getType();
+      if (op.getChannelsLast() || !inType.isDynamicDim(1) ||
+          wType.isDynamicDim(1))
+        return;
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      to_linalg::assertSameSize(
+          b, loc, op, tensor::DimOp::create(b, loc, op.getInput(), 1),
+          arith::ConstantIndexOp::create(b, loc,
+                                         wType.getDimSize(1) * op.getGroups()),
+          "the input's channel count differs from the weight's (times the "
+          "groups) at run time");
+    });
     // Run-time sizes are computed from the tide ops that define them, before
     // those ops are lowered.
     scalarizeHostOperands(root);

@@ -1325,6 +1325,18 @@ func.func @reshape_checked(%x: tensor<?xf32>, %y: tensor<6xf32>) -> (tensor<2x3x
   return %0, %1 : tensor<2x3xf32>, tensor<3x2xf32>
 }
 
+// A concatenation checks its inputs' other run-time sizes against the first
+// input's; a convolution its run-time channel count against the weight's.
+// CHECK-LABEL: func.func @concat_conv_checked(
+// CHECK: cf.assert %{{.*}}, "'tide.concat' at {{.*}}: the size of dimension 1 of input 1 differs from input 0's at run time"
+// CHECK: tensor.concat
+// CHECK: cf.assert %{{.*}}, "'tide.conv' at {{.*}}: the input's channel count differs from the weight's (times the groups) at run time"
+func.func @concat_conv_checked(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %x: tensor<1x?x4x4xf64>, %w: tensor<2x3x3x3xf64>) -> (tensor<?x?xf32>, tensor<1x2x2x2xf64>) {
+  %c = tide.concat %a, %b axis = 0 : tensor<?x?xf32>, tensor<?x?xf32>
+  %y = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x?x4x4xf64>, tensor<2x3x3x3xf64>
+  return %c, %y : tensor<?x?xf32>, tensor<1x2x2x2xf64>
+}
+
 //--- errors.mlir
 
 // Without gpu=true (the CPU pipeline), an op placed on a GPU is an error.
