@@ -1310,12 +1310,24 @@ LogicalResult convertSplitDynamic(NodeImporter &n, Value x, int64_t axis) {
     if (given->size() != n.numOutputs())
       return n.fail("split gives " + llvm::Twine(given->size()) +
                     " sizes for " + llvm::Twine(n.numOutputs()) + " outputs");
-    int64_t at = 0;
+    int64_t total = 0;
     for (int64_t part : *given) {
       if (part < 0)
         return n.fail("split sizes must not be negative");
+      if (part > std::numeric_limits<int64_t>::max() - total)
+        return n.fail("split sizes add up to more than 2^63 - 1");
+      total += part;
+    }
+    // The sizes must add up to the run-time size: x is reshaped to their
+    // sum, which the reshape checks at run time.
+    dims[axis] = SymDim::constant(total);
+    TRY(x = n.reshapeTo(x, dims));
+    dims = n.dimsOf(x);
+    size = dims[axis];
+    int64_t at = 0;
+    for (int64_t part : *given) {
       at += part;
-      bounds.push_back(n.combine("Min", SymDim::constant(at), size));
+      bounds.push_back(SymDim::constant(at));
     }
   } else {
     int64_t parts = n.opset >= 18 && n.attr("num_outputs")

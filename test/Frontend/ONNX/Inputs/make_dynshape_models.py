@@ -423,6 +423,15 @@ for tag, (a, b, c, d) in (("s1", (2, 5, 4, 3)), ("s2", (3, 2, 3, 6))):
     save_inputs("crop_dyn", tag, [rng.standard_normal((a, 3, b)).astype(np.float32),
                                   rng.standard_normal((c, d)).astype(np.float32)])
 
+# --- split_given_dyn: Split of a run-time axis into given sizes (3 and 4):
+# right when the axis has 7 elements, an error at run time otherwise.
+g = Graph()
+g.op("Split", ["z", g.c([3, 4])], "given", outs=2, axis=1)
+g.save("split_given_dyn.onnx", [vi("z", F32, [2, "len"])],
+       [vi("given_%d" % k, F32, [2, None]) for k in range(2)], 18)
+for tag, length in (("l7", 7), ("l5", 5)):
+    save_inputs("split_given_dyn", tag, [rng.standard_normal((2, length)).astype(np.float32)])
+
 # --- if_tile_dyn: what the TorchScript exporter writes for DeBERTa-v2 with a
 # symbolic batch and sequence: an If on `query length != key length` (two
 # sizes of one dynamic dimension, reached through Reshape/Transpose: known
