@@ -234,6 +234,15 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
     return n.fail("X must have rank 3");
   if (layout == 1)
     TRY(x = n.create<TransposeOp>(x, ArrayRef<int64_t>{1, 0, 2}));
+  // An input size known only at run time is W's (a reshape, checked at run
+  // time).
+  if (auto wt = dyn_cast<RankedTensorType>(w.getType());
+      shapeOf(x)[2] == ShapedType::kDynamic && wt && wt.getRank() == 3 &&
+      !wt.isDynamicDim(2)) {
+    SmallVector<SymDim> dims = n.dimsOf(x);
+    dims[2] = SymDim::constant(wt.getDimSize(2));
+    TRY(x = n.reshapeTo(x, dims));
+  }
   Shape xs = shapeOf(x);
   const int64_t seq = xs[0], batch = xs[1], inSize = xs[2];
   if (ShapedType::isDynamic(seq))

@@ -133,7 +133,8 @@ save("rnn_bidi",
             rand(2, B, H)])
 
 # A batch known only at run time ("N"), each model run at two batch sizes
-# (NAME_bK_in*.npy): LSTM with every input, GRU batch-major.
+# (NAME_bK_in*.npy): LSTM with every input, GRU batch-major, RNN with a
+# run-time input size too (W's, checked at run time).
 def save_batches(name, feeds_of):
     for b in (1, 5):
         for k, v in enumerate(feeds_of(b)):
@@ -164,7 +165,7 @@ save_batches("gru_dynbatch", lambda b: [
 save("rnn_dynbatch",
      helper.make_node("RNN", ["X", "W", "R"], ["Y", "Y_h"], name="rnn",
                       hidden_size=H),
-     [f32("X", [T, "N", I]), f32("W", [1, H, I]), f32("R", [1, H, H])],
+     [f32("X", [T, "N", "I"]), f32("W", [1, H, I]), f32("R", [1, H, H])],
      [f32("Y", [T, 1, "N", H]), f32("Y_h", [1, "N", H])])
 save_batches("rnn_dynbatch", lambda b: [
     rand(T, b, I), rand(1, H, I), rand(1, H, H)])
