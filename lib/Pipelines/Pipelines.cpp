@@ -144,6 +144,9 @@ static void addBufferization(OpPassManager &pm, bool gpu) {
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // A tide.scan's states are new tensors at every step (the loop yields
+  // what its body computed, not its iter_args updated in place).
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   if (gpu)
     pm.addPass(createResidentResultsPass());

@@ -39,6 +39,34 @@ std::string withOrigin(Operation *op, StringRef reason) {
   return reason.str();
 }
 
+/// The ops in a tide.scan's body run where the scan runs (its host loop
+/// calls them): they get its device, and a pin elsewhere is an error.
+LogicalResult placeScanBodies(ModuleOp module) {
+  bool ok = true;
+  module->walk([&](ScanOp scan) {
+    DeviceAttr device = getDevice(scan);
+    if (!device)
+      return;
+    std::string reason = "inside 'tide.scan' (" + device.str() +
+                         "): a loop's body runs where the loop runs";
+    scan.getBody().walk([&](Operation *op) {
+      if (!isa<OpFactsInterface>(op) || isa<TransferOp>(op))
+        return;
+      if (DeviceAttr pin = getDevice(op); pin && pin != device) {
+        op->emitError() << "'" << op->getName() << "' is pinned to "
+                        << pin.str() << " inside a 'tide.scan' placed on "
+                        << device.str()
+                        << "; a loop's body runs where the loop runs";
+        ok = false;
+        return;
+      }
+      setDevice(op, device);
+      setPlacementReason(op, reason);
+    });
+  });
+  return success(ok);
+}
+
 /// The fixes a user can apply to an op that cannot run where it must.
 std::string fixesFor(Operation *op, PlacementPolicy policy) {
   std::string fixes = "fixes: ";
@@ -479,6 +507,8 @@ struct PlaceDevicesPass
         placer.placeByRules(func);
     }
     if (placer.violations)
+      return signalPassFailure();
+    if (failed(placeScanBodies(module)))
       return signalPassFailure();
     // Later passes and tide-compile read the target from here.
     module->setAttr(TideDialect::getTargetAttrName(),

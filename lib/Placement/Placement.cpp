@@ -57,7 +57,10 @@ LogicalResult mlir::tide::checkCpuThreads(Location loc, int64_t threads) {
 }
 
 bool mlir::tide::isPlaceable(Operation *op) {
-  return isa<TideDialect>(op->getDialect()) && !isa<TransferOp>(op);
+  // Ops inside a tide.scan run where the scan runs (PlaceDevices gives them
+  // its device); tide.yield has no kernel.
+  return isa<TideDialect>(op->getDialect()) && isa<OpFactsInterface>(op) &&
+         !isa<TransferOp>(op) && !op->getParentOfType<ScanOp>();
 }
 
 DeviceAttr mlir::tide::getValueDevice(Value value) {

@@ -83,6 +83,9 @@ KernelKind mlir::tide::getNativeKernel(DeviceKind kind, StringRef op,
   // into an all-pairs comparison (tide-decompose).
   if (facts->loweringFamily == LoweringFamily::TopK)
     return kind == DeviceKind::CUDA ? KernelKind::None : KernelKind::Codegen;
+  // A scan is a host loop (its body's ops are called once per step).
+  if (facts->loweringFamily == LoweringFamily::Scan)
+    return kind == DeviceKind::CUDA ? KernelKind::None : KernelKind::Codegen;
   if (facts->loweringFamily == LoweringFamily::Matmul) {
     if (kind == DeviceKind::CUDA)
       // cuBLAS GEMM (f16, bf16, f32, f64); no integer GEMM on the GPU.

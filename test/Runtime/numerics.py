@@ -880,6 +880,7 @@ REFERENCES = {
     "nonzero": Ref("nonzero", nonzero_ref),
     "non_max_suppression": Ref("non_max_suppression", nms_ref),
     "top_k": Ref("top_k", top_k_ref),
+    "scan": Ref("scan", None),
     "dynamic_slice": Ref("dynamic_slice", slice_ref),
     # scatter: sums and products are rounded after each update (tolerance
     # class "reduce" for them; see gen_scatter).
@@ -2033,6 +2034,50 @@ def gen_cast(ops):
     return funcs
 
 
+def gen_scan(ops, t):
+    """tide.scan over a sequence of run-time length (5 rows, 1, none), in
+    order and reversed: a running maximum (a running or for i1) of the rows
+    and an invariant, from an initial state; the stacked states and the
+    step positions. The body's ops run where the scan runs (the host)."""
+    funcs = []
+    comb = "or" if t == "i1" else "maximum"
+    np_comb = np.logical_or if t == "i1" else np.maximum
+    for op in ops:
+        args = [((None, 3), t), ((3,), t), ((3,), t)]
+        f = shape_func(funcs, op, t, args)
+        for reverse in (False, True):
+            v = "%%v%d" % f.n
+            f.n += 1
+            st, sq = T((3,), t), T((None, 3), t)
+            f.lines.append(
+                "  %s:3 = tide.scan inits(%s : %s) sequences(%s : %s) invariants(%s : %s)%s {\n"
+                "  ^bb0(%%t: tensor<i64>, %%s: %s, %%x: %s, %%b: %s):\n"
+                "    %%m = tide.%s %%s, %%x : %s, %s\n"
+                "    %%n = tide.%s %%m, %%b : %s, %s\n"
+                "    tide.yield %%n, %%n, %%t : %s, %s, tensor<i64>\n"
+                "  } : %s, %s, %s"
+                % (v, f.arg(1), st, f.arg(0), sq, f.arg(2), st, " reverse" if reverse else "",
+                   st, st, st, comb, st, st, comb, st, st, st, st, st, sq, T((None,), "i64")))
+
+            def ref(ins, reverse=reverse):
+                x, z, b = ins
+                state, out = z, [None] * len(x)
+                for k in (reversed(range(len(x))) if reverse else range(len(x))):
+                    state = np_comb(np_comb(state, x[k]), b).astype(x.dtype)
+                    out[k] = state
+                stacked = np.stack(out) if out else np.zeros((0, 3), x.dtype)
+                return state, stacked, np.arange(len(x), dtype=np.int64)
+            label = "%s%s of %s" % (op, " reverse" if reverse else "", sq)
+            f.ret(v + "#0", (3,), t, label + ": final state", lambda ins, r=ref: r(ins)[0])
+            f.ret(v + "#1", (None, 3), t, label + ": states", lambda ins, r=ref: r(ins)[1])
+            f.ret(v + "#2", (None,), "i64", label + ": positions", lambda ins, r=ref: r(ins)[2])
+        for k, rows in enumerate((5, 1, 0)):
+            rng = rng_for(f.name + str(k))
+            f.run("run%d" % k, [np.array(shape_inputs(rng, sh, t))
+                                for sh in ((rows, 3), (3,), (3,))])
+    return funcs
+
+
 # The modules: ops_<type> and shape_<type> per element type (the families'
 # generators in this order), and one module of casts over every type pair.
 OPS_MODULE = [(("unary",), gen_unary), (("binary",), gen_binary), (("compare",), gen_cmp),
@@ -2045,7 +2090,8 @@ SHAPE_MODULE = [(("reshape",), gen_reshape), (("transpose",), gen_transpose),
                 (("slice",), gen_slice), (("gather",), gen_gather),
                 (("scatter",), gen_scatter), (("dim",), gen_dim), (("iota",), gen_iota),
                 (("dynamic_slice",), gen_dynamic_slice), (("nonzero",), gen_nonzero),
-                (("non_max_suppression",), gen_nms), (("top_k",), gen_top_k)]
+                (("non_max_suppression",), gen_nms), (("top_k",), gen_top_k),
+                (("scan",), gen_scan)]
 CAST_FAMILY = "cast"
 FAMILIES = set(f for fams, _ in OPS_MODULE + SHAPE_MODULE for f in fams) | {CAST_FAMILY}
 
@@ -2101,7 +2147,7 @@ def coverage_problems(modules):
     for funcs in modules.values():
         for f in funcs:
             for line in f.lines:
-                m = re.match(r"\s*%\w+ = tide\.(\w+) ", line)
+                m = re.match(r"\s*%\w+(?::\d+)? = tide\.(\w+) ", line)
                 if m:
                     for t in re.findall(r"tensor<(?:[0-9?]+x)*(\w+)>", line):
                         checked.add((m.group(1), t))

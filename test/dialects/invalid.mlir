@@ -1447,3 +1447,138 @@ func.func @top_k_bool(%x: tensor<4xi1>, %k: tensor<1xi64>) {
   %0 = tide.top_k %x, %k axis = 0 : tensor<4xi1>, tensor<1xi64> to tensor<2xi64>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// tide.scan
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @scan_no_sequence(%h: tensor<4xf32>) {
+  // expected-error @+1 {{'tide.scan' op needs at least one sequence (the loop runs over the leading axis of its sequences)}}
+  %0 = "tide.scan"(%h) <{operandSegmentSizes = array<i32: 1, 0, 0>}> ({
+  ^bb0(%t: tensor<i64>, %s: tensor<4xf32>):
+    tide.yield %s : tensor<4xf32>
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @scan_lengths(%x: tensor<3x4xf32>, %y: tensor<5x4xf32>) {
+  // expected-error @+1 {{'tide.scan' op sequence 1 has length 5 where an earlier one has 3; all sequences have one length}}
+  %0 = tide.scan sequences(%x, %y : tensor<3x4xf32>, tensor<5x4xf32>) {
+  ^bb0(%t: tensor<i64>, %a: tensor<4xf32>, %b: tensor<4xf32>):
+    tide.yield %a : tensor<4xf32>
+  } : tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @scan_rank0(%x: tensor<f32>) {
+  // expected-error @+1 {{'tide.scan' op sequence 0 has rank 0; a sequence has a leading axis to loop over}}
+  %0 = tide.scan sequences(%x : tensor<f32>) {
+  ^bb0(%t: tensor<i64>, %a: tensor<f32>):
+    tide.yield %a : tensor<f32>
+  } : tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @scan_state_type(%h: tensor<4xf32>, %x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'tide.scan' op result 0 has type 'tensor<4xf64>' but state 0 starts as 'tensor<4xf32>'; a final state has its initial type}}
+  %0 = tide.scan inits(%h : tensor<4xf32>) sequences(%x : tensor<?x4xf32>) {
+  ^bb0(%t: tensor<i64>, %s: tensor<4xf32>, %a: tensor<4xf32>):
+    tide.yield %s : tensor<4xf32>
+  } : tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @scan_args(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'tide.scan' op body has 1 arguments; expected 2 (the position, 0 states, 1 slices, 0 invariants)}}
+  %0 = tide.scan sequences(%x : tensor<?x4xf32>) {
+  ^bb0(%t: tensor<i64>):
+    tide.yield %t : tensor<i64>
+  } : tensor<?xi64>
+  return
+}
+
+// -----
+
+func.func @scan_position(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'tide.scan' op body argument 0 (the position) has type 'tensor<i32>'; expected 'tensor<i64>'}}
+  %0 = tide.scan sequences(%x : tensor<?x4xf32>) {
+  ^bb0(%t: tensor<i32>, %a: tensor<4xf32>):
+    tide.yield %a : tensor<4xf32>
+  } : tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @scan_slice(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'tide.scan' op body argument 1 has type 'tensor<5xf32>'; the slice of sequence 0 has type 'tensor<4xf32>'}}
+  %0 = tide.scan sequences(%x : tensor<?x4xf32>) {
+  ^bb0(%t: tensor<i64>, %a: tensor<5xf32>):
+    tide.yield %a : tensor<5xf32>
+  } : tensor<?x5xf32>
+  return
+}
+
+// -----
+
+func.func @scan_yield_count(%h: tensor<4xf32>, %x: tensor<?x4xf32>) {
+  %0:2 = tide.scan inits(%h : tensor<4xf32>) sequences(%x : tensor<?x4xf32>) {
+  ^bb0(%t: tensor<i64>, %s: tensor<4xf32>, %a: tensor<4xf32>):
+    // expected-error @+1 {{'tide.yield' op yields 1 values; its scan has 1 states and 1 scan outputs}}
+    tide.yield %s : tensor<4xf32>
+  } : tensor<4xf32>, tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @scan_yield_state(%h: tensor<4xf32>, %x: tensor<?x4xf32>) {
+  %0 = tide.scan inits(%h : tensor<4xf32>) sequences(%x : tensor<?x4xf32>) {
+  ^bb0(%t: tensor<i64>, %s: tensor<4xf32>, %a: tensor<4xf32>):
+    %c = tide.cast %a : tensor<4xf32> to tensor<4xf64>
+    // expected-error @+1 {{'tide.yield' op yields 'tensor<4xf64>' for state 0, which has type 'tensor<4xf32>'}}
+    tide.yield %c : tensor<4xf64>
+  } : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @scan_stacked(%x: tensor<3x4xf32>) {
+  // expected-error @+1 {{'tide.scan' op result 0 has type 'tensor<?x4xf32>'; scan output 0 stacks 'tensor<4xf32>' along the sequence's length: 'tensor<3x4xf32>'}}
+  %0 = tide.scan sequences(%x : tensor<3x4xf32>) {
+  ^bb0(%t: tensor<i64>, %a: tensor<4xf32>):
+    tide.yield %a : tensor<4xf32>
+  } : tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @scan_isolated(%x: tensor<?x4xf32>, %b: tensor<4xf32>) {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %0 = tide.scan sequences(%x : tensor<?x4xf32>) {
+  ^bb0(%t: tensor<i64>, %a: tensor<4xf32>):
+    // expected-error @+1 {{using value defined outside the region}}
+    %s = tide.add %a, %b : tensor<4xf32>, tensor<4xf32>
+    tide.yield %s : tensor<4xf32>
+  } : tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @yield_outside(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tide.yield' op expects parent op 'tide.scan'}}
+  tide.yield %a : tensor<4xf32>
+}

@@ -954,3 +954,27 @@ func.func @top_k(%x: tensor<2x100xf32>, %y: tensor<?xui8>, %k: tensor<1xi64>, %j
 // GENERIC-LABEL: sym_name = "dim_iota"
 // GENERIC: "tide.dim"(%{{.*}}) <{axis = 0 : i64}> : (tensor<?x16xbf16>) -> tensor<1xi64>
 // GENERIC: "tide.iota"(%{{.*}}) <{axis = 0 : i64}> : (tensor<1xi64>) -> tensor<?xi32>
+
+// A loop over a run-time length: states, sequences, invariants, reverse.
+// CHECK-LABEL: func.func @scan
+// CHECK: %[[R:.*]]:3 = tide.scan inits(%{{.*}}, %{{.*}} : tensor<?x4xf32>, tensor<i32>) sequences(%{{.*}} : tensor<?x?x4xf32>) invariants(%{{.*}} : tensor<4xf32>) reverse {
+// CHECK: ^bb0(%{{.*}}: tensor<i64>, %{{.*}}: tensor<?x4xf32>, %{{.*}}: tensor<i32>, %{{.*}}: tensor<?x4xf32>, %{{.*}}: tensor<4xf32>):
+// CHECK: tide.yield %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x4xf32>, tensor<i32>, tensor<?x4xf32>
+// CHECK: } : tensor<?x4xf32>, tensor<i32>, tensor<?x?x4xf32>
+func.func @scan(%h: tensor<?x4xf32>, %n: tensor<i32>, %x: tensor<?x?x4xf32>, %b: tensor<4xf32>)
+    -> (tensor<?x4xf32>, tensor<i32>, tensor<?x?x4xf32>) {
+  %r:3 = tide.scan inits(%h, %n : tensor<?x4xf32>, tensor<i32>)
+      sequences(%x : tensor<?x?x4xf32>) invariants(%b : tensor<4xf32>) reverse {
+  ^bb0(%t: tensor<i64>, %hs: tensor<?x4xf32>, %ns: tensor<i32>, %xt: tensor<?x4xf32>, %bi: tensor<4xf32>):
+    %0 = tide.add %hs, %xt : tensor<?x4xf32>, tensor<?x4xf32>
+    %1 = tide.add %0, %bi : tensor<?x4xf32>, tensor<4xf32>
+    %2 = tide.cast %t : tensor<i64> to tensor<i32>
+    %3 = tide.add %ns, %2 : tensor<i32>, tensor<i32>
+    tide.yield %1, %3, %1 : tensor<?x4xf32>, tensor<i32>, tensor<?x4xf32>
+  } : tensor<?x4xf32>, tensor<i32>, tensor<?x?x4xf32>
+  return %r#0, %r#1, %r#2 : tensor<?x4xf32>, tensor<i32>, tensor<?x?x4xf32>
+}
+
+// GENERIC-LABEL: sym_name = "scan"
+// GENERIC: "tide.scan"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 2, 1, 1>, reverse}> ({
+// GENERIC: "tide.yield"(%{{.*}}, %{{.*}}, %{{.*}})

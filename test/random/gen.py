@@ -276,7 +276,10 @@ BINARY = {
 
 # Families the generator does not write (none today; an entry here must be
 # documented in docs/reliability.md and covered by numerics.py).
-NOT_GENERATED = set()
+# tide.scan (a loop with a body of its own) is tested by numerics.py, the
+# lit tests of its lowering and the recurrent ONNX models; a random body is
+# not generated yet.
+NOT_GENERATED = {"scan"}
 
 CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
        "gt": np.greater, "ge": np.greater_equal}

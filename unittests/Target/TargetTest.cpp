@@ -95,7 +95,8 @@ TEST(Target, RegistryKnowsEveryPlaceableOp) {
   std::vector<std::string> registered;
   for (RegisteredOperationName name :
        ctx.getRegisteredOperationsByDialect("tide"))
-    if (name.stripDialect() != "transfer")
+    // Transfers are inserted by placement; tide.yield ends a scan's body.
+    if (name.stripDialect() != "transfer" && name.stripDialect() != "yield")
       registered.push_back(name.stripDialect().str());
   llvm::sort(registered);
   EXPECT_EQ(registered, getKnownOps());

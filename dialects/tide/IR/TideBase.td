@@ -236,7 +236,8 @@ def Tide_LoweringFamily : I32EnumAttr<"LoweringFamily",
     I32EnumAttrCase<"DynamicSlice", 23, "dynamic_slice">,
     I32EnumAttrCase<"NonZero", 24, "nonzero">,
     I32EnumAttrCase<"NonMaxSuppression", 25, "non_max_suppression">,
-    I32EnumAttrCase<"TopK", 26, "top_k">
+    I32EnumAttrCase<"TopK", 26, "top_k">,
+    I32EnumAttrCase<"Scan", 27, "scan">
   ]> {
   let cppNamespace = "::mlir::tide";
   let genSpecializedAttr = 0;

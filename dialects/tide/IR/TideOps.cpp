@@ -28,13 +28,22 @@ using namespace mlir::tide;
 
 #include "tide/IR/TideInterfaces.cpp.inc"
 
+/// Appends the facts of `OpT` (ops without facts, such as tide.yield, have
+/// none).
+template <typename OpT>
+static void addOpFacts(std::vector<OpFacts> &facts) {
+  if constexpr (OpT::template hasTrait<OpFactsInterface::Trait>())
+    facts.push_back(OpFacts{OpT::getOperationName().drop_front(
+                                TideDialect::getDialectNamespace().size() + 1),
+                            OpT::kElementKind, OpT::kKernelGroup,
+                            OpT::kLoweringFamily, OpT::kFlopsPerElement,
+                            OpT::getDecompositionFact()});
+}
+
 template <typename... Ops>
 static std::vector<OpFacts> collectOpFacts() {
-  std::vector<OpFacts> facts = {
-      OpFacts{Ops::getOperationName().drop_front(
-                  TideDialect::getDialectNamespace().size() + 1),
-              Ops::kElementKind, Ops::kKernelGroup, Ops::kLoweringFamily,
-              Ops::kFlopsPerElement, Ops::getDecompositionFact()}...};
+  std::vector<OpFacts> facts;
+  (addOpFacts<Ops>(facts), ...);
   llvm::sort(facts, [](const OpFacts &a, const OpFacts &b) {
     return a.name < b.name;
   });
@@ -1676,6 +1685,120 @@ LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *,
 
 LogicalResult SoftmaxOp::verify() { return verifySoftmax(*this); }
 LogicalResult LogSoftmaxOp::verify() { return verifySoftmax(*this); }
+
+//===----------------------------------------------------------------------===//
+// Scan
+//===----------------------------------------------------------------------===//
+
+/// The length of a scan's sequences: the static leading size of any of them,
+/// or dynamic.
+static int64_t scanLength(ScanOp op) {
+  for (Value seq : op.getSequences())
+    if (auto type = cast<RankedTensorType>(seq.getType());
+        type.getRank() > 0 && !type.isDynamicDim(0))
+      return type.getDimSize(0);
+  return ShapedType::kDynamic;
+}
+
+LogicalResult ScanOp::verify() {
+  if (getSequences().empty())
+    return emitOpError("needs at least one sequence (the loop runs over the "
+                       "leading axis of its sequences)");
+  int64_t length = ShapedType::kDynamic;
+  for (auto [i, seq] : llvm::enumerate(getSequences())) {
+    auto type = cast<RankedTensorType>(seq.getType());
+    if (type.getRank() == 0)
+      return emitOpError() << "sequence " << i
+                           << " has rank 0; a sequence has a leading axis to "
+                              "loop over";
+    if (type.isDynamicDim(0))
+      continue;
+    if (!ShapedType::isDynamic(length) && length != type.getDimSize(0))
+      return emitOpError() << "sequence " << i << " has length "
+                           << type.getDimSize(0) << " where an earlier one has "
+                           << length << "; all sequences have one length";
+    length = type.getDimSize(0);
+  }
+  if (getNumResults() < getInits().size())
+    return emitOpError() << "has " << getNumResults() << " results for "
+                         << getInits().size()
+                         << " states; the results are the final states, then "
+                            "the scan outputs";
+  for (auto [i, init] : llvm::enumerate(getInits()))
+    if (init.getType() != getResult(i).getType())
+      return emitOpError() << "result " << i << " has type "
+                           << getResult(i).getType() << " but state " << i
+                           << " starts as " << init.getType()
+                           << "; a final state has its initial type";
+  return success();
+}
+
+LogicalResult ScanOp::verifyRegions() {
+  Block &body = getBodyBlock();
+  size_t numStates = getInits().size(), numSeqs = getSequences().size(),
+         numInv = getInvariants().size();
+  size_t want = 1 + numStates + numSeqs + numInv;
+  if (body.getNumArguments() != want)
+    return emitOpError() << "body has " << body.getNumArguments()
+                         << " arguments; expected " << want
+                         << " (the position, " << numStates << " states, "
+                         << numSeqs << " slices, " << numInv << " invariants)";
+  auto position = RankedTensorType::get({}, IntegerType::get(getContext(), 64));
+  if (getPositionArg().getType() != position)
+    return emitOpError() << "body argument 0 (the position) has type "
+                         << getPositionArg().getType() << "; expected "
+                         << position;
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(getInits(), getStateArgs())))
+    if (std::get<0>(pair).getType() != std::get<1>(pair).getType())
+      return emitOpError() << "body argument " << 1 + i << " has type "
+                           << std::get<1>(pair).getType() << " but state " << i
+                           << " has type " << std::get<0>(pair).getType();
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(getSequences(), getSliceArgs()))) {
+    auto seq = cast<RankedTensorType>(std::get<0>(pair).getType());
+    auto slice = RankedTensorType::get(seq.getShape().drop_front(),
+                                       seq.getElementType());
+    if (std::get<1>(pair).getType() != slice)
+      return emitOpError() << "body argument " << 1 + numStates + i
+                           << " has type " << std::get<1>(pair).getType()
+                           << "; the slice of sequence " << i << " has type "
+                           << slice;
+  }
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(getInvariants(), getInvariantArgs())))
+    if (std::get<0>(pair).getType() != std::get<1>(pair).getType())
+      return emitOpError() << "body argument " << 1 + numStates + numSeqs + i
+                           << " has type " << std::get<1>(pair).getType()
+                           << " but invariant " << i << " has type "
+                           << std::get<0>(pair).getType();
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
+  if (!yield)
+    return emitOpError("body must end with tide.yield");
+  size_t numOutputs = getNumResults() - numStates;
+  if (yield.getValues().size() != numStates + numOutputs)
+    return yield.emitOpError()
+           << "yields " << yield.getValues().size() << " values; its scan has "
+           << numStates << " states and " << numOutputs << " scan outputs";
+  for (auto [i, init] : llvm::enumerate(getInits()))
+    if (yield.getValues()[i].getType() != init.getType())
+      return yield.emitOpError()
+             << "yields " << yield.getValues()[i].getType() << " for state "
+             << i << ", which has type " << init.getType();
+  int64_t length = scanLength(*this);
+  for (size_t k = 0; k < numOutputs; ++k) {
+    auto step =
+        cast<RankedTensorType>(yield.getValues()[numStates + k].getType());
+    SmallVector<int64_t> shape = {length};
+    llvm::append_range(shape, step.getShape());
+    auto stacked = RankedTensorType::get(shape, step.getElementType());
+    if (getResult(numStates + k).getType() != stacked)
+      return emitOpError() << "result " << numStates + k << " has type "
+                           << getResult(numStates + k).getType()
+                           << "; scan output " << k << " stacks " << step
+                           << " along the sequence's length: " << stacked;
+  }
+  return success();
+}
 
 #define GET_OP_CLASSES
 #include "tide/IR/TideOps.cpp.inc"

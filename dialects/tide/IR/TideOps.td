@@ -1132,4 +1132,94 @@ def Tide_SoftmaxOp : Tide_SoftmaxBase<"softmax", "softmax",
 def Tide_LogSoftmaxOp : Tide_SoftmaxBase<"log_softmax", "log-softmax",
     ["reduce_max", "sub", "exp", "reduce_sum", "log"]>;
 
+//===----------------------------------------------------------------------===//
+// Loops
+//===----------------------------------------------------------------------===//
+
+def Tide_ScanOp : Tide_Op<"scan", [IsolatedFromAbove, SingleBlock,
+    AttrSizedOperandSegments, Tide_Facts<"Scan", "Shape", "Any", 0>]> {
+  let summary = "A loop over the leading axis of its sequences, carrying state";
+  let description = [{
+    Runs its body once per element of the leading axis of `sequences` (all
+    of one length `T`, known at run time or not), in order, or last to first
+    with `reverse`. Step `k` sees the state `states` (the `inits` at the first
+    step, then what the previous step yielded), slice `t` of every sequence
+    (without the leading axis) and the `invariants`; it yields the new
+    states, then one tensor per scan output. The results are the states
+    after the last step, then each scan output stacked along a new leading
+    axis of length `T` at the position of the slice it was computed from
+    (with `reverse` too, as ONNX's Scan and recurrent ops write them).
+
+    The body's arguments are: `t` (`tensor<i64>`, the position read at this
+    step: `k`, or `T - 1 - k` with `reverse`), the states, the slices, the
+    invariants. The body is isolated from above: what it reads from outside
+    is an invariant. Loops whose length is known only at run time (ONNX's
+    recurrent ops over a run-time sequence length) need it; a length known
+    while importing is unrolled instead.
+
+    Its kernel is the host's: the scan and every op in its body run on the
+    CPU (placement copies GPU-resident operands there). Run-time sizes of the
+    sequences' leading axes must agree (checked when the loop runs).
+
+    ```mlir
+    %sum, %partial = tide.scan inits(%zero : tensor<4xf32>)
+        sequences(%x : tensor<?x4xf32>) {
+    ^bb0(%t: tensor<i64>, %acc: tensor<4xf32>, %xt: tensor<4xf32>):
+      %next = tide.add %acc, %xt : tensor<4xf32>, tensor<4xf32>
+      tide.yield %next, %next : tensor<4xf32>, tensor<4xf32>
+    } : tensor<4xf32>, tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tide_Tensor>:$inits,
+                       Variadic<Tide_Tensor>:$sequences,
+                       Variadic<Tide_Tensor>:$invariants,
+                       UnitAttr:$reverse);
+  let results = (outs Variadic<Tide_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    (`inits` `(` $inits^ `:` type($inits) `)`)?
+    `sequences` `(` $sequences `:` type($sequences) `)`
+    (`invariants` `(` $invariants^ `:` type($invariants) `)`)?
+    (`reverse` $reverse^)? attr-dict-with-keyword $body `:` type($results)
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The body's block and its arguments by role.
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+    ::mlir::BlockArgument getPositionArg() { return getBodyBlock().getArgument(0); }
+    ::mlir::Block::BlockArgListType getStateArgs() {
+      return getBodyBlock().getArguments().slice(1, getInits().size());
+    }
+    ::mlir::Block::BlockArgListType getSliceArgs() {
+      return getBodyBlock().getArguments().slice(1 + getInits().size(),
+                                                 getSequences().size());
+    }
+    ::mlir::Block::BlockArgListType getInvariantArgs() {
+      return getBodyBlock().getArguments().drop_front(
+          1 + getInits().size() + getSequences().size());
+    }
+    /// The final states, then the stacked scan outputs.
+    ::mlir::ResultRange getFinalStates() {
+      return getResults().take_front(getInits().size());
+    }
+    ::mlir::ResultRange getScanOutputs() {
+      return getResults().drop_front(getInits().size());
+    }
+  }];
+}
+
+// Not a Tide_Op: a terminator has no kernel and no facts (placement never
+// sees it; it runs where its scan runs).
+def Tide_YieldOp : Op<Tide_Dialect, "yield", [Pure, Terminator,
+    HasParent<"ScanOp">]> {
+  let summary = "The new states and the scan outputs of one step of tide.scan";
+  let description = [{
+    Ends the body of a `tide.scan`: the states for the next step (the types
+    of the scan's `inits`), then one tensor per scan output.
+  }];
+  let arguments = (ins Variadic<Tide_Tensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
 #endif // TIDE_IR_TIDEOPS_TD

@@ -63,6 +63,9 @@ Value lowestOf(OpBuilder &b, Location loc, Type type);
 /// disagree never read or write out of bounds.
 void assertSameSize(OpBuilder &b, Location loc, Operation *op, Value got,
                     Value want, const Twine &what);
+/// A check at run time that `holds` (i1) is true, with the same message form.
+void assertThat(OpBuilder &b, Location loc, Operation *op, Value holds,
+                const Twine &what);
 
 /// The size of a conv's or pool's result along spatial dimension `dim` of
 /// `input` (tide::getWindowOutputSize): a constant for a static size,
@@ -146,6 +149,8 @@ void populateShapeOperandPatterns(RewritePatternSet &patterns);
 void populateDataDependentPatterns(RewritePatternSet &patterns);
 /// The pattern of tide.top_k on the CPU, a heap per row (Selection.cpp).
 void populateSelectionPatterns(RewritePatternSet &patterns);
+/// The pattern of tide.scan: an scf.for over the sequences (Scan.cpp).
+void populateScanPatterns(RewritePatternSet &patterns);
 /// The CPU convolutions through GEMMs and the direct depthwise loops
 /// (ConvCpu.cpp); they take precedence over the generic conv lowering. Their
 /// patterns carry the debug label kCpuConvPatternLabel (the pass disables

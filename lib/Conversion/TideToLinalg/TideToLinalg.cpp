@@ -150,24 +150,29 @@ namespace mlir::tide::to_linalg {
 
 bool isFloat(Type t) { return isa<FloatType>(t); }
 
-void assertSameSize(OpBuilder &b, Location loc, Operation *op, Value got,
-                    Value want, const Twine &what) {
-  std::optional<int64_t> g = getConstantIntValue(got),
-                         w = getConstantIntValue(want);
-  if (got == want || (g && w && *g == *w))
-    return;
+void assertThat(OpBuilder &b, Location loc, Operation *op, Value holds,
+                const Twine &what) {
   std::string where;
   llvm::raw_string_ostream os(where);
   op->getLoc().print(os);
   StringRef place(where);
   if (place.consume_front("loc(") && place.ends_with(")"))
     place = place.drop_back();
-  Value same =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, got, want);
   cf::AssertOp::create(
-      b, loc, same,
+      b, loc, holds,
       ("'" + op->getName().getStringRef() + "' at " + place + ": " + what)
           .str());
+}
+
+void assertSameSize(OpBuilder &b, Location loc, Operation *op, Value got,
+                    Value want, const Twine &what) {
+  std::optional<int64_t> g = getConstantIntValue(got),
+                         w = getConstantIntValue(want);
+  if (got == want || (g && w && *g == *w))
+    return;
+  Value same =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, got, want);
+  assertThat(b, loc, op, same, what);
 }
 
 //===----------------------------------------------------------------------===//
@@ -2518,5 +2523,6 @@ void mlir::tide::populateTideToLinalgPatterns(RewritePatternSet &patterns) {
   populateShapeOperandPatterns(patterns);
   populateDataDependentPatterns(patterns);
   populateSelectionPatterns(patterns);
+  populateScanPatterns(patterns);
   populateCpuConvPatterns(patterns);
 }

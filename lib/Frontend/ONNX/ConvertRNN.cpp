@@ -16,6 +16,7 @@
 
 #include "Importer.h"
 
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
@@ -245,11 +246,9 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
   }
   Shape xs = shapeOf(x);
   const int64_t seq = xs[0], batch = xs[1], inSize = xs[2];
-  if (ShapedType::isDynamic(seq))
-    return n.fail("the sequence length (dimension " + Twine(layout) +
-                  " of X) is dynamic; " + n.opType() +
-                  " is unrolled while importing and needs it static: bind "
-                  "it with --bind-shape");
+  // A sequence length known only at run time is a loop (tide.scan); a
+  // static one is unrolled.
+  const bool loop = ShapedType::isDynamic(seq);
   if (ShapedType::isDynamic(inSize))
     return n.fail("X has a dynamic input size; " + n.opType() +
                   " needs it static: bind it with --bind-shape");
@@ -266,7 +265,7 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
   auto reshapeB = [&](Value v, std::initializer_list<int64_t> dims) -> Value {
     return v ? n.reshapeTo(v, dimsWithBatch(dims)) : Value();
   };
-  if (seq < 1)
+  if (!loop && seq < 1)
     return n.fail("the sequence length must be at least 1");
 
   // W: [D, G*H, I], R: [D, G*H, H].
@@ -307,7 +306,8 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
       lens = n.in(4);
       TRY(lens);
       if (!isa<IntegerType>(elemOf(lens)) || shapeOf(lens).size() != 1 ||
-          (shapeOf(lens)[0] != batch && !ShapedType::isDynamic(batch)))
+          (shapeOf(lens)[0] != batch && !ShapedType::isDynamic(batch) &&
+           !ShapedType::isDynamic(shapeOf(lens)[0])))
         return n.fail("sequence_lens must be an integer tensor of shape [" +
                       (ShapedType::isDynamic(batch) ? "batch" : Twine(batch)) +
                       "]");
@@ -374,10 +374,11 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
     Value rT = n.create<TransposeOp>(rd, ArrayRef<int64_t>{1, 0}); // [H, GH]
     TRY(wT && rT);
     // The input projection of every step at once: [T, B, GH].
-    Value xw = n.create<MatmulOp>(
-        n.reshapeTo(x, {n.combine("Mul", SymDim::constant(seq), batchDim),
-                        SymDim::constant(inSize)}),
-        wT);
+    const SymDim seqDim = n.dimOf(x, 0);
+    Value xw =
+        n.create<MatmulOp>(n.reshapeTo(x, {n.combine("Mul", seqDim, batchDim),
+                                           SymDim::constant(inSize)}),
+                           wT);
     TRY(xw);
     Value recBias; // GRU with linear_before_reset: Rb of the h gate.
     if (bias) {
@@ -396,7 +397,7 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
       }
       TRY(xw = n.create<AddOp>(xw, xb));
     }
-    TRY(xw = reshapeB(xw, {seq, batch, gh}));
+    TRY(xw = n.reshapeTo(xw, {seqDim, batchDim, SymDim::constant(gh)}));
     // GRU without linear_before_reset multiplies r * h by R's h rows.
     Value rzrT, rhT;
     if (cell == Cell::GRU && !linearBeforeReset) {
@@ -415,12 +416,10 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
     Value c = *initialC ? ofDir(*initialC, d) : zeros;
     TRY(h && c);
 
-    SmallVector<Value> steps(seq);
-    for (int64_t step = 0; step < seq; ++step) {
-      int64_t ti = reverse ? seq - 1 - step : step;
-      Value xt = n.sliceAxis(xw, 0, ti, ti + 1);
-      TRY(xt = reshapeB(xt, {batch, gh}));
-      Value hNew, cNew;
+    // One step of the cell: the new h and c (c only for LSTM) from the
+    // step's input projection `xt` and the state.
+    auto cellStep = [&](Value xt, Value h, Value c, Value &hNew,
+                        Value &cNew) -> LogicalResult {
       if (cell == Cell::RNN) {
         Value g = n.create<AddOp>(xt, n.create<MatmulOp>(h, rT));
         TRY(hNew = activate(n, f[0], clipped(g)));
@@ -479,6 +478,120 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
             n.create<MulOp>(n.create<SubOp>(n.scalar(t, 1), z), hh),
             n.create<MulOp>(z, h));
       }
+      TRY(hNew);
+      return success();
+    };
+
+    if (loop) {
+      // A run-time sequence length: the step is the body of a tide.scan
+      // over the input projection, built in a block of its own; what it
+      // reads from outside becomes the scan's invariants (constants are
+      // copied in).
+      const bool lstm = cell == Cell::LSTM;
+      TRY(h = reshapeB(h, {batch, hidden}));
+      TRY(c = reshapeB(c, {batch, hidden}));
+      auto body = std::make_unique<Block>();
+      auto xwType = cast<RankedTensorType>(xw.getType());
+      Value tArg =
+          body->addArgument(RankedTensorType::get({}, n.b.getI64Type()), n.loc);
+      Value hArg = body->addArgument(h.getType(), n.loc);
+      Value cArg = lstm ? body->addArgument(c.getType(), n.loc) : Value();
+      Value xArg = body->addArgument(
+          RankedTensorType::get(xwType.getShape().drop_front(),
+                                xwType.getElementType()),
+          n.loc);
+      // Sizes inside the body are the node's (the run-time batch).
+      GraphImporter &graph = n.graphImporter();
+      auto alias = [&](Value arg, Value outer, int64_t shift) {
+        auto type = cast<RankedTensorType>(arg.getType());
+        for (int64_t a = 0; a < type.getRank(); ++a)
+          if (type.isDynamicDim(a))
+            graph.dimAliases[{arg, a}] = graph.rootOf(outer, a + shift);
+      };
+      alias(hArg, h, 0);
+      if (lstm)
+        alias(cArg, c, 0);
+      alias(xArg, xw, 1);
+      SmallVector<Value> yields;
+      {
+        OpBuilder::InsertionGuard guard(n.b);
+        n.b.setInsertionPointToStart(body.get());
+        Value hNew, cNew;
+        if (failed(cellStep(xArg, hArg, cArg, hNew, cNew)))
+          return failure();
+        Value yt = hNew;
+        if (lens) {
+          // Past a sequence's end: hold the state, write zeros.
+          Value valid = n.create<CmpOp>(CmpPredicate::lt,
+                                        n.cast(tArg, elemOf(lens)), lens);
+          TRY(valid = reshapeB(valid, {batch, 1}));
+          TRY(yt = n.create<SelectOp>(valid, hNew, zeros));
+          TRY(hNew = n.create<SelectOp>(valid, hNew, hArg));
+          if (lstm)
+            TRY(cNew = n.create<SelectOp>(valid, cNew, cArg));
+        }
+        yields.push_back(hNew);
+        if (lstm)
+          yields.push_back(cNew);
+        yields.push_back(yt);
+        YieldOp::create(n.b, n.loc, yields);
+      }
+      SmallVector<OpOperand *> outside;
+      for (Operation &op : *body)
+        for (OpOperand &use : op.getOpOperands())
+          if (use.get().getParentBlock() != body.get())
+            outside.push_back(&use);
+      SmallVector<Value> invariants;
+      llvm::DenseMap<Value, Value> inner;
+      {
+        OpBuilder::InsertionGuard guard(n.b);
+        n.b.setInsertionPointToStart(body.get());
+        for (OpOperand *use : outside) {
+          Value v = use->get();
+          Value &in = inner[v];
+          if (!in) {
+            if (auto cst = v.getDefiningOp<ConstantOp>()) {
+              in = n.b.clone(*cst)->getResult(0);
+            } else {
+              in = body->addArgument(v.getType(), n.loc);
+              invariants.push_back(v);
+            }
+          }
+          use->set(in);
+        }
+      }
+      SmallVector<Value> inits = {h};
+      if (lstm)
+        inits.push_back(c);
+      SmallVector<Type> resultTypes(ValueRange(inits).getTypes());
+      auto yType = cast<RankedTensorType>(yields.back().getType());
+      SmallVector<int64_t> stacked = {ShapedType::kDynamic};
+      llvm::append_range(stacked, yType.getShape());
+      resultTypes.push_back(yType.clone(stacked));
+      auto scan =
+          ScanOp::create(n.b, n.loc, resultTypes, inits, ValueRange{xw},
+                         invariants, reverse ? n.b.getUnitAttr() : UnitAttr());
+      scan.getBody().push_back(body.release());
+      if (failed(verify(scan)))
+        return failure();
+      Value hLast = scan.getResult(0);
+      Value cLast = lstm ? scan.getResult(1) : c;
+      // [T, B, H] -> [T, 1, B, H]
+      TRY(ys[d] = n.reshapeTo(scan.getResults().back(),
+                              {seqDim, SymDim::constant(1), batchDim,
+                               SymDim::constant(hidden)}));
+      TRY(yh[d] = reshapeB(hLast, {1, batch, hidden}));
+      TRY(yc[d] = reshapeB(cLast, {1, batch, hidden}));
+      continue;
+    }
+    SmallVector<Value> steps(seq);
+    for (int64_t step = 0; step < seq; ++step) {
+      int64_t ti = reverse ? seq - 1 - step : step;
+      Value xt = n.sliceAxis(xw, 0, ti, ti + 1);
+      TRY(xt = reshapeB(xt, {batch, gh}));
+      Value hNew, cNew;
+      if (failed(cellStep(xt, h, c, hNew, cNew)))
+        return failure();
       TRY(hNew);
       Value yt = hNew;
       if (lens) {

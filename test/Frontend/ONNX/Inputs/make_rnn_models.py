@@ -170,12 +170,47 @@ save("rnn_dynbatch",
 save_batches("rnn_dynbatch", lambda b: [
     rand(T, b, I), rand(1, H, I), rand(1, H, H)])
 
-# Errors: a symbolic sequence length, an unknown activation, a bad direction,
-# the wrong number of activations.
-save("rnn_dynamic",
-     helper.make_node("RNN", ["X", "W", "R"], ["Y"], name="rnn", hidden_size=H),
+# A sequence length known only at run time ("T"; a tide.scan), each model
+# run at lengths 1, 4 and 7 (NAME_sK_in*.npy): LSTM bidirectional with every
+# input and a run-time batch, GRU batch-major with linear_before_reset, RNN
+# reverse.
+def save_lengths(name, feeds_of):
+    for t in (1, 4, 7):
+        for k, v in enumerate(feeds_of(t)):
+            np.save(os.path.join(out, "%s_s%d_in%d.npy" % (name, t, k)), v)
+
+
+save("lstm_dynseq",
+     helper.make_node("LSTM", ["X", "W", "R", "B", "L", "h0", "c0", "P"],
+                      ["Y", "Y_h", "Y_c"], name="lstm", hidden_size=H,
+                      direction="bidirectional", clip=0.9),
+     [f32("X", ["T", "N", I]), f32("W", [2, 4 * H, I]), f32("R", [2, 4 * H, H]),
+      f32("B", [2, 8 * H]), i32("L", ["N"]), f32("h0", [2, "N", H]),
+      f32("c0", [2, "N", H]), f32("P", [2, 3 * H])],
+     [f32("Y", ["T", 2, "N", H]), f32("Y_h", [2, "N", H]),
+      f32("Y_c", [2, "N", H])])
+save_lengths("lstm_dynseq", lambda t: [
+    rand(t, 3, I), rand(2, 4 * H, I), rand(2, 4 * H, H), rand(2, 8 * H),
+    rng.integers(1, t + 1, 3).astype(np.int32), rand(2, 3, H), rand(2, 3, H),
+    rand(2, 3 * H)])
+save("gru_dynseq",
+     helper.make_node("GRU", ["X", "W", "R", "B"], ["Y", "Y_h"], name="gru",
+                      hidden_size=H, linear_before_reset=1, layout=1),
+     [f32("X", [B, "T", I]), f32("W", [1, 3 * H, I]), f32("R", [1, 3 * H, H]),
+      f32("B", [1, 6 * H])],
+     [f32("Y", [B, "T", 1, H]), f32("Y_h", [B, 1, H])])
+save_lengths("gru_dynseq", lambda t: [
+    rand(B, t, I), rand(1, 3 * H, I), rand(1, 3 * H, H), rand(1, 6 * H)])
+save("rnn_dynseq",
+     helper.make_node("RNN", ["X", "W", "R"], ["Y", "Y_h"], name="rnn",
+                      hidden_size=H, direction="reverse"),
      [f32("X", ["T", B, I]), f32("W", [1, H, I]), f32("R", [1, H, H])],
-     [f32("Y", ["T", 1, B, H])])
+     [f32("Y", ["T", 1, B, H]), f32("Y_h", [1, B, H])])
+save_lengths("rnn_dynseq", lambda t: [
+    rand(t, B, I), rand(1, H, I), rand(1, H, H)])
+
+# Errors: an unknown activation, a bad direction, the wrong number of
+# activations.
 save("rnn_gelu",
      helper.make_node("RNN", ["X", "W", "R"], ["Y"], name="rnn", hidden_size=H,
                       activations=["Gelu"]),

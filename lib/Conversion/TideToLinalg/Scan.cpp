@@ -1,0 +1,206 @@
+//===- Scan.cpp - tide.scan as a host loop --------------------------------===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+//
+// tide.scan becomes an scf.for over the sequences' length whose iteration
+// computes the body once: slice `t` of each sequence (tensor.extract_slice),
+// the body's tide ops cloned (and lowered in turn by the same patterns), each
+// scan output written into its stacked result at `t` (tensor.insert_slice).
+// States and stacked results are the loop's iter_args, which bufferization
+// keeps in place. A scan output whose step has a run-time size (a batch
+// known only at run time) cannot be allocated before a step has run: the
+// first step is peeled off to size it, and the loop checks at run time that
+// every step has that size.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+
+#include "tide/IR/TideOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::tide;
+using namespace mlir::tide::to_linalg;
+
+namespace {
+
+/// The sizes of `v` (constants where static).
+SmallVector<OpFoldResult> sizesOf(OpBuilder &b, Location loc, Value v) {
+  SmallVector<OpFoldResult> sizes;
+  auto type = cast<RankedTensorType>(v.getType());
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    sizes.push_back(type.isDynamicDim(d)
+                        ? OpFoldResult(tensor::DimOp::create(b, loc, v, d))
+                        : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+  return sizes;
+}
+
+/// Offsets (position `pos` on the leading axis, 0 elsewhere), sizes (1, then
+/// `inner`) and unit strides of one step's slice of a stacked tensor.
+void stepSlice(OpBuilder &b, Value pos, ArrayRef<OpFoldResult> inner,
+               SmallVectorImpl<OpFoldResult> &offsets,
+               SmallVectorImpl<OpFoldResult> &sizes,
+               SmallVectorImpl<OpFoldResult> &strides) {
+  offsets.assign(inner.size() + 1, b.getIndexAttr(0));
+  offsets[0] = pos;
+  sizes.assign({b.getIndexAttr(1)});
+  llvm::append_range(sizes, inner);
+  strides.assign(inner.size() + 1, b.getIndexAttr(1));
+}
+
+struct LowerScan : OpRewritePattern<ScanOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// One step at index `iv` (0-based, in loop order): the body's ops cloned
+  /// with its arguments bound; returns the yielded values, signless.
+  SmallVector<Value> step(OpBuilder &b, Location loc, ScanOp op, Value iv,
+                          Value length, ValueRange states, ValueRange seqs,
+                          ValueRange invariants, Value &pos) const {
+    pos = iv;
+    if (op.getReverse()) {
+      Value last = arith::SubIOp::create(
+          b, loc, length, arith::ConstantIndexOp::create(b, loc, 1));
+      pos = arith::SubIOp::create(b, loc, last, iv);
+    }
+    Block &body = op.getBodyBlock();
+    IRMapping map;
+    Value pos64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), pos);
+    map.map(op.getPositionArg(),
+            tensor::FromElementsOp::create(
+                b, loc, RankedTensorType::get({}, b.getI64Type()), pos64));
+    for (auto [arg, state] : llvm::zip(op.getStateArgs(), states))
+      map.map(arg, castTo(b, loc, state, arg.getType()));
+    for (auto [arg, seq] : llvm::zip(op.getSliceArgs(), seqs)) {
+      SmallVector<OpFoldResult> inner = sizesOf(b, loc, seq), offsets, sizes,
+                                strides;
+      inner.erase(inner.begin());
+      stepSlice(b, pos, inner, offsets, sizes, strides);
+      auto sliceType = cast<RankedTensorType>(signless(arg.getType()));
+      Value slice = tensor::ExtractSliceOp::create(b, loc, sliceType, seq,
+                                                   offsets, sizes, strides);
+      map.map(arg, castTo(b, loc, slice, arg.getType()));
+    }
+    for (auto [arg, inv] : llvm::zip(op.getInvariantArgs(), invariants))
+      map.map(arg, castTo(b, loc, inv, arg.getType()));
+    for (Operation &inner : body.without_terminator())
+      b.clone(inner, map);
+    SmallVector<Value> yielded;
+    for (Value v : body.getTerminator()->getOperands())
+      yielded.push_back(map.lookupOrDefault(v));
+    return toSignless(b, loc, yielded);
+  }
+
+  /// `acc` with `y` written at `pos` of its leading axis; checks at run time
+  /// that `y`'s sizes are those of `acc`'s steps.
+  Value insertStep(OpBuilder &b, Location loc, ScanOp op, Value acc, Value y,
+                   Value pos, int64_t output) const {
+    auto type = cast<RankedTensorType>(y.getType());
+    SmallVector<OpFoldResult> inner = sizesOf(b, loc, y), offsets, sizes,
+                              strides;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        assertSameSize(b, loc, op,
+                       getValueOrCreateConstantIndexOp(b, loc, inner[d]),
+                       tensor::DimOp::create(b, loc, acc, d + 1),
+                       "scan output " + Twine(output) +
+                           " changes its size along dimension " + Twine(d) +
+                           " from one step to the next");
+    stepSlice(b, pos, inner, offsets, sizes, strides);
+    return tensor::InsertSliceOp::create(b, loc, y, acc, offsets, sizes,
+                                         strides);
+  }
+
+  LogicalResult matchAndRewrite(ScanOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    size_t numStates = op.getInits().size();
+    SmallVector<Value> inits = toSignless(rewriter, loc, op.getInits());
+    SmallVector<Value> seqs = toSignless(rewriter, loc, op.getSequences());
+    SmallVector<Value> invs = toSignless(rewriter, loc, op.getInvariants());
+    Value length = tensor::DimOp::create(rewriter, loc, seqs[0], 0);
+    for (size_t i = 1; i < seqs.size(); ++i)
+      assertSameSize(rewriter, loc, op,
+                     tensor::DimOp::create(rewriter, loc, seqs[i], 0), length,
+                     "the length of sequence " + Twine(i) +
+                         " differs from that of sequence 0 at run time");
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+
+    auto outputs = op.getScanOutputs();
+    bool peel = llvm::any_of(outputs, [](Value r) {
+      return !cast<RankedTensorType>(r.getType()).hasStaticShape() &&
+             llvm::any_of(
+                 cast<RankedTensorType>(r.getType()).getShape().drop_front(),
+                 ShapedType::isDynamic);
+    });
+    SmallVector<Value> states = inits, accs;
+    Value start = zero;
+    if (peel) {
+      // The first step sizes the stacked results (a scan over no elements
+      // has no step to size them by).
+      Value empty = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, length, zero);
+      Value nonEmpty = arith::XOrIOp::create(
+          rewriter, loc, empty,
+          arith::ConstantIntOp::create(rewriter, loc, 1, 1));
+      assertThat(rewriter, loc, op, nonEmpty,
+                 "the sequences are empty; a scan output whose size is known "
+                 "only at run time needs at least one step");
+      Value pos;
+      SmallVector<Value> y =
+          step(rewriter, loc, op, zero, length, inits, seqs, invs, pos);
+      states.assign(y.begin(), y.begin() + numStates);
+      for (auto [k, out] : llvm::enumerate(outputs)) {
+        Value yk = y[numStates + k];
+        SmallVector<OpFoldResult> shape = {OpFoldResult(length)};
+        llvm::append_range(shape, sizesOf(rewriter, loc, yk));
+        Value acc = tensor::EmptyOp::create(
+            rewriter, loc, shape,
+            cast<RankedTensorType>(yk.getType()).getElementType());
+        accs.push_back(insertStep(rewriter, loc, op, acc, yk, pos, k));
+      }
+      start = one;
+    } else {
+      for (Value out : outputs) {
+        auto type = cast<RankedTensorType>(signless(out.getType()));
+        SmallVector<Value> dyn;
+        if (type.isDynamicDim(0))
+          dyn.push_back(length);
+        accs.push_back(tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                               type.getElementType(), dyn));
+      }
+    }
+    SmallVector<Value> iterArgs = states;
+    llvm::append_range(iterArgs, accs);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, start, length, one, iterArgs,
+        [&](OpBuilder &b, Location l, Value iv, ValueRange args) {
+          Value pos;
+          SmallVector<Value> y =
+              step(b, l, op, iv, length, args.take_front(numStates), seqs, invs,
+                   pos);
+          SmallVector<Value> next(y.begin(), y.begin() + numStates);
+          for (size_t k = 0; k < outputs.size(); ++k)
+            next.push_back(insertStep(b, l, op, args[numStates + k],
+                                      y[numStates + k], pos, k));
+          scf::YieldOp::create(b, l, next);
+        });
+    replaceFromSignless(rewriter, op, loop.getResults());
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tide::populateScanPatterns(RewritePatternSet &patterns) {
+  patterns.add<LowerScan>(patterns.getContext());
+}

@@ -1,0 +1,72 @@
+// RUN: tide-opt %s --convert-tide-to-linalg --canonicalize --cse --mlir-print-local-scope \
+// RUN:   | FileCheck %s --implicit-check-not=' tide.'
+
+// tide.scan (Scan.cpp): an scf.for over the sequences' length carrying the
+// states and the stacked results; each step slices the sequences at its
+// position, runs the body's ops (lowered like any other) and writes its scan
+// outputs into the stacked results there.
+
+// A running sum: static step shapes, the results allocated before the loop.
+// CHECK-LABEL: func.func @cumsum(
+// CHECK-SAME: %[[X:.*]]: tensor<?x4xf32>, %[[Z:.*]]: tensor<4xf32>
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %c0
+// CHECK: %[[ACC:.*]] = tensor.empty(%[[N]]) : tensor<?x4xf32>
+// CHECK: %[[R:.*]]:2 = scf.for %[[I:.*]] = %c0 to %[[N]] step %c1 iter_args(%[[S:.*]] = %[[Z]], %[[A:.*]] = %[[ACC]])
+// CHECK: %[[XT:.*]] = tensor.extract_slice %[[X]][%[[I]], 0] [1, 4] [1, 1] : tensor<?x4xf32> to tensor<4xf32>
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[S]], %[[XT]] :
+// CHECK: arith.addf
+// CHECK: %[[W:.*]] = tensor.insert_slice %[[SUM]] into %[[A]][%[[I]], 0] [1, 4] [1, 1]
+// CHECK: scf.yield %[[SUM]], %[[W]]
+// CHECK: return %[[R]]#0, %[[R]]#1
+func.func @cumsum(%x: tensor<?x4xf32>, %z: tensor<4xf32>) -> (tensor<4xf32>, tensor<?x4xf32>) {
+  %s, %p = tide.scan inits(%z : tensor<4xf32>) sequences(%x : tensor<?x4xf32>) {
+  ^bb0(%t: tensor<i64>, %acc: tensor<4xf32>, %xt: tensor<4xf32>):
+    %n = tide.add %acc, %xt : tensor<4xf32>, tensor<4xf32>
+    tide.yield %n, %n : tensor<4xf32>, tensor<4xf32>
+  } : tensor<4xf32>, tensor<?x4xf32>
+  return %s, %p : tensor<4xf32>, tensor<?x4xf32>
+}
+
+// Reverse, with a step whose size is known only at run time: the first step
+// (position n - 1) is peeled off to size the stacked result, after a check
+// that there is one; the loop checks that every step has that size. The
+// position argument is the index as an i64 tensor.
+// CHECK-LABEL: func.func @peel(
+// CHECK-SAME: %[[X:.*]]: tensor<?x?xf32>, %[[H:.*]]: tensor<?xf32>
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %c0
+// CHECK: %[[NE:.*]] = arith.cmpi ne, %[[N]], %c0
+// CHECK: cf.assert %[[NE]], "'tide.scan' at {{.*}}: the sequences are empty; a scan output whose size is known only at run time needs at least one step"
+// CHECK: %[[LAST:.*]] = arith.subi %[[N]], %c1
+// CHECK: tensor.extract_slice %[[X]][%[[LAST]], 0]
+// CHECK: %[[FIRST:.*]] = linalg.generic
+// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[N]], %{{.*}}) : tensor<?x?xf32>
+// CHECK: %[[W0:.*]] = tensor.insert_slice %[[FIRST]] into %[[EMPTY]][%[[LAST]], 0]
+// CHECK: scf.for %[[I:.*]] = %c1 to %[[N]] step %c1 iter_args(%{{.*}} = %[[FIRST]], %[[A:.*]] = %[[W0]], %{{.*}} = %{{.*}})
+// CHECK: %[[POS:.*]] = arith.subi %[[LAST]], %[[I]]
+// CHECK: %[[P64:.*]] = arith.index_cast %[[POS]] : index to i64
+// CHECK: tensor.from_elements %[[P64]] : tensor<i64>
+// CHECK: tensor.extract_slice %[[X]][%[[POS]], 0]
+// CHECK: cf.assert %{{.*}}, "'tide.scan' at {{.*}}: scan output 0 changes its size along dimension 0 from one step to the next"
+// CHECK: tensor.insert_slice %{{.*}} into %[[A]][%[[POS]], 0]
+func.func @peel(%x: tensor<?x?xf32>, %h: tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?xi64>) {
+  %r:3 = tide.scan inits(%h : tensor<?xf32>) sequences(%x : tensor<?x?xf32>) reverse {
+  ^bb0(%t: tensor<i64>, %s: tensor<?xf32>, %xt: tensor<?xf32>):
+    %n = tide.mul %s, %xt : tensor<?xf32>, tensor<?xf32>
+    tide.yield %n, %n, %t : tensor<?xf32>, tensor<?xf32>, tensor<i64>
+  } : tensor<?xf32>, tensor<?x?xf32>, tensor<?xi64>
+  return %r#1, %r#2 : tensor<?x?xf32>, tensor<?xi64>
+}
+
+// Unsigned states and invariants compute on signless tensors.
+// CHECK-LABEL: func.func @unsigned(
+// CHECK: scf.for {{.*}} -> (tensor<3xi8>, tensor<?x3xi8>)
+// CHECK: arith.addi
+func.func @unsigned(%x: tensor<?x3xui8>, %z: tensor<3xui8>, %b: tensor<3xui8>) -> tensor<?x3xui8> {
+  %s, %p = tide.scan inits(%z : tensor<3xui8>) sequences(%x : tensor<?x3xui8>) invariants(%b : tensor<3xui8>) {
+  ^bb0(%t: tensor<i64>, %acc: tensor<3xui8>, %xt: tensor<3xui8>, %bi: tensor<3xui8>):
+    %n = tide.add %acc, %xt : tensor<3xui8>, tensor<3xui8>
+    %m = tide.add %n, %bi : tensor<3xui8>, tensor<3xui8>
+    tide.yield %m, %m : tensor<3xui8>, tensor<3xui8>
+  } : tensor<3xui8>, tensor<?x3xui8>
+  return %p : tensor<?x3xui8>
+}
