@@ -3714,3 +3714,7 @@ std::vector<std::string> onnx_import::supportedOpTypes() {
   llvm::sort(names);
   return names;
 }
+
+Value onnx_import::reverseAlong(NodeImporter &n, Value x, int64_t axis) {
+  return reverseAxis(n, x, axis);
+}

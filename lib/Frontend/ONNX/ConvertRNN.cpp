@@ -16,7 +16,6 @@
 
 #include "Importer.h"
 
-#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
@@ -490,90 +489,35 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
       const bool lstm = cell == Cell::LSTM;
       TRY(h = reshapeB(h, {batch, hidden}));
       TRY(c = reshapeB(c, {batch, hidden}));
-      auto body = std::make_unique<Block>();
-      auto xwType = cast<RankedTensorType>(xw.getType());
-      Value tArg =
-          body->addArgument(RankedTensorType::get({}, n.b.getI64Type()), n.loc);
-      Value hArg = body->addArgument(h.getType(), n.loc);
-      Value cArg = lstm ? body->addArgument(c.getType(), n.loc) : Value();
-      Value xArg = body->addArgument(
-          RankedTensorType::get(xwType.getShape().drop_front(),
-                                xwType.getElementType()),
-          n.loc);
-      // Sizes inside the body are the node's (the run-time batch).
-      GraphImporter &graph = n.graphImporter();
-      auto alias = [&](Value arg, Value outer, int64_t shift) {
-        auto type = cast<RankedTensorType>(arg.getType());
-        for (int64_t a = 0; a < type.getRank(); ++a)
-          if (type.isDynamicDim(a))
-            graph.dimAliases[{arg, a}] = graph.rootOf(outer, a + shift);
-      };
-      alias(hArg, h, 0);
-      if (lstm)
-        alias(cArg, c, 0);
-      alias(xArg, xw, 1);
-      SmallVector<Value> yields;
-      {
-        OpBuilder::InsertionGuard guard(n.b);
-        n.b.setInsertionPointToStart(body.get());
-        Value hNew, cNew;
-        if (failed(cellStep(xArg, hArg, cArg, hNew, cNew)))
-          return failure();
-        Value yt = hNew;
-        if (lens) {
-          // Past a sequence's end: hold the state, write zeros.
-          Value valid = n.create<CmpOp>(CmpPredicate::lt,
-                                        n.cast(tArg, elemOf(lens)), lens);
-          TRY(valid = reshapeB(valid, {batch, 1}));
-          TRY(yt = n.create<SelectOp>(valid, hNew, zeros));
-          TRY(hNew = n.create<SelectOp>(valid, hNew, hArg));
-          if (lstm)
-            TRY(cNew = n.create<SelectOp>(valid, cNew, cArg));
-        }
-        yields.push_back(hNew);
-        if (lstm)
-          yields.push_back(cNew);
-        yields.push_back(yt);
-        YieldOp::create(n.b, n.loc, yields);
-      }
-      SmallVector<OpOperand *> outside;
-      for (Operation &op : *body)
-        for (OpOperand &use : op.getOpOperands())
-          if (use.get().getParentBlock() != body.get())
-            outside.push_back(&use);
-      SmallVector<Value> invariants;
-      llvm::DenseMap<Value, Value> inner;
-      {
-        OpBuilder::InsertionGuard guard(n.b);
-        n.b.setInsertionPointToStart(body.get());
-        for (OpOperand *use : outside) {
-          Value v = use->get();
-          Value &in = inner[v];
-          if (!in) {
-            if (auto cst = v.getDefiningOp<ConstantOp>()) {
-              in = n.b.clone(*cst)->getResult(0);
-            } else {
-              in = body->addArgument(v.getType(), n.loc);
-              invariants.push_back(v);
-            }
-          }
-          use->set(in);
-        }
-      }
       SmallVector<Value> inits = {h};
       if (lstm)
         inits.push_back(c);
-      SmallVector<Type> resultTypes(ValueRange(inits).getTypes());
-      auto yType = cast<RankedTensorType>(yields.back().getType());
-      SmallVector<int64_t> stacked = {ShapedType::kDynamic};
-      llvm::append_range(stacked, yType.getShape());
-      resultTypes.push_back(yType.clone(stacked));
-      auto scan =
-          ScanOp::create(n.b, n.loc, resultTypes, inits, ValueRange{xw},
-                         invariants, reverse ? n.b.getUnitAttr() : UnitAttr());
-      scan.getBody().push_back(body.release());
-      if (failed(verify(scan)))
-        return failure();
+      ScanOp scan =
+          buildScan(n, inits, ValueRange{xw}, reverse,
+                    [&](Value tArg, ValueRange states,
+                        ValueRange slices) -> FailureOr<SmallVector<Value>> {
+                      Value hArg = states[0], cArg = lstm ? states[1] : Value();
+                      Value hNew, cNew;
+                      if (failed(cellStep(slices[0], hArg, cArg, hNew, cNew)))
+                        return failure();
+                      Value yt = hNew;
+                      if (lens) {
+                        // Past a sequence's end: hold the state, write zeros.
+                        Value valid = n.create<CmpOp>(
+                            CmpPredicate::lt, n.cast(tArg, elemOf(lens)), lens);
+                        TRY(valid = reshapeB(valid, {batch, 1}));
+                        TRY(yt = n.create<SelectOp>(valid, hNew, zeros));
+                        TRY(hNew = n.create<SelectOp>(valid, hNew, hArg));
+                        if (lstm)
+                          TRY(cNew = n.create<SelectOp>(valid, cNew, cArg));
+                      }
+                      SmallVector<Value> yields = {hNew};
+                      if (lstm)
+                        yields.push_back(cNew);
+                      yields.push_back(yt);
+                      return yields;
+                    });
+      TRY(scan);
       Value hLast = scan.getResult(0);
       Value cLast = lstm ? scan.getResult(1) : c;
       // [T, B, H] -> [T, 1, B, H]

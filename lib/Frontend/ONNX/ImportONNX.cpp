@@ -1164,6 +1164,80 @@ void readBodyInitializers(GraphImporter &graph, const onnx::GraphProto &g,
   }
 }
 
+/// A Loop whose trip count M is known only at run time (its condition
+/// absent or true, and true after every iteration): one tide.scan over
+/// iota(M), whose slice is the iteration number.
+LogicalResult importLoopDynamic(
+    GraphImporter &graph, NodeImporter &n, const ImportedNode &entry,
+    const onnx::GraphProto &g, int64_t carried,
+    const std::function<LogicalResult(const ImportedNode &)> &importNode) {
+  Value m = n.in(0);
+  auto mType = cast<RankedTensorType>(m.getType());
+  if (!isa<IntegerType>(mType.getElementType()) || !mType.hasStaticShape() ||
+      mType.getNumElements() != 1)
+    return n.fail("the trip count M must be one integer");
+  Type i64 = n.b.getI64Type();
+  Value count = n.reshape(n.cast(m, i64), {1});
+  if (count)
+    count = n.create<MaximumOp>(count, n.scalar(i64, 0));
+  Value iota =
+      count ? n.make<IotaOp>(RankedTensorType::get({ShapedType::kDynamic}, i64),
+                             count, 0)
+            : Value();
+  if (!iota)
+    return failure();
+  std::string error;
+  readBodyInitializers(graph, g, error);
+  if (!error.empty())
+    return n.fail(error);
+  SmallVector<Value> inits;
+  for (int64_t j = 0; j < carried; ++j) {
+    Value v = valueOf(n, lookupBinding(graph, n.node.input(2 + j)));
+    if (!v)
+      return failure();
+    inits.push_back(v);
+  }
+  auto i1 = RankedTensorType::get({}, IntegerType::get(graph.ctx, 1));
+  ScanOp scan = buildScan(
+      n, inits, ValueRange{iota}, /*reverse=*/false,
+      [&](Value, ValueRange states,
+          ValueRange slices) -> FailureOr<SmallVector<Value>> {
+        SmallVector<Binding> inputs(2);
+        inputs[0].value = slices[0];
+        inputs[1].constant = makeDense(i1, {1}, {});
+        for (Value v : states) {
+          Binding b;
+          b.value = v;
+          inputs.push_back(b);
+        }
+        SmallVector<Binding> outputs;
+        if (failed(importBodyOnce(graph, n, entry, g, inputs, outputs,
+                                  importNode)))
+          return failure();
+        std::optional<int64_t> next = knownScalar(outputs[0]);
+        if (!next || *next == 0)
+          return n.fail("the trip count is known only at run time and the "
+                        "body's condition is not always true: Tide runs such "
+                        "a Loop as a loop of M iterations");
+        SmallVector<Value> ys;
+        for (const Binding &b : ArrayRef<Binding>(outputs).drop_front()) {
+          Value v = valueOf(n, b);
+          if (!v)
+            return failure();
+          ys.push_back(v);
+        }
+        return ys;
+      });
+  if (!scan)
+    return failure();
+  for (int64_t k = 0;
+       k < static_cast<int64_t>(scan.getNumResults()) && k < n.numOutputs();
+       ++k)
+    if (!n.node.output(k).empty())
+      n.setOut(k, scan.getResult(k));
+  return success();
+}
+
 /// A Loop whose trip count and condition are known while importing (trip
 /// count M from a constant, a size or a bound input; the body's condition
 /// output known at every iteration): the body unrolled, its scan outputs
@@ -1187,6 +1261,20 @@ LogicalResult importLoop(
                   " loop-carried values)");
   int64_t scans = g.output_size() - 1 - carried;
   std::optional<int64_t> trips;
+  // A trip count known only at run time: one loop (tide.scan), where the
+  // condition is absent or true and stays true.
+  if (n.has(0) && !n.constIn(0) && n.in(0)) {
+    std::optional<int64_t> cond0 = std::optional<int64_t>(1);
+    if (n.has(1)) {
+      auto c = n.constIn(1);
+      auto values = c ? readHostValues(*c) : std::nullopt;
+      cond0 = values && values->size() == 1
+                  ? std::optional<int64_t>(values->intAt(0))
+                  : std::nullopt;
+    }
+    if (cond0 && *cond0 != 0)
+      return importLoopDynamic(graph, n, entry, g, carried, importNode);
+  }
   if (n.has(0)) {
     auto m = n.requireConstIn(0, "trip count M (Tide unrolls loops)");
     if (failed(m))
@@ -1411,6 +1499,109 @@ LogicalResult importScan8(
   return success();
 }
 
+/// A Scan whose scan inputs have sizes known only at run time: one
+/// tide.scan whose body is the Scan's, imported once. The scan inputs' axes
+/// are moved to the front; they must run in one direction.
+LogicalResult importScanLoop(
+    GraphImporter &graph, NodeImporter &n, const ImportedNode &entry,
+    const onnx::GraphProto &g, int64_t carried, ArrayRef<int64_t> inAxes,
+    ArrayRef<int64_t> inDirs, ArrayRef<int64_t> outAxes,
+    ArrayRef<int64_t> outDirs,
+    const std::function<LogicalResult(const ImportedNode &)> &importNode) {
+  int64_t m = inAxes.size();
+  // The loop runs in input 0's direction; inputs scanned the other way are
+  // reversed first.
+  bool reverse = inDirs[0] != 0;
+  SmallVector<Value> seqs;
+  for (int64_t i = 0; i < m; ++i) {
+    Value x = n.in(carried + i);
+    int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+    auto axis = n.normAxis(inAxes[i], rank);
+    if (failed(axis))
+      return failure();
+    if (*axis != 0) {
+      SmallVector<int64_t> perm = {*axis};
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != *axis)
+          perm.push_back(d);
+      x = n.create<TransposeOp>(x, perm);
+    }
+    if (x && (inDirs[i] != 0) != reverse)
+      x = reverseAlong(n, x, 0);
+    if (!x)
+      return failure();
+    seqs.push_back(x);
+  }
+  std::string error;
+  readBodyInitializers(graph, g, error);
+  if (!error.empty())
+    return n.fail(error);
+  SmallVector<Value> inits;
+  for (int64_t j = 0; j < carried; ++j) {
+    Value v = valueOf(n, lookupBinding(graph, n.node.input(j)));
+    if (!v)
+      return failure();
+    inits.push_back(v);
+  }
+  ScanOp scan =
+      buildScan(n, inits, seqs, reverse,
+                [&](Value, ValueRange states,
+                    ValueRange slices) -> FailureOr<SmallVector<Value>> {
+                  SmallVector<Binding> inputs;
+                  for (Value v : llvm::concat<Value>(states, slices)) {
+                    Binding b;
+                    b.value = v;
+                    inputs.push_back(b);
+                  }
+                  SmallVector<Binding> outputs;
+                  if (failed(importBodyOnce(graph, n, entry, g, inputs, outputs,
+                                            importNode)))
+                    return failure();
+                  SmallVector<Value> ys;
+                  for (const Binding &b : outputs) {
+                    Value v = valueOf(n, b);
+                    if (!v)
+                      return failure();
+                    ys.push_back(v);
+                  }
+                  return ys;
+                });
+  if (!scan)
+    return failure();
+  for (int64_t j = 0; j < carried && j < n.numOutputs(); ++j)
+    if (!n.node.output(j).empty())
+      n.setOut(j, scan.getResult(j));
+  int64_t scans = scan.getNumResults() - carried;
+  for (int64_t k = 0; k < scans && carried + k < n.numOutputs(); ++k) {
+    if (n.node.output(carried + k).empty())
+      continue;
+    // Stacked by position; ONNX stacks by iteration (reversed with
+    // scan_output_directions).
+    Value v = scan.getResult(carried + k);
+    if ((outDirs[k] != 0) != reverse)
+      v = reverseAlong(n, v, 0);
+    if (!v)
+      return failure();
+    int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+    auto axis = n.normAxis(outAxes[k], rank);
+    if (failed(axis))
+      return failure();
+    if (*axis != 0) {
+      SmallVector<int64_t> perm;
+      for (int64_t d = 1; d <= *axis; ++d)
+        perm.push_back(d);
+      perm.push_back(0);
+      for (int64_t d = *axis + 1; d < rank; ++d)
+        perm.push_back(d);
+      v = n.create<TransposeOp>(v, perm);
+      if (!v)
+        return failure();
+    }
+    n.setOut(carried + k, v);
+  }
+  return success();
+}
+
 /// A Scan (opset 9 and later) over static sequence lengths: the body
 /// unrolled once per element of the sequence axis.
 LogicalResult importScan(
@@ -1466,10 +1657,10 @@ LogicalResult importScan(
       return failure();
     (*inAxes)[i] = *axis;
     int64_t size = type.getDimSize(*axis);
-    if (ShapedType::isDynamic(size))
-      return n.fail("the sequence axis of scan input " + llvm::Twine(i) +
-                    " has a dynamic size: Tide unrolls Scan over static "
-                    "lengths");
+    // A run-time length (or other run-time sizes): one loop, not unrolled.
+    if (!type.hasStaticShape())
+      return importScanLoop(graph, n, entry, g, carried, *inAxes, *inDirs,
+                            *outAxes, *outDirs, importNode);
     if (length >= 0 && size != length)
       return n.fail("scan inputs have different sequence lengths (" +
                     llvm::Twine(length) + " and " + llvm::Twine(size) + ")");

@@ -524,6 +524,21 @@ private:
   unsigned stashed = 0;
 };
 
+/// `x` with `axis` reversed (a run-time size too) (ConvertOps.cpp).
+Value reverseAlong(NodeImporter &n, Value x, int64_t axis);
+
+/// A tide.scan over the leading axis of `sequences` (last to first with
+/// `reverse`) carrying `inits` (BuildScan.cpp): `step` builds one iteration
+/// in the scan's block from the position (tensor<i64>), the states and the
+/// slices, with `n`'s helpers, and returns the new states (of the inits'
+/// types) then the scan outputs. What it reads from outside becomes the
+/// scan's invariants. Null, reported at the node, on an error.
+ScanOp buildScan(NodeImporter &n, ValueRange inits, ValueRange sequences,
+                 bool reverse,
+                 function_ref<FailureOr<SmallVector<Value>>(
+                     Value position, ValueRange states, ValueRange slices)>
+                     step);
+
 /// A node to convert, with the default-domain opset its semantics follow
 /// (a model-local function's nodes follow the function's opset).
 struct ImportedNode {

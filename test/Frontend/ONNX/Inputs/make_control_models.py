@@ -15,7 +15,10 @@ onnx.helper, and the inputs to run them on (MODEL[_TAG]_in<k>.npy):
   scanned in reverse); scan8_lens.onnx: one batch entry shorter, refused.
 - if_select.onnx: an If on a graph input (tags t, f): both branches, the
   outputs selected.
-- loop_runtime_cond.onnx, loop_runtime_trips.onnx, scan_dynamic.onnx,
+- scan_dyn.onnx: scan_rev over a sequence length known only at run time,
+  and loop_trips.onnx, a Loop of M iterations with M a graph input (with a
+  scan output): one tide.scan each, run at two lengths.
+- loop_runtime_cond.onnx, loop_runtime_trips.onnx, loop_grows.onnx,
   if_types.onnx: what is refused, each with its message.
 
     make_control_models.py OUT_DIR
@@ -112,6 +115,44 @@ save_inputs("scan_rev", "", [rng.standard_normal(5).astype(np.float32),
                              rng.standard_normal((5, 7)).astype(np.float32),
                              rng.standard_normal((7, 5)).astype(np.float32)])
 
+# --- scan_dyn: scan_rev over a length known only at run time ("L"), a loop --
+body = helper.make_graph(
+    [helper.make_node("Add", ["s_in", "a"], ["t"]),
+     helper.make_node("Mul", ["t", "b"], ["s_out"]),
+     helper.make_node("Relu", ["s_out"], ["o1"]),
+     helper.make_node("Sub", ["a", "b"], ["o2"])],
+    "body", [vi("s_in", F32, [5]), vi("a", F32, [5]), vi("b", F32, [5])],
+    [vi("s_out", F32, [5]), vi("o1", F32, [5]), vi("o2", F32, [5])])
+save("scan_dyn", helper.make_graph(
+    [helper.make_node("Scan", ["s0", "xa", "xb"], ["s", "y1", "y2"], name="scan", body=body,
+                      num_scan_inputs=2, scan_input_axes=[1, 0], scan_input_directions=[0, 1],
+                      scan_output_axes=[0, 1], scan_output_directions=[0, 1])],
+    "scan_dyn", [vi("s0", F32, [5]), vi("xa", F32, [5, "L"]), vi("xb", F32, ["L", 5])],
+    [vi("s", F32, [5]), vi("y1", F32, ["L", 5]), vi("y2", F32, [5, "L"])]), opset=16)
+for length in (1, 6):
+    save_inputs("scan_dyn", "l%d" % length, [
+        rng.standard_normal(5).astype(np.float32),
+        rng.standard_normal((5, length)).astype(np.float32),
+        rng.standard_normal((length, 5)).astype(np.float32)])
+
+# --- loop_trips: a Loop of M iterations, M a graph input (a loop) -------------
+body = helper.make_graph(
+    [helper.make_node("Cast", ["i"], ["fi"], to=F32),
+     const("k", np.float32(0.5)),
+     helper.make_node("Mul", ["v_in", "k"], ["h"]),
+     helper.make_node("Add", ["h", "fi"], ["v_out"]),
+     helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+     helper.make_node("Tanh", ["v_out"], ["y"])],
+    "body", [vi("i", I64, []), vi("cond_in", BOOL, []), vi("v_in", F32, [3])],
+    [vi("cond_out", BOOL, []), vi("v_out", F32, [3]), vi("y", F32, [3])])
+save("loop_trips", helper.make_graph(
+    [helper.make_node("Loop", ["n", "", "x"], ["v", "ys"], name="loop", body=body)],
+    "loop_trips", [vi("n", I64, []), vi("x", F32, [3])],
+    [vi("v", F32, [3]), vi("ys", F32, ["n", 3])]))
+for trips in (1, 5):
+    save_inputs("loop_trips", "n%d" % trips,
+                [np.array(trips, np.int64), rng.standard_normal(3).astype(np.float32)])
+
 # --- scan8: opset 8's batched Scan ------------------------------------------------
 # Batch 2, sequence 4: a state (2, 3) and two scan inputs (2, 4, 3), the
 # second scanned in reverse, sequence_lens a constant equal to the length;
@@ -166,11 +207,15 @@ save("loop_runtime_cond", helper.make_graph(
 save("loop_runtime_trips", helper.make_graph(
     [helper.make_node("Loop", ["n", "", "x"], ["v"], name="loop", body=body)],
     "loop_runtime_trips", [vi("n", I64, []), vi("x", F32, [3])], [vi("v", F32, [3])]))
-body = helper.make_graph([helper.make_node("Add", ["s_in", "a"], ["s_out"])], "body",
-                         [vi("s_in", F32, [2]), vi("a", F32, [2])], [vi("s_out", F32, [2])])
-save("scan_dynamic", helper.make_graph(
-    [helper.make_node("Scan", ["s0", "xs"], ["s"], name="scan", body=body, num_scan_inputs=1)],
-    "scan_dynamic", [vi("s0", F32, [2]), vi("xs", F32, ["seq", 2])], [vi("s", F32, [2])]), opset=16)
+# A loop-carried value whose shape grows with each iteration, over a trip
+# count known only at run time.
+body = helper.make_graph([helper.make_node("Concat", ["s_in", "s_in"], ["s_out"], axis=0),
+                          helper.make_node("Identity", ["cond_in"], ["cond_out"])], "body",
+                         [vi("i", I64, []), vi("cond_in", BOOL, []), vi("s_in", F32, ["d"])],
+                         [vi("cond_out", BOOL, []), vi("s_out", F32, ["e"])])
+save("loop_grows", helper.make_graph(
+    [helper.make_node("Loop", ["n", "", "x"], ["v"], name="loop", body=body)],
+    "loop_grows", [vi("n", I64, []), vi("x", F32, [2])], [vi("v", F32, ["k"])]))
 then_g = helper.make_graph([helper.make_node("Identity", ["x"], ["t"])], "then", [], [vi("t", F32, [3])])
 else_g = helper.make_graph([const("e", np.float32([1, 2]))], "else", [], [vi("e", F32, [2])])
 save("if_types", helper.make_graph(

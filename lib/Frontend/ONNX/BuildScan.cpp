@@ -1,0 +1,140 @@
+//===- BuildScan.cpp - Loops over run-time lengths as tide.scan ----------===//
+//
+// Part of the Tide project.
+//
+//===----------------------------------------------------------------------===//
+//
+// ONNX ops that loop a number of times known only at run time (recurrent ops
+// over a run-time sequence length, Scan over one, Loop with a run-time trip
+// count) become one tide.scan. Converters build one step with the usual
+// NodeImporter helpers inside the scan's block; what the step reads from
+// outside becomes an invariant of the scan (the op is isolated from above),
+// constants are copied in. The block's arguments share the run-time sizes of
+// the values they stand for (GraphImporter::dimAliases), so sizes the step
+// computes are the node's and materialize outside the loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "mlir/IR/Verifier.h"
+
+#include <memory>
+
+using namespace mlir;
+using namespace mlir::tide;
+using namespace mlir::tide::onnx_import;
+
+ScanOp onnx_import::buildScan(
+    NodeImporter &n, ValueRange inits, ValueRange sequences, bool reverse,
+    function_ref<FailureOr<SmallVector<Value>>(Value, ValueRange, ValueRange)>
+        step) {
+  if (llvm::any_of(inits, [](Value v) { return !v; }) ||
+      llvm::any_of(sequences, [](Value v) { return !v; }))
+    return {};
+  GraphImporter &graph = n.graphImporter();
+  auto body = std::make_unique<Block>();
+  Value position =
+      body->addArgument(RankedTensorType::get({}, n.b.getI64Type()), n.loc);
+  // The block's arguments have the run-time sizes of what they stand for
+  // (a slice: its sequence's, without the leading axis).
+  auto alias = [&](Value arg, Value outer, int64_t shift) {
+    auto type = cast<RankedTensorType>(arg.getType());
+    for (int64_t a = 0; a < type.getRank(); ++a)
+      if (type.isDynamicDim(a))
+        graph.dimAliases[{arg, a}] = graph.rootOf(outer, a + shift);
+  };
+  SmallVector<Value> states, slices;
+  for (Value init : inits) {
+    states.push_back(body->addArgument(init.getType(), n.loc));
+    alias(states.back(), init, 0);
+  }
+  for (Value seq : sequences) {
+    auto type = cast<RankedTensorType>(seq.getType());
+    if (type.getRank() == 0) {
+      (void)n.fail("a loop over a scalar (a sequence needs an axis)");
+      return {};
+    }
+    slices.push_back(
+        body->addArgument(RankedTensorType::get(type.getShape().drop_front(),
+                                                type.getElementType()),
+                          n.loc));
+    alias(slices.back(), seq, 1);
+  }
+  SmallVector<Value> yields;
+  {
+    OpBuilder::InsertionGuard guard(n.b);
+    n.b.setInsertionPointToStart(body.get());
+    FailureOr<SmallVector<Value>> built = step(position, states, slices);
+    if (failed(built) || llvm::any_of(*built, [](Value v) { return !v; }))
+      return {};
+    yields = std::move(*built);
+    if (yields.size() < inits.size()) {
+      (void)n.fail("a loop's step returns fewer values than it has states");
+      return {};
+    }
+    for (auto [k, init] : llvm::enumerate(inits))
+      if (yields[k].getType() != init.getType()) {
+        std::string got, want;
+        llvm::raw_string_ostream(got) << yields[k].getType();
+        llvm::raw_string_ostream(want) << init.getType();
+        (void)n.fail("loop-carried value " + Twine(k) +
+                     " changes its type "
+                     "from " +
+                     want + " to " + got +
+                     " in an iteration; a loop over a length known only at "
+                     "run time carries values of one type");
+        return {};
+      }
+    YieldOp::create(n.b, n.loc, yields);
+  }
+  // What the step reads from outside: constants copied in, the rest passed
+  // as invariants.
+  SmallVector<OpOperand *> outside;
+  body->walk([&](Operation *op) {
+    for (OpOperand &use : op->getOpOperands())
+      if (use.get().getParentBlock() != body.get())
+        outside.push_back(&use);
+  });
+  SmallVector<Value> invariants;
+  llvm::DenseMap<Value, Value> inner;
+  {
+    OpBuilder::InsertionGuard guard(n.b);
+    n.b.setInsertionPointToStart(body.get());
+    for (OpOperand *use : outside) {
+      Value v = use->get();
+      Value &in = inner[v];
+      if (!in) {
+        if (auto cst = v.getDefiningOp<ConstantOp>()) {
+          in = n.b.clone(*cst)->getResult(0);
+        } else {
+          in = body->addArgument(v.getType(), n.loc);
+          invariants.push_back(v);
+        }
+      }
+      use->set(in);
+    }
+  }
+  // The stacked outputs' leading size: the sequences' static length, if any.
+  int64_t length = ShapedType::kDynamic;
+  for (Value seq : sequences)
+    if (auto type = cast<RankedTensorType>(seq.getType());
+        !type.isDynamicDim(0))
+      length = type.getDimSize(0);
+  SmallVector<Type> resultTypes(inits.getTypes());
+  for (Value y : ArrayRef<Value>(yields).drop_front(inits.size())) {
+    auto type = cast<RankedTensorType>(y.getType());
+    SmallVector<int64_t> shape = {length};
+    llvm::append_range(shape, type.getShape());
+    resultTypes.push_back(type.clone(shape));
+  }
+  auto scan =
+      ScanOp::create(n.b, n.loc, resultTypes, inits, sequences, invariants,
+                     reverse ? n.b.getUnitAttr() : UnitAttr());
+  scan.getBody().push_back(body.release());
+  if (failed(verify(scan))) {
+    scan->erase();
+    return {};
+  }
+  return scan;
+}
