@@ -276,10 +276,7 @@ BINARY = {
 
 # Families the generator does not write (none today; an entry here must be
 # documented in docs/reliability.md and covered by numerics.py).
-# tide.scan (a loop with a body of its own) is tested by numerics.py, the
-# lit tests of its lowering and the recurrent ONNX models; a random body is
-# not generated yet.
-NOT_GENERATED = {"scan"}
+NOT_GENERATED = set()
 
 CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
        "gt": np.greater, "ge": np.greater_equal}
@@ -301,7 +298,7 @@ SEMANTICS = {
     "conv": {"conv"},
     "pool": {"max_pool", "avg_pool"},
     "nonzero": {"nonzero"}, "non_max_suppression": {"non_max_suppression"},
-    "top_k": {"top_k"},
+    "top_k": {"top_k"}, "scan": {"scan"},
 }
 
 
@@ -417,10 +414,33 @@ def trunc_div(a, b):
 K_TRANSC = 2.0      # noise, in ULPs of the element type, on transcendental results
 
 
+def eval_scan(op, ins, rng=None, strict=True):
+    """tide.scan as gen.py builds it: state s, slice x, invariant b; per step
+    m = op1(s, x), n = op2(m, b), optionally a unary op on n; n is the next
+    state, m or n the step's output, stacked at the slice's position."""
+    t, a = op["dtype"], op["attrs"]
+    init, seq, inv = ins
+    state, outs = init, [None] * seq.shape[0]
+    order = range(seq.shape[0])
+    for k in (reversed(order) if a.get("reverse") else order):
+        m = eval_op({"op": a["op1"], "dtype": t}, [state, seq[k]], rng, strict)
+        n = eval_op({"op": a["op2"], "dtype": t}, [m, inv], rng, strict)
+        if a.get("unary"):
+            n = eval_op({"op": a["unary"], "dtype": t}, [n], rng, strict)
+        check_finite(n, "tide.scan's state")
+        state = n
+        outs[k] = m if a["out"] == "m" else n
+    if not outs:
+        return np.zeros(seq.shape, NP[t])
+    return np.stack(outs).astype(NP[t])
+
+
 def eval_op(op, ins, rng=None, strict=True):
     """One op on interpreter values. `rng`: perturb inexact results (a noisy
     run). `strict`: raise Violation outside the reference's domain."""
     name, t, a = op["op"], op["dtype"], op.get("attrs", {})
+    if name == "scan":
+        return eval_scan(op, ins, rng, strict)
     with np.errstate(all="ignore"):
         if name in UNARY:
             x = ins[0]
@@ -1071,6 +1091,25 @@ def emit_op(func, i, op, target):
             name, names[0], ilist(a["kernel"]), ilist(a["strides"]), ilist(a["dilations"]),
             ilist(a["pads"]), " ceil_mode" if a.get("ceil_mode") else "",
             " count_include_pad" if a.get("count_include_pad") else "", ad, tys[0])
+    elif name == "scan":
+        v = "%%v%d" % i
+        st = tys[0]
+        ops_ty = lambda x: x
+        lines = ["  %s_s, %s = tide.scan inits(%s : %s) sequences(%s : %s) invariants(%s : %s)%s%s {"
+                 % (v, v, names[0], st, names[1], tys[1], names[2], tys[2],
+                    " reverse" if a.get("reverse") else "",
+                    (" attributes" + ad) if ad else ""),
+                 "  ^bb0(%s_t: tensor<i64>, %s_a: %s, %s_x: %s, %s_b: %s):" % (v, v, st, v, st, v, st),
+                 "    %s_m = tide.%s %s_a, %s_x : %s" % (v, a["op1"], v, v, ops_ty(st)),
+                 "    %s_n = tide.%s %s_m, %s_b : %s" % (v, a["op2"], v, v, st)]
+        nxt = v + "_n"
+        if a.get("unary"):
+            lines.append("    %s_u = tide.%s %s_n : %s" % (v, a["unary"], v, st))
+            nxt = v + "_u"
+        out = v + "_m" if a["out"] == "m" else nxt
+        lines.append("    tide.yield %s, %s : %s, %s" % (nxt, out, st, st))
+        lines.append("  } : %s, %s" % (st, res))
+        return "\n".join(lines)
     else:
         raise AssertionError("cannot print tide.%s" % name)
     return "  %%v%d = %s" % (i, body)
@@ -1870,6 +1909,40 @@ class Gen:
         if self.chance(0.4):
             attrs["reverse"] = True
         return self.add_op(name, [x], v["dtype"], v["type"], v["shape"], attrs)
+
+    def g_scan(self, name):
+        """A loop over the leading axis of an existing value: a state combined
+        with each slice and an invariant, stacked (forward or reverse)."""
+        types = [t for t in self.ops[name]["dtypes"]]
+        seq = self.operand(types, rank=[1, 2, 3])
+        v = self.info(seq)
+        t, shape, ty = v["dtype"], v["shape"], v["type"]
+        inner, inner_ty = shape[1:], ty[1:]
+        # A step of run-time size is sized by the first step: there must be one.
+        if shape[0] == 0 and any(d is None for d in inner_ty):
+            raise Retry()
+        if shape[0] > 300:
+            raise Retry()
+        if t == "i1":
+            pool1, pool2, unaries = ["or", "and", "xor"], ["or", "and", "xor"], []
+        elif t in INTS:
+            pool1, pool2 = ["add", "sub", "maximum", "minimum"], ["add", "maximum", "minimum", "xor"]
+            unaries = ["neg", "abs"] if t not in UINTS else []
+        else:
+            pool1, pool2 = ["add", "sub", "maximum", "minimum"], ["add", "mul", "maximum", "sub"]
+            unaries = ["tanh", "sigmoid", "neg", "abs"]
+        ok = lambda n: n in self.ops and t in self.ops[n]["dtypes"]
+        pool1, pool2 = [n for n in pool1 if ok(n)], [n for n in pool2 if ok(n)]
+        unaries = [n for n in unaries if ok(n)]
+        if not pool1 or not pool2:
+            raise Retry()
+        init = self.new_arg(t, inner, ty=inner_ty)
+        inv = self.new_arg(t, inner, ty=inner_ty)
+        attrs = {"op1": self.pick(pool1), "op2": self.pick(pool2),
+                 "out": self.pick(["m", "n"]), "reverse": self.chance(0.4)}
+        if unaries and self.chance(0.5):
+            attrs["unary"] = self.pick(unaries)
+        return self.add_op(name, [init, seq, inv], t, ty, shape, attrs)
 
     def window(self, sizes, pool):
         """Kernel sizes, strides, dilations and pads for windows over spatial

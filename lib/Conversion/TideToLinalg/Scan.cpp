@@ -85,8 +85,13 @@ struct LowerScan : OpRewritePattern<ScanOp> {
       inner.erase(inner.begin());
       stepSlice(b, pos, inner, offsets, sizes, strides);
       auto sliceType = cast<RankedTensorType>(signless(arg.getType()));
-      Value slice = tensor::ExtractSliceOp::create(b, loc, sliceType, seq,
-                                                   offsets, sizes, strides);
+      // A slice with no elements reads nothing (and a static offset 0 into
+      // an axis of size 0 is not a valid slice).
+      Value slice = llvm::is_contained(sliceType.getShape(), 0)
+                        ? Value(tensor::EmptyOp::create(
+                              b, loc, inner, sliceType.getElementType()))
+                        : Value(tensor::ExtractSliceOp::create(
+                              b, loc, sliceType, seq, offsets, sizes, strides));
       map.map(arg, castTo(b, loc, slice, arg.getType()));
     }
     for (auto [arg, inv] : llvm::zip(op.getInvariantArgs(), invariants))
@@ -104,6 +109,8 @@ struct LowerScan : OpRewritePattern<ScanOp> {
   Value insertStep(OpBuilder &b, Location loc, ScanOp op, Value acc, Value y,
                    Value pos, int64_t output) const {
     auto type = cast<RankedTensorType>(y.getType());
+    if (llvm::is_contained(type.getShape(), 0))
+      return acc; // nothing to write
     SmallVector<OpFoldResult> inner = sizesOf(b, loc, y), offsets, sizes,
                               strides;
     for (int64_t d = 0; d < type.getRank(); ++d)
@@ -161,7 +168,11 @@ struct LowerScan : OpRewritePattern<ScanOp> {
       states.assign(y.begin(), y.begin() + numStates);
       for (auto [k, out] : llvm::enumerate(outputs)) {
         Value yk = y[numStates + k];
-        SmallVector<OpFoldResult> shape = {OpFoldResult(length)};
+        auto outType = cast<RankedTensorType>(out.getType());
+        SmallVector<OpFoldResult> shape = {
+            outType.isDynamicDim(0)
+                ? OpFoldResult(length)
+                : OpFoldResult(rewriter.getIndexAttr(outType.getDimSize(0)))};
         llvm::append_range(shape, sizesOf(rewriter, loc, yk));
         Value acc = tensor::EmptyOp::create(
             rewriter, loc, shape,

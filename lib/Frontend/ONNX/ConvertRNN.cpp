@@ -4,8 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The recurrent ops of ONNX, unrolled over the (static) sequence length while
-// importing (the batch may be known only at run time). The input projection of
+// The recurrent ops of ONNX, unrolled over a static sequence length while
+// importing, or, over a sequence length known only at run time, one tide.scan
+// per direction whose body is one step (the batch may be known only at run
+// time either way). The input projection of
 // every step is one tide.matmul over the whole sequence; each step then adds
 // its recurrent product (tide.matmul), slices the gates and applies the
 // activations. `sequence_lens` other than "every sequence is full" becomes a
