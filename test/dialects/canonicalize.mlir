@@ -661,3 +661,22 @@ func.func @negative_dynamic_slice_runtime(%x: tensor<?x8xf32>, %a: tensor<2xi64>
   %0 = tide.dynamic_slice %x, %a, %l strides = [1, 1] : tensor<?x8xf32>, tensor<2xi64> to tensor<?x8xf32>
   return %0 : tensor<?x8xf32>
 }
+
+// A constant invariant of a scan is copied into its body; an unused one is
+// dropped; the others stay.
+// CHECK-LABEL: func.func @scan_invariants
+// CHECK: tide.scan inits(%{{.*}} : tensor<2xf32>) sequences(%{{.*}} : tensor<?x2xf32>) invariants(%[[B:.*]] : tensor<2xf32>) {
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<i64>, %[[S:.*]]: tensor<2xf32>, %[[X:.*]]: tensor<2xf32>, %[[BI:.*]]: tensor<2xf32>):
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK-NEXT: %[[M:.*]] = tide.mul %[[X]], %[[C]]
+// CHECK-NEXT: %[[A:.*]] = tide.add %[[M]], %[[BI]]
+func.func @scan_invariants(%x: tensor<?x2xf32>, %h: tensor<2xf32>, %b: tensor<2xf32>, %u: tensor<3xf32>) -> tensor<?x2xf32> {
+  %c = tide.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %s, %p = tide.scan inits(%h : tensor<2xf32>) sequences(%x : tensor<?x2xf32>) invariants(%c, %u, %b : tensor<2xf32>, tensor<3xf32>, tensor<2xf32>) {
+  ^bb0(%t: tensor<i64>, %st: tensor<2xf32>, %xt: tensor<2xf32>, %ci: tensor<2xf32>, %ui: tensor<3xf32>, %bi: tensor<2xf32>):
+    %m = tide.mul %xt, %ci : tensor<2xf32>, tensor<2xf32>
+    %a = tide.add %m, %bi : tensor<2xf32>, tensor<2xf32>
+    tide.yield %a, %a : tensor<2xf32>, tensor<2xf32>
+  } : tensor<2xf32>, tensor<?x2xf32>
+  return %p : tensor<?x2xf32>
+}

@@ -1733,6 +1733,50 @@ LogicalResult ScanOp::verify() {
   return success();
 }
 
+namespace {
+/// Invariants that are constants are copied into the body, and invariants
+/// the body does not read are dropped.
+struct SimplifyScanInvariants : OpRewritePattern<ScanOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ScanOp op,
+                                PatternRewriter &rewriter) const override {
+    Block &body = op.getBodyBlock();
+    unsigned first = 1 + op.getInits().size() + op.getSequences().size();
+    SmallVector<Value> kept;
+    llvm::BitVector erase(body.getNumArguments());
+    bool changed = false;
+    for (auto [i, inv] : llvm::enumerate(op.getInvariants())) {
+      BlockArgument arg = body.getArgument(first + i);
+      Attribute value;
+      if (!arg.use_empty() && matchPattern(inv, m_Constant(&value))) {
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPointToStart(&body);
+        Operation *copy = rewriter.clone(*inv.getDefiningOp());
+        rewriter.replaceAllUsesWith(arg, copy->getResult(0));
+      }
+      if (arg.use_empty()) {
+        erase.set(first + i);
+        changed = true;
+        continue;
+      }
+      kept.push_back(inv);
+    }
+    if (!changed)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      body.eraseArguments(erase);
+      op.getInvariantsMutable().assign(kept);
+    });
+    return success();
+  }
+};
+} // namespace
+
+void ScanOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *ctx) {
+  results.add<SimplifyScanInvariants>(ctx);
+}
+
 LogicalResult ScanOp::verifyRegions() {
   Block &body = getBodyBlock();
   size_t numStates = getInits().size(), numSeqs = getSequences().size(),

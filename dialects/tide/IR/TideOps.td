@@ -1153,7 +1153,9 @@ def Tide_ScanOp : Tide_Op<"scan", [IsolatedFromAbove, SingleBlock,
     The body's arguments are: `t` (`tensor<i64>`, the position read at this
     step: `k`, or `T - 1 - k` with `reverse`), the states, the slices, the
     invariants. The body is isolated from above: what it reads from outside
-    is an invariant. Loops whose length is known only at run time (ONNX's
+    is an invariant. Canonicalization copies constant invariants into the
+    body (a product there then sees constant weights) and drops unused
+    ones. Loops whose length is known only at run time (ONNX's
     recurrent ops over a run-time sequence length) need it; a length known
     while importing is unrolled instead.
 
@@ -1184,6 +1186,7 @@ def Tide_ScanOp : Tide_Op<"scan", [IsolatedFromAbove, SingleBlock,
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     /// The body's block and its arguments by role.
     ::mlir::Block &getBodyBlock() { return getBody().front(); }
