@@ -1476,11 +1476,14 @@ LogicalResult convertSliceDynamic(NodeImporter &n, Value x,
       SymDim size = sizes[*a], zero = SymDim::constant(0);
       SymDim last = n.combine("Sub", size, SymDim::constant(1));
       int64_t b = starts[i].value, e = ends[i].value;
-      // size - 1 - clamp(start)
+      // size - 1 - clamp(start); at least 0 (an axis of size 0 has no
+      // position size - 1 to start from).
       SymDim from =
           b >= kHuge ? zero
           : b < 0
-              ? n.combine("Min", SymDim::constant(-1 - b), last)
+              ? n.combine("Max",
+                          n.combine("Min", SymDim::constant(-1 - b), last),
+                          zero)
               : n.combine("Max", n.combine("Sub", last, SymDim::constant(b)),
                           zero);
       // size - 1 - clamp(end)

@@ -423,6 +423,15 @@ for tag, (a, b, c, d) in (("s1", (2, 5, 4, 3)), ("s2", (3, 2, 3, 6))):
     save_inputs("crop_dyn", tag, [rng.standard_normal((a, 3, b)).astype(np.float32),
                                   rng.standard_normal((c, d)).astype(np.float32)])
 
+# --- revslice_dyn: Slice with negative steps of run-time axes, the second
+# size set with an axis of size 0 (random graph 14015: the reversed start of
+# an empty axis was -1, one element read out of bounds).
+g = Graph()
+g.op("Slice", ["x", g.c([-1, 0]), g.c([-2, -5]), g.c([1, 0]), g.c([-1, -2])], "rev")
+g.save("revslice_dyn.onnx", [vi("x", F32, ["a", "b"])], [vi("rev", F32, [None] * 2)], 17)
+for tag, (a, b) in (("s1", (5, 4)), ("s2", (3, 0)), ("s3", (0, 2))):
+    save_inputs("revslice_dyn", tag, [rng.standard_normal((a, b)).astype(np.float32)])
+
 # --- split_given_dyn: Split of a run-time axis into given sizes (3 and 4):
 # right when the axis has 7 elements, an error at run time otherwise.
 g = Graph()
