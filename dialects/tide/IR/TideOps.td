@@ -660,7 +660,8 @@ def Tide_DynamicSliceOp : Tide_Op<"dynamic_slice", [
     `max(0, ceil((limit[d] - start[d]) / strides[d]))` elements, taken at
     `start[d], start[d] + strides[d], ...`. The bounds must lie in
     `[0, size]` of their dimension (the importer clamps them as ONNX
-    does); strides are static and positive.
+    does; checked when the function runs: a dimension that takes elements
+    must take them inside the input); strides are static and positive.
 
     ```mlir
     %s = tide.dynamic_slice %x, %start, %limit strides = [1, 1]

@@ -23,6 +23,7 @@
 #include "tide/IR/TideOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
@@ -466,6 +467,39 @@ struct LowerDynamicSlice : OpRewritePattern<DynamicSliceOp> {
             rewriter, loc, span,
             arith::ConstantIndexOp::create(rewriter, loc, stride));
       sizes.push_back(span);
+    }
+    // The bounds must lie in the input (the importer clamps them): checked at
+    // run time where they are not constants, so that a wrong bound is an
+    // error of the call, not a read outside the tensor. A dimension taking
+    // no element reads nothing.
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      Value count = getValueOrCreateConstantIndexOp(rewriter, loc, sizes[d]);
+      Value start = cast<Value>(offsets[d]);
+      Value dim = tensor::DimOp::create(rewriter, loc, input, d);
+      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      Value stride =
+          arith::ConstantIndexOp::create(rewriter, loc, op.getStrides()[d]);
+      // start + (count - 1) * stride <= dim - 1, and start >= 0.
+      Value last = arith::AddIOp::create(
+          rewriter, loc, start,
+          arith::MulIOp::create(
+              rewriter, loc, arith::SubIOp::create(rewriter, loc, count, one),
+              stride));
+      Value inside = arith::AndIOp::create(
+          rewriter, loc,
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, start,
+                                zero),
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, last,
+                                dim));
+      Value none = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::sle, count, zero);
+      Value ok = arith::OrIOp::create(rewriter, loc, none, inside);
+      if (std::optional<int64_t> c = getConstantIntValue(ok); c && *c)
+        continue;
+      assertThat(rewriter, loc, op, ok,
+                 "the slice's bounds on dimension " + Twine(d) +
+                     " lie outside the input at run time");
     }
     // A slice that reads nothing must not read at an offset past the end.
     if (llvm::is_contained(type.getShape(), 0)) {
