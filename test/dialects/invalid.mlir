@@ -1455,11 +1455,55 @@ func.func @top_k_bool(%x: tensor<4xi1>, %k: tensor<1xi64>) {
 // -----
 
 func.func @scan_no_sequence(%h: tensor<4xf32>) {
-  // expected-error @+1 {{'tide.scan' op needs at least one sequence (the loop runs over the leading axis of its sequences)}}
-  %0 = "tide.scan"(%h) <{operandSegmentSizes = array<i32: 1, 0, 0>}> ({
+  // expected-error @+1 {{'tide.scan' op needs at least one sequence (the loop runs over the leading axis of its sequences) or `conditional` (a loop that runs while its first state is true)}}
+  %0 = tide.scan inits(%h : tensor<4xf32>) {
   ^bb0(%t: tensor<i64>, %s: tensor<4xf32>):
     tide.yield %s : tensor<4xf32>
-  }) : (tensor<4xf32>) -> tensor<4xf32>
+  } : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @scan_conditional_no_state(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'tide.scan' op is conditional, so its first state is the condition, a 'tensor<i1>'; it has no state}}
+  %0 = tide.scan conditional sequences(%x : tensor<?x4xf32>) {
+  ^bb0(%t: tensor<i64>, %r: tensor<4xf32>):
+    tide.yield %r : tensor<4xf32>
+  } : tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @scan_conditional_state_type(%h: tensor<4xf32>) {
+  // expected-error @+1 {{'tide.scan' op is conditional, so its first state is the condition, a 'tensor<i1>'; got 'tensor<4xf32>'}}
+  %0 = tide.scan conditional inits(%h : tensor<4xf32>) {
+  ^bb0(%t: tensor<i64>, %s: tensor<4xf32>):
+    tide.yield %s : tensor<4xf32>
+  } : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @scan_conditional_reverse(%c: tensor<i1>, %x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'tide.scan' op cannot be both conditional and reverse (a loop that may stop early runs forward)}}
+  %0 = tide.scan conditional inits(%c : tensor<i1>) sequences(%x : tensor<?x4xf32>) reverse {
+  ^bb0(%t: tensor<i64>, %s: tensor<i1>, %r: tensor<4xf32>):
+    tide.yield %s : tensor<i1>
+  } : tensor<i1>
+  return
+}
+
+// -----
+
+func.func @scan_conditional_length(%c: tensor<i1>, %x: tensor<3x4xf32>) {
+  // expected-error @+1 {{'tide.scan' op result 1 has type 'tensor<3x4xf32>'; scan output 0 stacks 'tensor<4xf32>' along the steps that ran: 'tensor<?x4xf32>'}}
+  %0:2 = tide.scan conditional inits(%c : tensor<i1>) sequences(%x : tensor<3x4xf32>) {
+  ^bb0(%t: tensor<i64>, %s: tensor<i1>, %r: tensor<4xf32>):
+    tide.yield %s, %r : tensor<i1>, tensor<4xf32>
+  } : tensor<i1>, tensor<3x4xf32>
   return
 }
 

@@ -978,3 +978,23 @@ func.func @scan(%h: tensor<?x4xf32>, %n: tensor<i32>, %x: tensor<?x?x4xf32>, %b:
 // GENERIC-LABEL: sym_name = "scan"
 // GENERIC: "tide.scan"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 2, 1, 1>, reverse}> ({
 // GENERIC: "tide.yield"(%{{.*}}, %{{.*}}, %{{.*}})
+
+// A while loop: conditional, no sequence; the scan output stacks the steps
+// that ran.
+// CHECK-LABEL: func.func @scan_while
+// CHECK: %{{.*}}:3 = tide.scan conditional inits(%{{.*}}, %{{.*}} : tensor<i1>, tensor<4xf32>) invariants(%{{.*}} : tensor<f32>) {
+// CHECK: } : tensor<i1>, tensor<4xf32>, tensor<?x4xf32>
+func.func @scan_while(%x: tensor<4xf32>, %limit: tensor<f32>) -> (tensor<4xf32>, tensor<?x4xf32>) {
+  %true = tide.constant dense<true> : tensor<i1>
+  %go, %y, %all = tide.scan conditional inits(%true, %x : tensor<i1>, tensor<4xf32>) invariants(%limit : tensor<f32>) {
+  ^bb0(%t: tensor<i64>, %c: tensor<i1>, %v: tensor<4xf32>, %l: tensor<f32>):
+    %twice = tide.add %v, %v : tensor<4xf32>, tensor<4xf32>
+    %s = tide.reduce_sum %twice axes = [0] : tensor<4xf32>
+    %more = tide.cmp lt, %s, %l : tensor<f32>, tensor<f32>
+    tide.yield %more, %twice, %twice : tensor<i1>, tensor<4xf32>, tensor<4xf32>
+  } : tensor<i1>, tensor<4xf32>, tensor<?x4xf32>
+  return %y, %all : tensor<4xf32>, tensor<?x4xf32>
+}
+
+// GENERIC-LABEL: sym_name = "scan_while"
+// GENERIC: "tide.scan"(%{{.*}}, %{{.*}}, %{{.*}}) <{conditional, operandSegmentSizes = array<i32: 2, 0, 1>}> ({

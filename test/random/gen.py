@@ -422,6 +422,11 @@ def eval_scan(op, ins, rng=None, strict=True):
     init, seq, inv = ins
     state, outs = init, [None] * seq.shape[0]
     order = range(seq.shape[0])
+    if "stop" in a:
+        # Conditional: step k runs while the condition holds (`first`, then
+        # k < stop after step k - 1).
+        order = range(min(seq.shape[0], max(a["stop"], 1)) if a["first"] else 0)
+        outs = [None] * len(order)
     for k in (reversed(order) if a.get("reverse") else order):
         m = eval_op({"op": a["op1"], "dtype": t}, [state, seq[k]], rng, strict)
         n = eval_op({"op": a["op2"], "dtype": t}, [m, inv], rng, strict)
@@ -431,7 +436,7 @@ def eval_scan(op, ins, rng=None, strict=True):
         state = n
         outs[k] = m if a["out"] == "m" else n
     if not outs:
-        return np.zeros(seq.shape, NP[t])
+        return np.zeros((0,) + seq.shape[1:], NP[t])
     return np.stack(outs).astype(NP[t])
 
 
@@ -1095,20 +1100,36 @@ def emit_op(func, i, op, target):
         v = "%%v%d" % i
         st = tys[0]
         ops_ty = lambda x: x
-        lines = ["  %s_s, %s = tide.scan inits(%s : %s) sequences(%s : %s) invariants(%s : %s)%s%s {"
-                 % (v, v, names[0], st, names[1], tys[1], names[2], tys[2],
-                    " reverse" if a.get("reverse") else "",
-                    (" attributes" + ad) if ad else ""),
-                 "  ^bb0(%s_t: tensor<i64>, %s_a: %s, %s_x: %s, %s_b: %s):" % (v, v, st, v, st, v, st),
-                 "    %s_m = tide.%s %s_a, %s_x : %s" % (v, a["op1"], v, v, ops_ty(st)),
-                 "    %s_n = tide.%s %s_m, %s_b : %s" % (v, a["op2"], v, v, st)]
+        cond = "stop" in a
+        lines = []
+        if cond:
+            lines.append("  %s_c0 = tide.constant dense<%s> : tensor<i1>"
+                         % (v, "true" if a["first"] else "false"))
+        lines += ["  %s%s_s, %s = tide.scan%s inits(%s%s : %s%s) sequences(%s : %s) invariants(%s : %s)%s%s {"
+                  % (v + "_c, " if cond else "", v, v, " conditional" if cond else "",
+                     v + "_c0, " if cond else "", names[0], "tensor<i1>, " if cond else "", st,
+                     names[1], tys[1], names[2], tys[2],
+                     " reverse" if a.get("reverse") else "",
+                     (" attributes" + ad) if ad else ""),
+                  "  ^bb0(%s_t: tensor<i64>, %s%s_a: %s, %s_x: %s, %s_b: %s):"
+                  % (v, v + "_go: tensor<i1>, " if cond else "", v, st, v, st, v, st),
+                  "    %s_m = tide.%s %s_a, %s_x : %s" % (v, a["op1"], v, v, ops_ty(st)),
+                  "    %s_n = tide.%s %s_m, %s_b : %s" % (v, a["op2"], v, v, st)]
         nxt = v + "_n"
         if a.get("unary"):
             lines.append("    %s_u = tide.%s %s_n : %s" % (v, a["unary"], v, st))
             nxt = v + "_u"
         out = v + "_m" if a["out"] == "m" else nxt
-        lines.append("    tide.yield %s, %s : %s, %s" % (nxt, out, st, st))
-        lines.append("  } : %s, %s" % (st, res))
+        if cond:
+            lines += ["    %s_one = tide.constant dense<1> : tensor<i64>" % v,
+                      "    %s_k = tide.constant dense<%d> : tensor<i64>" % (v, a["stop"]),
+                      "    %s_t1 = tide.add %s_t, %s_one : tensor<i64>" % (v, v, v),
+                      "    %s_more = tide.cmp lt, %s_t1, %s_k : tensor<i64>" % (v, v, v),
+                      "    tide.yield %s_more, %s, %s : tensor<i1>, %s, %s" % (v, nxt, out, st, st),
+                      "  } : tensor<i1>, %s, %s" % (st, res)]
+        else:
+            lines.append("    tide.yield %s, %s : %s, %s" % (nxt, out, st, st))
+            lines.append("  } : %s, %s" % (st, res))
         return "\n".join(lines)
     else:
         raise AssertionError("cannot print tide.%s" % name)
@@ -1942,6 +1963,19 @@ class Gen:
                  "out": self.pick(["m", "n"]), "reverse": self.chance(0.4)}
         if unaries and self.chance(0.5):
             attrs["unary"] = self.pick(unaries)
+        if not attrs["reverse"] and self.chance(0.35):
+            # A conditional scan (a while loop) that stops after step
+            # `stop` - 1 (at least one step), or runs none if `first` is
+            # false: the stacked result has the steps that ran. (A step of
+            # run-time size has placeholder sizes when none ran: not made.)
+            dynamic_step = any(d is None for d in inner_ty)
+            attrs["stop"] = int(self.r.integers(0, shape[0] + 2))
+            attrs["first"] = dynamic_step or not self.chance(0.1)
+            count = min(shape[0], max(attrs["stop"], 1)) if attrs["first"] else 0
+            if dynamic_step and count == 0:
+                raise Retry()
+            return self.add_op(name, [init, seq, inv], t, [None] + list(inner_ty),
+                               [count] + list(inner), attrs)
         return self.add_op(name, [init, seq, inv], t, ty, shape, attrs)
 
     def window(self, sizes, pool):

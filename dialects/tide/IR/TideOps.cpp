@@ -1693,6 +1693,10 @@ LogicalResult LogSoftmaxOp::verify() { return verifySoftmax(*this); }
 /// The length of a scan's sequences: the static leading size of any of them,
 /// or dynamic.
 static int64_t scanLength(ScanOp op) {
+  // A conditional scan stops when its condition does: the stacked outputs
+  // have as many steps as ran.
+  if (op.getConditional())
+    return ShapedType::kDynamic;
   for (Value seq : op.getSequences())
     if (auto type = cast<RankedTensorType>(seq.getType());
         type.getRank() > 0 && !type.isDynamicDim(0))
@@ -1701,9 +1705,24 @@ static int64_t scanLength(ScanOp op) {
 }
 
 LogicalResult ScanOp::verify() {
-  if (getSequences().empty())
+  if (getSequences().empty() && !getConditional())
     return emitOpError("needs at least one sequence (the loop runs over the "
-                       "leading axis of its sequences)");
+                       "leading axis of its sequences) or `conditional` (a "
+                       "loop that runs while its first state is true)");
+  if (getConditional()) {
+    auto i1 = RankedTensorType::get({}, IntegerType::get(getContext(), 1));
+    if (getInits().empty())
+      return emitOpError() << "is conditional, so its first state is the "
+                              "condition, a "
+                           << i1 << "; it has no state";
+    if (getInits()[0].getType() != i1)
+      return emitOpError() << "is conditional, so its first state is the "
+                              "condition, a "
+                           << i1 << "; got " << getInits()[0].getType();
+    if (getReverse())
+      return emitOpError("cannot be both conditional and reverse (a loop "
+                         "that may stop early runs forward)");
+  }
   int64_t length = ShapedType::kDynamic;
   for (auto [i, seq] : llvm::enumerate(getSequences())) {
     auto type = cast<RankedTensorType>(seq.getType());
@@ -1839,7 +1858,10 @@ LogicalResult ScanOp::verifyRegions() {
       return emitOpError() << "result " << numStates + k << " has type "
                            << getResult(numStates + k).getType()
                            << "; scan output " << k << " stacks " << step
-                           << " along the sequence's length: " << stacked;
+                           << (getConditional()
+                                   ? " along the steps that ran: "
+                                   : " along the sequence's length: ")
+                           << stacked;
   }
   return success();
 }

@@ -1160,6 +1160,16 @@ def Tide_ScanOp : Tide_Op<"scan", [IsolatedFromAbove, SingleBlock,
     recurrent ops over a run-time sequence length) need it; a length known
     while importing is unrolled instead.
 
+    With `conditional`, the loop is a while loop too: the first state is a
+    `tensor<i1>` condition, and a step runs only while it is true (the init
+    decides whether the first step runs, each step's yield whether the next
+    does). The loop stops at the first false condition or at the end of the
+    sequences; a conditional scan may have no sequences, and then only the
+    condition ends it (ONNX's Loop with a condition computed at run time).
+    Its scan outputs stack as many steps as ran, so their leading size is
+    dynamic; a scan output whose step has a run-time size has size 0 there
+    when no step ran. `reverse` needs no condition.
+
     Its kernel is the host's: the scan and every op in its body run on the
     CPU (placement copies GPU-resident operands there). Run-time sizes of the
     sequences' leading axes must agree (checked when the loop runs).
@@ -1172,16 +1182,34 @@ def Tide_ScanOp : Tide_Op<"scan", [IsolatedFromAbove, SingleBlock,
       tide.yield %next, %next : tensor<4xf32>, tensor<4xf32>
     } : tensor<4xf32>, tensor<?x4xf32>
     ```
+
+    A while loop: doubles `%x` while its sum is below 100, stacking each
+    step's value.
+
+    ```mlir
+    %go, %y, %all = tide.scan conditional
+        inits(%true, %x : tensor<i1>, tensor<4xf32>)
+        invariants(%limit : tensor<f32>) {
+    ^bb0(%t: tensor<i64>, %c: tensor<i1>, %v: tensor<4xf32>, %l: tensor<f32>):
+      %twice = tide.add %v, %v : tensor<4xf32>, tensor<4xf32>
+      %s = tide.reduce_sum %twice axes = [0] : tensor<4xf32>
+      %more = tide.cmp lt, %s, %l : tensor<f32>, tensor<f32>
+      tide.yield %more, %twice, %twice
+          : tensor<i1>, tensor<4xf32>, tensor<4xf32>
+    } : tensor<i1>, tensor<4xf32>, tensor<?x4xf32>
+    ```
   }];
   let arguments = (ins Variadic<Tide_Tensor>:$inits,
                        Variadic<Tide_Tensor>:$sequences,
                        Variadic<Tide_Tensor>:$invariants,
-                       UnitAttr:$reverse);
+                       UnitAttr:$reverse,
+                       UnitAttr:$conditional);
   let results = (outs Variadic<Tide_Tensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
+    (`conditional` $conditional^)?
     (`inits` `(` $inits^ `:` type($inits) `)`)?
-    `sequences` `(` $sequences `:` type($sequences) `)`
+    (`sequences` `(` $sequences^ `:` type($sequences) `)`)?
     (`invariants` `(` $invariants^ `:` type($invariants) `)`)?
     (`reverse` $reverse^)? attr-dict-with-keyword $body `:` type($results)
   }];

@@ -14,6 +14,14 @@
 // first step is peeled off to size it, and the loop checks at run time that
 // every step has that size.
 //
+// A conditional scan (a while loop) becomes an scf.while whose `before`
+// region tests the condition state (and the end of the sequences, if any);
+// the number of steps is not known before the loop ends, so each stacked
+// result is a buffer of some capacity (the sequences' length when the
+// step's sizes are static, else none) that a step finding it full replaces
+// with one of twice the capacity, and the results are its first `count`
+// steps.
+//
 //===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
@@ -105,16 +113,16 @@ struct LowerScan : OpRewritePattern<ScanOp> {
   }
 
   /// `acc` with `y` written at `pos` of its leading axis; checks at run time
-  /// that `y`'s sizes are those of `acc`'s steps.
+  /// that `y`'s sizes are those of `acc`'s steps (unless `checked` already).
   Value insertStep(OpBuilder &b, Location loc, ScanOp op, Value acc, Value y,
-                   Value pos, int64_t output) const {
+                   Value pos, int64_t output, bool checked = false) const {
     auto type = cast<RankedTensorType>(y.getType());
     if (llvm::is_contained(type.getShape(), 0))
       return acc; // nothing to write
     SmallVector<OpFoldResult> inner = sizesOf(b, loc, y), offsets, sizes,
                               strides;
     for (int64_t d = 0; d < type.getRank(); ++d)
-      if (type.isDynamicDim(d))
+      if (type.isDynamicDim(d) && !checked)
         assertSameSize(b, loc, op,
                        getValueOrCreateConstantIndexOp(b, loc, inner[d]),
                        tensor::DimOp::create(b, loc, acc, d + 1),
@@ -126,6 +134,134 @@ struct LowerScan : OpRewritePattern<ScanOp> {
                                          strides);
   }
 
+  /// `acc` (a stacked result being filled, `pos` steps written) ready for
+  /// step `pos`'s output `y`: the same buffer while it has room, else one
+  /// of twice the capacity (at least 4) holding the steps so far. Checks
+  /// that `y`'s run-time sizes are those of the steps before it.
+  Value growFor(OpBuilder &b, Location loc, ScanOp op, Value acc, Value y,
+                Value pos, int64_t output) const {
+    auto accType = cast<RankedTensorType>(acc.getType());
+    auto yType = cast<RankedTensorType>(y.getType());
+    SmallVector<OpFoldResult> inner = sizesOf(b, loc, y);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, pos, zero);
+    for (int64_t d = 0; d < yType.getRank(); ++d)
+      if (yType.isDynamicDim(d)) {
+        // (Before the first step the buffer's sizes are placeholders.)
+        Value got = getValueOrCreateConstantIndexOp(b, loc, inner[d]);
+        Value want = arith::SelectOp::create(
+            b, loc, first, got, tensor::DimOp::create(b, loc, acc, d + 1));
+        assertSameSize(b, loc, op, got, want,
+                       "scan output " + Twine(output) +
+                           " changes its size along dimension " + Twine(d) +
+                           " from one step to the next");
+      }
+    Value cap = tensor::DimOp::create(b, loc, acc, 0);
+    Value full =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, pos, cap);
+    auto grow = scf::IfOp::create(
+        b, loc, full,
+        [&](OpBuilder &tb, Location l) {
+          Value twice = arith::MulIOp::create(
+              tb, l, cap, arith::ConstantIndexOp::create(tb, l, 2));
+          Value newCap = arith::MaxSIOp::create(
+              tb, l, twice, arith::ConstantIndexOp::create(tb, l, 4));
+          SmallVector<OpFoldResult> sizes = {newCap};
+          llvm::append_range(sizes, inner);
+          Value fresh =
+              tensor::EmptyOp::create(tb, l, sizes, accType.getElementType());
+          // The steps so far, by the old buffer's sizes (placeholders, not
+          // `y`'s, before the first step, when nothing is kept).
+          SmallVector<OpFoldResult> kept = sizesOf(tb, l, acc);
+          kept[0] = pos;
+          SmallVector<OpFoldResult> offsets(kept.size(), tb.getIndexAttr(0)),
+              strides(kept.size(), tb.getIndexAttr(1));
+          Value old = tensor::ExtractSliceOp::create(tb, l, acc, offsets, kept,
+                                                     strides);
+          Value copied = tensor::InsertSliceOp::create(tb, l, old, fresh,
+                                                       offsets, kept, strides);
+          scf::YieldOp::create(
+              tb, l,
+              ValueRange{
+                  tensor::CastOp::create(tb, l, accType, copied).getResult()});
+        },
+        [&](OpBuilder &eb, Location l) {
+          scf::YieldOp::create(eb, l, ValueRange{acc});
+        });
+    return grow.getResult(0);
+  }
+
+  /// A conditional scan: an scf.while (see the file comment).
+  void lowerConditional(PatternRewriter &rewriter, ScanOp op,
+                        ArrayRef<Value> inits, ArrayRef<Value> seqs,
+                        ArrayRef<Value> invs, Value length) const {
+    Location loc = op.getLoc();
+    size_t numStates = inits.size();
+    auto outputs = op.getScanOutputs();
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    SmallVector<Value> iterArgs = {zero};
+    llvm::append_range(iterArgs, inits);
+    for (Value out : outputs) {
+      auto type = cast<RankedTensorType>(signless(out.getType()));
+      bool staticStep =
+          llvm::none_of(type.getShape().drop_front(), ShapedType::isDynamic);
+      SmallVector<Value> dyn = {length && staticStep ? length : zero};
+      for (int64_t d = 1; d < type.getRank(); ++d)
+        if (type.isDynamicDim(d))
+          dyn.push_back(zero);
+      iterArgs.push_back(tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                                 type.getElementType(), dyn));
+    }
+    SmallVector<Type> types = llvm::map_to_vector(
+        iterArgs, [](Value v) -> Type { return v.getType(); });
+    SmallVector<Location> locs(types.size(), loc);
+    auto loop = scf::WhileOp::create(rewriter, loc, types, iterArgs);
+    {
+      Block *before = rewriter.createBlock(&loop.getBefore(), {}, types, locs);
+      Value pos = before->getArgument(0);
+      Value go = tensor::ExtractOp::create(
+          rewriter, loc, before->getArgument(1), ValueRange{});
+      if (length)
+        go = arith::AndIOp::create(
+            rewriter, loc, go,
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, pos,
+                                  length));
+      scf::ConditionOp::create(rewriter, loc, go, before->getArguments());
+    }
+    {
+      Block *after = rewriter.createBlock(&loop.getAfter(), {}, types, locs);
+      Value iv = after->getArgument(0), pos;
+      ValueRange args = after->getArguments().drop_front();
+      SmallVector<Value> y = step(rewriter, loc, op, iv, length,
+                                  args.take_front(numStates), seqs, invs, pos);
+      SmallVector<Value> next = {arith::AddIOp::create(
+          rewriter, loc, iv, arith::ConstantIndexOp::create(rewriter, loc, 1))};
+      next.append(y.begin(), y.begin() + numStates);
+      for (size_t k = 0; k < outputs.size(); ++k) {
+        Value acc = growFor(rewriter, loc, op, args[numStates + k],
+                            y[numStates + k], pos, k);
+        next.push_back(insertStep(rewriter, loc, op, acc, y[numStates + k], pos,
+                                  k, /*checked=*/true));
+      }
+      scf::YieldOp::create(rewriter, loc, next);
+    }
+    rewriter.setInsertionPointAfter(loop);
+    Value count = loop.getResult(0);
+    SmallVector<Value> results(loop.getResults().slice(1, numStates));
+    for (auto [k, out] : llvm::enumerate(outputs)) {
+      Value acc = loop.getResult(1 + numStates + k);
+      SmallVector<OpFoldResult> sizes = sizesOf(rewriter, loc, acc);
+      sizes[0] = count;
+      SmallVector<OpFoldResult> offsets(sizes.size(), rewriter.getIndexAttr(0)),
+          strides(sizes.size(), rewriter.getIndexAttr(1));
+      results.push_back(tensor::ExtractSliceOp::create(
+          rewriter, loc, cast<RankedTensorType>(signless(out.getType())), acc,
+          offsets, sizes, strides));
+    }
+    replaceFromSignless(rewriter, op, results);
+  }
+
   LogicalResult matchAndRewrite(ScanOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -133,12 +269,18 @@ struct LowerScan : OpRewritePattern<ScanOp> {
     SmallVector<Value> inits = toSignless(rewriter, loc, op.getInits());
     SmallVector<Value> seqs = toSignless(rewriter, loc, op.getSequences());
     SmallVector<Value> invs = toSignless(rewriter, loc, op.getInvariants());
-    Value length = tensor::DimOp::create(rewriter, loc, seqs[0], 0);
+    Value length;
+    if (!seqs.empty())
+      length = tensor::DimOp::create(rewriter, loc, seqs[0], 0);
     for (size_t i = 1; i < seqs.size(); ++i)
       assertSameSize(rewriter, loc, op,
                      tensor::DimOp::create(rewriter, loc, seqs[i], 0), length,
                      "the length of sequence " + Twine(i) +
                          " differs from that of sequence 0 at run time");
+    if (op.getConditional()) {
+      lowerConditional(rewriter, op, inits, seqs, invs, length);
+      return success();
+    }
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
 

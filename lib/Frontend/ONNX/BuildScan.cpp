@@ -6,8 +6,9 @@
 //
 // ONNX ops that loop a number of times known only at run time (recurrent ops
 // over a run-time sequence length, Scan over one, Loop with a run-time trip
-// count) become one tide.scan. Converters build one step with the usual
-// NodeImporter helpers inside the scan's block; what the step reads from
+// count or condition) become one tide.scan (a conditional one for a Loop
+// whose condition is computed at run time). Converters build one step with the
+// usual NodeImporter helpers inside the scan's block; what the step reads from
 // outside becomes an invariant of the scan (the op is isolated from above),
 // constants are copied in. The block's arguments share the run-time sizes of
 // the values they stand for (GraphImporter::dimAliases), so sizes the step
@@ -27,6 +28,7 @@ using namespace mlir::tide::onnx_import;
 
 ScanOp onnx_import::buildScan(
     NodeImporter &n, ValueRange inits, ValueRange sequences, bool reverse,
+    bool conditional,
     function_ref<FailureOr<SmallVector<Value>>(Value, ValueRange, ValueRange)>
         step) {
   if (llvm::any_of(inits, [](Value v) { return !v; }) ||
@@ -115,11 +117,12 @@ ScanOp onnx_import::buildScan(
       use->set(in);
     }
   }
-  // The stacked outputs' leading size: the sequences' static length, if any.
+  // The stacked outputs' leading size: the sequences' static length, if any
+  // (a conditional loop may stop before it).
   int64_t length = ShapedType::kDynamic;
   for (Value seq : sequences)
     if (auto type = cast<RankedTensorType>(seq.getType());
-        !type.isDynamicDim(0))
+        !type.isDynamicDim(0) && !conditional)
       length = type.getDimSize(0);
   SmallVector<Type> resultTypes(inits.getTypes());
   for (Value y : ArrayRef<Value>(yields).drop_front(inits.size())) {
@@ -130,7 +133,8 @@ ScanOp onnx_import::buildScan(
   }
   auto scan =
       ScanOp::create(n.b, n.loc, resultTypes, inits, sequences, invariants,
-                     reverse ? n.b.getUnitAttr() : UnitAttr());
+                     reverse ? n.b.getUnitAttr() : UnitAttr(),
+                     conditional ? n.b.getUnitAttr() : UnitAttr());
   scan.getBody().push_back(body.release());
   if (failed(verify(scan))) {
     scan->erase();

@@ -495,7 +495,7 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
       if (lstm)
         inits.push_back(c);
       ScanOp scan =
-          buildScan(n, inits, ValueRange{xw}, reverse,
+          buildScan(n, inits, ValueRange{xw}, reverse, /*conditional=*/false,
                     [&](Value tArg, ValueRange states,
                         ValueRange slices) -> FailureOr<SmallVector<Value>> {
                       Value hArg = states[0], cArg = lstm ? states[1] : Value();

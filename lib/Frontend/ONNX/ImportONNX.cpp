@@ -596,7 +596,9 @@ FailureOr<HostValues> NodeImporter::requireConstIn(unsigned i,
     if (!v || !seen.insert(v).second)
       continue;
     if (auto arg = dyn_cast<BlockArgument>(v)) {
-      auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+      // (A loop body's block is not in an op yet while it is built.)
+      Operation *owner = arg.getOwner()->getParentOp();
+      auto func = owner ? dyn_cast<func::FuncOp>(owner) : func::FuncOp();
       if (auto name = func ? func.getArgAttrOfType<StringAttr>(
                                  arg.getArgNumber(), "onnx.name")
                            : StringAttr())
@@ -1199,7 +1201,7 @@ LogicalResult importLoopDynamic(
   }
   auto i1 = RankedTensorType::get({}, IntegerType::get(graph.ctx, 1));
   ScanOp scan = buildScan(
-      n, inits, ValueRange{iota}, /*reverse=*/false,
+      n, inits, ValueRange{iota}, /*reverse=*/false, /*conditional=*/false,
       [&](Value, ValueRange states,
           ValueRange slices) -> FailureOr<SmallVector<Value>> {
         SmallVector<Binding> inputs(2);
@@ -1238,6 +1240,151 @@ LogicalResult importLoopDynamic(
   return success();
 }
 
+/// Whether a Loop body's condition output is provably true at every
+/// iteration: its condition input passed on (directly or through Identity)
+/// or a true constant, as exporters write a for loop.
+bool conditionStaysTrue(GraphImporter &graph, const onnx::GraphProto &g) {
+  std::string name = g.output(0).name();
+  for (int hops = 0; hops <= g.node_size(); ++hops) {
+    if (name == g.input(1).name())
+      return true;
+    std::string error;
+    auto isTrue = [&](const onnx::TensorProto &t) {
+      ElementsAttr value = graph.readTensor(t, "a condition", error);
+      auto values = value ? readHostValues(value) : std::nullopt;
+      return values && values->size() == 1 && values->intAt(0) != 0;
+    };
+    for (const onnx::TensorProto &t : g.initializer())
+      if (t.name() == name)
+        return isTrue(t);
+    const onnx::NodeProto *producer = nullptr;
+    for (const onnx::NodeProto &node : g.node())
+      if (llvm::is_contained(node.output(), name))
+        producer = &node;
+    if (!producer)
+      return false;
+    if (producer->op_type() == "Identity" && producer->input_size() == 1) {
+      name = producer->input(0);
+      continue;
+    }
+    if (producer->op_type() == "Constant")
+      for (const onnx::AttributeProto &a : producer->attribute())
+        if (a.name() == "value" && a.has_t())
+          return isTrue(a.t());
+    return false;
+  }
+  return false;
+}
+
+/// A Loop whose condition (or trip count) is known only at run time: one
+/// conditional tide.scan (a while loop) whose condition state is the Loop's
+/// condition and, with a trip count M, that the next iteration number is
+/// below M. The scan outputs stack the iterations that ran.
+LogicalResult importLoopWhile(
+    GraphImporter &graph, NodeImporter &n, const ImportedNode &entry,
+    const onnx::GraphProto &g, int64_t carried,
+    const std::function<LogicalResult(const ImportedNode &)> &importNode) {
+  Type i64 = n.b.getI64Type();
+  // A scalar boolean of `v` (one element, any rank), or reports.
+  auto oneBool = [&](Value v, StringRef what) -> Value {
+    auto type = v ? dyn_cast<RankedTensorType>(v.getType()) : nullptr;
+    if (!type || !type.getElementType().isInteger(1) ||
+        !type.hasStaticShape() || type.getNumElements() != 1) {
+      (void)n.fail(what + " must be one boolean");
+      return {};
+    }
+    return n.reshape(v, {});
+  };
+  Value m;
+  if (n.has(0)) {
+    m = n.in(0);
+    auto mType = m ? dyn_cast<RankedTensorType>(m.getType()) : nullptr;
+    if (!mType || !isa<IntegerType>(mType.getElementType()) ||
+        !mType.hasStaticShape() || mType.getNumElements() != 1)
+      return n.fail("the trip count M must be one integer");
+    m = n.reshape(n.cast(m, i64), {});
+    if (!m)
+      return failure();
+  }
+  Value cond0 = n.has(1) ? oneBool(n.in(1), "the condition")
+                         : n.scalar(n.b.getI1Type(), 1);
+  if (!cond0)
+    return failure();
+  // Whether iteration `next` runs as far as M is concerned.
+  auto belowM = [&](Value next) -> Value {
+    return n.create<CmpOp>(CmpPredicate::lt, next, m);
+  };
+  if (m && !(cond0 = n.create<AndOp>(cond0, belowM(n.scalar(i64, 0)))))
+    return failure();
+  std::string error;
+  readBodyInitializers(graph, g, error);
+  if (!error.empty())
+    return n.fail(error);
+  SmallVector<Value> inits = {cond0};
+  for (int64_t j = 0; j < carried; ++j) {
+    Value v = valueOf(n, lookupBinding(graph, n.node.input(2 + j)));
+    if (!v)
+      return failure();
+    inits.push_back(v);
+  }
+  auto i1 = RankedTensorType::get({}, IntegerType::get(graph.ctx, 1));
+  ScanOp scan = buildScan(
+      n, inits, ValueRange{}, /*reverse=*/false, /*conditional=*/true,
+      [&](Value position, ValueRange states,
+          ValueRange) -> FailureOr<SmallVector<Value>> {
+        // An iteration runs only while the condition holds: its condition
+        // input is true.
+        SmallVector<Binding> inputs(2);
+        inputs[0].value = position;
+        inputs[1].constant = makeDense(i1, {1}, {});
+        for (Value v : states.drop_front()) {
+          Binding b;
+          b.value = v;
+          inputs.push_back(b);
+        }
+        SmallVector<Binding> outputs;
+        if (failed(importBodyOnce(graph, n, entry, g, inputs, outputs,
+                                  importNode)))
+          return failure();
+        Value next = oneBool(valueOf(n, outputs[0]), "the body's condition");
+        if (!next)
+          return failure();
+        if (m) {
+          Value following = n.create<AddOp>(position, n.scalar(i64, 1));
+          if (!following || !(next = n.create<AndOp>(next, belowM(following))))
+            return failure();
+        }
+        SmallVector<Value> ys = {next};
+        for (const Binding &b : ArrayRef<Binding>(outputs).drop_front()) {
+          Value v = valueOf(n, b);
+          if (!v)
+            return failure();
+          ys.push_back(v);
+        }
+        return ys;
+      });
+  if (!scan) {
+    std::string bind;
+    for (unsigned i = 0; i < 2; ++i)
+      if (n.has(i) && graph.graphInputs.count(n.node.input(i)))
+        bind += " --bind-input " + n.node.input(i) + "=FILE";
+    return n.fail(
+        "its trip count or condition is known only at run time, so Tide "
+        "builds one loop whose step is the body, which failed above" +
+        (bind.empty() ? std::string()
+                      : "; binding" + bind +
+                            " makes them known, and Tide unrolls the Loop"));
+  }
+  // The results after the condition: final loop-carried values, then the
+  // stacked scan outputs.
+  for (int64_t k = 0;
+       k + 1 < static_cast<int64_t>(scan.getNumResults()) && k < n.numOutputs();
+       ++k)
+    if (!n.node.output(k).empty())
+      n.setOut(k, scan.getResult(k + 1));
+  return success();
+}
+
 /// A Loop whose trip count and condition are known while importing (trip
 /// count M from a constant, a size or a bound input; the body's condition
 /// output known at every iteration): the body unrolled, its scan outputs
@@ -1261,20 +1408,22 @@ LogicalResult importLoop(
                   " loop-carried values)");
   int64_t scans = g.output_size() - 1 - carried;
   std::optional<int64_t> trips;
-  // A trip count known only at run time: one loop (tide.scan), where the
-  // condition is absent or true and stays true.
-  if (n.has(0) && !n.constIn(0) && n.in(0)) {
-    std::optional<int64_t> cond0 = std::optional<int64_t>(1);
-    if (n.has(1)) {
-      auto c = n.constIn(1);
-      auto values = c ? readHostValues(*c) : std::nullopt;
-      cond0 = values && values->size() == 1
-                  ? std::optional<int64_t>(values->intAt(0))
-                  : std::nullopt;
-    }
-    if (cond0 && *cond0 != 0)
-      return importLoopDynamic(graph, n, entry, g, carried, importNode);
+  // A trip count or an initial condition known only at run time: one loop
+  // (tide.scan), over iota(M) where the condition is absent or true and
+  // stays true, else a while loop.
+  std::optional<int64_t> cond0 = std::optional<int64_t>(1);
+  if (n.has(1)) {
+    auto c = n.constIn(1);
+    auto values = c ? readHostValues(*c) : std::nullopt;
+    cond0 = values && values->size() == 1
+                ? std::optional<int64_t>(values->intAt(0))
+                : std::nullopt;
   }
+  bool runTimeM = n.has(0) && !n.constIn(0) && n.in(0);
+  if (runTimeM && cond0 && *cond0 != 0 && conditionStaysTrue(graph, g))
+    return importLoopDynamic(graph, n, entry, g, carried, importNode);
+  if (runTimeM || !cond0)
+    return importLoopWhile(graph, n, entry, g, carried, importNode);
   if (n.has(0)) {
     auto m = n.requireConstIn(0, "trip count M (Tide unrolls loops)");
     if (failed(m))
@@ -1317,9 +1466,10 @@ LogicalResult importLoop(
       return failure();
     std::optional<int64_t> next = knownScalar(outputs[0]);
     if (!next)
-      return n.fail("the body's condition is computed at run time: Tide "
-                    "unrolls a Loop only when its iterations are known "
-                    "while importing");
+      // The condition is computed at run time: a while loop from the start
+      // (the iterations unrolled so far are unused, and Tide's ops have no
+      // side effects: they are dropped).
+      return importLoopWhile(graph, n, entry, g, carried, importNode);
     cond = *next != 0;
     for (int64_t j = 0; j < carried; ++j)
       state[j] = outputs[1 + j];
@@ -1544,7 +1694,7 @@ LogicalResult importScanLoop(
     inits.push_back(v);
   }
   ScanOp scan =
-      buildScan(n, inits, seqs, reverse,
+      buildScan(n, inits, seqs, reverse, /*conditional=*/false,
                 [&](Value, ValueRange states,
                     ValueRange slices) -> FailureOr<SmallVector<Value>> {
                   SmallVector<Binding> inputs;

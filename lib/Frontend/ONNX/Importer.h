@@ -532,9 +532,11 @@ Value reverseAlong(NodeImporter &n, Value x, int64_t axis);
 /// in the scan's block from the position (tensor<i64>), the states and the
 /// slices, with `n`'s helpers, and returns the new states (of the inits'
 /// types) then the scan outputs. What it reads from outside becomes the
-/// scan's invariants. Null, reported at the node, on an error.
+/// scan's invariants. With `conditional`, the first state is the loop's
+/// condition (a tensor<i1>; the loop runs while it is true). Null, reported
+/// at the node, on an error.
 ScanOp buildScan(NodeImporter &n, ValueRange inits, ValueRange sequences,
-                 bool reverse,
+                 bool reverse, bool conditional,
                  function_ref<FailureOr<SmallVector<Value>>(
                      Value position, ValueRange states, ValueRange slices)>
                      step);

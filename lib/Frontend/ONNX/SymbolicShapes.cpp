@@ -475,8 +475,9 @@ std::string NodeImporter::describeDynamic(const ShapeValue &value) {
     if (d.isDim()) {
       part = "dimension " + std::to_string(d.axis) + " of ";
       auto arg = dyn_cast<BlockArgument>(d.source);
-      auto func = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp())
-                      : func::FuncOp();
+      auto func =
+          arg ? dyn_cast_if_present<func::FuncOp>(arg.getOwner()->getParentOp())
+              : func::FuncOp();
       auto name = func ? func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
                                                            "onnx.name")
                        : StringAttr();

@@ -70,3 +70,73 @@ func.func @unsigned(%x: tensor<?x3xui8>, %z: tensor<3xui8>, %b: tensor<3xui8>) -
   } : tensor<3xui8>, tensor<?x3xui8>
   return %p : tensor<?x3xui8>
 }
+
+// A conditional scan with no sequence (a while loop): an scf.while whose
+// `before` region reads the condition state; the stacked result starts with
+// no capacity and is replaced by one twice as large (at least 4) when full;
+// the result is its first `count` steps.
+// CHECK-LABEL: func.func @doubling(
+// CHECK-SAME: %[[X:.*]]: tensor<4xf32>, %[[L:.*]]: tensor<f32>
+// CHECK: %[[NONE:.*]] = tensor.cast %{{.*}} : tensor<0x4xf32> to tensor<?x4xf32>
+// CHECK: %[[R:.*]]:3 = scf.while (%[[P:.*]] = %c0, %[[C:.*]] = %{{.*}}, %[[V:.*]] = %[[X]], %[[A:.*]] = %[[NONE]])
+// CHECK: %[[GO:.*]] = tensor.extract %[[C]][] : tensor<i1>
+// CHECK: scf.condition(%[[GO]]) %[[P]], %[[V]], %[[A]]
+// CHECK: } do {
+// CHECK: ^bb0(%[[I:.*]]: index, %[[VI:.*]]: tensor<4xf32>, %[[AI:.*]]: tensor<?x4xf32>):
+// CHECK: %[[TWICE:.*]] = linalg.generic {{.*}} ins(%[[VI]], %[[VI]] :
+// CHECK: %[[MORE:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<i1>)
+// CHECK: %[[NEXT:.*]] = arith.addi %[[I]], %c1
+// CHECK: %[[CAP:.*]] = tensor.dim %[[AI]], %c0
+// CHECK: %[[FULL:.*]] = arith.cmpi sge, %[[I]], %[[CAP]]
+// CHECK: %[[GROWN:.*]] = scf.if %[[FULL]] -> (tensor<?x4xf32>) {
+// CHECK: %[[DOUBLE:.*]] = arith.muli %[[CAP]], %c2
+// CHECK: %[[NEWCAP:.*]] = arith.maxsi %[[DOUBLE]], %c4
+// CHECK: %[[FRESH:.*]] = tensor.empty(%[[NEWCAP]]) : tensor<?x4xf32>
+// CHECK: %[[OLD:.*]] = tensor.extract_slice %[[AI]][0, 0] [%[[I]], 4] [1, 1]
+// CHECK: %[[COPY:.*]] = tensor.insert_slice %[[OLD]] into %[[FRESH]][0, 0] [%[[I]], 4] [1, 1]
+// CHECK: scf.yield %[[COPY]]
+// CHECK: } else {
+// CHECK: scf.yield %[[AI]]
+// CHECK: %[[W:.*]] = tensor.insert_slice %[[TWICE]] into %[[GROWN]][%[[I]], 0] [1, 4] [1, 1]
+// CHECK: scf.yield %[[NEXT]], %[[MORE]], %[[TWICE]], %[[W]]
+// CHECK: %[[RAN:.*]] = tensor.extract_slice %[[R]]#2[0, 0] [%[[R]]#0, 4] [1, 1]
+// CHECK: return %[[R]]#1, %[[RAN]]
+func.func @doubling(%x: tensor<4xf32>, %limit: tensor<f32>) -> (tensor<4xf32>, tensor<?x4xf32>) {
+  %true = tide.constant dense<true> : tensor<i1>
+  %go, %y, %all = tide.scan conditional inits(%true, %x : tensor<i1>, tensor<4xf32>) invariants(%limit : tensor<f32>) {
+  ^bb0(%t: tensor<i64>, %c: tensor<i1>, %v: tensor<4xf32>, %l: tensor<f32>):
+    %twice = tide.add %v, %v : tensor<4xf32>, tensor<4xf32>
+    %s = tide.reduce_sum %twice axes = [0] : tensor<4xf32>
+    %more = tide.cmp lt, %s, %l : tensor<f32>, tensor<f32>
+    tide.yield %more, %twice, %twice : tensor<i1>, tensor<4xf32>, tensor<4xf32>
+  } : tensor<i1>, tensor<4xf32>, tensor<?x4xf32>
+  return %y, %all : tensor<4xf32>, tensor<?x4xf32>
+}
+
+// Over a sequence too, with a step of run-time size: the loop also stops at
+// the sequence's end; the step's size is checked against the earlier steps'
+// (not before the first, when the buffer's sizes are placeholders).
+// CHECK-LABEL: func.func @bounded(
+// CHECK-SAME: %[[C:.*]]: tensor<i1>, %[[X:.*]]: tensor<?x?xf32>
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %c0
+// CHECK: scf.while (%[[P:.*]] = %c0, %{{.*}} = %{{.*}})
+// CHECK: %[[GO:.*]] = tensor.extract %[[C]][] : tensor<i1>
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %[[P]], %[[N]]
+// CHECK: %[[BOTH:.*]] = arith.andi %[[GO]], %[[IN]]
+// CHECK: scf.condition(%[[BOTH]])
+// CHECK: } do {
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %c0
+// CHECK: %[[WANT:.*]] = arith.select %[[FIRST]], %[[GOT:.*]], %{{.*}}
+// CHECK: %[[SAME:.*]] = arith.cmpi eq, %[[GOT]], %[[WANT]]
+// CHECK: cf.assert %[[SAME]], "'tide.scan' at {{.*}}: scan output 0 changes its size along dimension 0 from one step to the next"
+// CHECK-NOT: cf.assert
+// CHECK: scf.if
+// CHECK: return
+func.func @bounded(%c: tensor<i1>, %x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %go, %rows = tide.scan conditional inits(%c : tensor<i1>) sequences(%x : tensor<?x?xf32>) {
+  ^bb0(%t: tensor<i64>, %g: tensor<i1>, %r: tensor<?xf32>):
+    %e = tide.exp %r : tensor<?xf32>
+    tide.yield %g, %e : tensor<i1>, tensor<?xf32>
+  } : tensor<i1>, tensor<?x?xf32>
+  return %rows : tensor<?x?xf32>
+}

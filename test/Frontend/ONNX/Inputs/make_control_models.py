@@ -18,8 +18,11 @@ onnx.helper, and the inputs to run them on (MODEL[_TAG]_in<k>.npy):
 - scan_dyn.onnx: scan_rev over a sequence length known only at run time,
   and loop_trips.onnx, a Loop of M iterations with M a graph input (with a
   scan output): one tide.scan each, run at two lengths.
-- loop_runtime_cond.onnx, loop_runtime_trips.onnx, loop_grows.onnx,
-  if_types.onnx: what is refused, each with its message.
+- loop_runtime_cond.onnx, loop_runtime_trips.onnx, loop_while.onnx: Loops
+  whose condition is computed at run time (a constant trip count, a run-time
+  one, none): one conditional tide.scan each, run with inputs that stop them
+  early, late and before the first iteration.
+- loop_grows.onnx, if_types.onnx: what is refused, each with its message.
 
     make_control_models.py OUT_DIR
 """
@@ -192,21 +195,66 @@ x = rng.standard_normal(3).astype(np.float32)
 save_inputs("if_select", "t", [np.array(True), x])
 save_inputs("if_select", "f", [np.array(False), x])
 
-# --- refused ------------------------------------------------------------------
+# --- while loops: conditions computed at run time (a conditional tide.scan) --
+# loop_runtime_cond: a constant trip count 9 and a condition on the loop-carried
+# value (its sum below a graph input); tags: stops after 3 steps, runs all 9,
+# the first condition (a graph input) false, no step.
 body = helper.make_graph(
-    [helper.make_node("ReduceSum", ["v_in"], ["s"], keepdims=0),
-     const("zero", np.array(0, np.float32)),
-     helper.make_node("Greater", ["s", "zero"], ["cond_out"]),
-     helper.make_node("Neg", ["v_in"], ["v_out"])],
+    [helper.make_node("Cast", ["i"], ["fi"], to=F32),
+     const("half", np.float32(1.5)),
+     helper.make_node("Mul", ["v_in", "half"], ["h"]),
+     helper.make_node("Add", ["h", "fi"], ["v_out"]),
+     helper.make_node("ReduceSum", ["v_out"], ["s"], keepdims=0),
+     helper.make_node("Less", ["s", "limit"], ["cond_out"]),
+     helper.make_node("Tanh", ["v_out"], ["y"])],
     "body", [vi("i", I64, []), vi("cond_in", BOOL, []), vi("v_in", F32, [3])],
-    [vi("cond_out", BOOL, []), vi("v_out", F32, [3])])
+    [vi("cond_out", BOOL, []), vi("v_out", F32, [3]), vi("y", F32, [3])])
 save("loop_runtime_cond", helper.make_graph(
-    [const("trips", np.array(4, np.int64)),
-     helper.make_node("Loop", ["trips", "", "x"], ["v"], name="loop", body=body)],
-    "loop_runtime_cond", [vi("x", F32, [3])], [vi("v", F32, [3])]))
+    [const("trips", np.array(9, np.int64)),
+     helper.make_node("Loop", ["trips", "c", "x"], ["v", "ys"], name="loop", body=body)],
+    "loop_runtime_cond", [vi("c", BOOL, []), vi("x", F32, [3]), vi("limit", F32, [])],
+    [vi("v", F32, [3]), vi("ys", F32, ["k", 3])]))
+x = np.float32([0.5, 1.0, 1.5])
+for tag, c, limit in (("stop", True, 20.0), ("all", True, 1e9), ("none", False, 20.0)):
+    save_inputs("loop_runtime_cond", tag, [np.array(c), x, np.array(limit, np.float32)])
+# loop_fixed_trips: the same body and trip count, no condition input (the
+# first iteration is imported for unrolling before the condition is seen to
+# be computed at run time; then the loop is built).
+save("loop_fixed_trips", helper.make_graph(
+    [const("trips", np.array(9, np.int64)),
+     helper.make_node("Loop", ["trips", "", "x"], ["v", "ys"], name="loop", body=body)],
+    "loop_fixed_trips", [vi("x", F32, [3]), vi("limit", F32, [])],
+    [vi("v", F32, [3]), vi("ys", F32, ["k", 3])]))
+save_inputs("loop_fixed_trips", "", [x, np.array(20.0, np.float32)])
+# loop_runtime_trips: the same body, the trip count a graph input as well.
 save("loop_runtime_trips", helper.make_graph(
-    [helper.make_node("Loop", ["n", "", "x"], ["v"], name="loop", body=body)],
-    "loop_runtime_trips", [vi("n", I64, []), vi("x", F32, [3])], [vi("v", F32, [3])]))
+    [helper.make_node("Loop", ["n", "", "x"], ["v", "ys"], name="loop", body=body)],
+    "loop_runtime_trips", [vi("n", I64, []), vi("x", F32, [3]), vi("limit", F32, [])],
+    [vi("v", F32, [3]), vi("ys", F32, ["k", 3])]))
+for tag, trips, limit in (("n2", 2, 1e9), ("n7", 7, 20.0), ("n0", 0, 1e9)):
+    save_inputs("loop_runtime_trips", tag, [np.array(trips, np.int64), x,
+                                            np.array(limit, np.float32)])
+# loop_while: no trip count (a while loop as TorchScript exports one: the
+# condition i + 1 < n), a step of run-time size (the input's length) stacked.
+body = helper.make_graph(
+    [const("one", np.array(1, np.int64)),
+     helper.make_node("Add", ["i", "one"], ["i1"]),
+     helper.make_node("Less", ["i1", "n"], ["cond_out"]),
+     helper.make_node("Cast", ["i1"], ["f1"], to=F32),
+     helper.make_node("Mul", ["x", "f1"], ["y"]),
+     helper.make_node("Add", ["acc_in", "y"], ["acc_out"])],
+    "body", [vi("i", I64, []), vi("cond_in", BOOL, []), vi("acc_in", F32, ["d"])],
+    [vi("cond_out", BOOL, []), vi("acc_out", F32, ["d"]), vi("y", F32, ["d"])])
+save("loop_while", helper.make_graph(
+    [const("go", np.array(True)),
+     helper.make_node("Loop", ["", "go", "x"], ["acc", "ys"], name="loop", body=body)],
+    "loop_while", [vi("n", I64, []), vi("x", F32, ["d"])],
+    [vi("acc", F32, ["d"]), vi("ys", F32, ["k", "d"])]))
+for tag, trips, d in (("n1", 1, 4), ("n6", 6, 5), ("n13", 13, 2)):
+    save_inputs("loop_while", tag, [np.array(trips, np.int64),
+                                     rng.standard_normal(d).astype(np.float32)])
+
+# --- refused ------------------------------------------------------------------
 # A loop-carried value whose shape grows with each iteration, over a trip
 # count known only at run time.
 body = helper.make_graph([helper.make_node("Concat", ["s_in", "s_in"], ["s_out"], axis=0),
