@@ -194,6 +194,7 @@ struct ConvToChannelsLast : OpRewritePattern<ConvOp> {
     // oneDNN reads them in NHWC as well.)
     if (op.getChannelsLast() || op.getType().getRank() != 4 ||
         (gpu && op.getGroups() != 1) ||
+        !op.getWeight().getType().hasStaticShape() ||
         !(gpu ? element.isF16() || element.isBF16() || (f32 && element.isF32())
               : host && element.isF32() &&
                     op.getWeight().getType().hasStaticShape()))

@@ -213,7 +213,7 @@ static Work estimateWork(Operation *op, int64_t dyn) {
     auto weight = cast<ShapedType>(conv.getWeight().getType());
     double window = 1;
     for (int64_t size : weight.getShape().drop_front())
-      window *= size;
+      window *= ShapedType::isDynamic(size) ? dyn : size;
     work.flops = 2 * window * numElements(conv.getType(), dyn);
     return work;
   }

@@ -1026,10 +1026,10 @@ func.func @conv_weight_rank(%x: tensor<1x3x8x8xf32>, %w: tensor<2x3x3xf32>) {
 
 // -----
 
-// The weight's shape is static.
-func.func @conv_dynamic_weight(%x: tensor<1x3x8x8xf32>, %w: tensor<?x3x3x3xf32>) {
-  // expected-error @+1 {{'tide.conv' needs a weight of static shape, got 'tensor<?x3x3x3xf32>'}}
-  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] : tensor<1x3x8x8xf32>, tensor<?x3x3x3xf32>
+// A weight of run-time sizes: ungrouped only.
+func.func @conv_dynamic_weight(%x: tensor<1x4x8x8xf32>, %w: tensor<?x2x3x3xf32>) {
+  // expected-error @+1 {{'tide.conv' with groups or channels last needs a weight of static shape, got 'tensor<?x2x3x3xf32>'}}
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] groups = 2 : tensor<1x4x8x8xf32>, tensor<?x2x3x3xf32>
   return
 }
 

@@ -1508,7 +1508,8 @@ inferWindow(std::optional<Location> loc, StringRef name, RankedTensorType input,
       failed(count("pads (the begin of each spatial dimension, then the end)",
                    pads, 2 * k)))
     return failure();
-  if (llvm::any_of(kernel, [](int64_t v) { return v < 1; }))
+  if (llvm::any_of(
+          kernel, [](int64_t v) { return !ShapedType::isDynamic(v) && v < 1; }))
     return emitOptionalError(loc, "'tide.", name,
                              "' kernel sizes must be positive, got ",
                              listString(kernel));
@@ -1526,6 +1527,12 @@ inferWindow(std::optional<Location> loc, StringRef name, RankedTensorType input,
                              listString(pads));
   for (int64_t i = 0; i < k; ++i) {
     int64_t size = input.getDimSize(i + 2);
+    // (A conv's weight may have run-time sizes: the window fits, checked
+    // when it runs.)
+    if (ShapedType::isDynamic(kernel[i])) {
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
     int64_t extent = dilations[i] * (kernel[i] - 1) + 1;
     if (!ShapedType::isDynamic(size) && size + pads[i] + pads[k + i] < extent)
       return emitOptionalError(
@@ -1607,11 +1614,6 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
         last ? ": F, one size per spatial dimension and C / groups), got "
              : ": F, C / groups and one size per spatial dimension), got ",
         given);
-  if (!given.hasStaticShape())
-    return emitOptionalError(loc,
-                             "'tide.conv' needs a weight of static "
-                             "shape, got ",
-                             given);
   auto weight = last ? channelsFirst(given) : given;
   // The default is not filled in yet while parsing.
   IntegerAttr groupsAttr = adaptor.getGroupsAttr();
@@ -1619,9 +1621,16 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
   if (groups < 1)
     return emitOptionalError(loc, "'tide.conv' groups must be positive, got ",
                              groups);
+  // A weight of run-time sizes (checked against the input when the
+  // convolution runs): ungrouped, channels first.
+  if (!given.hasStaticShape() && (groups != 1 || last))
+    return emitOptionalError(loc,
+                             "'tide.conv' with groups or channels last needs "
+                             "a weight of static shape, got ",
+                             given);
   int64_t channels = input.getDimSize(1), filters = weight.getDimSize(0),
           perGroup = weight.getDimSize(1);
-  if (!ShapedType::isDynamic(channels)) {
+  if (!ShapedType::isDynamic(channels) && !ShapedType::isDynamic(perGroup)) {
     if (channels % groups != 0)
       return emitOptionalError(loc, "'tide.conv' input channels (", channels,
                                ") are not a multiple of groups (", groups, ")");
@@ -1630,13 +1639,13 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
                                " input channels per group, but the input's ",
                                channels, " channels in ", groups,
                                " groups make ", channels / groups);
-  } else if (groups != 1) {
+  } else if (groups != 1 && ShapedType::isDynamic(channels)) {
     return emitOptionalError(loc,
                              "'tide.conv' with groups needs a static "
                              "number of input channels, got ",
                              input);
   }
-  if (filters % groups != 0)
+  if (!ShapedType::isDynamic(filters) && filters % groups != 0)
     return emitOptionalError(loc, "'tide.conv' output channels (", filters,
                              ") are not a multiple of groups (", groups, ")");
   SmallVector<int64_t> shape = {input.getDimSize(0), filters};

@@ -989,11 +989,17 @@ def Tide_ConvOp : Tide_Op<"conv", [Tide_InferTypeOpAdaptor,
     added after (ONNX's order: `[begin_1, ..., begin_k, end_1, ..., end_k]`).
     The channels are split into `groups` groups (C and F are multiples of
     `groups`); output channel `f` reads the input channels of its group only.
-    `groups == C` is a depthwise convolution. The weight's shape must be
-    static; N and the spatial sizes may be dynamic (a spatial size known only
-    at run time gives a result size computed at run time, 0 where the window
-    is larger than the padded input). f16 and bf16 products accumulate in f32
-    and are rounded once.
+    `groups == C` is a depthwise convolution. N and the spatial sizes may be
+    dynamic (a spatial size known only at run time gives a result size
+    computed at run time, 0 where the window is larger than the padded
+    input). The weight's sizes may be dynamic too when `groups` is 1 and the
+    layout channels-first (a weight that is an argument or computed, ONNX's
+    Conv of a weight of run-time shape): the result's channels and spatial
+    sizes then come from it at run time, and what a static weight has checked
+    while compiling is checked when the convolution runs (its channels are
+    the input's, each kernel size is positive, each window fits the padded
+    input). Such a convolution is one generic loop nest, not a library call.
+    f16 and bf16 products accumulate in f32 and are rounded once.
 
     With `channels_last` the channels are the last dimension instead
     (NHWC): `input` is `(N, D1, ..., Dk, C)`, `weight` is

@@ -61,7 +61,9 @@ namespace {
 /// without slicing into an empty dimension).
 bool isCpuBlasConv(ConvOp op) {
   DeviceAttr device = getDevice(op);
-  if ((device && device.isGPU()) || op.getChannelsLast())
+  // (A weight of run-time sizes takes the generic lowering.)
+  if ((device && device.isGPU()) || op.getChannelsLast() ||
+      !op.getWeight().getType().hasStaticShape())
     return false;
   for (Value v : {op.getInput(), op.getWeight(), op.getResult()})
     if (llvm::is_contained(cast<RankedTensorType>(v.getType()).getShape(), 0))

@@ -1568,6 +1568,74 @@ LogicalResult decomposeChannelsLastConv(PatternRewriter &rewriter, ConvOp op) {
 /// weight[[g,] f, c, k_i], accumulating into a zero fill. With groups the
 /// channels are split into (groups, channels per group) by expand_shape, and
 /// the result collapsed back. f16/bf16 accumulate in f32 and are rounded once.
+/// The result sizes of an (ungrouped, channels-first) conv whose weight has
+/// run-time sizes, with the checks static sizes would have had while
+/// compiling: the weight's channels are the input's, each kernel size is
+/// positive and each window fits the padded input.
+SmallVector<OpFoldResult> runTimeWeightSizes(OpBuilder &b, Location loc,
+                                             ConvOp op) {
+  auto type = op.getType();
+  Value input = op.getInput(), weight = op.getWeight();
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto wType = cast<RankedTensorType>(weight.getType());
+  int64_t k = type.getRank() - 2;
+  auto idx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto size = [&](Value v, RankedTensorType t, int64_t d) -> Value {
+    return t.isDynamicDim(d) ? tensor::DimOp::create(b, loc, v, d).getResult()
+                             : idx(t.getDimSize(d));
+  };
+  if (inType.isDynamicDim(1) || wType.isDynamicDim(1))
+    assertSameSize(b, loc, op, size(weight, wType, 1), size(input, inType, 1),
+                   "the weight's input channels (dimension 1) are not the "
+                   "input's channels");
+  SmallVector<OpFoldResult> sizes = {
+      type.isDynamicDim(0) ? OpFoldResult(size(input, inType, 0))
+                           : OpFoldResult(b.getIndexAttr(type.getDimSize(0))),
+      type.isDynamicDim(1) ? OpFoldResult(size(weight, wType, 0))
+                           : OpFoldResult(b.getIndexAttr(type.getDimSize(1)))};
+  ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations(),
+                    pads = op.getPads();
+  for (int64_t i = 0; i < k; ++i) {
+    if (!type.isDynamicDim(2 + i)) {
+      sizes.push_back(b.getIndexAttr(type.getDimSize(2 + i)));
+      continue;
+    }
+    Value kernel = size(weight, wType, 2 + i);
+    if (wType.isDynamicDim(2 + i))
+      assertThat(b, loc, op,
+                 arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                       kernel, idx(1)),
+                 "the weight's kernel size along spatial dimension " +
+                     Twine(i) + " is 0");
+    // extent = dilation * (kernel - 1) + 1; span = size + pads - extent.
+    Value extent = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc,
+                              arith::SubIOp::create(b, loc, kernel, idx(1)),
+                              idx(dilations[i])),
+        idx(1));
+    Value span = arith::SubIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, size(input, inType, 2 + i),
+                              idx(pads[i] + pads[k + i])),
+        extent);
+    assertThat(
+        b, loc, op,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, span, idx(0)),
+        "the window is larger than the padded input in spatial "
+        "dimension " +
+            Twine(i));
+    sizes.push_back(arith::AddIOp::create(
+                        b, loc,
+                        arith::DivUIOp::create(b, loc, span, idx(strides[i])),
+                        idx(1))
+                        .getResult());
+  }
+  return sizes;
+}
+
 struct LowerConv : OpRewritePattern<ConvOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvOp op,
@@ -1645,10 +1713,13 @@ LogicalResult to_linalg::lowerConv(PatternRewriter &rewriter, ConvOp op,
     SmallVector<utils::IteratorType> iterators(lead + k,
                                                utils::IteratorType::parallel);
     iterators.append(k + 1, utils::IteratorType::reduction);
-    SmallVector<OpFoldResult> sizes = windowResultSizes(
-        rewriter, loc, op.getInput(), type.getShape(), /*firstSpatial=*/2,
-        weightType.getShape().drop_front(2), strides, dilations, pads,
-        /*ceilMode=*/false);
+    SmallVector<OpFoldResult> sizes =
+        weightType.hasStaticShape()
+            ? windowResultSizes(rewriter, loc, op.getInput(), type.getShape(),
+                                /*firstSpatial=*/2,
+                                weightType.getShape().drop_front(2), strides,
+                                dilations, pads, /*ceilMode=*/false)
+            : runTimeWeightSizes(rewriter, loc, op);
     if (grouped) {
       // (N, F, ...) -> (N, G, F/G, ...).
       sizes[1] = rewriter.getIndexAttr(type.getDimSize(1) / groups);

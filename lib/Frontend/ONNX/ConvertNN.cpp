@@ -193,14 +193,34 @@ LogicalResult convertConv(NodeImporter &n) {
                   "; the input has rank " + Twine(input.getRank()));
   Window w;
   w.kernel = Shape(weightType.getShape().drop_front(2));
-  if (std::optional<Shape> kernel = n.attrInts("kernel_shape");
-      kernel && *kernel != w.kernel)
-    return n.fail("kernel_shape does not match the weight's spatial sizes");
+  if (std::optional<Shape> kernel = n.attrInts("kernel_shape")) {
+    if (kernel->size() != w.kernel.size())
+      return n.fail("kernel_shape does not match the weight's spatial sizes");
+    for (auto [given, size] : llvm::zip(*kernel, w.kernel))
+      if (!ShapedType::isDynamic(size) && given != size)
+        return n.fail("kernel_shape does not match the weight's spatial "
+                      "sizes");
+  }
+  int64_t groups = n.attrInt("group", 1);
+  // A weight of run-time shape (a graph input or a computed tensor): one
+  // convolution whose sizes are checked when it runs.
+  if (!weightType.hasStaticShape()) {
+    if (groups != 1)
+      return n.fail("a grouped convolution needs a weight of static shape; "
+                    "this one's is known only at run time (bind it with "
+                    "--bind-shape)");
+    std::string autoPad = n.attrString("auto_pad", "NOTSET");
+    if ((autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") &&
+        llvm::any_of(w.kernel, ShapedType::isDynamic))
+      return n.fail("auto_pad " + autoPad +
+                    " pads by the kernel's sizes, and the weight's are "
+                    "known only at run time (bind its shape with "
+                    "--bind-shape)");
+  }
   if (failed(readWindow(n, input, w, /*sameAtRunTime=*/true)))
     return failure();
   if (!(x = padSameAtRunTime(n, x, w, 0.0)))
     return failure();
-  int64_t groups = n.attrInt("group", 1);
   // A grouped convolution's channel count is the weight's per group times
   // the groups: a run-time count is taken as that (tide.conv splits static
   // channels into groups).

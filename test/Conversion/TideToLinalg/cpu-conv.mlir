@@ -167,3 +167,24 @@ func.func @channels_last_cpu(%x: tensor<1x7x8x64xf64>, %w: tensor<32x1x1x64xf64>
   %0 = tide.conv %x, %w strides = [1, 1] dilations = [1, 1] pads = [0, 0, 0, 0] channels_last : tensor<1x7x8x64xf64>, tensor<32x1x1x64xf64>
   return %0 : tensor<1x7x8x32xf64>
 }
+
+// A weight of run-time sizes: neither oneDNN nor the GEMMs (they size their
+// buffers and calls by the weight) but the generic loop nest, its result's
+// sizes computed from the weight's, after the checks a static weight has
+// while compiling.
+// CHECK-LABEL: func.func @runtime_weight(
+// CHECK-SAME: %[[X:.*]]: tensor<1x3x8x8xf32>, %[[W:.*]]: tensor<?x?x?x3xf32>)
+// CHECK: cf.assert %{{.*}}, "'tide.conv' at {{.*}}: the weight's input channels (dimension 1) are not the input's channels"
+// CHECK: %[[F:.*]] = tensor.dim %[[W]], %{{.*}} : tensor<?x?x?x3xf32>
+// CHECK: %[[KH:.*]] = tensor.dim %[[W]], %{{.*}} : tensor<?x?x?x3xf32>
+// CHECK: cf.assert %{{.*}}, "'tide.conv' at {{.*}}: the weight's kernel size along spatial dimension 0 is 0"
+// CHECK: cf.assert %{{.*}}, "'tide.conv' at {{.*}}: the window is larger than the padded input in spatial dimension 0"
+// CHECK: %[[OH:.*]] = arith.addi
+// CHECK: tensor.empty(%[[F]], %[[OH]]) : tensor<1x?x?x7xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<1x3x9x9xf32>, tensor<?x?x?x3xf32>) outs(%{{.*}} : tensor<1x?x?x7xf32>)
+// CHECK-NOT: linalg.matmul
+// CHECK: return
+func.func @runtime_weight(%x: tensor<1x3x8x8xf32>, %w: tensor<?x?x?x3xf32>) -> tensor<1x?x?x7xf32> {
+  %0 = tide.conv %x, %w strides = [2, 1] dilations = [1, 1] pads = [1, 1, 0, 0] : tensor<1x3x8x8xf32>, tensor<?x?x?x3xf32>
+  return %0 : tensor<1x?x?x7xf32>
+}

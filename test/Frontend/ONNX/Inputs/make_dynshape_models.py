@@ -500,3 +500,38 @@ g.op("Cast", [ne], "y", to=TensorProto.INT64)
 g.save("not_equal_dims.onnx", [vi("x", F32, ["n", "m"])], [vi("y", TensorProto.INT64, [])], 17)
 save_inputs("not_equal_dims", "same", [np.zeros((3, 3), np.float32)])
 save_inputs("not_equal_dims", "diff", [np.zeros((3, 4), np.float32)])
+
+# --- conv_weight_dyn: a Conv whose weight (and bias) are graph inputs of
+# run-time shape (filters, channels and kernel sizes), with pads, strides and
+# dilations; tags: three shapes (a 1x1 kernel among them). conv1d_weight_dyn:
+# 1-D, no bias. conv_weight_bad: the same model with a weight whose channels
+# are not the input's, a kernel larger than the padded input, a kernel of
+# size 0: errors of the call.
+g = Graph()
+g.op("Conv", ["x", "w", "b"], "y", pads=[1, 0, 2, 1], strides=[2, 1], dilations=[1, 2])
+g.save("conv_weight_dyn.onnx", [vi("x", F32, ["N", "C", "H", "W"]), vi("w", F32, ["F", "C", "KH", "KW"]),
+                                vi("b", F32, ["F"])], [vi("y", F32, ["N", "F", "OH", "OW"])], 17)
+for tag, (n, c, h, w, f, kh, kw) in {"a": (2, 3, 9, 8, 4, 3, 2), "b": (1, 2, 5, 5, 1, 1, 1),
+                                    "c": (1, 1, 4, 6, 3, 5, 3)}.items():
+    save_inputs("conv_weight_dyn", tag, [rng.standard_normal((n, c, h, w)).astype(np.float32),
+                                         rng.standard_normal((f, c, kh, kw)).astype(np.float32),
+                                         rng.standard_normal(f).astype(np.float32)])
+x1 = np.ones((1, 3, 4, 4), np.float32)
+for tag, wshape in {"chan": (2, 2, 3, 3), "big": (2, 3, 9, 3), "zero": (2, 3, 0, 3)}.items():
+    save_inputs("conv_weight_bad", tag, [x1, np.ones(wshape, np.float32), np.ones(2, np.float32)])
+g = Graph()
+g.op("Conv", ["x", "w"], "y")
+g.save("conv1d_weight_dyn.onnx", [vi("x", F32, [2, 3, 10]), vi("w", F32, ["F", 3, "K"])],
+       [vi("y", F32, [2, "F", "O"])], 17)
+for tag, (f, k) in {"f5": (5, 3), "k10": (1, 10)}.items():
+    save_inputs("conv1d_weight_dyn", tag, [rng.standard_normal((2, 3, 10)).astype(np.float32),
+                                           rng.standard_normal((f, 3, k)).astype(np.float32)])
+# Refused: grouped with a weight of run-time shape; auto_pad SAME over one.
+g = Graph()
+g.op("Conv", ["x", "w"], "y", group=2)
+g.save("conv_weight_dyn_group.onnx", [vi("x", F32, [1, 4, 8, 8]), vi("w", F32, ["F", 2, 3, 3])],
+       [vi("y", F32, [1, "F", 6, 6])], 17)
+g = Graph()
+g.op("Conv", ["x", "w"], "y", auto_pad="SAME_UPPER")
+g.save("conv_weight_dyn_same.onnx", [vi("x", F32, [1, 4, 8, 8]), vi("w", F32, [2, 4, "K", "K"])],
+       [vi("y", F32, [1, 2, 8, 8])], 17)
