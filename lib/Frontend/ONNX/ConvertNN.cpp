@@ -2186,7 +2186,7 @@ LogicalResult convertLpPool(NodeImporter &n) {
                   " entries; the input has " + Twine(k) +
                   " spatial dimensions");
   w.kernel = *kernel;
-  if (failed(readWindow(n, input, w)))
+  if (failed(readWindow(n, input, w, /*sameAtRunTime=*/true)))
     return failure();
   if (n.attrInt("ceil_mode", 0) != 0) {
     for (int64_t i = 0; i < k; ++i) {
@@ -2214,7 +2214,11 @@ LogicalResult convertLpPool(NodeImporter &n) {
   Type elem = input.getElementType();
   Value weight = n.constant(DenseElementsAttr::get(
       RankedTensorType::get(ones, elem), FloatAttr::get(elem, 1.0).getValue()));
+  // (auto_pad SAME over a run-time size with a stride above 1: zeros, which
+  // add nothing to the sum of powers, padded first.)
   Value x = lpPower(n, n.in(0), p);
+  if (x)
+    x = padSameAtRunTime(n, x, w, 0.0);
   if (!x || !weight)
     return failure();
   SmallVector<SymDim> dims = n.dimsOf(x);

@@ -66,6 +66,10 @@ results = [
           kernel_shape=[2, 2], strides=[2, 2]),
     check("lp2_dilated_ceil", "LpPool", f32(1, 2, 9, 8), opset=18, kernel_shape=[2, 3],
           dilations=[2, 1], strides=[2, 2], ceil_mode=1),
+    # auto_pad SAME with a stride above 1 over run-time spatial sizes (and
+    # channels): the padding computed when it runs.
+    check("lp2_same_lower_dyn", "LpPool", f32(1, 2, 7, 9), shape=["N", "C", "H", "W"],
+          batches=(1, 2), kernel_shape=[3, 2], strides=[2, 3], auto_pad="SAME_LOWER"),
     check("global_lp2", "GlobalLpPool", f32(2, 3, 5, 4)),
     check("global_lp3_1d", "GlobalLpPool", f32(2, 3, 9), p=3),
 ]
