@@ -1166,6 +1166,52 @@ void readBodyInitializers(GraphImporter &graph, const onnx::GraphProto &g,
   }
 }
 
+/// The initial loop-carried values of a Loop run as one tide.scan, each
+/// with the sizes that its body declares may change made dynamic (a tensor
+/// that grows by a concatenation per iteration, which exporters declare with
+/// a symbolic or unknown size in the body's input or output): a loop's
+/// states keep one type, so such a value is carried as a tensor of run-time
+/// size from the start. Sizes the body does not declare stay as they are.
+FailureOr<SmallVector<Value>> loopInits(GraphImporter &graph, NodeImporter &n,
+                                        const onnx::GraphProto &g,
+                                        int64_t carried) {
+  SmallVector<Value> inits;
+  for (int64_t j = 0; j < carried; ++j) {
+    Value v = valueOf(n, lookupBinding(graph, n.node.input(2 + j)));
+    if (!v)
+      return failure();
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    bool changed = false;
+    auto widen = [&](const onnx::ValueInfoProto &info) {
+      if (!info.type().tensor_type().has_shape())
+        return;
+      const auto &dims = info.type().tensor_type().shape().dim();
+      if (dims.size() != type.getRank())
+        return;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        if (!ShapedType::isDynamic(shape[d]) &&
+            (!dims[d].has_dim_value() || dims[d].dim_value() != shape[d])) {
+          shape[d] = ShapedType::kDynamic;
+          changed = true;
+        }
+    };
+    widen(g.input(2 + j));
+    if (g.output_size() > 1 + j)
+      widen(g.output(1 + j));
+    if (changed) {
+      auto wide = type.clone(shape);
+      v = wide.getNumDynamicDims() <= 1
+              ? n.make<ReshapeOp>(wide, v)
+              : n.make<ReshapeOp>(wide, v, n.shapeOperand(n.dimsOf(v)));
+      if (!v)
+        return failure();
+    }
+    inits.push_back(v);
+  }
+  return inits;
+}
+
 /// A Loop whose trip count M is known only at run time (its condition
 /// absent or true, and true after every iteration): one tide.scan over
 /// iota(M), whose slice is the iteration number.
@@ -1192,13 +1238,10 @@ LogicalResult importLoopDynamic(
   readBodyInitializers(graph, g, error);
   if (!error.empty())
     return n.fail(error);
-  SmallVector<Value> inits;
-  for (int64_t j = 0; j < carried; ++j) {
-    Value v = valueOf(n, lookupBinding(graph, n.node.input(2 + j)));
-    if (!v)
-      return failure();
-    inits.push_back(v);
-  }
+  FailureOr<SmallVector<Value>> carriedInits = loopInits(graph, n, g, carried);
+  if (failed(carriedInits))
+    return failure();
+  SmallVector<Value> inits = std::move(*carriedInits);
   auto i1 = RankedTensorType::get({}, IntegerType::get(graph.ctx, 1));
   ScanOp scan = buildScan(
       n, inits, ValueRange{iota}, /*reverse=*/false, /*conditional=*/false,
@@ -1320,13 +1363,11 @@ LogicalResult importLoopWhile(
   readBodyInitializers(graph, g, error);
   if (!error.empty())
     return n.fail(error);
+  FailureOr<SmallVector<Value>> carriedInits = loopInits(graph, n, g, carried);
+  if (failed(carriedInits))
+    return failure();
   SmallVector<Value> inits = {cond0};
-  for (int64_t j = 0; j < carried; ++j) {
-    Value v = valueOf(n, lookupBinding(graph, n.node.input(2 + j)));
-    if (!v)
-      return failure();
-    inits.push_back(v);
-  }
+  llvm::append_range(inits, *carriedInits);
   auto i1 = RankedTensorType::get({}, IntegerType::get(graph.ctx, 1));
   ScanOp scan = buildScan(
       n, inits, ValueRange{}, /*reverse=*/false, /*conditional=*/true,

@@ -22,7 +22,10 @@ onnx.helper, and the inputs to run them on (MODEL[_TAG]_in<k>.npy):
   whose condition is computed at run time (a constant trip count, a run-time
   one, none): one conditional tide.scan each, run with inputs that stop them
   early, late and before the first iteration.
-- loop_grows.onnx, if_types.onnx: what is refused, each with its message.
+- loop_grows.onnx: a loop-carried value that doubles every iteration (its
+  size declared symbolic in the body), run with 0 and 3 iterations.
+- loop_grows_static.onnx, if_types.onnx: what is refused, each with its
+  message.
 
     make_control_models.py OUT_DIR
 """
@@ -256,7 +259,8 @@ for tag, trips, d in (("n1", 1, 4), ("n6", 6, 5), ("n13", 13, 2)):
 
 # --- refused ------------------------------------------------------------------
 # A loop-carried value whose shape grows with each iteration, over a trip
-# count known only at run time.
+# count known only at run time: carried as a tensor of run-time size, since
+# the body declares the size symbolic.
 body = helper.make_graph([helper.make_node("Concat", ["s_in", "s_in"], ["s_out"], axis=0),
                           helper.make_node("Identity", ["cond_in"], ["cond_out"])], "body",
                          [vi("i", I64, []), vi("cond_in", BOOL, []), vi("s_in", F32, ["d"])],
@@ -264,6 +268,16 @@ body = helper.make_graph([helper.make_node("Concat", ["s_in", "s_in"], ["s_out"]
 save("loop_grows", helper.make_graph(
     [helper.make_node("Loop", ["n", "", "x"], ["v"], name="loop", body=body)],
     "loop_grows", [vi("n", I64, []), vi("x", F32, [2])], [vi("v", F32, ["k"])]))
+for trips in (0, 3):
+    save_inputs("loop_grows", "n%d" % trips, [np.array(trips, np.int64), np.float32([1, 2])])
+# The same body declaring a size that does not change: refused.
+body = helper.make_graph([helper.make_node("Concat", ["s_in", "s_in"], ["s_out"], axis=0),
+                          helper.make_node("Identity", ["cond_in"], ["cond_out"])], "body",
+                         [vi("i", I64, []), vi("cond_in", BOOL, []), vi("s_in", F32, [2])],
+                         [vi("cond_out", BOOL, []), vi("s_out", F32, [2])])
+save("loop_grows_static", helper.make_graph(
+    [helper.make_node("Loop", ["n", "", "x"], ["v"], name="loop", body=body)],
+    "loop_grows_static", [vi("n", I64, []), vi("x", F32, [2])], [vi("v", F32, ["k"])]))
 then_g = helper.make_graph([helper.make_node("Identity", ["x"], ["t"])], "then", [], [vi("t", F32, [3])])
 else_g = helper.make_graph([const("e", np.float32([1, 2]))], "else", [], [vi("e", F32, [2])])
 save("if_types", helper.make_graph(
