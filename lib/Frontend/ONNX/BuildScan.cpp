@@ -75,19 +75,43 @@ ScanOp onnx_import::buildScan(
       (void)n.fail("a loop's step returns fewer values than it has states");
       return {};
     }
-    for (auto [k, init] : llvm::enumerate(inits))
+    for (auto [k, init] : llvm::enumerate(inits)) {
+      // A state the step computes with one size known only at run time
+      // where the state's is static (a slice whose bounds come from the
+      // iteration number, as the body's declared types promise): reshaped
+      // to the state's type, which checks that size when the loop runs.
+      auto got = cast<RankedTensorType>(yields[k].getType());
+      auto want = cast<RankedTensorType>(init.getType());
+      if (got != want && got.getRank() == want.getRank() &&
+          got.getElementType() == want.getElementType() &&
+          want.hasStaticShape()) {
+        int64_t differ = 0;
+        bool compatible = true;
+        for (int64_t d = 0; d < got.getRank(); ++d)
+          if (got.getDimSize(d) != want.getDimSize(d)) {
+            ++differ;
+            compatible &= got.isDynamicDim(d);
+          }
+        if (compatible && differ == 1)
+          if (Value v = n.make<ReshapeOp>(want, yields[k]))
+            yields[k] = v;
+      }
       if (yields[k].getType() != init.getType()) {
-        std::string got, want;
-        llvm::raw_string_ostream(got) << yields[k].getType();
-        llvm::raw_string_ostream(want) << init.getType();
-        (void)n.fail("loop-carried value " + Twine(k) +
-                     " changes its type "
-                     "from " +
-                     want + " to " + got +
+        std::string gotText, wantText;
+        llvm::raw_string_ostream(gotText) << yields[k].getType();
+        llvm::raw_string_ostream(wantText) << init.getType();
+        // (A conditional loop's first state is its condition.)
+        std::string what = conditional && k == 0
+                               ? std::string("the condition")
+                               : "loop-carried value " +
+                                     std::to_string(conditional ? k - 1 : k);
+        (void)n.fail(what + " changes its type from " + wantText + " to " +
+                     gotText +
                      " in an iteration; a loop over a length known only at "
                      "run time carries values of one type");
         return {};
       }
+    }
     YieldOp::create(n.b, n.loc, yields);
   }
   // What the step reads from outside: constants copied in, the rest passed

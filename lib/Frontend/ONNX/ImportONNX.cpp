@@ -1212,6 +1212,19 @@ FailureOr<SmallVector<Value>> loopInits(GraphImporter &graph, NodeImporter &n,
   return inits;
 }
 
+/// The binding of a loop body's iteration number `iter` (a tensor<i64>
+/// computed at run time): the value, and a size computed at run time too, so
+/// that bounds derived from it (a Slice from `iter` to `iter + 1`) are
+/// followed as sizes are.
+Binding iterationBinding(NodeImporter &n, Value iter) {
+  Binding b;
+  b.value = iter;
+  if (Value one = n.reshape(iter, {1}))
+    b.shape =
+        ShapeValue{cast<RankedTensorType>(iter.getType()), {SymDim::expr(one)}};
+  return b;
+}
+
 /// A Loop whose trip count M is known only at run time (its condition
 /// absent or true, and true after every iteration): one tide.scan over
 /// iota(M), whose slice is the iteration number.
@@ -1248,7 +1261,7 @@ LogicalResult importLoopDynamic(
       [&](Value, ValueRange states,
           ValueRange slices) -> FailureOr<SmallVector<Value>> {
         SmallVector<Binding> inputs(2);
-        inputs[0].value = slices[0];
+        inputs[0] = iterationBinding(n, slices[0]);
         inputs[1].constant = makeDense(i1, {1}, {});
         for (Value v : states) {
           Binding b;
@@ -1376,7 +1389,7 @@ LogicalResult importLoopWhile(
         // An iteration runs only while the condition holds: its condition
         // input is true.
         SmallVector<Binding> inputs(2);
-        inputs[0].value = position;
+        inputs[0] = iterationBinding(n, position);
         inputs[1].constant = makeDense(i1, {1}, {});
         for (Value v : states.drop_front()) {
           Binding b;

@@ -22,6 +22,8 @@ onnx.helper, and the inputs to run them on (MODEL[_TAG]_in<k>.npy):
   whose condition is computed at run time (a constant trip count, a run-time
   one, none): one conditional tide.scan each, run with inputs that stop them
   early, late and before the first iteration.
+- loop_slice_iter.onnx: ONNX's test_loop11 with its trip count and
+  condition left to run time (a Slice whose bounds come from iter_num).
 - loop_grows.onnx: a loop-carried value that doubles every iteration (its
   size declared symbolic in the body), run with 0 and 3 iterations.
 - loop_grows_static.onnx, if_types.onnx: what is refused, each with its
@@ -256,6 +258,32 @@ save("loop_while", helper.make_graph(
 for tag, trips, d in (("n1", 1, 4), ("n6", 6, 5), ("n13", 13, 2)):
     save_inputs("loop_while", tag, [np.array(trips, np.int64),
                                      rng.standard_normal(d).astype(np.float32)])
+
+# loop_slice_iter: ONNX's test_loop11 with its trip count and condition graph
+# inputs: the body slices a constant from iter_num to iter_num + 1 (a slice
+# of run-time bounds, clamped: size 1 inside the table, 0 past it) and adds
+# it to a carried value the body declares of size 1; tags: 5 iterations,
+# and 9, past the table (an error of the call; ONNX Runtime fails too).
+body = helper.make_graph(
+    [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+     const("table", np.float32([1, 2, 3, 4, 5])),
+     const("one", np.array(1, np.int64)),
+     helper.make_node("Add", ["i", "one"], ["end"]),
+     const("axes", np.array([0], np.int64)),
+     helper.make_node("Unsqueeze", ["i", "axes"], ["start1"]),
+     helper.make_node("Unsqueeze", ["end", "axes"], ["end1"]),
+     helper.make_node("Slice", ["table", "start1", "end1"], ["piece"]),
+     helper.make_node("Add", ["y_in", "piece"], ["y_out"]),
+     helper.make_node("Identity", ["y_out"], ["scan_out"])],
+    "body", [vi("i", I64, []), vi("cond_in", BOOL, []), vi("y_in", F32, [1])],
+    [vi("cond_out", BOOL, []), vi("y_out", F32, [1]), vi("scan_out", F32, [1])])
+save("loop_slice_iter", helper.make_graph(
+    [helper.make_node("Loop", ["n", "c", "y"], ["res_y", "res_scan"], name="loop", body=body)],
+    "loop_slice_iter", [vi("n", I64, []), vi("c", BOOL, []), vi("y", F32, [1])],
+    [vi("res_y", F32, [1]), vi("res_scan", F32, ["k", 1])]), opset=13)
+for trips in (5, 9):
+    save_inputs("loop_slice_iter", "n%d" % trips,
+                [np.array(trips, np.int64), np.array(True), np.float32([-2])])
 
 # --- refused ------------------------------------------------------------------
 # A loop-carried value whose shape grows with each iteration, over a trip
