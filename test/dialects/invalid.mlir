@@ -381,6 +381,15 @@ func.func @reshape_element_type(%a: tensor<4x5xf32>) {
 
 // -----
 
+// stretch_dynamic needs the sizes to stretch to.
+func.func @broadcast_to_stretch_no_shape(%a: tensor<?x5xf32>) {
+  // expected-error @+1 {{'tide.broadcast_to' op with 'stretch_dynamic' needs the 'shape' operand (the sizes to stretch to)}}
+  %0 = tide.broadcast_to %a stretch_dynamic : tensor<?x5xf32> to tensor<?x5xf32>
+  return
+}
+
+// -----
+
 // broadcast_to cannot drop dimensions.
 func.func @broadcast_to_lower_rank(%a: tensor<4x5xf32>) {
   // expected-error @+1 {{'tide.broadcast_to' op cannot broadcast rank 2 to the lower rank 1}}

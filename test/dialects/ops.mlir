@@ -544,6 +544,14 @@ func.func @broadcast_to(%x: tensor<3xf32>, %y: tensor<1x?xi64>, %z: tensor<?x1xf
   return %0, %1, %2 : tensor<4x3xf32>, tensor<2x5x7xi64>, tensor<?x3xf32>
 }
 
+// broadcast_to stretch_dynamic: dynamic sizes of 1 stretched at run time.
+// CHECK-LABEL: func.func @broadcast_to_stretch(
+// CHECK: tide.broadcast_to %{{.*}}, %{{.*}} stretch_dynamic : tensor<?x4xf32>, tensor<2xi64> to tensor<?x4xf32>
+func.func @broadcast_to_stretch(%x: tensor<?x4xf32>, %s: tensor<2xi64>) -> tensor<?x4xf32> {
+  %0 = tide.broadcast_to %x, %s stretch_dynamic : tensor<?x4xf32>, tensor<2xi64> to tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
 // broadcast_to with sizes known at run time (a rank-0 value made a ?x? tensor,
 // ONNX ConstantOfShape).
 // CHECK-LABEL: func.func @broadcast_to_shape_operand(

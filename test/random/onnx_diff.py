@@ -12,7 +12,9 @@ strides, pads, dilations and groups, the normalizations, Cast, CumSum, TopK,
 Trilu, Einsum, DepthToSpace. Each node is kept only when ONNX Runtime accepts
 the graph with it (ONNX Runtime runs the partial graph after every node, so
 the generator knows every value's shape and contents); some graphs declare
-their inputs' sizes symbolic, so Tide compiles them for run-time sizes.
+their inputs' sizes symbolic, so Tide compiles them for run-time sizes (a
+third of those with a symbol of its own for every size, sizes of 1 too, so
+that which sizes are equal or 1 is known only at run time).
 
 Every graph is imported with tide-import-onnx, compiled with tide-compile,
 run with tide-run, and each output compared with ONNX Runtime's (same dtype
@@ -196,7 +198,11 @@ class Graph:
     def model(self, outputs, symbolic=None):
         def info(name, a, sym):
             shape = list(a.shape)
-            if sym:
+            if sym == "unique":
+                # Every size a symbol of its own, sizes of 1 too: which
+                # sizes are equal, or 1, is known only at run time.
+                shape = ["%s_d%d" % (name, k) for k in range(len(shape))]
+            elif sym:
                 shape = [("s%d" % d) if d > 1 and sym(d) else d for d in shape]
             return helper.make_tensor_value_info(name, ELEM[dt(a)], shape)
 
@@ -1015,6 +1021,10 @@ def generate(seed):
     if r.random() < 0.3:
         chosen = {int(d) for d in r.integers(2, 10, size=3)}
         symbolic = (lambda d: d in chosen) if r.random() < 0.5 else (lambda d: True)
+        # A third of those with a symbol per size (without drawing from the
+        # generator, so that earlier seeds keep their graphs).
+        if (len(g.nodes) + len(g.inputs)) % 3 == 0:
+            symbolic = "unique"
     model = g.model(outs, symbolic=symbolic)
     # inputs not used by any node stay (they are graph inputs of the model)
     used_inputs = [n for n in g.inputs]

@@ -930,6 +930,9 @@ LogicalResult BroadcastToOp::verify() {
     return emitOpError("cannot broadcast rank ")
            << in.getRank() << " to the lower rank " << out.getRank();
   int64_t offset = out.getRank() - in.getRank();
+  if (getStretchDynamic() && !getShape())
+    return emitOpError("with 'stretch_dynamic' needs the 'shape' operand (the "
+                       "sizes to stretch to)");
   if (Value shape = getShape()) {
     if (failed(verifyShapeOperand(*this, shape, out.getRank(), "a shape")))
       return failure();
@@ -959,7 +962,9 @@ LogicalResult BroadcastToOp::verify() {
 }
 
 OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType())
+  // (Stretching, equal types may still stretch a dynamic size of 1.)
+  if (getInput().getType() == getType() &&
+      (!getStretchDynamic() || getType().hasStaticShape()))
     return getInput();
   if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
     if (dense.isSplat() && getType().hasStaticShape())
@@ -974,7 +979,7 @@ struct DropBroadcastShape : OpRewritePattern<BroadcastToOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(BroadcastToOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.getShape())
+    if (!op.getShape() || op.getStretchDynamic())
       return failure();
     auto in = op.getInput().getType();
     auto out = op.getType();

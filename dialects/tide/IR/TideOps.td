@@ -586,17 +586,28 @@ def Tide_BroadcastToOp : Tide_Op<"broadcast_to", [
     read by the host at run time (ONNX `Expand` and `ConstantOfShape` with a
     shape computed from `Shape`).
 
+    With `stretch_dynamic` (and a `shape`), a dynamic input dimension of size
+    1 at run time is stretched too, as NumPy does: the result's size there is
+    the `shape` entry when the input's size is 1, else the input's, and the
+    entry must then be 1 or that size (checked when it runs). ONNX's
+    broadcasting ops use it where importing cannot tell whether a size
+    known only at run time is 1 (two symbolic sizes of different names). It
+    reads its input element by element, not in vectors.
+
     ```mlir
     %b = tide.broadcast_to %x : tensor<3xf32> to tensor<4x3xf32>
     %m = tide.broadcast_to %c, %s : tensor<f32>, tensor<2xi64>
         to tensor<?x?xf32>
+    %n = tide.broadcast_to %y, %t stretch_dynamic
+        : tensor<?x4xf32>, tensor<2xi64> to tensor<?x4xf32>
     ```
   }];
-  let arguments = (ins Tide_Tensor:$input, Optional<Tide_IndexTensor>:$shape);
+  let arguments = (ins Tide_Tensor:$input, Optional<Tide_IndexTensor>:$shape,
+                       UnitAttr:$stretch_dynamic);
   let results = (outs Tide_Tensor:$result);
   let assemblyFormat = [{
-    $input (`,` $shape^)? attr-dict `:` type($input) (`,` type($shape)^)?
-    `to` type($result)
+    $input (`,` $shape^)? (`stretch_dynamic` $stretch_dynamic^)? attr-dict
+    `:` type($input) (`,` type($shape)^)? `to` type($result)
   }];
   let builders = [
     OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$input), [{

@@ -720,6 +720,111 @@ Value scalarCast(OpBuilder &b, Location loc, Value x, Type to,
 // Patterns
 //===----------------------------------------------------------------------===//
 
+/// A broadcast_to with `stretch_dynamic` (see its description): each
+/// dynamic input dimension's size decides at run time whether it is
+/// stretched (size 1) or kept (any other size, which the shape operand's
+/// entry must equal unless it is 1); each element is read at its position in
+/// the input, 0 along a stretched dimension.
+LogicalResult lowerStretchingBroadcast(PatternRewriter &rewriter,
+                                       BroadcastToOp op) {
+  Location loc = op.getLoc();
+  auto resultType = cast<RankedTensorType>(signless(op.getType()));
+  Value input = toSignless(rewriter, loc, op.getInput()).front();
+  auto inType = cast<RankedTensorType>(input.getType());
+  int64_t rank = resultType.getRank(), offset = rank - inType.getRank();
+  auto idx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  SmallVector<Value> dynSizes, stretched(inType.getRank());
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t i = d - offset;
+    Value size;
+    if (i >= 0 && inType.isDynamicDim(i)) {
+      Value in = tensor::DimOp::create(rewriter, loc, input, i);
+      Value want = getShapeEntry(rewriter, loc, op.getShape(), d);
+      stretched[i] = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, in, idx(1));
+      size = arith::SelectOp::create(rewriter, loc, stretched[i], want, in);
+      Value fits = arith::OrIOp::create(
+          rewriter, loc,
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, want,
+                                size),
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, want,
+                                idx(1)));
+      assertThat(rewriter, loc, op, fits,
+                 "the input's size in dimension " + Twine(i) +
+                     " is neither 1 nor the size it is broadcast to");
+      if (!resultType.isDynamicDim(d))
+        assertSameSize(rewriter, loc, op, size, idx(resultType.getDimSize(d)),
+                       "the broadcast size of dimension " + Twine(d) +
+                           " is not the result's");
+    } else if (resultType.isDynamicDim(d)) {
+      size = i >= 0 && inType.getDimSize(i) != 1
+                 ? idx(inType.getDimSize(i))
+                 : getShapeEntry(rewriter, loc, op.getShape(), d);
+    }
+    if (resultType.isDynamicDim(d))
+      dynSizes.push_back(size);
+  }
+  auto copy = [&](OpBuilder &ob, Location ol) -> Value {
+    Value init = tensor::EmptyOp::create(ob, ol, resultType.getShape(),
+                                         resultType.getElementType(), dynSizes);
+    auto generic = linalg::GenericOp::create(
+        ob, ol, TypeRange{resultType}, ValueRange{}, ValueRange{init},
+        ArrayRef<AffineMap>{ob.getMultiDimIdentityMap(rank)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          SmallVector<Value> at;
+          for (int64_t i = 0; i < inType.getRank(); ++i) {
+            Value pos = linalg::IndexOp::create(b, l, i + offset);
+            Value zero = arith::ConstantIndexOp::create(b, l, 0);
+            if (!inType.isDynamicDim(i) && inType.getDimSize(i) == 1)
+              pos = zero;
+            else if (inType.isDynamicDim(i))
+              pos = arith::SelectOp::create(b, l, stretched[i], zero, pos);
+            at.push_back(pos);
+          }
+          linalg::YieldOp::create(
+              b, l, tensor::ExtractOp::create(b, l, input, at).getResult());
+        });
+    return generic.getResult(0);
+  };
+  // (On a GPU always a copy: tide-assign-memory-spaces gives device memory
+  // to the allocations of GPU ops outside regions only.)
+  if (inType != resultType || placedOnGPU(op)) {
+    replaceFromSignless(rewriter, op, copy(rewriter, loc));
+    return success();
+  }
+  // On the host, of one type, the result is the input itself unless a size
+  // of 1 is stretched at run time: only then is there a copy.
+  Value stretch;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!stretched[i])
+      continue;
+    Value grows = arith::AndIOp::create(
+        rewriter, loc, stretched[i],
+        arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::ne,
+            dynSizes[llvm::count_if(resultType.getShape().take_front(i),
+                                    ShapedType::isDynamic)],
+            idx(1)));
+    stretch =
+        stretch
+            ? arith::OrIOp::create(rewriter, loc, stretch, grows).getResult()
+            : grows;
+  }
+  if (!stretch) {
+    replaceFromSignless(rewriter, op, input);
+    return success();
+  }
+  auto branch = scf::IfOp::create(
+      rewriter, loc, stretch,
+      [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, copy(b, l)); },
+      [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, input); });
+  replaceFromSignless(rewriter, op, branch.getResult(0));
+  return success();
+}
+
 struct LowerElementwise : RewritePattern {
   LowerElementwise(MLIRContext *ctx)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
@@ -735,6 +840,9 @@ struct LowerElementwise : RewritePattern {
         family != LoweringFamily::Compare && family != LoweringFamily::Select &&
         family != LoweringFamily::Cast && family != LoweringFamily::Broadcast)
       return failure();
+    if (auto broadcast = dyn_cast<BroadcastToOp>(op);
+        broadcast && broadcast.getStretchDynamic())
+      return lowerStretchingBroadcast(rewriter, broadcast);
     auto resultType =
         cast<RankedTensorType>(signless(op->getResult(0).getType()));
     Location loc = op->getLoc();

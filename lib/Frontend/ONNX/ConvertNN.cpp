@@ -43,6 +43,9 @@ struct Window {
   /// there) but made explicit at run time (padSameAtRunTime).
   SmallVector<bool> sameAtRunTime;
   bool sameUpper = true;
+  /// Kernel sizes known only at run time (a Conv's weight of run-time
+  /// shape), per spatial dimension where `kernel` is dynamic.
+  SmallVector<SymDim> runTimeKernel;
 };
 
 /// Reads `name` (one value per spatial dimension, default `dflt`), or reports.
@@ -92,6 +95,11 @@ LogicalResult readWindow(NodeImporter &n, RankedTensorType input, Window &w,
     int64_t size = input.getDimSize(i + 2);
     if (w.strides[i] < 1)
       return n.fail("strides must be positive");
+    // A kernel size known only at run time: padded by what it reaches.
+    if (ShapedType::isDynamic(w.kernel[i]) && sameAtRunTime) {
+      w.sameAtRunTime[i] = true;
+      continue;
+    }
     // With stride 1 the padding does not depend on the size (the window's
     // extent less one); with larger strides it does.
     if (ShapedType::isDynamic(size) && w.strides[i] != 1 && sameAtRunTime) {
@@ -136,13 +144,20 @@ Value padSameAtRunTime(NodeImporter &n, Value x, const Window &w, double fill) {
     if (!atRunTime)
       continue;
     int64_t axis = i + 2, stride = w.strides[i];
-    int64_t extent = w.dilations[i] * (w.kernel[i] - 1) + 1;
+    SymDim extent =
+        ShapedType::isDynamic(w.kernel[i])
+            ? n.combine("Add",
+                        n.combine("Mul",
+                                  n.combine("Sub", w.runTimeKernel[i], c(1)),
+                                  c(w.dilations[i])),
+                        c(1))
+            : c(w.dilations[i] * (w.kernel[i] - 1) + 1);
     SymDim size = n.dimOf(x, axis);
     SymDim out =
         n.combine("Div", n.combine("Add", size, c(stride - 1)), c(stride));
     SymDim reach = n.combine(
         "Add", n.combine("Mul", n.combine("Sub", out, c(1)), c(stride)),
-        c(extent));
+        extent);
     SymDim total = n.combine("Max", c(0), n.combine("Sub", reach, size));
     SymDim small = n.combine("Div", total, c(2));
     SymDim large = n.combine("Sub", total, small);
@@ -209,13 +224,9 @@ LogicalResult convertConv(NodeImporter &n) {
       return n.fail("a grouped convolution needs a weight of static shape; "
                     "this one's is known only at run time (bind it with "
                     "--bind-shape)");
-    std::string autoPad = n.attrString("auto_pad", "NOTSET");
-    if ((autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") &&
-        llvm::any_of(w.kernel, ShapedType::isDynamic))
-      return n.fail("auto_pad " + autoPad +
-                    " pads by the kernel's sizes, and the weight's are "
-                    "known only at run time (bind its shape with "
-                    "--bind-shape)");
+    // (auto_pad SAME pads by the kernel's run-time sizes.)
+    for (int64_t i = 0; i < k; ++i)
+      w.runTimeKernel.push_back(n.dimOf(weight, i + 2));
   }
   if (failed(readWindow(n, input, w, /*sameAtRunTime=*/true)))
     return failure();

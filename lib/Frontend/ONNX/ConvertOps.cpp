@@ -105,9 +105,72 @@ Value legacyBroadcast(NodeImporter &n, Value lhs, Value rhs) {
   return n.reshape(rhs, shape);
 }
 
+/// The operands of an ONNX broadcasting op, where a size known only at run
+/// time might be 1 against another size (two run-time sizes importing
+/// cannot prove equal, or one against a static size above 1), stretched
+/// there at run time (tide.broadcast_to stretch_dynamic) to the size NumPy's
+/// rule gives: the first operand's unless it is 1, and so on. Tide's
+/// elementwise ops then see operands of one size, as they assume. Operands
+/// whose sizes importing knows equal, or static, are left alone.
+LogicalResult stretchUnitSizes(NodeImporter &n, MutableArrayRef<Value> ops) {
+  int64_t rank = 0;
+  for (Value v : ops) {
+    if (!v)
+      return failure();
+    rank = std::max(rank, rankOf(v));
+  }
+  SmallVector<std::optional<SymDim>> target(rank);
+  bool any = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    SmallVector<SymDim> sizes;
+    bool dynamic = false;
+    for (Value v : ops) {
+      int64_t i = d - (rank - rankOf(v));
+      if (i < 0)
+        continue;
+      SymDim size = n.dimOf(v, i);
+      if (size.isConst(1))
+        continue;
+      dynamic |= !size.isConst();
+      if (!llvm::is_contained(sizes, size))
+        sizes.push_back(size);
+    }
+    if (!dynamic || sizes.size() < 2)
+      continue;
+    SymDim t = sizes.front();
+    for (const SymDim &size : ArrayRef<SymDim>(sizes).drop_front())
+      t = n.select(n.combine("Equal", t, SymDim::constant(1)), size, t);
+    target[d] = t;
+    any = true;
+  }
+  if (!any)
+    return success();
+  for (Value &v : ops) {
+    auto type = cast<RankedTensorType>(v.getType());
+    int64_t offset = rank - type.getRank();
+    SmallVector<SymDim> dims = n.dimsOf(v);
+    bool stretch = false;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      if (target[i + offset] && type.isDynamicDim(i)) {
+        dims[i] = *target[i + offset];
+        stretch = true;
+      }
+    if (!stretch)
+      continue;
+    Value shape = n.shapeOperand(dims);
+    TRY(shape);
+    v = n.make<BroadcastToOp>(type, v, shape, n.b.getUnitAttr());
+    TRY(v);
+  }
+  return success();
+}
+
 template <typename OpTy>
 Value binaryOp(NodeImporter &n, Value a, Value b) {
-  return n.create<OpTy>(a, b);
+  SmallVector<Value> ops = {a, b};
+  if (failed(stretchUnitSizes(n, ops)))
+    return {};
+  return n.create<OpTy>(ops[0], ops[1]);
 }
 
 template <typename OpTy>
@@ -116,7 +179,7 @@ LogicalResult binary(NodeImporter &n) {
     return failure();
   Value lhs = n.in(0);
   Value rhs = legacyBroadcast(n, lhs, n.in(1));
-  return out(n, n.create<OpTy>(lhs, rhs));
+  return out(n, binaryOp<OpTy>(n, lhs, rhs));
 }
 
 /// Sum, Max, Min, Mean: any number of operands, broadcast.
@@ -127,7 +190,7 @@ LogicalResult variadic(NodeImporter &n) {
   Value acc = n.in(0);
   for (unsigned i = 1; i < n.numInputs(); ++i) {
     TRY(n.in(i));
-    acc = n.create<OpTy>(acc, n.in(i));
+    acc = binaryOp<OpTy>(n, acc, n.in(i));
     TRY(acc);
   }
   if (n.opType() == "Mean") {
@@ -142,15 +205,20 @@ template <CmpPredicate P>
 LogicalResult compare(NodeImporter &n) {
   if (failed(n.checkAttrs({"broadcast", "axis"})) || failed(need(n, 2)))
     return failure();
-  Value lhs = n.in(0);
-  Value rhs = legacyBroadcast(n, lhs, n.in(1));
-  return out(n, n.create<CmpOp>(P, lhs, rhs));
+  SmallVector<Value> ops = {n.in(0), Value()};
+  ops[1] = legacyBroadcast(n, ops[0], n.in(1));
+  if (failed(stretchUnitSizes(n, ops)))
+    return failure();
+  return out(n, n.create<CmpOp>(P, ops[0], ops[1]));
 }
 
 LogicalResult convertWhere(NodeImporter &n) {
   if (failed(need(n, 3)))
     return failure();
-  return out(n, n.create<SelectOp>(n.in(0), n.in(1), n.in(2)));
+  SmallVector<Value> ops = {n.in(0), n.in(1), n.in(2)};
+  if (failed(stretchUnitSizes(n, ops)))
+    return failure();
+  return out(n, n.create<SelectOp>(ops[0], ops[1], ops[2]));
 }
 
 LogicalResult convertIdentity(NodeImporter &n) {
@@ -316,9 +384,12 @@ LogicalResult convertPRelu(NodeImporter &n) {
     slope = n.reshape(slope, s);
   }
   Value neg = n.create<CmpOp>(CmpPredicate::lt, x, sc(n, x, 0));
-  Value scaled = n.create<MulOp>(x, slope);
+  Value scaled = binaryOp<MulOp>(n, x, slope);
   TRY(neg && scaled);
-  return out(n, n.create<SelectOp>(neg, scaled, x));
+  SmallVector<Value> ops = {neg, scaled, x};
+  if (failed(stretchUnitSizes(n, ops)))
+    return failure();
+  return out(n, n.create<SelectOp>(ops[0], ops[1], ops[2]));
 }
 
 LogicalResult convertElu(NodeImporter &n) {
@@ -521,7 +592,11 @@ LogicalResult convertClip(NodeImporter &n) {
 LogicalResult convertPow(NodeImporter &n) {
   if (failed(need(n, 2)))
     return failure();
-  Value x = n.in(0), y = legacyBroadcast(n, n.in(0), n.in(1));
+  SmallVector<Value> ops = {n.in(0), Value()};
+  ops[1] = legacyBroadcast(n, n.in(0), n.in(1));
+  if (failed(stretchUnitSizes(n, ops)))
+    return failure();
+  Value x = ops[0], y = ops[1];
   Type t = elemOf(x);
   if (isa<FloatType>(t))
     return out(n, n.create<PowOp>(x, n.cast(y, t)));
@@ -542,9 +617,12 @@ LogicalResult convertMod(NodeImporter &n) {
   if (isa<FloatType>(elemOf(n.in(0))) && !fmod && n.opset < 28)
     return n.fail("Mod of floating-point values needs fmod = 1 (or opset 28, "
                   "which defines fmod = 0 on them)");
+  SmallVector<Value> ops = {n.in(0), n.in(1)};
+  if (failed(stretchUnitSizes(n, ops)))
+    return failure();
   if (fmod)
-    return out(n, n.create<RemOp>(n.in(0), n.in(1)));
-  return out(n, n.create<ModOp>(n.in(0), n.in(1)));
+    return out(n, n.create<RemOp>(ops[0], ops[1]));
+  return out(n, n.create<ModOp>(ops[0], ops[1]));
 }
 
 /// ONNX BitShift: tide.shl / tide.shr (logical on unsigned integers; signed
@@ -626,7 +704,7 @@ LogicalResult convertGemm(NodeImporter &n) {
     Value c = n.in(2);
     if (beta != 1.0)
       TRY(c = n.create<MulOp>(c, sc(n, c, beta)));
-    TRY(y = n.create<AddOp>(y, c));
+    TRY(y = binaryOp<AddOp>(n, y, c));
   }
   return out(n, y);
 }
@@ -1235,11 +1313,43 @@ LogicalResult convertExpand(NodeImporter &n) {
     return failure();
   if (auto symbolic = n.shapeIn(1); symbolic && !symbolic->isConstant()) {
     // NumPy broadcasting of the input's sizes and the shape's, known up to
-    // run-time sizes. A dynamic input dimension has the result's size (Tide
-    // does not stretch a dynamic dimension at run time).
+    // run-time sizes. A dynamic input size that importing cannot tell from
+    // the shape's entry (it may be 1 at run time) is stretched when the
+    // model runs (broadcast_to stretch_dynamic, given the shape's entries
+    // there).
     Value x = n.in(0);
     SmallVector<SymDim> a = n.dimsOf(x), s = symbolic->elems, r;
     size_t rank = std::max(a.size(), s.size());
+    bool stretch = false;
+    for (size_t k = 0; k < rank; ++k) {
+      SymDim p =
+          k + a.size() >= rank ? a[k + a.size() - rank] : SymDim::constant(1);
+      SymDim q =
+          k + s.size() >= rank ? s[k + s.size() - rank] : SymDim::constant(1);
+      stretch |= !p.isConst() && !q.isConst(1) && !(p == q);
+    }
+    if (stretch) {
+      SmallVector<SymDim> entries;
+      for (size_t k = 0; k < rank; ++k) {
+        SymDim p =
+            k + a.size() >= rank ? a[k + a.size() - rank] : SymDim::constant(1);
+        SymDim q =
+            k + s.size() >= rank ? s[k + s.size() - rank] : SymDim::constant(1);
+        if (p.isConst() && q.isConst() && !p.isConst(1) && !q.isConst(1) &&
+            p.value != q.value)
+          return n.fail("shapes do not broadcast: size " +
+                        llvm::Twine(p.value) + " against " +
+                        llvm::Twine(q.value));
+        // The result's size where the input decides it (the shape's entry
+        // 1, or a static input size other than 1), else the entry.
+        entries.push_back(
+            q.isConst(1) || (p.isConst() && !p.isConst(1)) || p == q ? p : q);
+      }
+      Value shape = n.shapeOperand(entries);
+      TRY(shape);
+      return out(n, n.make<BroadcastToOp>(n.typeOf(entries, elemOf(x)), x,
+                                          shape, n.b.getUnitAttr()));
+    }
     for (size_t k = 0; k < rank; ++k) {
       SymDim p =
           k + a.size() >= rank ? a[k + a.size() - rank] : SymDim::constant(1);

@@ -263,6 +263,26 @@ static std::pair<Value, int64_t> findRoot(const DimAliases &dimAliases, Value v,
     case LoweringFamily::Gather:
       moved = alignedDynamic(cast<GatherOp>(op).getIndices()).has_value();
       break;
+    case LoweringFamily::Conv:
+    case LoweringFamily::Pool:
+      // The batch is the input's (dimension 0 in either layout); a conv's
+      // output channels are the weight's filters.
+      if (axis == 0 &&
+          cast<RankedTensorType>(op->getOperand(0).getType()).isDynamicDim(0)) {
+        v = op->getOperand(0);
+        moved = true;
+      } else if (auto conv = dyn_cast<ConvOp>(op);
+                 conv && !conv.getChannelsLast() && axis == 1 &&
+                 conv.getWeight().getType().isDynamicDim(0)) {
+        v = conv.getWeight();
+        axis = 0;
+        moved = true;
+      }
+      break;
+    case LoweringFamily::Scatter:
+      // The result has the data's shape.
+      moved = alignedDynamic(op->getOperand(0)).has_value();
+      break;
     case LoweringFamily::DynamicSlice: {
       auto slice = cast<DynamicSliceOp>(op);
       DenseIntElementsAttr start;

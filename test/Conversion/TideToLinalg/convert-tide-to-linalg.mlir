@@ -597,6 +597,35 @@ func.func @broadcast_to(%x: tensor<3xf32>, %y: tensor<1x?xi64>)
   return %0, %1 : tensor<4x3xf32>, tensor<2x5x7xi64>
 }
 
+// broadcast_to stretch_dynamic: a dynamic input size of 1 is stretched at run
+// time. Its size is the shape entry if the input's is 1, else the input's
+// (the entry checked to be 1 or that size). Of one type, the input itself
+// unless it is stretched; then each element is read at its position, 0 along
+// a stretched dimension.
+// CHECK-LABEL: func.func @broadcast_to_stretch(
+// CHECK-SAME: %[[X:.*]]: tensor<?x4xf32>, %[[S:.*]]: tensor<2xi64>)
+// CHECK: %[[IN:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x4xf32>
+// CHECK: %[[WANT:.*]] = arith.index_cast
+// CHECK: %[[ONE:.*]] = arith.cmpi eq, %[[IN]], %{{.*}} : index
+// CHECK: %[[SIZE:.*]] = arith.select %[[ONE]], %[[WANT]], %[[IN]] : index
+// CHECK: cf.assert %{{.*}}, "'tide.broadcast_to' at {{.*}}: the input's size in dimension 0 is neither 1 nor the size it is broadcast to"
+// CHECK: %[[GROWS:.*]] = arith.cmpi ne, %[[SIZE]], %{{.*}} : index
+// CHECK: %[[STRETCH:.*]] = arith.andi %[[ONE]], %[[GROWS]] : i1
+// CHECK: %[[R:.*]] = scf.if %[[STRETCH]] -> (tensor<?x4xf32>) {
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[SIZE]]) : tensor<?x4xf32>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%[[INIT]] : tensor<?x4xf32>)
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK: %[[ROW:.*]] = arith.select %[[ONE]], %{{.*}}, %[[I]] : index
+// CHECK: %[[J:.*]] = linalg.index 1 : index
+// CHECK: tensor.extract %[[X]][%[[ROW]], %[[J]]] : tensor<?x4xf32>
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[X]] : tensor<?x4xf32>
+// CHECK: return %[[R]]
+func.func @broadcast_to_stretch(%x: tensor<?x4xf32>, %s: tensor<2xi64>) -> tensor<?x4xf32> {
+  %0 = tide.broadcast_to %x, %s stretch_dynamic : tensor<?x4xf32>, tensor<2xi64> to tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//

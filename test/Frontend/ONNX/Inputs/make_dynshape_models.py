@@ -526,12 +526,36 @@ g.save("conv1d_weight_dyn.onnx", [vi("x", F32, [2, 3, 10]), vi("w", F32, ["F", 3
 for tag, (f, k) in {"f5": (5, 3), "k10": (1, 10)}.items():
     save_inputs("conv1d_weight_dyn", tag, [rng.standard_normal((2, 3, 10)).astype(np.float32),
                                            rng.standard_normal((f, 3, k)).astype(np.float32)])
-# Refused: grouped with a weight of run-time shape; auto_pad SAME over one.
+# Refused: grouped with a weight of run-time shape.
 g = Graph()
 g.op("Conv", ["x", "w"], "y", group=2)
 g.save("conv_weight_dyn_group.onnx", [vi("x", F32, [1, 4, 8, 8]), vi("w", F32, ["F", 2, 3, 3])],
        [vi("y", F32, [1, "F", 6, 6])], 17)
+# auto_pad SAME over a weight of run-time kernel sizes, stride 2.
 g = Graph()
-g.op("Conv", ["x", "w"], "y", auto_pad="SAME_UPPER")
-g.save("conv_weight_dyn_same.onnx", [vi("x", F32, [1, 4, 8, 8]), vi("w", F32, [2, 4, "K", "K"])],
-       [vi("y", F32, [1, 2, 8, 8])], 17)
+g.op("Conv", ["x", "w"], "y", auto_pad="SAME_UPPER", strides=[2, 2])
+g.save("conv_weight_dyn_same.onnx", [vi("x", F32, [1, 4, 8, 7]), vi("w", F32, [2, 4, "K", "K"])],
+       [vi("y", F32, [1, 2, 4, 4])], 17)
+for k in (3, 4):
+    save_inputs("conv_weight_dyn_same", "k%d" % k, [rng.standard_normal((1, 4, 8, 7)).astype(np.float32),
+                                                   rng.standard_normal((2, 4, k, k)).astype(np.float32)])
+
+# --- unit_dyn: broadcasting where a size known only at run time is 1: Add and
+# Where over inputs whose sizes all have different symbolic names, so
+# importing cannot tell which are equal; tags: (3, 1) + (1, 4), equal shapes,
+# a size of 1 against a static 4, and sizes that do not broadcast (3 and 2:
+# an error of the call).
+g = Graph()
+g.op("Add", ["x", "y"], "sum")
+g.op("Greater", ["x", "z"], "gt")
+g.op("Where", ["gt", "y", "z"], "picked")
+g.save("unit_dyn.onnx", [vi("x", F32, ["a", "b"]), vi("y", F32, ["c", "d"]), vi("z", F32, ["e", 4])],
+       [vi("sum", F32, ["p", "q"]), vi("gt", TensorProto.BOOL, ["r", 4]),
+        vi("picked", F32, ["s", 4])], 17)
+for tag, (xs, ys, zs) in {"rows": ((3, 1), (1, 4), (1, 4)), "same": ((2, 4), (2, 4), (2, 4)),
+                          "col": ((1, 1), (3, 4), (3, 4))}.items():
+    save_inputs("unit_dyn", tag, [rng.standard_normal(xs).astype(np.float32),
+                                  rng.standard_normal(ys).astype(np.float32),
+                                  rng.standard_normal(zs).astype(np.float32)])
+save_inputs("unit_dyn", "bad", [np.zeros((3, 4), np.float32), np.zeros((2, 4), np.float32),
+                                np.zeros((3, 4), np.float32)])
