@@ -112,12 +112,15 @@ Value legacyBroadcast(NodeImporter &n, Value lhs, Value rhs) {
 /// rule gives: the first operand's unless it is 1, and so on. Tide's
 /// elementwise ops then see operands of one size, as they assume. Operands
 /// whose sizes importing knows equal, or static, are left alone.
-LogicalResult stretchUnitSizes(NodeImporter &n, MutableArrayRef<Value> ops) {
+LogicalResult stretchUnitSizes(NodeImporter &n, MutableArrayRef<Value> ops,
+                               int64_t skip = 0) {
+  // (With `skip`, the last `skip` dimensions of each operand take no part:
+  // a product's matrix dimensions.)
   int64_t rank = 0;
   for (Value v : ops) {
     if (!v)
       return failure();
-    rank = std::max(rank, rankOf(v));
+    rank = std::max(rank, rankOf(v) - skip);
   }
   SmallVector<std::optional<SymDim>> target(rank);
   bool any = false;
@@ -125,7 +128,7 @@ LogicalResult stretchUnitSizes(NodeImporter &n, MutableArrayRef<Value> ops) {
     SmallVector<SymDim> sizes;
     bool dynamic = false;
     for (Value v : ops) {
-      int64_t i = d - (rank - rankOf(v));
+      int64_t i = d - (rank - (rankOf(v) - skip));
       if (i < 0)
         continue;
       SymDim size = n.dimOf(v, i);
@@ -147,10 +150,10 @@ LogicalResult stretchUnitSizes(NodeImporter &n, MutableArrayRef<Value> ops) {
     return success();
   for (Value &v : ops) {
     auto type = cast<RankedTensorType>(v.getType());
-    int64_t offset = rank - type.getRank();
+    int64_t offset = rank - (type.getRank() - skip);
     SmallVector<SymDim> dims = n.dimsOf(v);
     bool stretch = false;
-    for (int64_t i = 0; i < type.getRank(); ++i)
+    for (int64_t i = 0; i < type.getRank() - skip; ++i)
       if (target[i + offset] && type.isDynamicDim(i)) {
         dims[i] = *target[i + offset];
         stretch = true;
@@ -676,7 +679,12 @@ LogicalResult convertMatMul(NodeImporter &n) {
     return failure();
   if (rankOf(n.in(0)) == 0 || rankOf(n.in(1)) == 0)
     return n.fail("MatMul operands must have rank 1 or more");
-  return out(n, matmul(n, n.in(0), n.in(1)));
+  // Batch dimensions broadcast (a run-time size of 1 too); a vector has none.
+  SmallVector<Value> ops = {n.in(0), n.in(1)};
+  if (rankOf(ops[0]) > 2 && rankOf(ops[1]) > 2 &&
+      failed(stretchUnitSizes(n, ops, /*skip=*/2)))
+    return failure();
+  return out(n, matmul(n, ops[0], ops[1]));
 }
 
 Value transpose2D(NodeImporter &n, Value v) {

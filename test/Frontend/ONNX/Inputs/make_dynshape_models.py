@@ -559,3 +559,13 @@ for tag, (xs, ys, zs) in {"rows": ((3, 1), (1, 4), (1, 4)), "same": ((2, 4), (2,
                                   rng.standard_normal(zs).astype(np.float32)])
 save_inputs("unit_dyn", "bad", [np.zeros((3, 4), np.float32), np.zeros((2, 4), np.float32),
                                 np.zeros((3, 4), np.float32)])
+# A batched MatMul whose batch sizes have different symbols: (1, 2, 3) @
+# (4, 3, 5) broadcasts the first operand's batch of 1 at run time.
+g = Graph()
+g.op("MatMul", ["a", "b"], "c")
+g.save("matmul_unit_dyn.onnx", [vi("a", F32, ["p", "m", "k"]), vi("b", F32, ["q", "k2", "n"])],
+       [vi("c", F32, ["r", "m", "n"])], 17)
+save_inputs("matmul_unit_dyn", "one", [rng.standard_normal((1, 2, 3)).astype(np.float32),
+                                       rng.standard_normal((4, 3, 5)).astype(np.float32)])
+save_inputs("matmul_unit_dyn", "same", [rng.standard_normal((4, 2, 3)).astype(np.float32),
+                                        rng.standard_normal((4, 3, 5)).astype(np.float32)])
