@@ -12,6 +12,7 @@
 #include "tide/Transforms/Decompositions.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tide {
@@ -85,10 +86,77 @@ struct DecomposePass : public tide::impl::DecomposePassBase<DecomposePass> {
       } else
         op->emitRemark() << "not decomposed: " << why;
     }
+    if (mode != DecomposeMode::Never)
+      speculate(module, *loaded);
     if (demoteF64)
       demote(module, *loaded);
     if (reducePrecision != ReducedPrecision::None)
       reduce(module, *loaded);
+  }
+
+  /// Whether the ops of `block` can run unconditionally on `gpu`: tide ops
+  /// with a kernel there, no regions, every size static (so no run-time
+  /// check that the branch not taken would fail), yielding `types`.
+  static bool speculatable(Block &block, TypeRange types,
+                           const DeviceSpec &gpu) {
+    auto isStatic = [](Type t) {
+      auto tensor = dyn_cast<RankedTensorType>(t);
+      return tensor && tensor.hasStaticShape();
+    };
+    if (block.getTerminator()->getOperandTypes() != types)
+      return false;
+    for (Operation &op : block.without_terminator())
+      if (!isa<OpFactsInterface>(op) || op.getNumRegions() != 0 ||
+          !llvm::all_of(op.getOperandTypes(), isStatic) ||
+          !llvm::all_of(op.getResultTypes(), isStatic) ||
+          (!isa<ConstantOp>(op) && !hasKernelOn(&op, gpu)))
+        return false;
+    return true;
+  }
+
+  /// A tide.if (a host branch) whose preferred device is a GPU and whose
+  /// regions that GPU can run unconditionally: both regions computed and
+  /// each result selected (tide.select), so that placement can keep the
+  /// work on the GPU. The results are the same (the ops have no effects and
+  /// no run-time checks); the cost is both regions'.
+  void speculate(ModuleOp module, const Target &target) {
+    SmallVector<IfOp> ifs;
+    module->walk([&](IfOp op) {
+      if (isPlaceable(op))
+        ifs.push_back(op);
+    });
+    OpBuilder b(module.getContext());
+    for (IfOp op : ifs) {
+      const DeviceSpec *device = preferredDevice(op, target);
+      if (!device || device->kind != DeviceKind::CUDA ||
+          !speculatable(op.getThenBlock(), op.getResultTypes(), *device) ||
+          !speculatable(op.getElseBlock(), op.getResultTypes(), *device))
+        continue;
+      b.setInsertionPoint(op);
+      SmallVector<Value> yielded[2];
+      for (auto [k, block] : llvm::enumerate(std::array<Block *, 2>{
+               &op.getThenBlock(), &op.getElseBlock()})) {
+        IRMapping map;
+        map.map(block->getArguments(), op.getInvariants());
+        for (Operation &inner : block->without_terminator()) {
+          Operation *copy = b.clone(inner, map);
+          if (!copy->hasAttr(kDecomposedAttrName))
+            copy->setAttr(kDecomposedAttrName, b.getStringAttr("speculate-if"));
+        }
+        for (Value v : block->getTerminator()->getOperands())
+          yielded[k].push_back(map.lookupOrDefault(v));
+      }
+      SmallVector<Value> results;
+      for (auto [type, t, f] :
+           llvm::zip(op.getResultTypes(), yielded[0], yielded[1])) {
+        auto select =
+            SelectOp::create(b, op.getLoc(), type, op.getCond(), t, f);
+        select->setAttr(kDecomposedAttrName, b.getStringAttr("speculate-if"));
+        results.push_back(select);
+      }
+      op->replaceAllUsesWith(results);
+      op->erase();
+    }
   }
 
   /// f32 matmuls and convolutions placed on a GPU read bf16 (f16) operands

@@ -39,30 +39,38 @@ std::string withOrigin(Operation *op, StringRef reason) {
   return reason.str();
 }
 
-/// The ops in a tide.scan's body run where the scan runs (its host loop
-/// calls them): they get its device, and a pin elsewhere is an error.
-LogicalResult placeScanBodies(ModuleOp module) {
+/// The ops in a tide.scan's body or a tide.if's regions run where the scan
+/// or if runs (its host code calls them): they get its device, and a pin
+/// elsewhere is an error.
+LogicalResult placeRegionBodies(ModuleOp module) {
   bool ok = true;
-  module->walk([&](ScanOp scan) {
-    DeviceAttr device = getDevice(scan);
+  module->walk<WalkOrder::PreOrder>([&](Operation *parent) {
+    if (!isa<ScanOp, IfOp>(parent))
+      return;
+    DeviceAttr device = getDevice(parent);
     if (!device)
       return;
-    std::string reason = "inside 'tide.scan' (" + device.str() +
-                         "): a loop's body runs where the loop runs";
-    scan.getBody().walk([&](Operation *op) {
-      if (!isa<OpFactsInterface>(op) || isa<TransferOp>(op))
-        return;
-      if (DeviceAttr pin = getDevice(op); pin && pin != device) {
-        op->emitError() << "'" << op->getName() << "' is pinned to "
-                        << pin.str() << " inside a 'tide.scan' placed on "
-                        << device.str()
-                        << "; a loop's body runs where the loop runs";
-        ok = false;
-        return;
-      }
-      setDevice(op, device);
-      setPlacementReason(op, reason);
-    });
+    std::string what = isa<ScanOp>(parent)
+                           ? "a loop's body runs where the loop runs"
+                           : "a branch runs where its if runs";
+    std::string reason = "inside '" + parent->getName().getStringRef().str() +
+                         "' (" + device.str() + "): " + what;
+    for (Region &region : parent->getRegions())
+      region.walk([&](Operation *op) {
+        // (Ops of a nested scan or if: when the walk reaches it.)
+        if (!isa<OpFactsInterface>(op) || isa<TransferOp>(op) ||
+            op->getParentRegion()->getParentOp() != parent)
+          return;
+        if (DeviceAttr pin = getDevice(op); pin && pin != device) {
+          op->emitError() << "'" << op->getName() << "' is pinned to "
+                          << pin.str() << " inside a '" << parent->getName()
+                          << "' placed on " << device.str() << "; " << what;
+          ok = false;
+          return;
+        }
+        setDevice(op, device);
+        setPlacementReason(op, reason);
+      });
   });
   return success(ok);
 }
@@ -508,7 +516,7 @@ struct PlaceDevicesPass
     }
     if (placer.violations)
       return signalPassFailure();
-    if (failed(placeScanBodies(module)))
+    if (failed(placeRegionBodies(module)))
       return signalPassFailure();
     // Later passes and tide-compile read the target from here.
     module->setAttr(TideDialect::getTargetAttrName(),

@@ -57,10 +57,11 @@ LogicalResult mlir::tide::checkCpuThreads(Location loc, int64_t threads) {
 }
 
 bool mlir::tide::isPlaceable(Operation *op) {
-  // Ops inside a tide.scan run where the scan runs (PlaceDevices gives them
-  // its device); tide.yield has no kernel.
+  // Ops inside a tide.scan or tide.if run where it runs (PlaceDevices gives
+  // them its device); tide.yield has no kernel.
   return isa<TideDialect>(op->getDialect()) && isa<OpFactsInterface>(op) &&
-         !isa<TransferOp>(op) && !op->getParentOfType<ScanOp>();
+         !isa<TransferOp>(op) && !op->getParentOfType<ScanOp>() &&
+         !op->getParentOfType<IfOp>();
 }
 
 DeviceAttr mlir::tide::getValueDevice(Value value) {

@@ -83,8 +83,10 @@ KernelKind mlir::tide::getNativeKernel(DeviceKind kind, StringRef op,
   // into an all-pairs comparison (tide-decompose).
   if (facts->loweringFamily == LoweringFamily::TopK)
     return kind == DeviceKind::CUDA ? KernelKind::None : KernelKind::Codegen;
-  // A scan is a host loop (its body's ops are called once per step).
-  if (facts->loweringFamily == LoweringFamily::Scan)
+  // A scan is a host loop (its body's ops are called once per step), an if
+  // a host branch.
+  if (facts->loweringFamily == LoweringFamily::Scan ||
+      facts->loweringFamily == LoweringFamily::If)
     return kind == DeviceKind::CUDA ? KernelKind::None : KernelKind::Codegen;
   if (facts->loweringFamily == LoweringFamily::Matmul) {
     if (kind == DeviceKind::CUDA)

@@ -37,6 +37,17 @@
 // RUN:   | FileCheck %t/topk.mlir --check-prefix=TOPK-CPU --implicit-check-not=tide.decomposed \
 // RUN:       --implicit-check-not=remark:
 
+// tide.if (a host branch) on a GPU target is speculated where the GPU runs
+// every op of both regions and all sizes are static: both regions computed,
+// each result a select; not on the CPU target, not with mode=never, not
+// when a region has a run-time size (a check the branch not taken could
+// fail), not when the if is pinned to the CPU.
+// RUN: tide-opt %t/if.mlir --tide-decompose=target=h200 | FileCheck %t/if.mlir --check-prefix=IF
+// RUN: tide-opt %t/if.mlir --tide-decompose=target=cpu \
+// RUN:   | FileCheck %t/if.mlir --check-prefix=IF-KEEP --implicit-check-not=tide.decomposed
+// RUN: tide-opt %t/if.mlir --tide-decompose="target=h200 mode=never" \
+// RUN:   | FileCheck %t/if.mlir --check-prefix=IF-KEEP --implicit-check-not=tide.decomposed
+
 // demote-f64 on theano-0.7 (GPU kernels for f32 only).
 // RUN: tide-opt %examples/exp_f64.mlir --tide-decompose="target=theano-0.7 demote-f64=true" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=DEMOTE-EXP
@@ -401,4 +412,81 @@ func.func @top_k_dynamic_k(%x: tensor<2x9xi32>, %k: tensor<1xi64>) -> tensor<2x?
   // expected-remark @+1 {{not decomposed: the axis or k is known only at run time}}
   %i = tide.top_k %x, %k axis = 1 smallest : tensor<2x9xi32>, tensor<1xi64> to tensor<2x?xi64>
   return %i : tensor<2x?xi64>
+}
+
+//--- if.mlir
+
+// IF-LABEL: func.func @speculated(
+// IF-SAME: %[[C:.*]]: tensor<i1>, %[[X:.*]]: tensor<4xf32>
+// IF-NEXT: %[[E:.*]] = tide.exp %[[X]] {tide.decomposed = "speculate-if"}
+// IF-NEXT: %[[K:.*]] = tide.constant {tide.decomposed = "speculate-if"} dense<2.000000e+00>
+// IF-NEXT: %[[M:.*]] = tide.mul %[[X]], %[[K]] {tide.decomposed = "speculate-if"}
+// IF-NEXT: %[[S:.*]] = tide.select %[[C]], %[[E]], %[[M]] {tide.decomposed = "speculate-if"}
+// IF-NEXT: %[[T:.*]] = tide.select %[[C]], %[[X]], %[[X]] {tide.decomposed = "speculate-if"}
+// IF-NEXT: return %[[S]], %[[T]]
+// IF-KEEP-LABEL: func.func @speculated(
+// IF-KEEP: tide.if
+func.func @speculated(%c: tensor<i1>, %x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %r:2 = tide.if %c invariants(%x : tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    %e = tide.exp %a : tensor<4xf32>
+    tide.yield %e, %a : tensor<4xf32>, tensor<4xf32>
+  } else {
+  ^bb0(%a: tensor<4xf32>):
+    %k = tide.constant dense<2.0> : tensor<4xf32>
+    %m = tide.mul %a, %k : tensor<4xf32>, tensor<4xf32>
+    tide.yield %m, %a : tensor<4xf32>, tensor<4xf32>
+  } : tensor<i1> -> (tensor<4xf32>, tensor<4xf32>)
+  return %r#0, %r#1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// A run-time size in a region: kept.
+// IF-LABEL: func.func @dynamic(
+// IF: tide.if
+// IF-NOT: tide.decomposed
+// IF: return
+func.func @dynamic(%c: tensor<i1>, %x: tensor<?xf32>) -> tensor<?xf32> {
+  %r = tide.if %c invariants(%x : tensor<?xf32>) {
+  ^bb0(%a: tensor<?xf32>):
+    %e = tide.exp %a : tensor<?xf32>
+    tide.yield %e : tensor<?xf32>
+  } else {
+  ^bb0(%a: tensor<?xf32>):
+    tide.yield %a : tensor<?xf32>
+  } : tensor<i1> -> (tensor<?xf32>)
+  return %r : tensor<?xf32>
+}
+
+// Regions that yield different sizes: kept.
+// IF-LABEL: func.func @sizes(
+// IF: tide.if
+// IF-NOT: tide.decomposed
+// IF: return
+func.func @sizes(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<?xf32> {
+  %r = tide.if %c invariants(%x : tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    tide.yield %a : tensor<4xf32>
+  } else {
+  ^bb0(%a: tensor<4xf32>):
+    %s = tide.slice %a start = [0] limit = [2] strides = [1] : tensor<4xf32>
+    tide.yield %s : tensor<2xf32>
+  } : tensor<i1> -> (tensor<?xf32>)
+  return %r : tensor<?xf32>
+}
+
+// Pinned to the CPU: kept.
+// IF-LABEL: func.func @pinned(
+// IF: tide.if
+// IF-NOT: tide.decomposed
+// IF: return
+func.func @pinned(%c: tensor<i1>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = tide.if %c invariants(%x : tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    %e = tide.exp %a : tensor<4xf32>
+    tide.yield %e : tensor<4xf32>
+  } else {
+  ^bb0(%a: tensor<4xf32>):
+    tide.yield %a : tensor<4xf32>
+  } {tide.device = #tide.device<cpu>} : tensor<i1> -> (tensor<4xf32>)
+  return %r : tensor<4xf32>
 }

@@ -662,6 +662,64 @@ func.func @negative_dynamic_slice_runtime(%x: tensor<?x8xf32>, %a: tensor<2xi64>
   return %0 : tensor<?x8xf32>
 }
 
+// A tide.if on a constant is the region it takes, inlined (when that
+// region yields the result types).
+// CHECK-LABEL: func.func @if_constant
+// CHECK-NEXT: %[[E:.*]] = tide.exp %arg0
+// CHECK-NEXT: return %[[E]]
+func.func @if_constant(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %true = tide.constant dense<true> : tensor<i1>
+  %r = tide.if %true invariants(%x : tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    %e = tide.exp %a : tensor<4xf32>
+    tide.yield %e : tensor<4xf32>
+  } else {
+  ^bb0(%a: tensor<4xf32>):
+    %n = tide.neg %a : tensor<4xf32>
+    tide.yield %n : tensor<4xf32>
+  } : tensor<i1> -> (tensor<4xf32>)
+  return %r : tensor<4xf32>
+}
+
+// The region taken yields a size the result leaves dynamic: not folded.
+// CHECK-LABEL: func.func @negative_if_constant_sizes
+// CHECK: tide.if
+func.func @negative_if_constant_sizes(%x: tensor<4xf32>) -> tensor<?xf32> {
+  %false = tide.constant dense<false> : tensor<i1>
+  %r = tide.if %false invariants(%x : tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    tide.yield %a : tensor<4xf32>
+  } else {
+  ^bb0(%a: tensor<4xf32>):
+    %s = tide.slice %a start = [0] limit = [2] strides = [1] : tensor<4xf32>
+    tide.yield %s : tensor<2xf32>
+  } : tensor<i1> -> (tensor<?xf32>)
+  return %r : tensor<?xf32>
+}
+
+// A constant invariant of an if is copied into the regions that read it;
+// one neither region reads is dropped.
+// CHECK-LABEL: func.func @if_invariants
+// CHECK: tide.if %{{.*}} invariants(%[[X:.*]] : tensor<2xf32>) {
+// CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<2xf32>):
+// CHECK-NEXT: %[[C:.*]] = tide.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK-NEXT: tide.mul %[[A]], %[[C]]
+// CHECK: } else {
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<2xf32>):
+// CHECK-NEXT: tide.yield
+func.func @if_invariants(%c: tensor<i1>, %x: tensor<2xf32>, %u: tensor<3xf32>) -> tensor<2xf32> {
+  %k = tide.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %r = tide.if %c invariants(%x, %k, %u : tensor<2xf32>, tensor<2xf32>, tensor<3xf32>) {
+  ^bb0(%a: tensor<2xf32>, %ki: tensor<2xf32>, %ui: tensor<3xf32>):
+    %m = tide.mul %a, %ki : tensor<2xf32>, tensor<2xf32>
+    tide.yield %m : tensor<2xf32>
+  } else {
+  ^bb0(%a: tensor<2xf32>, %ki: tensor<2xf32>, %ui: tensor<3xf32>):
+    tide.yield %a : tensor<2xf32>
+  } : tensor<i1> -> (tensor<2xf32>)
+  return %r : tensor<2xf32>
+}
+
 // A constant invariant of a scan is copied into its body; an unused one is
 // dropped; the others stay.
 // CHECK-LABEL: func.func @scan_invariants

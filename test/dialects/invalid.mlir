@@ -1632,6 +1632,123 @@ func.func @scan_isolated(%x: tensor<?x4xf32>, %b: tensor<4xf32>) {
 // -----
 
 func.func @yield_outside(%a: tensor<4xf32>) {
-  // expected-error @+1 {{'tide.yield' op expects parent op 'tide.scan'}}
+  // expected-error @+1 {{'tide.yield' op expects parent op to be one of 'tide.scan, tide.if'}}
   tide.yield %a : tensor<4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// tide.if
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @if_cond_type(%c: tensor<1xi1>, %x: tensor<4xf32>) {
+  // expected-error @+1 {{'tide.if' op condition must be a 'tensor<i1>'; got 'tensor<1xi1>'}}
+  %0 = tide.if %c invariants(%x : tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    tide.yield %a : tensor<4xf32>
+  } else {
+  ^bb0(%a: tensor<4xf32>):
+    tide.yield %a : tensor<4xf32>
+  } : tensor<1xi1> -> (tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @if_arguments(%c: tensor<i1>, %x: tensor<4xf32>) {
+  // expected-error @+1 {{'tide.if' op 'else' region has 0 arguments; expected 1 (the invariants)}}
+  %0 = tide.if %c invariants(%x : tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    tide.yield %a : tensor<4xf32>
+  } else {
+    %z = tide.constant dense<0.0> : tensor<4xf32>
+    tide.yield %z : tensor<4xf32>
+  } : tensor<i1> -> (tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @if_argument_type(%c: tensor<i1>, %x: tensor<4xf32>) {
+  // expected-error @+1 {{'tide.if' op 'then' region argument 0 has type 'tensor<?xf32>' but invariant 0 has type 'tensor<4xf32>'}}
+  %0 = tide.if %c invariants(%x : tensor<4xf32>) {
+  ^bb0(%a: tensor<?xf32>):
+    tide.yield %a : tensor<?xf32>
+  } else {
+  ^bb0(%a: tensor<4xf32>):
+    tide.yield %a : tensor<4xf32>
+  } : tensor<i1> -> (tensor<?xf32>)
+  return
+}
+
+// -----
+
+func.func @if_yield_count(%c: tensor<i1>, %x: tensor<4xf32>) {
+  %0 = tide.if %c invariants(%x : tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    tide.yield %a : tensor<4xf32>
+  } else {
+  ^bb0(%a: tensor<4xf32>):
+    // expected-error @+1 {{'tide.yield' op yields 2 values; its tide.if has 1 results}}
+    tide.yield %a, %a : tensor<4xf32>, tensor<4xf32>
+  } : tensor<i1> -> (tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @if_yield_size(%c: tensor<i1>, %x: tensor<4xf32>) {
+  %0 = tide.if %c invariants(%x : tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    tide.yield %a : tensor<4xf32>
+  } else {
+  ^bb0(%a: tensor<4xf32>):
+    %s = tide.slice %a start = [0] limit = [2] strides = [1] : tensor<4xf32>
+    // expected-error @+1 {{'tide.yield' op yields 'tensor<2xf32>' for result 0 of type 'tensor<4xf32>'; a result has the element type and rank of what each region yields, and only sizes both yield equal and static may be static}}
+    tide.yield %s : tensor<2xf32>
+  } : tensor<i1> -> (tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @if_yield_element_type(%c: tensor<i1>, %x: tensor<4xf32>, %y: tensor<4xi32>) {
+  %0 = tide.if %c invariants(%x, %y : tensor<4xf32>, tensor<4xi32>) {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xi32>):
+    tide.yield %a : tensor<4xf32>
+  } else {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xi32>):
+    // expected-error @+1 {{'tide.yield' op yields 'tensor<4xi32>' for result 0 of type 'tensor<?xf32>'}}
+    tide.yield %b : tensor<4xi32>
+  } : tensor<i1> -> (tensor<?xf32>)
+  return
+}
+
+// -----
+
+func.func @if_isolated(%c: tensor<i1>, %x: tensor<4xf32>) {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %0 = tide.if %c {
+    // expected-error @+1 {{using value defined outside the region}}
+    %e = tide.exp %x : tensor<4xf32>
+    tide.yield %e : tensor<4xf32>
+  } else {
+    tide.yield %x : tensor<4xf32>
+  } : tensor<i1> -> (tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @if_no_yield(%c: tensor<i1>, %x: tensor<4xf32>) {
+  %0 = tide.if %c invariants(%x : tensor<4xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    // expected-error @+1 {{block with no terminator}}
+    %e = tide.exp %a : tensor<4xf32>
+  } else {
+  ^bb0(%a: tensor<4xf32>):
+    tide.yield %a : tensor<4xf32>
+  } : tensor<i1> -> (tensor<4xf32>)
+  return
 }

@@ -987,6 +987,44 @@ func.func @scan(%h: tensor<?x4xf32>, %n: tensor<i32>, %x: tensor<?x?x4xf32>, %b:
 // GENERIC: "tide.scan"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 2, 1, 1>, reverse}> ({
 // GENERIC: "tide.yield"(%{{.*}}, %{{.*}}, %{{.*}})
 
+// A branch decided at run time: invariants, results of different sizes in
+// the two regions, no invariants at all.
+// CHECK-LABEL: func.func @if
+// CHECK: %[[R:.*]]:2 = tide.if %{{.*}} invariants(%{{.*}}, %{{.*}} : tensor<4xf32>, tensor<i32>) {
+// CHECK: ^bb0(%{{.*}}: tensor<4xf32>, %{{.*}}: tensor<i32>):
+// CHECK: tide.yield %{{.*}}, %{{.*}} : tensor<4xf32>, tensor<i32>
+// CHECK: } else {
+// CHECK: tide.yield %{{.*}}, %{{.*}} : tensor<2xf32>, tensor<i32>
+// CHECK: } : tensor<i1> -> (tensor<?xf32>, tensor<i32>)
+// CHECK: tide.if %{{.*}} {
+// CHECK: } : tensor<i1> -> (tensor<2xf32>)
+func.func @if(%c: tensor<i1>, %x: tensor<4xf32>, %n: tensor<i32>)
+    -> (tensor<?xf32>, tensor<i32>, tensor<2xf32>) {
+  %r:2 = tide.if %c invariants(%x, %n : tensor<4xf32>, tensor<i32>) {
+  ^bb0(%a: tensor<4xf32>, %m: tensor<i32>):
+    %e = tide.exp %a : tensor<4xf32>
+    tide.yield %e, %m : tensor<4xf32>, tensor<i32>
+  } else {
+  ^bb0(%a: tensor<4xf32>, %m: tensor<i32>):
+    %s = tide.slice %a start = [0] limit = [2] strides = [1] : tensor<4xf32>
+    %k = tide.add %m, %m : tensor<i32>, tensor<i32>
+    tide.yield %s, %k : tensor<2xf32>, tensor<i32>
+  } : tensor<i1> -> (tensor<?xf32>, tensor<i32>)
+  %z = tide.if %c {
+    %one = tide.constant dense<1.0> : tensor<2xf32>
+    tide.yield %one : tensor<2xf32>
+  } else {
+    %zero = tide.constant dense<0.0> : tensor<2xf32>
+    tide.yield %zero : tensor<2xf32>
+  } : tensor<i1> -> (tensor<2xf32>)
+  return %r#0, %r#1, %z : tensor<?xf32>, tensor<i32>, tensor<2xf32>
+}
+
+// GENERIC-LABEL: sym_name = "if"
+// GENERIC: "tide.if"(%{{.*}}, %{{.*}}, %{{.*}}) ({
+// GENERIC: "tide.yield"(%{{.*}}, %{{.*}})
+// GENERIC: }, {
+
 // A while loop: conditional, no sequence; the scan output stacks the steps
 // that ran.
 // CHECK-LABEL: func.func @scan_while

@@ -237,7 +237,8 @@ def Tide_LoweringFamily : I32EnumAttr<"LoweringFamily",
     I32EnumAttrCase<"NonZero", 24, "nonzero">,
     I32EnumAttrCase<"NonMaxSuppression", 25, "non_max_suppression">,
     I32EnumAttrCase<"TopK", 26, "top_k">,
-    I32EnumAttrCase<"Scan", 27, "scan">
+    I32EnumAttrCase<"Scan", 27, "scan">,
+    I32EnumAttrCase<"If", 28, "if">
   ]> {
   let cppNamespace = "::mlir::tide";
   let genSpecializedAttr = 0;

@@ -10,10 +10,11 @@
 #include "mlir/Dialect/Traits.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 
@@ -1878,6 +1879,147 @@ LogicalResult ScanOp::verifyRegions() {
                            << stacked;
   }
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// If
+//===----------------------------------------------------------------------===//
+
+LogicalResult IfOp::verify() {
+  auto i1 = RankedTensorType::get({}, IntegerType::get(getContext(), 1));
+  if (getCond().getType() != i1)
+    return emitOpError() << "condition must be a " << i1 << "; got "
+                         << getCond().getType();
+  return success();
+}
+
+/// Whether a region yielding `yielded` may give result type `result`: the
+/// same element type and rank, and each static size of the result the
+/// yielded one's.
+static bool yieldFits(RankedTensorType yielded, RankedTensorType result) {
+  if (yielded.getElementType() != result.getElementType() ||
+      yielded.getRank() != result.getRank())
+    return false;
+  for (int64_t d = 0; d < result.getRank(); ++d)
+    if (!result.isDynamicDim(d) &&
+        result.getDimSize(d) != yielded.getDimSize(d))
+      return false;
+  return true;
+}
+
+LogicalResult IfOp::verifyRegions() {
+  for (auto [name, region] :
+       {std::pair<StringRef, Region *>{"then", &getThenRegion()},
+        std::pair<StringRef, Region *>{"else", &getElseRegion()}}) {
+    Block &block = region->front();
+    if (block.getNumArguments() != getInvariants().size())
+      return emitOpError() << "'" << name << "' region has "
+                           << block.getNumArguments() << " arguments; expected "
+                           << getInvariants().size() << " (the invariants)";
+    for (auto [i, pair] :
+         llvm::enumerate(llvm::zip(getInvariants(), block.getArguments())))
+      if (std::get<0>(pair).getType() != std::get<1>(pair).getType())
+        return emitOpError()
+               << "'" << name << "' region argument " << i << " has type "
+               << std::get<1>(pair).getType() << " but invariant " << i
+               << " has type " << std::get<0>(pair).getType();
+    auto yield = dyn_cast<YieldOp>(block.back());
+    if (!yield)
+      return emitOpError() << "'" << name
+                           << "' region must end with tide.yield";
+    if (yield.getValues().size() != getNumResults())
+      return yield.emitOpError()
+             << "yields " << yield.getValues().size() << " values; its "
+             << "tide.if has " << getNumResults() << " results";
+    for (auto [i, pair] :
+         llvm::enumerate(llvm::zip(yield.getValues(), getResults()))) {
+      auto yielded = cast<RankedTensorType>(std::get<0>(pair).getType());
+      auto result = cast<RankedTensorType>(std::get<1>(pair).getType());
+      if (!yieldFits(yielded, result))
+        return yield.emitOpError()
+               << "yields " << yielded << " for result " << i << " of type "
+               << result
+               << "; a result has the element type and rank of what each "
+                  "region yields, and only sizes both yield equal and static "
+                  "may be static";
+    }
+  }
+  return success();
+}
+
+namespace {
+/// A tide.if whose condition is a constant is the region it takes, inlined
+/// (where that region yields the result types).
+struct FoldConstantIf : OpRewritePattern<IfOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IfOp op,
+                                PatternRewriter &rewriter) const override {
+    DenseElementsAttr cond;
+    if (!matchPattern(op.getCond(), m_Constant(&cond)))
+      return failure();
+    Block &block =
+        cond.getSplatValue<bool>() ? op.getThenBlock() : op.getElseBlock();
+    auto yield = cast<YieldOp>(block.getTerminator());
+    if (yield.getValues().getTypes() != op.getResultTypes())
+      return failure();
+    IRMapping map;
+    map.map(block.getArguments(), op.getInvariants());
+    for (Operation &inner : block.without_terminator())
+      rewriter.clone(inner, map);
+    SmallVector<Value> results;
+    for (Value v : yield.getValues())
+      results.push_back(map.lookupOrDefault(v));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// Invariants that are constants are copied into both regions, and
+/// invariants neither region reads are dropped.
+struct SimplifyIfInvariants : OpRewritePattern<IfOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IfOp op,
+                                PatternRewriter &rewriter) const override {
+    Block *blocks[] = {&op.getThenBlock(), &op.getElseBlock()};
+    SmallVector<Value> kept;
+    llvm::BitVector erase(op.getInvariants().size());
+    bool changed = false;
+    for (auto [i, inv] : llvm::enumerate(op.getInvariants())) {
+      Attribute value;
+      bool constant = matchPattern(inv, m_Constant(&value));
+      bool used = false;
+      for (Block *block : blocks) {
+        BlockArgument arg = block->getArgument(i);
+        if (constant && !arg.use_empty()) {
+          OpBuilder::InsertionGuard guard(rewriter);
+          rewriter.setInsertionPointToStart(block);
+          Operation *copy = rewriter.clone(*inv.getDefiningOp());
+          rewriter.replaceAllUsesWith(arg, copy->getResult(0));
+        }
+        used |= !arg.use_empty();
+      }
+      if (!used) {
+        erase.set(i);
+        changed = true;
+        continue;
+      }
+      kept.push_back(inv);
+    }
+    if (!changed)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      for (Block *block : blocks)
+        block->eraseArguments(erase);
+      op.getInvariantsMutable().assign(kept);
+    });
+    return success();
+  }
+};
+} // namespace
+
+void IfOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                       MLIRContext *ctx) {
+  results.add<FoldConstantIf, SimplifyIfInvariants>(ctx);
 }
 
 #define GET_OP_CLASSES

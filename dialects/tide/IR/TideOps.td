@@ -1258,14 +1258,66 @@ def Tide_ScanOp : Tide_Op<"scan", [IsolatedFromAbove, SingleBlock,
   }];
 }
 
+def Tide_IfOp : Tide_Op<"if", [IsolatedFromAbove,
+    Tide_Facts<"If", "Shape", "Any", 0>]> {
+  let summary = "Runs one of two regions, chosen by a boolean known at run time";
+  let description = [{
+    Runs `then` when `cond` (a `tensor<i1>`) is true and `else` otherwise;
+    the results are what the region that ran yields. Only that region runs:
+    what the other would compute (or a run-time check it would fail) never
+    happens. Each region has one block whose arguments are the `invariants`
+    (the op is isolated from above: what a region reads from outside is an
+    invariant) and ends with `tide.yield`, one value per result.
+
+    The two regions may yield tensors of different sizes: a result has the
+    element type and rank of both yields, and a size that is static in the
+    result is static and equal in both (a size where they differ, or that
+    either knows only at run time, is dynamic in the result).
+
+    Its kernel is the host's: the branch and every op in its regions run on
+    the CPU (placement copies GPU-resident operands there). ONNX's If whose
+    condition is computed at run time is one `tide.if`.
+
+    ```mlir
+    %r = tide.if %c invariants(%x : tensor<4xf32>) {
+    ^bb0(%a: tensor<4xf32>):
+      %e = tide.exp %a : tensor<4xf32>
+      tide.yield %e : tensor<4xf32>
+    } else {
+    ^bb0(%a: tensor<4xf32>):
+      %s = tide.slice %a start = [0] limit = [2] strides = [1]
+          : tensor<4xf32>
+      tide.yield %s : tensor<2xf32>
+    } : tensor<i1> -> (tensor<?xf32>)
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$cond, Variadic<Tide_Tensor>:$invariants);
+  let results = (outs Variadic<Tide_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$thenRegion,
+                        SizedRegion<1>:$elseRegion);
+  let assemblyFormat = [{
+    $cond (`invariants` `(` $invariants^ `:` type($invariants) `)`)?
+    $thenRegion `else` $elseRegion attr-dict `:` type($cond) `->`
+    `(` type($results) `)`
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Block &getThenBlock() { return getThenRegion().front(); }
+    ::mlir::Block &getElseBlock() { return getElseRegion().front(); }
+  }];
+}
+
 // Not a Tide_Op: a terminator has no kernel and no facts (placement never
-// sees it; it runs where its scan runs).
+// sees it; it runs where its scan or if runs).
 def Tide_YieldOp : Op<Tide_Dialect, "yield", [Pure, Terminator,
-    HasParent<"ScanOp">]> {
-  let summary = "The new states and the scan outputs of one step of tide.scan";
+    ParentOneOf<["ScanOp", "IfOp"]>]> {
+  let summary = "The values a step of tide.scan or a region of tide.if gives";
   let description = [{
     Ends the body of a `tide.scan`: the states for the next step (the types
-    of the scan's `inits`), then one tensor per scan output.
+    of the scan's `inits`), then one tensor per scan output. Ends a region of
+    `tide.if`: one tensor per result.
   }];
   let arguments = (ins Variadic<Tide_Tensor>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";

@@ -87,6 +87,13 @@ def DecomposePass : Pass<"tide-decompose", "mlir::ModuleOp"> {
     nothing. Each new op records `tide.decomposed = "<op>"`, which placement
     shows in its reason, and inherits the original op's pin.
 
+    `tide.if` (a branch the host decides) whose preferred device is a GPU is
+    speculated (except with `mode=never`) when that GPU has kernels for
+    every op of both regions and every size there is static (no run-time
+    check a branch not taken would fail): both regions are computed and each
+    result is a `tide.select` on the condition, so the work stays on the GPU
+    (`tide.decomposed = "speculate-if"`). Otherwise it stays a host branch.
+
     Precision never changes here. With `demote-f64` (off by default) an
     `f64` op whose preferred device has no `f64` kernel but an `f32` one is
     computed in `f32` between two `tide.cast`s; every such rewrite is reported

@@ -151,6 +151,8 @@ void populateDataDependentPatterns(RewritePatternSet &patterns);
 void populateSelectionPatterns(RewritePatternSet &patterns);
 /// The pattern of tide.scan: an scf.for over the sequences (Scan.cpp).
 void populateScanPatterns(RewritePatternSet &patterns);
+/// The pattern of tide.if: an scf.if on its condition (If.cpp).
+void populateIfPatterns(RewritePatternSet &patterns);
 /// The CPU convolutions through GEMMs and the direct depthwise loops
 /// (ConvCpu.cpp); they take precedence over the generic conv lowering. Their
 /// patterns carry the debug label kCpuConvPatternLabel (the pass disables

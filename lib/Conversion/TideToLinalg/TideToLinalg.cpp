@@ -2703,5 +2703,6 @@ void mlir::tide::populateTideToLinalgPatterns(RewritePatternSet &patterns) {
   populateDataDependentPatterns(patterns);
   populateSelectionPatterns(patterns);
   populateScanPatterns(patterns);
+  populateIfPatterns(patterns);
   populateCpuConvPatterns(patterns);
 }

@@ -1,4 +1,4 @@
-//===- BuildScan.cpp - Loops over run-time lengths as tide.scan ----------===//
+//===- BuildScan.cpp - Loops and branches decided at run time ------------===//
 //
 // Part of the Tide project.
 //
@@ -116,12 +116,13 @@ ScanOp onnx_import::buildScan(
   }
   // What the step reads from outside: constants copied in, the rest passed
   // as invariants.
+  // (Ops in nested regions read nothing from outside: tide.scan and
+  // tide.if are isolated from above.)
   SmallVector<OpOperand *> outside;
-  body->walk([&](Operation *op) {
-    for (OpOperand &use : op->getOpOperands())
+  for (Operation &op : *body)
+    for (OpOperand &use : op.getOpOperands())
       if (use.get().getParentBlock() != body.get())
         outside.push_back(&use);
-  });
   SmallVector<Value> invariants;
   llvm::DenseMap<Value, Value> inner;
   {
@@ -165,4 +166,102 @@ ScanOp onnx_import::buildScan(
     return {};
   }
   return scan;
+}
+
+IfOp onnx_import::buildIf(
+    NodeImporter &n, Value cond,
+    function_ref<FailureOr<SmallVector<Value>>(bool)> branch) {
+  if (!cond)
+    return {};
+  std::unique_ptr<Block> blocks[2] = {std::make_unique<Block>(),
+                                      std::make_unique<Block>()};
+  SmallVector<Value> yields[2];
+  for (int k = 0; k < 2; ++k) {
+    OpBuilder::InsertionGuard guard(n.b);
+    n.b.setInsertionPointToStart(blocks[k].get());
+    FailureOr<SmallVector<Value>> built = branch(k == 0);
+    if (failed(built) || llvm::any_of(*built, [](Value v) { return !v; }))
+      return {};
+    yields[k] = std::move(*built);
+  }
+  if (yields[0].size() != yields[1].size()) {
+    (void)n.fail("its branches give different numbers of outputs");
+    return {};
+  }
+  // Each result: the element type and rank of both branches' outputs, a
+  // size static where both have it static and equal.
+  SmallVector<Type> resultTypes;
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(yields[0], yields[1]))) {
+    auto t = cast<RankedTensorType>(std::get<0>(pair).getType());
+    auto e = cast<RankedTensorType>(std::get<1>(pair).getType());
+    if (t.getElementType() != e.getElementType() ||
+        t.getRank() != e.getRank()) {
+      std::string tText, eText;
+      llvm::raw_string_ostream(tText) << t;
+      llvm::raw_string_ostream(eText) << e;
+      (void)n.fail("output " + std::to_string(i) +
+                   " has different element types or ranks in the two "
+                   "branches (" +
+                   tText + " and " + eText +
+                   "); Tide gives an If's output one element type and rank");
+      return {};
+    }
+    SmallVector<int64_t> shape;
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      shape.push_back(t.getDimSize(d) == e.getDimSize(d)
+                          ? t.getDimSize(d)
+                          : ShapedType::kDynamic);
+    resultTypes.push_back(t.clone(shape));
+  }
+  for (int k = 0; k < 2; ++k) {
+    OpBuilder::InsertionGuard guard(n.b);
+    n.b.setInsertionPointToEnd(blocks[k].get());
+    YieldOp::create(n.b, n.loc, yields[k]);
+  }
+  // What the branches read from outside: constants copied in, the rest
+  // passed as invariants (an argument of both blocks). Ops in nested
+  // regions read nothing from outside (tide.scan and tide.if are isolated
+  // from above).
+  SmallVector<OpOperand *> outside[2];
+  SmallVector<Value> invariants;
+  llvm::DenseMap<Value, unsigned> argOf;
+  for (int k = 0; k < 2; ++k)
+    for (Operation &op : *blocks[k])
+      for (OpOperand &use : op.getOpOperands()) {
+        Value v = use.get();
+        if (v.getParentBlock() == blocks[k].get())
+          continue;
+        outside[k].push_back(&use);
+        if (!v.getDefiningOp<ConstantOp>() &&
+            argOf.try_emplace(v, invariants.size()).second)
+          invariants.push_back(v);
+      }
+  for (int k = 0; k < 2; ++k) {
+    Block *block = blocks[k].get();
+    for (Value v : invariants)
+      block->addArgument(v.getType(), n.loc);
+    llvm::DenseMap<Value, Value> copies;
+    for (OpOperand *use : outside[k]) {
+      Value v = use->get();
+      if (auto cst = v.getDefiningOp<ConstantOp>()) {
+        Value &copy = copies[v];
+        if (!copy) {
+          OpBuilder::InsertionGuard guard(n.b);
+          n.b.setInsertionPointToStart(block);
+          copy = n.b.clone(*cst)->getResult(0);
+        }
+        use->set(copy);
+        continue;
+      }
+      use->set(block->getArgument(argOf[v]));
+    }
+  }
+  auto op = IfOp::create(n.b, n.loc, resultTypes, cond, invariants);
+  op.getThenRegion().push_back(blocks[0].release());
+  op.getElseRegion().push_back(blocks[1].release());
+  if (failed(verify(op))) {
+    op->erase();
+    return {};
+  }
+  return op;
 }

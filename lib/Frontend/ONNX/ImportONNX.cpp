@@ -947,55 +947,14 @@ LogicalResult importBranch(
   return success();
 }
 
-/// `c ? t : f` where one of `t`, `f` is an empty tensor (a static 0 along
-/// some axis) and the other has the same element type and rank, and sizes
-/// equal to it or known only at run time: the other, sliced to length 0
-/// along that axis when the empty one is selected. Null where that does not
-/// apply (nothing reported).
-Value selectEmpty(NodeImporter &n, Value c, Value t, Value f) {
-  auto tt = cast<RankedTensorType>(t.getType());
-  auto ft = cast<RankedTensorType>(f.getType());
-  bool thenEmpty = tt.hasStaticShape() && tt.getNumElements() == 0;
-  auto emptyType = thenEmpty ? tt : ft, otherType = thenEmpty ? ft : tt;
-  Value other = thenEmpty ? f : t;
-  if (!emptyType.hasStaticShape() || emptyType.getNumElements() != 0 ||
-      emptyType.getElementType() != otherType.getElementType() ||
-      emptyType.getRank() != otherType.getRank())
-    return {};
-  int64_t axis = -1;
-  for (int64_t d = 0; d < emptyType.getRank(); ++d) {
-    int64_t e = emptyType.getDimSize(d), o = otherType.getDimSize(d);
-    if (e == o || ShapedType::isDynamic(o)) {
-      if (e == 0 && axis < 0 && ShapedType::isDynamic(o))
-        axis = d;
-      continue;
-    }
-    return {};
-  }
-  if (axis < 0)
-    return {};
-  // Length along `axis`: 0 when the empty branch is selected.
-  SymDim cond = SymDim::expr(n.reshape(c, {1}));
-  SmallVector<SymDim> limit = n.dimsOf(other);
-  SymDim zero = SymDim::constant(0);
-  limit[axis] = thenEmpty ? n.select(cond, zero, limit[axis])
-                          : n.select(cond, limit[axis], zero);
-  Value limitV = n.shapeOperand(limit);
-  Value startV = n.shapeOperand(
-      SmallVector<SymDim>(otherType.getRank(), SymDim::constant(0)));
-  if (!limitV || !startV)
-    return {};
-  return n.make<DynamicSliceOp>(otherType, other, startV, limitV,
-                                SmallVector<int64_t>(otherType.getRank(), 1));
-}
-
 /// An If. When its condition is known while importing (a constant, or a
 /// comparison of sizes that importing decides: PyTorch's TorchScript
 /// exporter turns a Python `if` on sizes into an If when the sizes are
 /// dynamic) it is the nodes of the branch it takes, imported in place; the
 /// branch's outputs become the If's. When the condition is computed at run
-/// time, both branches are computed and each output is selected from them
-/// (tide.select): the branches must give outputs of the same types.
+/// time, it is one tide.if whose regions are the two branches (only the one
+/// taken runs); an output whose sizes differ between the branches has
+/// run-time sizes there.
 LogicalResult
 importIf(GraphImporter &graph, NodeImporter &n, const ImportedNode &entry,
          const std::function<LogicalResult(const ImportedNode &)> &importNode) {
@@ -1057,44 +1016,30 @@ importIf(GraphImporter &graph, NodeImporter &n, const ImportedNode &entry,
   auto thenG = branchGraph(true), elseG = branchGraph(false);
   if (failed(thenG) || failed(elseG))
     return failure();
-  SmallVector<std::pair<std::string, std::string>> thenNames, elseNames;
-  if (failed(importBranch(graph, n, entry, **thenG, thenNames, importNode)))
-    return failure();
-  SmallVector<Binding> thenOut;
-  for (auto &[from, to] : thenNames)
-    thenOut.push_back(lookupBinding(graph, from));
-  if (failed(importBranch(graph, n, entry, **elseG, elseNames, importNode)))
-    return failure();
-  for (unsigned i = 0; i < n.numOutputs(); ++i) {
-    Binding e = lookupBinding(graph, elseNames[i].first);
-    if (thenOut[i].empty() || e.empty())
-      return n.fail("output " + llvm::Twine(i) +
-                    " of a branch is not produced by the branch or the graph");
-    if (!n.wantsOutput(i))
-      continue;
-    Value t = valueOf(n, thenOut[i]), f = valueOf(n, e);
-    if (!t || !f)
+  IfOp op = buildIf(n, c, [&](bool which) -> FailureOr<SmallVector<Value>> {
+    SmallVector<std::pair<std::string, std::string>> names;
+    if (failed(importBranch(graph, n, entry, which ? **thenG : **elseG, names,
+                            importNode)))
       return failure();
-    if (t.getType() != f.getType()) {
-      // One branch an empty tensor, the other the same up to sizes known at
-      // run time (exporters guard NonMaxSuppression and the like with
-      // "if nothing is there, return an empty tensor"): the other branch,
-      // cut to length 0 along the empty axis when the empty one is taken.
-      if (Value v = selectEmpty(n, c, t, f)) {
-        n.setOut(i, v);
-        continue;
-      }
-      n.error() << "the condition is computed at run time, so Tide computes "
-                   "both branches and selects each output, but output "
-                << i << " has different types in the two branches ("
-                << t.getType() << " and " << f.getType() << ")";
-      return failure();
+    SmallVector<Value> ys;
+    for (auto [i, name] : llvm::enumerate(names)) {
+      Binding b = lookupBinding(graph, name.first);
+      if (b.empty())
+        return n.fail("output " + llvm::Twine(i) + " of the " +
+                      (which ? "then" : "else") +
+                      " branch is not produced by the branch or the graph");
+      Value v = valueOf(n, b);
+      if (!v)
+        return failure();
+      ys.push_back(v);
     }
-    Value out = n.create<SelectOp>(c, t, f);
-    if (!out)
-      return failure();
-    n.setOut(i, out);
-  }
+    return ys;
+  });
+  if (!op)
+    return failure();
+  for (unsigned i = 0; i < n.numOutputs(); ++i)
+    if (n.wantsOutput(i))
+      n.setOut(i, op.getResult(i));
   return success();
 }
 

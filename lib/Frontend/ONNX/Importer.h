@@ -535,6 +535,13 @@ Value reverseAlong(NodeImporter &n, Value x, int64_t axis);
 /// scan's invariants. With `conditional`, the first state is the loop's
 /// condition (a tensor<i1>; the loop runs while it is true). Null, reported
 /// at the node, on an error.
+/// A tide.if on `cond` (a tensor<i1>) (BuildScan.cpp): `branch(true)` and
+/// `branch(false)` build the then and else regions' ops with `n`'s helpers
+/// and return what each yields. What they read from outside becomes the
+/// op's invariants; a result is dynamic where the branches' sizes differ.
+/// Null, reported at the node, on an error.
+IfOp buildIf(NodeImporter &n, Value cond,
+             function_ref<FailureOr<SmallVector<Value>>(bool)> branch);
 ScanOp buildScan(NodeImporter &n, ValueRange inits, ValueRange sequences,
                  bool reverse, bool conditional,
                  function_ref<FailureOr<SmallVector<Value>>(

@@ -13,8 +13,10 @@ onnx.helper, and the inputs to run them on (MODEL[_TAG]_in<k>.npy):
   (the second reversed).
 - scan8.onnx: opset 8's batched Scan (a constant sequence_lens, one input
   scanned in reverse); scan8_lens.onnx: one batch entry shorter, refused.
-- if_select.onnx: an If on a graph input (tags t, f): both branches, the
-  outputs selected.
+- if_select.onnx: an If on a graph input (tags t, f): one tide.if.
+- if_sizes.onnx, if_guard.onnx, if_in_loop.onnx, loop_in_if.onnx: Ifs on
+  values known only at run time whose branches give different sizes, whose
+  untaken branch would fail a run-time check, inside a loop, around a loop.
 - scan_dyn.onnx: scan_rev over a sequence length known only at run time,
   and loop_trips.onnx, a Loop of M iterations with M a graph input (with a
   scan output): one tide.scan each, run at two lengths.
@@ -306,8 +308,70 @@ body = helper.make_graph([helper.make_node("Concat", ["s_in", "s_in"], ["s_out"]
 save("loop_grows_static", helper.make_graph(
     [helper.make_node("Loop", ["n", "", "x"], ["v"], name="loop", body=body)],
     "loop_grows_static", [vi("n", I64, []), vi("x", F32, [2])], [vi("v", F32, ["k"])]))
+# Branches whose outputs differ in element type: refused.
 then_g = helper.make_graph([helper.make_node("Identity", ["x"], ["t"])], "then", [], [vi("t", F32, [3])])
-else_g = helper.make_graph([const("e", np.float32([1, 2]))], "else", [], [vi("e", F32, [2])])
+else_g = helper.make_graph([const("e", np.int64([1, 2]))], "else", [], [vi("e", I64, [2])])
 save("if_types", helper.make_graph(
     [helper.make_node("If", ["c"], ["y"], name="branch", then_branch=then_g, else_branch=else_g)],
     "if_types", [vi("c", BOOL, []), vi("x", F32, [3])], [vi("y", F32, ["n"])]))
+
+# --- Ifs on values known only at run time: one tide.if, only the branch taken runs.
+# if_sizes: the branches give outputs of different sizes (3 and 2).
+then_g = helper.make_graph([helper.make_node("Identity", ["x"], ["t"])], "then", [], [vi("t", F32, [3])])
+else_g = helper.make_graph([const("e", np.float32([1, 2]))], "else", [], [vi("e", F32, [2])])
+save("if_sizes", helper.make_graph(
+    [helper.make_node("If", ["c"], ["y"], name="branch", then_branch=then_g, else_branch=else_g)],
+    "if_sizes", [vi("c", BOOL, []), vi("x", F32, [3])], [vi("y", F32, ["n"])]))
+save_inputs("if_sizes", "t", [np.array(True), np.float32([4, 5, 6])])
+save_inputs("if_sizes", "f", [np.array(False), np.float32([4, 5, 6])])
+# if_guard: `x.reshape(2, -1).sum(0) if len(x) % 2 == 0 else -x`: the reshape
+# would fail (a run-time size check) for an odd length, where it must not run.
+then_g = helper.make_graph(
+    [const("two_rows", np.int64([2, -1])),
+     helper.make_node("Reshape", ["x", "two_rows"], ["rows"]),
+     helper.make_node("ReduceSum", ["rows", "axis0"], ["t"], keepdims=0)],
+    "then", [], [vi("t", F32, ["h"])])
+else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [], [vi("e", F32, ["n"])])
+save("if_guard", helper.make_graph(
+    [helper.make_node("Shape", ["x"], ["shape"]),
+     const("two", np.int64([2])), const("zero", np.int64([0])), const("axis0", np.int64([0])),
+     helper.make_node("Mod", ["shape", "two"], ["rem"]),
+     helper.make_node("Equal", ["rem", "zero"], ["even1"]),
+     helper.make_node("Squeeze", ["even1", "axis0"], ["even"]),
+     helper.make_node("If", ["even"], ["y"], name="guard", then_branch=then_g, else_branch=else_g)],
+    "if_guard", [vi("x", F32, ["n"])], [vi("y", F32, ["m"])]))
+save_inputs("if_guard", "even", [np.float32([1, 2, 3, 4, 5, 6])])
+save_inputs("if_guard", "odd", [np.float32([1, 2, 3])])
+# if_in_loop: a Loop of M iterations (M a graph input) whose body halves the
+# carried value once its sum passes a limit and adds x otherwise: a tide.if
+# inside a tide.scan.
+then_g = helper.make_graph([const("half", np.float32(0.5)), helper.make_node("Mul", ["v_in", "half"], ["t"])],
+                           "then", [], [vi("t", F32, [3])])
+else_g = helper.make_graph([helper.make_node("Add", ["v_in", "x"], ["e"])], "else", [], [vi("e", F32, [3])])
+body = helper.make_graph(
+    [helper.make_node("ReduceSum", ["v_in"], ["total"], keepdims=0),
+     helper.make_node("Greater", ["total", "limit"], ["big"]),
+     helper.make_node("If", ["big"], ["v_out"], name="inner", then_branch=then_g, else_branch=else_g),
+     helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+    "body", [vi("i", I64, []), vi("cond_in", BOOL, []), vi("v_in", F32, [3])],
+    [vi("cond_out", BOOL, []), vi("v_out", F32, [3])])
+save("if_in_loop", helper.make_graph(
+    [helper.make_node("Loop", ["n", "", "x"], ["v"], name="loop", body=body)],
+    "if_in_loop", [vi("n", I64, []), vi("x", F32, [3]), vi("limit", F32, [])], [vi("v", F32, [3])]))
+save_inputs("if_in_loop", "n9", [np.array(9, np.int64), np.float32([1, 2, 3]), np.array(20, np.float32)])
+save_inputs("if_in_loop", "n0", [np.array(0, np.int64), np.float32([1, 2, 3]), np.array(20, np.float32)])
+# loop_in_if: the then branch is a Loop of M iterations (a tide.scan inside a
+# tide.if), the else branch a Neg.
+body = helper.make_graph(
+    [const("one", np.float32(1)), helper.make_node("Add", ["v_in", "one"], ["v_out"]),
+     helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+    "body", [vi("i", I64, []), vi("cond_in", BOOL, []), vi("v_in", F32, [3])],
+    [vi("cond_out", BOOL, []), vi("v_out", F32, [3])])
+then_g = helper.make_graph([helper.make_node("Loop", ["n", "", "x"], ["t"], name="loop", body=body)],
+                           "then", [], [vi("t", F32, [3])])
+else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [], [vi("e", F32, [3])])
+save("loop_in_if", helper.make_graph(
+    [helper.make_node("If", ["c"], ["y"], name="branch", then_branch=then_g, else_branch=else_g)],
+    "loop_in_if", [vi("c", BOOL, []), vi("n", I64, []), vi("x", F32, [3])], [vi("y", F32, [3])]))
+save_inputs("loop_in_if", "t", [np.array(True), np.array(4, np.int64), np.float32([1, 2, 3])])
+save_inputs("loop_in_if", "f", [np.array(False), np.array(4, np.int64), np.float32([1, 2, 3])])
