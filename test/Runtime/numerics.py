@@ -881,6 +881,7 @@ REFERENCES = {
     "non_max_suppression": Ref("non_max_suppression", nms_ref),
     "top_k": Ref("top_k", top_k_ref),
     "scan": Ref("scan", None),
+    "if": Ref("if", None),
     "dynamic_slice": Ref("dynamic_slice", slice_ref),
     # scatter: sums and products are rounded after each update (tolerance
     # class "reduce" for them; see gen_scatter).
@@ -2078,6 +2079,46 @@ def gen_scan(ops, t):
     return funcs
 
 
+def gen_if(ops, t):
+    """tide.if on a boolean argument, run both ways: the then region combines
+    two 4x3 invariants (a maximum; an or for i1), the else region takes the
+    first two rows of the first (a result of run-time size); a second result
+    passes an invariant through each region."""
+    funcs = []
+    comb = "or" if t == "i1" else "maximum"
+    np_comb = np.logical_or if t == "i1" else np.maximum
+    for op in ops:
+        f = shape_func(funcs, op, t, [((), "i1"), ((4, 3), t), ((4, 3), t)])
+        v = "%%v%d" % f.n
+        f.n += 1
+        x, two, out = T((4, 3), t), T((2, 3), t), T((None, 3), t)
+        f.lines.append(
+            "  %s:2 = tide.if %s invariants(%s, %s : %s, %s) {\n"
+            "  ^bb0(%%a: %s, %%b: %s):\n"
+            "    %%m = tide.%s %%a, %%b : %s, %s\n"
+            "    tide.yield %%m, %%b : %s, %s\n"
+            "  } else {\n"
+            "  ^bb0(%%a: %s, %%b: %s):\n"
+            "    %%s = tide.slice %%a start = [0, 0] limit = [2, 3] strides = [1, 1] : %s\n"
+            "    tide.yield %%s, %%a : %s, %s\n"
+            "  } : tensor<i1> -> (%s, %s)"
+            % (v, f.arg(0), f.arg(1), f.arg(2), x, x, x, x, comb, x, x, x, x, x, x, x, two, x,
+               out, x))
+
+        def ref(ins):
+            c, a, b = ins
+            if bool(c):
+                return np_comb(a, b).astype(a.dtype), b
+            return a[:2], a
+        f.ret(v + "#0", (None, 3), t, "%s: %s or 2 rows" % (op, comb), lambda ins: ref(ins)[0])
+        f.ret(v + "#1", (4, 3), t, "%s: an invariant passed through" % op, lambda ins: ref(ins)[1])
+        for k, c in enumerate((True, False)):
+            rng = rng_for(f.name + str(k))
+            f.run("run%d" % k, [np.array(c)] + [np.array(shape_inputs(rng, (4, 3), t))
+                                                 for _ in range(2)])
+    return funcs
+
+
 # The modules: ops_<type> and shape_<type> per element type (the families'
 # generators in this order), and one module of casts over every type pair.
 OPS_MODULE = [(("unary",), gen_unary), (("binary",), gen_binary), (("compare",), gen_cmp),
@@ -2091,7 +2132,7 @@ SHAPE_MODULE = [(("reshape",), gen_reshape), (("transpose",), gen_transpose),
                 (("scatter",), gen_scatter), (("dim",), gen_dim), (("iota",), gen_iota),
                 (("dynamic_slice",), gen_dynamic_slice), (("nonzero",), gen_nonzero),
                 (("non_max_suppression",), gen_nms), (("top_k",), gen_top_k),
-                (("scan",), gen_scan)]
+                (("scan",), gen_scan), (("if",), gen_if)]
 CAST_FAMILY = "cast"
 FAMILIES = set(f for fams, _ in OPS_MODULE + SHAPE_MODULE for f in fams) | {CAST_FAMILY}
 

@@ -298,7 +298,7 @@ SEMANTICS = {
     "conv": {"conv"},
     "pool": {"max_pool", "avg_pool"},
     "nonzero": {"nonzero"}, "non_max_suppression": {"non_max_suppression"},
-    "top_k": {"top_k"}, "scan": {"scan"},
+    "top_k": {"top_k"}, "scan": {"scan"}, "if": {"if"},
 }
 
 
@@ -440,12 +440,34 @@ def eval_scan(op, ins, rng=None, strict=True):
     return np.stack(outs).astype(NP[t])
 
 
+def eval_if(op, ins, rng=None, strict=True):
+    """tide.if as gen.py builds it: condition c, invariants x and y; the then
+    region is op1(x, y), optionally a unary op after; the else region a unary
+    op on x, the first `take` rows of x, or y. Only the region taken is
+    evaluated (the other may be outside the reference's domain)."""
+    t, a = op["dtype"], op["attrs"]
+    c, x, y = ins
+    if bool(np.asarray(c)):
+        r = eval_op({"op": a["op1"], "dtype": t}, [x, y], rng, strict)
+        if a.get("unary"):
+            r = eval_op({"op": a["unary"], "dtype": t}, [r], rng, strict)
+    elif a["else"] == "take":
+        r = np.asarray(x)[:a["take"]]
+    elif a["else"] == "y":
+        r = y
+    else:
+        r = eval_op({"op": a["else"], "dtype": t}, [x], rng, strict)
+    return np.asarray(r).astype(NP[t])
+
+
 def eval_op(op, ins, rng=None, strict=True):
     """One op on interpreter values. `rng`: perturb inexact results (a noisy
     run). `strict`: raise Violation outside the reference's domain."""
     name, t, a = op["op"], op["dtype"], op.get("attrs", {})
     if name == "scan":
         return eval_scan(op, ins, rng, strict)
+    if name == "if":
+        return eval_if(op, ins, rng, strict)
     with np.errstate(all="ignore"):
         if name in UNARY:
             x = ins[0]
@@ -1130,6 +1152,33 @@ def emit_op(func, i, op, target):
         else:
             lines.append("    tide.yield %s, %s : %s, %s" % (nxt, out, st, st))
             lines.append("  } : %s, %s" % (st, res))
+        return "\n".join(lines)
+    elif name == "if":
+        v = "%%v%d" % i
+        xt = tys[1]
+        args = "^bb0(%s_a: %s, %s_b: %s):" % (v, xt, v, xt)
+        lines = ["  %s = tide.if %s invariants(%s, %s : %s, %s) {"
+                 % (v, names[0], names[1], names[2], xt, xt),
+                 "  " + args,
+                 "    %s_t = tide.%s %s_a, %s_b : %s, %s" % (v, a["op1"], v, v, xt, xt)]
+        then = v + "_t"
+        if a.get("unary"):
+            lines.append("    %s_u = tide.%s %s_t : %s" % (v, a["unary"], v, xt))
+            then = v + "_u"
+        lines += ["    tide.yield %s : %s" % (then, xt), "  } else {", "  " + args]
+        if a["else"] == "take":
+            x = vi[1]["type"]
+            limit = [a["take"]] + list(x[1:])
+            et = tensor_type(limit, t)
+            lines.append("    %s_e = tide.slice %s_a start = %s limit = %s strides = %s : %s"
+                         % (v, v, ilist([0] * len(x)), ilist(limit), ilist([1] * len(x)), xt))
+            lines.append("    tide.yield %s_e : %s" % (v, et))
+        elif a["else"] == "y":
+            lines.append("    tide.yield %s_b : %s" % (v, xt))
+        else:
+            lines.append("    %s_e = tide.%s %s_a : %s" % (v, a["else"], v, xt))
+            lines.append("    tide.yield %s_e : %s" % (v, xt))
+        lines.append("  }%s : tensor<i1> -> (%s)" % (ad, res))
         return "\n".join(lines)
     else:
         raise AssertionError("cannot print tide.%s" % name)
@@ -1977,6 +2026,49 @@ class Gen:
             return self.add_op(name, [init, seq, inv], t, [None] + list(inner_ty),
                                [count] + list(inner), attrs)
         return self.add_op(name, [init, seq, inv], t, ty, shape, attrs)
+
+    def g_if(self, name):
+        """A branch on a boolean argument (known to the compiler only at run
+        time) over an existing value x and a new argument y of its type: a
+        binary op (and a unary one) on them, or a unary op on x, its first
+        rows (a result of another size) or y."""
+        t_all = [t for t in self.ops[name]["dtypes"]]
+        x = self.operand(t_all, rank=[0, 1, 2, 3])
+        v = self.info(x)
+        t, shape, ty = v["dtype"], v["shape"], v["type"]
+        if t == "i1":
+            pool1, unaries = ["or", "and", "xor"], ["not"]
+        elif t in INTS:
+            pool1 = ["add", "sub", "maximum", "minimum", "mul"]
+            unaries = ["neg", "abs"] if t not in UINTS else []
+        else:
+            pool1 = ["add", "sub", "maximum", "minimum", "mul"]
+            unaries = ["tanh", "sigmoid", "neg", "abs", "exp"]
+        ok = lambda n: n in self.ops and t in self.ops[n]["dtypes"]
+        pool1, unaries = [n for n in pool1 if ok(n)], [n for n in unaries if ok(n)]
+        if not pool1:
+            raise Retry()
+        c = self.new_arg("i1", [], ty=[], data=np.array(self.chance(0.5)))
+        y = self.new_arg(t, shape, ty=ty)
+        attrs = {"op1": self.pick(pool1)}
+        if unaries and self.chance(0.4):
+            attrs["unary"] = self.pick(unaries)
+        choices = ["y"] + (["unary"] if unaries else [])
+        if ty and all(d is not None for d in ty) and shape[0] > 0:
+            choices.append("take")
+        pick = self.pick(choices)
+        rty, rshape = list(ty), list(shape)
+        if pick == "unary":
+            attrs["else"] = self.pick(unaries)
+        elif pick == "take":
+            attrs["else"] = "take"
+            attrs["take"] = int(self.r.integers(0, shape[0]))
+            rty[0] = None
+            if not bool(self.vals[c]):
+                rshape[0] = attrs["take"]
+        else:
+            attrs["else"] = "y"
+        return self.add_op(name, [c, x, y], t, rty, rshape, attrs)
 
     def window(self, sizes, pool):
         """Kernel sizes, strides, dilations and pads for windows over spatial

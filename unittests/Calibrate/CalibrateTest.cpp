@@ -163,7 +163,7 @@ TEST(CalibrateTest, DeviceReport) {
   has("matmul on f16, bf16, f32, f64 through cuBLAS");
   // Integer matmul has no GPU kernel.
   EXPECT_NE(report.find("          i32 "), std::string::npos);
-  EXPECT_NE(report.find("not: dim, matmul"), std::string::npos);
+  EXPECT_NE(report.find("not: dim, if, matmul"), std::string::npos);
   has("cuda:1  NVIDIA GeForce RTX 3090");
   has("FP64:FP32 1:64 (CUDA cores, known for compute capability 8.6)\n        "
       "not used: Tide's GPU code runs on cuda:0 only (CUDA_VISIBLE_DEVICES=1 "
