@@ -131,6 +131,8 @@ static void addTensorSteps(OpPassManager &pm, bool fuse, bool gpu, bool dnnl) {
   // After the last CSE: no fill shared by several writers, which
   // bufferization would copy for each.
   pm.addNestedPass<func::FuncOp>(createUnshareFillsPass());
+  // No subview into a dimension of size 0 after bufferization.
+  pm.addNestedPass<func::FuncOp>(createDropEmptySlicesPass());
 }
 
 /// Host buffers up to this size that do not escape their function live on

@@ -106,6 +106,22 @@ def ElideArgumentClonesPass
   let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
 }
 
+def DropEmptySlicesPass : Pass<"tide-drop-empty-slices", "mlir::func::FuncOp"> {
+  let summary = "Replace slices of tensors with no elements by empty tensors";
+  let description = [{
+    A `tensor.extract_slice` of a tensor with a size 0 (seen through
+    `tensor.cast`s: a value whose type says `?` where the op computing it
+    knows 0) reads nothing: it becomes a `tensor.empty` of the slice's sizes.
+    A `tensor.insert_slice` into such a tensor, or of such a tensor, writes
+    nothing: it becomes its destination. Run before bufferization, because
+    after it upstream's canonicalization folds the `memref.cast` into the
+    `memref.subview` and makes a subview at offset 0 of a dimension of size 0,
+    which the subview's verifier rejects ("offset 1 is out-of-bounds"), a
+    valid program then failing to compile.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 def UnshareFillsPass : Pass<"tide-unshare-fills", "mlir::func::FuncOp"> {
   let summary = "Give every op that writes into a filled tensor its own fill";
   let description = [{

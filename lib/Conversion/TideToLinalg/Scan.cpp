@@ -177,10 +177,15 @@ struct LowerScan : OpRewritePattern<ScanOp> {
           kept[0] = pos;
           SmallVector<OpFoldResult> offsets(kept.size(), tb.getIndexAttr(0)),
               strides(kept.size(), tb.getIndexAttr(1));
-          Value old = tensor::ExtractSliceOp::create(tb, l, acc, offsets, kept,
-                                                     strides);
-          Value copied = tensor::InsertSliceOp::create(tb, l, old, fresh,
-                                                       offsets, kept, strides);
+          // (Steps with no elements: nothing to copy, and a static offset 0
+          // into an axis of size 0 is not a valid slice.)
+          Value copied = fresh;
+          if (!llvm::is_contained(accType.getShape(), 0)) {
+            Value old = tensor::ExtractSliceOp::create(tb, l, acc, offsets,
+                                                       kept, strides);
+            copied = tensor::InsertSliceOp::create(tb, l, old, fresh, offsets,
+                                                   kept, strides);
+          }
           scf::YieldOp::create(
               tb, l,
               ValueRange{
@@ -255,9 +260,18 @@ struct LowerScan : OpRewritePattern<ScanOp> {
       sizes[0] = count;
       SmallVector<OpFoldResult> offsets(sizes.size(), rewriter.getIndexAttr(0)),
           strides(sizes.size(), rewriter.getIndexAttr(1));
+      auto outType = cast<RankedTensorType>(signless(out.getType()));
+      if (llvm::is_contained(cast<RankedTensorType>(acc.getType()).getShape(),
+                             0)) {
+        // Steps with no elements: the result has none either.
+        Value empty = tensor::EmptyOp::create(rewriter, loc, sizes,
+                                              outType.getElementType());
+        results.push_back(
+            tensor::CastOp::create(rewriter, loc, outType, empty));
+        continue;
+      }
       results.push_back(tensor::ExtractSliceOp::create(
-          rewriter, loc, cast<RankedTensorType>(signless(out.getType())), acc,
-          offsets, sizes, strides));
+          rewriter, loc, outType, acc, offsets, sizes, strides));
     }
     replaceFromSignless(rewriter, op, results);
   }

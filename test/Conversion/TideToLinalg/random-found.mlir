@@ -29,6 +29,15 @@
 //    ("Cannot select: v16f32 = X86ISD::CMPP"). An upstream bug (reproduced
 //    with llc -mcpu=sapphirerapids on 7 lines of LLVM IR); Tide now lowers an
 //    i1 to float cast as a select of 1 and 0, which the backend handles.
+// 7. A conditional tide.scan whose steps have a static size 0 failed to
+//    compile ("offset 1 is out-of-bounds: 0 >= 0"): its stacked results are
+//    copied into a buffer twice as large and cut to the steps that ran, each
+//    a slice at offset 0 of an axis of size 0. They are empty tensors now.
+// 8. A tide.dynamic_slice of a value whose type says `?` where the op
+//    computing it knows 0 (an `or` with an operand of static size 0) failed
+//    the same way after bufferization: canonicalization folds the cast into
+//    the subview. tide-drop-empty-slices (test/Lowering) makes such slices
+//    empty tensors before bufferization.
 //
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: tide-opt %s --convert-tide-to-linalg --mlir-print-local-scope | FileCheck %s --implicit-check-not=' tide.'
@@ -49,6 +58,9 @@
 // RUN: %python -c "import numpy as np; b = lambda v: (np.array(v, np.float32).view(np.uint32) >> 16).astype(np.uint16); np.save('%t/ba.npy', b([[1.5] * 17])); np.save('%t/bb.npy', b([[-1.0] * 16 + [2.0], [3.0] * 17]))"
 // RUN: tide-run %t/m.so --entry=bf16_compare_to_f16 --input=%t/ba.npy --input=%t/bb.npy --output=%t/bc.npy
 // RUN: %python -c "import numpy as np; [print(*row) for row in np.load('%t/bc.npy').astype(int)]" | FileCheck %s --check-prefix=RUN10
+// RUN: %python -c "import numpy as np; np.save('%t/ws.npy', np.zeros((7, 0), np.float32)); np.save('%t/wz.npy', np.zeros((0,), np.float32)); np.save('%t/oa.npy', np.ones((2, 0, 4), np.uint16)); np.save('%t/ob.npy', np.ones((2, 0, 4), np.uint16))"
+// RUN: tide-run %t/m.so --entry=while_empty_steps --input=%t/ws.npy --input=%t/wz.npy | FileCheck %s --check-prefix=RUN11
+// RUN: tide-run %t/m.so --entry=dynamic_slice_known_empty --input=%t/oa.npy --input=%t/ob.npy | FileCheck %s --check-prefix=RUN12
 
 // CHECK-LABEL: func.func @mul_cos(
 // CHECK:         linalg.generic
@@ -160,4 +172,34 @@ func.func @bf16_compare_to_f16(%a0: tensor<1x?xbf16>, %a1: tensor<2x?xbf16>) -> 
   %v0 = tide.cmp lt, %a0, %a1 : tensor<1x?xbf16>, tensor<2x?xbf16>
   %v1 = tide.cast %v0 : tensor<2x?xi1> to tensor<2x?xf16>
   return %v1 : tensor<2x?xf16>
+}
+
+// CHECK-LABEL: func.func @while_empty_steps(
+// CHECK:         scf.while
+// RUN11: result 0: f32[3x0] = []
+func.func @while_empty_steps(%x: tensor<7x0xf32>, %z: tensor<0xf32>) -> tensor<?x0xf32> {
+  %true = tide.constant dense<true> : tensor<i1>
+  %c, %s, %all = tide.scan conditional inits(%true, %z : tensor<i1>, tensor<0xf32>) sequences(%x : tensor<7x0xf32>) {
+  ^bb0(%t: tensor<i64>, %go: tensor<i1>, %a: tensor<0xf32>, %xt: tensor<0xf32>):
+    %m = tide.add %a, %xt : tensor<0xf32>, tensor<0xf32>
+    %one = tide.constant dense<1> : tensor<i64>
+    %three = tide.constant dense<3> : tensor<i64>
+    %t1 = tide.add %t, %one : tensor<i64>, tensor<i64>
+    %more = tide.cmp lt, %t1, %three : tensor<i64>
+    tide.yield %more, %m, %m : tensor<i1>, tensor<0xf32>, tensor<0xf32>
+  } : tensor<i1>, tensor<0xf32>, tensor<?x0xf32>
+  return %all : tensor<?x0xf32>
+}
+
+// CHECK-LABEL: func.func @dynamic_slice_known_empty(
+// RUN12: result 0: ui16[2x0x4] = []
+func.func @dynamic_slice_known_empty(%a: tensor<?x?x4xui16>, %b: tensor<?x0x4xui16>) -> tensor<?x?x?xui16> {
+  %o = tide.or %a, %b : tensor<?x?x4xui16>, tensor<?x0x4xui16>
+  %z = tide.constant dense<[0, 0, 0]> : tensor<3xi64>
+  %d0 = tide.dim %o axis = 0 : tensor<?x?x4xui16>
+  %d1 = tide.dim %o axis = 1 : tensor<?x?x4xui16>
+  %d2 = tide.dim %o axis = 2 : tensor<?x?x4xui16>
+  %lim = tide.concat %d0, %d1, %d2 axis = 0 : tensor<1xi64>, tensor<1xi64>, tensor<1xi64>
+  %s = tide.dynamic_slice %o, %z, %lim strides = [1, 1, 1] : tensor<?x?x4xui16>, tensor<3xi64> to tensor<?x?x?xui16>
+  return %s : tensor<?x?x?xui16>
 }
