@@ -891,6 +891,11 @@ def g_scatter(g):
         idx = np.moveaxis(idx.reshape([d for i, d in enumerate(s) if i != ax % a.ndim]
                                       + [s[ax]]), -1, ax % a.ndim)
         red = r.choice(["none", "none", "add", "mul", "max", "min"])
+        if red in ("max", "min") and dt(a) in FLOATS and np.isnan(a).any():
+            # ONNX leaves a NaN's min or max open: ONNX Runtime keeps the
+            # update over a NaN in the data, Tide's tide.scatter propagates
+            # NaN (NumPy's minimum and maximum).
+            raise Rejected("NaN data under a min or max scatter")
         attrs = {"axis": ax}
         if red != "none":
             attrs["reduction"] = red
@@ -983,6 +988,47 @@ def g_shape_ops(g):
               k=int(r.integers(-2, 3)))
 
 
+def g_if(g):
+    """An If on a condition computed at run time (the sum of a value compared
+    with a threshold 0.5 away, so that rounding cannot flip it); each branch
+    one node on values of the outer graph: a unary op, a slice (an output of
+    another size), or another outer value of the same type and rank."""
+    r = g.rng
+    t = r.choice([F32, F32, F64, I64])
+    x = g.pick(lambda a: dt(a) == t and a.ndim >= 1 and a.size > 0,
+               lambda: g.source(g.shape(int(r.choice([1, 2, 3]))), t))
+    s = g.pick(lambda a: dt(a) in (F32, F64) and a.size > 0 and np.all(np.isfinite(a))
+               and np.abs(a).max() < 1e3, lambda: g.source(g.shape(), F32))
+    total = g.add("ReduceSum", [s], keepdims=0)
+    v = float(g.vals[total])
+    thr = g.const(np.array(v + float(r.choice([-0.5, 0.5])), dtype=dt(g.vals[total])))
+    cond = g.add("Greater", [total, thr])
+    xv = g.vals[x]
+    elem = {np.dtype(F32): TensorProto.FLOAT, np.dtype(F64): TensorProto.DOUBLE,
+            np.dtype(I64): TensorProto.INT64}[np.dtype(t)]
+
+    def branch(name):
+        out = g.fresh("b")
+        kind = r.choice(["unary", "unary", "slice", "outer", "add"])
+        if kind == "unary":
+            ops = ["Neg", "Abs", "Identity"] + (["Tanh", "Sigmoid", "Floor"] if t in FLOATS else [])
+            nodes = [helper.make_node(r.choice(ops), [x], [out])]
+        elif kind == "slice":
+            d = int(r.integers(0, xv.ndim))
+            k = int(r.integers(0, xv.shape[d] + 1))
+            nodes = [helper.make_node("Slice", [x, g.const(np.array([0], np.int64)),
+                                                 g.const(np.array([k], np.int64)),
+                                                 g.const(np.array([d], np.int64))], [out])]
+        elif kind == "add":
+            nodes = [helper.make_node("Add", [x, x], [out])]
+        else:
+            others = [n for n, a in g.vals.items() if dt(a) == t and a.ndim == xv.ndim]
+            nodes = [helper.make_node("Identity", [others[int(r.integers(len(others)))]], [out])]
+        return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(out, elem, None)])
+
+    g.add("If", [cond], then_branch=branch("then"), else_branch=branch("else"))
+
+
 GENERATORS = [
     (g_unary, 10), (g_unary_attr, 5), (g_binary, 14), (g_int_div, 2), (g_where, 3),
     (g_not, 1), (g_reduce, 8), (g_arg, 3), (g_softmax, 3), (g_cumsum, 2),
@@ -992,6 +1038,7 @@ GENERATORS = [
     (g_norm, 3), (g_topk, 2), (g_trilu, 1), (g_einsum, 2), (g_depth_space, 1),
     (g_shape_arith, 1), (g_int_unary, 2), (g_resize, 2), (g_gathernd, 2), (g_scatter, 2),
     (g_onehot, 1), (g_range, 1), (g_convtranspose, 2), (g_rnn, 2), (g_shape_ops, 2),
+    (g_if, 2),
 ]
 
 
@@ -1043,10 +1090,20 @@ def prune(model, feeds, keep):
     only the inputs and initializers those nodes read."""
     g = model.graph
     need, nodes = {keep}, []
+    def reads(node):
+        """The names `node` reads, those its subgraphs read from outside too."""
+        names = {i for i in node.input if i}
+        for a in node.attribute:
+            if a.HasField("g"):
+                inner = {o for n in a.g.node for o in n.output}
+                for n in a.g.node:
+                    names.update(i for i in reads(n) if i not in inner)
+        return names
+
     for node in reversed(list(g.node)):
         if any(o in need for o in node.output):
             nodes.append(node)
-            need.update(i for i in node.input if i)
+            need.update(reads(node))
     nodes.reverse()
     inputs = [(i, f) for i, f in zip(g.input, feeds) if i.name in need]
     graph = helper.make_graph(

@@ -2686,9 +2686,37 @@ LogicalResult convertEinsum(NodeImporter &n) {
       if (p == q)
         continue;
       Shape s = shapeOf(ops[k]);
-      if (ShapedType::isDynamic(s[p]) || s[p] != s[q])
+      if (ShapedType::isDynamic(s[p]) || ShapedType::isDynamic(s[q])) {
+        // Sizes known at run time: the mask compares two iotas of the first
+        // position's size, one along each position; selecting with it checks
+        // when the model runs that the second position has that size too.
+        SymDim len = n.dimOf(ops[k], p);
+        Value shape = n.shapeOperand({len});
+        Type i64 = IntegerType::get(n.ctx, 64);
+        Value pos =
+            shape ? n.make<IotaOp>(n.typeOf({len}, i64), shape, 0) : Value();
+        TRY(pos);
+        SmallVector<SymDim> along(s.size(), SymDim::constant(1));
+        along[p] = len;
+        Value first = n.reshapeTo(pos, along);
+        along[p] = SymDim::constant(1);
+        along[q] = len;
+        Value second = n.reshapeTo(pos, along);
+        TRY(first && second);
+        Value mask = n.create<CmpOp>(CmpPredicate::eq, first, second);
+        TRY(mask);
+        Value v = n.create<SelectOp>(mask, ops[k], sc(n, ops[k], 0));
+        TRY(v);
+        TRY(ops[k] = n.create<ReduceSumOp>(v, Shape{static_cast<int64_t>(q)},
+                                           false));
+        t.erase(q, 1);
+        --q;
+        continue;
+      }
+      if (s[p] != s[q])
         return n.fail("the diagonal of index '" + std::string(1, t[q]) +
-                      "' needs equal static sizes");
+                      "' has sizes " + llvm::Twine(s[p]) + " and " +
+                      llvm::Twine(s[q]));
       if (overComputedLimit(s[p], s[q]))
         return n.fail("the diagonal of index '" + std::string(1, t[q]) +
                       "' is larger than Tide computes while importing");

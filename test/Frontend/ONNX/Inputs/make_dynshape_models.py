@@ -569,3 +569,16 @@ save_inputs("matmul_unit_dyn", "one", [rng.standard_normal((1, 2, 3)).astype(np.
                                        rng.standard_normal((4, 3, 5)).astype(np.float32)])
 save_inputs("matmul_unit_dyn", "same", [rng.standard_normal((4, 2, 3)).astype(np.float32),
                                         rng.standard_normal((4, 3, 5)).astype(np.float32)])
+
+# --- einsum_diag_dyn: Einsum diagonals over run-time sizes ("bii->bi" and a
+# trace "ii"), the two sizes of the repeated index with different symbols;
+# tags: (2, 3, 3) and (1, 4, 4); and (2, 3, 4), an error of the call.
+g = Graph()
+g.op("Einsum", ["x"], "diag", equation="bii->bi")
+g.op("Einsum", ["y"], "trace", equation="ii")
+g.save("einsum_diag_dyn.onnx", [vi("x", F32, ["b", "n", "m"]), vi("y", F32, ["p", "q"])],
+       [vi("diag", F32, ["b", "n"]), vi("trace", F32, [])], 17)
+for tag, (n, b) in {"n3": (3, 2), "n4": (4, 1)}.items():
+    save_inputs("einsum_diag_dyn", tag, [rng.standard_normal((b, n, n)).astype(np.float32),
+                                         rng.standard_normal((n + 1, n + 1)).astype(np.float32)])
+save_inputs("einsum_diag_dyn", "bad", [np.zeros((2, 3, 4), np.float32), np.zeros((2, 2), np.float32)])
