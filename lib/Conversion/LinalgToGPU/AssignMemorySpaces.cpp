@@ -182,6 +182,16 @@ struct AssignMemorySpacesPass
             Operation *user = use.getOwner();
             if (!isGpuOp(user) && !(isGpuOp(empty) && !getDevice(user)))
               continue;
+            // An untagged view of it that no GPU op reads stays on the host:
+            // canonicalization drops the tags of empty tensors whose sizes
+            // fold, and CSE then merges a host loop's initial buffer (a
+            // tide.scan's stacked results) with a GPU op's empty output.
+            if (!isGpuOp(user) &&
+                isa<tensor::CastOp, tensor::ExpandShapeOp,
+                    tensor::CollapseShapeOp, tensor::ReshapeOp,
+                    tensor::ExtractSliceOp>(user) &&
+                !gpuReaderThroughViews(user))
+              continue;
             DeviceAttr gpu =
                 isGpuOp(user) ? gpuOps.lookup(user) : gpuOps.lookup(empty);
             // Before the user's op in the function body: a payload that

@@ -265,3 +265,37 @@ func.func @gather_of_empty(%idx: tensor<4x4xi64>) -> tensor<4x4xbf16> {
   } -> tensor<4x4xbf16>
   return %r : tensor<4x4xbf16>
 }
+
+// -----
+
+// An empty tensor (untagged: canonicalization drops the tag of an empty
+// whose sizes fold) shared by an untagged GPU op and, through a cast, by a
+// host loop's initial buffer (a conditional tide.scan's stacked results):
+// the GPU op gets a device allocation, the cast keeps the host empty. Before,
+// the cast's buffer went to the GPU too, and bufferization refused the host
+// loop ("inconsistent memory space on then/else branches").
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @host_loop_buffer(
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1xf32>
+// CHECK: %[[D:.*]] = bufferization.alloc_tensor() {memory_space = #tide.device<cuda:0>} : tensor<1xf32>
+// CHECK: linalg.generic {{.*}} outs(%[[D]] : tensor<1xf32>)
+// CHECK: %[[C:.*]] = tensor.cast %[[E]] : tensor<1xf32> to tensor<?xf32>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[C]])
+func.func @host_loop_buffer(%x: tensor<1xf32>, %n: index) -> (tensor<1xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t = bufferization.alloc_tensor() copy(%x) {memory_space = #tide.device<cuda:0>} : tensor<1xf32>
+  %e = tensor.empty() : tensor<1xf32>
+  %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%t : tensor<1xf32>) outs(%e : tensor<1xf32>) attrs = {tide.device = #tide.device<cuda:0>} {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<1xf32>
+  %back = bufferization.alloc_tensor() copy(%g) {memory_space = 0 : i64} : tensor<1xf32>
+  %cast = tensor.cast %e : tensor<1xf32> to tensor<?xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %cast) -> tensor<?xf32> {
+    scf.yield %acc : tensor<?xf32>
+  } {tide.device = #tide.device<cpu>}
+  return %back, %r : tensor<1xf32>, tensor<?xf32>
+}
