@@ -873,6 +873,26 @@ struct LowerElementwise : RewritePattern {
         }
       }
     }
+    // A broadcast_to (without stretch_dynamic) keeps an input size known
+    // only at run time: where the result's size is static, the input's must
+    // be that size when it runs (else the copy would read past the input).
+    if (auto broadcast = dyn_cast<BroadcastToOp>(op)) {
+      auto inType = cast<RankedTensorType>(inputs.front().getType());
+      int64_t offset = resultType.getRank() - inType.getRank();
+      for (int64_t i = 0; i < inType.getRank(); ++i) {
+        if (!inType.isDynamicDim(i) || resultType.isDynamicDim(i + offset))
+          continue;
+        assertSameSize(
+            rewriter, loc, op,
+            tensor::DimOp::create(rewriter, loc, inputs.front(), i),
+            arith::ConstantIndexOp::create(rewriter, loc,
+                                           resultType.getDimSize(i + offset)),
+            "the input's size in dimension " + Twine(i) +
+                " differs from the result's (" +
+                Twine(resultType.getDimSize(i + offset)) +
+                ") at run time (a run-time size of 1 is not broadcast)");
+      }
+    }
     // Operands whose sizes are known only at run time must agree there
     // (a run-time size of 1 is not broadcast): each size of a result
     // dimension is checked against the first.

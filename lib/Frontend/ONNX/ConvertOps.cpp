@@ -1319,14 +1319,33 @@ FailureOr<Shape> broadcastShapes(NodeImporter &n, Shape a, Shape b) {
 LogicalResult convertExpand(NodeImporter &n) {
   if (failed(need(n, 1)))
     return failure();
-  if (auto symbolic = n.shapeIn(1); symbolic && !symbolic->isConstant()) {
+  auto symbolic = n.shapeIn(1);
+  // A constant shape over an input with run-time sizes: the same rules (a
+  // run-time size against a constant entry above 1 may be 1 and stretch).
+  std::optional<SmallVector<SymDim>> constantEntries;
+  if (!(symbolic && !symbolic->isConstant()) && n.in(0) &&
+      !cast<RankedTensorType>(n.in(0).getType()).hasStaticShape()) {
+    if (auto c = n.constIn(1)) {
+      if (auto values = readHostValues(*c)) {
+        constantEntries.emplace();
+        for (int64_t i = 0; i < c->getNumElements(); ++i)
+          constantEntries->push_back(SymDim::constant(values->intAt(i)));
+      }
+    } else if (symbolic) {
+      constantEntries = symbolic->elems;
+    }
+  }
+  if ((symbolic && !symbolic->isConstant()) || constantEntries) {
     // NumPy broadcasting of the input's sizes and the shape's, known up to
     // run-time sizes. A dynamic input size that importing cannot tell from
     // the shape's entry (it may be 1 at run time) is stretched when the
     // model runs (broadcast_to stretch_dynamic, given the shape's entries
     // there).
     Value x = n.in(0);
-    SmallVector<SymDim> a = n.dimsOf(x), s = symbolic->elems, r;
+    SmallVector<SymDim> a = n.dimsOf(x),
+                        s = constantEntries ? *constantEntries
+                                            : symbolic->elems,
+                        r;
     size_t rank = std::max(a.size(), s.size());
     bool stretch = false;
     for (size_t k = 0; k < rank; ++k) {

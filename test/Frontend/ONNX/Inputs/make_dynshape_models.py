@@ -582,3 +582,12 @@ for tag, (n, b) in {"n3": (3, 2), "n4": (4, 1)}.items():
     save_inputs("einsum_diag_dyn", tag, [rng.standard_normal((b, n, n)).astype(np.float32),
                                          rng.standard_normal((n + 1, n + 1)).astype(np.float32)])
 save_inputs("einsum_diag_dyn", "bad", [np.zeros((2, 3, 4), np.float32), np.zeros((2, 2), np.float32)])
+
+# --- expand_const_dyn: Expand of an input of run-time sizes to a constant
+# shape (5, 3): a run-time size of 1 stretches (the input (5, 1)); (5, 3)
+# passes through.
+g = Graph()
+g.op("Expand", ["x", g.c([5, 3])], "y")
+g.save("expand_const_dyn.onnx", [vi("x", F32, ["p", "q"])], [vi("y", F32, [5, 3])], 17)
+save_inputs("expand_const_dyn", "col", [rng.standard_normal((5, 1)).astype(np.float32)])
+save_inputs("expand_const_dyn", "full", [rng.standard_normal((5, 3)).astype(np.float32)])
