@@ -896,7 +896,8 @@ struct LowerElementwise : RewritePattern {
     // Operands whose sizes are known only at run time must agree there
     // (a run-time size of 1 is not broadcast): each size of a result
     // dimension is checked against the first.
-    if (inputs.size() > 1 && !isa<BroadcastToOp>(op)) {
+    // (One operand too: a cast of a run-time size to a static one.)
+    if (!isa<BroadcastToOp>(op)) {
       int64_t rank = resultType.getRank();
       for (int64_t d = 0; d < rank; ++d) {
         Value first;
@@ -2307,6 +2308,21 @@ struct LowerSlice : OpRewritePattern<SliceOp> {
     }
     SmallVector<int64_t> offsets(op.getStart());
     Value input = toSignless(rewriter, loc, op.getInput()).front();
+    // On a dimension known only at run time, the last element the slice
+    // reads must be inside the input when it runs.
+    auto inType = cast<RankedTensorType>(input.getType());
+    for (int64_t d = 0; d < inType.getRank(); ++d) {
+      if (!inType.isDynamicDim(d))
+        continue;
+      int64_t last = offsets[d] + (sizes[d] - 1) * op.getStrides()[d];
+      Value inside = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::slt,
+          arith::ConstantIndexOp::create(rewriter, loc, last),
+          tensor::DimOp::create(rewriter, loc, input, d));
+      assertThat(rewriter, loc, op, inside,
+                 "the slice's bounds on dimension " + Twine(d) +
+                     " lie outside the input at run time");
+    }
     replaceFromSignless(rewriter, op,
                         tensor::ExtractSliceOp::create(
                             rewriter, loc, type, input, ValueRange{},
