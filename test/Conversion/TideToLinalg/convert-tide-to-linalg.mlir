@@ -569,10 +569,13 @@ func.func @cast_to_bool(%x: tensor<3xf32>, %i: tensor<3xi32>) -> (tensor<3xi1>, 
   return %0, %1 : tensor<3xi1>, tensor<3xi1>
 }
 
-// Refining a `?` to a static size: the result is static, nothing to measure.
+// Refining a `?` to a static size: the result is static, and the input's
+// run-time size is checked against it (else the loop would read past it).
 // CHECK-LABEL: func.func @cast_refine(
 // CHECK-SAME: %[[X:.*]]: tensor<?x3xf32>)
-// CHECK-NOT: tensor.dim
+// CHECK: %[[D:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x3xf32>
+// CHECK: %[[OK:.*]] = arith.cmpi eq, %[[D]], %{{.*}} : index
+// CHECK: cf.assert %[[OK]], "{{.*}}the size of dimension 0 of operand 0 differs from that of the result at run time
 // CHECK: tensor.empty() : tensor<2x3xf16>
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 func.func @cast_refine(%x: tensor<?x3xf32>) -> tensor<2x3xf16> {
