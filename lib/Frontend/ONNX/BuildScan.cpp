@@ -26,6 +26,21 @@ using namespace mlir;
 using namespace mlir::tide;
 using namespace mlir::tide::onnx_import;
 
+namespace {
+/// Names bound while a region's ops are built (a constant or a size
+/// materialized the first time an op there reads it, the region's own
+/// values) are values of that region: unbound again when it is done, so that
+/// an op after the region, or in the other branch of an If, materializes
+/// its own rather than reading one defined inside.
+struct RegionScope {
+  GraphImporter &graph;
+  llvm::StringMap<Value> saved;
+  explicit RegionScope(GraphImporter &graph)
+      : graph(graph), saved(graph.values) {}
+  ~RegionScope() { graph.values = std::move(saved); }
+};
+} // namespace
+
 ScanOp onnx_import::buildScan(
     NodeImporter &n, ValueRange inits, ValueRange sequences, bool reverse,
     bool conditional,
@@ -65,6 +80,7 @@ ScanOp onnx_import::buildScan(
   }
   SmallVector<Value> yields;
   {
+    RegionScope scope(graph);
     OpBuilder::InsertionGuard guard(n.b);
     n.b.setInsertionPointToStart(body.get());
     FailureOr<SmallVector<Value>> built = step(position, states, slices);
@@ -177,6 +193,7 @@ IfOp onnx_import::buildIf(
                                       std::make_unique<Block>()};
   SmallVector<Value> yields[2];
   for (int k = 0; k < 2; ++k) {
+    RegionScope scope(n.graphImporter());
     OpBuilder::InsertionGuard guard(n.b);
     n.b.setInsertionPointToStart(blocks[k].get());
     FailureOr<SmallVector<Value>> built = branch(k == 0);

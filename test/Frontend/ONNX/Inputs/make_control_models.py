@@ -375,3 +375,35 @@ save("loop_in_if", helper.make_graph(
     "loop_in_if", [vi("c", BOOL, []), vi("n", I64, []), vi("x", F32, [3])], [vi("y", F32, [3])]))
 save_inputs("loop_in_if", "t", [np.array(True), np.array(4, np.int64), np.float32([1, 2, 3])])
 save_inputs("loop_in_if", "f", [np.array(False), np.array(4, np.int64), np.float32([1, 2, 3])])
+# if_shared / loop_shared: an outer constant and an outer Shape read in both
+# branches, inside a loop's body and after the If or Loop (each region
+# materializes its own; a value built inside one was read outside it before).
+then_g = helper.make_graph([helper.make_node("Add", ["x", "k"], ["t0"]),
+                            helper.make_node("Shape", ["x"], ["ts"]),
+                            helper.make_node("Cast", ["ts"], ["tsf"], to=F32),
+                            helper.make_node("Add", ["t0", "tsf"], ["t"])],
+                           "then", [], [vi("t", F32, [3])])
+else_g = helper.make_graph([helper.make_node("Mul", ["x", "k"], ["e0"]),
+                            helper.make_node("Cast", ["xs"], ["xsf"], to=F32),
+                            helper.make_node("Sub", ["e0", "xsf"], ["e"])],
+                           "else", [], [vi("e", F32, [3])])
+save("if_shared", helper.make_graph(
+    [const("k", np.float32([1, 2, 3])), helper.make_node("Shape", ["x"], ["xs"]),
+     helper.make_node("If", ["c"], ["y0"], name="branch", then_branch=then_g, else_branch=else_g),
+     helper.make_node("Mul", ["y0", "k"], ["y1"]),
+     helper.make_node("Cast", ["xs"], ["xsf2"], to=F32),
+     helper.make_node("Add", ["y1", "xsf2"], ["y"])],
+    "if_shared", [vi("c", BOOL, []), vi("x", F32, [3])], [vi("y", F32, [3])]))
+save_inputs("if_shared", "t", [np.array(True), np.float32([4, 5, 6])])
+save_inputs("if_shared", "f", [np.array(False), np.float32([4, 5, 6])])
+body = helper.make_graph(
+    [helper.make_node("Add", ["v_in", "k"], ["v_out"]),
+     helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+    "body", [vi("i", I64, []), vi("cond_in", BOOL, []), vi("v_in", F32, [3])],
+    [vi("cond_out", BOOL, []), vi("v_out", F32, [3])])
+save("loop_shared", helper.make_graph(
+    [const("k", np.float32([1, 2, 3])),
+     helper.make_node("Loop", ["n", "", "x"], ["v"], name="loop", body=body),
+     helper.make_node("Mul", ["v", "k"], ["y"])],
+    "loop_shared", [vi("n", I64, []), vi("x", F32, [3])], [vi("y", F32, [3])]))
+save_inputs("loop_shared", "n3", [np.array(3, np.int64), np.float32([1, 1, 1])])
