@@ -1237,8 +1237,17 @@ LogicalResult convertSqueeze(NodeImporter &n) {
   Shape s = shapeOf(x);
   SmallVector<bool> drop(s.size(), false);
   if (axes->empty()) {
-    for (auto [i, d] : llvm::enumerate(s))
+    for (auto [i, d] : llvm::enumerate(s)) {
+      // Whether a run-time size is 1 decides the result's rank.
+      if (ShapedType::isDynamic(d))
+        return n.fail("Squeeze without axes drops every dimension of size 1, "
+                      "and dimension " +
+                      llvm::Twine(i) +
+                      "'s size is known only at run time (the result's rank "
+                      "would depend on it); give the axes, or fix the input's "
+                      "shape with --bind-shape");
       drop[i] = d == 1;
+    }
   }
   for (int64_t a : *axes) {
     auto na = n.normAxis(a, s.size());

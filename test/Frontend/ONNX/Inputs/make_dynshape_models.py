@@ -591,3 +591,9 @@ g.op("Expand", ["x", g.c([5, 3])], "y")
 g.save("expand_const_dyn.onnx", [vi("x", F32, ["p", "q"])], [vi("y", F32, [5, 3])], 17)
 save_inputs("expand_const_dyn", "col", [rng.standard_normal((5, 1)).astype(np.float32)])
 save_inputs("expand_const_dyn", "full", [rng.standard_normal((5, 3)).astype(np.float32)])
+
+# --- squeeze_all_dyn: Squeeze without axes over run-time sizes (which
+# dimensions are 1, so the result's rank, is known only at run time): refused.
+g = Graph()
+g.op("Squeeze", ["x"], "y")
+g.save("squeeze_all_dyn.onnx", [vi("x", F32, ["p", "q"])], [vi("y", F32, ["r", "s"])], 17)
