@@ -191,6 +191,44 @@ RankedTensorType windowInput(NodeImporter &n) {
   return type;
 }
 
+/// Groups of a convolution over a weight of run-time shape, each imported as
+/// a convolution of its own (tide.conv groups static channels only).
+constexpr int64_t kMaxRunTimeGroups = 64;
+
+/// A grouped convolution whose weight's shape is known only at run time: the
+/// input's channels and the weight's filters are reshaped into (groups,
+/// per group), each group convolved alone and the results concatenated along
+/// the channels. The reshapes check at run time that both counts are
+/// multiples of `groups`; each convolution checks its weight's channels.
+Value convByGroups(NodeImporter &n, Value x, Value weight, const Window &w,
+                   int64_t groups) {
+  SymDim g = SymDim::constant(groups);
+  SmallVector<SymDim> xd = n.dimsOf(x), wd = n.dimsOf(weight);
+  SymDim channels = n.combine("Div", xd[1], g);
+  SymDim filters = n.combine("Div", wd[0], g);
+  SmallVector<SymDim> xs = {xd[0], g, channels}, ws = {g, filters};
+  xs.append(xd.begin() + 2, xd.end());
+  ws.append(wd.begin() + 1, wd.end());
+  Value xg = n.reshapeTo(x, xs), wg = n.reshapeTo(weight, ws);
+  if (!xg || !wg)
+    return {};
+  SmallVector<SymDim> xOne = {xd[0], channels}, wOne = {filters};
+  xOne.append(xd.begin() + 2, xd.end());
+  wOne.append(wd.begin() + 1, wd.end());
+  SmallVector<Value> parts;
+  for (int64_t i = 0; i < groups; ++i) {
+    Value xi = n.reshapeTo(n.sliceAxis(xg, 1, i, i + 1), xOne);
+    Value wi = n.reshapeTo(n.sliceAxis(wg, 0, i, i + 1), wOne);
+    if (!xi || !wi)
+      return {};
+    Value yi = n.create<ConvOp>(xi, wi, w.strides, w.dilations, w.pads, 1);
+    if (!yi)
+      return {};
+    parts.push_back(yi);
+  }
+  return parts.size() == 1 ? parts.front() : n.create<ConcatOp>(parts, 1);
+}
+
 LogicalResult convertConv(NodeImporter &n) {
   if (failed(n.checkAttrs({"auto_pad", "dilations", "group", "kernel_shape",
                            "pads", "strides"})))
@@ -217,12 +255,18 @@ LogicalResult convertConv(NodeImporter &n) {
                       "sizes");
   }
   int64_t groups = n.attrInt("group", 1);
+  if (groups < 1)
+    return n.fail("group must be positive, got " + Twine(groups));
   // A weight of run-time shape (a graph input or a computed tensor): one
-  // convolution whose sizes are checked when it runs.
+  // convolution whose sizes are checked when it runs (grouped: one per
+  // group, convByGroups).
   if (!weightType.hasStaticShape()) {
-    if (groups != 1)
-      return n.fail("a grouped convolution needs a weight of static shape; "
-                    "this one's is known only at run time (bind it with "
+    if (groups > kMaxRunTimeGroups)
+      return n.fail("a convolution of " + Twine(groups) +
+                    " groups over a weight of run-time shape is imported as "
+                    "one convolution per group; at most " +
+                    Twine(kMaxRunTimeGroups) +
+                    " are supported (bind the weight's shape with "
                     "--bind-shape)");
     // (auto_pad SAME pads by the kernel's run-time sizes.)
     for (int64_t i = 0; i < k; ++i)
@@ -242,7 +286,10 @@ LogicalResult convertConv(NodeImporter &n) {
     if (!x)
       return failure();
   }
-  Value y = n.create<ConvOp>(x, weight, w.strides, w.dilations, w.pads, groups);
+  Value y =
+      weightType.hasStaticShape() || groups == 1
+          ? n.create<ConvOp>(x, weight, w.strides, w.dilations, w.pads, groups)
+          : convByGroups(n, x, weight, w, groups);
   if (!y)
     return failure();
   if (n.has(2)) {

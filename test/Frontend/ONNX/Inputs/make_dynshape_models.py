@@ -526,10 +526,31 @@ g.save("conv1d_weight_dyn.onnx", [vi("x", F32, [2, 3, 10]), vi("w", F32, ["F", 3
 for tag, (f, k) in {"f5": (5, 3), "k10": (1, 10)}.items():
     save_inputs("conv1d_weight_dyn", tag, [rng.standard_normal((2, 3, 10)).astype(np.float32),
                                            rng.standard_normal((f, 3, k)).astype(np.float32)])
-# Refused: grouped with a weight of run-time shape.
+# Grouped over a weight of run-time shape (one convolution per group): two
+# groups with everything at run time, tags of two shapes; bad tags: channels
+# or filters not a multiple of the groups, the weight's channels not the
+# input's per group. Three groups over static input channels (depthwise).
+# Refused: more groups than are imported one by one.
 g = Graph()
-g.op("Conv", ["x", "w"], "y", group=2)
-g.save("conv_weight_dyn_group.onnx", [vi("x", F32, [1, 4, 8, 8]), vi("w", F32, ["F", 2, 3, 3])],
+g.op("Conv", ["x", "w", "b"], "y", group=2, pads=[1, 0, 1, 2], strides=[1, 2])
+g.save("conv_weight_dyn_group.onnx", [vi("x", F32, ["N", "C", "H", "W"]), vi("w", F32, ["F", "CG", "KH", "KW"]),
+                                      vi("b", F32, ["F"])], [vi("y", F32, ["N", "F", "OH", "OW"])], 17)
+for tag, (n, c, h, w, f, kh, kw) in {"a": (2, 4, 7, 8, 6, 3, 2), "b": (1, 6, 5, 5, 2, 1, 1)}.items():
+    save_inputs("conv_weight_dyn_group", tag, [rng.standard_normal((n, c, h, w)).astype(np.float32),
+                                               rng.standard_normal((f, c // 2, kh, kw)).astype(np.float32),
+                                               rng.standard_normal(f).astype(np.float32)])
+for tag, (c, f, cg) in {"chan": (5, 2, 2), "filt": (4, 3, 2), "cg": (4, 2, 3)}.items():
+    save_inputs("conv_group_bad", tag, [np.ones((1, c, 4, 4), np.float32), np.ones((f, cg, 3, 3), np.float32),
+                                        np.ones(f, np.float32)])
+g = Graph()
+g.op("Conv", ["x", "w"], "y", group=3, auto_pad="SAME_UPPER")
+g.save("conv_weight_dyn_dw.onnx", [vi("x", F32, ["N", 3, 6, 6]), vi("w", F32, ["F", 1, "K", "K"])],
+       [vi("y", F32, ["N", "F", 6, 6])], 17)
+save_inputs("conv_weight_dyn_dw", "m2", [rng.standard_normal((2, 3, 6, 6)).astype(np.float32),
+                                         rng.standard_normal((6, 1, 3, 3)).astype(np.float32)])
+g = Graph()
+g.op("Conv", ["x", "w"], "y", group=65)
+g.save("conv_weight_dyn_groups.onnx", [vi("x", F32, [1, 130, 8, 8]), vi("w", F32, ["F", 2, 3, 3])],
        [vi("y", F32, [1, "F", 6, 6])], 17)
 # auto_pad SAME over a weight of run-time kernel sizes, stride 2.
 g = Graph()
