@@ -389,8 +389,14 @@ def _noise(rng, y, scale):
 
 
 def _noise_abs(rng, y, amount):
+    """`y` moved by up to `amount`. An element smaller than that may also be
+    exactly 0 (half the time): an error that large comes from cancellation,
+    which can leave 0 (log_softmax of the largest element, 0 - log(1 + 1e-11)
+    in f32, is 0 where the exact value is -1e-11; a remainder by it is then
+    NaN)."""
     u = rng.uniform(-1.0, 1.0, size=np.shape(y))
-    return y + u * amount
+    zero = (np.abs(y) < amount) & (rng.uniform(0.0, 1.0, size=np.shape(y)) < 0.5)
+    return np.where(zero, 0.0, y + u * amount)
 
 
 def check_finite(y, what):

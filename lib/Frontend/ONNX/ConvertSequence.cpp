@@ -34,8 +34,10 @@ using namespace mlir::tide::onnx_import;
 
 namespace {
 
-/// Input `i` as a sequence, or an error naming it.
-FailureOr<Aggregate> sequenceIn(NodeImporter &n, unsigned i) {
+/// Input `i` as a sequence, or an error naming it. One of run-time length
+/// (`Aggregate::stacked`) only where the caller takes it (`stackedOk`).
+FailureOr<Aggregate> sequenceIn(NodeImporter &n, unsigned i,
+                                bool stackedOk = false) {
   GraphImporter &graph = n.graphImporter();
   if (!n.has(i)) {
     (void)n.fail("needs a sequence as input " + llvm::Twine(i));
@@ -47,7 +49,26 @@ FailureOr<Aggregate> sequenceIn(NodeImporter &n, unsigned i) {
                  "') must be a sequence");
     return failure();
   }
+  if (!it->second.stacked.empty() && !stackedOk) {
+    (void)n.fail("input " + llvm::Twine(i) + " ('" + n.node.input(i) +
+                 "') is a sequence whose length is known only at run time "
+                 "(a Loop of run-time length appended to it): " +
+                 n.opType() +
+                 " needs one whose elements are known while importing "
+                 "(ConcatFromSequence, SequenceAt and SequenceLength take "
+                 "it)");
+    return failure();
+  }
   return it->second;
+}
+
+/// The tensor holding a sequence of run-time length's elements (along its
+/// first axis).
+Value stackedIn(NodeImporter &n, const Aggregate &seq) {
+  onnx::NodeProto reader;
+  reader.add_input(seq.stacked);
+  NodeImporter r(n.graphImporter(), reader, n.loc, n.opset);
+  return r.in(0);
 }
 
 /// Input `i` as a tensor entry (not a sequence or optional), or an error.
@@ -228,12 +249,26 @@ LogicalResult convertSequenceErase(NodeImporter &n) {
 LogicalResult convertSequenceAt(NodeImporter &n) {
   if (failed(n.checkAttrs({})))
     return failure();
-  FailureOr<Aggregate> seq = sequenceIn(n, 0);
+  FailureOr<Aggregate> seq = sequenceIn(n, 0, /*stackedOk=*/true);
   if (failed(seq))
     return failure();
-  int64_t size = seq->elements.size();
   if (!n.has(1))
     return n.fail("needs a position (input 1)");
+  if (!seq->stacked.empty()) {
+    // An element at a position checked when the model runs: Gather of the
+    // stacked elements (a negative position counts from the end).
+    if (failed(requireTensorIn(n, 1, "the position")))
+      return failure();
+    RankedTensorType posType = n.inType(1);
+    if (!posType || posType.getRank() != 0 ||
+        !isa<IntegerType>(posType.getElementType()))
+      return n.fail("the position must be a scalar integer");
+    if (!n.wantsOutput(0))
+      return success();
+    return convertInner(n, "Gather", {seq->stacked, n.node.input(1)},
+                        {n.node.output(0)}, {{"axis", 0}});
+  }
+  int64_t size = seq->elements.size();
   if (size == 0)
     return n.fail("reads an element of an empty sequence");
   FailureOr<int64_t> pos = positionIn(n, 1, size, 0, false);
@@ -246,10 +281,19 @@ LogicalResult convertSequenceAt(NodeImporter &n) {
 LogicalResult convertSequenceLength(NodeImporter &n) {
   if (failed(n.checkAttrs({})))
     return failure();
-  FailureOr<Aggregate> seq = sequenceIn(n, 0);
+  FailureOr<Aggregate> seq = sequenceIn(n, 0, /*stackedOk=*/true);
   if (failed(seq))
     return failure();
   auto type = RankedTensorType::get({}, IntegerType::get(n.ctx, 64));
+  if (!seq->stacked.empty()) {
+    Value stacked = stackedIn(n, *seq);
+    Value length =
+        stacked ? n.reshape(n.scalarOf(n.dimOf(stacked, 0)), {}) : Value();
+    if (!length)
+      return failure();
+    n.setOut(0, length);
+    return success();
+  }
   n.setConstOut(0, DenseElementsAttr::get(
                        type, static_cast<int64_t>(seq->elements.size())));
   return success();
@@ -358,20 +402,53 @@ LogicalResult convertSplitToSequence(NodeImporter &n) {
   return success();
 }
 
+/// ConcatFromSequence of a sequence of run-time length: its stacked
+/// elements (L, e0, e1, ...) with L moved to `axis` (new_axis), or there and
+/// merged with the elements' axis (L * e_axis: element after element).
+LogicalResult concatStacked(NodeImporter &n, const Aggregate &seq, int64_t axis,
+                            bool newAxis) {
+  Value stacked = stackedIn(n, seq);
+  if (!stacked)
+    return failure();
+  int64_t rank = cast<RankedTensorType>(stacked.getType()).getRank() - 1;
+  FailureOr<int64_t> a = n.normAxis(axis, newAxis ? rank + 1 : rank);
+  if (failed(a))
+    return failure();
+  SmallVector<int64_t> perm;
+  for (int64_t d = 1; d <= *a; ++d)
+    perm.push_back(d);
+  perm.push_back(0);
+  for (int64_t d = *a + 1; d <= rank; ++d)
+    perm.push_back(d);
+  Value y = n.create<TransposeOp>(stacked, perm);
+  if (y && !newAxis) {
+    SmallVector<SymDim> dims = n.dimsOf(y);
+    dims[*a] = n.combine("Mul", dims[*a], dims[*a + 1]);
+    dims.erase(dims.begin() + *a + 1);
+    y = n.reshapeTo(y, dims);
+  }
+  if (!y)
+    return failure();
+  n.setOut(0, y);
+  return success();
+}
+
 LogicalResult convertConcatFromSequence(NodeImporter &n) {
   if (failed(n.checkAttrs({"axis", "new_axis"})))
     return failure();
-  FailureOr<Aggregate> seq = sequenceIn(n, 0);
+  FailureOr<Aggregate> seq = sequenceIn(n, 0, /*stackedOk=*/true);
   if (failed(seq))
     return failure();
-  if (seq->elements.empty())
-    return n.fail("concatenates an empty sequence (its result's shape is "
-                  "not known)");
   const onnx::AttributeProto *axisAttr = n.attr("axis");
   if (!axisAttr)
     return n.fail("needs an 'axis' attribute");
   int64_t axis = axisAttr->i();
   bool newAxis = n.attrInt("new_axis", 0) != 0;
+  if (!seq->stacked.empty())
+    return concatStacked(n, *seq, axis, newAxis);
+  if (seq->elements.empty())
+    return n.fail("concatenates an empty sequence (its result's shape is "
+                  "not known)");
   SmallVector<std::string> parts(seq->elements.begin(), seq->elements.end());
   if (newAxis) {
     // The axis counts in the result, one dimension more than the elements.
@@ -414,6 +491,10 @@ LogicalResult convertSequenceMap(NodeImporter &n) {
     }
     if (it->second.isOptional)
       return n.fail("input " + llvm::Twine(i) + " is an optional");
+    if (!it->second.stacked.empty())
+      return n.fail("input " + llvm::Twine(i) +
+                    " is a sequence whose length is known only at run time; "
+                    "SequenceMap needs its elements while importing");
     if (it->second.elements.size() != length)
       return n.fail("input " + llvm::Twine(i) + " is a sequence of " +
                     llvm::Twine(it->second.elements.size()) +
@@ -470,6 +551,9 @@ LogicalResult convertOptional(NodeImporter &n) {
              it != n.graphImporter().aggregates.end()) {
     if (it->second.isOptional)
       return n.fail("an optional of an optional is not an ONNX type");
+    if (!it->second.stacked.empty())
+      return n.fail("an optional of a sequence whose length is known only at "
+                    "run time is not supported");
     a.elements = it->second.elements;
     a.elemType = it->second.elemType;
   } else {

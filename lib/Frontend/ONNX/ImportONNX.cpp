@@ -1111,6 +1111,202 @@ void readBodyInitializers(GraphImporter &graph, const onnx::GraphProto &g,
   }
 }
 
+/// How a Loop run as one tide.scan carries each of its values: a tensor (a
+/// state of the scan), a sequence its body passes on as it is, or a sequence
+/// its body appends one tensor to at every iteration, which the scan stacks
+/// as one more output (a sequence of run-time length after the loop).
+enum class Carry { Tensor, SameSequence, Appended };
+
+struct LoopCarry {
+  SmallVector<Carry> kinds;
+  /// Per carried value, the sequence it starts as (Carry::Tensor: none).
+  SmallVector<Aggregate> sequences;
+  int64_t carried() const { return kinds.size(); }
+  int64_t tensors() const { return llvm::count(kinds, Carry::Tensor); }
+};
+
+/// How many times `name` is read in `g` and the graphs nested in it (its
+/// nodes' inputs, its outputs).
+int64_t countReads(const onnx::GraphProto &g, llvm::StringRef name) {
+  int64_t reads = 0;
+  for (const onnx::NodeProto &node : g.node()) {
+    reads += llvm::count(node.input(), name);
+    for (const onnx::AttributeProto &a : node.attribute()) {
+      if (a.has_g())
+        reads += countReads(a.g(), name);
+      for (const onnx::GraphProto &sub : a.graphs())
+        reads += countReads(sub, name);
+    }
+  }
+  for (const onnx::ValueInfoProto &out : g.output())
+    reads += out.name() == name;
+  return reads;
+}
+
+/// How the Loop `n` with body `g` carries each value (a run-time trip count
+/// or condition), or reports a sequence it cannot carry: Tide keeps a
+/// sequence's elements while importing, so over a loop of run-time length
+/// only one that stays as it is, or that grows by one tensor at the end per
+/// iteration and is not read inside the loop, as exporters write a list
+/// appended to in a loop (PyTorch's `out.append(h)`, then `torch.stack`).
+FailureOr<LoopCarry> classifyCarried(GraphImporter &graph, NodeImporter &n,
+                                     const onnx::GraphProto &g,
+                                     int64_t carried) {
+  LoopCarry carry;
+  for (int64_t j = 0; j < carried; ++j) {
+    Binding init = lookupBinding(graph, n.node.input(2 + j));
+    if (!init.aggregate) {
+      carry.kinds.push_back(Carry::Tensor);
+      carry.sequences.emplace_back();
+      continue;
+    }
+    const std::string &in = g.input(2 + j).name();
+    const std::string &out = g.output(1 + j).name();
+    const Aggregate &a = *init.aggregate;
+    auto refuse = [&](const llvm::Twine &why) {
+      (void)n.fail("loop-carried value '" + n.node.input(2 + j) + "' is " +
+                   (a.isOptional ? "an optional" : "a sequence") +
+                   " and the loop's length is known only at run time: " + why);
+      return failure();
+    };
+    if (a.isOptional)
+      return refuse("Tide carries tensors and sequences through such a loop");
+    if (!a.stacked.empty())
+      return refuse("it has a run-time length already (another such loop "
+                    "built it)");
+    if (in == out) {
+      carry.kinds.push_back(Carry::SameSequence);
+      carry.sequences.push_back(a);
+      continue;
+    }
+    const onnx::NodeProto *producer = nullptr;
+    for (const onnx::NodeProto &node : g.node())
+      if (llvm::is_contained(node.output(), out))
+        producer = &node;
+    if (!producer || producer->op_type() != "SequenceInsert" ||
+        producer->input_size() < 2 || producer->input(0) != in ||
+        (producer->input_size() > 2 && !producer->input(2).empty()) ||
+        countReads(g, in) != 1)
+      return refuse("Tide takes such a sequence when each iteration appends "
+                    "one tensor at its end (SequenceInsert without a "
+                    "position) and nothing else in the body reads it");
+    carry.kinds.push_back(Carry::Appended);
+    carry.sequences.push_back(a);
+  }
+  return carry;
+}
+
+/// The body's inputs for the carried values: the scan's states for tensors,
+/// the sequence itself for one passed on, an empty sequence for one appended
+/// to (the body's SequenceInsert then gives the iteration's element).
+void bindCarried(const LoopCarry &carry, ValueRange states,
+                 SmallVectorImpl<Binding> &inputs) {
+  unsigned next = 0;
+  for (int64_t j = 0; j < carry.carried(); ++j) {
+    Binding b;
+    if (carry.kinds[j] == Carry::Tensor) {
+      b.value = states[next++];
+    } else {
+      b.aggregate = carry.sequences[j];
+      if (carry.kinds[j] == Carry::Appended)
+        b.aggregate->elements.clear();
+    }
+    inputs.push_back(b);
+  }
+}
+
+/// The scan body's results from the body's outputs (after the condition):
+/// the carried tensors, the scan outputs, then each appended element.
+FailureOr<SmallVector<Value>> carriedResults(GraphImporter &graph,
+                                             NodeImporter &n,
+                                             const LoopCarry &carry,
+                                             ArrayRef<Binding> outputs) {
+  SmallVector<Value> ys, appended;
+  for (auto [k, b] : llvm::enumerate(outputs)) {
+    int64_t j = k;
+    if (j < carry.carried() && carry.kinds[j] != Carry::Tensor) {
+      if (carry.kinds[j] == Carry::SameSequence)
+        continue;
+      if (!b.aggregate || b.aggregate->elements.size() != 1) {
+        (void)n.fail("the body's SequenceInsert into loop-carried sequence '" +
+                     n.node.input(2 + j) + "' did not give one element");
+        return failure();
+      }
+      Value v = valueOf(n, lookupBinding(graph, b.aggregate->elements.front()));
+      if (!v)
+        return failure();
+      appended.push_back(v);
+      continue;
+    }
+    Value v = valueOf(n, b);
+    if (!v)
+      return failure();
+    ys.push_back(v);
+  }
+  llvm::append_range(ys, appended);
+  return ys;
+}
+
+/// Binds the Loop's outputs to the scan's `results` (after the condition):
+/// the carried tensors, the stacked scan outputs, then a stacked tensor per
+/// appended sequence, after the elements it started with.
+LogicalResult bindLoopResults(GraphImporter &graph, NodeImporter &n,
+                              const LoopCarry &carry, ValueRange results) {
+  int64_t tensors = carry.tensors();
+  int64_t appendedBase =
+      results.size() - llvm::count(carry.kinds, Carry::Appended);
+  int64_t nextTensor = 0, nextAppended = appendedBase;
+  for (int64_t j = 0; j < carry.carried(); ++j) {
+    bool wanted = j < n.numOutputs() && !n.node.output(j).empty();
+    if (carry.kinds[j] == Carry::Tensor) {
+      Value v = results[nextTensor++];
+      if (wanted)
+        n.setOut(j, v);
+      continue;
+    }
+    Binding b;
+    b.aggregate = carry.sequences[j];
+    if (carry.kinds[j] == Carry::Appended) {
+      Value stacked = results[nextAppended++];
+      if (!b.aggregate->elements.empty()) {
+        // The elements it started with, each of the iterations' type, first.
+        auto type = cast<RankedTensorType>(stacked.getType());
+        SmallVector<Value> parts;
+        for (const std::string &name : b.aggregate->elements) {
+          Value e = valueOf(n, lookupBinding(graph, name));
+          if (!e)
+            return failure();
+          auto et = cast<RankedTensorType>(e.getType());
+          if (et.getElementType() != type.getElementType() ||
+              et.getRank() + 1 != type.getRank())
+            return n.fail("loop-carried sequence '" + n.node.input(2 + j) +
+                          "' starts with an element of another type or rank "
+                          "than the body appends");
+          SmallVector<SymDim> dims = n.dimsOf(e);
+          dims.insert(dims.begin(), SymDim::constant(1));
+          parts.push_back(n.reshapeTo(e, dims));
+          if (!parts.back())
+            return failure();
+        }
+        parts.push_back(stacked);
+        stacked = n.create<ConcatOp>(parts, 0);
+        if (!stacked)
+          return failure();
+      }
+      b.aggregate->elements.clear();
+      b.aggregate->stacked = graph.stash(stacked);
+    }
+    if (wanted)
+      bindName(graph, n.node.output(j), b);
+  }
+  for (int64_t k = carry.carried(); k < n.numOutputs(); ++k) {
+    int64_t at = tensors + (k - carry.carried());
+    if (!n.node.output(k).empty() && at < appendedBase)
+      n.setOut(k, results[at]);
+  }
+  return success();
+}
+
 /// The initial loop-carried values of a Loop run as one tide.scan, each
 /// with the sizes that its body declares may change made dynamic (a tensor
 /// that grows by a concatenation per iteration, which exporters declare with
@@ -1119,9 +1315,11 @@ void readBodyInitializers(GraphImporter &graph, const onnx::GraphProto &g,
 /// size from the start. Sizes the body does not declare stay as they are.
 FailureOr<SmallVector<Value>> loopInits(GraphImporter &graph, NodeImporter &n,
                                         const onnx::GraphProto &g,
-                                        int64_t carried) {
+                                        const LoopCarry &carry) {
   SmallVector<Value> inits;
-  for (int64_t j = 0; j < carried; ++j) {
+  for (int64_t j = 0; j < carry.carried(); ++j) {
+    if (carry.kinds[j] != Carry::Tensor)
+      continue;
     Value v = valueOf(n, lookupBinding(graph, n.node.input(2 + j)));
     if (!v)
       return failure();
@@ -1196,7 +1394,10 @@ LogicalResult importLoopDynamic(
   readBodyInitializers(graph, g, error);
   if (!error.empty())
     return n.fail(error);
-  FailureOr<SmallVector<Value>> carriedInits = loopInits(graph, n, g, carried);
+  FailureOr<LoopCarry> carry = classifyCarried(graph, n, g, carried);
+  if (failed(carry))
+    return failure();
+  FailureOr<SmallVector<Value>> carriedInits = loopInits(graph, n, g, *carry);
   if (failed(carriedInits))
     return failure();
   SmallVector<Value> inits = std::move(*carriedInits);
@@ -1208,11 +1409,7 @@ LogicalResult importLoopDynamic(
         SmallVector<Binding> inputs(2);
         inputs[0] = iterationBinding(n, slices[0]);
         inputs[1].constant = makeDense(i1, {1}, {});
-        for (Value v : states) {
-          Binding b;
-          b.value = v;
-          inputs.push_back(b);
-        }
+        bindCarried(*carry, states, inputs);
         SmallVector<Binding> outputs;
         if (failed(importBodyOnce(graph, n, entry, g, inputs, outputs,
                                   importNode)))
@@ -1222,23 +1419,12 @@ LogicalResult importLoopDynamic(
           return n.fail("the trip count is known only at run time and the "
                         "body's condition is not always true: Tide runs such "
                         "a Loop as a loop of M iterations");
-        SmallVector<Value> ys;
-        for (const Binding &b : ArrayRef<Binding>(outputs).drop_front()) {
-          Value v = valueOf(n, b);
-          if (!v)
-            return failure();
-          ys.push_back(v);
-        }
-        return ys;
+        return carriedResults(graph, n, *carry,
+                              ArrayRef<Binding>(outputs).drop_front());
       });
   if (!scan)
     return failure();
-  for (int64_t k = 0;
-       k < static_cast<int64_t>(scan.getNumResults()) && k < n.numOutputs();
-       ++k)
-    if (!n.node.output(k).empty())
-      n.setOut(k, scan.getResult(k));
-  return success();
+  return bindLoopResults(graph, n, *carry, scan.getResults());
 }
 
 /// Whether a Loop body's condition output is provably true at every
@@ -1321,7 +1507,10 @@ LogicalResult importLoopWhile(
   readBodyInitializers(graph, g, error);
   if (!error.empty())
     return n.fail(error);
-  FailureOr<SmallVector<Value>> carriedInits = loopInits(graph, n, g, carried);
+  FailureOr<LoopCarry> carry = classifyCarried(graph, n, g, carried);
+  if (failed(carry))
+    return failure();
+  FailureOr<SmallVector<Value>> carriedInits = loopInits(graph, n, g, *carry);
   if (failed(carriedInits))
     return failure();
   SmallVector<Value> inits = {cond0};
@@ -1336,11 +1525,7 @@ LogicalResult importLoopWhile(
         SmallVector<Binding> inputs(2);
         inputs[0] = iterationBinding(n, position);
         inputs[1].constant = makeDense(i1, {1}, {});
-        for (Value v : states.drop_front()) {
-          Binding b;
-          b.value = v;
-          inputs.push_back(b);
-        }
+        bindCarried(*carry, states.drop_front(), inputs);
         SmallVector<Binding> outputs;
         if (failed(importBodyOnce(graph, n, entry, g, inputs, outputs,
                                   importNode)))
@@ -1353,13 +1538,12 @@ LogicalResult importLoopWhile(
           if (!following || !(next = n.create<AndOp>(next, belowM(following))))
             return failure();
         }
+        FailureOr<SmallVector<Value>> rest = carriedResults(
+            graph, n, *carry, ArrayRef<Binding>(outputs).drop_front());
+        if (failed(rest))
+          return failure();
         SmallVector<Value> ys = {next};
-        for (const Binding &b : ArrayRef<Binding>(outputs).drop_front()) {
-          Value v = valueOf(n, b);
-          if (!v)
-            return failure();
-          ys.push_back(v);
-        }
+        llvm::append_range(ys, *rest);
         return ys;
       });
   if (!scan) {
@@ -1374,14 +1558,8 @@ LogicalResult importLoopWhile(
                       : "; binding" + bind +
                             " makes them known, and Tide unrolls the Loop"));
   }
-  // The results after the condition: final loop-carried values, then the
-  // stacked scan outputs.
-  for (int64_t k = 0;
-       k + 1 < static_cast<int64_t>(scan.getNumResults()) && k < n.numOutputs();
-       ++k)
-    if (!n.node.output(k).empty())
-      n.setOut(k, scan.getResult(k + 1));
-  return success();
+  // The results after the condition.
+  return bindLoopResults(graph, n, *carry, scan.getResults().drop_front());
 }
 
 /// A Loop whose trip count and condition are known while importing (trip

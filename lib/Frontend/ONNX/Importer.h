@@ -174,6 +174,10 @@ struct Aggregate {
   /// its element in `elements[0]`).
   bool holdsSequence = true;
   SmallVector<std::string> elements;
+  /// A sequence whose length is known only at run time (a Loop over a
+  /// run-time trip count appended to it): its elements are the slices along
+  /// the first axis of this entry, a tensor; `elements` is empty.
+  std::string stacked;
   /// The element type (TensorProto.DataType), when known: an empty
   /// sequence's (SequenceEmpty's dtype).
   int32_t elemType = 0;

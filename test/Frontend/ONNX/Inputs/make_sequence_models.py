@@ -165,6 +165,87 @@ save("loop_append",
       helper.make_node("SequenceLength", ["s"], ["len"])],
      [vi("x", F, [2, 3])], [vi("y", F, None), vi("len", I64, None)], runs=[("r", [a])])
 
+# The same list appended to in a Loop whose trip count is an input (known
+# only at run time): one loop, the appended tensors stacked as it runs, read
+# after it by ConcatFromSequence (both ways), SequenceLength and SequenceAt
+# at a run-time position. loop_append_first: the list starts with one
+# element (run at 0 iterations too). loop_append_while: a while loop (the
+# body's condition computed) that also carries a tensor.
+def append_body(cond_nodes, cond_out):
+    return helper.make_graph(
+        [helper.make_node("Cast", ["i"], ["fi"], to=F),
+         helper.make_node("Mul", ["x", "fi"], ["xi"]),
+         helper.make_node("Add", ["acc_in", "xi"], ["acc_out"]),
+         helper.make_node("SequenceInsert", ["s_in", "acc_out"], ["s_out"])] + cond_nodes,
+        "body", [vi("i", I64, []), vi("c", B, []), vi("acc_in", F, [2, 3]),
+                 helper.make_value_info("s_in", seqf)],
+        [vi(cond_out, B, []), vi("acc_out", F, [2, 3]), helper.make_value_info("s_out", seqf),
+         vi("xi", F, [2, 3])])
+
+
+def append_reads(seq_nodes):
+    return seq_nodes + [
+        helper.make_node("ConcatFromSequence", ["s"], ["stacked"], axis=1, new_axis=1),
+        helper.make_node("ConcatFromSequence", ["s"], ["joined"], axis=-1),
+        helper.make_node("SequenceLength", ["s"], ["len"]),
+        helper.make_node("SequenceAt", ["s", "k"], ["at"])]
+
+
+outs = [vi("acc", F, None), vi("xs", F, None), vi("stacked", F, None), vi("joined", F, None),
+        vi("len", I64, None), vi("at", F, None)]
+x23 = np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5
+t1 = helper.make_node("Constant", [], ["t"], value=helper.make_tensor("t", B, [], [1]))
+zero23 = helper.make_node("Constant", [], ["z"], value=helper.make_tensor(
+    "z", F, [2, 3], np.zeros(6, np.float32)))
+save("loop_append_dyn",
+     append_reads([helper.make_node("SequenceEmpty", [], ["e"]), t1, zero23,
+                   helper.make_node("Loop", ["n", "t", "z", "e"], ["acc", "s", "xs"],
+                                    body=append_body([helper.make_node("Identity", ["c"], ["c_out"])],
+                                                     "c_out"))]),
+     [vi("x", F, [2, 3]), vi("n", I64, []), vi("k", I64, [])], outs,
+     runs=[("n4", [x23, np.array(4), np.array(-1)]), ("n1", [x23, np.array(1), np.array(0)]),
+           ("n5", [x23, np.array(5), np.array(2)])])
+save("loop_append_first",
+     append_reads([helper.make_node("SequenceConstruct", ["x"], ["e"]), t1, zero23,
+                   helper.make_node("Loop", ["n", "t", "z", "e"], ["acc", "s", "xs"],
+                                    body=append_body([helper.make_node("Identity", ["c"], ["c_out"])],
+                                                     "c_out"))]),
+     [vi("x", F, [2, 3]), vi("n", I64, []), vi("k", I64, [])], outs,
+     runs=[("n3", [x23, np.array(3), np.array(-4)]), ("n0", [x23, np.array(0), np.array(0)])])
+save("loop_append_while",
+     append_reads([helper.make_node("SequenceEmpty", [], ["e"]), t1, zero23,
+                   helper.make_node("Loop", ["", "t", "z", "e"], ["acc", "s", "xs"],
+                                    body=append_body([const("two", 2),
+                                                      helper.make_node("Add", ["i", "two"], ["i2"]),
+                                                      helper.make_node("Less", ["i2", "n"], ["c_out"])],
+                                                     "c_out"))]),
+     [vi("x", F, [2, 3]), vi("n", I64, []), vi("k", I64, [])], outs,
+     runs=[("n6", [x23, np.array(6), np.array(1)]), ("n1", [x23, np.array(1), np.array(-1)])])
+# Refused: the body reads the list it appends to; a list of run-time length
+# appended to after the loop.
+save("err_append_read",
+     [helper.make_node("SequenceEmpty", [], ["e"]), t1,
+      helper.make_node("Loop", ["n", "t", "e"], ["s"], body=helper.make_graph(
+          [helper.make_node("SequenceLength", ["s_in"], ["len"]),
+           helper.make_node("Cast", ["len"], ["fl"], to=F),
+           helper.make_node("Mul", ["x", "fl"], ["xl"]),
+           helper.make_node("SequenceInsert", ["s_in", "xl"], ["s_out"]),
+           helper.make_node("Identity", ["c"], ["c_out"])],
+          "body", [vi("i", I64, []), vi("c", B, []), helper.make_value_info("s_in", seqf)],
+          [vi("c_out", B, []), helper.make_value_info("s_out", seqf)])),
+      helper.make_node("ConcatFromSequence", ["s"], ["y"], axis=0)],
+     [vi("x", F, [2, 3]), vi("n", I64, [])], [vi("y", F, None)])
+save("err_append_after",
+     [helper.make_node("SequenceEmpty", [], ["e"]), t1,
+      helper.make_node("Loop", ["n", "t", "e"], ["s"], body=helper.make_graph(
+          [helper.make_node("SequenceInsert", ["s_in", "x"], ["s_out"]),
+           helper.make_node("Identity", ["c"], ["c_out"])],
+          "body", [vi("i", I64, []), vi("c", B, []), helper.make_value_info("s_in", seqf)],
+          [vi("c_out", B, []), helper.make_value_info("s_out", seqf)])),
+      helper.make_node("SequenceInsert", ["s", "x"], ["s2"]),
+      helper.make_node("ConcatFromSequence", ["s2"], ["y"], axis=0)],
+     [vi("x", F, [2, 3]), vi("n", I64, [])], [vi("y", F, None)])
+
 # Refused, with a message each.
 save("err_runtime_pos",
      [helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
