@@ -26,6 +26,10 @@ def compare(got, want):
     if got.dtype != want.dtype:
         return "dtype %s, ONNX Runtime %s" % (got.dtype, want.dtype)
     if got.shape != want.shape:
+        # ONNX Runtime gives a Loop's scan output of no iterations the shape
+        # (0,), whatever its rank: an empty result of Tide's shape is that.
+        if want.shape == (0,) and got.size == 0 and got.ndim >= 1 and got.shape[0] == 0:
+            return None
         return "shape %s, ONNX Runtime %s" % (got.shape, want.shape)
     if want.dtype.kind != "f":
         bad = got != want

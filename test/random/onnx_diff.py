@@ -1029,6 +1029,99 @@ def g_if(g):
     g.add("If", [cond], then_branch=branch("then"), else_branch=branch("else"))
 
 
+def g_loop(g):
+    """A Loop over a trip count known only at run time (a graph input, 0 to
+    4, now and then -1) or a while loop (the body's condition computed from
+    the iteration number): a carried tensor updated by one op with an outer
+    value, a scan output, and now and then a list appended to per iteration
+    (SequenceInsert), joined after the loop by ConcatFromSequence."""
+    r = g.rng
+    t = r.choice([F32, F32, F64, I64])
+    elem = {np.dtype(F32): TensorProto.FLOAT, np.dtype(F64): TensorProto.DOUBLE,
+            np.dtype(I64): TensorProto.INT64}[np.dtype(t)]
+    x = g.pick(lambda a: dt(a) == t and a.size > 0 and (
+        dt(a) not in FLOATS or (np.all(np.isfinite(a)) and np.abs(a).max() < 1e3)),
+        lambda: g.source(g.shape(int(r.choice([0, 1, 2, 3]))), t))
+    xv = g.vals[x]
+    same = [n for n, a in g.vals.items() if dt(a) == t and a.shape == xv.shape
+            and (dt(a) not in FLOATS or (np.all(np.isfinite(a)) and np.abs(a).max() < 1e3))]
+    other = same[int(r.integers(len(same)))]
+    m = g.input((), I64)
+    g.feeds[m] = g.vals[m] = np.array(int(r.choice([0, 1, 2, 3, 4, 4, -1])), np.int64)
+    ins = [m, ""]
+    body_nodes = []
+    cond_out = "lc_out"
+    if r.random() < 0.3:
+        # A while loop: stops after the iteration whose number + 1 reaches k.
+        k = g.const(np.array(int(r.integers(1, 5)), np.int64))
+        one = g.const(np.array(1, np.int64))
+        body_nodes += [helper.make_node("Add", ["li", one], ["li1"]),
+                       helper.make_node("Less", ["li1", k], [cond_out])]
+        ins[1] = g.const(np.array(True))
+        if r.random() < 0.5:
+            ins[0] = ""
+    else:
+        body_nodes.append(helper.make_node("Identity", ["lc"], [cond_out]))
+    op = r.choice(["Add", "Sub", "Max", "Min", "Mul"] + (["Tanh"] if t in FLOATS else []))
+    if op == "Tanh":
+        body_nodes.append(helper.make_node("Tanh", ["lacc"], ["lacc_out"]))
+    elif op == "Mul":
+        half = g.const(np.array(0.5 if t in FLOATS else -1, t))
+        body_nodes.append(helper.make_node("Mul", ["lacc", half], ["lacc_out"]))
+    else:
+        body_nodes.append(helper.make_node(op, ["lacc", other], ["lacc_out"]))
+    scan = r.random() < 0.6
+    if scan:
+        body_nodes += [helper.make_node("Cast", ["li"], ["lif"], to=elem),
+                       helper.make_node("Mul", ["lacc_out", "lif"], ["ly"])]
+    seq = r.random() < 0.5
+    seq_type = helper.make_sequence_type_proto(helper.make_tensor_type_proto(elem, None))
+    tensor = lambda n: helper.make_tensor_value_info(n, elem, None)  # noqa: E731
+    b_in = [helper.make_tensor_value_info("li", TensorProto.INT64, []),
+            helper.make_tensor_value_info("lc", TensorProto.BOOL, []), tensor("lacc")]
+    b_out = [helper.make_tensor_value_info(cond_out, TensorProto.BOOL, []), tensor("lacc_out")]
+    nodes_before = len(g.nodes)
+    if seq:
+        start = g.fresh("s")
+        if r.random() < 0.5:
+            g.nodes.append(helper.make_node("SequenceConstruct", [x], [start]))
+        else:
+            g.nodes.append(helper.make_node("SequenceEmpty", [], [start], dtype=elem))
+            g.feeds[m] = g.vals[m] = np.array(int(r.integers(1, 5)), np.int64)
+            if ins[0] == "":
+                ins[0] = m
+        body_nodes.append(helper.make_node("SequenceInsert", ["lseq", "lacc_out"], ["lseq_out"]))
+        b_in.append(helper.make_value_info("lseq", seq_type))
+        b_out.append(helper.make_value_info("lseq_out", seq_type))
+    if scan:
+        b_out.append(tensor("ly"))
+    body = helper.make_graph(body_nodes, "body", b_in, b_out)
+    outs = [g.fresh("v") for _ in range(len(b_out) - 1)]
+    loop_ins = ins + [x] + ([start] if seq else [])
+    g.nodes.append(helper.make_node("Loop", loop_ins, outs, body=body))
+    tensors = [o for k, o in enumerate(outs) if not (seq and k == 1)]
+    try:
+        extra = []
+        if seq:
+            cat = g.fresh("v")
+            rank = xv.ndim
+            new_axis = int(r.random() < 0.5)
+            axis = int(r.integers(-(rank + new_axis), rank + new_axis)) if rank + new_axis else 0
+            if rank + new_axis == 0:
+                raise Rejected("a list of scalars joined without a new axis")
+            g.nodes.append(helper.make_node("ConcatFromSequence", [outs[1]], [cat],
+                                            axis=axis, new_axis=new_axis))
+            extra = [cat]
+        got = run_ort(g.model(tensors + extra), g.feeds)
+        if any(v.size > 200000 for v in got):
+            raise Rejected("too large")
+    except Exception as e:  # noqa: BLE001
+        del g.nodes[nodes_before:]
+        raise Rejected("Loop: %s" % str(e).splitlines()[0][:200])
+    for n, v in zip(tensors + extra, got):
+        g.vals[n] = v
+
+
 GENERATORS = [
     (g_unary, 10), (g_unary_attr, 5), (g_binary, 14), (g_int_div, 2), (g_where, 3),
     (g_not, 1), (g_reduce, 8), (g_arg, 3), (g_softmax, 3), (g_cumsum, 2),
@@ -1038,7 +1131,7 @@ GENERATORS = [
     (g_norm, 3), (g_topk, 2), (g_trilu, 1), (g_einsum, 2), (g_depth_space, 1),
     (g_shape_arith, 1), (g_int_unary, 2), (g_resize, 2), (g_gathernd, 2), (g_scatter, 2),
     (g_onehot, 1), (g_range, 1), (g_convtranspose, 2), (g_rnn, 2), (g_shape_ops, 2),
-    (g_if, 2),
+    (g_if, 2), (g_loop, 2),
 ]
 
 
@@ -1061,8 +1154,8 @@ def generate(seed):
         return None
     produced = [o for n in g.nodes for o in n.output]
     used = {i for n in g.nodes for i in n.input}
-    outs = [o for o in produced if o not in used]
-    extra = [o for o in produced if o in used and r.random() < 0.15]
+    outs = [o for o in produced if o not in used and o in g.vals]
+    extra = [o for o in produced if o in used and o in g.vals and r.random() < 0.15]
     outs = list(dict.fromkeys(outs + extra))
     symbolic = None
     if r.random() < 0.3:

@@ -1184,8 +1184,9 @@ def Tide_ScanOp : Tide_Op<"scan", [IsolatedFromAbove, SingleBlock,
     sequences; a conditional scan may have no sequences, and then only the
     condition ends it (ONNX's Loop with a condition computed at run time).
     Its scan outputs stack as many steps as ran, so their leading size is
-    dynamic; a scan output whose step has a run-time size has size 0 there
-    when no step ran. `reverse` needs no condition.
+    dynamic. A scan output whose step has a run-time size has size 0 there
+    when no step ran (conditional or not: with `T` = 0). `reverse` needs no
+    condition.
 
     Its kernel is the host's: the scan and every op in its body run on the
     CPU (placement copies GPU-resident operands there). Run-time sizes of the

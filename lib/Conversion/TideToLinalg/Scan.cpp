@@ -308,33 +308,70 @@ struct LowerScan : OpRewritePattern<ScanOp> {
     SmallVector<Value> states = inits, accs;
     Value start = zero;
     if (peel) {
-      // The first step sizes the stacked results (a scan over no elements
-      // has no step to size them by).
+      // The first step sizes the stacked results. A scan over no elements
+      // has no step to size them by: its stacked results are empty, with
+      // the sizes no step gave 0.
       Value empty = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::eq, length, zero);
-      Value nonEmpty = arith::XOrIOp::create(
-          rewriter, loc, empty,
-          arith::ConstantIntOp::create(rewriter, loc, 1, 1));
-      assertThat(rewriter, loc, op, nonEmpty,
-                 "the sequences are empty; a scan output whose size is known "
-                 "only at run time needs at least one step");
-      Value pos;
-      SmallVector<Value> y =
-          step(rewriter, loc, op, zero, length, inits, seqs, invs, pos);
-      states.assign(y.begin(), y.begin() + numStates);
+      Operation *yield = op.getBodyBlock().getTerminator();
+      SmallVector<Type> yieldTypes;
+      for (Type t : yield->getOperandTypes())
+        yieldTypes.push_back(signless(t));
+      SmallVector<Type> resultTypes(yieldTypes.begin(),
+                                    yieldTypes.begin() + numStates);
+      SmallVector<RankedTensorType> accTypes;
       for (auto [k, out] : llvm::enumerate(outputs)) {
-        Value yk = y[numStates + k];
         auto outType = cast<RankedTensorType>(out.getType());
-        SmallVector<OpFoldResult> shape = {
-            outType.isDynamicDim(0)
-                ? OpFoldResult(length)
-                : OpFoldResult(rewriter.getIndexAttr(outType.getDimSize(0)))};
-        llvm::append_range(shape, sizesOf(rewriter, loc, yk));
-        Value acc = tensor::EmptyOp::create(
-            rewriter, loc, shape,
-            cast<RankedTensorType>(yk.getType()).getElementType());
-        accs.push_back(insertStep(rewriter, loc, op, acc, yk, pos, k));
+        auto yType = cast<RankedTensorType>(yieldTypes[numStates + k]);
+        SmallVector<int64_t> shape = {outType.getDimSize(0)};
+        llvm::append_range(shape, yType.getShape());
+        accTypes.push_back(
+            RankedTensorType::get(shape, yType.getElementType()));
+        resultTypes.push_back(accTypes.back());
       }
+      auto first = scf::IfOp::create(rewriter, loc, resultTypes, empty,
+                                     /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPointToStart(first.thenBlock());
+        SmallVector<Value> none;
+        for (auto [state, type] : llvm::zip(
+                 inits, ArrayRef<Type>(resultTypes).take_front(numStates)))
+          none.push_back(castTo(rewriter, loc, state, type));
+        for (RankedTensorType type : accTypes) {
+          SmallVector<Value> dyn;
+          for (int64_t d = 0; d < type.getRank(); ++d)
+            if (type.isDynamicDim(d))
+              dyn.push_back(d == 0 ? length : zero);
+          none.push_back(tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                                 type.getElementType(), dyn));
+        }
+        scf::YieldOp::create(rewriter, loc, none);
+        rewriter.setInsertionPointToStart(first.elseBlock());
+        Value pos;
+        SmallVector<Value> y =
+            step(rewriter, loc, op, zero, length, inits, seqs, invs, pos);
+        SmallVector<Value> some(y.begin(), y.begin() + numStates);
+        for (auto [k, out] : llvm::enumerate(outputs)) {
+          Value yk = y[numStates + k];
+          SmallVector<OpFoldResult> shape = {
+              accTypes[k].isDynamicDim(0) ? OpFoldResult(length)
+                                          : OpFoldResult(rewriter.getIndexAttr(
+                                                accTypes[k].getDimSize(0)))};
+          llvm::append_range(shape, sizesOf(rewriter, loc, yk));
+          Value acc = tensor::EmptyOp::create(
+              rewriter, loc, shape,
+              cast<RankedTensorType>(yk.getType()).getElementType());
+          some.push_back(castTo(rewriter, loc,
+                                insertStep(rewriter, loc, op, acc, yk, pos, k),
+                                accTypes[k]));
+        }
+        scf::YieldOp::create(rewriter, loc, some);
+      }
+      states.assign(first.getResults().begin(),
+                    first.getResults().begin() + numStates);
+      accs.assign(first.getResults().begin() + numStates,
+                  first.getResults().end());
       start = one;
     } else {
       for (Value out : outputs) {

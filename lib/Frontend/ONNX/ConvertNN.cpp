@@ -1240,33 +1240,20 @@ LogicalResult convertResize(NodeImporter &n) {
 // The zeros are inserted by a select against a constant mask, which leaves
 // stride - 1 zeros around the elements: `lead` before the first, the others
 // after the last; they count as padding. Where that makes a pad negative
-// (pads larger than the kernel's reach, or a 1-wide kernel), the kernel is
-// extended with zeros instead of cropping the result (a slice cannot keep a
-// dynamic batch): leading zeros shift the result, trailing ones shorten it.
+// (pads larger than the kernel's reach, or a kernel narrower than the
+// stride), the spread-out input is cropped there instead. (It was once the
+// kernel extended with zero taps, which multiplied the input's NaN and
+// infinities into outputs they do not reach.)
 
 /// How one spatial axis of a ConvTranspose becomes a convolution.
 struct TransposedAxis {
   int64_t stride, dilation, kernel;
-  int64_t lead = 0;             // zeros before the first element
-  int64_t padLo = 0, padHi = 0; // the convolution's pads
-  int64_t pre = 0, post = 0;    // zeros added to the kernel
-  /// True when the kernel is rebuilt with its dilation spelled out.
-  bool extended() const { return pre > 0 || post > 0; }
-  /// The kernel's size along this axis in the convolution.
-  int64_t size() const {
-    return extended() ? dilation * (kernel - 1) + 1 + pre + post : kernel;
-  }
-  int64_t convDilation() const { return extended() ? 1 : dilation; }
-  /// The index into the flipped original kernel that convolution kernel
-  /// index `u` reads, or -1 for a zero.
-  int64_t source(int64_t u) const {
-    if (!extended())
-      return kernel - 1 - u;
-    int64_t v = u - pre;
-    if (v < 0 || v > dilation * (kernel - 1) || v % dilation != 0)
-      return -1;
-    return kernel - 1 - v / dilation;
-  }
+  int64_t lead = 0;               // zeros before the first element
+  int64_t padLo = 0, padHi = 0;   // the convolution's pads
+  int64_t cropLo = 0, cropHi = 0; // elements cropped off the spread input
+  /// The index into the original kernel that convolution kernel index `u`
+  /// reads (the kernel flipped).
+  int64_t source(int64_t u) const { return kernel - 1 - u; }
 };
 
 /// The flat index of the element of `w` ([C, M/g, k..]) that element `flat`
@@ -1308,11 +1295,8 @@ ElementsAttr constantKernel(ElementsAttr attr, RankedTensorType newType,
   int64_t count = newType.getNumElements();
   ArrayRef<char> data;
   if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    if (dense.isSplat() &&
-        llvm::none_of(axes, [](auto &a) { return a.extended(); }))
-      return dense.reshape(newType);
     if (dense.isSplat())
-      return {};
+      return dense.reshape(newType);
     data = dense.getRawData();
   } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
     if (!resource.getRawHandle().getBlob())
@@ -1431,54 +1415,31 @@ Value computedKernel(NodeImporter &n, Value w, int64_t groups,
       return {};
     v = n.create<GatherOp>(v, idx, d);
   }
-  // Extended axes: the dilation spelled out with zeros, then zeros before
-  // and after.
-  for (int64_t d = 2; d < rank && v; ++d) {
-    const TransposedAxis &a = axes[d - 2];
-    if (!a.extended())
-      continue;
-    Shape vs = shapeOf(v);
-    if (a.dilation > 1 && a.kernel > 1) {
-      // Move the axis last, spread it out, move it back.
-      Shape toLast, back(rank);
-      for (int64_t i = 0; i < rank; ++i)
-        if (i != d)
-          toLast.push_back(i);
-      toLast.push_back(d);
-      for (int64_t i = 0; i < rank; ++i)
-        back[toLast[i]] = i;
-      v = n.create<TransposeOp>(v, toLast);
-      if (v)
-        v = spreadOut(n, v, rank - 1, {a.dilation}, {0});
-      if (!v)
-        return {};
-      Shape ts = shapeOf(v);
-      Shape start(rank, 0), step(rank, 1);
-      ts.back() = a.dilation * (a.kernel - 1) + 1;
-      v = n.create<SliceOp>(v, start, ts, step);
-      if (v)
-        v = n.create<TransposeOp>(v, back);
-      if (!v)
-        return {};
-      vs = shapeOf(v);
-    }
-    SmallVector<Value> parts;
-    auto zeros = [&](int64_t count) {
-      Shape zs = vs;
-      zs[d] = count;
-      return n.broadcastTo(n.scalar(elemOf(v), 0), zs);
-    };
-    if (a.pre > 0)
-      parts.push_back(zeros(a.pre));
-    parts.push_back(v);
-    if (a.post > 0)
-      parts.push_back(zeros(a.post));
-    for (Value p : parts)
-      if (!p)
-        return {};
-    v = n.create<ConcatOp>(parts, d);
-  }
   return v;
+}
+
+/// `x` without its first `lo` and last `hi` elements along `axis` (whose
+/// size may be known only at run time; what is left is checked to be
+/// non-negative when it runs).
+Value cropAxis(NodeImporter &n, Value x, int64_t axis, int64_t lo, int64_t hi) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  if (!type.isDynamicDim(axis)) {
+    if (type.getDimSize(axis) < lo + hi) {
+      (void)n.fail("the pads remove more than the whole output");
+      return {};
+    }
+    return n.sliceAxis(x, axis, lo, type.getDimSize(axis) - hi);
+  }
+  SmallVector<SymDim> starts(rank, SymDim::constant(0)), limits = n.dimsOf(x);
+  starts[axis] = SymDim::constant(lo);
+  limits[axis] = n.combine("Sub", limits[axis], SymDim::constant(hi));
+  SmallVector<int64_t> shape(type.getShape());
+  Value startV = n.shapeOperand(starts), limitV = n.shapeOperand(limits);
+  if (!startV || !limitV)
+    return {};
+  return n.make<DynamicSliceOp>(type.clone(shape), x, startV, limitV,
+                                SmallVector<int64_t>(rank, 1));
 }
 
 int64_t floorDiv2(int64_t v) { return v >= 0 ? v / 2 : -((-v + 1) / 2); }
@@ -1592,8 +1553,8 @@ LogicalResult convertConvTranspose(NodeImporter &n) {
     int64_t loE = lo - a.lead, hiE = hi - (a.stride - 1 - a.lead);
     a.padLo = std::max<int64_t>(loE, 0);
     a.padHi = std::max<int64_t>(hiE, 0);
-    a.pre = std::max<int64_t>(-loE, 0);
-    a.post = std::max<int64_t>(-hiE, 0);
+    a.cropLo = std::max<int64_t>(-loE, 0);
+    a.cropHi = std::max<int64_t>(-hiE, 0);
     every[i] = a.stride;
     lead[i] = a.lead;
     axes.push_back(a);
@@ -1602,7 +1563,7 @@ LogicalResult convertConvTranspose(NodeImporter &n) {
   // The kernel of the equivalent convolution.
   Shape newShape = {groups * mg, c / groups};
   for (const TransposedAxis &a : axes)
-    newShape.push_back(a.size());
+    newShape.push_back(a.kernel);
   auto newType = RankedTensorType::get(newShape, weightType.getElementType());
   Value weight;
   if (std::optional<ElementsAttr> attr = n.constIn(1))
@@ -1621,11 +1582,15 @@ LogicalResult convertConvTranspose(NodeImporter &n) {
     if (!x)
       return failure();
   }
+  for (int64_t i = 0; i < k; ++i)
+    if (axes[i].cropLo > 0 || axes[i].cropHi > 0)
+      if (!(x = cropAxis(n, x, i + 2, axes[i].cropLo, axes[i].cropHi)))
+        return failure();
   Shape convPads(2 * k), convDilations(k);
   for (int64_t i = 0; i < k; ++i) {
     convPads[i] = axes[i].padLo;
     convPads[k + i] = axes[i].padHi;
-    convDilations[i] = axes[i].convDilation();
+    convDilations[i] = axes[i].dilation;
   }
   Value y =
       n.create<ConvOp>(x, weight, Shape(k, 1), convDilations, convPads, groups);

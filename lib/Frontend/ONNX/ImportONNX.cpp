@@ -1113,16 +1113,26 @@ void readBodyInitializers(GraphImporter &graph, const onnx::GraphProto &g,
 
 /// How a Loop run as one tide.scan carries each of its values: a tensor (a
 /// state of the scan), a sequence its body passes on as it is, or a sequence
-/// its body appends one tensor to at every iteration, which the scan stacks
-/// as one more output (a sequence of run-time length after the loop).
-enum class Carry { Tensor, SameSequence, Appended };
+/// its body appends one tensor to at every iteration. Appended to from
+/// empty, the scan stacks the tensors as one more output; appended to from
+/// elements it starts with (whose sizes the iterations' must match, and
+/// which must come out also after no iteration), it is a state of the scan
+/// holding them stacked, concatenated with the new tensor per iteration
+/// (Grown). Either is a sequence of run-time length after the loop.
+enum class Carry { Tensor, SameSequence, Appended, Grown };
 
 struct LoopCarry {
   SmallVector<Carry> kinds;
   /// Per carried value, the sequence it starts as (Carry::Tensor: none).
   SmallVector<Aggregate> sequences;
   int64_t carried() const { return kinds.size(); }
-  int64_t tensors() const { return llvm::count(kinds, Carry::Tensor); }
+  /// Whether carried value `j` is a state of the scan.
+  bool isState(int64_t j) const {
+    return kinds[j] == Carry::Tensor || kinds[j] == Carry::Grown;
+  }
+  int64_t states() const {
+    return llvm::count(kinds, Carry::Tensor) + llvm::count(kinds, Carry::Grown);
+  }
 };
 
 /// How many times `name` is read in `g` and the graphs nested in it (its
@@ -1190,10 +1200,50 @@ FailureOr<LoopCarry> classifyCarried(GraphImporter &graph, NodeImporter &n,
       return refuse("Tide takes such a sequence when each iteration appends "
                     "one tensor at its end (SequenceInsert without a "
                     "position) and nothing else in the body reads it");
-    carry.kinds.push_back(Carry::Appended);
+    carry.kinds.push_back(a.elements.empty() ? Carry::Appended : Carry::Grown);
     carry.sequences.push_back(a);
   }
   return carry;
+}
+
+/// `v` with a leading axis of size 1.
+Value withLeadingUnit(NodeImporter &n, Value v) {
+  SmallVector<SymDim> dims = n.dimsOf(v);
+  dims.insert(dims.begin(), SymDim::constant(1));
+  return n.reshapeTo(v, dims);
+}
+
+/// The initial state of a Grown sequence: its elements stacked, with a
+/// leading size known only at run time (it grows).
+Value grownInit(GraphImporter &graph, NodeImporter &n, const Aggregate &a,
+                llvm::StringRef name) {
+  SmallVector<Value> parts;
+  RankedTensorType first;
+  for (const std::string &element : a.elements) {
+    Value e = valueOf(n, lookupBinding(graph, element));
+    if (!e)
+      return {};
+    auto type = cast<RankedTensorType>(e.getType());
+    if (first && (type.getElementType() != first.getElementType() ||
+                  type.getRank() != first.getRank())) {
+      (void)n.fail("loop-carried sequence '" + name +
+                   "' holds elements of different types or ranks");
+      return {};
+    }
+    first = type;
+    parts.push_back(withLeadingUnit(n, e));
+    if (!parts.back())
+      return {};
+  }
+  Value stacked =
+      parts.size() == 1 ? parts.front() : n.create<ConcatOp>(parts, 0);
+  if (!stacked)
+    return {};
+  auto type = cast<RankedTensorType>(stacked.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[0] = ShapedType::kDynamic;
+  return n.make<ReshapeOp>(type.clone(shape), stacked,
+                           n.shapeOperand(n.dimsOf(stacked)));
 }
 
 /// The body's inputs for the carried values: the scan's states for tensors,
@@ -1208,20 +1258,23 @@ void bindCarried(const LoopCarry &carry, ValueRange states,
       b.value = states[next++];
     } else {
       b.aggregate = carry.sequences[j];
-      if (carry.kinds[j] == Carry::Appended)
+      if (carry.kinds[j] != Carry::SameSequence)
         b.aggregate->elements.clear();
+      if (carry.kinds[j] == Carry::Grown)
+        ++next;
     }
     inputs.push_back(b);
   }
 }
 
-/// The scan body's results from the body's outputs (after the condition):
-/// the carried tensors, the scan outputs, then each appended element.
-FailureOr<SmallVector<Value>> carriedResults(GraphImporter &graph,
-                                             NodeImporter &n,
-                                             const LoopCarry &carry,
-                                             ArrayRef<Binding> outputs) {
+/// The scan body's results from the body's outputs (after the condition) and
+/// its states: the carried states (a Grown sequence's with the iteration's
+/// tensor concatenated), the scan outputs, then each appended tensor.
+FailureOr<SmallVector<Value>>
+carriedResults(GraphImporter &graph, NodeImporter &n, const LoopCarry &carry,
+               ValueRange states, ArrayRef<Binding> outputs) {
   SmallVector<Value> ys, appended;
+  unsigned nextState = 0;
   for (auto [k, b] : llvm::enumerate(outputs)) {
     int64_t j = k;
     if (j < carry.carried() && carry.kinds[j] != Carry::Tensor) {
@@ -1235,9 +1288,39 @@ FailureOr<SmallVector<Value>> carriedResults(GraphImporter &graph,
       Value v = valueOf(n, lookupBinding(graph, b.aggregate->elements.front()));
       if (!v)
         return failure();
-      appended.push_back(v);
+      if (carry.kinds[j] == Carry::Appended) {
+        appended.push_back(v);
+        continue;
+      }
+      // Grown: the stacked elements so far, then this one (a concatenation
+      // checks its other sizes when it runs).
+      Value state = states[nextState++];
+      auto stateType = cast<RankedTensorType>(state.getType());
+      auto vType = cast<RankedTensorType>(v.getType());
+      if (vType.getElementType() != stateType.getElementType() ||
+          vType.getRank() + 1 != stateType.getRank()) {
+        std::string got, want;
+        llvm::raw_string_ostream(got) << vType;
+        llvm::raw_string_ostream(want) << RankedTensorType::get(
+            stateType.getShape().drop_front(), stateType.getElementType());
+        (void)n.fail("the body appends a " + got +
+                     " to loop-carried sequence '" + n.node.input(2 + j) +
+                     "', whose elements are " + want);
+        return failure();
+      }
+      Value grown = withLeadingUnit(n, v);
+      if (grown)
+        grown = n.create<ConcatOp>(SmallVector<Value>{state, grown}, 0);
+      if (grown && grown.getType() != stateType)
+        grown = n.make<ReshapeOp>(stateType, grown,
+                                  n.shapeOperand(n.dimsOf(grown)));
+      if (!grown)
+        return failure();
+      ys.push_back(grown);
       continue;
     }
+    if (j < carry.carried())
+      ++nextState;
     Value v = valueOf(n, b);
     if (!v)
       return failure();
@@ -1248,51 +1331,27 @@ FailureOr<SmallVector<Value>> carriedResults(GraphImporter &graph,
 }
 
 /// Binds the Loop's outputs to the scan's `results` (after the condition):
-/// the carried tensors, the stacked scan outputs, then a stacked tensor per
-/// appended sequence, after the elements it started with.
+/// the carried states, the stacked scan outputs, then a stacked tensor per
+/// appended sequence.
 LogicalResult bindLoopResults(GraphImporter &graph, NodeImporter &n,
                               const LoopCarry &carry, ValueRange results) {
-  int64_t tensors = carry.tensors();
+  int64_t states = carry.states();
   int64_t appendedBase =
       results.size() - llvm::count(carry.kinds, Carry::Appended);
-  int64_t nextTensor = 0, nextAppended = appendedBase;
+  int64_t nextState = 0, nextAppended = appendedBase;
   for (int64_t j = 0; j < carry.carried(); ++j) {
     bool wanted = j < n.numOutputs() && !n.node.output(j).empty();
     if (carry.kinds[j] == Carry::Tensor) {
-      Value v = results[nextTensor++];
+      Value v = results[nextState++];
       if (wanted)
         n.setOut(j, v);
       continue;
     }
     Binding b;
     b.aggregate = carry.sequences[j];
-    if (carry.kinds[j] == Carry::Appended) {
-      Value stacked = results[nextAppended++];
-      if (!b.aggregate->elements.empty()) {
-        // The elements it started with, each of the iterations' type, first.
-        auto type = cast<RankedTensorType>(stacked.getType());
-        SmallVector<Value> parts;
-        for (const std::string &name : b.aggregate->elements) {
-          Value e = valueOf(n, lookupBinding(graph, name));
-          if (!e)
-            return failure();
-          auto et = cast<RankedTensorType>(e.getType());
-          if (et.getElementType() != type.getElementType() ||
-              et.getRank() + 1 != type.getRank())
-            return n.fail("loop-carried sequence '" + n.node.input(2 + j) +
-                          "' starts with an element of another type or rank "
-                          "than the body appends");
-          SmallVector<SymDim> dims = n.dimsOf(e);
-          dims.insert(dims.begin(), SymDim::constant(1));
-          parts.push_back(n.reshapeTo(e, dims));
-          if (!parts.back())
-            return failure();
-        }
-        parts.push_back(stacked);
-        stacked = n.create<ConcatOp>(parts, 0);
-        if (!stacked)
-          return failure();
-      }
+    if (carry.kinds[j] != Carry::SameSequence) {
+      Value stacked = carry.kinds[j] == Carry::Grown ? results[nextState++]
+                                                     : results[nextAppended++];
       b.aggregate->elements.clear();
       b.aggregate->stacked = graph.stash(stacked);
     }
@@ -1300,7 +1359,7 @@ LogicalResult bindLoopResults(GraphImporter &graph, NodeImporter &n,
       bindName(graph, n.node.output(j), b);
   }
   for (int64_t k = carry.carried(); k < n.numOutputs(); ++k) {
-    int64_t at = tensors + (k - carry.carried());
+    int64_t at = states + (k - carry.carried());
     if (!n.node.output(k).empty() && at < appendedBase)
       n.setOut(k, results[at]);
   }
@@ -1318,6 +1377,13 @@ FailureOr<SmallVector<Value>> loopInits(GraphImporter &graph, NodeImporter &n,
                                         const LoopCarry &carry) {
   SmallVector<Value> inits;
   for (int64_t j = 0; j < carry.carried(); ++j) {
+    if (carry.kinds[j] == Carry::Grown) {
+      Value v = grownInit(graph, n, carry.sequences[j], n.node.input(2 + j));
+      if (!v)
+        return failure();
+      inits.push_back(v);
+      continue;
+    }
     if (carry.kinds[j] != Carry::Tensor)
       continue;
     Value v = valueOf(n, lookupBinding(graph, n.node.input(2 + j)));
@@ -1419,7 +1485,7 @@ LogicalResult importLoopDynamic(
           return n.fail("the trip count is known only at run time and the "
                         "body's condition is not always true: Tide runs such "
                         "a Loop as a loop of M iterations");
-        return carriedResults(graph, n, *carry,
+        return carriedResults(graph, n, *carry, states,
                               ArrayRef<Binding>(outputs).drop_front());
       });
   if (!scan)
@@ -1538,8 +1604,9 @@ LogicalResult importLoopWhile(
           if (!following || !(next = n.create<AndOp>(next, belowM(following))))
             return failure();
         }
-        FailureOr<SmallVector<Value>> rest = carriedResults(
-            graph, n, *carry, ArrayRef<Binding>(outputs).drop_front());
+        FailureOr<SmallVector<Value>> rest =
+            carriedResults(graph, n, *carry, states.drop_front(),
+                           ArrayRef<Binding>(outputs).drop_front());
         if (failed(rest))
           return failure();
         SmallVector<Value> ys = {next};

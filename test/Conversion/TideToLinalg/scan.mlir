@@ -28,20 +28,28 @@ func.func @cumsum(%x: tensor<?x4xf32>, %z: tensor<4xf32>) -> (tensor<4xf32>, ten
 }
 
 // Reverse, with a step whose size is known only at run time: the first step
-// (position n - 1) is peeled off to size the stacked result, after a check
-// that there is one; the loop checks that every step has that size. The
-// position argument is the index as an i64 tensor.
+// (position n - 1) is peeled off to size the stacked result; with no step
+// the stacked result is empty, the sizes no step gave 0, and the state its
+// initial value. The loop checks that every step has the first one's size.
+// The position argument is the index as an i64 tensor.
 // CHECK-LABEL: func.func @peel(
 // CHECK-SAME: %[[X:.*]]: tensor<?x?xf32>, %[[H:.*]]: tensor<?xf32>
-// CHECK: %[[N:.*]] = tensor.dim %[[X]], %c0
-// CHECK: %[[NE:.*]] = arith.cmpi ne, %[[N]], %c0
-// CHECK: cf.assert %[[NE]], "'tide.scan' at {{.*}}: the sequences are empty; a scan output whose size is known only at run time needs at least one step"
-// CHECK: %[[LAST:.*]] = arith.subi %[[N]], %c1
-// CHECK: tensor.extract_slice %[[X]][%[[LAST]], 0]
-// CHECK: %[[FIRST:.*]] = linalg.generic
-// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[N]], %{{.*}}) : tensor<?x?xf32>
-// CHECK: %[[W0:.*]] = tensor.insert_slice %[[FIRST]] into %[[EMPTY]][%[[LAST]], 0]
-// CHECK: scf.for %[[I:.*]] = %c1 to %[[N]] step %c1 iter_args(%{{.*}} = %[[FIRST]], %[[A:.*]] = %[[W0]], %{{.*}} = %{{.*}})
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %[[C0:.*]] :
+// CHECK: %[[NONE:.*]] = arith.cmpi eq, %[[N]], %[[Z:.*]] : index
+// CHECK: %[[PEELED:.*]]:3 = scf.if %[[NONE]] -> (tensor<?xf32>, tensor<?x?xf32>, tensor<?xi64>) {
+// CHECK:   %[[E0:.*]] = tensor.empty(%[[N]]) : tensor<?x0xf32>
+// CHECK:   %[[C:.*]] = tensor.cast %[[E0]] : tensor<?x0xf32> to tensor<?x?xf32>
+// CHECK:   %[[E1:.*]] = tensor.empty(%[[N]]) : tensor<?xi64>
+// CHECK:   scf.yield %[[H]], %[[C]], %[[E1]]
+// CHECK: } else {
+// CHECK:   %[[LAST:.*]] = arith.subi %[[N]], %c1
+// CHECK:   tensor.extract_slice %[[X]][%[[LAST]], 0]
+// CHECK:   %[[FIRST:.*]] = linalg.generic
+// CHECK:   %[[EMPTY:.*]] = tensor.empty(%[[N]], %{{.*}}) : tensor<?x?xf32>
+// CHECK:   %[[W0:.*]] = tensor.insert_slice %[[FIRST]] into %[[EMPTY]][%[[LAST]], 0]
+// CHECK:   scf.yield %[[FIRST]], %[[W0]], %{{.*}}
+// CHECK: }
+// CHECK: scf.for %[[I:.*]] = %c1 to %[[N]] step %c1 iter_args(%{{.*}} = %[[PEELED]]#0, %[[A:.*]] = %[[PEELED]]#1, %{{.*}} = %[[PEELED]]#2)
 // CHECK: %[[POS:.*]] = arith.subi %[[LAST]], %[[I]]
 // CHECK: %[[P64:.*]] = arith.index_cast %[[POS]] : index to i64
 // CHECK: tensor.from_elements %[[P64]] : tensor<i64>

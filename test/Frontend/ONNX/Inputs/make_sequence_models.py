@@ -212,6 +212,18 @@ save("loop_append_first",
                                                      "c_out"))]),
      [vi("x", F, [2, 3]), vi("n", I64, []), vi("k", I64, [])], outs,
      runs=[("n3", [x23, np.array(3), np.array(-4)]), ("n0", [x23, np.array(0), np.array(0)])])
+save("loop_append_first_dyn",
+     append_reads([helper.make_node("SequenceConstruct", ["x"], ["e"]), t1,
+                   helper.make_node("Mul", ["x", "zs"], ["z"]),
+                   helper.make_node("Loop", ["n", "t", "z", "e"], ["acc", "s", "xs"],
+                                    body=append_body([helper.make_node("Identity", ["c"], ["c_out"])],
+                                                     "c_out"))]),
+     [vi("x", F, ["A", "B"]), vi("n", I64, []), vi("k", I64, [])],
+     # (Not xs: after no iteration ONNX Runtime's has the body's sizes, Tide's
+     # run-time sizes of a step that never ran are 0.)
+     [o for o in outs if o.name != "xs"],
+     inits=[helper.make_tensor("zs", F, [], [0.0])],
+     runs=[("n3", [x23, np.array(3), np.array(-4)]), ("n0", [x23, np.array(0), np.array(0)])])
 save("loop_append_while",
      append_reads([helper.make_node("SequenceEmpty", [], ["e"]), t1, zero23,
                    helper.make_node("Loop", ["", "t", "z", "e"], ["acc", "s", "xs"],
