@@ -354,6 +354,22 @@ Value sc(NodeImporter &n, Value like, double v) {
   return n.scalar(elemOf(like), v);
 }
 
+/// `compute(x)` for an activation made of several ops: in f32 when `x` is
+/// f16 or bf16, rounded to its type once at the end (as ONNX Runtime
+/// computes them), where each op's result rounded to f16 lost up to 1%
+/// (Softplus's log(1 + e^-|x|) near 0.05, found by the random graphs); in
+/// `x`'s own type otherwise.
+Value inWideFloat(NodeImporter &n, Value x,
+                  llvm::function_ref<Value(Value)> compute) {
+  if (!x)
+    return {};
+  Type type = elemOf(x);
+  if (!type.isF16() && !type.isBF16())
+    return compute(x);
+  Value y = compute(n.cast(x, n.b.getF32Type()));
+  return y ? n.cast(y, type) : Value();
+}
+
 LogicalResult requireFloat(NodeImporter &n, Value x) {
   if (!isa<FloatType>(elemOf(x)))
     return n.fail(n.opType() + " needs a floating-point input");
@@ -405,25 +421,24 @@ LogicalResult convertElu(NodeImporter &n) {
 LogicalResult convertSelu(NodeImporter &n) {
   if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
     return failure();
-  Value x = n.in(0);
-  Value e = n.make<EluOp>(
-      x, llvm::APFloat(n.attrFloat("alpha", 1.67326319217681884765625)));
-  TRY(e);
-  return out(n,
-             n.create<MulOp>(
-                 e, sc(n, x, n.attrFloat("gamma", 1.05070102214813232421875))));
+  double alpha = n.attrFloat("alpha", 1.67326319217681884765625);
+  double gamma = n.attrFloat("gamma", 1.05070102214813232421875);
+  return out(n, inWideFloat(n, n.in(0), [&](Value x) -> Value {
+               Value e = n.make<EluOp>(x, llvm::APFloat(alpha));
+               return e ? n.create<MulOp>(e, sc(n, x, gamma)) : Value();
+             }));
 }
 
 LogicalResult convertCelu(NodeImporter &n) {
   if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
     return failure();
-  Value x = n.in(0);
   double alpha = n.attrFloat("alpha", 1.0);
-  Value scaled = n.create<DivOp>(x, sc(n, x, alpha));
-  TRY(scaled);
-  Value e = n.make<EluOp>(scaled, llvm::APFloat(1.0));
-  TRY(e);
-  return out(n, n.create<MulOp>(e, sc(n, x, alpha)));
+  return out(n, inWideFloat(n, n.in(0), [&](Value x) -> Value {
+               Value scaled = n.create<DivOp>(x, sc(n, x, alpha));
+               Value e =
+                   scaled ? n.make<EluOp>(scaled, llvm::APFloat(1.0)) : Value();
+               return e ? n.create<MulOp>(e, sc(n, x, alpha)) : Value();
+             }));
 }
 
 Value hardSigmoid(NodeImporter &n, Value x, double alpha, double beta) {
@@ -442,16 +457,19 @@ Value hardSigmoid(NodeImporter &n, Value x, double alpha, double beta) {
 LogicalResult convertHardSigmoid(NodeImporter &n) {
   if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
     return failure();
-  return out(n, hardSigmoid(n, n.in(0), n.attrFloat("alpha", 0.2),
-                            n.attrFloat("beta", 0.5)));
+  double alpha = n.attrFloat("alpha", 0.2), beta = n.attrFloat("beta", 0.5);
+  return out(n, inWideFloat(n, n.in(0), [&](Value x) {
+               return hardSigmoid(n, x, alpha, beta);
+             }));
 }
 
 LogicalResult convertHardSwish(NodeImporter &n) {
   if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
     return failure();
-  Value h = hardSigmoid(n, n.in(0), 1.0 / 6.0, 0.5);
-  TRY(h);
-  return out(n, n.create<MulOp>(n.in(0), h));
+  return out(n, inWideFloat(n, n.in(0), [&](Value x) -> Value {
+               Value h = hardSigmoid(n, x, 1.0 / 6.0, 0.5);
+               return h ? n.create<MulOp>(x, h) : Value();
+             }));
 }
 
 /// log(1 + e^x) without overflow: max(x, 0) + log(1 + e^-|x|).
@@ -468,24 +486,26 @@ Value softplus(NodeImporter &n, Value x) {
 LogicalResult convertSoftplus(NodeImporter &n) {
   if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
     return failure();
-  return out(n, softplus(n, n.in(0)));
+  return out(n, inWideFloat(n, n.in(0),
+                            [&](Value x) { return softplus(n, x); }));
 }
 
 LogicalResult convertSoftsign(NodeImporter &n) {
   if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
     return failure();
-  Value x = n.in(0);
-  Value d = n.create<AddOp>(n.make<AbsOp>(x), sc(n, x, 1));
-  TRY(d);
-  return out(n, n.create<DivOp>(x, d));
+  return out(n, inWideFloat(n, n.in(0), [&](Value x) -> Value {
+               Value d = n.create<AddOp>(n.make<AbsOp>(x), sc(n, x, 1));
+               return d ? n.create<DivOp>(x, d) : Value();
+             }));
 }
 
 LogicalResult convertMish(NodeImporter &n) {
   if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
     return failure();
-  Value sp = softplus(n, n.in(0));
-  TRY(sp);
-  return out(n, n.create<MulOp>(n.in(0), n.make<TanhOp>(sp)));
+  return out(n, inWideFloat(n, n.in(0), [&](Value x) -> Value {
+               Value sp = softplus(n, x);
+               return sp ? n.create<MulOp>(x, n.make<TanhOp>(sp)) : Value();
+             }));
 }
 
 /// x * sigmoid(alpha * x).
@@ -502,7 +522,9 @@ LogicalResult convertSwish(NodeImporter &n) {
   if (failed(n.checkAttrs({"alpha"})) || failed(need(n, 1)) ||
       failed(requireFloat(n, n.in(0))))
     return failure();
-  return out(n, swish(n, n.in(0), n.attrFloat("alpha", 1.0)));
+  double alpha = n.attrFloat("alpha", 1.0);
+  return out(n, inWideFloat(n, n.in(0),
+                            [&](Value x) { return swish(n, x, alpha); }));
 }
 
 /// SwiGLU (opset 28): Swish_alpha(A) * B, A and B of one shape.
@@ -515,9 +537,17 @@ LogicalResult convertSwiGLU(NodeImporter &n) {
     return n.fail("SwiGLU needs A and B of one type and shape (it does not "
                   "broadcast), got " +
                   shapeString(shapeOf(a)) + " and " + shapeString(shapeOf(b)));
-  Value g = swish(n, a, n.attrFloat("alpha", 1.0));
+  double alpha = n.attrFloat("alpha", 1.0);
+  Type type = elemOf(a);
+  bool wide = type.isF16() || type.isBF16();
+  if (wide) {
+    a = n.cast(a, n.b.getF32Type());
+    b = n.cast(b, n.b.getF32Type());
+  }
+  Value g = swish(n, a, alpha);
   TRY(g);
-  return out(n, n.create<MulOp>(g, b));
+  Value y = n.create<MulOp>(g, b);
+  return out(n, wide && y ? n.cast(y, type) : y);
 }
 
 LogicalResult convertThresholdedRelu(NodeImporter &n) {
@@ -537,7 +567,9 @@ LogicalResult convertGelu(NodeImporter &n) {
   if (approx != "none" && approx != "tanh")
     return n.fail("approximate = '" + approx +
                   "' is not a Gelu mode (none or tanh)");
-  return out(n, geluOf(n, n.in(0), approx == "tanh"));
+  return out(n, inWideFloat(n, n.in(0), [&](Value x) {
+               return geluOf(n, x, approx == "tanh");
+             }));
 }
 
 LogicalResult convertIsNaN(NodeImporter &n) {
