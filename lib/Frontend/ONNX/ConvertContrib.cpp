@@ -108,11 +108,12 @@ LogicalResult convertFastGelu(NodeImporter &n) {
 LogicalResult convertQuickGelu(NodeImporter &n) {
   if (failed(n.checkAttrs({"alpha"})) || failed(floatInput(n, 0)))
     return failure();
-  Value x = n.in(0);
-  Value s = n.make<SigmoidOp>(
-      n.create<MulOp>(x, sc(n, x, n.attrFloat("alpha", 1.702))));
-  TRY(s);
-  return setOut(n, n.create<MulOp>(x, s));
+  double alpha = n.attrFloat("alpha", 1.702);
+  return setOut(n, inWideFloat(n, n.in(0), [&](Value x) -> Value {
+                  Value s =
+                      n.make<SigmoidOp>(n.create<MulOp>(x, sc(n, x, alpha)));
+                  return s ? n.create<MulOp>(x, s) : Value();
+                }));
 }
 
 LogicalResult convertBiasAdd(NodeImporter &n) {

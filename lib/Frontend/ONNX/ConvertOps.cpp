@@ -354,22 +354,6 @@ Value sc(NodeImporter &n, Value like, double v) {
   return n.scalar(elemOf(like), v);
 }
 
-/// `compute(x)` for an activation made of several ops: in f32 when `x` is
-/// f16 or bf16, rounded to its type once at the end (as ONNX Runtime
-/// computes them), where each op's result rounded to f16 lost up to 1%
-/// (Softplus's log(1 + e^-|x|) near 0.05, found by the random graphs); in
-/// `x`'s own type otherwise.
-Value inWideFloat(NodeImporter &n, Value x,
-                  llvm::function_ref<Value(Value)> compute) {
-  if (!x)
-    return {};
-  Type type = elemOf(x);
-  if (!type.isF16() && !type.isBF16())
-    return compute(x);
-  Value y = compute(n.cast(x, n.b.getF32Type()));
-  return y ? n.cast(y, type) : Value();
-}
-
 LogicalResult requireFloat(NodeImporter &n, Value x) {
   if (!isa<FloatType>(elemOf(x)))
     return n.fail(n.opType() + " needs a floating-point input");
@@ -486,8 +470,8 @@ Value softplus(NodeImporter &n, Value x) {
 LogicalResult convertSoftplus(NodeImporter &n) {
   if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
     return failure();
-  return out(n, inWideFloat(n, n.in(0),
-                            [&](Value x) { return softplus(n, x); }));
+  return out(n,
+             inWideFloat(n, n.in(0), [&](Value x) { return softplus(n, x); }));
 }
 
 LogicalResult convertSoftsign(NodeImporter &n) {
@@ -523,8 +507,8 @@ LogicalResult convertSwish(NodeImporter &n) {
       failed(requireFloat(n, n.in(0))))
     return failure();
   double alpha = n.attrFloat("alpha", 1.0);
-  return out(n, inWideFloat(n, n.in(0),
-                            [&](Value x) { return swish(n, x, alpha); }));
+  return out(
+      n, inWideFloat(n, n.in(0), [&](Value x) { return swish(n, x, alpha); }));
 }
 
 /// SwiGLU (opset 28): Swish_alpha(A) * B, A and B of one shape.
@@ -567,9 +551,7 @@ LogicalResult convertGelu(NodeImporter &n) {
   if (approx != "none" && approx != "tanh")
     return n.fail("approximate = '" + approx +
                   "' is not a Gelu mode (none or tanh)");
-  return out(n, inWideFloat(n, n.in(0), [&](Value x) {
-               return geluOf(n, x, approx == "tanh");
-             }));
+  return out(n, geluOf(n, n.in(0), approx == "tanh"));
 }
 
 LogicalResult convertIsNaN(NodeImporter &n) {
@@ -3864,7 +3846,22 @@ const llvm::StringMap<Converter> &converters() {
 
 } // namespace
 
+Value onnx_import::inWideFloat(NodeImporter &n, Value x,
+                               llvm::function_ref<Value(Value)> compute) {
+  if (!x)
+    return {};
+  Type type = elemOf(x);
+  if (!type.isF16() && !type.isBF16())
+    return compute(x);
+  Value y = compute(n.cast(x, n.b.getF32Type()));
+  return y ? n.cast(y, type) : Value();
+}
+
 Value onnx_import::geluOf(NodeImporter &n, Value x, bool tanhForm) {
+  Type type = x ? elemOf(x) : Type();
+  if (type && (type.isF16() || type.isBF16()))
+    return inWideFloat(n, x,
+                       [&](Value wide) { return geluOf(n, wide, tanhForm); });
   Value inner;
   if (!tanhForm) {
     Value s = n.create<MulOp>(x, sc(n, x, M_SQRT1_2));

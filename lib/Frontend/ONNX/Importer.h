@@ -408,8 +408,16 @@ LogicalResult rotaryEmbedding(NodeImporter &n, Value x, Value cosC, Value sinC,
 Value rotaryOf(NodeImporter &n, Value x, Value cosC, Value sinC,
                Value positions, bool interleaved, int64_t rotaryDim,
                int64_t heads);
+/// `compute(x)` for an activation made of several ops: in f32 when `x` is
+/// f16 or bf16, rounded to its type once at the end (as ONNX Runtime
+/// computes them; each op's result rounded to f16 lost up to 1% in
+/// Softplus's log(1 + e^-|x|), found by the random graphs), in `x`'s own
+/// type otherwise.
+Value inWideFloat(NodeImporter &n, Value x,
+                  llvm::function_ref<Value(Value)> compute);
 /// GELU of `x`: 0.5 x (1 + erf(x / sqrt 2)), or with `tanhForm` the tanh
-/// approximation 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+/// approximation 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))); in f32
+/// for f16/bf16 `x`.
 Value geluOf(NodeImporter &n, Value x, bool tanhForm);
 /// (x - mean) / sqrt(var + eps) over `axes` (kept); the mean and 1/std too
 /// where asked.
