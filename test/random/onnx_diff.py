@@ -708,6 +708,10 @@ def g_pool(g):
     x = image(g, rank)
     a = g.vals[x]
     op = r.choice(["MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "LpPool"])
+    if "Max" in op and np.isnan(a).any():
+        # ONNX leaves a NaN's maximum open: ONNX Runtime's pools skip NaN
+        # (or keep it, by its position in the window), Tide's propagate it.
+        raise Rejected("NaN under a max pool")
     if op.startswith("Global"):
         g.add(op, [x])
         return
@@ -844,6 +848,10 @@ def g_resize(g):
     x = image(g, 4)
     a = g.vals[x]
     mode = r.choice(["nearest", "linear", "cubic"])
+    if mode != "nearest" and np.isnan(a).any():
+        # ONNX Runtime multiplies a weight of 0 by a NaN neighbour; Tide's
+        # interpolation does not read it.
+        raise Rejected("NaN under an interpolating Resize")
     attrs = {"mode": mode}
     if mode == "nearest":
         attrs["nearest_mode"] = r.choice(["round_prefer_floor", "round_prefer_ceil", "floor",
