@@ -38,6 +38,7 @@ on a mismatch or an error.
 
 import argparse
 import multiprocessing
+import math
 import os
 import shutil
 import subprocess
@@ -870,7 +871,48 @@ def g_resize(g):
     else:
         sizes = np.array([a.shape[0], a.shape[1], int(r.integers(1, 12)), int(r.integers(1, 12))],
                          dtype=np.int64)
+        if mode == "nearest" and any(
+                nearest_f32_differs(attrs["coordinate_transformation_mode"], attrs["nearest_mode"],
+                                    int(i), int(o)) for i, o in zip(a.shape[2:], sizes[2:])):
+            raise Rejected("a nearest Resize to sizes whose float32 coordinate misses a tie")
         g.add("Resize", [x, "", "", g.const(sizes)], **attrs)
+
+
+def nearest_f32_differs(ctm, nearest, length_in, length_out):
+    """Whether ONNX Runtime's nearest Resize to a given size picks another
+    pixel than exact arithmetic (Tide's and ONNX's reference) anywhere along
+    one axis: it computes the scale out / in and the source coordinate in
+    float32, which can land just below a tie (7 -> 1, half_pixel, floor:
+    0.5 / (1 / 7.f) - 0.5 is 2.9999998, pixel 2 where the coordinate is 3)."""
+    from fractions import Fraction
+    f32 = np.float32
+    scale = f32(length_out) / f32(length_in)
+    for x in range(length_out):
+        if ctm == "align_corners":
+            exact = Fraction(0) if length_out == 1 else Fraction(x * (length_in - 1), length_out - 1)
+            approx = f32(0) if length_out == 1 else f32(x) * f32(length_in - 1) / f32(length_out - 1)
+        elif ctm == "asymmetric":
+            exact, approx = Fraction(x * length_in, length_out), f32(x) / scale
+        elif ctm == "pytorch_half_pixel" and length_out == 1:
+            exact, approx = Fraction(0), f32(0)
+        else:
+            exact = Fraction(2 * x + 1, 2) * Fraction(length_in, length_out) - Fraction(1, 2)
+            approx = (f32(x) + f32(0.5)) / scale - f32(0.5)
+
+        def pick(c, tie):
+            fl = math.floor(c)
+            if nearest == "floor":
+                return fl
+            if nearest == "ceil":
+                return math.ceil(c)
+            if tie(c):
+                return fl if nearest == "round_prefer_floor" else fl + 1
+            return math.floor(c + Fraction(1, 2)) if isinstance(c, Fraction) else math.floor(c + 0.5)
+
+        if pick(exact, lambda c: c - math.floor(c) == Fraction(1, 2)) != pick(
+                float(approx), lambda c: c - math.floor(c) == 0.5):
+            return True
+    return False
 
 
 def g_gathernd(g):

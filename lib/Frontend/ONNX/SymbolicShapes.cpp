@@ -157,6 +157,14 @@ static std::pair<Value, int64_t> findRoot(const DimAliases &dimAliases, Value v,
       break;
     case LoweringFamily::Broadcast: {
       auto broadcast = cast<BroadcastToOp>(op);
+      // With stretch_dynamic an input size of 1 at run time is stretched:
+      // the result's size is the shape operand's, not the input's (found by
+      // the random graphs: a Tile of an Equal whose run-time size 1 was
+      // stretched took the 1).
+      if (broadcast.getStretchDynamic()) {
+        moved = fromShapeOperand(broadcast.getShape());
+        break;
+      }
       moved = alignedDynamic(broadcast.getInput()).has_value() ||
               fromShapeOperand(broadcast.getShape());
       break;

@@ -570,9 +570,12 @@ g = Graph()
 g.op("Add", ["x", "y"], "sum")
 g.op("Greater", ["x", "z"], "gt")
 g.op("Where", ["gt", "y", "z"], "picked")
+# (A Tile of the sum: its sizes are the stretched ones, not x's; found by
+# the random graphs, a Tile took the run-time 1 and failed its check.)
+g.op("Tile", ["sum", g.c([2, 1])], "tiled")
 g.save("unit_dyn.onnx", [vi("x", F32, ["a", "b"]), vi("y", F32, ["c", "d"]), vi("z", F32, ["e", 4])],
        [vi("sum", F32, ["p", "q"]), vi("gt", TensorProto.BOOL, ["r", 4]),
-        vi("picked", F32, ["s", 4])], 17)
+        vi("picked", F32, ["s", 4]), vi("tiled", F32, ["t", "u"])], 17)
 for tag, (xs, ys, zs) in {"rows": ((3, 1), (1, 4), (1, 4)), "same": ((2, 4), (2, 4), (2, 4)),
                           "col": ((1, 1), (3, 4), (3, 4))}.items():
     save_inputs("unit_dyn", tag, [rng.standard_normal(xs).astype(np.float32),
