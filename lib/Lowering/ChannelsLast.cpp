@@ -434,7 +434,10 @@ struct SinkTransposeThroughConcat : OpRewritePattern<ConcatOp> {
     if (!perm)
       return failure();
     int64_t rank = op.getType().getRank();
-    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    // (getAxis() is unsigned: -1 read as such is 2^64 - 1.)
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
     auto concat = ConcatOp::create(rewriter, op.getLoc(), inputs,
                                    rewriter.getI64IntegerAttr((*perm)[axis]));
     copyPlacement(op, concat);

@@ -338,3 +338,19 @@ func.func @own_transpose(%y: tensor<4x3x3xf32>) -> tensor<4x3x3xf32> {
   %n = tide.neg %m : tensor<4x3x3xf32>
   return %n : tensor<4x3x3xf32>
 }
+
+// -----
+
+// A transpose sinks through a concatenation along a negative axis (made
+// non-negative first; read as unsigned it indexed the permutation out of
+// bounds and crashed: found by random programs built for h200).
+// CHECK-LABEL: func.func @concat_negative_axis(
+// CHECK-SAME: %[[X:.*]]: tensor<3x?xi64>
+// CHECK: %[[C:.*]] = tide.concat %[[X]], %[[X]] axis = 0
+// CHECK: %[[T:.*]] = tide.transpose %[[C]] perm = [1, 0]
+// CHECK: return %[[T]]
+func.func @concat_negative_axis(%x: tensor<3x?xi64>) -> tensor<?x6xi64> {
+  %t = tide.transpose %x perm = [1, 0] {tide.device = #tide.device<cuda:0>} : tensor<3x?xi64>
+  %c = tide.concat %t, %t axis = -1 {tide.device = #tide.device<cuda:0>} : tensor<?x3xi64>, tensor<?x3xi64>
+  return %c : tensor<?x6xi64>
+}

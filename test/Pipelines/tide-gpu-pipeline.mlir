@@ -70,6 +70,13 @@
 // size along, each once and in order: a size two additions read
 // (dim(%a5) + dim(%a5)) was moved twice and ended after its first reader
 // ("operand does not dominate this use"; found by random programs).
+// A dynamic slice from [1, 0, 0] of a k = 1 top_k (its run-time size 1, made
+// static by canonicalization after bufferization) takes no element and reads
+// at offset 0, where the subview at offset 1 of a size 1 was rejected ("offset
+// 0 is out-of-bounds: 1 >= 1"; found by random programs built for h200).
+// RUN: tide-opt %S/Inputs/gpu-empty-slice-end.mlir --tide-place-pipeline=target=h200 --tide-gpu-pipeline \
+// RUN:   | FileCheck %s --check-prefix=EMPTY-END
+// EMPTY-END-LABEL: llvm.func @slice_from_end(
 // RUN: tide-opt %S/Inputs/gpu-concat-sizes.mlir --tide-place-pipeline=target=h200 --tide-gpu-pipeline \
 // RUN:   | FileCheck %s --check-prefix=SIZES
 // SIZES-LABEL: llvm.func @f(

@@ -514,6 +514,21 @@ struct LowerDynamicSlice : OpRewritePattern<DynamicSliceOp> {
                               .getResult());
       return success();
     }
+    // Along a dimension whose size is known only at run time, a slice that
+    // takes no element there reads at offset 0: its start may be the
+    // input's size (an empty slice at the end), which the slice's verifier
+    // rejects once canonicalization makes both static (found by the random
+    // programs: a top_k of k = 1 sliced from 1).
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d))
+        continue;
+      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      Value none = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, cast<Value>(sizes[d]), zero);
+      offsets[d] = arith::SelectOp::create(rewriter, loc, none, zero,
+                                           cast<Value>(offsets[d]))
+                       .getResult();
+    }
     replaceFromSignless(rewriter, op,
                         tensor::ExtractSliceOp::create(
                             rewriter, loc, type, input, offsets, sizes, strides)

@@ -262,8 +262,10 @@ static std::pair<Value, int64_t> findRoot(const DimAliases &dimAliases, Value v,
     }
     case LoweringFamily::Concat: {
       auto concat = cast<ConcatOp>(op);
-      int64_t a =
-          concat.getAxis() < 0 ? concat.getAxis() + rank : concat.getAxis();
+      // (getAxis() is unsigned: a negative axis must be made signed first.)
+      int64_t a = static_cast<int64_t>(concat.getAxis());
+      if (a < 0)
+        a += rank;
       if (axis != a)
         moved = alignedDynamic(concat.getInputs()).has_value();
       break;
