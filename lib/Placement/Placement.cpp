@@ -173,7 +173,8 @@ static Work estimateWork(Operation *op, int64_t dyn) {
   auto facts = dyn_cast<OpFactsInterface>(op);
   LoweringFamily family =
       facts ? facts.getLoweringFamily() : LoweringFamily::Unary;
-  if (family == LoweringFamily::Constant || family == LoweringFamily::Reshape) {
+  if (family == LoweringFamily::Constant || family == LoweringFamily::Reshape ||
+      family == LoweringFamily::Check) {
     work.free = true;
     return work;
   }

@@ -144,6 +144,11 @@ def pool(op, t):  # 2-D, padded, ceil_mode
                  "pads = [1, 0, 1, 0] ceil_mode : %s" % (op, x)], T((2, 3, 5, 5), t)
 
 
+def check(op, t):  # the condition an argument read by the host, the data on the GPU
+    x, c = T(("?", 8), t), T((1,), "i1")
+    return [x, c], ['%%r = tide.%s %%a0, %%a1, "never" : %s, %s' % (op, x, c)], x
+
+
 def iota(op, t):  # sizes from tide.dim (on the host), indices on the GPU
     x, s = T(("?", 8), t), T((1,), "i64")
     return [x], ["%%d = tide.dim %%a0 axis = 0 : %s" % x,
@@ -164,6 +169,7 @@ FAMILIES = {
     "reshape": reshape, "transpose": transpose, "broadcast": broadcast, "concat": concat,
     "slice": slice_, "softmax": softmax, "constant": constant, "gather": gather, "scatter": scatter,
     "cumsum": cumsum, "conv": conv, "pool": pool, "iota": iota, "dynamic_slice": dynamic_slice,
+    "check": check,
 }
 
 

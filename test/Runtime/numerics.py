@@ -877,6 +877,7 @@ REFERENCES = {
     "gather": Ref("gather", gather_ref),
     "dim": Ref("dim", dim_ref),
     "iota": Ref("iota", iota_ref),
+    "check": Ref("check", lambda x: np.asarray(x)),
     "nonzero": Ref("nonzero", nonzero_ref),
     "non_max_suppression": Ref("non_max_suppression", nms_ref),
     "top_k": Ref("top_k", top_k_ref),
@@ -1802,6 +1803,31 @@ def gen_iota(ops, t):
     return funcs
 
 
+def gen_check(ops, t):
+    """tide.check passing its input on: the condition from an argument (read
+    by the host) and from a comparison of a run-time size; empty inputs too.
+    (A condition that fails ends the call: test/Tools/tide-run-check.test.)"""
+    funcs = []
+    for op in ops:
+        ref = REFERENCES[op].for_type(t)
+        x = T((None, 3), t)
+        f = shape_func(funcs, op, t, [((None, 3), t), ((1,), "i1")])
+        v = f.op('tide.%s %s, %s, "from an argument" : %s, %s'
+                 % (op, f.arg(0), f.arg(1), x, T((1,), "i1")))
+        f.ret(v, (None, 3), t, "%s of ?x3, the condition an argument" % op,
+              lambda ins: ref(ins[0]))
+        d = f.op("tide.dim %s axis = 0 : %s" % (f.arg(0), x))
+        z = f.op("tide.constant dense<[0]> : %s" % T((1,), "i64"))
+        c = f.op("tide.cmp ge, %s, %s : %s" % (d, z, T((1,), "i64")))
+        w = f.op('tide.%s %s, %s, "a size" : %s, %s' % (op, f.arg(0), c, x, T((1,), "i1")))
+        f.ret(w, (None, 3), t, "%s of ?x3, the condition a size compared" % op,
+              lambda ins: ref(ins[0]))
+        for k, rows in enumerate((4, 0)):
+            rng = rng_for(f.name + str(k))
+            f.run("run%d" % k, [shape_inputs(rng, (rows, 3), t), np.array([True])])
+    return funcs
+
+
 def gen_dynamic_slice(ops, t):
     """tide.dynamic_slice with bounds from arguments: strided, a static result
     dimension, empty at run time."""
@@ -2132,7 +2158,7 @@ SHAPE_MODULE = [(("reshape",), gen_reshape), (("transpose",), gen_transpose),
                 (("scatter",), gen_scatter), (("dim",), gen_dim), (("iota",), gen_iota),
                 (("dynamic_slice",), gen_dynamic_slice), (("nonzero",), gen_nonzero),
                 (("non_max_suppression",), gen_nms), (("top_k",), gen_top_k),
-                (("scan",), gen_scan), (("if",), gen_if)]
+                (("scan",), gen_scan), (("if",), gen_if), (("check",), gen_check)]
 CAST_FAMILY = "cast"
 FAMILIES = set(f for fams, _ in OPS_MODULE + SHAPE_MODULE for f in fams) | {CAST_FAMILY}
 

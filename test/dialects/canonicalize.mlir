@@ -580,6 +580,25 @@ func.func @dim_static(%x: tensor<?x16xf32>) -> (tensor<1xi64>, tensor<1xi64>) {
   return %0, %1 : tensor<1xi64>, tensor<1xi64>
 }
 
+// A check whose condition is a constant true is its input.
+// CHECK-LABEL: func.func @check_true(
+// CHECK-SAME: %[[X:.*]]: tensor<?xf32>)
+// CHECK-NEXT: return %[[X]]
+func.func @check_true(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %c = tide.constant dense<true> : tensor<1xi1>
+  %0 = tide.check %x, %c, "never fails" : tensor<?xf32>, tensor<1xi1>
+  return %0 : tensor<?xf32>
+}
+
+// A constant false stays: the call fails when it runs.
+// CHECK-LABEL: func.func @negative_check_false(
+// CHECK: tide.check
+func.func @negative_check_false(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %c = tide.constant dense<false> : tensor<i1>
+  %0 = tide.check %x, %c, "always fails" : tensor<?xf32>, tensor<i1>
+  return %0 : tensor<?xf32>
+}
+
 // iota of a static shape is a constant.
 // CHECK-LABEL: func.func @iota_static(
 // CHECK-NEXT: %[[C:.*]] = tide.constant dense<{{\[}}[0.000000e+00, 1.000000e+00, 2.000000e+00], [0.000000e+00, 1.000000e+00, 2.000000e+00]]> : tensor<2x3xf32>

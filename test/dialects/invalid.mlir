@@ -1314,6 +1314,24 @@ func.func @dim_axis(%x: tensor<?x8xf32>) {
 
 // -----
 
+// check's condition is one boolean.
+func.func @check_two(%x: tensor<4xf32>, %c: tensor<2xi1>) {
+  // expected-error @+1 {{'tide.check' op 'holds' must have exactly one element (got 'tensor<2xi1>')}}
+  %0 = tide.check %x, %c, "two" : tensor<4xf32>, tensor<2xi1>
+  return
+}
+
+// -----
+
+// check passes its input on: the result has its type.
+func.func @check_type(%x: tensor<4xf32>, %c: tensor<1xi1>) {
+  // expected-error @+1 {{'tide.check' op failed to verify that all of {input, result} have same type}}
+  %0 = "tide.check"(%x, %c) {message = "m"} : (tensor<4xf32>, tensor<1xi1>) -> tensor<4xf64>
+  return
+}
+
+// -----
+
 // iota writes numbers.
 func.func @iota_bool(%s: tensor<1xi64>) {
   // expected-error-re @+1 {{'tide.iota' expects {{.*}} but got 'i1'{{.*}}}}

@@ -931,6 +931,18 @@ func.func @dim_iota(%x: tensor<?x16xbf16>, %s: tensor<2xi64>)
   return %0, %1, %2 : tensor<1xi64>, tensor<?xi32>, tensor<?x4xf32>
 }
 
+// check: the input passes on when the condition (one i1, any shape of one
+// element) holds.
+// CHECK-LABEL: func.func @check(
+// CHECK: tide.check %{{.*}}, %{{.*}}, "an index is out of range" : tensor<?x3xi64>, tensor<1xi1>
+// CHECK: tide.check %{{.*}}, %{{.*}}, "ok" : tensor<2xf32>, tensor<i1>
+func.func @check(%x: tensor<?x3xi64>, %c: tensor<1xi1>, %y: tensor<2xf32>, %d: tensor<i1>)
+    -> (tensor<?x3xi64>, tensor<2xf32>) {
+  %0 = tide.check %x, %c, "an index is out of range" : tensor<?x3xi64>, tensor<1xi1>
+  %1 = tide.check %y, %d, "ok" : tensor<2xf32>, tensor<i1>
+  return %0, %1 : tensor<?x3xi64>, tensor<2xf32>
+}
+
 // Results sized by the data: nonzero's coordinates, non_max_suppression's
 // (batch, class, box) rows, with and without a score threshold.
 // CHECK-LABEL: func.func @data_dependent(

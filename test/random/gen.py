@@ -298,7 +298,7 @@ SEMANTICS = {
     "conv": {"conv"},
     "pool": {"max_pool", "avg_pool"},
     "nonzero": {"nonzero"}, "non_max_suppression": {"non_max_suppression"},
-    "top_k": {"top_k"}, "scan": {"scan"}, "if": {"if"},
+    "top_k": {"top_k"}, "scan": {"scan"}, "if": {"if"}, "check": {"check"},
 }
 
 
@@ -668,6 +668,11 @@ def eval_op(op, ins, rng=None, strict=True):
                                 zip(a["start"], a["limit"], a["strides"]))].copy()
         if name == "dim":
             return np.array([ins[0].shape[a["axis"]]], dtype=np.int64)
+        if name == "check":
+            # The generator only makes conditions that hold.
+            if not bool(np.asarray(ins[1]).reshape(-1)[0]):
+                raise AssertionError("tide.check: the condition does not hold")
+            return ins[0].copy()
         if name == "iota":
             # The sizes are the shape operand's values (read at run time).
             shape = tuple(int(d) for d in ins[0])
@@ -1087,6 +1092,9 @@ def emit_op(func, i, op, target):
             ", ".join(map(str, a["strides"])), ad, tys[0])
     elif name == "dim":
         body = "tide.dim %s axis = %d%s : %s" % (names[0], a["axis"], ad, tys[0])
+    elif name == "check":
+        body = 'tide.check %s, %s, "%s"%s : %s, %s' % (names[0], names[1], a["message"], ad,
+                                                      tys[0], tys[1])
     elif name == "iota":
         body = "tide.iota %s axis = %d%s : %s to %s" % (names[0], a["axis"], ad, tys[0], res)
     elif name == "nonzero":
@@ -1759,6 +1767,26 @@ class Gen:
         x = self.operand(self.ops[name]["dtypes"], rank=[1, 2, 3, 4])
         axis = int(self.r.integers(0, len(self.info(x)["shape"])))
         return self.add_op(name, [x], "i64", [1], [1], {"axis": axis})
+
+    def g_check(self, name):
+        """A value passed on under a condition that holds when the program runs:
+        a size of it (tide.dim, read by the host) compared with one it cannot
+        be below, or an i1 value of one element computed by earlier ops."""
+        x = self.operand(self.ops[name]["dtypes"], rank=[1, 2, 3, 4])
+        v = self.info(x)
+        ones = [c for c in self.refs(lambda w: w["dtype"] == "i1" and numel(w["shape"]) == 1
+                                     and None not in w["type"])
+                if bool(self.vals[c].reshape(-1)[0])]
+        if ones and self.chance(0.4):
+            c = self.pick(ones)
+        else:
+            axis = int(self.r.integers(0, len(v["shape"])))
+            d = self.add_op("dim", [x], "i64", [1], [1], {"axis": axis})
+            k = self.add_op("constant", [], "i64", [1], [1],
+                            {"value": [int(self.r.integers(0, v["shape"][axis] + 1))]})
+            c = self.add_op("cmp", [d, k], "i1", [1], [1], {"predicate": "ge"})
+        return self.add_op(name, [x, c], v["dtype"], v["type"], v["shape"],
+                           {"message": "the size is too small"})
 
     def g_iota(self, name):
         t = self.pick(self.ops[name]["dtypes"])

@@ -238,7 +238,8 @@ def Tide_LoweringFamily : I32EnumAttr<"LoweringFamily",
     I32EnumAttrCase<"NonMaxSuppression", 25, "non_max_suppression">,
     I32EnumAttrCase<"TopK", 26, "top_k">,
     I32EnumAttrCase<"Scan", 27, "scan">,
-    I32EnumAttrCase<"If", 28, "if">
+    I32EnumAttrCase<"If", 28, "if">,
+    I32EnumAttrCase<"Check", 29, "check">
   ]> {
   let cppNamespace = "::mlir::tide";
   let genSpecializedAttr = 0;

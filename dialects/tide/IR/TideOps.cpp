@@ -1172,6 +1172,26 @@ void DynamicSliceOp::getCanonicalizationPatterns(RewritePatternSet &results,
 }
 
 //===----------------------------------------------------------------------===//
+// CheckOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CheckOp::verify() {
+  auto holds = getHolds().getType();
+  if (!holds.hasStaticShape() || holds.getNumElements() != 1)
+    return emitOpError("'holds' must have exactly one element (got ")
+           << holds << ")";
+  return success();
+}
+
+OpFoldResult CheckOp::fold(FoldAdaptor adaptor) {
+  auto holds = dyn_cast_or_null<DenseElementsAttr>(adaptor.getHolds());
+  if (holds && holds.getNumElements() == 1 &&
+      (*holds.getValues<APInt>().begin()).getBoolValue())
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
 // DimOp and IotaOp
 //===----------------------------------------------------------------------===//
 

@@ -817,6 +817,36 @@ def Tide_DimOp : Tide_Op<"dim", [Tide_InferTypeOpAdaptor,
   let hasFolder = 1;
 }
 
+def Tide_CheckOp : Tide_Op<"check", [AllTypesMatch<["input", "result"]>,
+    Tide_Facts<"Check", "Shape", "Any", 0>,
+    Tide_OperandRoles<["data", "host"]>]> {
+  let summary = "Pass a tensor on if a condition holds when the program runs";
+  let description = [{
+    The result is `input`, unchanged, when `holds` (a one-element `i1`
+    tensor, read by the host at run time) is true; when it is false the call
+    ends with an error carrying `message` and the op's location. Importers
+    put it where a program is only meaningful for some values, and where a
+    kernel would otherwise quietly do something else: ONNX's `Gather` and
+    `ScatterElements` with an index outside the data are errors, and
+    `tide.gather` would clamp it. The check sits on the value it guards, so
+    it runs before any op that uses that value, and goes away with it when
+    nothing does. It folds to `input` when `holds` is a constant true.
+
+    ```mlir
+    %i2 = tide.check %i, %ok, "an index is outside the data" :
+        tensor<4xi64>, tensor<1xi1>
+    ```
+  }];
+  let arguments = (ins Tide_Tensor:$input, Tide_BoolTensor:$holds,
+                       StrAttr:$message);
+  let results = (outs Tide_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $holds `,` $message attr-dict `:` type($input) `,` type($holds)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 def Tide_IotaOp : Tide_Op<"iota", [
     Tide_Facts<"Iota", "Shape", "Numeric", 1>,
     Tide_OperandRoles<["host"]>]> {

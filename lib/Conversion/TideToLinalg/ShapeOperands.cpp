@@ -24,6 +24,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
@@ -537,8 +538,34 @@ struct LowerDynamicSlice : OpRewritePattern<DynamicSliceOp> {
   }
 };
 
+/// tide.check: the host reads the condition and asserts it (a failed
+/// assert ends the call with the message); the input passes on unchanged.
+struct LowerCheck : OpRewritePattern<CheckOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CheckOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value holds = op.getHolds();
+    auto type = cast<RankedTensorType>(holds.getType());
+    SmallVector<Value> index(type.getRank(),
+                             arith::ConstantIndexOp::create(rewriter, loc, 0));
+    Value c = tensor::ExtractOp::create(rewriter, loc, holds, index);
+    std::string where;
+    llvm::raw_string_ostream os(where);
+    op.getLoc().print(os);
+    StringRef place(where);
+    if (place.consume_front("loc(") && place.ends_with(")"))
+      place = place.drop_back();
+    cf::AssertOp::create(rewriter, loc, c,
+                         ("at " + place + ": " + op.getMessage()).str());
+    rewriter.replaceOp(op, op.getInput());
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tide::populateShapeOperandPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerDim, LowerIota, LowerDynamicSlice>(patterns.getContext());
+  patterns.add<LowerCheck, LowerDim, LowerIota, LowerDynamicSlice>(
+      patterns.getContext());
 }

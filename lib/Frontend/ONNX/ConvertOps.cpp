@@ -14,6 +14,7 @@
 
 #include "Importer.h"
 
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -2893,6 +2894,9 @@ LogicalResult convertGatherElements(NodeImporter &n) {
   auto axis = n.normAxis(n.attrInt("axis", 0), rankOf(data));
   if (failed(axis))
     return failure();
+  indices = checkedIndices(n, indices, {n.dimOf(data, *axis)},
+                           "the data's size along axis " + Twine(*axis));
+  TRY(indices);
   return out(n, n.create<GatherOp>(data, indices, *axis));
 }
 
@@ -2945,7 +2949,10 @@ LogicalResult convertGather(NodeImporter &n) {
   auto axis = n.normAxis(n.attrInt("axis", 0), rankOf(data));
   if (failed(axis))
     return failure();
-  return out(n, take(n, data, n.in(1), *axis));
+  Value indices = checkedIndices(n, n.in(1), {n.dimOf(data, *axis)},
+                                 "the data's size along axis " + Twine(*axis));
+  TRY(indices);
+  return out(n, take(n, data, indices, *axis));
 }
 
 /// A vector of `values` (sizes known up to run time) with element type `it`.
@@ -2959,6 +2966,66 @@ Value indexVector(NodeImporter &n, ArrayRef<SymDim> values, Type it) {
   }
   return n.cast(n.shapeOperand(values), it);
 }
+
+} // namespace
+
+/// `indices` guarded so that every index lies in [-d, d) for its size d in
+/// `bounds`: one size for all indices, or one per entry of the indices' last
+/// dimension (GatherND, ScatterND). ONNX calls any other index an error;
+/// tide.gather would clamp it and tide.scatter write nothing, so the program
+/// would go on with a wrong result. Constant indices are checked here (an
+/// error of the node); others by a tide.check, whose failure ends the call
+/// with the node's name. `what` names the sizes in the message.
+Value mlir::tide::onnx_import::checkedIndices(NodeImporter &n, Value indices,
+                                              ArrayRef<SymDim> bounds,
+                                              const Twine &what) {
+  if (!indices)
+    return {};
+  Type it = elemOf(indices);
+  bool perLast = bounds.size() > 1;
+  auto boundAt = [&](int64_t flat) -> const SymDim & {
+    return perLast ? bounds[flat % bounds.size()] : bounds.front();
+  };
+  DenseElementsAttr values;
+  if (matchPattern(indices, m_Constant(&values)) &&
+      llvm::all_of(bounds, [](const SymDim &d) { return d.isConst(); })) {
+    int64_t flat = 0;
+    for (APInt v : values.getValues<APInt>()) {
+      int64_t index = v.getSExtValue(), size = boundAt(flat++).value;
+      if (index < -size || index >= size) {
+        n.error() << "index " << index << " is outside [" << -size << ", "
+                  << size << ") (" << size << ": " << what << ")";
+        return {};
+      }
+    }
+    return indices;
+  }
+  Value size = indexVector(n, bounds, it);
+  Value below =
+      n.create<CmpOp>(CmpPredicate::lt, indices, n.create<NegOp>(size));
+  Value above = n.create<CmpOp>(CmpPredicate::ge, indices, size);
+  Value bad = n.cast(n.create<OrOp>(below, above), n.b.getIntegerType(8));
+  if (!bad)
+    return {};
+  Shape all;
+  for (int64_t d = 0; d < rankOf(bad); ++d)
+    all.push_back(d);
+  // The maximum of no element is the type's lowest value: an empty index
+  // tensor passes.
+  Value any = n.create<ReduceMaxOp>(bad, all, false);
+  Value holds = n.create<CmpOp>(CmpPredicate::le, any,
+                                n.scalar(n.b.getIntegerType(8), 0));
+  if (!holds)
+    return {};
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  os << "an index is outside [-d, d) for d " << what << " (ONNX requires every "
+     << "index in range)";
+  return n.make<CheckOp>(indices.getType(), indices, holds,
+                         n.b.getStringAttr(message));
+}
+
+namespace {
 
 /// The row-major index into the first `k` dimensions (sizes `ds`) of each
 /// `k`-tuple along the last dimension of `indices` (each index wrapped once
@@ -3010,6 +3077,11 @@ LogicalResult convertGatherND(NodeImporter &n) {
       return n.fail("GatherND needs static sizes on the batch dimensions, "
                     "equal in the data and the indices");
   SmallVector<SymDim> dd = n.dimsOf(data);
+  indices = checkedIndices(n, indices, ArrayRef<SymDim>(dd).slice(b, k),
+                           k == 1 ? "the data's size along axis " + Twine(b)
+                                  : "the data's sizes along axes " + Twine(b) +
+                                        " to " + Twine(b + k - 1));
+  TRY(indices);
   // Linear index over dimensions b .. b+k-1 of the data.
   Value lin = linearIndex(n, indices, ArrayRef<SymDim>(dd).drop_front(b), k);
   TRY(lin);
@@ -3182,6 +3254,9 @@ LogicalResult convertScatterElements(NodeImporter &n) {
   auto reduction = scatterReduction(n);
   if (failed(axis) || failed(reduction))
     return failure();
+  indices = checkedIndices(n, indices, {n.dimOf(data, *axis)},
+                           "the data's size along axis " + Twine(*axis));
+  TRY(indices);
   return out(n, n.create<ScatterOp>(data, indices, updates, *axis, *reduction));
 }
 
@@ -3231,6 +3306,11 @@ LogicalResult convertScatterND(NodeImporter &n) {
   }
   if (!same)
     TRY(updates = n.reshapeTo(updates, want));
+  indices = checkedIndices(n, indices, ArrayRef<SymDim>(dd).take_front(k),
+                           k == 1 ? Twine("the data's size along axis 0")
+                                  : "the data's sizes along axes 0 to " +
+                                        Twine(k - 1));
+  TRY(indices);
   Value lin = linearIndex(n, indices, dd, k);
   TRY(lin);
   SymDim rows = SymDim::constant(1);
@@ -3298,6 +3378,22 @@ LogicalResult convertTopK(NodeImporter &n) {
                         SmallVector<int64_t>{k.value}, {}))
                   : n.shapeOperand({k});
   TRY(kValue);
+  if (!k.isConst() || !size.isConst()) {
+    // k known only when the model runs: checked then (top_k would fill
+    // positions past the axis with 0).
+    Value zero = n.constant(
+        makeDense(RankedTensorType::get({1}, IntegerType::get(n.ctx, 64)),
+                  SmallVector<int64_t>{0}, {}));
+    Value inRange = n.create<AndOp>(
+        n.create<CmpOp>(CmpPredicate::ge, kValue, zero),
+        n.create<CmpOp>(CmpPredicate::le, kValue, n.shapeOperand({size})));
+    TRY(inRange);
+    kValue =
+        n.make<CheckOp>(kValue.getType(), kValue, inRange,
+                        n.b.getStringAttr("k is outside [0, the size of axis " +
+                                          Twine(*axis) + "]"));
+    TRY(kValue);
+  }
   SmallVector<SymDim> outDims = dims;
   outDims[*axis] = k;
   Value indices =

@@ -393,6 +393,12 @@ LogicalResult readConvWindow(NodeImporter &n, RankedTensorType input,
                              SmallVectorImpl<int64_t> &dilations,
                              SmallVectorImpl<int64_t> &pads);
 
+/// `indices` checked to lie in [-d, d), d the matching size of `bounds` (one
+/// for all, or one per entry of the last dimension): constant indices while
+/// importing, others by a tide.check when the model runs (ConvertOps.cpp).
+/// `what` says what the sizes are, for the message.
+Value checkedIndices(NodeImporter &n, Value indices, ArrayRef<SymDim> bounds,
+                     const llvm::Twine &what);
 /// numpy.take(data, indices, axis) (ONNX Gather): `indices` of any shape
 /// replace dimension `axis` of `data` (ConvertOps.cpp).
 Value takeAlong(NodeImporter &n, Value data, Value indices, int64_t axis);

@@ -199,6 +199,11 @@ static std::pair<Value, int64_t> findRoot(const DimAliases &dimAliases, Value v,
       }
       break;
     }
+    case LoweringFamily::Check:
+      // The input passes on unchanged.
+      v = cast<CheckOp>(op).getInput();
+      moved = true;
+      break;
     case LoweringFamily::Iota:
       moved = fromShapeOperand(cast<IotaOp>(op).getShape());
       break;

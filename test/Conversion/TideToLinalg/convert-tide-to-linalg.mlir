@@ -1831,6 +1831,32 @@ func.func @slice_empty_rows(%x: tensor<0x4xf16>) -> tensor<0x2xf16> {
 
 //--- shapes.mlir
 
+// A check: the host reads its condition and asserts it, naming the op's
+// location; the input passes on unchanged.
+// CHECK-LABEL: func.func @check(
+// CHECK-SAME: %[[X:.*]]: tensor<?xf32>, %[[C:.*]]: tensor<1xi1>)
+// CHECK: %[[B:.*]] = tensor.extract %[[C]][%{{.*}}] : tensor<1xi1>
+// CHECK: cf.assert %[[B]], "at {{.*}}shapes.mlir{{.*}}: an index is out of range"
+// CHECK: return %[[X]]
+func.func @check(%x: tensor<?xf32>, %c: tensor<1xi1>) -> tensor<?xf32> {
+  %0 = tide.check %x, %c, "an index is out of range" : tensor<?xf32>, tensor<1xi1>
+  return %0 : tensor<?xf32>
+}
+
+// A condition computed from a run-time size is computed on the host.
+// CHECK-LABEL: func.func @check_size(
+// CHECK-SAME: %[[X:.*]]: tensor<?xf32>)
+// CHECK: %[[D:.*]] = tensor.dim %[[X]]
+// CHECK: cf.assert %{{.*}}, "at {{.*}}: too short"
+// CHECK: return %[[X]]
+func.func @check_size(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %d = tide.dim %x axis = 0 : tensor<?xf32>
+  %k = tide.constant dense<[2]> : tensor<1xi64>
+  %c = tide.cmp ge, %d, %k : tensor<1xi64>
+  %0 = tide.check %x, %c, "too short" : tensor<?xf32>, tensor<1xi1>
+  return %0 : tensor<?xf32>
+}
+
 // Heads split with sizes from the input's dynamic dimensions: the shape
 // vector becomes tensor.dim, no tide op and no i64 arithmetic is left.
 // CHECK-LABEL: func.func @reshape_from_dims(
