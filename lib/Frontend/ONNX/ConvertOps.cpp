@@ -1252,16 +1252,66 @@ LogicalResult convertSqueeze(NodeImporter &n) {
   Shape s = shapeOf(x);
   SmallVector<bool> drop(s.size(), false);
   if (axes->empty()) {
+    // Every dimension of size 1 goes. Whether a run-time size is 1 decides
+    // the result's rank, which Tide needs while compiling: the rank the
+    // model declares for the output decides (all run-time sizes 1, or none);
+    // without one they are kept. Either way it is checked when the model
+    // runs (the reshape below checks dropped ones are 1; a check here that
+    // kept ones are not), so a size that does not fit is an error, never a
+    // result of another shape.
+    SmallVector<int64_t> runTime;
+    int64_t staticKept = 0;
     for (auto [i, d] : llvm::enumerate(s)) {
-      // Whether a run-time size is 1 decides the result's rank.
       if (ShapedType::isDynamic(d))
-        return n.fail("Squeeze without axes drops every dimension of size 1, "
-                      "and dimension " +
-                      llvm::Twine(i) +
-                      "'s size is known only at run time (the result's rank "
-                      "would depend on it); give the axes, or fix the input's "
-                      "shape with --bind-shape");
-      drop[i] = d == 1;
+        runTime.push_back(i);
+      else if (d == 1)
+        drop[i] = true;
+      else
+        ++staticKept;
+    }
+    if (!runTime.empty()) {
+      bool dropRunTime = false;
+      auto declared = n.graphImporter().declaredRanks.find(n.node.output(0));
+      if (declared != n.graphImporter().declaredRanks.end()) {
+        int64_t rank = declared->second;
+        if (rank == staticKept)
+          dropRunTime = true;
+        else if (rank != staticKept + static_cast<int64_t>(runTime.size()))
+          return n.fail(
+              "Squeeze without axes drops every dimension of size 1; the "
+              "model declares a result of rank " +
+              Twine(rank) +
+              ", which needs some but not all of the sizes "
+              "known only at run time to be 1; give the axes, or fix the "
+              "input's shape with --bind-shape");
+      }
+      if (dropRunTime) {
+        for (int64_t i : runTime)
+          drop[i] = true;
+      } else {
+        Value one = n.constant(
+            makeDense(RankedTensorType::get({1}, IntegerType::get(n.ctx, 64)),
+                      SmallVector<int64_t>{1}, {}));
+        Value holds;
+        SmallVector<SymDim> dims = n.dimsOf(x);
+        for (int64_t i : runTime) {
+          Value notOne =
+              n.create<CmpOp>(CmpPredicate::ne, n.shapeOperand({dims[i]}), one);
+          holds = holds ? n.create<AndOp>(holds, notOne) : notOne;
+          TRY(holds);
+        }
+        std::string what;
+        llvm::raw_string_ostream os(what);
+        os << "a size known only at run time (dimension";
+        if (runTime.size() > 1)
+          os << "s";
+        for (auto [k, i] : llvm::enumerate(runTime))
+          os << (k ? ", " : " ") << i;
+        os << ") is 1: Squeeze without axes would drop it, and Tide kept it "
+              "(the result's rank is fixed while compiling); give the axes";
+        x = n.make<CheckOp>(x.getType(), x, holds, n.b.getStringAttr(what));
+        TRY(x);
+      }
     }
   }
   for (int64_t a : *axes) {

@@ -2432,6 +2432,12 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     graph.graphInputs.insert(name);
     func.setArgAttr(i, "onnx.name", b.getStringAttr(name));
   }
+  for (const auto *infos : {&g.value_info(), &g.output()})
+    for (const onnx::ValueInfoProto &info : *infos)
+      if (info.type().has_tensor_type() &&
+          info.type().tensor_type().has_shape())
+        graph.declaredRanks[info.name()] =
+            info.type().tensor_type().shape().dim_size();
   for (const auto &info : g.input())
     if (graph.graphInputs.contains(info.name()) &&
         info.type().has_tensor_type() &&

@@ -509,6 +509,10 @@ public:
   llvm::DenseMap<std::pair<Value, int64_t>, Value> dimValues;
   /// Sequence and optional values (Aggregate).
   llvm::StringMap<Aggregate> aggregates;
+  /// The ranks the model declares for values of the main graph (its
+  /// value_info and outputs that have a shape). Only where a rank cannot be
+  /// computed (Squeeze without axes over run-time sizes) is it read.
+  llvm::StringMap<int64_t> declaredRanks;
 
   /// Whether `name` has an entry (a value, a constant, a shape or an
   /// aggregate).

@@ -617,7 +617,33 @@ save_inputs("expand_const_dyn", "col", [rng.standard_normal((5, 1)).astype(np.fl
 save_inputs("expand_const_dyn", "full", [rng.standard_normal((5, 3)).astype(np.float32)])
 
 # --- squeeze_all_dyn: Squeeze without axes over run-time sizes (which
-# dimensions are 1, so the result's rank, is known only at run time): refused.
+# dimensions are 1, so the result's rank, is known only at run time). The
+# output's declared rank 2 keeps both; a size of 1 is an error when it runs.
 g = Graph()
 g.op("Squeeze", ["x"], "y")
 g.save("squeeze_all_dyn.onnx", [vi("x", F32, ["p", "q"])], [vi("y", F32, ["r", "s"])], 17)
+save_inputs("squeeze_all_dyn", "ok", [rng.standard_normal((2, 3)).astype(np.float32)])
+save_inputs("squeeze_all_dyn", "one", [rng.standard_normal((3, 1)).astype(np.float32)])
+
+# --- squeeze_drop_dyn: the declared rank 1 drops the run-time size too (it
+# must be 1; the static 1 goes as always).
+g = Graph()
+g.op("Squeeze", ["x"], "y")
+g.save("squeeze_drop_dyn.onnx", [vi("x", F32, ["p", 3, 1])], [vi("y", F32, [3])], 17)
+save_inputs("squeeze_drop_dyn", "ok", [rng.standard_normal((1, 3, 1)).astype(np.float32)])
+save_inputs("squeeze_drop_dyn", "two", [rng.standard_normal((2, 3, 1)).astype(np.float32)])
+
+# --- squeeze_norank_dyn: no declared shape for the output (a Relu after the
+# Squeeze): the run-time size is kept.
+g = Graph()
+g.op("Squeeze", ["x"], "s")
+g.op("Relu", ["s"], "y")
+g.save("squeeze_norank_dyn.onnx", [vi("x", F32, ["p", 1, 4])],
+       [helper.make_tensor_value_info("y", F32, None)], 18)   # (1.12's checker wants a shape)
+save_inputs("squeeze_norank_dyn", "ok", [rng.standard_normal((2, 1, 4)).astype(np.float32)])
+
+# --- squeeze_rank_bad: a declared rank that some but not all run-time sizes
+# of 1 would give: refused while importing.
+g = Graph()
+g.op("Squeeze", ["x"], "y")
+g.save("squeeze_rank_bad.onnx", [vi("x", F32, ["p", "q", 4])], [vi("y", F32, ["r", 4])], 17)
