@@ -676,7 +676,15 @@ LogicalResult convertEmbedLayerNorm(NodeImporter &n) {
   if (rankOf(ids) != 2 || !isa<IntegerType>(elemOf(ids)))
     return n.fail("input_ids must be integers of shape (batch, sequence)");
   Type i64 = IntegerType::get(n.ctx, 64);
-  Value y = takeAlong(n, n.in(2), n.cast(ids, i64), 0); // (B, S, H)
+  // Ids past a table are errors (ONNX Runtime: "input index out of range").
+  auto lookup = [&](int table, Value ids, const char *what) -> Value {
+    Value checked =
+        checkedIndices(n, n.cast(ids, i64), {n.dimOf(n.in(table), 0)},
+                       Twine("the rows of the ") + what + " embedding",
+                       /*negative=*/false);
+    return checked ? takeAlong(n, n.in(table), checked, 0) : Value();
+  };
+  Value y = lookup(2, ids, "word"); // (B, S, H)
   TRY(y);
   SmallVector<SymDim> dims = n.dimsOf(ids);
   Value positions;
@@ -688,11 +696,11 @@ LogicalResult convertEmbedLayerNorm(NodeImporter &n) {
         shape ? n.make<IotaOp>(n.typeOf({dims[1]}, i64), shape, 0) : Value();
   }
   TRY(positions);
-  TRY(y = n.create<AddOp>(y, takeAlong(n, n.in(3), positions, 0)));
+  TRY(y = n.create<AddOp>(y, lookup(3, positions, "position")));
   if (n.has(1) != n.has(4))
     return n.fail("segment_ids and segment_embedding come together");
   if (n.has(1))
-    TRY(y = n.create<AddOp>(y, takeAlong(n, n.in(4), n.cast(n.in(1), i64), 0)));
+    TRY(y = n.create<AddOp>(y, lookup(4, n.in(1), "segment")));
   Type t = elemOf(y);
   Value sum = y;
   int64_t rank = rankOf(y);

@@ -3028,7 +3028,8 @@ Value indexVector(NodeImporter &n, ArrayRef<SymDim> values, Type it) {
 /// with the node's name. `what` names the sizes in the message.
 Value mlir::tide::onnx_import::checkedIndices(NodeImporter &n, Value indices,
                                               ArrayRef<SymDim> bounds,
-                                              const Twine &what) {
+                                              const Twine &what,
+                                              bool negative) {
   if (!indices)
     return {};
   Type it = elemOf(indices);
@@ -3042,9 +3043,10 @@ Value mlir::tide::onnx_import::checkedIndices(NodeImporter &n, Value indices,
     int64_t flat = 0;
     for (APInt v : values.getValues<APInt>()) {
       int64_t index = v.getSExtValue(), size = boundAt(flat++).value;
-      if (index < -size || index >= size) {
-        n.error() << "index " << index << " is outside [" << -size << ", "
-                  << size << ") (" << size << ": " << what << ")";
+      int64_t low = negative ? -size : 0;
+      if (index < low || index >= size) {
+        n.error() << "index " << index << " is outside [" << low << ", " << size
+                  << ") (" << size << ": " << what << ")";
         return {};
       }
     }
@@ -3069,8 +3071,8 @@ Value mlir::tide::onnx_import::checkedIndices(NodeImporter &n, Value indices,
     return {};
   std::string message;
   llvm::raw_string_ostream os(message);
-  os << "an index is outside [-d, d) for d " << what << " (ONNX requires every "
-     << "index in range)";
+  os << "an index is outside [" << (negative ? "-d" : "0") << ", d) for d "
+     << what << " (ONNX requires every index in range)";
   return n.make<CheckOp>(indices.getType(), indices, holds,
                          n.b.getStringAttr(message));
 }

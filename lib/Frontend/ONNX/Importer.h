@@ -396,9 +396,10 @@ LogicalResult readConvWindow(NodeImporter &n, RankedTensorType input,
 /// `indices` checked to lie in [-d, d), d the matching size of `bounds` (one
 /// for all, or one per entry of the last dimension): constant indices while
 /// importing, others by a tide.check when the model runs (ConvertOps.cpp).
-/// `what` says what the sizes are, for the message.
+/// `what` says what the sizes are, for the message. Without `negative`,
+/// the range is [0, d) (lookups that do not count from the end).
 Value checkedIndices(NodeImporter &n, Value indices, ArrayRef<SymDim> bounds,
-                     const llvm::Twine &what);
+                     const llvm::Twine &what, bool negative = true);
 /// numpy.take(data, indices, axis) (ONNX Gather): `indices` of any shape
 /// replace dimension `axis` of `data` (ConvertOps.cpp).
 Value takeAlong(NodeImporter &n, Value data, Value indices, int64_t axis);

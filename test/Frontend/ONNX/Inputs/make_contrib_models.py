@@ -155,7 +155,13 @@ model("embln", [helper.make_node("EmbedLayerNormalization",
       emb_in, [vi("y", F32, [B, S, Hs]), vi("mi", TensorProto.INT32, [B]),
                vi("sum", F32, [B, S, Hs])],
       arrays=[ids, seg, rand(V, Hs), rand(P, Hs), rand(2, Hs), rand(Hs), rand(Hs), emask])
+# Ids past a table: a word id of V, a position id of P (errors, as in ONNX
+# Runtime).
+bad_ids = ids.copy()
+bad_ids[1, 2] = V
+np.save(os.path.join(out, "embln_bad_word.npy"), bad_ids)
 pos = np.array([[2, 3, 4, 5, 6]] * B, np.int32)
+np.save(os.path.join(out, "embln_bad_pos.npy"), np.array([[2, 3, 4, 5, P]] * B, np.int32))
 model("embln_pos", [helper.make_node("EmbedLayerNormalization",
                                      ["ids", "", "we", "pe", "", "g", "be", "m", "p"],
                                      ["y", "mi"], domain=MS)],
