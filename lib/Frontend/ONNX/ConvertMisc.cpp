@@ -244,6 +244,13 @@ LogicalResult convertMaxUnpool(NodeImporter &n) {
   Value base = n.create<MulOp>(iota(n, it, planes, 0, 3), n.scalar(it, out));
   TRY(base);
   TRY(ir = n.create<SubOp>(ir, base));
+  // An index outside its own (n, c) plane of the result is an error (ONNX
+  // Runtime fails on one past the result; MaxPool's indices never leave
+  // their plane).
+  TRY(ir = checkedIndices(n, ir, {SymDim::constant(out)},
+                          "the size of one (n, c) plane of the result, "
+                          "after the plane's offset",
+                          /*negative=*/false));
   Value hit = n.create<CmpOp>(CmpPredicate::eq, ir, iota(n, it, out, 2, 3));
   TRY(hit); // [planes, in, out]
   // Several windows may select the same input element (overlapping

@@ -2447,6 +2447,13 @@ LogicalResult convertRoiAlign(NodeImporter &n) {
     return n.fail("rois must be (num_rois, 4)");
   if (bType.getRank() != 1 || !isa<IntegerType>(bType.getElementType()))
     return n.fail("batch_indices must be an integer vector (num_rois)");
+  // An image past the batch is an error (ONNX Runtime: "batch_indices value
+  // out of range").
+  batch = checkedIndices(n, n.cast(batch, IntegerType::get(n.ctx, 64)),
+                         {n.dimOf(x, 0)}, "the batch size of X",
+                         /*negative=*/false);
+  if (!batch)
+    return failure();
   Type elem = xType.getElementType();
   if (!isa<FloatType>(elem) || rType.getElementType() != elem)
     return n.fail("RoiAlign needs floating-point X and rois of one type");

@@ -3019,13 +3019,14 @@ Value indexVector(NodeImporter &n, ArrayRef<SymDim> values, Type it) {
 
 } // namespace
 
-/// `indices` guarded so that every index lies in [-d, d) for its size d in
-/// `bounds`: one size for all indices, or one per entry of the indices' last
-/// dimension (GatherND, ScatterND). ONNX calls any other index an error;
-/// tide.gather would clamp it and tide.scatter write nothing, so the program
-/// would go on with a wrong result. Constant indices are checked here (an
-/// error of the node); others by a tide.check, whose failure ends the call
-/// with the node's name. `what` names the sizes in the message.
+/// `indices` guarded so that every index lies in [-d, d) ([0, d) without
+/// `negative`) for its size d in `bounds`: one size for all indices, or one per
+/// entry of the indices' last dimension (GatherND, ScatterND). ONNX calls any
+/// other index an error; tide.gather would clamp it and tide.scatter write
+/// nothing, so the program would go on with a wrong result. Constant indices
+/// are checked here (an error of the node); others by a tide.check, whose
+/// failure ends the call with the node's name. `what` names the sizes in the
+/// message.
 Value mlir::tide::onnx_import::checkedIndices(NodeImporter &n, Value indices,
                                               ArrayRef<SymDim> bounds,
                                               const Twine &what,
@@ -3054,7 +3055,8 @@ Value mlir::tide::onnx_import::checkedIndices(NodeImporter &n, Value indices,
   }
   Value size = indexVector(n, bounds, it);
   Value below =
-      n.create<CmpOp>(CmpPredicate::lt, indices, n.create<NegOp>(size));
+      n.create<CmpOp>(CmpPredicate::lt, indices,
+                      negative ? n.create<NegOp>(size) : n.scalar(it, 0));
   Value above = n.create<CmpOp>(CmpPredicate::ge, indices, size);
   Value bad = n.cast(n.create<OrOp>(below, above), n.b.getIntegerType(8));
   if (!bad)

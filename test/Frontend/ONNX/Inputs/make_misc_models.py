@@ -92,6 +92,10 @@ save("unpool_overlap",
                       kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
      [vi("v", F, [2, 2, 3, 3]), vi("i", I64, [2, 2, 3, 3])],
      [vi("y", F, [2, 2, 5, 5])], feeds=[vals, idx])
+# An index past its (n, c) plane (the first plane's into the second): an error.
+bad = idx.copy()
+bad[0, 0, 1, 1] = 25 + 3
+np.save(os.path.join(out, "unpool_bad_index.npy"), bad)
 
 # Det of a batch of 4x4 matrices, one of them singular, one needing pivots.
 m = rng.normal(size=(2, 3, 4, 4)).astype(np.float32)

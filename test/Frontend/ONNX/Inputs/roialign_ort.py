@@ -107,6 +107,12 @@ def bad(name, **attrs):
     print("error %s: rc %d: %s" % (name, p.returncode, p.stderr.strip().splitlines()[-1:]))
 
 
+# A batch index past the images: an error of the call (ONNX Runtime fails too).
+for k, bi in enumerate(([0, 2, 1, 0], [0, -1, 1, 0])):
+    got, err = run("half_pixel", os.path.join(out, "half_pixel.onnx"),
+                   {"x": x, "rois": rois, "b": np.array(bi, np.int64)})
+    print("bad batch index %d: %s" % (k, err.splitlines()[-1] if err else "ran"))
+
 bad("adaptive", output_height=2, output_width=2)
 bad("median_mode", mode="median", sampling_ratio=2)
 sys.exit(0 if good == len(results) else 1)
