@@ -3029,10 +3029,12 @@ Value indexVector(NodeImporter &n, ArrayRef<SymDim> values, Type it) {
 /// message.
 Value mlir::tide::onnx_import::checkedIndices(NodeImporter &n, Value indices,
                                               ArrayRef<SymDim> bounds,
-                                              const Twine &what,
-                                              bool negative) {
+                                              const Twine &what, bool negative,
+                                              Value guard) {
   if (!indices)
     return {};
+  if (!guard)
+    guard = indices;
   Type it = elemOf(indices);
   bool perLast = bounds.size() > 1;
   auto boundAt = [&](int64_t flat) -> const SymDim & {
@@ -3051,7 +3053,7 @@ Value mlir::tide::onnx_import::checkedIndices(NodeImporter &n, Value indices,
         return {};
       }
     }
-    return indices;
+    return guard;
   }
   Value size = indexVector(n, bounds, it);
   Value below =
@@ -3075,7 +3077,7 @@ Value mlir::tide::onnx_import::checkedIndices(NodeImporter &n, Value indices,
   llvm::raw_string_ostream os(message);
   os << "an index is outside [" << (negative ? "-d" : "0") << ", d) for d "
      << what << " (ONNX requires every index in range)";
-  return n.make<CheckOp>(indices.getType(), indices, holds,
+  return n.make<CheckOp>(guard.getType(), guard, holds,
                          n.b.getStringAttr(message));
 }
 
@@ -3482,6 +3484,31 @@ Value negativeLogLikelihood(NodeImporter &n, Value input, Value target,
     return {};
   }
   int64_t classes = s[1];
+  // A target other than ignore_index must be a class: in [-C, C), a
+  // negative one counting from the end (ONNX's function body is a
+  // GatherElements, and ONNX Runtime runs it so); others end the call.
+  {
+    Type tt = elemOf(target);
+    Value valid;
+    if (const auto *a = n.attr("ignore_index"))
+      valid = n.create<CmpOp>(CmpPredicate::ne, target, n.scalar(tt, a->i()));
+    Value classIndex =
+        valid ? n.create<SelectOp>(valid, target, n.scalar(tt, 0)) : target;
+    Value checked = checkedIndices(
+        n, classIndex, {SymDim::constant(classes)},
+        "the class count (the input's dimension 1), other than ignore_index",
+        /*negative=*/true, /*guard=*/target);
+    if (!checked)
+      return {};
+    Value negative =
+        n.create<CmpOp>(CmpPredicate::lt, checked, n.scalar(tt, 0));
+    if (valid)
+      negative = n.create<AndOp>(negative, valid);
+    target = n.create<SelectOp>(
+        negative, n.create<AddOp>(checked, n.scalar(tt, classes)), checked);
+    if (!target)
+      return {};
+  }
   // mask[n, c, d...] = (target[n, d...] == c)
   SmallVector<int64_t> iota(classes);
   std::iota(iota.begin(), iota.end(), 0);

@@ -397,9 +397,12 @@ LogicalResult readConvWindow(NodeImporter &n, RankedTensorType input,
 /// for all, or one per entry of the last dimension): constant indices while
 /// importing, others by a tide.check when the model runs (ConvertOps.cpp).
 /// `what` says what the sizes are, for the message. Without `negative`,
-/// the range is [0, d) (lookups that do not count from the end).
+/// the range is [0, d) (lookups that do not count from the end). With
+/// `guard`, the check passes that value on (what the indices were computed
+/// from) instead of the indices.
 Value checkedIndices(NodeImporter &n, Value indices, ArrayRef<SymDim> bounds,
-                     const llvm::Twine &what, bool negative = true);
+                     const llvm::Twine &what, bool negative = true,
+                     Value guard = {});
 /// numpy.take(data, indices, axis) (ONNX Gather): `indices` of any shape
 /// replace dimension `axis` of `data` (ConvertOps.cpp).
 Value takeAlong(NodeImporter &n, Value data, Value indices, int64_t axis);

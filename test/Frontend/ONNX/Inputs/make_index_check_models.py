@@ -90,3 +90,11 @@ save([helper.make_node("Shape", ["y"], ["s"], name="shape"),
 npy("x2x5", rng.standard_normal((2, 5)).astype(np.float32))
 npy("y3", np.zeros(3, dtype=np.float32))
 npy("y6", np.zeros(6, dtype=np.float32))
+
+# NegativeLogLikelihoodLoss: a target must be a class in [-C, C) (ONNX's
+# function body is a GatherElements) unless it is ignore_index.
+save([helper.make_node("NegativeLogLikelihoodLoss", ["x", "t"], ["y"], name="nll",
+                       reduction="none", ignore_index=-100)],
+     [info("x", F, [3, 4]), info("t", I, [3])], [info("y", F, [3])], "nll")
+npy("t_ok", np.array([0, -1, -100], dtype=np.int64))
+npy("t_bad", np.array([0, 4, 1], dtype=np.int64))
