@@ -52,6 +52,20 @@ struct LowerGather : OpRewritePattern<GatherOp> {
         dyn.push_back(tensor::DimOp::create(rewriter, loc, indices, d));
     Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                          element, dyn);
+    // Off the axis the indices reach input[.., i, ..] at their own position:
+    // sizes the verifier could not compare are checked when the program
+    // runs (a larger one would read outside the input).
+    auto idxType = cast<RankedTensorType>(indices.getType());
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis && (idxType.isDynamicDim(d) || inType.isDynamicDim(d))) {
+        Value got = tensor::DimOp::create(rewriter, loc, indices, d);
+        Value limit = tensor::DimOp::create(rewriter, loc, input, d);
+        assertThat(rewriter, loc, op,
+                   arith::CmpIOp::create(rewriter, loc,
+                                         arith::CmpIPredicate::ule, got, limit),
+                   "the indices' size in dimension " + Twine(d) +
+                       " exceeds the input's at run time");
+      }
     int64_t staticSize = inType.getDimSize(axis);
     if (staticSize == 0) {
       replaceFromSignless(
@@ -217,6 +231,28 @@ struct LowerScatter : OpRewritePattern<ScatterOp> {
     Type element = dataType.getElementType();
     ScatterReduction reduction = op.getReduction();
     int64_t rank = dataType.getRank(), axis = op.getNormalizedAxis();
+    // Sizes the verifier could not compare, checked when the program runs:
+    // the updates have the indices' shape, and off the axis neither exceeds
+    // the data (an update there would land outside it).
+    auto updatesType = cast<RankedTensorType>(updates.getType());
+    for (int64_t d = 0; d < rank; ++d) {
+      if (indicesType.isDynamicDim(d) || updatesType.isDynamicDim(d))
+        assertSameSize(rewriter, loc, op,
+                       tensor::DimOp::create(rewriter, loc, updates, d),
+                       tensor::DimOp::create(rewriter, loc, indices, d),
+                       "the updates' size in dimension " + Twine(d) +
+                           " differs from the indices' at run time");
+      if (d != axis &&
+          (indicesType.isDynamicDim(d) || dataType.isDynamicDim(d))) {
+        Value got = tensor::DimOp::create(rewriter, loc, indices, d);
+        Value limit = tensor::DimOp::create(rewriter, loc, data, d);
+        assertThat(rewriter, loc, op,
+                   arith::CmpIOp::create(rewriter, loc,
+                                         arith::CmpIPredicate::ule, got, limit),
+                   "the indices' size in dimension " + Twine(d) +
+                       " exceeds the data's at run time");
+      }
+    }
     // No update can land where the data or the indices have a static size 0
     // (and tensor.extract_slice rejects any offset into such a dimension).
     if (llvm::is_contained(dataType.getShape(), 0) ||

@@ -917,11 +917,12 @@ func.func @gather(%x: tensor<3x5xf32>, %i: tensor<3x4xi64>) -> tensor<3x4xf32> {
 
 // A dynamic axis may be empty at run time: the payload reads only when it
 // is not, and yields 0 otherwise. The result's dynamic size comes from the
-// indices.
+// indices, which must not exceed the input off the axis (checked).
 // CHECK-LABEL: func.func @gather_dynamic_axis(
 // CHECK-SAME: %[[X:.*]]: tensor<?x?xi8>, %[[I:.*]]: tensor<?x2xi32>)
 // CHECK: %[[D0:.*]] = tensor.dim %[[I]], %{{.*}} : tensor<?x2xi32>
 // CHECK: tensor.empty(%[[D0]]) : tensor<?x2xi8>
+// CHECK: cf.assert %{{.*}}, "'tide.gather' at {{.*}}: the indices' size in dimension 0 exceeds the input's at run time"
 // CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x?xi8>
 // CHECK: arith.index_cast %{{.*}} : i32 to index
 // CHECK: %[[K:.*]] = arith.minsi
@@ -1855,6 +1856,17 @@ func.func @check_size(%x: tensor<?xf32>) -> tensor<?xf32> {
   %c = tide.cmp ge, %d, %k : tensor<1xi64>
   %0 = tide.check %x, %c, "too short" : tensor<?xf32>, tensor<1xi1>
   return %0 : tensor<?xf32>
+}
+
+// Off the axis, indices of run-time size must not exceed the input: checked.
+// CHECK-LABEL: func.func @gather_sizes_checked(
+// CHECK: %[[I:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?x4xi64>
+// CHECK: %[[X:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?x4xf32>
+// CHECK: %[[LE:.*]] = arith.cmpi ule, %[[I]], %[[X]] : index
+// CHECK: cf.assert %[[LE]], "'tide.gather' at {{.*}}: the indices' size in dimension 0 exceeds the input's at run time"
+func.func @gather_sizes_checked(%x: tensor<?x4xf32>, %i: tensor<?x4xi64>) -> tensor<?x4xf32> {
+  %0 = tide.gather %x, %i axis = 1 : tensor<?x4xf32>, tensor<?x4xi64>
+  return %0 : tensor<?x4xf32>
 }
 
 // Heads split with sizes from the input's dynamic dimensions: the shape

@@ -143,7 +143,9 @@ func.func @scatter_empty_axis(%d: tensor<4x0xf32>, %i: tensor<2x0xi64>, %u: tens
 
 // CHECK-LABEL: func.func @scatter_empty_indices(
 // CHECK-SAME:      %[[D:.*]]: tensor<?x3xi32>,
-// CHECK-NEXT:    return %[[D]] : tensor<?x3xi32>
+// CHECK:         cf.assert %{{.*}}, "'tide.scatter' at {{.*}}: the updates' size in dimension 0 differs from the indices' at run time"
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[D]] : tensor<?x3xi32>
 // RUN8: result 0: ui32[2x3] = [0, 1, 2, 3, 4, 5]
 func.func @scatter_empty_indices(%d: tensor<?x3xui32>, %i: tensor<0x2xi32>, %u: tensor<?x2xui32>) -> tensor<?x3xui32> {
   %0 = tide.scatter %d, %i, %u axis = -1 reduction = mul : tensor<?x3xui32>, tensor<0x2xi32>, tensor<?x2xui32>

@@ -98,3 +98,14 @@ save([helper.make_node("NegativeLogLikelihoodLoss", ["x", "t"], ["y"], name="nll
      [info("x", F, [3, 4]), info("t", I, [3])], [info("y", F, [3])], "nll")
 npy("t_ok", np.array([0, -1, -100], dtype=np.int64))
 npy("t_bad", np.array([0, 4, 1], dtype=np.int64))
+
+# GatherElements and ScatterElements whose indices are larger than the data
+# off the axis, known only when the model runs (they would reach outside it).
+save([helper.make_node("GatherElements", ["x", "i"], ["y"], name="ge_big", axis=1)],
+     [info("x", F, ["n", 4]), info("i", I, ["m", 4])], [info("y", F, ["m", 4])], "gather_elements_big")
+npy("big_idx", np.zeros((4, 4), dtype=np.int64))
+save([helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], name="se_big", axis=1)],
+     [info("x", F, ["n", 4]), info("i", I, ["m", 1]), info("u", F, ["m", 1])], [info("y", F, ["n", 4])],
+     "scatter_elements_big")
+npy("big_i4x1", np.zeros((4, 1), dtype=np.int64))
+npy("big_u4x1", np.ones((4, 1), dtype=np.float32))
