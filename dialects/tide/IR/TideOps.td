@@ -704,8 +704,8 @@ def Tide_GatherOp : Tide_Op<"gather", [Tide_InferTypeOpAdaptor,
     with the index taken along dimension `axis` (negative counts from the
     end). `indices` is an `i32` or `i64` tensor of the same rank as `input`;
     along the other dimensions it may be smaller than `input` (only the
-    leading part of `input` is read) but not larger (checked where the sizes
-    are static).
+    leading part of `input` is read) but not larger (checked while compiling
+    where both sizes are static, when the program runs otherwise).
 
     An index `k` in `[-n, 0)`, where `n` is the size of `input` along
     `axis`, counts from the end (`k + n`). Out-of-range indices never read
@@ -749,7 +749,9 @@ def Tide_ScatterOp : Tide_Op<"scatter", [Tide_InferTypeOpAdaptor,
     with the index taken along dimension `axis` (negative counts from the
     end). `indices` is an `i32` or `i64` tensor of the shape of `updates`
     and of the rank of `data`; along the other dimensions it may be smaller
-    than `data` (only the leading part of `data` is written).
+    than `data` (only the leading part of `data` is written), not larger
+    (sizes known only at run time are checked then, as is the updates'
+    shape).
 
     `reduction` says how an update combines with the element it lands on:
     `none` replaces it (where several updates land on one element, the last
