@@ -3055,22 +3055,37 @@ Value mlir::tide::onnx_import::checkedIndices(NodeImporter &n, Value indices,
     }
     return guard;
   }
+  // The smallest and largest index (per entry of the last dimension with
+  // one size per entry) compared with the bounds: the reductions give small
+  // tensors, which placement computes on the host like other sizes, so
+  // indices that come from the host (token ids) are read there and not
+  // copied back from a GPU. (With no index the smallest is the type's
+  // highest value and the largest its lowest: an empty tensor passes.)
+  Shape axes;
+  for (int64_t d = 0, r = rankOf(indices) - (perLast ? 1 : 0); d < r; ++d)
+    axes.push_back(d);
   Value size = indexVector(n, bounds, it);
-  Value below =
-      n.create<CmpOp>(CmpPredicate::lt, indices,
-                      negative ? n.create<NegOp>(size) : n.scalar(it, 0));
-  Value above = n.create<CmpOp>(CmpPredicate::ge, indices, size);
-  Value bad = n.cast(n.create<OrOp>(below, above), n.b.getIntegerType(8));
-  if (!bad)
+  Value lowest = indices, highest = indices;
+  if (!axes.empty()) {
+    lowest = n.create<ReduceMinOp>(indices, axes, false);
+    highest = n.create<ReduceMaxOp>(indices, axes, false);
+  }
+  Value low = negative ? n.create<NegOp>(size) : n.scalar(it, 0);
+  Value holds =
+      n.create<AndOp>(n.create<CmpOp>(CmpPredicate::ge, lowest, low),
+                      n.create<CmpOp>(CmpPredicate::lt, highest, size));
+  if (!holds)
     return {};
-  Shape all;
-  for (int64_t d = 0; d < rankOf(bad); ++d)
-    all.push_back(d);
-  // The maximum of no element is the type's lowest value: an empty index
-  // tensor passes.
-  Value any = n.create<ReduceMaxOp>(bad, all, false);
-  Value holds = n.create<CmpOp>(CmpPredicate::le, any,
-                                n.scalar(n.b.getIntegerType(8), 0));
+  if (perLast) {
+    // Every entry's: the minimum of them as i8 is 1.
+    Type i8 = n.b.getIntegerType(8);
+    holds = n.create<CmpOp>(
+        CmpPredicate::eq,
+        n.create<ReduceMinOp>(n.cast(holds, i8), Shape{0}, false),
+        n.scalar(i8, 1));
+  } else if (rankOf(holds) > 0) {
+    holds = n.reshape(holds, {});
+  }
   if (!holds)
     return {};
   std::string message;
