@@ -418,11 +418,17 @@ LogicalResult convertCelu(NodeImporter &n) {
   if (failed(need(n, 1)) || failed(requireFloat(n, n.in(0))))
     return failure();
   double alpha = n.attrFloat("alpha", 1.0);
+  // ONNX's function body, max(0, x) + min(0, alpha * (exp(x / alpha) - 1)):
+  // a positive x comes back exactly (alpha * elu(x / alpha) need not, and a
+  // Mod or Equal after it would see the difference).
   return out(n, inWideFloat(n, n.in(0), [&](Value x) -> Value {
                Value scaled = n.create<DivOp>(x, sc(n, x, alpha));
                Value e =
                    scaled ? n.make<EluOp>(scaled, llvm::APFloat(1.0)) : Value();
-               return e ? n.create<MulOp>(e, sc(n, x, alpha)) : Value();
+               Value neg = e ? n.create<MulOp>(e, sc(n, x, alpha)) : Value();
+               neg = neg ? n.create<MinimumOp>(neg, sc(n, x, 0)) : Value();
+               Value pos = n.create<MaximumOp>(x, sc(n, x, 0));
+               return neg && pos ? n.create<AddOp>(pos, neg) : Value();
              }));
 }
 

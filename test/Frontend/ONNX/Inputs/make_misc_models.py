@@ -214,3 +214,16 @@ onnx.checker.check_model(grouped)
 onnx.save(grouped, os.path.join(out, "grouped_chain.onnx"))
 np.save(os.path.join(out, "grouped_chain_in0.npy"),
         rng.standard_normal((2, 4, 11, 11)).astype(np.float32))
+
+# Celu gives a positive x back exactly (alpha * elu(x / alpha) was a rounding
+# away from it, and an Equal or a Mod after it saw the difference).
+celu = helper.make_model(
+    helper.make_graph(
+        [helper.make_node("Celu", ["x"], ["c"], name="celu", alpha=0.875),
+         helper.make_node("Equal", ["x", "c"], ["y"], name="same")],
+        "celu_exact", [vi("x", F, [4, 64])], [vi("y", TensorProto.BOOL, [4, 64])]),
+    opset_imports=[helper.make_opsetid("", 13)])
+onnx.checker.check_model(celu)
+onnx.save(celu, os.path.join(out, "celu_exact.onnx"))
+np.save(os.path.join(out, "celu_exact_in0.npy"),
+        rng.normal(0, 3, (4, 64)).astype(np.float32))
