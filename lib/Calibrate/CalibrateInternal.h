@@ -27,7 +27,7 @@ struct Stepper {
 };
 
 /// Steps measureCpu announces (one more when it compiles its kernels).
-constexpr int kCpuSteps = 24;
+constexpr int kCpuSteps = 25;
 
 /// Whether measureCpu compiles its kernels for this CPU.
 bool compilesKernels(const Options &options);
