@@ -192,6 +192,13 @@ struct AssignMemorySpacesPass
                     tensor::ExtractSliceOp>(user) &&
                 !gpuReaderThroughViews(user))
               continue;
+            // Likewise an untagged insertion of a host value into it: a host
+            // loop's stacked results once the loop is unrolled (a tide.scan
+            // of two steps) write their slices on the host.
+            if (auto insert = dyn_cast<tensor::InsertSliceOp>(user);
+                insert && !isGpuOp(user) && use.get() == insert.getDest() &&
+                !gpuValues.lookup(insert.getSource()))
+              continue;
             DeviceAttr gpu =
                 isGpuOp(user) ? gpuOps.lookup(user) : gpuOps.lookup(empty);
             // Before the user's op in the function body: a payload that

@@ -299,3 +299,32 @@ func.func @host_loop_buffer(%x: tensor<1xf32>, %n: index) -> (tensor<1xf32>, ten
   } {tide.device = #tide.device<cpu>}
   return %back, %r : tensor<1xf32>, tensor<?xf32>
 }
+
+// -----
+
+// The same through an unrolled host loop (a tide.scan of two steps): its
+// stacked results are untagged insertions of host values into an empty
+// tensor CSE merged with a GPU op's output. The insertions keep the host
+// empty; before, they went to the GPU's buffer and a host op read it ("mixes
+// host and GPU memory").
+#id3 = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @host_stack_of_unrolled_loop(
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<2x4xi32>
+// CHECK: %[[D:.*]] = bufferization.alloc_tensor() {memory_space = #tide.device<cuda:0>} : tensor<2x4xi32>
+// CHECK: linalg.generic {{.*}} outs(%[[D]] : tensor<2x4xi32>)
+// CHECK: %[[I:.*]] = tensor.insert_slice %{{.*}} into %[[E]][0, 0]
+// CHECK: tensor.insert_slice %{{.*}} into %[[I]][1, 0]
+func.func @host_stack_of_unrolled_loop(%x: tensor<2x4xi32>, %r: tensor<1x4xi32>) -> (tensor<2x4xi32>, tensor<2x4xi32>) {
+  %t = bufferization.alloc_tensor() copy(%x) {memory_space = #tide.device<cuda:0>} : tensor<2x4xi32>
+  %e = tensor.empty() : tensor<2x4xi32>
+  %g = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<2x4xi32>) outs(%e : tensor<2x4xi32>) attrs = {tide.device = #tide.device<cuda:0>} {
+  ^bb0(%in: i32, %out: i32):
+    %0 = arith.addi %in, %in : i32
+    linalg.yield %0 : i32
+  } -> tensor<2x4xi32>
+  %back = bufferization.alloc_tensor() copy(%g) {memory_space = 0 : i64} : tensor<2x4xi32>
+  %s0 = tensor.insert_slice %r into %e[0, 0] [1, 4] [1, 1] : tensor<1x4xi32> into tensor<2x4xi32>
+  %s1 = tensor.insert_slice %r into %s0[1, 0] [1, 4] [1, 1] : tensor<1x4xi32> into tensor<2x4xi32>
+  return %back, %s1 : tensor<2x4xi32>, tensor<2x4xi32>
+}
