@@ -666,11 +666,15 @@ static void convolve(TIDE_RT_CPU_CONV_ARGS, const View *bias,
        * off). Only for constant weights, transformed once: oneDNN's
        * reorder into Winograd's layout is slow (21-27 ms for 256x256x3x3
        * here, where the direct convolution takes 1.4 ms), too slow to run at
-       * every call. */
+       * every call. Only with 16 or more input and output channels, the
+       * layers it is for: its transforms round, so a window sum of exact
+       * values (an LpPool of p = 1 over halves, one channel into one) came
+       * back 1 ulp off where the direct kernel is exact. */
       if (winograd() && constantWeights && k == 2 && groups == 1 &&
-          blockedActivations() && !accumulate && w.sizes[2] == 3 &&
-          w.sizes[3] == 3 && strides[0] == 1 && strides[1] == 1 &&
-          dilations[0] == 1 && dilations[1] == 1 &&
+          w.sizes[0] >= 16 && w.sizes[1] >= 16 && blockedActivations() &&
+          !accumulate && w.sizes[2] == 3 && w.sizes[3] == 3 &&
+          strides[0] == 1 && strides[1] == 1 && dilations[0] == 1 &&
+          dilations[1] == 1 &&
           dnnl_dilated_convolution_forward_desc_init(
               &desc, dnnl_forward_inference, dnnl_convolution_winograd, &src,
               &weights, bias ? &p->bias : NULL, &dst, s, dil, l,
