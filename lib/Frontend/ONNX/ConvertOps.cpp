@@ -1248,6 +1248,47 @@ FailureOr<Shape> axesFromAttrOrInput(NodeImporter &n, int64_t inputSince,
   return Shape(*a);
 }
 
+/// Squeeze without axes whose declared result rank needs some, but not all,
+/// of the sizes known only at run time to be 1: which ones is known only
+/// when the model runs, so the result's sizes are computed then. Output
+/// size j is the j-th size of the input other than 1 (those statically 1
+/// are dropped, the static others kept): with k_i = (d_i != 1) and c_i =
+/// k_0 + ... + k_i, size j = sum over i of k_i * d_i where c_i = j + 1. A
+/// tide.check ends the call when the input has another count of sizes
+/// other than 1 than the declared rank.
+LogicalResult squeezeSomeAtRunTime(NodeImporter &n, Value x,
+                                   ArrayRef<bool> staticallyOne, int64_t rank) {
+  SmallVector<SymDim> dims = n.dimsOf(x), kept, ends;
+  SymDim one = SymDim::constant(1), zero = SymDim::constant(0), count = zero;
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    if (staticallyOne[i])
+      continue;
+    SymDim keep = n.select(n.combine("Equal", d, one), zero, one);
+    count = n.combine("Add", count, keep);
+    kept.push_back(n.combine("Mul", keep, d));
+    ends.push_back(count);
+  }
+  SmallVector<SymDim> sizes;
+  for (int64_t j = 0; j < rank; ++j) {
+    SymDim size = zero;
+    for (auto [k, c] : llvm::zip(kept, ends))
+      size = n.combine(
+          "Add", size,
+          n.select(n.combine("Equal", c, SymDim::constant(j + 1)), k, zero));
+    sizes.push_back(size);
+  }
+  Value holds = n.scalarOf(n.combine("Equal", count, SymDim::constant(rank)),
+                           IntegerType::get(n.ctx, 1));
+  TRY(holds);
+  std::string what =
+      "Squeeze without axes: the model declares a result of rank " +
+      std::to_string(rank) +
+      ", and the input's sizes other than 1 at run time are not that many";
+  x = n.make<CheckOp>(x.getType(), x, holds, n.b.getStringAttr(what));
+  TRY(x);
+  return out(n, n.reshapeTo(x, sizes));
+}
+
 LogicalResult convertSqueeze(NodeImporter &n) {
   if (failed(need(n, 1)))
     return failure();
@@ -1282,14 +1323,15 @@ LogicalResult convertSqueeze(NodeImporter &n) {
         int64_t rank = declared->second;
         if (rank == staticKept)
           dropRunTime = true;
+        else if (rank < staticKept ||
+                 rank > staticKept + static_cast<int64_t>(runTime.size()))
+          return n.fail("Squeeze without axes drops every dimension of size "
+                        "1; the model declares a result of rank " +
+                        Twine(rank) + ", but the input has " +
+                        Twine(staticKept) + " sizes other than 1 and " +
+                        Twine(runTime.size()) + " known only at run time");
         else if (rank != staticKept + static_cast<int64_t>(runTime.size()))
-          return n.fail(
-              "Squeeze without axes drops every dimension of size 1; the "
-              "model declares a result of rank " +
-              Twine(rank) +
-              ", which needs some but not all of the sizes "
-              "known only at run time to be 1; give the axes, or fix the "
-              "input's shape with --bind-shape");
+          return squeezeSomeAtRunTime(n, x, drop, rank);
       }
       if (dropRunTime) {
         for (int64_t i : runTime)

@@ -642,8 +642,20 @@ g.save("squeeze_norank_dyn.onnx", [vi("x", F32, ["p", 1, 4])],
        [helper.make_tensor_value_info("y", F32, None)], 18)   # (1.12's checker wants a shape)
 save_inputs("squeeze_norank_dyn", "ok", [rng.standard_normal((2, 1, 4)).astype(np.float32)])
 
-# --- squeeze_rank_bad: a declared rank that some but not all run-time sizes
-# of 1 would give: refused while importing.
+# --- squeeze_some_dyn: a declared rank that some but not all run-time sizes
+# of 1 give: which ones is known when it runs, and so is where the static 4
+# lands ((1, 4, 3) gives (4, 3), (3, 4, 1) gives (3, 4)); another count of
+# sizes other than 1 is an error then.
 g = Graph()
 g.op("Squeeze", ["x"], "y")
-g.save("squeeze_rank_bad.onnx", [vi("x", F32, ["p", "q", 4])], [vi("y", F32, ["r", 4])], 17)
+g.save("squeeze_some_dyn.onnx", [vi("x", F32, ["p", 4, "q"])], [vi("y", F32, ["r", "s"])], 17)
+save_inputs("squeeze_some_dyn", "first", [rng.standard_normal((1, 4, 3)).astype(np.float32)])
+save_inputs("squeeze_some_dyn", "last", [rng.standard_normal((3, 4, 1)).astype(np.float32)])
+save_inputs("squeeze_some_dyn", "none", [rng.standard_normal((2, 4, 3)).astype(np.float32)])
+save_inputs("squeeze_some_dyn", "both", [rng.standard_normal((1, 4, 1)).astype(np.float32)])
+
+# --- squeeze_rank_bad: a declared rank no run-time sizes give (above the
+# input's count of sizes that may be other than 1): refused while importing.
+g = Graph()
+g.op("Squeeze", ["x"], "y")
+g.save("squeeze_rank_bad.onnx", [vi("x", F32, ["p", 1, 4])], [vi("y", F32, ["r", 4, "t"])], 17)
