@@ -9,8 +9,9 @@ and steps, Gather with negative indices, Concat, Split, Pad in every mode,
 Expand, Tile, Squeeze/Unsqueeze, Flatten), MatMul with batch broadcasting and
 1-D operands, Gemm with its transposes and scales, Conv and pooling with
 strides, pads, dilations and groups, the normalizations, Cast, CumSum, TopK,
-Trilu, Einsum, DepthToSpace. Each node is kept only when ONNX Runtime accepts
-the graph with it (ONNX Runtime runs the partial graph after every node, so
+Trilu, Einsum, DepthToSpace, and the integer paths of quantized models
+(QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger).
+Each node is kept only when ONNX Runtime accepts the graph with it (ONNX Runtime runs the partial graph after every node, so
 the generator knows every value's shape and contents); some graphs declare
 their inputs' sizes symbolic, so Tide compiles them for run-time sizes (a
 third of those with a symbol of its own for every size, sizes of 1 too, so
@@ -1186,6 +1187,70 @@ def g_loop(g):
         g.vals[n] = v
 
 
+
+def g_quant(g):
+    """QuantizeLinear / DequantizeLinear (per tensor or per axis, with and
+    without zero points), DynamicQuantizeLinear, MatMulInteger: the integer
+    paths of quantized models. Scales are powers of two half the time, so
+    that x / scale lands on exact halves (the ties ONNX rounds to even)."""
+    r = g.rng
+
+    def scale(n=None):
+        def one():
+            if r.random() < 0.5:
+                return 2.0 ** int(r.integers(-4, 2))
+            return round(float(r.uniform(0.01, 0.5)), 4)
+        if n is None:
+            return g.const(np.array(one(), np.float32))
+        return g.const(np.array([one() for _ in range(n)], np.float32))
+
+    def zero_point(t, n=None):
+        lo, hi = (0, 256) if t == U8 else (-128, 128)
+        size = () if n is None else (n,)
+        return g.const(np.asarray(r.integers(lo, hi, size=size)).astype(t))
+
+    kind = r.choice(["q", "q", "dq", "dyn", "mmi"])
+    if kind == "q":
+        x = g.pick(lambda a: dt(a) == F32 and a.size > 0 and np.all(np.isfinite(a)),
+                   lambda: g.source(g.shape(), F32))
+        a = g.vals[x]
+        t = r.choice([U8, I8])
+        if a.ndim and r.random() < 0.4:
+            axis = int(r.integers(-a.ndim, a.ndim))
+            n = a.shape[axis]
+            g.add("QuantizeLinear", [x, scale(n), zero_point(t, n)], axis=axis)
+        elif r.random() < 0.2 and t == U8:
+            g.add("QuantizeLinear", [x, scale()])
+        else:
+            g.add("QuantizeLinear", [x, scale(), zero_point(t)])
+    elif kind == "dq":
+        t = r.choice([U8, I8, I32])
+        x = g.pick(lambda a: dt(a) == t and a.size > 0,
+                   lambda: g.source(g.shape(), t))
+        a = g.vals[x]
+        if a.ndim and t != I32 and r.random() < 0.4:
+            axis = int(r.integers(-a.ndim, a.ndim))
+            n = a.shape[axis]
+            g.add("DequantizeLinear", [x, scale(n), zero_point(t, n)], axis=axis, finite=True)
+        elif t == I32 or r.random() < 0.2:
+            g.add("DequantizeLinear", [x, scale()], finite=True)
+        else:
+            g.add("DequantizeLinear", [x, scale(), zero_point(t)], finite=True)
+    elif kind == "dyn":
+        x = g.pick(lambda a: dt(a) == F32 and a.size > 0 and np.all(np.isfinite(a)),
+                   lambda: g.source(g.shape(), F32))
+        g.add("DynamicQuantizeLinear", [x], nout=3)
+    else:
+        ta, tb = r.choice([U8, I8]), r.choice([U8, I8])
+        m, k, n = (int(r.integers(1, 9)) for _ in range(3))
+        a = g.pick(lambda v: dt(v) == ta and v.ndim == 2 and v.shape[1] == k,
+                   lambda: g.source((m, k), ta))
+        b = g.source((k, n), tb)
+        ins = [a, b]
+        if r.random() < 0.6:
+            ins += [zero_point(ta), zero_point(tb)]
+        g.add("MatMulInteger", ins)
+
 GENERATORS = [
     (g_unary, 10), (g_unary_attr, 5), (g_binary, 14), (g_int_div, 2), (g_where, 3),
     (g_not, 1), (g_reduce, 8), (g_arg, 3), (g_softmax, 3), (g_cumsum, 2),
@@ -1195,7 +1260,7 @@ GENERATORS = [
     (g_norm, 3), (g_topk, 2), (g_trilu, 1), (g_einsum, 2), (g_depth_space, 1),
     (g_shape_arith, 1), (g_int_unary, 2), (g_resize, 2), (g_gathernd, 2), (g_scatter, 2),
     (g_onehot, 1), (g_range, 1), (g_convtranspose, 2), (g_rnn, 2), (g_shape_ops, 2),
-    (g_if, 2), (g_loop, 2),
+    (g_if, 2), (g_loop, 2), (g_quant, 3),
 ]
 
 
