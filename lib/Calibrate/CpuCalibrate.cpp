@@ -608,6 +608,19 @@ bool detail::measureCpu(Stepper &step, const Options &options, CpuFigures &cpu,
     cpu.callSeconds = callsPerSecond > 0 ? 1 / callsPerSecond : 0;
   }
 
+  // The all-thread bandwidth again, some seconds after the first pass:
+  // every core of a shared host is the figure another tenant's load moves
+  // most (checks on H100 machines' 16-CPU hosts read it 0.86x and 1.16x of
+  // torch.add's seconds later, in both directions). Before the products'
+  // second pass: the libraries' idle threads spin for a while after a call.
+  step(threads > 1 ? "cpu memory bandwidth, " + std::to_string(threads) +
+                         " threads again (the best of both passes)"
+                   : std::string("cpu memory bandwidth again (one thread: "
+                                 "measured once)"));
+  if (threads > 1)
+    cpu.bandwidth =
+        std::max(cpu.bandwidth, triadBandwidth(threads, elements, budget));
+
   // The library products again, some seconds after the first pass: on a
   // shared host the load changes within seconds (a check on an H200
   // machine's 16-CPU host read 1385 and 1132 GFLOP/s for the f32 product in
@@ -625,16 +638,6 @@ bool detail::measureCpu(Stepper &step, const Options &options, CpuFigures &cpu,
     if (auto fn = gemm.get<GemmFn>("gemm_" + dtype))
       cpu.gemm[i] = std::max(cpu.gemm[i], gemmRate(fn, dtype, n, 1, budget));
   }
-
-  // The all-thread bandwidth again, for the same reason: every core of a
-  // shared host is the figure another tenant's load moves most (checks on
-  // H100 machines' 16-CPU hosts read it 0.86x and 1.16x of torch.add's
-  // seconds later, in both directions).
-  step("cpu memory bandwidth, " + std::to_string(threads) +
-       " threads again (the best of both passes)");
-  if (threads > 1)
-    cpu.bandwidth =
-        std::max(cpu.bandwidth, triadBandwidth(threads, elements, budget));
 
   // What one parallel loop nest costs beyond its share of the work: exp
   // over two grains (32768 elements, the pipelines' default) per thread,

@@ -420,11 +420,17 @@ LogicalResult convertCelu(NodeImporter &n) {
   double alpha = n.attrFloat("alpha", 1.0);
   // ONNX's function body, max(0, x) + min(0, alpha * (exp(x / alpha) - 1)):
   // a positive x comes back exactly (alpha * elu(x / alpha) need not, and a
-  // Mod or Equal after it would see the difference).
+  // Mod or Equal after it would see the difference). exp(x / alpha) - 1 is
+  // elu(x / alpha) where x / alpha <= 0, so for a positive alpha (expm1's
+  // accuracy); a negative alpha takes it as written.
   return out(n, inWideFloat(n, n.in(0), [&](Value x) -> Value {
                Value scaled = n.create<DivOp>(x, sc(n, x, alpha));
-               Value e =
-                   scaled ? n.make<EluOp>(scaled, llvm::APFloat(1.0)) : Value();
+               Value e;
+               if (alpha > 0)
+                 e = scaled ? n.make<EluOp>(scaled, llvm::APFloat(1.0))
+                            : Value();
+               else if (Value ex = scaled ? n.make<ExpOp>(scaled) : Value())
+                 e = n.create<SubOp>(ex, sc(n, x, 1));
                Value neg = e ? n.create<MulOp>(e, sc(n, x, alpha)) : Value();
                neg = neg ? n.create<MinimumOp>(neg, sc(n, x, 0)) : Value();
                Value pos = n.create<MaximumOp>(x, sc(n, x, 0));
@@ -1301,8 +1307,9 @@ LogicalResult convertSqueeze(NodeImporter &n) {
   if (axes->empty()) {
     // Every dimension of size 1 goes. Whether a run-time size is 1 decides
     // the result's rank, which Tide needs while compiling: the rank the
-    // model declares for the output decides (all run-time sizes 1, or none);
-    // without one they are kept. Either way it is checked when the model
+    // model declares for the output decides (all run-time sizes 1, none, or
+    // some: those that are 1 when it runs, squeezeSomeAtRunTime); without
+    // one they are kept. Either way it is checked when the model
     // runs (the reshape below checks dropped ones are 1; a check here that
     // kept ones are not), so a size that does not fit is an error, never a
     // result of another shape.
@@ -1325,11 +1332,13 @@ LogicalResult convertSqueeze(NodeImporter &n) {
           dropRunTime = true;
         else if (rank < staticKept ||
                  rank > staticKept + static_cast<int64_t>(runTime.size()))
-          return n.fail("Squeeze without axes drops every dimension of size "
-                        "1; the model declares a result of rank " +
-                        Twine(rank) + ", but the input has " +
-                        Twine(staticKept) + " sizes other than 1 and " +
-                        Twine(runTime.size()) + " known only at run time");
+          return n.fail(
+              "Squeeze without axes drops every dimension of size "
+              "1; the model declares a result of rank " +
+              Twine(rank) + ", but the input has " + Twine(staticKept) +
+              " static size(s) other than 1 and " + Twine(runTime.size()) +
+              " known only at run time, so that rank cannot come "
+              "out");
         else if (rank != staticKept + static_cast<int64_t>(runTime.size()))
           return squeezeSomeAtRunTime(n, x, drop, rank);
       }

@@ -288,6 +288,11 @@ LogicalResult convertDynamicQuantizeLinear(NodeImporter &n) {
   TRY(hi = n.create<MaximumOp>(hi, n.scalar(f, 0)));
   Value scale = n.create<DivOp>(n.create<SubOp>(hi, lo), n.scalar(f, 255));
   TRY(scale);
+  // An input of zeros only (or no elements) has an empty range: scale 1, as
+  // ONNX Runtime (a scale of 0 made the zero point 0 / 0, a NaN cast to u8).
+  Value empty = n.create<CmpOp>(CmpPredicate::eq, hi, lo);
+  TRY(empty);
+  TRY(scale = n.create<SelectOp>(empty, n.scalar(f, 1), scale));
   // zero point = round(clamp(0 - lo / scale, 0, 255)).
   Value zpf = n.create<SubOp>(n.scalar(f, 0), n.create<DivOp>(lo, scale));
   TRY(zpf);

@@ -227,3 +227,10 @@ onnx.checker.check_model(celu)
 onnx.save(celu, os.path.join(out, "celu_exact.onnx"))
 np.save(os.path.join(out, "celu_exact_in0.npy"),
         rng.normal(0, 3, (4, 64)).astype(np.float32))
+
+# Celu with a negative alpha: exp(x / alpha) - 1 as written (Elu's identity
+# branch for x / alpha > 0 gave x for a negative x).
+save("celu_negative_alpha",
+     helper.make_node("Celu", ["x"], ["y"], name="celu", alpha=-0.75),
+     [vi("x", F, [4, 16])], [vi("y", F, [4, 16])], version=13,
+     feeds=[rng.normal(0, 2, (4, 16)).astype(np.float32)])

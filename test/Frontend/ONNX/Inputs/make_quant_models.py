@@ -70,6 +70,9 @@ save("dynquant",
      [vi("x", F, [2, 3, 4])],
      [vi("y", U8, [2, 3, 4]), vi("s", F, []), vi("z", U8, [])],
      feeds=[rng.uniform(-2, 5, (2, 3, 4)).astype(np.float32)])
+# ... and of zeros only: an empty range, scale 1 and zero point 0 as ONNX
+# Runtime (a scale of 0 made the zero point 0 / 0).
+np.save(os.path.join(out, "dynquant_zeros_in0.npy"), np.zeros((2, 3, 4), np.float32))
 
 # MatMulInteger: batched uint8 A times int8 B, B's zero point per column.
 save("matmulint",
