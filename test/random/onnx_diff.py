@@ -11,8 +11,9 @@ Expand, Tile, Squeeze/Unsqueeze, Flatten), MatMul with batch broadcasting and
 strides, pads, dilations and groups, the normalizations, Cast, CumSum, TopK,
 Trilu, Einsum, DepthToSpace, and the integer paths of quantized models
 (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger).
-Each node is kept only when ONNX Runtime accepts the graph with it (ONNX Runtime runs the partial graph after every node, so
-the generator knows every value's shape and contents); some graphs declare
+Each node is kept only when ONNX Runtime accepts the graph with it (ONNX
+Runtime runs the partial graph after every node, so the generator knows every
+value's shape and contents); some graphs declare
 their inputs' sizes symbolic, so Tide compiles them for run-time sizes (a
 third of those with a symbol of its own for every size, sizes of 1 too, so
 that which sizes are equal or 1 is known only at run time).
