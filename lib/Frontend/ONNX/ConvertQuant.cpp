@@ -78,7 +78,8 @@ std::pair<double, double> quantRange(Type t) {
 /// a rank-`rank` tensor, reshaped to broadcast there. Null if absent; failure
 /// if it cannot be used.
 FailureOr<Value> quantParam(NodeImporter &n, unsigned i, int64_t axis,
-                            int64_t rank, StringRef what) {
+                            int64_t rank, StringRef what,
+                            int64_t axisSize = ShapedType::kDynamic) {
   if (!n.has(i))
     return Value();
   Value p = n.in(i);
@@ -100,6 +101,14 @@ FailureOr<Value> quantParam(NodeImporter &n, unsigned i, int64_t axis,
   auto a = n.normAxis(axis, rank);
   if (failed(a))
     return failure();
+  // One value per element of the axis: a size-1 axis would otherwise
+  // broadcast to the parameter's size (a result of another shape).
+  if (!ShapedType::isDynamic(axisSize) && !ShapedType::isDynamic(s[0]) &&
+      s[0] != axisSize) {
+    n.error() << "the " << what << " has " << s[0] << " values; the input has "
+              << axisSize << " along axis " << axis;
+    return failure();
+  }
   Shape spread(rank, 1);
   spread[*a] = s[0];
   Value v = n.reshape(p, spread);
@@ -119,8 +128,12 @@ FailureOr<Value> quantParamFor(NodeImporter &n, unsigned i, Value x,
     n.error() << "block_size must not be negative (got " << block << ")";
     return failure();
   }
-  if (block == 0 || !n.has(i))
-    return quantParam(n, i, axis, rank, what);
+  if (block == 0 || !n.has(i)) {
+    int64_t axisSize = ShapedType::kDynamic;
+    if (rank > 0 && axis >= -rank && axis < rank)
+      axisSize = shapeOf(x)[axis < 0 ? axis + rank : axis];
+    return quantParam(n, i, axis, rank, what, axisSize);
+  }
   Value p = n.in(i);
   if (!p)
     return failure();
@@ -174,6 +187,11 @@ Value requantize(NodeImporter &n, Value v, Value zp, Type q,
     y = n.create<MaximumOp>(y, n.scalar(f, lo));
   if (y)
     y = n.create<MinimumOp>(y, n.scalar(f, hi));
+  // NaN saturates to the type's lowest value, as ONNX Runtime (a NaN cast to
+  // an integer has no defined value).
+  Value nan = y ? n.create<CmpOp>(CmpPredicate::ne, y, y) : Value();
+  if (nan)
+    y = n.create<SelectOp>(nan, n.scalar(f, lo), y);
   return y ? n.cast(y, q) : Value();
 }
 
@@ -199,6 +217,13 @@ LogicalResult convertQuantizeLinear(NodeImporter &n) {
   if (*zp) {
     q = elemOf(*zp);
     qNarrow = n.narrowIn(2);
+    if (const auto *a = n.attr("output_dtype"); a && a->i() != 0) {
+      std::string why;
+      Type want = convertElementType(n.ctx, a->i(), why);
+      if (narrow::isNarrow(a->i()) ? a->i() != qNarrow
+                                   : (qNarrow != 0 || want != q))
+        return n.fail("output_dtype does not match the zero point's type");
+    }
   } else if (const auto *a = n.attr("output_dtype"); a && a->i() != 0) {
     std::string why;
     q = convertElementType(n.ctx, a->i(), why);
@@ -250,7 +275,18 @@ LogicalResult convertDequantizeLinear(NodeImporter &n) {
   auto zp = quantParamFor(n, 2, x, axis, block, "zero point");
   if (failed(scale) || failed(zp))
     return failure();
+  if (*zp && (elemOf(*zp) != elemOf(x) || n.narrowIn(2) != xNarrow))
+    return n.fail("the zero point's type differs from the input's");
   Type out = elemOf(*scale);
+  // DequantizeLinear-25's output_dtype: the result's type (the scale's when
+  // absent).
+  if (const auto *a = n.attr("output_dtype"); a && a->i() != 0) {
+    std::string why;
+    out = convertElementType(n.ctx, a->i(), why);
+    if (!out || !isa<FloatType>(out))
+      return n.fail("output_dtype must be a floating-point type" +
+                    (why.empty() ? std::string() : ": " + why));
+  }
   Type f = mathType(n, out);
   // float8/float4 codes: their values (exact in f32).
   bool codes = xNarrow && narrow::isFloat(xNarrow);
@@ -364,6 +400,8 @@ FailureOr<Value> integerConv(NodeImporter &n, unsigned x, unsigned xZp,
     return n.fail("the input and the weight need the same rank, 3 or more");
   Shape weightShape = shapeOf(wv);
   Shape kernel(weightShape.begin() + 2, weightShape.end());
+  if (llvm::any_of(kernel, ShapedType::isDynamic))
+    return n.fail("the weight's spatial sizes must be known while importing");
   if (auto k = n.attrInts("kernel_shape"); k && Shape(*k) != kernel)
     return n.fail("kernel_shape does not match the weight's spatial sizes");
   Shape strides, dilations, pads;
@@ -382,8 +420,9 @@ FailureOr<Value> integerConv(NodeImporter &n, unsigned x, unsigned xZp,
     return std::ldexp(1.0, cast<IntegerType>(t).getWidth()) - 1;
   };
   double bound = range(elemOf(xv)) * range(elemOf(wv));
+  // (A channel count known only at run time: no bound, f64.)
   for (int64_t d : ArrayRef<int64_t>(weightShape).drop_front())
-    bound *= d;
+    bound *= ShapedType::isDynamic(d) ? std::ldexp(1.0, 60) : double(d);
   Type f = bound < std::ldexp(1.0, 24) ? Type(Float32Type::get(n.ctx))
                                        : Type(Float64Type::get(n.ctx));
   Value y = n.create<ConvOp>(n.cast(lhs, f), n.cast(rhs, f), strides, dilations,

@@ -173,3 +173,39 @@ save("dequant_2d",
      helper.make_node("DequantizeLinear", ["x", "s"], ["y"], name="dq"),
      [vi("x", U8, [2, 4]), vi("s", F, [2, 4])], [vi("y", F, [2, 4])],
      check=False)
+
+# NaN and infinities quantized: NaN saturates to the type's lowest value, as
+# ONNX Runtime (to uint8 with a zero point of 128, to int8 with 5).
+special = np.array([np.nan, np.inf, -np.inf, 1.5, -2.5, np.nan], np.float32)
+save("quant_nan_u8",
+     helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q"),
+     [vi("x", F, [6]), vi("s", F, []), vi("z", U8, [])], [vi("y", U8, [6])],
+     feeds=[special, np.array(0.5, np.float32), np.array(128, np.uint8)])
+save("quant_nan_i8",
+     helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q"),
+     [vi("x", F, [6]), vi("s", F, []), vi("z", I8, [])], [vi("y", I8, [6])],
+     feeds=[special, np.array(0.5, np.float32), np.array(5, np.int8)])
+
+# More errors: a per-axis scale of 3 values for an axis of size 1 (it
+# broadcast to a result of another shape); a zero point of another type than
+# the input; output_dtype against the zero point's type.
+save("quant_axis_size_bad",
+     helper.make_node("QuantizeLinear", ["x", "s"], ["y"], name="q", axis=1),
+     [vi("x", F, [2, 1]), vi("s", F, [3])], [vi("y", U8, [2, 1])], check=False)
+save("dequant_zp_type_bad",
+     helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"], name="dq"),
+     [vi("x", U8, [4]), vi("s", F, []), vi("z", I8, [])], [vi("y", F, [4])], check=False)
+save("quant_dtype_bad",
+     helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q",
+                      output_dtype=TensorProto.UINT8),
+     [vi("x", F, [4]), vi("s", F, []), vi("z", I8, [])], [vi("y", I8, [4])],
+     version=21, check=False)
+
+# DequantizeLinear-25's output_dtype: the result in float16 from a float32
+# scale.
+save("dequant_f16",
+     helper.make_node("DequantizeLinear", ["x", "s"], ["y"], name="dq",
+                      output_dtype=TensorProto.FLOAT16),
+     [vi("x", I8, [4]), vi("s", F, [])], [vi("y", TensorProto.FLOAT16, [4])],
+     feeds=[np.array([-128, -1, 3, 127], np.int8), np.array(0.25, np.float32)],
+     version=25, check=False)
