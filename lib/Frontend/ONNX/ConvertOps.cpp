@@ -608,6 +608,17 @@ LogicalResult convertClip(NodeImporter &n) {
     if (n.has(2))
       hi = n.in(2);
   }
+  // A bound not given is the type's lowest or largest value (ONNX's
+  // defaults, as ONNX Runtime): for floats that clamps infinities to the
+  // largest finite values.
+  if (auto ft = dyn_cast<FloatType>(elemOf(x))) {
+    double largest =
+        llvm::APFloat::getLargest(ft.getFloatSemantics()).convertToDouble();
+    if (!lo)
+      lo = sc(n, x, -largest);
+    if (!hi)
+      hi = sc(n, x, largest);
+  }
   if (lo) {
     x = n.create<MaximumOp>(x, lo);
     TRY(x);
@@ -2625,16 +2636,23 @@ LogicalResult convertOneHot(NodeImporter &n) {
   if (depth <= 0)
     return n.fail("depth must be positive");
   Value indices = n.in(0);
-  if (isa<FloatType>(elemOf(indices)))
-    indices = n.cast(indices, IntegerType::get(n.ctx, 64));
+  // Compared as i64: in a narrower type the positions up to depth wrap (an
+  // int8 index 0 against depth 300 also matched position 256).
+  Type i64 = IntegerType::get(n.ctx, 64);
+  if (elemOf(indices) != i64)
+    indices = n.cast(indices, i64);
+  TRY(indices);
   Type it = elemOf(indices);
+  int64_t axis = n.attrInt("axis", -1);
+  if (failed(n.normAxis(axis, rankOf(indices) + 1)))
+    return failure();
   // Negative indices count from the end.
   Value neg = n.create<CmpOp>(CmpPredicate::lt, indices, sc(n, indices, 0));
   TRY(neg);
   indices = n.create<SelectOp>(
       neg, n.create<AddOp>(indices, n.scalar(it, depth)), indices);
   TRY(indices);
-  Value mask = oneHotMask(n, indices, depth, n.attrInt("axis", -1));
+  Value mask = oneHotMask(n, indices, depth, axis);
   TRY(mask);
   Value values = n.in(2);
   Value off = n.reshape(n.sliceAxis(values, 0, 0, 1), {});
@@ -3669,6 +3687,14 @@ LogicalResult convertShrink(NodeImporter &n) {
     return failure();
   Value x = n.in(0);
   double lambd = n.attrFloat("lambd", 0.5), bias = n.attrFloat("bias", 0);
+  // Integers are compared and shifted in f64 and truncated back, as ONNX
+  // Runtime (lambd and bias in the integer type lost their fractions and
+  // wrapped: -1.5 as uint8 is 255).
+  Type elem = elemOf(x);
+  if (isa<IntegerType>(elem)) {
+    x = n.cast(x, Float64Type::get(n.ctx));
+    TRY(x);
+  }
   Value lo = n.create<CmpOp>(CmpPredicate::lt, x, sc(n, x, -lambd));
   Value hi = n.create<CmpOp>(CmpPredicate::gt, x, sc(n, x, lambd));
   Value plus = n.create<AddOp>(x, sc(n, x, bias));
@@ -3676,7 +3702,8 @@ LogicalResult convertShrink(NodeImporter &n) {
   TRY(lo && hi && plus && minus);
   Value inner = n.create<SelectOp>(hi, minus, sc(n, x, 0));
   TRY(inner);
-  return out(n, n.create<SelectOp>(lo, plus, inner));
+  Value y = n.create<SelectOp>(lo, plus, inner);
+  return out(n, y && isa<IntegerType>(elem) ? n.cast(y, elem) : y);
 }
 
 /// Hann, Hamming and Blackman windows: constants once the size is known.

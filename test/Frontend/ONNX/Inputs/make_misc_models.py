@@ -234,3 +234,44 @@ save("celu_negative_alpha",
      helper.make_node("Celu", ["x"], ["y"], name="celu", alpha=-0.75),
      [vi("x", F, [4, 16])], [vi("y", F, [4, 16])], version=13,
      feeds=[rng.normal(0, 2, (4, 16)).astype(np.float32)])
+
+# Found by an audit of the elementwise importers (each compared with ONNX
+# Runtime): Clip's missing bounds are the type's largest finite values, so an
+# infinity is clamped (f32 and f16, no bounds and one); Shrink on integers
+# compares and shifts in floating point; OneHot of int8 indices with a depth
+# past int8's range; an axis out of range is an error.
+inf = np.array([np.inf, -np.inf, 3, 1, -7, 9], np.float32)
+save("clip_nobounds",
+     helper.make_node("Clip", ["x"], ["y"], name="clip"),
+     [vi("x", F, [6])], [vi("y", F, [6])], feeds=[inf])
+save("clip_min_only_f16",
+     helper.make_node("Clip", ["x", "lo"], ["y"], name="clip"),
+     [vi("x", TensorProto.FLOAT16, [6]), vi("lo", TensorProto.FLOAT16, [])],
+     [vi("y", TensorProto.FLOAT16, [6])],
+     feeds=[inf.astype(np.float16), np.array(-2, np.float16)])
+save("shrink_u8",
+     helper.make_node("Shrink", ["x"], ["y"], name="shrink", lambd=1.5, bias=1.0),
+     [vi("x", TensorProto.UINT8, [4])], [vi("y", TensorProto.UINT8, [4])],
+     feeds=[np.array([1, 2, 5, 200], np.uint8)])
+save("shrink_i32",
+     helper.make_node("Shrink", ["x"], ["y"], name="shrink", lambd=0.5, bias=0.5),
+     [vi("x", TensorProto.INT32, [5])], [vi("y", TensorProto.INT32, [5])],
+     feeds=[np.array([5, -5, 0, 1, -1], np.int32)])
+g_onehot = helper.make_graph(
+    [helper.make_node("OneHot", ["i", "d", "v"], ["y"], name="onehot")],
+    "onehot_i8_wide", [vi("i", TensorProto.INT8, [3])], [vi("y", F, [3, 300])],
+    [numpy_helper.from_array(np.array(300, np.int64), "d"),
+     numpy_helper.from_array(np.array([0, 1], np.float32), "v")])
+onnx.save(helper.make_model(g_onehot, opset_imports=[helper.make_opsetid("", 13)]),
+          os.path.join(out, "onehot_i8_wide.onnx"))
+np.save(os.path.join(out, "onehot_i8_wide_in0.npy"), np.array([0, -1, 100], np.int8))
+want = np.zeros((3, 300), np.float32)  # (ONNX Runtime has no int8 OneHot)
+want[0, 0] = want[1, 299] = want[2, 100] = 1
+np.save(os.path.join(out, "onehot_i8_wide_want.npy"), want)
+g_onehot = helper.make_graph(
+    [helper.make_node("OneHot", ["i", "d", "v"], ["y"], name="onehot", axis=5)],
+    "onehot_axis_bad", [vi("i", I64, [3])], [vi("y", F, None)],
+    [numpy_helper.from_array(np.array(4, np.int64), "d"),
+     numpy_helper.from_array(np.array([0, 1], np.float32), "v")])
+onnx.save(helper.make_model(g_onehot, opset_imports=[helper.make_opsetid("", 13)]),
+          os.path.join(out, "onehot_axis_bad.onnx"))
