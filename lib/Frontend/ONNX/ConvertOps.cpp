@@ -766,6 +766,12 @@ FailureOr<std::optional<Shape>> reductionAxes(NodeImporter &n, int64_t rank,
   Shape axes;
   bool given = false;
   if (n.opset >= inputSince) {
+    // The attribute is gone from this opset: reducing every axis instead
+    // would be a result of another shape.
+    if (n.attr("axes"))
+      return (void)n.fail("'axes' is an input from opset " + Twine(inputSince) +
+                          ", not an attribute"),
+             failure();
     if (n.has(1)) {
       auto v = n.requireInts(1, "axes");
       if (failed(v))
@@ -1510,9 +1516,17 @@ LogicalResult convertExpand(NodeImporter &n) {
                         llvm::Twine(p.value) + " against " +
                         llvm::Twine(q.value));
         // The result's size where the input decides it (the shape's entry
-        // 1, or a static input size other than 1), else the entry.
-        entries.push_back(
-            q.isConst(1) || (p.isConst() && !p.isConst(1)) || p == q ? p : q);
+        // 1, or a static input size other than 1), the entry where it does
+        // (the input's size 1, or a static entry), else the larger of the
+        // two when the model runs: with both known only then, either may be
+        // the 1 (an input of 5 expanded by a shape entry of 1 is 5; taking
+        // the entry made Shape() of the result say 1).
+        if (q.isConst(1) || (p.isConst() && !p.isConst(1)) || p == q)
+          entries.push_back(p);
+        else if (p.isConst() || q.isConst())
+          entries.push_back(q);
+        else
+          entries.push_back(n.combine("Max", p, q));
       }
       Value shape = n.shapeOperand(entries);
       TRY(shape);
@@ -2721,6 +2735,9 @@ LogicalResult convertTrilu(NodeImporter &n) {
     auto v = n.requireInts(1, "k");
     if (failed(v))
       return failure();
+    if (v->size() != 1)
+      return n.fail("k must have one element (it has " + Twine(v->size()) +
+                    ")");
     k = (*v)[0];
   }
   bool upper = n.attrInt("upper", 1);

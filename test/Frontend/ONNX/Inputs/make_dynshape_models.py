@@ -659,3 +659,19 @@ save_inputs("squeeze_some_dyn", "both", [rng.standard_normal((1, 4, 1)).astype(n
 g = Graph()
 g.op("Squeeze", ["x"], "y")
 g.save("squeeze_rank_bad.onnx", [vi("x", F32, ["p", 1, 4])], [vi("y", F32, ["r", 4, "t"])], 17)
+
+# --- expand_shape_of_dyn: Expand(x[N], Shape(y[M])), both known only at run
+# time: the result is max(N, M) long where one is 1. Its size was taken from
+# the shape's entry, so Shape() of the result said 1 for N = 5, M = 1 (found
+# by an audit of the importer).
+g = Graph()
+sy = g.op("Shape", ["y"], "sy")
+e = g.op("Expand", ["x", sy], "e")
+g.op("Shape", [e], "se")
+g.op("Add", [e, "y"], "z")
+g.save("expand_shape_of_dyn.onnx", [vi("x", F32, ["N"]), vi("y", F32, ["M"])],
+       [vi("se", I64, [1]), vi("z", F32, ["K"])], 17)
+save_inputs("expand_shape_of_dyn", "n5m1", [np.arange(5, dtype=np.float32),
+                                            np.array([10], np.float32)])
+save_inputs("expand_shape_of_dyn", "n1m4", [np.array([2], np.float32),
+                                            np.arange(4, dtype=np.float32)])

@@ -275,3 +275,15 @@ g_onehot = helper.make_graph(
      numpy_helper.from_array(np.array([0, 1], np.float32), "v")])
 onnx.save(helper.make_model(g_onehot, opset_imports=[helper.make_opsetid("", 13)]),
           os.path.join(out, "onehot_axis_bad.onnx"))
+
+# Trilu with an empty k (it was read past its end), and ReduceMean at opset
+# 18 with axes as an attribute (it reduced every axis): errors naming the node.
+g_trilu = helper.make_graph(
+    [helper.make_node("Trilu", ["x", "k"], ["y"], name="trilu")], "trilu_k_empty",
+    [vi("x", F, [3, 3])], [vi("y", F, [3, 3])],
+    [numpy_helper.from_array(np.zeros((0,), np.int64), "k")])
+onnx.save(helper.make_model(g_trilu, opset_imports=[helper.make_opsetid("", 14)]),
+          os.path.join(out, "trilu_k_empty.onnx"))
+save("reduce_axes_attr_18",
+     helper.make_node("ReduceMean", ["x"], ["y"], name="mean", axes=[1]),
+     [vi("x", F, [2, 3])], [vi("y", F, [2, 1])], version=18, check=False)
