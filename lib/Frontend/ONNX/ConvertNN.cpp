@@ -468,6 +468,10 @@ LogicalResult convertPool(NodeImporter &n) {
     return n.fail("'kernel_shape' has " + Twine(kernel->size()) +
                   " entries; the input has " + Twine(k) +
                   " spatial dimensions");
+  // (INT64_MIN is MLIR's marker of a run-time size: it passed the pools'
+  // verifier; a negative size built an invalid type.)
+  if (llvm::any_of(*kernel, [](int64_t d) { return d < 1; }))
+    return n.fail("'kernel_shape' entries must be positive");
   w.kernel = *kernel;
   bool ceilMode = n.attrInt("ceil_mode", 0) != 0;
   if (failed(readWindow(n, input, w, /*sameAtRunTime=*/true)))
@@ -1182,6 +1186,14 @@ LogicalResult convertResize(NodeImporter &n) {
         plans.push_back({d, AxisResize{in[d], outSize[d], 0, {}, {}, {}, 0}});
       continue;
     }
+    // The tap tables are host constants of (taps x out) entries: a size
+    // past the importer's table limit is an error, not an allocation of
+    // terabytes (sizes of 2^40, or a scale of inf).
+    if (overComputedLimit(outSize[d], 64) || overComputedLimit(in[d], 64))
+      return n.fail("Resize to a size of " + Twine(outSize[d]) +
+                    " along axis " + Twine(d) +
+                    " is larger than Tide's limit for a resized axis (" +
+                    Twine(kComputedTableLimit / 64) + ")");
     AxisResize r =
         planAxis(in[d], outSize[d], scale[d], roiStart[d], roiEnd[d], a);
     if (!r.identity())
@@ -2208,6 +2220,10 @@ LogicalResult convertLpPool(NodeImporter &n) {
     return n.fail("'kernel_shape' has " + Twine(kernel->size()) +
                   " entries; the input has " + Twine(k) +
                   " spatial dimensions");
+  // (INT64_MIN is MLIR's marker of a run-time size: it passed the pools'
+  // verifier; a negative size built an invalid type.)
+  if (llvm::any_of(*kernel, [](int64_t d) { return d < 1; }))
+    return n.fail("'kernel_shape' entries must be positive");
   w.kernel = *kernel;
   if (failed(readWindow(n, input, w, /*sameAtRunTime=*/true)))
     return failure();

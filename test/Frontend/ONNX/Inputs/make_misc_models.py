@@ -287,3 +287,20 @@ onnx.save(helper.make_model(g_trilu, opset_imports=[helper.make_opsetid("", 14)]
 save("reduce_axes_attr_18",
      helper.make_node("ReduceMean", ["x"], ["y"], name="mean", axes=[1]),
      [vi("x", F, [2, 3])], [vi("y", F, [2, 1])], version=18, check=False)
+
+# Resize to an axis too large for its tap tables (scales of inf, sizes of
+# 2^40) and pools with a kernel size below 1: errors naming the node, not an
+# abort.
+for name, ins, inits in [
+        ("resize_scale_inf", ["x", "", "s"],
+         [numpy_helper.from_array(np.array([1, 1, 1, np.inf], np.float32), "s")]),
+        ("resize_size_huge", ["x", "", "", "z"],
+         [numpy_helper.from_array(np.array([1, 1, 1, 2 ** 40], np.int64), "z")])]:
+    g_r = helper.make_graph(
+        [helper.make_node("Resize", ins, ["y"], name="resize", mode="linear")], name,
+        [vi("x", F, [1, 1, 1, 4])], [vi("y", F, None)], inits)
+    onnx.save(helper.make_model(g_r, opset_imports=[helper.make_opsetid("", 13)]),
+              os.path.join(out, name + ".onnx"))
+for name, op in [("lppool_kernel_bad", "LpPool"), ("maxpool_kernel_bad", "MaxPool")]:
+    save(name, helper.make_node(op, ["x"], ["y"], name="pool", kernel_shape=[-2]),
+         [vi("x", F, [1, 2, 5])], [vi("y", F, None)], check=False)
