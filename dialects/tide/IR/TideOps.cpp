@@ -1095,7 +1095,9 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
       return emitOptionalError(loc, "'tide.slice' limit ", limit[d],
                                " exceeds the size ", size, " of dimension ",
                                d);
-    shape.push_back((limit[d] - start[d] + strides[d] - 1) / strides[d]);
+    // (Written so that a stride near INT64_MAX does not overflow.)
+    shape.push_back(
+        limit[d] == start[d] ? 0 : (limit[d] - start[d] - 1) / strides[d] + 1);
   }
   types.push_back(RankedTensorType::get(shape, type.getElementType()));
   return success();

@@ -1874,6 +1874,10 @@ LogicalResult convertSlice(NodeImporter &n) {
       if (failed(d))
         return failure();
       steps = *d;
+      // INT64_MIN selects what -INT64_MAX does on any real size, and has no
+      // negation (the reversed slice's stride).
+      for (int64_t &step : steps)
+        step = std::max(step, -std::numeric_limits<int64_t>::max());
     }
     auto symStarts = n.shapeIn(1), symEnds = n.shapeIn(2);
     if (symStarts && symEnds)

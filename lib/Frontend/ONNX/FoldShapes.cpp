@@ -340,14 +340,18 @@ FailureOr<bool> foldSlice(NodeImporter &n) {
     if (d > 0) {
       s = std::clamp<int64_t>(s, 0, dim);
       e = std::clamp<int64_t>(e, 0, dim);
-      count[a] = e > s ? (e - s + d - 1) / d : 0;
+      count[a] = e > s ? (e - s - 1) / d + 1 : 0; // (no overflow)
     } else {
       // ONNX clamps a start into [0, size - 1] for a negative step (a
       // start before the first element selects it), as ONNX Runtime
       // does.
       s = dim == 0 ? -1 : std::clamp<int64_t>(s, 0, dim - 1);
       e = std::clamp<int64_t>(e, -1, dim - 1);
-      count[a] = s > e ? (s - e - d - 1) / -d : 0;
+      count[a] =
+          s > e
+              ? static_cast<int64_t>(uint64_t(s - e - 1) / (0 - uint64_t(d))) +
+                    1
+              : 0;
     }
     st[a] = s;
     step[a] = d;

@@ -803,15 +803,22 @@ FailureOr<bool> symSlice(NodeImporter &n, const ShapeValue &data) {
   if (step > 0) {
     s = std::clamp<int64_t>(s, 0, dim);
     e = std::clamp<int64_t>(e, 0, dim);
-    for (int64_t k = s; k < e; k += step)
+    // (Steps that would pass INT64_MAX end the loop.)
+    for (int64_t k = s; k < e;) {
       elems.push_back(data.elems[k]);
+      if (__builtin_add_overflow(k, step, &k))
+        break;
+    }
   } else {
     // ONNX clamps a start into [0, size - 1] for a negative step (a
     // start before the first element selects it), as ONNX Runtime does.
     s = dim == 0 ? -1 : std::clamp<int64_t>(s, 0, dim - 1);
     e = std::clamp<int64_t>(e, -1, dim - 1);
-    for (int64_t k = s; k > e; k += step)
+    for (int64_t k = s; k > e;) {
       elems.push_back(data.elems[k]);
+      if (__builtin_add_overflow(k, step, &k))
+        break;
+    }
   }
   n.setShapeOut(
       0, ShapeValue{vectorOf(data.type.getElementType(), elems.size()), elems});

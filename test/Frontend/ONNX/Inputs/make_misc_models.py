@@ -304,3 +304,22 @@ for name, ins, inits in [
 for name, op in [("lppool_kernel_bad", "LpPool"), ("maxpool_kernel_bad", "MaxPool")]:
     save(name, helper.make_node(op, ["x"], ["y"], name="pool", kernel_shape=[-2]),
          [vi("x", F, [1, 2, 5])], [vi("y", F, None)], check=False)
+
+# Slices whose step is INT64_MAX or INT64_MIN (the counts overflowed: a
+# dimension of -1, a read past a shape's end): of a shape value, of a tensor,
+# and reversed.
+I64MAX, I64MIN = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+g_sl = helper.make_graph(
+    [helper.make_node("Shape", ["x"], ["s"]),
+     helper.make_node("Slice", ["s", "b1", "e1", "a0", "big"], ["ys"], name="slice_shape"),
+     helper.make_node("Slice", ["v", "b0", "e1", "a0", "big"], ["yv"], name="slice_big"),
+     helper.make_node("Slice", ["v", "bm", "e0", "a0", "small"], ["yr"], name="slice_rev")],
+    "slice_huge_steps", [vi("x", F, ["n", 2, 3]), vi("v", F, [3])],
+    [vi("ys", I64, [1]), vi("yv", F, [1]), vi("yr", F, [1])],
+    [numpy_helper.from_array(np.array([v], np.int64), k) for k, v in
+     [("b1", 1), ("b0", 0), ("bm", -1), ("e1", I64MAX), ("e0", I64MIN), ("a0", 0),
+      ("big", I64MAX), ("small", I64MIN)]])
+onnx.save(helper.make_model(g_sl, opset_imports=[helper.make_opsetid("", 13)]),
+          os.path.join(out, "slice_huge_steps.onnx"))
+np.save(os.path.join(out, "slice_huge_steps_in0.npy"), np.zeros((4, 2, 3), np.float32))
+np.save(os.path.join(out, "slice_huge_steps_in1.npy"), np.array([5, 6, 7], np.float32))
