@@ -154,6 +154,12 @@ LogicalResult convertReverseSequence(NodeImporter &n) {
   if (shapeOf(lens) != Shape{s[batchAxis]})
     return n.fail("sequence_lens must have one value per batch element (" +
                   Twine(s[batchAxis]) + ")");
+  // Each length in [0, T] (ONNX Runtime fails on one past the time axis;
+  // the gather below would clamp it, a silently wrong result).
+  TRY(lens = checkedIndices(n, lens, {SymDim::constant(s[timeAxis] + 1)},
+                            "the time axis's size plus one (a sequence "
+                            "length in [0, T])",
+                            /*negative=*/false));
   // index[b, t] = t < len[b] ? len[b] - 1 - t : t, along the time axis.
   Value t = iota(n, it, s[timeAxis], timeAxis, rank);
   Shape lensShape(rank, 1);

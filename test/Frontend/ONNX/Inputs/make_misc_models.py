@@ -323,3 +323,10 @@ onnx.save(helper.make_model(g_sl, opset_imports=[helper.make_opsetid("", 13)]),
           os.path.join(out, "slice_huge_steps.onnx"))
 np.save(os.path.join(out, "slice_huge_steps_in0.npy"), np.zeros((4, 2, 3), np.float32))
 np.save(os.path.join(out, "slice_huge_steps_in1.npy"), np.array([5, 6, 7], np.float32))
+
+# ReverseSequence with a length past the time axis (5 of 5 is fine, 6 is
+# not): an error when the model runs, as ONNX Runtime's; the gather clamped
+# it before.
+np.save(os.path.join(out, "revseq_time_long_in0.npy"),
+        rng.normal(size=(5, 3, 2)).astype(np.float32))
+np.save(os.path.join(out, "revseq_time_long_in1.npy"), np.array([5, 6, 0], np.int64))
