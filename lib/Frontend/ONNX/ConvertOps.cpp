@@ -2206,6 +2206,15 @@ LogicalResult convertPad(NodeImporter &n) {
         }
       }
       Value idx = indexVector(n, positions, n.b.getI64Type());
+      // Over a run-time size the positions assume it is larger than the
+      // pads (and not empty): checked when the model runs, since a position
+      // outside would be clamped by the take (a silently wrong result).
+      if (idx && dynamic)
+        idx = checkedIndices(n, idx, {size},
+                             "the padded dimension's run-time size (" + mode +
+                                 " pads over it must be smaller than it, and "
+                                 "it must not be empty)",
+                             /*negative=*/false);
       return idx ? take(n, x, idx, axis) : Value();
     };
     if (before > 0)
