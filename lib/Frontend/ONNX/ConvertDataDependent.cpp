@@ -114,9 +114,23 @@ LogicalResult convertCompress(NodeImporter &n) {
   // covers, so its extra entries select nothing that exists.
   int64_t length = cast<RankedTensorType>(x.getType()).getDimSize(axis);
   int64_t condLength = cast<RankedTensorType>(cond.getType()).getDimSize(0);
-  if (!ShapedType::isDynamic(length) && !ShapedType::isDynamic(condLength) &&
-      condLength > length)
-    TRY(cond = sliceAlong(n, cond, 0, 0, length));
+  if (!ShapedType::isDynamic(length) && !ShapedType::isDynamic(condLength)) {
+    if (condLength > length)
+      TRY(cond = sliceAlong(n, cond, 0, 0, length));
+  } else {
+    // One of them known only at run time: entries at or past the axis's
+    // length are masked off (they selected clamped positions before).
+    Type i64 = IntegerType::get(n.ctx, 64);
+    SymDim condDim = n.dimOf(cond, 0);
+    Value shape = n.shapeOperand({condDim});
+    TRY(shape);
+    Value at = n.make<IotaOp>(n.typeOf({condDim}, i64), shape, 0);
+    TRY(at);
+    Value inside =
+        n.create<CmpOp>(CmpPredicate::lt, at, n.scalarOf(n.dimOf(x, axis)));
+    TRY(inside);
+    TRY(cond = n.create<AndOp>(cond, inside));
+  }
   Value positions = positionsOf(n, cond);
   TRY(positions);
   Value r = takeAlong(n, x, positions, axis);

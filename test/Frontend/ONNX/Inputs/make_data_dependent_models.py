@@ -76,6 +76,12 @@ for axis in (None, 0, 1, -1):
 save("compress_short", [helper.make_node("Compress", ["x", "c"], ["y"], axis=1)],
      [vi("x", F, [4, 6]), vi("c", B, [3])], [vi("y", F, None)], opset=11,
      runs=[("r", [c, np.array([True, False, True])])])
+# A condition longer than an axis known only at run time: its extra entries
+# select nothing (they selected the clamped last position).
+save("compress_long_dyn", [helper.make_node("Compress", ["x", "c"], ["y"], axis=0)],
+     [vi("x", F, ["n"]), vi("c", B, ["m"])], [vi("y", F, None)], opset=11,
+     runs=[("r", [np.array([1, 2, 3], np.float32),
+                  np.array([True, False, False, True, True])])])
 
 # Unique: flat (sorted or in order of first occurrence), along an axis, all
 # outputs.
