@@ -639,8 +639,18 @@ LogicalResult convertPow(NodeImporter &n) {
     return failure();
   Value x = ops[0], y = ops[1];
   Type t = elemOf(x);
-  if (isa<FloatType>(t))
+  if (auto ft = dyn_cast<FloatType>(t)) {
+    // An exponent of a wider float type is not rounded to the base's first
+    // (ONNX Runtime computes pow(float, double) in double): the power in the
+    // wider type, rounded once to the base's.
+    auto fy = dyn_cast<FloatType>(elemOf(y));
+    if (fy && fy.getWidth() > ft.getWidth()) {
+      Value r = n.create<PowOp>(n.cast(x, fy), y);
+      TRY(r);
+      return out(n, n.cast(r, t));
+    }
     return out(n, n.create<PowOp>(x, n.cast(y, t)));
+  }
   // Integer bases: compute in f64 (exact for results below 2^53).
   Type f64 = Float64Type::get(n.ctx);
   Value r = n.create<PowOp>(n.cast(x, f64), n.cast(y, f64));

@@ -330,3 +330,15 @@ np.save(os.path.join(out, "slice_huge_steps_in1.npy"), np.array([5, 6, 7], np.fl
 np.save(os.path.join(out, "revseq_time_long_in0.npy"),
         rng.normal(size=(5, 3, 2)).astype(np.float32))
 np.save(os.path.join(out, "revseq_time_long_in1.npy"), np.array([5, 6, 0], np.int64))
+
+# Pow with an exponent of a wider float type than the base's: the power in
+# the wider type (the exponent was rounded to the base's first: 10 (f16) **
+# 3.3 (f32) gave 2000, ONNX Runtime 1995).
+for name, tb, te, nb, ne, xv, yv in [
+        ("pow_f32_f64", F, TensorProto.DOUBLE, np.float32, np.float64, [2.0, 3.0, 1.5],
+         [100.1, 20.3, -7.77]),
+        ("pow_f16_f32", TensorProto.FLOAT16, F, np.float16, np.float32, [10.0, 2.0, 0.5],
+         [3.3, 5.7, 2.01])]:
+    save(name, helper.make_node("Pow", ["x", "e"], ["y"], name="pow"),
+         [vi("x", tb, [3]), vi("e", te, [3])], [vi("y", tb, [3])], version=15,
+         feeds=[np.array(xv, nb), np.array(yv, ne)])
