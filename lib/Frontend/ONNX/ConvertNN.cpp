@@ -300,6 +300,14 @@ LogicalResult convertConv(NodeImporter &n) {
     auto biasType = cast<RankedTensorType>(bias.getType());
     if (biasType.getRank() != 1)
       return n.fail("the bias B must have rank 1");
+    // One value per output channel (a single value broadcast to every
+    // channel; ONNX Runtime refuses it).
+    int64_t channels = cast<RankedTensorType>(y.getType()).getDimSize(1),
+            values = biasType.getDimSize(0);
+    if (!ShapedType::isDynamic(channels) && !ShapedType::isDynamic(values) &&
+        values != channels)
+      return n.fail("the bias B has " + Twine(values) +
+                    " values; the output has " + Twine(channels) + " channels");
     Shape shape = {biasType.getDimSize(0)};
     shape.append(k, 1);
     y = n.create<AddOp>(y, n.reshape(bias, shape));
@@ -1615,6 +1623,14 @@ LogicalResult convertConvTranspose(NodeImporter &n) {
     auto biasType = cast<RankedTensorType>(bias.getType());
     if (biasType.getRank() != 1)
       return n.fail("the bias B must have rank 1");
+    // One value per output channel (a single value broadcast to every
+    // channel; ONNX Runtime refuses it).
+    int64_t channels = cast<RankedTensorType>(y.getType()).getDimSize(1),
+            values = biasType.getDimSize(0);
+    if (!ShapedType::isDynamic(channels) && !ShapedType::isDynamic(values) &&
+        values != channels)
+      return n.fail("the bias B has " + Twine(values) +
+                    " values; the output has " + Twine(channels) + " channels");
     Shape shape = {biasType.getDimSize(0)};
     shape.append(k, 1);
     y = n.create<AddOp>(y, n.reshape(bias, shape));

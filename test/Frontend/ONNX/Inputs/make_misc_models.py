@@ -342,3 +342,15 @@ for name, tb, te, nb, ne, xv, yv in [
     save(name, helper.make_node("Pow", ["x", "e"], ["y"], name="pow"),
          [vi("x", tb, [3]), vi("e", te, [3])], [vi("y", tb, [3])], version=15,
          feeds=[np.array(xv, nb), np.array(yv, ne)])
+
+# A convolution's bias of one value for three output channels (it broadcast
+# to every channel; ONNX Runtime refuses it): an error naming the node.
+for name, op, wshape in [("conv_bias_bad", "Conv", [3, 2, 1, 1]),
+                         ("convt_bias_bad", "ConvTranspose", [2, 3, 1, 1])]:
+    g_b = helper.make_graph(
+        [helper.make_node(op, ["x", "w", "b"], ["y"], name="conv")], name,
+        [vi("x", F, [1, 2, 4, 4])], [vi("y", F, None)],
+        [numpy_helper.from_array(np.ones(wshape, np.float32), "w"),
+         numpy_helper.from_array(np.ones([1], np.float32), "b")])
+    onnx.save(helper.make_model(g_b, opset_imports=[helper.make_opsetid("", 13)]),
+              os.path.join(out, name + ".onnx"))
