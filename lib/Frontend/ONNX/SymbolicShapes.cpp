@@ -906,18 +906,25 @@ FailureOr<bool> symReduce(NodeImporter &n, const ShapeValue &data) {
       data.type.getElementType().isInteger(1))
     return false;
   // Axes: absent (all), or the one axis, as an attribute or an input.
+  bool noAxes = true;
   if (n.opset >= 18 || op == "ReduceSum") {
     if (n.has(1)) {
       auto axes = constInts(n, 1);
       if (!axes || axes->size() > 1 ||
           (axes->size() == 1 && (*axes)[0] != 0 && (*axes)[0] != -1))
         return false;
+      noAxes = axes->empty();
     }
   } else if (auto axes = n.attrInts("axes")) {
     if (axes->size() > 1 ||
         (axes->size() == 1 && (*axes)[0] != 0 && (*axes)[0] != -1))
       return false;
+    noAxes = axes->empty();
   }
+  // No axes with noop_with_empty_axes reduces nothing: the converter's
+  // reduction handles it (this gave the shape's maximum, of rank 1).
+  if (noAxes && n.attrInt("noop_with_empty_axes", 0))
+    return false;
   llvm::StringRef combineOp = op == "ReduceMin"   ? "Min"
                               : op == "ReduceMax" ? "Max"
                               : op == "ReduceSum" ? "Add"

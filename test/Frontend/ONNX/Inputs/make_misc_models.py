@@ -354,3 +354,13 @@ for name, op, wshape in [("conv_bias_bad", "Conv", [3, 2, 1, 1]),
          numpy_helper.from_array(np.ones([1], np.float32), "b")])
     onnx.save(helper.make_model(g_b, opset_imports=[helper.make_opsetid("", 13)]),
               os.path.join(out, name + ".onnx"))
+
+# ReduceMax of a shape with no axes and noop_with_empty_axes = 1 (opset 18):
+# the shape itself (it gave [max(N, 3)]).
+g_rs = helper.make_graph(
+    [helper.make_node("Shape", ["x"], ["s"]),
+     helper.make_node("ReduceMax", ["s"], ["y"], name="rmax", noop_with_empty_axes=1)],
+    "reduce_shape_noop", [vi("x", F, ["n", 3])], [vi("y", I64, [2])])
+onnx.save(helper.make_model(g_rs, opset_imports=[helper.make_opsetid("", 18)]),
+          os.path.join(out, "reduce_shape_noop.onnx"))
+np.save(os.path.join(out, "reduce_shape_noop_in0.npy"), np.zeros((5, 3), np.float32))
