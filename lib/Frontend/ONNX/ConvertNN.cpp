@@ -1546,6 +1546,11 @@ LogicalResult convertConvTranspose(NodeImporter &n) {
                     (*strides)[i];
       int64_t half = floorDiv2(total);
       pads[i] = autoPad == "SAME_UPPER" ? half : total - half;
+      // An output_shape larger than the natural output: the extra positions
+      // go at the end (ONNX Runtime's rule; the ONNX test data's single
+      // extra position is there too).
+      if (total < 0)
+        pads[i] = 0;
       pads[k + i] = total - pads[i];
     }
   } else if (autoPad == "NOTSET") {

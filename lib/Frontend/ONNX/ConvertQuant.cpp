@@ -507,6 +507,12 @@ LogicalResult convertQLinearConv(NodeImporter &n) {
     TRY(bias);
     if (rankOf(bias) != 1 || !elemOf(bias).isInteger(32))
       return n.fail("the bias must be a 1-D int32 tensor");
+    // One value per output channel (ONNX Runtime refuses a single value).
+    int64_t channels = shapeOf(*acc)[1], values = shapeOf(bias)[0];
+    if (!ShapedType::isDynamic(channels) && !ShapedType::isDynamic(values) &&
+        values != channels)
+      return n.fail("the bias has " + Twine(values) +
+                    " values; the output has " + Twine(channels) + " channels");
     Shape s(rank - 1, 1);
     s[0] = shapeOf(bias)[0];
     TRY(*acc = n.create<AddOp>(*acc, n.reshape(bias, s)));

@@ -192,6 +192,13 @@ save("quant_nan_i8",
 save("quant_axis_size_bad",
      helper.make_node("QuantizeLinear", ["x", "s"], ["y"], name="q", axis=1),
      [vi("x", F, [2, 1]), vi("s", F, [3])], [vi("y", U8, [2, 1])], check=False)
+save("qlinearconv_bias_bad",
+     helper.make_node("QLinearConv", ["x", "sx", "zx", "w", "sw", "zw", "sy",
+                                      "zy", "bias"], ["y"], name="qconv"),
+     [vi("x", U8, [1, 3, 4, 4]), vi("sx", F, []), vi("zx", U8, []),
+      vi("w", U8, [4, 3, 3, 3]), vi("sw", F, []), vi("zw", U8, []),
+      vi("sy", F, []), vi("zy", U8, []), vi("bias", I32, [1])],
+     [vi("y", U8, [1, 4, 2, 2])], check=False)
 save("dequant_zp_type_bad",
      helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"], name="dq"),
      [vi("x", U8, [4]), vi("s", F, []), vi("z", I8, [])], [vi("y", F, [4])], check=False)

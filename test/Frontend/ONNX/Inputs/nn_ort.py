@@ -91,6 +91,9 @@ for const in (True, False):
     convt("convt_1x1", f32(2, 3, 4, 5), f32(3, 2, 1, 1), f32(2), strides=[2, 3],
           shapes={"x": ["N", 3, 4, 5]})
     convt("convt_output_shape", f32(1, 2, 4, 5), f32(2, 2, 3, 3), strides=[2, 2], output_shape=[10, 9])
+    # output_shape 2 past the natural 12 and 15: the extra go at the end.
+    convt("convt_output_shape_larger", f32(1, 2, 4, 5), f32(2, 2, 3, 3), f32(2), strides=[3, 3],
+          output_shape=[14, 17])
     convt("convt_batch", f32(3, 8, 5, 5), f32(8, 16, 3, 3), f32(16), strides=[2, 2],
           pads=[1, 1, 1, 1], output_padding=[1, 1], shapes={"x": ["N", 8, 5, 5]})
     # Run-time spatial sizes (the zeros inserted by reshapes of run-time sizes).
