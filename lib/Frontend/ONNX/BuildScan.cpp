@@ -29,15 +29,25 @@ using namespace mlir::tide::onnx_import;
 namespace {
 /// Names bound while a region's ops are built (a constant or a size
 /// materialized the first time an op there reads it, the region's own
-/// values) are values of that region: unbound again when it is done, so that
-/// an op after the region, or in the other branch of an If, materializes
-/// its own rather than reading one defined inside.
+/// values, a body's inputs shadowing outer names) are names of that region:
+/// bound as before again when it is done, so that an op after the region,
+/// or in the other branch of an If, materializes its own rather than
+/// reading one defined inside.
 struct RegionScope {
   GraphImporter &graph;
-  llvm::StringMap<Value> saved;
+  llvm::StringMap<Value> values;
+  llvm::StringMap<ElementsAttr> constants;
+  llvm::StringMap<ShapeValue> shapes;
+  llvm::StringMap<Aggregate> aggregates;
   explicit RegionScope(GraphImporter &graph)
-      : graph(graph), saved(graph.values) {}
-  ~RegionScope() { graph.values = std::move(saved); }
+      : graph(graph), values(graph.values), constants(graph.constants),
+        shapes(graph.shapes), aggregates(graph.aggregates) {}
+  ~RegionScope() {
+    graph.values = std::move(values);
+    graph.constants = std::move(constants);
+    graph.shapes = std::move(shapes);
+    graph.aggregates = std::move(aggregates);
+  }
 };
 } // namespace
 

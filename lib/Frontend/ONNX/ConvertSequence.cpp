@@ -320,11 +320,35 @@ LogicalResult convertSplitToSequence(NodeImporter &n) {
     Aggregate a;
     SymDim start = SymDim::constant(0);
     int64_t rank = type.getRank();
+    // The sizes must not be negative and must add up to the axis's size,
+    // checked when the model runs (ONNX Runtime fails the call too).
+    SmallVector<SymDim> sizes;
+    SymDim total = SymDim::constant(0), least;
     for (int64_t i = 0; i < n.inType(1).getDimSize(0); ++i) {
       Value sizeV = sliceAlong(n, split, 0, i, i + 1);
       if (!sizeV)
         return failure();
-      SymDim size = SymDim::expr(sizeV);
+      sizes.push_back(SymDim::expr(sizeV));
+      total = n.combine("Add", total, sizes.back());
+      least = i ? n.combine("Min", least, sizes.back()) : sizes.back();
+    }
+    std::string what = "SplitToSequence: the split sizes are negative or do "
+                       "not add up to the size of axis " +
+                       std::to_string(*axis);
+    SmallVector<SymDim> conditions = {
+        n.combine("Equal", total, n.dimsOf(x)[*axis])};
+    if (!sizes.empty())
+      conditions.push_back(
+          n.combine("GreaterOrEqual", least, SymDim::constant(0)));
+    for (const SymDim &c : conditions) {
+      Value holds = n.scalarOf(c, IntegerType::get(n.ctx, 1));
+      if (!holds)
+        return failure();
+      x = n.make<CheckOp>(x.getType(), x, holds, n.b.getStringAttr(what));
+      if (!x)
+        return failure();
+    }
+    for (const SymDim &size : sizes) {
       SymDim end = n.combine("Add", start, size);
       SmallVector<SymDim> starts(rank, SymDim::constant(0)),
           limits = n.dimsOf(x), dims = n.dimsOf(x);

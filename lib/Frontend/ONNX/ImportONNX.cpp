@@ -20,6 +20,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
@@ -894,6 +895,31 @@ void bindName(GraphImporter &graph, llvm::StringRef name, const Binding &b) {
     graph.aggregates[name] = *b.aggregate;
 }
 
+/// The names a subgraph binds over the outer graph's (its inputs and
+/// initializers may shadow outer names of the same spelling): their outer
+/// bindings are put back when the scope ends, so that a node after the
+/// subgraph reads the outer value.
+class ShadowScope {
+public:
+  explicit ShadowScope(GraphImporter &graph) : graph(graph) {}
+  ShadowScope(const ShadowScope &) = delete;
+  ShadowScope &operator=(const ShadowScope &) = delete;
+  ~ShadowScope() {
+    for (auto &[name, b] : llvm::reverse(saved))
+      bindName(graph, name, b);
+  }
+  void bind(llvm::StringRef name, const Binding &b) {
+    if (seen.insert(name).second)
+      saved.push_back({name.str(), lookupBinding(graph, name)});
+    bindName(graph, name, b);
+  }
+
+private:
+  GraphImporter &graph;
+  llvm::StringSet<> seen;
+  SmallVector<std::pair<std::string, Binding>> saved;
+};
+
 /// A boolean (or integer) scalar known while importing, if it is one.
 std::optional<int64_t> knownScalar(const Binding &b) {
   if (b.constant && b.constant->getNumElements() == 1)
@@ -926,7 +952,7 @@ Value valueOf(NodeImporter &n, const Binding &b) {
 /// bindings of its outputs in `outputs`.
 LogicalResult importBranch(
     GraphImporter &graph, NodeImporter &n, const ImportedNode &entry,
-    const onnx::GraphProto &g,
+    const onnx::GraphProto &g, ShadowScope &shadow,
     SmallVectorImpl<std::pair<std::string, std::string>> &names,
     const std::function<LogicalResult(const ImportedNode &)> &importNode) {
   for (const onnx::TensorProto &t : g.initializer()) {
@@ -935,7 +961,9 @@ LogicalResult importBranch(
         graph.readTensor(t, "an initializer of the branch", error);
     if (!value)
       return n.fail(error);
-    graph.constants[t.name()] = value;
+    Binding b;
+    b.constant = value;
+    shadow.bind(t.name(), b);
   }
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto &inner = g.node(i);
@@ -990,8 +1018,9 @@ importIf(GraphImporter &graph, NodeImporter &n, const ImportedNode &entry,
   if (cond) {
     auto g = branchGraph(*cond);
     SmallVector<std::pair<std::string, std::string>> names;
+    ShadowScope shadow(graph);
     if (failed(g) ||
-        failed(importBranch(graph, n, entry, **g, names, importNode)))
+        failed(importBranch(graph, n, entry, **g, shadow, names, importNode)))
       return failure();
     for (auto &[from, to] : names) {
       if (to.empty())
@@ -1018,8 +1047,9 @@ importIf(GraphImporter &graph, NodeImporter &n, const ImportedNode &entry,
     return failure();
   IfOp op = buildIf(n, c, [&](bool which) -> FailureOr<SmallVector<Value>> {
     SmallVector<std::pair<std::string, std::string>> names;
-    if (failed(importBranch(graph, n, entry, which ? **thenG : **elseG, names,
-                            importNode)))
+    ShadowScope shadow(graph);
+    if (failed(importBranch(graph, n, entry, which ? **thenG : **elseG, shadow,
+                            names, importNode)))
       return failure();
     SmallVector<Value> ys;
     for (auto [i, name] : llvm::enumerate(names)) {
@@ -1057,8 +1087,10 @@ LogicalResult importBodyOnce(
   for (const onnx::NodeProto &node : g.node())
     for (const std::string &out : node.output())
       bindName(graph, out, Binding());
+  // The inputs shadow outer names of the same spelling only inside.
+  ShadowScope shadow(graph);
   for (int i = 0; i < g.input_size(); ++i)
-    bindName(graph, g.input(i).name(), inputs[i]);
+    shadow.bind(g.input(i).name(), inputs[i]);
   for (const auto &input : g.input())
     if (int32_t dt = input.type().tensor_type().elem_type();
         narrow::isNarrow(dt))
@@ -1100,14 +1132,18 @@ Value stack(NodeImporter &n, ArrayRef<Value> parts, int64_t axis) {
                               : n.create<ConcatOp>(expanded, axis);
 }
 
+/// Binds the initializers of a body `g` in `shadow` (outer names of the
+/// same spelling come back when it ends).
 void readBodyInitializers(GraphImporter &graph, const onnx::GraphProto &g,
-                          std::string &error) {
+                          std::string &error, ShadowScope &shadow) {
   for (const onnx::TensorProto &t : g.initializer()) {
     ElementsAttr value =
         graph.readTensor(t, "an initializer of the body", error);
     if (!value)
       return;
-    graph.constants[t.name()] = value;
+    Binding b;
+    b.constant = value;
+    shadow.bind(t.name(), b);
   }
 }
 
@@ -1457,7 +1493,8 @@ LogicalResult importLoopDynamic(
   if (!iota)
     return failure();
   std::string error;
-  readBodyInitializers(graph, g, error);
+  ShadowScope shadow(graph);
+  readBodyInitializers(graph, g, error, shadow);
   if (!error.empty())
     return n.fail(error);
   FailureOr<LoopCarry> carry = classifyCarried(graph, n, g, carried);
@@ -1570,7 +1607,8 @@ LogicalResult importLoopWhile(
   if (m && !(cond0 = n.create<AndOp>(cond0, belowM(n.scalar(i64, 0)))))
     return failure();
   std::string error;
-  readBodyInitializers(graph, g, error);
+  ShadowScope shadow(graph);
+  readBodyInitializers(graph, g, error, shadow);
   if (!error.empty())
     return n.fail(error);
   FailureOr<LoopCarry> carry = classifyCarried(graph, n, g, carried);
@@ -1642,8 +1680,10 @@ LogicalResult importLoop(
   if (!body || !body->has_g())
     return n.fail("needs a 'body' graph");
   const onnx::GraphProto &g = body->g();
-  int64_t carried = static_cast<int64_t>(n.numInputs()) - 2;
-  if (carried < 0 || g.input_size() != carried + 2 ||
+  // (Not numInputs(): a Loop of no loop-carried values spells its absent
+  // condition as a trailing empty name.)
+  int64_t carried = std::max<int64_t>(n.node.input_size() - 2, 0);
+  if (g.input_size() != carried + 2 ||
       g.output_size() < carried + 1 ||
       static_cast<int64_t>(n.numOutputs()) > g.output_size() - 1)
     return n.fail("the body's inputs and outputs do not match the Loop's "
@@ -1686,7 +1726,8 @@ LogicalResult importLoop(
     cond = c->intAt(0) != 0;
   }
   std::string error;
-  readBodyInitializers(graph, g, error);
+  ShadowScope shadow(graph);
+  readBodyInitializers(graph, g, error, shadow);
   if (!error.empty())
     return n.fail(error);
   SmallVector<Binding> state;
@@ -1833,7 +1874,8 @@ LogicalResult importScan8(
     return n.fail("scans an empty sequence, and Tide cannot tell the shape "
                   "of its empty scan outputs");
   std::string error;
-  readBodyInitializers(graph, g, error);
+  ShadowScope shadow(graph);
+  readBodyInitializers(graph, g, error, shadow);
   if (!error.empty())
     return n.fail(error);
   SmallVector<SmallVector<Value>> finalStates(carried), batchScans(scans);
@@ -1927,7 +1969,8 @@ LogicalResult importScanLoop(
     seqs.push_back(x);
   }
   std::string error;
-  readBodyInitializers(graph, g, error);
+  ShadowScope shadow(graph);
+  readBodyInitializers(graph, g, error, shadow);
   if (!error.empty())
     return n.fail(error);
   SmallVector<Value> inits;
@@ -2070,7 +2113,8 @@ LogicalResult importScan(
     return n.fail("scans an empty sequence, and Tide cannot tell the shape "
                   "of its empty scan outputs");
   std::string error;
-  readBodyInitializers(graph, g, error);
+  ShadowScope shadow(graph);
+  readBodyInitializers(graph, g, error, shadow);
   if (!error.empty())
     return n.fail(error);
   SmallVector<Binding> state;
@@ -2508,7 +2552,8 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
                       llvm::Twine(g.input_size()) + " inputs; " +
                       llvm::Twine(inputs.size()) + " are passed to it");
       std::string error;
-      readBodyInitializers(graph, g, error);
+      ShadowScope shadow(graph);
+      readBodyInitializers(graph, g, error, shadow);
       if (!error.empty())
         return n.fail(error);
       SmallVector<Binding> bound;

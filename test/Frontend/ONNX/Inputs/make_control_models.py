@@ -407,3 +407,81 @@ save("loop_shared", helper.make_graph(
      helper.make_node("Mul", ["v", "k"], ["y"])],
     "loop_shared", [vi("n", I64, []), vi("x", F32, [3])], [vi("y", F32, [3])]))
 save_inputs("loop_shared", "n3", [np.array(3, np.int64), np.float32([1, 1, 1])])
+# --- shadowing: a body's inputs and initializers named as outer values ------
+# Inside the body they are the body's; after the Loop, Scan or If the outer
+# value again (the last iteration's input, or the branch's initializer, was
+# read after it before).
+body = helper.make_graph(
+    [helper.make_node("Identity", ["c_in"], ["c_out"]),
+     helper.make_node("Add", ["x", "x"], ["x_out"])],
+    "body", [vi("i", I64, []), vi("c_in", BOOL, []), vi("x", F32, [3])],
+    [vi("c_out", BOOL, []), vi("x_out", F32, [3])])
+save("loop_shadow", helper.make_graph(
+    [const("trips", np.array(2, np.int64)),
+     helper.make_node("Loop", ["trips", "", "x"], ["lo"], name="loop", body=body),
+     helper.make_node("Add", ["lo", "x"], ["y"])],
+    "loop_shadow", [vi("x", F32, [3])], [vi("y", F32, [3])]))
+save_inputs("loop_shadow", "", [np.float32([1, 2, 3])])
+# The same over a run-time trip count, the body's input named as an outer
+# initializer (one tide.scan).
+body = helper.make_graph(
+    [helper.make_node("Identity", ["c_in"], ["c_out"]),
+     helper.make_node("Add", ["k", "k"], ["k_out"])],
+    "body", [vi("i", I64, []), vi("c_in", BOOL, []), vi("k", F32, [3])],
+    [vi("c_out", BOOL, []), vi("k_out", F32, [3])])
+save("loop_shadow_dyn", helper.make_graph(
+    [helper.make_node("Loop", ["n", "", "x"], ["lo"], name="loop", body=body),
+     helper.make_node("Add", ["lo", "k"], ["y"])],
+    "loop_shadow_dyn", [vi("n", I64, []), vi("x", F32, [3])], [vi("y", F32, [3])],
+    [numpy_helper.from_array(np.float32([10, 20, 30]), "k")]))
+save_inputs("loop_shadow_dyn", "", [np.array(3, np.int64), np.float32([1, 2, 3])])
+body = helper.make_graph(
+    [helper.make_node("Add", ["s", "x"], ["s_out"]),
+     helper.make_node("Identity", ["x"], ["o"])],
+    "body", [vi("s", F32, [3]), vi("x", F32, [3])],
+    [vi("s_out", F32, [3]), vi("o", F32, [3])])
+save("scan_shadow", helper.make_graph(
+    [helper.make_node("Scan", ["s0", "x"], ["sf", "ys"], name="scan", body=body, num_scan_inputs=1),
+     helper.make_node("Add", ["sf", "x"], ["y"])],
+    "scan_shadow", [vi("s0", F32, [3]), vi("x", F32, [2, 3])],
+    [vi("y", F32, [2, 3]), vi("ys", F32, [2, 3])]))
+save_inputs("scan_shadow", "", [np.ones(3, np.float32), np.arange(6, dtype=np.float32).reshape(2, 3)])
+body = helper.make_graph(
+    [helper.make_node("Identity", ["c_in"], ["c_out"]),
+     helper.make_node("Add", ["v", "w"], ["v_out"])],
+    "body", [vi("i", I64, []), vi("c_in", BOOL, []), vi("v", F32, [3])],
+    [vi("c_out", BOOL, []), vi("v_out", F32, [3])],
+    [numpy_helper.from_array(np.float32([1, 1, 1]), "w")])
+save("loop_init_shadow", helper.make_graph(
+    [const("trips", np.array(2, np.int64)),
+     helper.make_node("Loop", ["trips", "", "x"], ["lo"], name="loop", body=body),
+     helper.make_node("Add", ["lo", "w"], ["y"])],
+    "loop_init_shadow", [vi("x", F32, [3])], [vi("y", F32, [3])],
+    [numpy_helper.from_array(np.float32([10, 10, 10]), "w")]))
+save_inputs("loop_init_shadow", "", [np.float32([1, 2, 3])])
+then_g = helper.make_graph([helper.make_node("Identity", ["x"], ["t"])], "then", [],
+                           [vi("t", F32, [3])], [numpy_helper.from_array(np.float32([100] * 3), "w")])
+else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [], [vi("e", F32, [3])])
+save("if_init_shadow", helper.make_graph(
+    [helper.make_node("If", ["c"], ["r"], name="branch", then_branch=then_g, else_branch=else_g),
+     helper.make_node("Add", ["r", "w"], ["y"])],
+    "if_init_shadow", [vi("c", BOOL, []), vi("x", F32, [3])], [vi("y", F32, [3])],
+    [numpy_helper.from_array(np.float32([10, 10, 10]), "w")]))
+save_inputs("if_init_shadow", "t", [np.array(True), np.float32([1, 2, 3])])
+save_inputs("if_init_shadow", "f", [np.array(False), np.float32([1, 2, 3])])
+# --- loop_nocarry: a Loop of no loop-carried values, only a scan output (its
+# absent condition a trailing empty name), of a constant and a run-time trip
+# count.
+body = helper.make_graph(
+    [helper.make_node("Identity", ["c"], ["co"]),
+     helper.make_node("Cast", ["i"], ["fi"], to=F32),
+     helper.make_node("Mul", ["x", "fi"], ["sc"])],
+    "body", [vi("i", I64, []), vi("c", BOOL, [])], [vi("co", BOOL, []), vi("sc", F32, [4])])
+save("loop_nocarry", helper.make_graph(
+    [const("m", np.array(3, np.int64)), helper.make_node("Loop", ["m", ""], ["ss"], name="loop", body=body)],
+    "loop_nocarry", [vi("x", F32, [4])], [vi("ss", F32, [3, 4])]))
+save_inputs("loop_nocarry", "", [np.float32([1, -2, 3, 0.5])])
+save("loop_nocarry_dyn", helper.make_graph(
+    [helper.make_node("Loop", ["m", ""], ["ss"], name="loop", body=body)],
+    "loop_nocarry_dyn", [vi("m", I64, []), vi("x", F32, [4])], [vi("ss", F32, ["N", 4])]))
+save_inputs("loop_nocarry_dyn", "", [np.array(5, np.int64), np.float32([1, -2, 3, 0.5])])

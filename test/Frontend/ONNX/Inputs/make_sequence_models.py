@@ -111,7 +111,11 @@ save("split_runtime",
      [vi("x", F, ["rows", 3]), vi("sizes", I64, [3])],
      [vi("mid", F, None), vi("n", I64, None), vi("back", F, None)],
      runs=[("a", [rng.standard_normal((6, 3)).astype(np.float32), np.array([1, 2, 3], np.int64)]),
-           ("b", [rng.standard_normal((4, 3)).astype(np.float32), np.array([0, 4, 0], np.int64)])])
+           ("b", [rng.standard_normal((4, 3)).astype(np.float32), np.array([0, 4, 0], np.int64)]),
+           # Sizes that do not add up to the rows, or are negative: run-time
+           # errors (ONNX Runtime's too).
+           ("short", [rng.standard_normal((6, 3)).astype(np.float32), np.array([1, 2, 2], np.int64)]),
+           ("neg", [rng.standard_normal((6, 3)).astype(np.float32), np.array([-1, 4, 3], np.int64)])])
 
 # SequenceMap: a body per element, of two sequences and a tensor passed whole,
 # with two outputs.
