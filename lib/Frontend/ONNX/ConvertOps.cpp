@@ -956,9 +956,14 @@ Value take(NodeImporter &n, Value data, Value indices, int64_t axis);
 Value indexVector(NodeImporter &n, ArrayRef<SymDim> values, Type it);
 
 /// `x` with `axis` reversed: one take at positions size - 1, ..., 0
-/// (computed from an iota when the size is known only at run time).
+/// (computed from an iota when the size is known only at run time: x's own
+/// size, not that of a value the model says has the same size, so that a
+/// model whose inputs disagree at run time fails the check of the op that
+/// combines them rather than reading clamped positions here).
 Value reverseAxis(NodeImporter &n, Value x, int64_t axis) {
-  SymDim size = n.dimOf(x, axis);
+  SymDim size = cast<RankedTensorType>(x.getType()).isDynamicDim(axis)
+                    ? SymDim::dim(x, axis)
+                    : n.dimOf(x, axis);
   Type i64 = n.b.getI64Type();
   Value positions;
   if (size.isConst()) {

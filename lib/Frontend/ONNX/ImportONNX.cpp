@@ -1683,8 +1683,7 @@ LogicalResult importLoop(
   // (Not numInputs(): a Loop of no loop-carried values spells its absent
   // condition as a trailing empty name.)
   int64_t carried = std::max<int64_t>(n.node.input_size() - 2, 0);
-  if (g.input_size() != carried + 2 ||
-      g.output_size() < carried + 1 ||
+  if (g.input_size() != carried + 2 || g.output_size() < carried + 1 ||
       static_cast<int64_t>(n.numOutputs()) > g.output_size() - 1)
     return n.fail("the body's inputs and outputs do not match the Loop's "
                   "(M, cond, " +

@@ -485,3 +485,18 @@ save("loop_nocarry_dyn", helper.make_graph(
     [helper.make_node("Loop", ["m", ""], ["ss"], name="loop", body=body)],
     "loop_nocarry_dyn", [vi("m", I64, []), vi("x", F32, [4])], [vi("ss", F32, ["N", 4])]))
 save_inputs("loop_nocarry_dyn", "", [np.array(5, np.int64), np.float32([1, -2, 3, 0.5])])
+# --- scan_len_mismatch: two scan inputs the model says have one length "L",
+# one scanned in reverse, given 6 and 2 rows: a run-time error (the reversal
+# read clamped positions of the shorter before).
+body = helper.make_graph(
+    [helper.make_node("Add", ["s_in", "a"], ["t"]), helper.make_node("Add", ["t", "b"], ["s_out"]),
+     helper.make_node("Identity", ["b"], ["yb"])],
+    "body", [vi("s_in", F32, [4]), vi("a", F32, [4]), vi("b", F32, [4])],
+    [vi("s_out", F32, [4]), vi("yb", F32, [4])])
+save("scan_len_mismatch", helper.make_graph(
+    [helper.make_node("Scan", ["s0", "xa", "xb"], ["s", "y"], name="scan", num_scan_inputs=2,
+                      scan_input_directions=[0, 1], body=body)],
+    "scan_len_mismatch", [vi("s0", F32, [4]), vi("xa", F32, ["L", 4]), vi("xb", F32, ["L", 4])],
+    [vi("s", F32, [4]), vi("y", F32, ["L", 4])]), opset=16)
+save_inputs("scan_len_mismatch", "", [np.zeros(4, np.float32), np.ones((6, 4), np.float32),
+                                      np.full((2, 4), 2, np.float32)])
