@@ -937,6 +937,14 @@ LogicalResult convertGroupQueryAttention(NodeImporter &n) {
   } else {
     probs = n.make<SoftmaxOp>(scores, 3);
   }
+  // A row whose every key is hidden (a padded query row behind a short
+  // window) is 0, as in ONNX Runtime, not the NaN of a softmax of -inf.
+  Value rowMax = n.create<ReduceMaxOp>(scores, Shape{3}, true);
+  Value allHidden =
+      n.create<CmpOp>(CmpPredicate::eq, rowMax,
+                      n.scalar(c, -std::numeric_limits<double>::infinity()));
+  TRY(allHidden);
+  TRY(probs = n.create<SelectOp>(allHidden, n.scalar(elemOf(probs), 0), probs));
   probs = n.cast(probs, t);
   TRY(probs);
   Value y = n.create<MatmulOp>(probs, repeatHeads(n, v, heads / kvHeads));

@@ -382,10 +382,11 @@ LogicalResult convertMatMulNBits(NodeImporter &n) {
 /// heads merged back, (B, S, heads * dv). `keyMask` (B, L) of i1, true for
 /// keys to hide, and `causal` add `filter` (ONNX Runtime's
 /// mask_filter_value) to the scores they hide; `bias` (broadcasting to
-/// (B, heads, S, L)) is added as it is.
+/// (B, heads, S, L)) is added as it is. `pastLength` is the number of keys
+/// before the first query's (a past state's length, else 0).
 Value attend(NodeImporter &n, Value q, Value k, Value v, int64_t heads,
              double scale, Value keyMask, bool causal, Value bias,
-             double filter) {
+             double filter, int64_t pastLength) {
   SmallVector<SymDim> qd = n.dimsOf(q), kd = n.dimsOf(k), vd = n.dimsOf(v);
   int64_t hq = shapeOf(q)[2], hv = shapeOf(v)[2];
   if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hv) || hq % heads ||
@@ -415,29 +416,37 @@ Value attend(NodeImporter &n, Value q, Value k, Value v, int64_t heads,
     scores = n.create<AddOp>(scores, n.cast(bias, elemOf(scores)));
   if (!scores)
     return {};
-  Value hide;
-  if (keyMask)
-    hide = n.reshapeTo(
+  if (keyMask) {
+    Value hide = n.reshapeTo(
         keyMask, {kd[0], SymDim::constant(1), SymDim::constant(1), kd[1]});
-  if (causal) {
-    int64_t sq = shapeOf(q)[1], sk = shapeOf(k)[1];
-    if (ShapedType::isDynamic(sq) || ShapedType::isDynamic(sk)) {
-      n.error() << "unidirectional attention needs static sequence lengths";
-      return {};
-    }
-    // Query i (aligned to the end of the keys) sees key j <= i + sk - sq.
-    SmallVector<bool> future;
-    for (int64_t i = 0; i < sq; ++i)
-      for (int64_t j = 0; j < sk; ++j)
-        future.push_back(j > i + sk - sq);
-    auto type = RankedTensorType::get({sq, sk}, IntegerType::get(n.ctx, 1));
-    Value c = n.constant(DenseElementsAttr::get(type, future));
-    hide = hide ? n.create<OrOp>(hide, c) : c;
-  }
-  if (hide)
     scores =
         n.create<AddOp>(scores, n.create<SelectOp>(hide, sc(n, scores, filter),
                                                    sc(n, scores, 0.0)));
+  }
+  if (causal) {
+    int64_t sq = shapeOf(q)[1], sk = shapeOf(k)[1];
+    if (ShapedType::isDynamic(sq) || ShapedType::isDynamic(sk) ||
+        ShapedType::isDynamic(pastLength)) {
+      n.error() << "unidirectional attention needs static sequence lengths";
+      return {};
+    }
+    // ONNX Runtime's rule: query i sees key j <= past + i, except the last
+    // query, which sees every key (the same where the keys are the past and
+    // the queries' own, as in self-attention); a key it hides gets the
+    // type's lowest value, not mask_filter_value.
+    SmallVector<bool> future;
+    for (int64_t i = 0; i < sq; ++i)
+      for (int64_t j = 0; j < sk; ++j)
+        future.push_back(i < sq - 1 && j > pastLength + i);
+    auto type = RankedTensorType::get({sq, sk}, IntegerType::get(n.ctx, 1));
+    Value hide = n.constant(DenseElementsAttr::get(type, future));
+    Type e = elemOf(scores);
+    double lowest = e.isF16()    ? -65504.0
+                    : e.isBF16() ? -3.3895313892515355e38
+                    : e.isF64()  ? std::numeric_limits<double>::lowest()
+                                 : std::numeric_limits<float>::lowest();
+    scores = n.create<SelectOp>(hide, sc(n, scores, lowest), scores);
+  }
   if (!scores)
     return {};
   Value probs = n.make<SoftmaxOp>(scores, 3);
@@ -455,8 +464,8 @@ FailureOr<Value> keyMaskOf(NodeImporter &n, Value mask, Value k) {
     return Value();
   int64_t r = rankOf(mask);
   Type i64 = IntegerType::get(n.ctx, 64);
-  if (r == 2)
-    return n.create<CmpOp>(CmpPredicate::eq, n.cast(mask, i64),
+  if (r == 2) // (ONNX Runtime keeps the keys whose entry is above 0.)
+    return n.create<CmpOp>(CmpPredicate::le, n.cast(mask, i64),
                            n.scalar(i64, 0));
   if (r == 1) {
     SmallVector<SymDim> kd = n.dimsOf(k);
@@ -589,10 +598,12 @@ LogicalResult convertContribAttention(NodeImporter &n) {
   double scale = n.attrFloat("scale", 0.0);
   if (scale == 0.0)
     scale = 1.0 / std::sqrt(static_cast<double>(sizes[0] / heads));
-  return setOut(n, attend(n, q, k, v, heads, scale, *mask,
-                          n.attrInt("unidirectional", 0) != 0,
-                          n.has(5) ? n.in(5) : Value(),
-                          n.attrFloat("mask_filter_value", -10000.0)));
+  int64_t pastLength = n.has(4) ? shapeOf(n.in(4))[3] : 0;
+  return setOut(n,
+                attend(n, q, k, v, heads, scale, *mask,
+                       n.attrInt("unidirectional", 0) != 0,
+                       n.has(5) ? n.in(5) : Value(),
+                       n.attrFloat("mask_filter_value", -10000.0), pastLength));
 }
 
 /// com.microsoft MultiHeadAttention with separate projected Q, K, V
@@ -656,10 +667,12 @@ LogicalResult convertMultiHeadAttention(NodeImporter &n) {
   double scale = n.attrFloat("scale", 0.0);
   if (scale == 0.0)
     scale = 1.0 / std::sqrt(static_cast<double>(shapeOf(q)[2] / heads));
-  return setOut(n, attend(n, q, k, v, heads, scale, *mask,
-                          n.attrInt("unidirectional", 0) != 0,
-                          n.has(5) ? n.in(5) : Value(),
-                          n.attrFloat("mask_filter_value", -10000.0)));
+  int64_t pastLength = n.has(6) ? shapeOf(n.in(6))[2] : 0;
+  return setOut(n,
+                attend(n, q, k, v, heads, scale, *mask,
+                       n.attrInt("unidirectional", 0) != 0,
+                       n.has(5) ? n.in(5) : Value(),
+                       n.attrFloat("mask_filter_value", -10000.0), pastLength));
 }
 
 /// EmbedLayerNormalization (BERT after ONNX Runtime's optimizer): word,

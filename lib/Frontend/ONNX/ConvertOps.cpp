@@ -3952,6 +3952,12 @@ Value onnx_import::rotaryOf(NodeImporter &n, Value x, Value cosC, Value sinC,
       return fail("RotaryEmbedding with position_ids needs cos and sin "
                   "caches of (positions, " +
                   llvm::Twine(half) + ")");
+    // A position past the caches is an error when the model runs (ONNX
+    // Runtime's too), not a clamped row.
+    positions = checkedIndices(n, positions, {n.dimOf(cosC, 0)},
+                               "the rows of the cos/sin caches",
+                               /*negative=*/false);
+    TRYV(positions);
     cosC = take(n, cosC, positions, 0);
     sinC = take(n, sinC, positions, 0);
   }

@@ -498,3 +498,44 @@ model("nbits_dynamic", [helper.make_node("MatMulNBits", ["a", "B", "S"], ["y"], 
                                          K=64, N=8, bits=4, block_size=32)],
       [a, vi("B", TensorProto.UINT8, [8, 2, 16])], [vi("y", F32, [3, 8])],
       [helper.make_tensor("S", F32, [16], [1.0] * 16)])
+
+# Audit findings (session 33). Attention with unidirectional and a
+# mask_filter_value of -1: future keys get the type's lowest value, not the
+# filter. A raw key mask with a negative entry: only entries above 0 keep a
+# key. MultiHeadAttention, causal, keys longer than queries without a past:
+# ONNX Runtime's rule (query i sees keys up to i; the last query every key).
+# GroupQueryAttention over a right-padded prompt with a window shorter than
+# the padding: a padded query row that sees no key is 0, not NaN.
+B, S, H, N = 2, 4, 16, 4
+xa = rand(B, S, H)
+wa, ba = rand(H, 3 * H) * np.float32(0.3), rand(3 * H)
+att_in = [vi("x", F32, [B, S, H]), vi("w", F32, [H, 3 * H]), vi("b", F32, [3 * H])]
+model("attn_causal_filter", [helper.make_node("Attention", ["x", "w", "b"], ["y"], domain=MS,
+                                              num_heads=N, unidirectional=1,
+                                              mask_filter_value=-1.0)],
+      att_in, [vi("y", F32, [B, S, H])], arrays=[xa, wa * 5, ba])
+mneg = np.ones((B, S), np.int32)
+mneg[0, 1] = -1
+model("attn_mask_neg", [helper.make_node("Attention", ["x", "w", "b", "m"], ["y"], domain=MS,
+                                         num_heads=N)],
+      att_in + [vi("m", TensorProto.INT32, [B, S])], [vi("y", F32, [B, S, H])],
+      arrays=[xa, wa, ba, mneg])
+L = 6
+model("mha_causal_cross", [helper.make_node("MultiHeadAttention", ["q", "k", "v"], ["y"],
+                                            domain=MS, num_heads=N, unidirectional=1)],
+      [vi("q", F32, [B, S, H]), vi("k", F32, [B, L, H]), vi("v", F32, [B, L, H])],
+      [vi("y", F32, [B, S, H])], arrays=[rand(B, S, H), rand(B, L, H), rand(B, L, H)])
+gqa("gqa_window_pad", 2, 6, 0, 4, 2, 8, [5, 3], attrs={"local_window_size": 2})
+# RotaryEmbedding position ids past the caches' 16 rows (30, -1; an offset
+# of 14 for 4 positions): run-time errors, as in ONNX Runtime.
+model("rope_oob", [helper.make_node("RotaryEmbedding", ["x", "p", "c", "s"], ["y"], domain=MS,
+                                    num_heads=2)],
+      [vi("x", F32, [B, S, 16]), vi("p", TensorProto.INT64, [B, S]),
+       vi("c", F32, [16, 4]), vi("s", F32, [16, 4])], [vi("y", F32, [B, S, 16])],
+      arrays=[rand(B, S, 16), np.array([[0, 1, 2, 30], [-1, 3, 4, 5]], np.int64),
+              rand(16, 4), rand(16, 4)])
+model("rope_oob_offset", [helper.make_node("RotaryEmbedding", ["x", "p", "c", "s"], ["y"],
+                                           domain=MS, num_heads=2)],
+      [vi("x", F32, [B, S, 16]), vi("p", TensorProto.INT64, [1]),
+       vi("c", F32, [16, 4]), vi("s", F32, [16, 4])], [vi("y", F32, [B, S, 16])],
+      arrays=[rand(B, S, 16), np.array([14], np.int64), rand(16, 4), rand(16, 4)])
