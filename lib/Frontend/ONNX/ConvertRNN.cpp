@@ -53,23 +53,21 @@ struct Activation {
 };
 
 /// The activations ONNX lists for the recurrent ops: whether each takes
-/// alpha and beta, and their defaults (those of the ONNX op of that name).
+/// alpha and beta, and their defaults where activation_alpha/beta do not
+/// give them. ONNX leaves the defaults open; these are ONNX Runtime's
+/// (LeakyRelu's, HardSigmoid's and Elu's are those of the ONNX ops of that
+/// name; the others' are 0).
 struct ActivationInfo {
   const char *name;
   bool usesAlpha, usesBeta;
   double alpha, beta;
 };
 constexpr ActivationInfo kActivations[] = {
-    {"relu", false, false, 0, 0},
-    {"tanh", false, false, 0, 0},
-    {"sigmoid", false, false, 0, 0},
-    {"affine", true, true, 1.0, 0.0},
-    {"leakyrelu", true, false, 0.01, 0},
-    {"thresholdedrelu", true, false, 1, 0},
-    {"scaledtanh", true, true, 1.0, 1.0},
-    {"hardsigmoid", true, true, 0.2, 0.5},
-    {"elu", true, false, 1.0, 0},
-    {"softsign", false, false, 0, 0},
+    {"relu", false, false, 0, 0},        {"tanh", false, false, 0, 0},
+    {"sigmoid", false, false, 0, 0},     {"affine", true, true, 0, 0},
+    {"leakyrelu", true, false, 0.01, 0}, {"thresholdedrelu", true, false, 0, 0},
+    {"scaledtanh", true, true, 0, 0},    {"hardsigmoid", true, true, 0.2, 0.5},
+    {"elu", true, false, 1.0, 0},        {"softsign", false, false, 0, 0},
     {"softplus", false, false, 0, 0}};
 
 Value activate(NodeImporter &n, const Activation &f, Value x) {
@@ -175,15 +173,27 @@ readActivations(NodeImporter &n, ArrayRef<const char *> defaults,
 
 /// The shape of `v` must be `want`, where a dynamic size in `want` (the
 /// batch, when known only at run time) matches any size; else reports naming
-/// `what`.
-LogicalResult expectShape(NodeImporter &n, Value v, ArrayRef<int64_t> want,
+/// `what`. A size of `v` known only at run time where `want` has one is
+/// checked when the model runs (`v` is reshaped to it).
+LogicalResult expectShape(NodeImporter &n, Value &v, ArrayRef<int64_t> want,
                           StringRef what) {
   Shape s = shapeOf(v);
   if (s.size() == want.size() &&
       llvm::all_of(llvm::seq<size_t>(0, s.size()), [&](size_t i) {
-        return s[i] == want[i] || ShapedType::isDynamic(want[i]);
-      }))
-    return success();
+        return s[i] == want[i] || ShapedType::isDynamic(want[i]) ||
+               ShapedType::isDynamic(s[i]);
+      })) {
+    SmallVector<SymDim> dims;
+    bool reshape = false;
+    for (auto [i, size] : llvm::enumerate(want)) {
+      reshape |= ShapedType::isDynamic(s[i]) && !ShapedType::isDynamic(size);
+      dims.push_back(ShapedType::isDynamic(size) ? n.dimOf(v, i)
+                                                 : SymDim::constant(size));
+    }
+    if (reshape)
+      v = n.reshapeTo(v, dims);
+    return success(v != nullptr);
+  }
   auto str = [](ArrayRef<int64_t> dims) {
     std::string out;
     for (auto [i, d] : llvm::enumerate(dims))
@@ -298,7 +308,8 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
   if (n.has(4)) {
     bool full = false;
     if (auto c = n.constIn(4))
-      if (auto v = readHostValues(*c)) {
+      if (auto v = readHostValues(*c);
+          v && (v->size() == batch || ShapedType::isDynamic(batch))) {
         full = true;
         for (int64_t i = 0; i < v->size(); ++i)
           full &= v->intAt(i) == seq;
@@ -312,6 +323,12 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
         return n.fail("sequence_lens must be an integer tensor of shape [" +
                       (ShapedType::isDynamic(batch) ? "batch" : Twine(batch)) +
                       "]");
+      // Each length in [0, the sequence length] (checked when the model
+      // runs for values known only then; ONNX Runtime fails the call too).
+      TRY(lens = checkedIndices(
+              n, lens, {n.combine("Add", n.dimOf(x, 0), SymDim::constant(1))},
+              "one more than the sequence length (sequence_lens)",
+              /*negative=*/false));
     }
   }
   auto initialState = [&](unsigned i, StringRef what) -> FailureOr<Value> {
@@ -364,6 +381,22 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
   Value zeros =
       n.broadcastToDims(n.scalar(t, 0), dimsWithBatch({batch, hidden}));
   TRY(zeros);
+
+  // A sequence of length 0 ends in zero states (ONNX Runtime's rule), not
+  // the initial ones it held.
+  auto zeroUnrun = [&](Value &hLast, Value &cLast) -> LogicalResult {
+    if (!lens)
+      return success();
+    Value ran =
+        n.create<CmpOp>(CmpPredicate::gt, lens, n.scalar(elemOf(lens), 0));
+    TRY(ran = reshapeB(ran, {batch, 1}));
+    TRY(hLast =
+            n.create<SelectOp>(ran, reshapeB(hLast, {batch, hidden}), zeros));
+    if (cLast && cell == Cell::LSTM)
+      TRY(cLast =
+              n.create<SelectOp>(ran, reshapeB(cLast, {batch, hidden}), zeros));
+    return success();
+  };
 
   SmallVector<Value> ys(numDirs), yh(numDirs), yc(numDirs);
   for (int64_t d = 0; d < numDirs; ++d) {
@@ -522,6 +555,8 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
       TRY(scan);
       Value hLast = scan.getResult(0);
       Value cLast = lstm ? scan.getResult(1) : c;
+      if (failed(zeroUnrun(hLast, cLast)))
+        return failure();
       // [T, B, H] -> [T, 1, B, H]
       TRY(ys[d] = n.reshapeTo(scan.getResults().back(),
                               {seqDim, SymDim::constant(1), batchDim,
@@ -556,6 +591,8 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
       TRY(steps[ti] = reshapeB(yt, {1, 1, batch, hidden}));
     }
     TRY(ys[d] = steps.size() == 1 ? steps[0] : n.create<ConcatOp>(steps, 0));
+    if (failed(zeroUnrun(h, c)))
+      return failure();
     TRY(yh[d] = reshapeB(h, {1, batch, hidden}));
     TRY(yc[d] = reshapeB(c, {1, batch, hidden}));
   }

@@ -209,6 +209,51 @@ save("rnn_dynseq",
 save_lengths("rnn_dynseq", lambda t: [
     rand(t, B, I), rand(1, H, I), rand(1, H, H)])
 
+# A sequence of length 0 (batch entry 0) ends in zero states, not the
+# initial ones: unrolled, and over a run-time length (tag z4).
+save("lstm_len0",
+     helper.make_node("LSTM", ["X", "W", "R", "B", "L", "h0", "c0"],
+                      ["Y", "Y_h", "Y_c"], name="lstm", hidden_size=H,
+                      direction="bidirectional"),
+     [f32("X", [T, B, I]), f32("W", [2, 4 * H, I]), f32("R", [2, 4 * H, H]),
+      f32("B", [2, 8 * H]), i32("L", [B]), f32("h0", [2, B, H]),
+      f32("c0", [2, B, H])],
+     [f32("Y", [T, 2, B, H]), f32("Y_h", [2, B, H]), f32("Y_c", [2, B, H])],
+     feeds=[rand(T, B, I), rand(2, 4 * H, I), rand(2, 4 * H, H), rand(2, 8 * H),
+            np.array([0, 2, 4], np.int32), rand(2, B, H), rand(2, B, H)])
+for k, v in enumerate([rand(4, 3, I), rand(2, 4 * H, I), rand(2, 4 * H, H), rand(2, 8 * H),
+                       np.array([0, 3, 4], np.int32), rand(2, 3, H), rand(2, 3, H),
+                       rand(2, 3 * H)]):
+    np.save(os.path.join(out, "lstm_dynseq_z4_in%d.npy" % k), v)
+# Lengths past the sequence: a run-time error (ONNX Runtime's too).
+for k, v in enumerate([rand(T, B, I), rand(2, 4 * H, I), rand(2, 4 * H, H), rand(2, 8 * H),
+                       np.array([5, 2, 4], np.int32), rand(2, B, H), rand(2, B, H)]):
+    np.save(os.path.join(out, "lstm_len0_long_in%d.npy" % k), v)
+# Affine, ScaledTanh and ThresholdedRelu without alpha and beta: ONNX leaves
+# the defaults open; ONNX Runtime's are 0.
+save("rnn_acts_default",
+     helper.make_node("RNN", ["X", "W", "R", "B"], ["Y", "Y_h"], name="rnn",
+                      hidden_size=H, direction="bidirectional",
+                      activations=["Affine", "ScaledTanh"]),
+     [f32("X", [T, B, I]), f32("W", [2, H, I]), f32("R", [2, H, H]), f32("B", [2, 2 * H])],
+     [f32("Y", [T, 2, B, H]), f32("Y_h", [2, B, H])],
+     feeds=[rand(T, B, I), rand(2, H, I), rand(2, H, H), rand(2, 2 * H)])
+save("rnn_thresholded_default",
+     helper.make_node("RNN", ["X", "W", "R"], ["Y", "Y_h"], name="rnn",
+                      hidden_size=H, activations=["ThresholdedRelu"]),
+     [f32("X", [T, B, I]), f32("W", [1, H, I]), f32("R", [1, H, H])],
+     [f32("Y", [T, 1, B, H]), f32("Y_h", [1, B, H])],
+     feeds=[rand(T, B, I) * 3, rand(1, H, I), rand(1, H, H)])
+# Optional inputs declared with symbolic sizes where X's are static.
+save("gru_symbolic_state",
+     helper.make_node("GRU", ["X", "W", "R", "B", "", "h0"], ["Y", "Y_h"], name="gru",
+                      hidden_size=H),
+     [f32("X", [T, B, I]), f32("W", [1, 3 * H, I]), f32("R", [1, 3 * H, H]),
+      f32("B", ["d", 6 * H]), f32("h0", [1, "b", H])],
+     [f32("Y", [T, 1, B, H]), f32("Y_h", [1, B, H])],
+     feeds=[rand(T, B, I), rand(1, 3 * H, I), rand(1, 3 * H, H), rand(1, 6 * H),
+            rand(1, B, H)])
+
 # Errors: an unknown activation, a bad direction, the wrong number of
 # activations.
 save("rnn_gelu",
