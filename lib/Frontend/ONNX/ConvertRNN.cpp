@@ -257,9 +257,13 @@ LogicalResult convertRecurrent(NodeImporter &n, Cell cell) {
   }
   Shape xs = shapeOf(x);
   const int64_t seq = xs[0], batch = xs[1], inSize = xs[2];
-  // A sequence length known only at run time is a loop (tide.scan); a
-  // static one is unrolled.
-  const bool loop = ShapedType::isDynamic(seq);
+  // A sequence length known only at run time, or a long one, is a loop
+  // (tide.scan); a short static one is unrolled. (Unrolled, the steps' ops
+  // grow with the length, and so does bufferization's conflict analysis
+  // over them, faster than linearly: a 256-step bidirectional LSTM took
+  // minutes to compile.)
+  constexpr int64_t kMaxUnrolledSteps = 32;
+  const bool loop = ShapedType::isDynamic(seq) || seq > kMaxUnrolledSteps;
   if (ShapedType::isDynamic(inSize))
     return n.fail("X has a dynamic input size; " + n.opType() +
                   " needs it static: bind it with --bind-shape");

@@ -229,6 +229,19 @@ for k, v in enumerate([rand(4, 3, I), rand(2, 4 * H, I), rand(2, 4 * H, H), rand
 for k, v in enumerate([rand(T, B, I), rand(2, 4 * H, I), rand(2, 4 * H, H), rand(2, 8 * H),
                        np.array([5, 2, 4], np.int32), rand(2, B, H), rand(2, B, H)]):
     np.save(os.path.join(out, "lstm_len0_long_in%d.npy" % k), v)
+# A long static sequence (40 steps, past the 32 unrolled): one tide.scan per
+# direction, with sequence lengths and initial states.
+save("lstm_long",
+     helper.make_node("LSTM", ["X", "W", "R", "B", "L", "h0", "c0", "P"],
+                      ["Y", "Y_h", "Y_c"], name="lstm", hidden_size=H,
+                      direction="bidirectional"),
+     [f32("X", [40, B, I]), f32("W", [2, 4 * H, I]), f32("R", [2, 4 * H, H]),
+      f32("B", [2, 8 * H]), i32("L", [B]), f32("h0", [2, B, H]),
+      f32("c0", [2, B, H]), f32("P", [2, 3 * H])],
+     [f32("Y", [40, 2, B, H]), f32("Y_h", [2, B, H]), f32("Y_c", [2, B, H])],
+     feeds=[rand(40, B, I), rand(2, 4 * H, I), rand(2, 4 * H, H), rand(2, 8 * H),
+            np.array([40, 17, 0], np.int32), rand(2, B, H), rand(2, B, H),
+            rand(2, 3 * H)])
 # Affine, ScaledTanh and ThresholdedRelu without alpha and beta: ONNX leaves
 # the defaults open; ONNX Runtime's are 0.
 save("rnn_acts_default",
