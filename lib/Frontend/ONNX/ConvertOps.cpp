@@ -1650,6 +1650,29 @@ LogicalResult convertSplitDynamic(NodeImporter &n, Value x, int64_t axis) {
     SymDim chunk =
         n.combine("Div", n.combine("Add", size, SymDim::constant(parts - 1)),
                   SymDim::constant(parts));
+    // As for a static size (convertSplit), checked when the model runs.
+    std::optional<SymDim> valid;
+    if (n.opset < 18)
+      valid =
+          n.combine("Equal", n.combine("Mod", size, SymDim::constant(parts)),
+                    SymDim::constant(0));
+    else if (n.attr("num_outputs"))
+      valid = n.combine(
+          "Less", n.combine("Mul", chunk, SymDim::constant(parts - 1)), size);
+    if (valid) {
+      Value holds = n.scalarOf(*valid, IntegerType::get(n.ctx, 1));
+      TRY(holds);
+      x = n.make<CheckOp>(
+          x.getType(), x, holds,
+          n.b.getStringAttr(
+              n.opset < 18
+                  ? "Split: the axis does not split evenly into " +
+                        std::to_string(parts) +
+                        " outputs (before opset 18 the parts are equal)"
+                  : "Split: num_outputs " + std::to_string(parts) +
+                        " leaves an empty last part of the axis"));
+      TRY(x);
+    }
     for (int64_t i = 1; i <= parts; ++i)
       bounds.push_back(
           n.combine("Min", n.combine("Mul", chunk, SymDim::constant(i)), size));
@@ -1702,6 +1725,18 @@ LogicalResult convertSplit(NodeImporter &n) {
     if (parts <= 0)
       return n.fail("num_outputs must be positive");
     int64_t chunk = (size + parts - 1) / parts;
+    // Before opset 18 the parts are equal; from it, num_outputs parts of
+    // ceil(size / parts) with a smaller but not empty last one (ONNX
+    // Runtime refuses the others).
+    if (n.opset < 18 && size % parts)
+      return n.fail("the axis size " + llvm::Twine(size) +
+                    " does not split evenly into " + llvm::Twine(parts) +
+                    " outputs (before opset 18 the parts are equal)");
+    if (n.opset >= 18 && n.attr("num_outputs") &&
+        (parts > size || (parts - 1) * chunk >= size))
+      return n.fail("num_outputs " + llvm::Twine(parts) +
+                    " leaves an empty last part of the axis size " +
+                    llvm::Twine(size));
     for (int64_t i = 0, left = size; i < parts; ++i) {
       sizes.push_back(std::min(chunk, left));
       left -= sizes.back();

@@ -364,3 +364,28 @@ g_rs = helper.make_graph(
 onnx.save(helper.make_model(g_rs, opset_imports=[helper.make_opsetid("", 18)]),
           os.path.join(out, "reduce_shape_noop.onnx"))
 np.save(os.path.join(out, "reduce_shape_noop_in0.npy"), np.zeros((5, 3), np.float32))
+
+# Split into equal parts (before opset 18) of an axis that does not divide,
+# and num_outputs (opset 18) leaving an empty last part: errors, as in ONNX
+# Runtime; over a run-time axis, run-time errors. num_outputs 3 over 7: 3, 3
+# and 1 (static and run-time).
+save("split_uneven_13",
+     helper.make_node("Split", ["x"], ["a", "b", "c"], name="split", axis=0),
+     [vi("x", F, [7])], [vi(o, F, None) for o in "abc"], check=False)
+save("split_empty_last_18",
+     helper.make_node("Split", ["x"], ["a", "b", "c", "d"], name="split", axis=0,
+                      num_outputs=4),
+     [vi("x", F, [6])], [vi(o, F, None) for o in "abcd"], version=18, check=False)
+save("split_uneven_13_dyn",
+     helper.make_node("Split", ["x"], ["a", "b", "c"], name="split", axis=0),
+     [vi("x", F, ["n"])], [vi(o, F, None) for o in "abc"],
+     feeds=[np.arange(7, dtype=np.float32)], check=False)
+save("split_empty_last_18_dyn",
+     helper.make_node("Split", ["x"], ["a", "b", "c", "d"], name="split", axis=0,
+                      num_outputs=4),
+     [vi("x", F, ["n"])], [vi(o, F, None) for o in "abcd"],
+     feeds=[np.arange(6, dtype=np.float32)], version=18, check=False)
+save("split_n3_dyn",
+     helper.make_node("Split", ["x"], ["a", "b", "c"], name="split", axis=0, num_outputs=3),
+     [vi("x", F, ["n"])], [vi(o, F, None) for o in "abc"],
+     feeds=[np.arange(7, dtype=np.float32)], version=18, check=False)
