@@ -213,15 +213,14 @@ LogicalResult convertMaxUnpool(NodeImporter &n) {
       static_cast<int64_t>(pads.size()) != 2 * k)
     return n.fail("'strides' needs " + Twine(k) + " entries and 'pads' " +
                   Twine(2 * k));
-  // The indices address the inferred shape; an output_shape (which makes
-  // the pads ignored) pads that at the end, as ONNX's reference does.
+  // The indices address the inferred shape (pads applied); an output_shape
+  // pads that at the end, as ONNX's reference and ONNX Runtime do.
   Shape given;
   if (n.has(2)) {
     auto v = n.requireInts(2, "output_shape");
     if (failed(v))
       return failure();
     given = *v;
-    pads.assign(2 * k, 0);
   }
   Shape s = shapeOf(x), outShape(s.begin(), s.begin() + 2);
   for (int64_t i = 0; i < k; ++i)

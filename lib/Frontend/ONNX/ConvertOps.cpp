@@ -3815,8 +3815,13 @@ LogicalResult convertWindow(NodeImporter &n) {
   std::vector<double> floats;
   std::vector<int64_t> ints;
   for (int64_t i = 0; i < count; ++i) {
-    double v = a0 - a1 * std::cos(2 * M_PI * i / denom) +
-               a2 * std::cos(4 * M_PI * i / denom);
+    // In the ONNX reference's order: a0 added last, so that Blackman's
+    // peak is exactly 1 (0.42 + 0.5 first gives 0.9999999999999999, which an
+    // integer output_datatype truncates to 0). Hann's and Hamming's (a2 = 0)
+    // are as a0 - a1 * cos.
+    double v = (a2 * std::cos(4 * M_PI * i / denom) -
+                a1 * std::cos(2 * M_PI * i / denom)) +
+               a0;
     floats.push_back(v);
     ints.push_back(static_cast<int64_t>(v));
   }

@@ -108,7 +108,7 @@ LogicalResult convertAdagrad(NodeImporter &n) {
   if (failed(readOptimizerInputs(n, 3, count)))
     return failure();
   double decay = n.attrFloat("decay_factor", 0.0),
-         eps = n.attrFloat("epsilon", 0.0),
+         eps = n.attrFloat("epsilon", 1e-6),
          norm = n.attrFloat("norm_coefficient", 0.0);
   for (unsigned k = 0; k < count; ++k) {
     Value x0 = n.in(2 + k);
@@ -183,7 +183,7 @@ LogicalResult convertAdam(NodeImporter &n) {
   if (failed(readOptimizerInputs(n, 4, count)))
     return failure();
   double alpha = n.attrFloat("alpha", 0.9), beta = n.attrFloat("beta", 0.999),
-         eps = n.attrFloat("epsilon", 0.0),
+         eps = n.attrFloat("epsilon", 1e-6),
          norm = n.attrFloat("norm_coefficient", 0.0),
          post = n.attrFloat("norm_coefficient_post", 0.0);
   for (unsigned k = 0; k < count; ++k) {

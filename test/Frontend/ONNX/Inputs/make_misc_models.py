@@ -92,6 +92,20 @@ save("unpool_overlap",
                       kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
      [vi("v", F, [2, 2, 3, 3]), vi("i", I64, [2, 2, 3, 3])],
      [vi("y", F, [2, 2, 5, 5])], feeds=[vals, idx])
+# The same with output_shape given alongside the pads (the pool's input
+# shape, undoing it): the pads still give the inferred shape (refused before:
+# the pads were dropped, 7x7 taken as the inferred shape and 5x5 as too
+# small).
+g_up = helper.make_graph(
+    [helper.make_node("MaxUnpool", ["v", "i", "s"], ["y"], name="unpool",
+                      kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])],
+    "unpool_pads_shape", [vi("v", F, [2, 2, 3, 3]), vi("i", I64, [2, 2, 3, 3])],
+    [vi("y", F, [2, 2, 5, 5])],
+    [onnx.numpy_helper.from_array(np.array([2, 2, 5, 5], np.int64), "s")])
+onnx.save(helper.make_model(g_up, opset_imports=[helper.make_opsetid("", 13)]),
+          os.path.join(out, "unpool_pads_shape.onnx"))
+np.save(os.path.join(out, "unpool_pads_shape_in0.npy"), vals)
+np.save(os.path.join(out, "unpool_pads_shape_in1.npy"), idx)
 # An index past its (n, c) plane (the first plane's into the second): an error.
 bad = idx.copy()
 bad[0, 0, 1, 1] = 25 + 3
@@ -389,3 +403,15 @@ save("split_n3_dyn",
      helper.make_node("Split", ["x"], ["a", "b", "c"], name="split", axis=0, num_outputs=3),
      [vi("x", F, ["n"])], [vi(o, F, None) for o in "abc"],
      feeds=[np.arange(7, dtype=np.float32)], version=18, check=False)
+
+# BlackmanWindow with an integer output_datatype: its peak is exactly 1
+# (summed in the ONNX reference's order; 0.9999999999999999 truncated to 0
+# before), symmetric over 7 and periodic over 2.
+for name, size, periodic in (("blackman_i32_sym7", 7, 0), ("blackman_i32_per2", 2, 1)):
+    g_w = helper.make_graph(
+        [helper.make_node("BlackmanWindow", ["n"], ["y"], name="w", periodic=periodic,
+                          output_datatype=TensorProto.INT32)],
+        name, [], [vi("y", TensorProto.INT32, [size])],
+        [onnx.numpy_helper.from_array(np.array(size, np.int64), "n")])
+    onnx.save(helper.make_model(g_w, opset_imports=[helper.make_opsetid("", 17)]),
+              os.path.join(out, name + ".onnx"))

@@ -131,3 +131,28 @@ save("bad_state", helper.make_node(
         "Adagrad", ["R", "T", "X", "G", "H"], ["Xn", "Hn"], name="opt", domain=TRAIN),
      scalar_inputs() + [info("X", F, [2]), info("G", F, [2]), info("H", F, [3])],
      [info("Xn", F, [2]), info("Hn", F, [3])], [], [])
+
+# Adagrad and Adam without epsilon: the schema's default 1e-6 (0 before: a
+# zero gradient over a zero accumulator gave 0 / 0).
+r, t = np.array(0.2, np.float32), np.array(0, np.int64)
+x = np.array([0.5, -1.0, 2.0], np.float32)
+g = np.array([0.0, 0.0, 0.5], np.float32)
+h = np.array([0.0, 0.0, 0.25], np.float32)
+h_new = h.astype(np.float64) + g.astype(np.float64) ** 2
+x_new = x - np.float64(r) * g / (np.sqrt(h_new) + np.float64(np.float32(1e-6)))
+save("adagrad_default_eps", helper.make_node(
+        "Adagrad", ["R", "T", "X", "G", "H"], ["Xn", "Hn"], domain=TRAIN),
+     scalar_inputs() + [info(n, F, [3]) for n in "XGH"],
+     [info(n, F, [3]) for n in ["Xn", "Hn"]],
+     [r, t, x, g, h], [x_new.astype(np.float32), h_new.astype(np.float32)])
+v = np.zeros(3, np.float32)
+alpha, beta = 0.9, 0.999
+v_new = alpha * v + (1 - alpha) * g.astype(np.float64)
+hh_new = beta * h + (1 - beta) * g.astype(np.float64) ** 2
+x_new = x - np.float64(r) * v_new / (np.sqrt(hh_new) + np.float64(np.float32(1e-6)))
+save("adam_default_eps", helper.make_node(
+        "Adam", ["R", "T", "X", "G", "V", "H"], ["Xn", "Vn", "Hn"], domain=TRAIN),
+     scalar_inputs() + [info(n, F, [3]) for n in "XGVH"],
+     [info(n, F, [3]) for n in ["Xn", "Vn", "Hn"]],
+     [r, t, x, g, v, h], [x_new.astype(np.float32), v_new.astype(np.float32),
+                          hh_new.astype(np.float32)])
