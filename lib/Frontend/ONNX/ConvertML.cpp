@@ -168,8 +168,12 @@ LogicalResult convertBinarizer(NodeImporter &n) {
   Type t = elemOf(x);
   if (!isa<FloatType>(t) && !isa<IntegerType>(t))
     return n.fail("Binarizer needs a numeric input");
-  Value above = n.create<CmpOp>(CmpPredicate::gt, x,
-                                n.scalar(t, n.attrFloat("threshold", 0)));
+  // An integer above a fractional threshold is above its floor (the
+  // threshold as the type would truncate it toward zero: -0.5 to 0).
+  double threshold = n.attrFloat("threshold", 0);
+  if (isa<IntegerType>(t))
+    threshold = std::clamp(std::floor(threshold), -9.2e18, 9.2e18);
+  Value above = n.create<CmpOp>(CmpPredicate::gt, x, n.scalar(t, threshold));
   TRY(above);
   n.setOut(0, n.cast(above, t));
   return success();
@@ -205,7 +209,8 @@ LogicalResult convertScaler(NodeImporter &n) {
     return failure();
   Value y = n.create<MulOp>(n.create<SubOp>(n.cast(x, f), *o), *s);
   TRY(y);
-  n.setOut(0, y);
+  // Y is float whatever X is (ONNX-ML; ONNX Runtime's too).
+  n.setOut(0, n.cast(y, Float32Type::get(n.ctx)));
   return success();
 }
 
@@ -240,6 +245,11 @@ LogicalResult convertArrayFeatureExtractor(NodeImporter &n) {
                         " is outside the " + Twine(last) + " features");
   }
   Value flat = n.reshape(n.cast(idx, IntegerType::get(n.ctx, 64)), {count});
+  // Indices known only at run time are checked then (ONNX Runtime fails the
+  // call; a gather would clamp them).
+  if (!known)
+    TRY(flat = checkedIndices(n, flat, {n.dimOf(x, rankOf(x) - 1)},
+                              "the features", /*negative=*/false));
   Value y = takeAlong(n, x, flat, rankOf(x) - 1);
   TRY(y);
   n.setOut(0, y);
@@ -292,7 +302,8 @@ LogicalResult convertLinearRegressor(NodeImporter &n) {
         n.constant(makeDense(RankedTensorType::get({targets}, f), {}, *inter)));
   }
   TRY(y);
-  n.setOut(0, y);
+  // Y is float whatever X is (ONNX-ML).
+  n.setOut(0, n.cast(y, Float32Type::get(n.ctx)));
   return success();
 }
 
@@ -548,13 +559,20 @@ Value postTransform(NodeImporter &n, Value y, StringRef post) {
   if (post == "SOFTMAX")
     return n.make<SoftmaxOp>(y, 1);
   if (post == "SOFTMAX_ZERO") {
-    // A softmax over the non-zero scores; zeros stay 0.
+    // ONNX Runtime's: a softmax over the scores above 1e-7 in magnitude
+    // (shifted by the largest of all scores); the others become v *
+    // exp(-max) over the same sum (0 for a score of 0; a row of zeros
+    // divides 0 by 0).
     Value zero = n.scalar(ct, 0);
-    Value nonzero = n.create<CmpOp>(CmpPredicate::ne, y, zero);
-    Value masked = n.create<SelectOp>(
-        nonzero, y, n.scalar(ct, -std::numeric_limits<double>::infinity()));
-    Value sm = n.make<SoftmaxOp>(masked, 1);
-    return n.create<SelectOp>(nonzero, sm, zero);
+    Value vmax = n.create<ReduceMaxOp>(y, Shape{1}, true);
+    Value nonzero =
+        n.create<CmpOp>(CmpPredicate::gt, n.make<AbsOp>(y), n.scalar(ct, 1e-7));
+    Value e = n.make<ExpOp>(n.create<SubOp>(y, vmax));
+    Value small = n.create<MulOp>(y, n.make<ExpOp>(n.create<NegOp>(vmax)));
+    Value sum = n.create<ReduceSumOp>(n.create<SelectOp>(nonzero, e, zero),
+                                      Shape{1}, true);
+    Value v = n.create<SelectOp>(nonzero, e, small);
+    return v && sum ? n.create<DivOp>(v, sum) : Value();
   }
   (void)n.fail("the post_transform '" + post +
                "' is not supported (NONE, LOGISTIC, SOFTMAX, SOFTMAX_ZERO "
@@ -639,7 +657,7 @@ LogicalResult convertImputer(NodeImporter &n) {
 
 /// SVMRegressor: with support vectors, sum_j coefficients[j] K(x, sv_j) +
 /// rho (K linear, poly, rbf or sigmoid: one product with the support vectors,
-/// rbf through |x|^2 - 2 x.sv + |sv|^2); without, the linear x.coefficients
+/// rbf from the differences); without, the linear x.coefficients
 /// + rho; `one_class` gives the sign (1 or -1). In f32 for f32 input, as ONNX
 /// Runtime computes it; Y is float.
 bool isSvmKernel(StringRef kernel) {
@@ -649,16 +667,31 @@ bool isSvmKernel(StringRef kernel) {
 
 /// The kernel values (batch, supports) of the samples `x` (batch, features)
 /// against the support vectors `sv` (supports x features, row-major), in
-/// x's element type: LINEAR x.v, POLY (gamma x.v + coef0)^degree, SIGMOID
-/// tanh(gamma x.v + coef0), RBF exp(-gamma |x - v|^2) (the distance as
-/// |x|^2 - 2 x.v + |v|^2, at least 0); params = [gamma, coef0, degree].
+/// x's element type: LINEAR x.v, POLY (gamma x.v + coef0)^degree (the
+/// degree as given, fractional too, as ONNX Runtime's pow), SIGMOID
+/// tanh(gamma x.v + coef0), RBF exp(-gamma |x - v|^2) (the differences
+/// squared and summed, as ONNX Runtime does: |x|^2 - 2 x.v + |v|^2 cancels
+/// away the digits of features around 1000 near a support vector); params =
+/// [gamma, coef0, degree].
 Value svmKernel(NodeImporter &n, Value x, ArrayRef<double> sv, int64_t supports,
                 StringRef kernel, ArrayRef<double> params) {
   Type f = elemOf(x);
   int64_t features = shapeOf(x)[1];
   double gamma = params.size() > 0 ? params[0] : 0,
          coef0 = params.size() > 1 ? params[1] : 0,
-         degree = params.size() > 2 ? std::trunc(params[2]) : 0;
+         degree = params.size() > 2 ? params[2] : 0;
+  if (kernel == "RBF") {
+    Value x3 = n.reshapeTo(
+        x, {n.dimOf(x, 0), SymDim::constant(1), SymDim::constant(features)});
+    Value v = n.constant(
+        makeDense(RankedTensorType::get({1, supports, features}, f), {}, sv));
+    Value d = x3 ? n.create<SubOp>(x3, v) : Value();
+    Value dist =
+        d ? n.create<ReduceSumOp>(n.create<MulOp>(d, d), Shape{2}, false)
+          : Value();
+    return dist ? n.make<ExpOp>(n.create<MulOp>(dist, n.scalar(f, -gamma)))
+                : Value();
+  }
   std::vector<double> svT(sv.size());
   for (int64_t j = 0; j < supports; ++j)
     for (int64_t c = 0; c < features; ++c)
@@ -670,23 +703,10 @@ Value svmKernel(NodeImporter &n, Value x, ArrayRef<double> sv, int64_t supports,
     return {};
   if (kernel == "LINEAR")
     return dot;
-  if (kernel == "POLY" || kernel == "SIGMOID") {
-    Value a = n.create<AddOp>(n.create<MulOp>(dot, n.scalar(f, gamma)),
-                              n.scalar(f, coef0));
-    return kernel == "POLY" ? n.create<PowOp>(a, n.scalar(f, degree))
-                            : n.make<TanhOp>(a);
-  }
-  std::vector<double> norms(supports, 0);
-  for (int64_t j = 0; j < supports; ++j)
-    for (int64_t c = 0; c < features; ++c)
-      norms[j] += sv[j * features + c] * sv[j * features + c];
-  Value xx = n.create<ReduceSumOp>(n.create<MulOp>(x, x), Shape{1}, true);
-  Value dist = n.create<AddOp>(
-      n.create<SubOp>(xx, n.create<MulOp>(dot, n.scalar(f, 2))),
-      n.constant(makeDense(RankedTensorType::get({supports}, f), {}, norms)));
-  // Rounding can make a distance slightly negative.
-  dist = n.create<MaximumOp>(dist, n.scalar(f, 0));
-  return n.make<ExpOp>(n.create<MulOp>(dist, n.scalar(f, -gamma)));
+  Value a = n.create<AddOp>(n.create<MulOp>(dot, n.scalar(f, gamma)),
+                            n.scalar(f, coef0));
+  return kernel == "POLY" ? n.create<PowOp>(a, n.scalar(f, degree))
+                          : n.make<TanhOp>(a);
 }
 
 LogicalResult convertSVMRegressor(NodeImporter &n) {

@@ -485,3 +485,47 @@ legacy_classifier("binary_two_bases", 2, 3, [0, 1], lambda t: [(0, rng.standard_
                   "SOFTMAX", [0.4, -0.2], 4)
 # Error: two classes, both weighed (ONNX Runtime's result depends on it).
 legacy_classifier("binary_both", 2, 3, [0, 1], probabilities(2), "NONE", None, 4)
+
+# Audit findings (session 33), against ONNX Runtime: an RBF SVM over
+# features near 1000 close to its support vectors (the distance from the
+# differences: |x|^2 - 2 x.v + |v|^2 cancelled the digits away); a POLY
+# kernel of fractional degree (truncated before); SOFTMAX_ZERO with a score
+# below 1e-7 (ONNX Runtime's zero test); Scaler and LinearRegressor over
+# doubles give float; an ArrayFeatureExtractor index known only at run time
+# past the features (a run-time error, clamped before).
+sv = (1000 + rng.standard_normal((4, 3))).astype(np.float32)
+xs = (sv[[0, 1, 2, 3, 0]] + np.float32(0.01) * rng.standard_normal((5, 3))).astype(np.float32)
+save("svr_rbf_large", [helper.make_node(
+        "SVMRegressor", ["x"], ["y"], domain="ai.onnx.ml", kernel_type="RBF",
+        kernel_params=[1.0, 0.0, 0.0], n_supports=4,
+        support_vectors=[float(v) for v in sv.ravel()], coefficients=[1.0, -1.0, 0.5, 2.0],
+        rho=[0.0])],
+     [info("x", F, [5, 3])], [info("y", F, [5, 1])], [xs], default=False)
+save("svr_poly_fractional", [helper.make_node(
+        "SVMRegressor", ["x"], ["y"], domain="ai.onnx.ml", kernel_type="POLY",
+        kernel_params=[0.5, 3.0, 2.5], n_supports=2,
+        support_vectors=[0.1, 0.2, 0.3, 0.3, 0.2, 0.1], coefficients=[1.0, -1.0], rho=[0.25])],
+     [info("x", F, [4, 3])], [info("y", F, [4, 1])],
+     [np.abs(rng.standard_normal((4, 3))).astype(np.float32)], default=False)
+save("linear_softmax_zero_tiny", [helper.make_node(
+        "LinearClassifier", ["x"], ["label", "p"], domain="ai.onnx.ml",
+        classlabels_ints=[0, 1, 2], coefficients=[0.0, 0.0, 0.0, 0.0, 1.0, -1.0],
+        intercepts=[1e-8, -5.0, 0.0], post_transform="SOFTMAX_ZERO")],
+     [info("x", F, [3, 2])], [info("label", I64, [3]), info("p", F, [3, 3])],
+     [np.array([[0, 0], [1, 0.5], [0.2, 3]], np.float32)], default=False)
+xd = rng.standard_normal((4, 3))
+save("scaler_f64", [helper.make_node("Scaler", ["x"], ["y"], domain="ai.onnx.ml",
+                                     offset=[0.5], scale=[2.0])],
+     [info("x", D, [4, 3])], [info("y", F, [4, 3])], [xd], default=False)
+save("afe_runtime_oob", [helper.make_node("ArrayFeatureExtractor", ["x", "i"], ["y"],
+                                          domain="ai.onnx.ml")],
+     [info("x", F, [2, 5]), info("i", I64, [2])], [info("y", F, [2, 2])],
+     [np.arange(10, dtype=np.float32).reshape(2, 5), np.array([4, 5], np.int64)],
+     default=False)
+# Binarizer of integers with a fractional threshold (-0.5: 0 is above it).
+# ONNX Runtime has no integer Binarizer: the test compares with NumPy.
+save("binarizer_int", [helper.make_node("Binarizer", ["x"], ["y"], domain="ai.onnx.ml",
+                                        threshold=-0.5)],
+     [info("x", I64, [4])], [info("y", I64, [4])], [np.array([-1, 0, 1, 2], np.int64)],
+     default=False)
+np.save(os.path.join(out, "binarizer_int_want.npy"), np.array([0, 1, 1, 1], np.int64))
