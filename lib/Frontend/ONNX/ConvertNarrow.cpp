@@ -18,8 +18,8 @@
 //   converts (which ONNX's reference uses), then the type's overflow rule
 //   (`saturate`: the largest finite value; else infinity where the type has
 //   one, NaN where it has not), NaN and signed-zero codes. A float into
-//   INT4/UINT4/INT2/UINT2 truncates toward zero and gives 0 out of range (as
-//   ml_dtypes); an integer wraps to the low bits. FLOAT8E8M0 follows
+//   INT4/UINT4/INT2/UINT2 truncates toward zero and wraps to the low bits
+//   (as ml_dtypes), as an integer does. FLOAT8E8M0 follows
 //   `round_mode` (up, nearest, down) and `saturate`.
 // - QuantizeLinear and DequantizeLinear to and from all of them
 //   (ConvertQuant.cpp): the integer types clamp to their ranges; the float
@@ -194,23 +194,27 @@ Value narrow::encode(NodeImporter &n, Value x, int32_t dt, bool saturate,
     // INT4/UINT4/INT2/UINT2.
     auto [lo, hi] = intRange(dt);
     auto i32 = IntegerType::get(ctx, 32);
+    Value v;
     if (isa<FloatType>(from)) {
-      // Truncated toward zero; 0 outside the range (NaN included).
+      // Truncated toward zero, then wrapped as an integer is (ml_dtypes,
+      // which ONNX's reference and test data use: 9.0 to INT4 is -7); 0
+      // for NaN, infinities and values past the i32 range.
       Type f = from.isF64() ? from : f32;
-      Value v = n.cast(x, f);
+      Value w = n.cast(x, f);
       Value zero = n.scalar(f, 0.0);
-      Value t = n.create<SelectOp>(cmp(n, CmpPredicate::lt, v, zero),
-                                   n.make<CeilOp>(v), n.make<FloorOp>(v));
+      Value t = n.create<SelectOp>(cmp(n, CmpPredicate::lt, w, zero),
+                                   n.make<CeilOp>(w), n.make<FloorOp>(w));
       Value in = n.create<AndOp>(
-          cmp(n, CmpPredicate::ge, t, n.scalar(f, static_cast<double>(lo))),
-          cmp(n, CmpPredicate::le, t, n.scalar(f, static_cast<double>(hi))));
-      Value safe = n.create<SelectOp>(in, t, zero);
-      return n.cast(n.cast(safe, i32), carrier);
+          cmp(n, CmpPredicate::ge, t, n.scalar(f, -2147483648.0)),
+          cmp(n, CmpPredicate::le, t, n.scalar(f, 2147483647.0)));
+      v = n.cast(n.create<SelectOp>(in, t, zero), i32);
+    } else {
+      v = n.cast(x, i32);
     }
+    (void)hi;
     // An integer (or bool) wraps to its low bits, sign-extended for the
     // signed types.
     unsigned bits = bitsOf(dt);
-    Value v = n.cast(x, i32);
     v = n.create<AndOp>(v, intScalar(n, i32, (1u << bits) - 1));
     if (lo < 0) {
       Value sign = intScalar(n, i32, 1u << (bits - 1));

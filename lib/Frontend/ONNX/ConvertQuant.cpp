@@ -242,9 +242,15 @@ LogicalResult convertQuantizeLinear(NodeImporter &n) {
   if (qNarrow && narrow::isFloat(qNarrow)) {
     // x / scale + zero point, converted (rounded to nearest, ties to even;
     // saturated unless `saturate` = 0).
-    if (*zp)
-      TRY(v = n.create<AddOp>(v,
-                              n.cast(narrow::decodeFloat(n, *zp, qNarrow), f)));
+    // (A zero point of 0 is not added: -0 + 0 would be +0, where ONNX
+    // Runtime and the reference keep -0.)
+    if (*zp) {
+      Value z = n.cast(narrow::decodeFloat(n, *zp, qNarrow), f);
+      TRY(z);
+      TRY(v = n.create<SelectOp>(
+              n.create<CmpOp>(CmpPredicate::eq, z, n.scalar(f, 0.0)), v,
+              n.create<AddOp>(v, z)));
+    }
     y = narrow::encode(n, v, qNarrow, n.attrInt("saturate", 1) != 0);
   } else if (qNarrow) {
     auto [lo, hi] = narrow::intRange(qNarrow);

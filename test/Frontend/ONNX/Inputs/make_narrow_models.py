@@ -5,8 +5,8 @@ with inputs and expected outputs: make_narrow_models.py OUT_DIR.
 The float types' expected codes come from ml_dtypes (what ONNX's reference
 converts with), over every float16 value, the types' ties and edges, and
 random f32 and f64 values; the integer types' from NumPy, as ONNX 1.23's
-reference converts (a float truncated toward zero, 0 out of range; an
-integer wrapped to its low bits). Carriers: float types as their bits in
+reference converts (a float truncated toward zero, then wrapped to its low
+bits as an integer is). Carriers: float types as their bits in
 uint8, INT4/INT2 values in int8, UINT4/UINT2 values in uint8."""
 import os
 import sys
@@ -97,8 +97,9 @@ for dt, short, t in ((17, "e4m3fn", ml_dtypes.float8_e4m3fn), (19, "e5m2", ml_dt
           [vi("x", TensorProto.DOUBLE, [len(x64)])], [vi("y", dt, [len(x64)])])
     save("enc64_%s_want" % short, codes(x64, t))
 
-# The integer types: from floats (truncated, 0 out of range) and from int32
-# (wrapped), and back to f32.
+# The integer types: from floats (truncated, then wrapped; 0 for NaN,
+# infinities and values past the i32 range) and from int32 (wrapped), and
+# back to f32.
 xi = np.concatenate([np.arange(-20, 20, 0.25, dtype=np.float32),
                      np.array([np.nan, np.inf, -np.inf, 1e9], np.float32)])
 save("xi_f32", xi)
@@ -108,10 +109,14 @@ for dt, (short, lo, hi) in INTS.items():
     carrier = np.int8 if lo < 0 else np.uint8
     model("int_" + short, [helper.make_node("Cast", ["x"], ["y"], to=dt)],
           [vi("x", TensorProto.FLOAT, [len(xi)])], [vi("y", dt, [len(xi)])])
+    bits = 4 if "4" in short else 2
     with np.errstate(invalid="ignore"):
         t = np.trunc(xi)
-        ok = (t >= lo) & (t <= hi)
-    save("int_%s_want" % short, np.where(ok, np.nan_to_num(t), 0).astype(carrier))
+        ok = (t >= -2.0 ** 31) & (t <= 2.0 ** 31 - 1)
+    ti = np.where(ok, np.nan_to_num(t), 0).astype(np.int64) & ((1 << bits) - 1)
+    if lo < 0:
+        ti = np.where(ti >= 1 << (bits - 1), ti - (1 << bits), ti)
+    save("int_%s_want" % short, ti.astype(carrier))
     model("wrap_" + short, [helper.make_node("Cast", ["x"], ["y"], to=dt)],
           [vi("x", TensorProto.INT32, [len(wi)])], [vi("y", dt, [len(wi)])])
     bits = 4 if "4" in short else 2
@@ -171,6 +176,7 @@ save("dq_init_want", ((np.array(w5) - 1) * 0.5).astype(np.float32))
 
 # QuantizeLinear to float8 (x / scale, saturated) and DequantizeLinear back.
 xf = (rng.standard_normal(64) * 300).astype(np.float32)
+xf[:2] = [-0.0, 0.0]  # -0 stays -0 (a zero point of 0 is not added)
 save("qf_in", xf)
 z8 = TensorProto()
 z8.name, z8.data_type, z8.raw_data = "z", 17, b"\x00"
