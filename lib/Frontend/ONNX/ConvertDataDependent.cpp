@@ -285,15 +285,34 @@ LogicalResult convertUnique(NodeImporter &n) {
   TRY(a && b);
   // equal[i, j]; before[i, j]: item j sorts before item i (lexicographically,
   // at the first position where they differ).
+  // NaN equals NaN here and sorts after every number (as NumPy's unique
+  // and ONNX's reference; an item holding a NaN was never its own first
+  // occurrence before, and was dropped).
+  bool floats = isa<FloatType>(elemOf(items));
+  auto isNan = [&](Value v) { return n.create<CmpOp>(CmpPredicate::ne, v, v); };
+  auto same = [&](Value u, Value v) -> Value {
+    Value eq = n.create<CmpOp>(CmpPredicate::eq, u, v);
+    return floats ? n.create<OrOp>(eq, n.create<AndOp>(isNan(u), isNan(v)))
+                  : eq;
+  };
+  // v sorts before u.
+  auto sortsBefore = [&](Value v, Value u) -> Value {
+    Value lt = n.create<CmpOp>(CmpPredicate::lt, v, u);
+    if (!floats)
+      return lt;
+    Value vNumber = n.create<CmpOp>(CmpPredicate::eq, v, v);
+    return n.create<OrOp>(lt, n.create<AndOp>(isNan(u), vNumber));
+  };
   Value equal, before;
   if (m == 1) {
-    equal =
-        n.reshapeTo(n.create<CmpOp>(CmpPredicate::eq, a, b), {count, count});
-    before =
-        n.reshapeTo(n.create<CmpOp>(CmpPredicate::lt, b, a), {count, count});
+    equal = n.reshapeTo(same(a, b), {count, count});
+    before = n.reshapeTo(sortsBefore(b, a), {count, count});
     TRY(equal && before);
   } else {
-    Value differ = n.create<CmpOp>(CmpPredicate::ne, a, b);
+    SmallVector<SymDim> full{count, count, width};
+    Value differ = n.create<XorOp>(
+        same(n.broadcastToDims(a, full), n.broadcastToDims(b, full)),
+        n.broadcastToDims(n.scalar(IntegerType::get(n.ctx, 1), 1), full));
     TRY(differ);
     Value differCount = n.create<ReduceSumOp>(n.cast(differ, i64),
                                               SmallVector<int64_t>{2}, false);
@@ -303,12 +322,11 @@ LogicalResult convertUnique(NodeImporter &n) {
     Value at =
         n.create<ArgmaxOp>(n.cast(differ, i64), SmallVector<int64_t>{2}, true);
     TRY(at);
-    SmallVector<SymDim> full{count, count, width};
     Value ai = n.create<GatherOp>(n.broadcastToDims(a, full), at, 2);
     Value bj = n.create<GatherOp>(n.broadcastToDims(b, full), at, 2);
     TRY(ai && bj);
     before = n.create<AndOp>(
-        n.reshapeTo(n.create<CmpOp>(CmpPredicate::lt, bj, ai), {count, count}),
+        n.reshapeTo(sortsBefore(bj, ai), {count, count}),
         n.create<CmpOp>(CmpPredicate::gt, differCount, n.scalar(i64, 0)));
     TRY(before);
   }
