@@ -604,16 +604,21 @@ LogicalResult convertImputer(NodeImporter &n) {
     return n.fail("Imputer needs a numeric X");
   if (rankOf(x) < 1)
     return n.fail("Imputer needs an input of rank 1 or more");
+  // (Integers as they are: int64 values past 2^53 do not survive a double.)
   std::vector<double> values;
+  std::vector<int64_t> ints;
   if (isFloat) {
     auto floats = floatsAttr(n, "imputed_value_floats");
     if (failed(floats))
       return failure();
     values = *floats;
   } else {
-    for (int64_t v : intsAttr(n, "imputed_value_int64s"))
-      values.push_back(static_cast<double>(v));
+    ints = intsAttr(n, "imputed_value_int64s");
+    values.resize(ints.size());
   }
+  auto intScalar = [&](int64_t v) {
+    return n.constant(makeDense(RankedTensorType::get({}, t), {v}, {}));
+  };
   if (values.empty())
     return n.fail(Twine("Imputer needs imputed_value_") +
                   (isFloat ? "floats" : "int64s") + " for its " +
@@ -621,16 +626,12 @@ LogicalResult convertImputer(NodeImporter &n) {
   int64_t features = shapeOf(x).back();
   Value imputed;
   if (values.size() == 1) {
-    imputed = n.scalar(t, values[0]);
+    imputed = isFloat ? n.scalar(t, values[0]) : intScalar(ints[0]);
   } else if (!ShapedType::isDynamic(features) &&
              static_cast<int64_t>(values.size()) == features) {
     auto type = RankedTensorType::get({features}, t);
-    if (isFloat) {
-      imputed = n.constant(makeDense(type, {}, values));
-    } else {
-      std::vector<int64_t> ints(values.begin(), values.end());
-      imputed = n.constant(makeDense(type, ints, {}));
-    }
+    imputed = isFloat ? n.constant(makeDense(type, {}, values))
+                      : n.constant(makeDense(type, ints, {}));
   } else {
     return n.fail("Imputer has " + Twine(values.size()) +
                   " imputed values; expected 1 or one per feature (" +
@@ -645,9 +646,8 @@ LogicalResult convertImputer(NodeImporter &n) {
               ? n.create<CmpOp>(CmpPredicate::ne, x, x)
               : n.create<CmpOp>(CmpPredicate::eq, x, n.scalar(t, replaced));
   } else {
-    hit = n.create<CmpOp>(
-        CmpPredicate::eq, x,
-        n.scalar(t, static_cast<double>(n.attrInt("replaced_value_int64", 0))));
+    hit = n.create<CmpOp>(CmpPredicate::eq, x,
+                          intScalar(n.attrInt("replaced_value_int64", 0)));
   }
   Value y = n.create<SelectOp>(hit, n.broadcastToDims(imputed, n.dimsOf(x)), x);
   TRY(y);
@@ -1172,10 +1172,16 @@ LogicalResult convertFeatureVectorizer(NodeImporter &n) {
 
 /// The numeric keys or values of a LabelEncoder: `<prefix>_int64s`,
 /// `<prefix>_floats` or `<prefix>_tensor`, with their element type.
+/// A LabelEncoder's keys or values: `ints` for an integer type (exact:
+/// int64 values past 2^53 do not survive a double), else `floats`.
 struct LabelList {
-  std::vector<double> values;
+  std::vector<double> floats;
+  std::vector<int64_t> ints;
   Type type;
   bool present = false;
+  size_t size() const {
+    return isa<IntegerType>(type) ? ints.size() : floats.size();
+  }
 };
 
 FailureOr<LabelList> readLabelList(NodeImporter &n, StringRef prefix) {
@@ -1203,22 +1209,25 @@ FailureOr<LabelList> readLabelList(NodeImporter &n, StringRef prefix) {
     if (!v)
       return (void)n.fail("LabelEncoder's " + tensor + " is not numeric"),
              failure();
-    for (int64_t i = 0; i < v->size(); ++i)
-      out.values.push_back(v->at(i));
     out.type = value.getElementType();
+    for (int64_t i = 0; i < v->size(); ++i) {
+      if (isa<IntegerType>(out.type))
+        out.ints.push_back(v->intAt(i));
+      else
+        out.floats.push_back(v->at(i));
+    }
     out.present = true;
     return out;
   }
   if (n.attr(ints)) {
-    for (int64_t v : intsAttr(n, ints))
-      out.values.push_back(static_cast<double>(v));
+    out.ints = intsAttr(n, ints);
     out.type = IntegerType::get(n.ctx, 64);
     out.present = true;
   } else if (n.attr(floats)) {
     auto v = floatsAttr(n, floats);
     if (failed(v))
       return failure();
-    out.values = *v;
+    out.floats = *v;
     out.type = Float32Type::get(n.ctx);
     out.present = true;
   }
@@ -1249,9 +1258,9 @@ LogicalResult convertLabelEncoder(NodeImporter &n) {
     return n.fail("LabelEncoder needs keys and values (keys_int64s, "
                   "keys_floats or keys_tensor; values_int64s, values_floats "
                   "or values_tensor)");
-  if (keys->values.size() != values->values.size() || keys->values.empty())
-    return n.fail("LabelEncoder has " + Twine(keys->values.size()) +
-                  " keys and " + Twine(values->values.size()) +
+  if (keys->size() != values->size() || keys->size() == 0)
+    return n.fail("LabelEncoder has " + Twine(keys->size()) + " keys and " +
+                  Twine(values->size()) +
                   " values; it needs as many of each, at least one");
   Value x = n.in(0);
   if (elemOf(x) != keys->type)
@@ -1259,19 +1268,23 @@ LogicalResult convertLabelEncoder(NodeImporter &n) {
                   Twine(isa<FloatType>(keys->type) ? "floats" : "integers") +
                   " of another type than X's elements");
   std::set<double> seen;
-  for (double k : keys->values) {
+  for (double k : keys->floats) {
     if (std::isnan(k))
       return n.fail("LabelEncoder has a NaN key, which ONNX does not define "
                     "a match for");
     if (!seen.insert(k).second)
       return n.fail("LabelEncoder has the key " +
-                    (isa<FloatType>(keys->type)
-                         ? Twine(llvm::formatv("{0}", k).str())
-                         : Twine(static_cast<int64_t>(k))) +
+                    Twine(llvm::formatv("{0}", k).str()) +
                     " twice; which value it maps to is not defined");
   }
+  std::set<int64_t> seenInts;
+  for (int64_t k : keys->ints)
+    if (!seenInts.insert(k).second)
+      return n.fail("LabelEncoder has the key " + Twine(k) +
+                    " twice; which value it maps to is not defined");
   Type out = values->type;
-  double dflt;
+  double dflt = 0;
+  int64_t dfltInt = 0;
   if (n.attr("default_tensor")) {
     const onnx::AttributeProto *a = n.attr("default_tensor");
     std::string error;
@@ -1284,20 +1297,19 @@ LogicalResult convertLabelEncoder(NodeImporter &n) {
       return n.fail("LabelEncoder's default_tensor must be one value of the "
                     "values' type");
     dflt = v->at(0);
+    dfltInt = v->intAt(0);
   } else if (isa<FloatType>(out)) {
     dflt = n.attrFloat("default_float", -0.0);
   } else {
-    dflt = static_cast<double>(n.attrInt("default_int64", -1));
+    dfltInt = n.attrInt("default_int64", -1);
   }
-  auto dense = [&](Type t, ArrayRef<double> v) {
-    auto type = RankedTensorType::get({static_cast<int64_t>(v.size())}, t);
-    if (isa<FloatType>(t))
-      return n.constant(makeDense(type, {}, v));
-    std::vector<int64_t> ints(v.begin(), v.end());
-    return n.constant(makeDense(type, ints, {}));
+  auto dense = [&](const LabelList &list) {
+    auto type =
+        RankedTensorType::get({static_cast<int64_t>(list.size())}, list.type);
+    return n.constant(makeDense(type, list.ints, list.floats));
   };
-  Value eq = n.create<CmpOp>(CmpPredicate::eq, withTrailingOne(n, x),
-                             dense(keys->type, keys->values));
+  Value eq =
+      n.create<CmpOp>(CmpPredicate::eq, withTrailingOne(n, x), dense(*keys));
   TRY(eq);
   int64_t last = rankOf(eq) - 1;
   Value hit = n.cast(eq, IntegerType::get(n.ctx, 32));
@@ -1307,8 +1319,12 @@ LogicalResult convertLabelEncoder(NodeImporter &n) {
              IntegerType::get(n.ctx, 1));
   TRY(which);
   TRY(found);
-  Value picked = takeAlong(n, dense(out, values->values), which, 0);
-  Value y = n.create<SelectOp>(found, picked, n.scalar(out, dflt));
+  Value picked = takeAlong(n, dense(*values), which, 0);
+  Value fallback =
+      isa<IntegerType>(out)
+          ? n.constant(makeDense(RankedTensorType::get({}, out), {dfltInt}, {}))
+          : n.scalar(out, dflt);
+  Value y = n.create<SelectOp>(found, picked, fallback);
   TRY(y);
   n.setOut(0, y);
   return success();

@@ -529,3 +529,18 @@ save("binarizer_int", [helper.make_node("Binarizer", ["x"], ["y"], domain="ai.on
      [info("x", I64, [4])], [info("y", I64, [4])], [np.array([-1, 0, 1, 2], np.int64)],
      default=False)
 np.save(os.path.join(out, "binarizer_int_want.npy"), np.array([0, 1, 1, 1], np.int64))
+# LabelEncoder and Imputer over int64 keys and values past 2^53 (exact; they
+# went through a double before: keys matched the wrong input, two distinct
+# keys were "the same key twice").
+big = 2 ** 53 + 1
+save("label_bigint", [helper.make_node(
+        "LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml",
+        keys_int64s=[big, big - 1, 5], values_int64s=[2 ** 62 + 1, 3, 7],
+        default_int64=2 ** 60 + 3)],
+     [info("x", I64, [5])], [info("y", I64, [5])],
+     [np.array([big, 5, big - 1, big - 2, 0], np.int64)], ml_version=2, default=False)
+save("imputer_bigint", [helper.make_node(
+        "Imputer", ["x"], ["y"], domain="ai.onnx.ml", imputed_value_int64s=[2 ** 62 + 1],
+        replaced_value_int64=big)],
+     [info("x", I64, [1, 3])], [info("y", I64, [1, 3])],
+     [np.array([[big, big - 1, 3]], np.int64)], default=False)

@@ -47,6 +47,8 @@ for name, got, ref in zip(names, outs, want):
     diff = np.abs(a.astype(np.float64) - ref)
     err = float(np.max(np.where(both_nan, 0, diff))) if a.size else 0.0
     ok = np.allclose(a, ref, rtol=rtol, atol=atol, equal_nan=True)
+    if a.dtype.kind in "iub" and rtol == 0 and atol == 0:
+        ok = np.array_equal(a, ref)  # exactly (int64 past 2^53 too)
     print("%s: max abs error %.3g %s [%s]" % (name, err, "ok" if ok else "MISMATCH",
                                             "x".join(map(str, a.shape))))
     bad |= not ok
