@@ -1749,7 +1749,7 @@ LogicalResult convertTreeEnsembleClassifier(NodeImporter &n) {
   bool positive = true;
   for (auto [p, id, w] : f.weights) {
     used.insert(id);
-    positive &= w >= 0;
+    positive &= w > 0;
   }
   Type f32 = Float32Type::get(n.ctx), i64 = IntegerType::get(n.ctx, 64);
   Value labelTable =
@@ -1760,7 +1760,8 @@ LogicalResult convertTreeEnsembleClassifier(NodeImporter &n) {
                     " base_values for " + Twine(classes) + " classes");
     f.base = *base;
     // ONNX Runtime leaves a class that no tree scored out of the argmax when
-    // there are no base values; that matters only with negative weights.
+    // there are no base values; that matters only with weights of 0 or
+    // below (an unscored class's 0 can then tie or win).
     if (base->empty() && !positive) {
       std::map<int64_t, std::set<int64_t>> classesOf;
       for (auto [p, id, w] : f.weights)
@@ -1770,7 +1771,7 @@ LogicalResult convertTreeEnsembleClassifier(NodeImporter &n) {
             return static_cast<int64_t>(e.second.size()) == classes;
           });
       if (!everyClass)
-        return n.fail("this TreeEnsembleClassifier (negative weights, no "
+        return n.fail("this TreeEnsembleClassifier (weights of 0 or below, no "
                       "base values, leaves that do not weigh every class) "
                       "is not supported: ONNX Runtime leaves the classes a "
                       "sample's trees did not score out of its label, which "

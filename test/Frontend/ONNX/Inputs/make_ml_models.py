@@ -544,3 +544,14 @@ save("imputer_bigint", [helper.make_node(
         replaced_value_int64=big)],
      [info("x", I64, [1, 3])], [info("y", I64, [1, 3])],
      [np.array([[big, big - 1, 3]], np.int64)], default=False)
+# Three classes, no base values, a leaf weighing class 1 by 0 and another
+# class 2: class 0 is never scored, and ONNX Runtime leaves it out of the
+# argmax (a tie with 0 picked it before): refused, like negative weights.
+save("classifier_unscored_tie", [helper.make_node(
+        "TreeEnsembleClassifier", ["x"], ["label", "scores"], name="trees", domain="ai.onnx.ml",
+        classlabels_int64s=[10, 20, 30], nodes_treeids=[0, 0, 0], nodes_nodeids=[0, 1, 2],
+        nodes_featureids=[0, 0, 0], nodes_modes=["BRANCH_LEQ", "LEAF", "LEAF"],
+        nodes_values=[0.0, 0.0, 0.0], nodes_truenodeids=[1, 0, 0], nodes_falsenodeids=[2, 0, 0],
+        class_treeids=[0, 0], class_nodeids=[1, 2], class_ids=[1, 2], class_weights=[0.0, 0.5])],
+     [info("x", F, [4, 2])], [info("label", I64, [4]), info("scores", F, [4, 3])],
+     [np.zeros((4, 2), np.float32)], default=False)
