@@ -431,14 +431,26 @@ FailureOr<bool> foldCompare(NodeImporter &n) {
   if (!a || !c || a->isFloat() != c->isFloat())
     return false;
   llvm::StringRef op = n.opType();
+  // Integers compared as integers (int64 past 2^53 are not doubles), unsigned
+  // ones as unsigned.
+  bool isUnsigned = a->type.getElementType().isUnsignedInteger();
+  auto compare = [&](auto x, auto y) {
+    return op == "Equal"         ? x == y
+           : op == "Less"        ? x < y
+           : op == "LessOrEqual" ? x <= y
+           : op == "Greater"     ? x > y
+                                 : x >= y;
+  };
   auto r = broadcast3({&*a, &*c}, IntegerType::get(n.ctx, 1),
                       [&](HostValues &out, ArrayRef<int64_t> o) {
-                        double x = a->at(o[0]), y = c->at(o[1]);
-                        bool v = op == "Equal"         ? x == y
-                                 : op == "Less"        ? x < y
-                                 : op == "LessOrEqual" ? x <= y
-                                 : op == "Greater"     ? x > y
-                                                       : x >= y;
+                        bool v;
+                        if (a->isFloat())
+                          v = compare(a->floats[o[0]], c->floats[o[1]]);
+                        else if (isUnsigned)
+                          v = compare(uint64_t(a->ints[o[0]]),
+                                      uint64_t(c->ints[o[1]]));
+                        else
+                          v = compare(a->ints[o[0]], c->ints[o[1]]);
                         out.ints.push_back(v);
                       });
   if (!r)
@@ -478,12 +490,16 @@ FailureOr<bool> foldIntBinary(NodeImporter &n) {
     auto r = broadcast3({&*a, &*c}, a->type.getElementType(),
                         [&](HostValues &out, ArrayRef<int64_t> o) {
                           double x = a->floats[o[0]], y = c->floats[o[1]];
-                          double v = op == "Add"   ? x + y
-                                     : op == "Sub" ? x - y
-                                     : op == "Mul" ? x * y
-                                     : op == "Div" ? x / y
-                                     : op == "Max" ? std::fmax(x, y)
-                                                   : std::fmin(x, y);
+                          double v =
+                              op == "Add"   ? x + y
+                              : op == "Sub" ? x - y
+                              : op == "Mul" ? x * y
+                              : op == "Div" ? x / y
+                              // (NaN propagates, as in ONNX Runtime.)
+                              : std::isnan(x) || std::isnan(y)
+                                  ? std::numeric_limits<double>::quiet_NaN()
+                              : op == "Max" ? std::fmax(x, y)
+                                            : std::fmin(x, y);
                           out.floats.push_back(v);
                         });
     if (!r)
@@ -493,32 +509,45 @@ FailureOr<bool> foldIntBinary(NodeImporter &n) {
   }
   llvm::StringRef op = n.opType();
   bool divByZero = false;
-  auto r = broadcast3({&*a, &*c}, a->type.getElementType(),
-                      [&](HostValues &out, ArrayRef<int64_t> o) {
-                        int64_t x = a->ints[o[0]], y = c->ints[o[1]];
-                        // In two's complement, as the run-time code computes
-                        // (a signed overflow is undefined in C++).
-                        uint64_t ux = x, uy = y;
-                        int64_t v = 0;
-                        if (op == "Add")
-                          v = int64_t(ux + uy);
-                        else if (op == "Sub")
-                          v = int64_t(ux - uy);
-                        else if (op == "Mul")
-                          v = int64_t(ux * uy);
-                        else if (op == "Div") {
-                          if (y == 0)
-                            divByZero = true;
-                          else if (y == -1)
-                            v = int64_t(0 - ux);
-                          else
-                            v = x / y;
-                        } else if (op == "Max")
-                          v = std::max(x, y);
-                        else
-                          v = std::min(x, y);
-                        out.ints.push_back(v);
-                      });
+  // uint64 values past 2^63 are held as negative int64s: divide and
+  // compare them unsigned.
+  bool isUnsigned = a->type.getElementType().isUnsignedInteger();
+  auto r = broadcast3(
+      {&*a, &*c}, a->type.getElementType(),
+      [&](HostValues &out, ArrayRef<int64_t> o) {
+        int64_t x = a->ints[o[0]], y = c->ints[o[1]];
+        if (isUnsigned && op != "Add" && op != "Sub" && op != "Mul") {
+          uint64_t ux = x, uy = y;
+          if (op == "Div" && uy == 0)
+            divByZero = true;
+          out.ints.push_back(int64_t(op == "Div"   ? (uy ? ux / uy : 0)
+                                     : op == "Max" ? std::max(ux, uy)
+                                                   : std::min(ux, uy)));
+          return;
+        }
+        // In two's complement, as the run-time code computes
+        // (a signed overflow is undefined in C++).
+        uint64_t ux = x, uy = y;
+        int64_t v = 0;
+        if (op == "Add")
+          v = int64_t(ux + uy);
+        else if (op == "Sub")
+          v = int64_t(ux - uy);
+        else if (op == "Mul")
+          v = int64_t(ux * uy);
+        else if (op == "Div") {
+          if (y == 0)
+            divByZero = true;
+          else if (y == -1)
+            v = int64_t(0 - ux);
+          else
+            v = x / y;
+        } else if (op == "Max")
+          v = std::max(x, y);
+        else
+          v = std::min(x, y);
+        out.ints.push_back(v);
+      });
   if (!r || divByZero)
     return false;
   // Results wrap to the element width, as the run-time code would.
@@ -775,16 +804,38 @@ static Attribute evaluateOp(Operation *op, ArrayRef<Attribute> operands) {
   if (isa<CastOp>(op)) {
     HostValues r = empty(resultType);
     Type to = resultType.getElementType();
+    bool fromUnsigned = ins[0].type.getElementType().isUnsignedInteger();
     for (int64_t i = 0; i < ins[0].size(); ++i) {
+      if (!ins[0].isFloat() && isa<FloatType>(to)) {
+        // An integer rounded once to the target type (through a double it
+        // would round twice past 2^53); uint64 past 2^63 as unsigned.
+        APFloat f(cast<FloatType>(to).getFloatSemantics());
+        f.convertFromAPInt(APInt(64, uint64_t(ins[0].ints[i])), !fromUnsigned,
+                           APFloat::rmNearestTiesToEven);
+        bool lost;
+        f.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+        r.floats.push_back(f.convertToDouble());
+        continue;
+      }
       double d = ins[0].at(i);
       if (isa<FloatType>(to))
         r.floats.push_back(d);
       else if (to.isInteger(1))
-        r.ints.push_back(d != 0);
+        r.ints.push_back(ins[0].isFloat() ? d != 0 : ins[0].ints[i] != 0);
       else if (ins[0].isFloat()) {
-        if (!std::isfinite(d) || std::abs(d) > 9.2e18)
-          return {};
-        r.ints.push_back(static_cast<int64_t>(d));
+        // Out of range the value is undefined (ONNX); folded to what the
+        // run-time code computes (and ONNX Runtime: truncated toward zero
+        // into an i32, or an i64 for 64-bit types, whose x86 conversion
+        // gives the lowest value out of range and for NaN, then wrapped to
+        // the type's width: 3e9 is INT32_MIN as int32, 0 as int16; 70000.5
+        // is 4464 as int16).
+        unsigned w = to.getIntOrFloatBitWidth();
+        double t = std::trunc(d), limit = std::ldexp(1.0, w > 32 ? 63 : 31);
+        int64_t lowest = w > 32 ? std::numeric_limits<int64_t>::min()
+                                : std::numeric_limits<int32_t>::min();
+        r.ints.push_back(std::isfinite(t) && t >= -limit && t < limit
+                             ? static_cast<int64_t>(t)
+                             : lowest);
       } else
         r.ints.push_back(ins[0].ints[i]);
     }

@@ -755,7 +755,10 @@ std::optional<SmallVector<int64_t>> constInts(NodeImporter &n, unsigned i) {
 
 FailureOr<bool> symGather(NodeImporter &n, const ShapeValue &data) {
   auto indices = constInts(n, 1);
-  if (!indices || data.type.getRank() != 1)
+  // (Indices of rank 2 or more give a result of that rank, which a shape
+  // value, of rank 0 or 1, does not hold: computed as values.)
+  if (!indices || data.type.getRank() != 1 || !n.inType(1) ||
+      n.inType(1).getRank() > 1)
     return false;
   int64_t axis = n.attrInt("axis", 0);
   if (axis != 0 && axis != -1)
@@ -870,6 +873,13 @@ FailureOr<bool> symSameElements(NodeImporter &n, const ShapeValue &data) {
     if (!integer || integer.getWidth() < 32 ||
         (element.isInteger(1) != integer.isInteger(1)))
       return false;
+    // A constant entry the narrower type would wrap (INT64_MAX, an
+    // exporter's "to the end", as int32 is -1): computed as values.
+    if (integer.getWidth() < 64 && !integer.isInteger(1))
+      for (const SymDim &e : data.elems)
+        if (e.isConst() && (e.value < std::numeric_limits<int32_t>::min() ||
+                            e.value > std::numeric_limits<int32_t>::max()))
+          return false;
     element = integer;
   } else if (op == "Unsqueeze" || op == "Squeeze" || op == "Flatten" ||
              op == "Reshape") {
@@ -881,7 +891,13 @@ FailureOr<bool> symSameElements(NodeImporter &n, const ShapeValue &data) {
       if (target->size() == 1)
         shape.push_back(count);
     } else if (op == "Unsqueeze") {
-      if (data.type.getRank() != 0)
+      // One axis only: a scalar with two is of rank 2.
+      std::optional<SmallVector<int64_t>> axes;
+      if (n.opset >= 13)
+        axes = n.has(1) ? constInts(n, 1) : std::nullopt;
+      else if (auto a = n.attrInts("axes"))
+        axes = SmallVector<int64_t>(a->begin(), a->end());
+      if (data.type.getRank() != 0 || !axes || axes->size() != 1)
         return false;
       shape.push_back(1);
     } else if (op == "Squeeze") {
