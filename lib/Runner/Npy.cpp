@@ -200,6 +200,14 @@ void Array::set(int64_t i, double value) {
   }
 }
 
+int64_t Array::getSigned(int64_t i) const {
+  uint64_t v = getUnsigned(i);
+  unsigned bits = 8 * dtype->bytes;
+  if (bits < 64 && (v >> (bits - 1)) & 1)
+    v |= ~uint64_t(0) << bits; // sign-extended
+  return static_cast<int64_t>(v);
+}
+
 uint64_t Array::getUnsigned(int64_t i) const {
   uint64_t v = 0;
   std::memcpy(&v, data.data() + i * dtype->bytes, dtype->bytes);

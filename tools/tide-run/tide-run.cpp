@@ -140,7 +140,8 @@ void printArray(const std::string &label, const Array &a) {
       std::printf("%s%llu", i ? ", " : "",
                   static_cast<unsigned long long>(a.getUnsigned(i)));
     else
-      std::printf("%s%lld", i ? ", " : "", static_cast<long long>(a.get(i)));
+      std::printf("%s%lld", i ? ", " : "",
+                  static_cast<long long>(a.getSigned(i)));
   }
   std::printf("]\n");
 }

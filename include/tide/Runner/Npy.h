@@ -40,6 +40,9 @@ struct Array {
   void set(int64_t i, double value);
   /// Element `i` of an unsigned array, exactly (a double holds 53 bits).
   uint64_t getUnsigned(int64_t i) const;
+  /// Element `i` of a signed integer array, exactly (get() goes through a
+  /// double, which holds int64 values exactly only up to 2^53).
+  int64_t getSigned(int64_t i) const;
 };
 
 /// Reads a .npy file (format 1.0-3.0, little-endian, C order). '<u2' is read

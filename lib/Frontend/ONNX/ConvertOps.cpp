@@ -932,10 +932,11 @@ LogicalResult convertReduce(NodeImporter &n) {
       return failure();
     Value m = n.create<ReduceMaxOp>(x, ax, /*keepdims=*/true);
     TRY(m);
-    // A max of -inf (all -inf) would make x - m NaN; use 0 there.
+    // A max of -inf (all -inf) or +inf would make x - m NaN; use 0 there
+    // (the sum is then 0 or inf, and the result -inf or inf).
     Value isInf =
-        n.create<CmpOp>(CmpPredicate::eq, m,
-                        sc(n, m, -std::numeric_limits<double>::infinity()));
+        n.create<CmpOp>(CmpPredicate::eq, n.make<AbsOp>(m),
+                        sc(n, m, std::numeric_limits<double>::infinity()));
     TRY(isInf);
     m = n.create<SelectOp>(isInf, sc(n, m, 0), m);
     TRY(m);

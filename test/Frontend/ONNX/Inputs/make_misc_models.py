@@ -415,3 +415,11 @@ for name, size, periodic in (("blackman_i32_sym7", 7, 0), ("blackman_i32_per2", 
         [onnx.numpy_helper.from_array(np.array(size, np.int64), "n")])
     onnx.save(helper.make_model(g_w, opset_imports=[helper.make_opsetid("", 17)]),
               os.path.join(out, name + ".onnx"))
+
+# ReduceLogSumExp of rows whose largest value is +inf (inf, not the NaN of
+# inf - inf), -inf, NaN and large finite values.
+save("logsumexp_inf",
+     helper.make_node("ReduceLogSumExp", ["x"], ["y"], name="lse", axes=[1], keepdims=0),
+     [vi("x", F, [6, 2])], [vi("y", F, [6])],
+     feeds=[np.array([[-np.inf, -np.inf], [np.inf, 1], [np.nan, 1], [np.inf, -np.inf],
+                      [1e30, 1e30], [-1e30, -1e30]], np.float32)])
