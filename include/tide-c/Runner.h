@@ -35,6 +35,8 @@ typedef struct {
   int32_t rank;
   const int64_t *dims; /**< -1 for a dynamic dimension */
   const char *device;  /**< "cpu" or "cuda:N" */
+  int32_t donated;     /**< 1: an argument the call may overwrite (pass only a
+                            buffer the caller owns and does not need) */
 } TideTensorSpec;
 
 /** A dense row-major tensor the caller owns (passed without a copy where it

@@ -195,10 +195,13 @@ bool tide::abi::parseModuleMetadata(std::string_view text,
     std::vector<TensorDesc> &list = f[0] == "arg" ? fn.args : fn.results;
     uint64_t index = 0;
     TensorDesc tensor;
-    if (f.size() != 5)
+    // An argument's line may end with "donated".
+    if (f.size() != 5 && !(f.size() == 6 && f[0] == "arg" && f[5] == "donated"))
       return fail(error, Kind::Malformed, lineNumber, line,
                   "expected '" + std::string(f[0]) +
-                      " INDEX DTYPE SHAPE DEVICE'");
+                      " INDEX DTYPE SHAPE DEVICE'" +
+                      (f[0] == "arg" ? " (then 'donated' or nothing)" : ""));
+    tensor.donated = f.size() == 6;
     if (!parseCount(f[1], std::numeric_limits<int32_t>::max(), index) ||
         index != list.size())
       return fail(error, Kind::Malformed, lineNumber, line,

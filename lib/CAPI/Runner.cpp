@@ -73,10 +73,10 @@ size_t tideRunnerGetNumResults(const TideRunnerModule *m, size_t f) {
 
 static TideTensorSpec wrap(const std::vector<TensorSpec> *specs, size_t i) {
   if (!specs || i >= specs->size())
-    return {nullptr, 0, nullptr, nullptr};
+    return {nullptr, 0, nullptr, nullptr, 0};
   const TensorSpec &spec = (*specs)[i];
   return {spec.dtype->name, static_cast<int32_t>(spec.dims.size()),
-          spec.dims.data(), spec.device.c_str()};
+          spec.dims.data(), spec.device.c_str(), spec.donated ? 1 : 0};
 }
 
 TideTensorSpec tideRunnerGetArg(const TideRunnerModule *m, size_t f, size_t i) {
@@ -277,7 +277,7 @@ int tideRunnerCall(const TideRunnerModule *m, size_t f,
   const FunctionSpec &fn = module.functions()[f];
   std::string why;
   // The GPU runtime ends the process on a GPU error; refuse what it would.
-  if (!module.canRun(fn, why)) {
+  if (!module.canRun(fn, why, anyGpuInput)) {
     setError(error, why);
     return 0;
   }

@@ -63,6 +63,19 @@ struct ExportABIPass : public tide::impl::ExportABIPassBase<ExportABIPass> {
         if (!func.getArgAttr(i, "tide.donate"))
           func.setArgAttr(i, "bufferization.writable",
                           BoolAttr::get(&getContext(), false));
+      // The metadata is lines of space-separated words: a name with a
+      // space, a control character or a non-ASCII byte would break it (a
+      // newline in a name could even rewrite another function's signature).
+      StringRef name = func.getName();
+      if (name.empty() ||
+          llvm::any_of(name, [](char c) { return c <= ' ' || c > '~'; })) {
+        func.emitError("exported function name '")
+            << name
+            << "' has a space, a control character or a non-ASCII byte; "
+               "Tide's module metadata cannot hold it";
+        ok = false;
+        continue;
+      }
       FunctionType type = func.getFunctionType();
       text += "func " + func.getName().str() + " " +
               std::to_string(type.getNumInputs()) + " " +
@@ -71,8 +84,11 @@ struct ExportABIPass : public tide::impl::ExportABIPassBase<ExportABIPass> {
         auto line =
             describe(func, t, getArgumentResidence(func, i), "argument", i);
         ok &= succeeded(line);
+        // A donated argument's buffer may be overwritten by the call: the
+        // metadata says so, for callers to pass only buffers they own.
         if (succeeded(line))
-          text += "arg " + std::to_string(i) + " " + *line + "\n";
+          text += "arg " + std::to_string(i) + " " + *line +
+                  (func.getArgAttr(i, "tide.donate") ? " donated" : "") + "\n";
       }
       for (auto [i, t] : llvm::enumerate(type.getResults())) {
         auto line = describe(func, t, getResultResidence(func, i), "result", i);

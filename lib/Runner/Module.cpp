@@ -500,6 +500,7 @@ std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &path,
     spec.dtype = findDType(t.dtype);
     spec.dims = t.dims;
     spec.device = t.device;
+    spec.donated = t.donated;
     if (!spec.dtype)
       error = "'" + path + "' has corrupt metadata: element type '" + t.dtype +
               "' is unknown to this runner";
@@ -1004,7 +1005,8 @@ bool CompiledModule::invoke(const FunctionSpec &fn,
   return true;
 }
 
-bool CompiledModule::canRun(const FunctionSpec &fn, std::string &error) const {
+bool CompiledModule::canRun(const FunctionSpec &fn, std::string &error,
+                            bool gpuInputs) const {
   using AvailableFn = int (*)(char *, size_t);
   auto available =
       reinterpret_cast<AvailableFn>(dlsym(handle, "tide_rt_gpu_available"));
@@ -1013,7 +1015,9 @@ bool CompiledModule::canRun(const FunctionSpec &fn, std::string &error) const {
   char reason[512] = {0};
   if (available(reason, sizeof(reason)))
     return true;
-  if (usesGpu(fn)) {
+  // A tensor said to be on a GPU cannot be read without one (the copy would
+  // end the process).
+  if (usesGpu(fn) || gpuInputs) {
     error = "@" + fn.name + " takes or returns tensors on a GPU, but " + reason;
     return false;
   }

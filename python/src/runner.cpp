@@ -253,6 +253,8 @@ public:
           spec["dtype"] = s.dtype;
           spec["shape"] = nb::tuple(shape);
           spec["device"] = s.device;
+          if (args)
+            spec["donated"] = s.donated != 0;
           list.append(spec);
         }
         return list;

@@ -83,15 +83,18 @@ class CompileError(Error):
 @dataclass(frozen=True)
 class TensorSpec:
     """An argument or result: element type, shape (None for a dynamic size)
-    and where it lives ("cpu" or "cuda:N")."""
+    and where it lives ("cpu" or "cuda:N"); `donated`: an argument the call
+    may overwrite (a function marked it `tide.donate`)."""
 
     dtype: str
     shape: Tuple[Optional[int], ...]
     device: str
+    donated: bool = False
 
     def __str__(self) -> str:
         dims = "x".join("?" if d is None else str(d) for d in self.shape)
-        return f"{self.dtype}[{dims}] on {self.device}"
+        return f"{self.dtype}[{dims}] on {self.device}" + (
+            " (donated)" if self.donated else "")
 
 
 @dataclass(frozen=True)
@@ -158,6 +161,14 @@ class Function:
         import numpy as np
 
         args = [np.asarray(a) if isinstance(a, np.generic) else a for a in args]
+        # A donated argument's buffer is overwritten by the call: never a
+        # read-only one (a bytes object, a constant array).
+        for i, (a, spec) in enumerate(zip(args, self.signature.args)):
+            if spec.donated and isinstance(a, np.ndarray) and not a.flags.writeable:
+                raise InputError(
+                    f"{self.__name__}: argument {i} is donated (the call may "
+                    "overwrite it) and the array passed is read-only; pass a "
+                    "writable copy")
         try:
             results = native.call(self._index, args)
         except ValueError as e:
@@ -186,7 +197,8 @@ class Module:
         self.signature: Dict[str, FunctionSignature] = {}
         self._functions: Dict[str, Function] = {}
         for index, fn in enumerate(native.functions()):
-            spec = lambda t: TensorSpec(t["dtype"], tuple(t["shape"]), t["device"])
+            spec = lambda t: TensorSpec(t["dtype"], tuple(t["shape"]), t["device"],
+                                        bool(t.get("donated", False)))
             sig = FunctionSignature(fn["name"], tuple(map(spec, fn["args"])),
                                     tuple(map(spec, fn["results"])))
             self.signature[sig.name] = sig
@@ -237,7 +249,9 @@ class Module:
 def load(path: "os.PathLike | str") -> Module:
     """Loads a module compiled by tide-compile (or tide.compile(output=...)).
     Needs no compiler: works where only the runner is installed."""
-    path = os.fspath(path)
+    path = os.fsdecode(os.fspath(path))
+    if "\0" in path:  # (C would read the path up to it)
+        raise ValueError("tide.load: the path contains a NUL character")
     try:
         native = _runner.Module(path)
     except ValueError as e:
@@ -353,7 +367,9 @@ def compile(source, target: "str | os.PathLike | None" = None,
             with open(text, "wb") as f:
                 f.write(source.SerializeToString())
         elif isinstance(source, os.PathLike):
-            text, is_path = os.fspath(source), True
+            text, is_path = as_path("source", source), True
+            if not os.path.exists(text):
+                raise FileNotFoundError(f"tide.compile: no file {text!r}")
         elif isinstance(source, bytes):
             text = source.decode("utf-8")
         elif isinstance(source, str):
@@ -424,6 +440,11 @@ def calibrate(output: Optional[str] = None, *, quick: bool = False,
     def step(what: str, index: int, total: int) -> None:
         print(f"tide.calibrate: [{index}/{total}] {what}", file=sys.stderr, flush=True)
 
+    if output is not None:
+        output = os.fsdecode(os.fspath(output))
+        if not output or "\0" in output:
+            raise ValueError("tide.calibrate: output must be a non-empty path "
+                             "without a NUL character")
     try:
         text, _ = _runner.calibrate(quick, output, save_native,
                                     step if progress else None, notes.append)

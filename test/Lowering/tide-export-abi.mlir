@@ -2,7 +2,8 @@
 // arguments are marked read-only for bufferization unless donated, and the
 // module gets the `tide_module_metadata` string that tide-run reads (one
 // `func` line per public function, then one line per argument and result:
-// dtype, dims with `?` or `scalar`, device). Signatures that are not ranked
+// dtype, dims with `?` or `scalar`, device, and `donated` for an argument
+// the call may overwrite). Signatures that are not ranked
 // tensors of Tide's element types are errors. The inputs are the parts of
 // this file after the `//---` markers.
 
@@ -70,7 +71,7 @@ func.func @nothing() {
 // The metadata, one global for the module: exactly the public functions, in
 // order (nothing about the private ones).
 // CHECK-LABEL: llvm.mlir.global external constant @tide_module_metadata(
-// CHECK-SAME: "tide-module 1\0Afunc static 2 1\0Aarg 0 f32 4x3 cpu\0Aarg 1 f32 3 cpu\0Aresult 0 f32 4x3 cpu\0Afunc dynamic 1 1\0Aarg 0 f64 ?x3x? cpu\0Aresult 0 f64 ?x3x? cpu\0Afunc scalar_multi 2 3\0Aarg 0 i64 scalar cpu\0Aarg 1 i1 2 cpu\0Aresult 0 i64 scalar cpu\0Aresult 1 i1 2 cpu\0Aresult 2 bf16 scalar cpu\0Afunc resident 1 1\0Aarg 0 f16 8 cuda:1\0Aresult 0 f16 8 cuda:1\0Afunc nothing 0 0\0A\00")
+// CHECK-SAME: "tide-module 1\0Afunc static 2 1\0Aarg 0 f32 4x3 cpu\0Aarg 1 f32 3 cpu donated\0Aresult 0 f32 4x3 cpu\0Afunc dynamic 1 1\0Aarg 0 f64 ?x3x? cpu\0Aresult 0 f64 ?x3x? cpu\0Afunc scalar_multi 2 3\0Aarg 0 i64 scalar cpu\0Aarg 1 i1 2 cpu\0Aresult 0 i64 scalar cpu\0Aresult 1 i1 2 cpu\0Aresult 2 bf16 scalar cpu\0Afunc resident 1 1\0Aarg 0 f16 8 cuda:1\0Aresult 0 f16 8 cuda:1\0Afunc nothing 0 0\0A\00")
 // CHECK-NOT: tide_module_metadata
 
 //--- empty.mlir
@@ -98,6 +99,14 @@ func.func @negative_i32_argument(%x: i32) -> tensor<2xf32> {
 // expected-error @below {{result 0 has type 'tensor<*xf32>'; exported functions}}
 func.func @negative_unranked(%x: tensor<*xf32>) -> tensor<*xf32> {
   return %x : tensor<*xf32>
+}
+
+// -----
+
+// A name the line-based metadata cannot hold.
+// expected-error @below {{exported function name 'a b' has a space, a control character or a non-ASCII byte}}
+func.func @"a b"(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
 }
 
 // -----

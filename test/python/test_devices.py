@@ -60,6 +60,26 @@ def test_resident_tensors_without_a_gpu():
         m.exp(np.zeros(16, np.float32))
 
 
+@needs_toolkit_no_gpu
+def test_gpu_tensor_without_a_gpu():
+    # A tensor that says it is on cuda:0 (here a host buffer passed off as
+    # one), given to a CPU-fallback module on a machine without a driver: an
+    # exception (the copy ended the process before).
+    from conftest import StridedF32
+
+    class FakeCuda(StridedF32):
+        def __init__(self, base):
+            super().__init__(base, base.shape, (1,))
+            self.managed.dl_tensor.device.device_type = 2
+
+        def __dlpack_device__(self):
+            return (2, 0)
+
+    m = tide.compile(EXP, target="h200", cpu_fallback=True)
+    with pytest.raises(tide.Error, match="takes or returns tensors on a GPU, but no NVIDIA driver"):
+        m.exp(FakeCuda(np.zeros(8, np.float32)))
+
+
 @pytest.mark.skipif(not has_gpu(), reason="needs an NVIDIA GPU")
 def test_torch_cuda_tensor_in_and_out_without_a_copy():
     torch = pytest.importorskip("torch")

@@ -126,10 +126,34 @@ def test_non_contiguous(m):
     with pytest.raises(tide.InputError, match=r"input 0 of @neg is not contiguous \(shape \[2x3\], strides \[6x1\]"):
         neg.neg(StridedF32(base, (2, 3), (6, 1)))
     assert neg.neg(StridedF32(base, (0, 3), (6, 1))).shape == (0, 3)
-    # A read-only array is fine (nothing writes to inputs).
+    # A read-only array is fine (nothing writes to an argument that is not
+    # donated).
     y = np.ones(8, np.float32)
     y.flags.writeable = False
     np.testing.assert_allclose(m.exp(y), np.exp(y))
+
+
+DONATE = """
+func.func @scale(%x: tensor<4xf32> {tide.donate}) -> tensor<4xf32> {
+  %c = tide.constant dense<2.0> : tensor<4xf32>
+  %y = tide.mul %x, %c : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+"""
+
+
+def test_donated_argument():
+    # The call may write into a donated argument: the signature says so, and
+    # a read-only array (here the memory of an immutable bytes object, which
+    # the call overwrote before) is refused.
+    m = tide.compile(DONATE, target="cpu")
+    assert m.signature["scale"].args[0].donated
+    assert str(m.signature["scale"].args[0]) == "f32[4] on cpu (donated)"
+    b = np.ones(4, np.float32).tobytes()
+    with pytest.raises(tide.InputError, match=r"argument 0 is donated .* read-only"):
+        m.scale(np.frombuffer(b, np.float32))
+    assert np.frombuffer(b, np.float32).tolist() == [1.0] * 4
+    np.testing.assert_array_equal(m.scale(np.ones(4, np.float32)), [2.0] * 4)
 
 
 def test_not_an_array(m):
@@ -374,3 +398,15 @@ func.func @f(%a: tensor<?xf32>, %b: tensor<?xf32>, %x: tensor<?x?xf32>,
         np.testing.assert_array_equal(s, a + a)
         np.testing.assert_array_equal(r, a.reshape(2, 3))
         np.testing.assert_array_equal(p, x @ y)
+
+
+def test_nul_in_paths(tmp_path):
+    # A path with a NUL character is refused (C would read it up to the NUL:
+    # "exp.so\0other" loaded exp.so).
+    import pathlib
+    with pytest.raises(ValueError, match="NUL"):
+        tide.load(str(tmp_path / "exp.so") + "\0/other.so")
+    with pytest.raises(ValueError, match="NUL"):
+        tide.compile(pathlib.Path(str(tmp_path / "x.mlir") + "\0junk"), target="cpu")
+    with pytest.raises(ValueError, match="NUL"):
+        tide.calibrate(str(tmp_path / "t") + "\0.json", quick=True)

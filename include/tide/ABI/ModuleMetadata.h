@@ -92,6 +92,7 @@ struct TensorDesc {
   std::string dtype;         ///< element type: "f32", "i1", ...
   std::vector<int64_t> dims; ///< kDynamic for '?'; empty for a scalar
   std::string device;        ///< "cpu" or "cuda:N"
+  bool donated = false;      ///< an argument the call may overwrite
 
   size_t rank() const { return dims.size(); }
   /// The shape as the metadata writes it: "scalar", "4x?x3".

@@ -26,6 +26,7 @@ struct TensorSpec {
   const DTypeInfo *dtype = nullptr;
   std::vector<int64_t> dims; ///< -1 for a dynamic dimension
   std::string device;        ///< "cpu" or "cuda:N"
+  bool donated = false;      ///< an argument the call may overwrite
   std::string str() const;   ///< "f32[?x4] on cpu"
 };
 
@@ -131,7 +132,8 @@ public:
   /// process: GPU code needs a usable GPU, unless the module was compiled
   /// with a CPU version beside it and `fn` has no GPU-resident tensors.
   /// False with the reason in `error`.
-  bool canRun(const FunctionSpec &fn, std::string &error) const;
+  bool canRun(const FunctionSpec &fn, std::string &error,
+              bool gpuInputs = false) const;
 
   /// Frees a GPU buffer through the module's GPU runtime.
   void freeDeviceBuffer(void *pointer) const;

@@ -361,8 +361,20 @@ ElementsAttr TensorReader::read(const onnx::TensorProto &t,
       error = what.str() + ": external data without a location";
       return {};
     }
+    // Inside the model's folder only (ONNX Runtime refuses an absolute
+    // location or one that leaves the folder; a model could otherwise read
+    // any file into its weights).
+    llvm::SmallString<256> relative(location);
+    llvm::sys::path::remove_dots(relative, /*remove_dot_dot=*/true);
+    if (llvm::sys::path::is_absolute(location) ||
+        llvm::sys::path::has_root_name(location) ||
+        llvm::StringRef(relative).starts_with("..")) {
+      error = what.str() + ": external data location '" + location +
+              "' is outside the model's folder";
+      return {};
+    }
     llvm::SmallString<256> file(baseDir);
-    llvm::sys::path::append(file, location);
+    llvm::sys::path::append(file, relative);
     auto &buffer = files[file];
     if (!buffer) {
       auto loaded = llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
@@ -641,25 +653,66 @@ const onnx::AttributeProto *NodeImporter::attr(llvm::StringRef name) const {
   return nullptr;
 }
 
+namespace {
+const char *attributeTypeName(int type) {
+  switch (type) {
+  case onnx::AttributeProto::FLOAT:
+    return "FLOAT";
+  case onnx::AttributeProto::INT:
+    return "INT";
+  case onnx::AttributeProto::STRING:
+    return "STRING";
+  case onnx::AttributeProto::TENSOR:
+    return "TENSOR";
+  case onnx::AttributeProto::GRAPH:
+    return "GRAPH";
+  case onnx::AttributeProto::FLOATS:
+    return "FLOATS";
+  case onnx::AttributeProto::INTS:
+    return "INTS";
+  case onnx::AttributeProto::STRINGS:
+    return "STRINGS";
+  default:
+    return "another type";
+  }
+}
+
+/// `a` if it holds `type` (or says no type, as very old models do); else
+/// reports at `n` (once) and returns null, so that the default is used and
+/// the node fails. (Read as another type, the field is 0: LeakyRelu's alpha
+/// stored as an INT 2 was 0, where ONNX Runtime refuses the model.)
+const onnx::AttributeProto *typed(const NodeImporter &n,
+                                  const onnx::AttributeProto *a, int type) {
+  if (!a || a->type() == type || a->type() == onnx::AttributeProto::UNDEFINED)
+    return a;
+  if (!n.badAttribute)
+    emitError(n.loc) << "attribute '" << a->name() << "' is "
+                     << attributeTypeName(a->type()) << "; "
+                     << attributeTypeName(type) << " expected";
+  n.badAttribute = true;
+  return nullptr;
+}
+} // namespace
+
 int64_t NodeImporter::attrInt(llvm::StringRef name, int64_t dflt) const {
-  const auto *a = attr(name);
+  const auto *a = typed(*this, attr(name), onnx::AttributeProto::INT);
   return a ? a->i() : dflt;
 }
 
 double NodeImporter::attrFloat(llvm::StringRef name, double dflt) const {
-  const auto *a = attr(name);
+  const auto *a = typed(*this, attr(name), onnx::AttributeProto::FLOAT);
   return a ? a->f() : dflt;
 }
 
 std::string NodeImporter::attrString(llvm::StringRef name,
                                      llvm::StringRef dflt) const {
-  const auto *a = attr(name);
+  const auto *a = typed(*this, attr(name), onnx::AttributeProto::STRING);
   return a ? a->s() : dflt.str();
 }
 
 std::optional<SmallVector<int64_t>>
 NodeImporter::attrInts(llvm::StringRef name) const {
-  const auto *a = attr(name);
+  const auto *a = typed(*this, attr(name), onnx::AttributeProto::INTS);
   if (!a)
     return std::nullopt;
   return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
@@ -2430,6 +2483,43 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
              nullptr;
     if (failed(bindInput(entry.getKey(), entry.getValue())))
       return nullptr;
+    // The file must be what the model declares: its element type and its
+    // fixed sizes (an int64 [5] bound to a float [2, 3] input was taken as
+    // it was before).
+    const onnx::ValueInfoProto &info =
+        *llvm::find_if(g.input(), [&](const onnx::ValueInfoProto &i) {
+          return i.name() == entry.getKey();
+        });
+    ElementsAttr bound = graph.constants.lookup(entry.getKey());
+    if (bound && info.type().has_tensor_type()) {
+      const auto &tensor = info.type().tensor_type();
+      std::string why;
+      Type declared = convertElementType(ctx, tensor.elem_type(), why);
+      auto type = cast<ShapedType>(bound.getType());
+      auto describeType = [](Type t) {
+        std::string s;
+        llvm::raw_string_ostream os(s);
+        t.print(os);
+        return s;
+      };
+      if (declared && declared != type.getElementType())
+        return (void)fail(
+                   "--bind-input " + entry.getKey() + ": the file holds " +
+                   describeType(type.getElementType()) +
+                   " values; the input is declared " + describeType(declared)),
+               nullptr;
+      if (tensor.has_shape()) {
+        bool same = tensor.shape().dim_size() == type.getRank();
+        for (int d = 0; same && d < tensor.shape().dim_size(); ++d)
+          same = !tensor.shape().dim(d).has_dim_value() ||
+                 tensor.shape().dim(d).dim_value() == type.getDimSize(d);
+        if (!same)
+          return (void)fail("--bind-input " + entry.getKey() +
+                            ": the file's shape differs from the input's "
+                            "declared shape"),
+                 nullptr;
+      }
+    }
   }
   for (const auto &entry : options.boundShapes) {
     bool found = llvm::any_of(g.input(), [&](const onnx::ValueInfoProto &i) {
@@ -2522,6 +2612,20 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
     std::string opKey =
         defaultDomain ? node.op_type() : node.domain() + ":" + node.op_type();
+    // A call of a model-local function in a subgraph (the main graph's
+    // calls were expanded before): its nodes, imported in its place.
+    if (graph.expandCall) {
+      std::vector<ImportedNode> inner;
+      FailureOr<bool> called = graph.expandCall(node, entry.opset, loc, inner);
+      if (failed(called))
+        return failure();
+      if (*called) {
+        for (const ImportedNode &e : inner)
+          if (failed(importNode(e)))
+            return failure();
+        return success();
+      }
+    }
     if (!defaultDomain && !lookupConverter(opKey)) {
       return emitError(loc)
              << "op '" << node.op_type() << "' of domain '" << node.domain()
@@ -2635,7 +2739,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
       if (succeeded(folded) && !*folded)
         folded = trySymbolicNode(n);
     }
-    if (failed(folded))
+    if (failed(folded) || n.badAttribute)
       return refuse();
     Converter convert = lookupConverter(opKey);
     if (!*folded && !convert)
@@ -2645,7 +2749,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
       bool allConstant = n.numInputs() > 0;
       for (unsigned i = 0; i < n.numInputs(); ++i)
         allConstant &= !n.has(i) || n.constIn(i).has_value();
-      if (failed(convert(n)))
+      if (failed(convert(n)) || n.badAttribute)
         return refuse();
       for (unsigned i = 0; i < n.numOutputs(); ++i) {
         Value v = n.outValue(i);

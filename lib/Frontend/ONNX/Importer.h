@@ -218,6 +218,9 @@ public:
   double attrFloat(llvm::StringRef name, double dflt) const;
   std::string attrString(llvm::StringRef name, llvm::StringRef dflt) const;
   std::optional<SmallVector<int64_t>> attrInts(llvm::StringRef name) const;
+  /// Set when an attribute was read as another type than it holds (an
+  /// error at the node is reported, and the node fails).
+  mutable bool badAttribute = false;
   /// Errors for attributes this converter does not understand. `known` lists
   /// the ones it handles.
   LogicalResult checkAttrs(ArrayRef<llvm::StringRef> known);
@@ -488,6 +491,8 @@ Value encode(NodeImporter &n, Value x, int32_t dt, bool saturate,
 } // namespace narrow
 
 /// The graph being imported.
+struct ImportedNode;
+
 class GraphImporter {
 public:
   GraphImporter(MLIRContext *ctx, OpBuilder &b, llvm::StringRef path)
@@ -517,6 +522,12 @@ public:
   /// value_info and outputs that have a shape). Only where a rank cannot be
   /// computed (Squeeze without axes over run-time sizes) is it read.
   llvm::StringMap<int64_t> declaredRanks;
+  /// Expands a node of a subgraph (an If branch, a Loop or Scan body) that
+  /// calls a model-local function into the function's nodes, appended to
+  /// the vector; false when the node calls none (set by expandFunctions).
+  std::function<FailureOr<bool>(const onnx::NodeProto &, int64_t, Location,
+                                std::vector<ImportedNode> &)>
+      expandCall;
 
   /// Whether `name` has an entry (a value, a constant, a shape or an
   /// aggregate).
@@ -583,7 +594,8 @@ struct ImportedNode {
 };
 
 /// The main graph's nodes in order, with every call of a model-local
-/// function expanded into the function's nodes (InlineFunctions.cpp).
+/// function expanded into the function's nodes (InlineFunctions.cpp); sets
+/// `graph.expandCall` for the calls in subgraphs.
 /// Expanded nodes are kept in `storage`. `opset` is the model's default-domain
 /// opset; a function importing a newer one than `maxOpset` is refused.
 LogicalResult expandFunctions(const onnx::ModelProto &model, int64_t opset,

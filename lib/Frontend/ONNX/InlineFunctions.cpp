@@ -29,6 +29,8 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/wire_format_lite.h>
 
+#include <memory>
+
 using namespace mlir;
 using namespace mlir::tide;
 using namespace mlir::tide::onnx_import;
@@ -94,7 +96,7 @@ struct Function {
 struct Expander {
   GraphImporter &graph;
   llvm::StringMap<Function> functions;
-  std::vector<ImportedNode> &out;
+  std::vector<ImportedNode> *out;
   std::deque<onnx::NodeProto> &storage;
   /// Functions being expanded (to refuse recursion).
   llvm::StringSet<> active;
@@ -119,7 +121,7 @@ struct Expander {
   LogicalResult add(const onnx::NodeProto &node, int64_t opset, Location loc) {
     const Function *fn = lookup(node);
     if (!fn) {
-      out.push_back({&node, opset, loc});
+      out->push_back({&node, opset, loc});
       return success();
     }
     return expand(node, *fn, loc);
@@ -245,7 +247,7 @@ struct Expander {
       copy.set_name(callName + "/output " + std::to_string(i));
       copy.add_input(names.lookup(proto.output(i)));
       copy.add_output(call.output(i));
-      out.push_back({&copy, fn.opset, graph.nodeLoc(copy, 0)});
+      out->push_back({&copy, fn.opset, graph.nodeLoc(copy, 0)});
     }
     return success();
   }
@@ -257,7 +259,9 @@ onnx_import::expandFunctions(const onnx::ModelProto &model, int64_t opset,
                              int64_t maxOpset, GraphImporter &graph,
                              std::vector<ImportedNode> &out,
                              std::deque<onnx::NodeProto> &storage) {
-  Expander e{graph, {}, out, storage, {}, 0};
+  auto shared =
+      std::make_shared<Expander>(Expander{graph, {}, &out, storage, {}, 0});
+  Expander &e = *shared;
   for (const onnx::FunctionProto &fn : model.functions()) {
     Location fnLoc = graph.fileLoc();
     int64_t fnOpset = opset;
@@ -289,5 +293,20 @@ onnx_import::expandFunctions(const onnx::ModelProto &model, int64_t opset,
     if (failed(e.add(node, opset, graph.nodeLoc(node, index++))))
       return failure();
   }
+  // Calls inside subgraphs are expanded as the importer meets them.
+  graph.expandCall =
+      [shared](const onnx::NodeProto &node, int64_t nodeOpset, Location loc,
+               std::vector<ImportedNode> &into) -> FailureOr<bool> {
+    const Function *fn = shared->lookup(node);
+    if (!fn)
+      return false;
+    std::vector<ImportedNode> *saved = shared->out;
+    shared->out = &into;
+    LogicalResult done = shared->expand(node, *fn, loc);
+    shared->out = saved;
+    if (failed(done))
+      return failure();
+    return true;
+  };
   return success();
 }

@@ -187,3 +187,47 @@ dyn_graph([helper.make_node("Shape", ["x"], ["s"], name="shape"),
           {"zero": np.array([0], np.int64), "one": np.array([1], np.int64),
            "ends": np.array([-1000], np.int64),
            "axes": np.array([0], np.int64), "steps": np.array([-1], np.int64)})
+
+# Session-33 audit findings. An attribute of another type than the op's
+# (LeakyRelu's alpha as an INT: read as 0 before; ONNX Runtime refuses).
+graph = helper.make_graph(
+    [helper.make_node("LeakyRelu", ["x"], ["y"], name="leaky", alpha=2)],
+    "attr_type", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])])
+save(helper.make_model(graph, opset_imports=opset(17)), "attr_type.onnx", check=False)
+# External data outside the model's folder (read into the weights before).
+os.makedirs(os.path.join(out, "sub"), exist_ok=True)
+np.ones(4, np.float32).tofile(os.path.join(out, "outside.bin"))
+w = onnx.TensorProto()
+w.name, w.data_type, w.data_location = "w", TensorProto.FLOAT, TensorProto.EXTERNAL
+w.dims.extend([4])
+entry = w.external_data.add()
+entry.key, entry.value = "location", "../outside.bin"
+graph = helper.make_graph(
+    [helper.make_node("Add", ["x", "w"], ["y"], name="add")], "escape",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])], [w])
+with open(os.path.join(out, "sub", "escape.onnx"), "wb") as f:
+    f.write(helper.make_model(graph, opset_imports=opset(17)).SerializeToString())
+# --bind-input with a file of another type or shape than the input's.
+np.save(os.path.join(out, "shape_f32.npy"), np.array([3, 4], np.float32))
+np.save(os.path.join(out, "shape_3.npy"), np.array([3, 4, 1], np.int64))
+# A model-local function called inside an If branch (refused before: calls
+# were expanded in the main graph only).
+fn = helper.make_function("my.ops", "Relu2", ["a"], ["b"],
+                          [helper.make_node("Relu", ["a"], ["r"]),
+                           helper.make_node("Add", ["r", "r"], ["b"])],
+                          opset_imports=opset(17))
+then_g = helper.make_graph([helper.make_node("Relu2", ["x"], ["t"], domain="my.ops")], "then", [],
+                           [helper.make_tensor_value_info("t", TensorProto.FLOAT, [3])])
+else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [],
+                           [helper.make_tensor_value_info("e", TensorProto.FLOAT, [3])])
+graph = helper.make_graph(
+    [helper.make_node("If", ["c"], ["y"], name="branch", then_branch=then_g, else_branch=else_g)],
+    "fn_in_if", [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+                 helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])])
+save(helper.make_model(graph, opset_imports=opset(17) + [helper.make_opsetid("my.ops", 1)],
+                       functions=[fn]), "fn_in_if.onnx")
+np.save(os.path.join(out, "fn_in_if_c.npy"), np.array(True))
+np.save(os.path.join(out, "fn_in_if_x.npy"), np.array([-1, 2, -3], np.float32))
