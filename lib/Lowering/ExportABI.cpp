@@ -35,6 +35,15 @@ FailureOr<std::string> describe(Operation *func, Type type, DeviceAttr device,
                          "tensors of Tide's element types";
     return failure();
   }
+  // Static sizes of more than 2^63 - 1 bytes describe no buffer (the count
+  // wrapped, and the code wrote past the buffer the runner made).
+  int64_t bytes = std::max<int64_t>(1, tensor.getElementTypeBitWidth() / 8);
+  for (int64_t d : tensor.getShape())
+    if (!ShapedType::isDynamic(d) && llvm::MulOverflow(bytes, d, bytes)) {
+      func->emitError() << what << " " << index << " has type " << type
+                        << ", of more than 2^63 - 1 bytes";
+      return failure();
+    }
   std::string s = stringifyDType(*dtype).str() + " ";
   if (tensor.getRank() == 0)
     s += "scalar";

@@ -501,10 +501,21 @@ std::unique_ptr<CompiledModule> CompiledModule::load(const std::string &path,
     spec.dims = t.dims;
     spec.device = t.device;
     spec.donated = t.donated;
-    if (!spec.dtype)
+    if (!spec.dtype) {
       error = "'" + path + "' has corrupt metadata: element type '" + t.dtype +
               "' is unknown to this runner";
-    return spec.dtype != nullptr;
+      return false;
+    }
+    // Static sizes whose bytes overflow int64 describe no buffer (a count
+    // wrapping to 0 gave an empty buffer the code then wrote past).
+    int64_t bytes = spec.dtype->bytes;
+    for (int64_t d : spec.dims)
+      if (d > 0 && __builtin_mul_overflow(bytes, d, &bytes)) {
+        error = "'" + path + "' declares a tensor " + spec.str() +
+                " of more than 2^63 - 1 bytes";
+        return false;
+      }
+    return true;
   };
   for (const abi::FunctionDesc &fn : metadata.functions) {
     FunctionSpec spec;

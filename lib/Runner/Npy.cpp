@@ -7,9 +7,12 @@
 #include "tide/Runner/Npy.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 using namespace tide::runner;
@@ -58,9 +61,12 @@ static const DTypeInfo *fromDescr(const std::string &descr) {
 }
 
 int64_t Array::numElements() const {
+  // (Saturating: shapes whose count overflows are refused where they are
+  // made; a count past int64 is never a buffer.)
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
+    if (__builtin_mul_overflow(n, d, &n))
+      return std::numeric_limits<int64_t>::max();
   return n;
 }
 
@@ -306,9 +312,15 @@ bool tide::runner::readNpy(const std::string &path, Array &array,
             "bits)";
     return false;
   }
-  if (order.find("True") != std::string::npos) {
+  // Exactly True or False (anything else was read as C order before).
+  std::string flag = order.substr(0, order.find_first_of(" ,}"));
+  if (flag == "True") {
     error = "'" + path + "' is in Fortran order; save a C-ordered array "
                          "(np.ascontiguousarray)";
+    return false;
+  }
+  if (flag != "False") {
+    error = "'" + path + "' has a malformed fortran_order '" + flag + "'";
     return false;
   }
   array.shape.clear();
@@ -319,9 +331,15 @@ bool tide::runner::readNpy(const std::string &path, Array &array,
     size_t a = item.find_first_not_of(' ');
     if (a == std::string::npos)
       continue;
+    // Decimal digits only, then spaces ("(4 4)", "(4.9,)", "(0x4,)" were
+    // read as 4, 4 and 0 before).
     char *end = nullptr;
+    errno = 0;
     long long v = std::strtoll(item.c_str() + a, &end, 10);
-    if (v < 0 || end == item.c_str() + a) {
+    bool digitsOnly =
+        std::isdigit(static_cast<unsigned char>(item[a])) &&
+        item.find_first_not_of(' ', end - item.c_str()) == std::string::npos;
+    if (v < 0 || end == item.c_str() + a || !digitsOnly || errno == ERANGE) {
       error = "'" + path + "' has a malformed shape " + shape;
       return false;
     }

@@ -803,6 +803,35 @@ llvm::Error TargetParser::parseLink(const llvm::json::Value &value,
 }
 
 llvm::Expected<Target> TargetParser::parse(StringRef text) {
+  // LLVM's parser recurses per level: a file nested thousands deep would
+  // overflow the stack. A target file needs a handful of levels.
+  {
+    constexpr int kMaxDepth = 64;
+    int depth = 0;
+    bool inString = false, escaped = false;
+    for (char c : text) {
+      if (inString) {
+        if (escaped)
+          escaped = false;
+        else if (c == '\\')
+          escaped = true;
+        else if (c == '"')
+          inString = false;
+        continue;
+      }
+      if (c == '"')
+        inString = true;
+      else if (c == '[' || c == '{')
+        ++depth;
+      else if (c == ']' || c == '}')
+        --depth;
+      if (depth > kMaxDepth)
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            source + ": invalid JSON: nested more than " +
+                std::to_string(kMaxDepth) + " levels deep");
+    }
+  }
   llvm::Expected<llvm::json::Value> root = llvm::json::parse(text);
   if (!root)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),

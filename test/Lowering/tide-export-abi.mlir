@@ -103,6 +103,15 @@ func.func @negative_unranked(%x: tensor<*xf32>) -> tensor<*xf32> {
 
 // -----
 
+// A type of more than 2^63 - 1 bytes.
+// expected-error @below {{argument 0 has type 'tensor<4611686018427387904x4xf32>', of more than 2^63 - 1 bytes}}
+func.func @huge(%x: tensor<4611686018427387904x4xf32>) -> tensor<4xf32> {
+  %c = tide.constant dense<1.0> : tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+
+// -----
+
 // A name the line-based metadata cannot hold.
 // expected-error @below {{exported function name 'a b' has a space, a control character or a non-ASCII byte}}
 func.func @"a b"(%x: tensor<4xf32>) -> tensor<4xf32> {

@@ -3118,6 +3118,13 @@ def run_bad_inputs(s):
         fh.write(raw[:-5])
     with open(P("trunc_header.npy"), "wb") as fh:
         fh.write(raw[:9])
+    # Headers that were misread before: "(2 3)" as (2,), fortran_order 1 as
+    # C order (same lengths, so the data stays where it was).
+    assert b"(2, 3)" in raw and b"False" in raw
+    with open(P("shape_nocomma.npy"), "wb") as fh:
+        fh.write(raw.replace(b"(2, 3)", b"(2 3) ", 1))
+    with open(P("order_one.npy"), "wb") as fh:
+        fh.write(raw.replace(b"False", b"1    ", 1))
     X, Y = P("x.npy"), P("y.npy")
     o1, o2, o3 = P("o1.npy"), P("o2.npy"), P("o3.npy")
     cases = [
@@ -3141,6 +3148,10 @@ def run_bad_inputs(s):
          "which Tide does not support"),
         ("Fortran-ordered .npy", "f", [P("x_fortran.npy"), Y], [o1, o2], [],
          "is in Fortran order"),
+        ("a shape without commas in the .npy header", "f", [P("shape_nocomma.npy"), Y],
+         [o1, o2], [], "has a malformed shape (2 3)"),
+        ("fortran_order neither True nor False", "f", [P("order_one.npy"), Y], [o1, o2], [],
+         "has a malformed fortran_order '1'"),
         ("function that does not exist", "nosuch", [X, Y], [o1, o2], [],
          "no function named 'nosuch' in the module (functions: @f @g)"),
         ("no --entry with two functions", None, [X, Y], [o1, o2], [],

@@ -36,6 +36,10 @@
 // INVALID-JSON: error: invalid 'target' option: {{.*}}Inputs/invalid-json.json: invalid JSON: [5:3, byte={{[0-9]+}}]: Invalid JSON value
 // INVALID-JSON-NOT: error
 
+// Nested 100 levels deep (50000 overflowed the JSON parser's stack before).
+// RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/deep-nesting.json 2>&1 | FileCheck %s --check-prefix=DEEP
+// DEEP: error: invalid 'target' option: {{.*}}Inputs/deep-nesting.json: invalid JSON: nested more than 64 levels deep
+
 // Valid JSON, but an array instead of an object.
 // RUN: not tide-opt %s --tide-list-kernels=target=%S/Inputs/not-object.json 2>&1 | FileCheck %s --check-prefix=NOT-OBJECT
 // NOT-OBJECT: error: invalid 'target' option: {{.*}}Inputs/not-object.json: (top level): must be a JSON object

@@ -901,6 +901,25 @@ func.func @cumprod_rank0(%x: tensor<i32>) {
 
 // -----
 
+// A dilation whose window size overflows 64 bits (a garbage window size was
+// inferred before).
+func.func @conv_dilation_overflow(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error @+1 {{'tide.conv' window or padding is too large (its size overflows 64 bits) in spatial dimension 0}}
+  %0 = tide.conv %x, %w strides = [1, 1] dilations = [9223372036854775807, 1] pads = [0, 0, 0, 0] : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>
+  return
+}
+
+// -----
+
+// A reshape whose element count overflows (wrapped to 0 before).
+func.func @reshape_overflow(%x: tensor<0xf32>) {
+  // expected-error @+1 {{'tide.reshape' op has a type of more than 2^63 - 1 elements}}
+  %0 = tide.reshape %x : tensor<0xf32> to tensor<4611686018427387904x4xf32>
+  return
+}
+
+// -----
+
 // conv's channels must split into the groups.
 func.func @conv_groups(%x: tensor<1x6x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+1 {{'tide.conv' input channels (6) are not a multiple of groups (4)}}

@@ -220,6 +220,33 @@ int main(int argc, char **argv) {
     }
   }
 
+  // The header is written beside the library: never over the library or
+  // the source (-o lib.h made the header replace the library before).
+  if (!emitLLVMDialect) {
+    std::string headerPath = header;
+    if (headerPath.empty()) {
+      llvm::SmallString<128> path(outputFile);
+      llvm::sys::path::replace_extension(path, ".h");
+      headerPath = path.str().str();
+    }
+    auto same = [](StringRef a, StringRef b) {
+      llvm::SmallString<256> x(a), y(b);
+      llvm::sys::fs::make_absolute(x);
+      llvm::sys::fs::make_absolute(y);
+      llvm::sys::path::remove_dots(x, true);
+      llvm::sys::path::remove_dots(y, true);
+      return x == y;
+    };
+    if (same(headerPath, outputFile) || same(headerPath, inputFile)) {
+      llvm::errs() << "tide-compile: the header " << headerPath
+                   << " would overwrite the "
+                   << (same(headerPath, outputFile) ? "library" : "input")
+                   << "; give -o a name that does not end in .h, or "
+                      "--header another path\n";
+      return 1;
+    }
+  }
+
   DialectRegistry registry;
   tide::registerAllDialects(registry);
   tide::registerAllExtensions(registry);

@@ -755,6 +755,18 @@ LogicalResult ReshapeOp::verify() {
     return emitOpError("cannot change the element type (")
            << in.getElementType() << " to " << out.getElementType()
            << "); use 'tide.cast'";
+  // Element counts overflow-checked (a 2^62 x 4 result wrapped to 0 and
+  // matched an empty input before).
+  auto count = [](ArrayRef<int64_t> shape) -> std::optional<int64_t> {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      if (llvm::MulOverflow(n, d, n))
+        return std::nullopt;
+    return n;
+  };
+  if ((in.hasStaticShape() && !count(in.getShape())) ||
+      (out.hasStaticShape() && !count(out.getShape())))
+    return emitOpError("has a type of more than 2^63 - 1 elements");
   if (in.hasStaticShape() && out.hasStaticShape() &&
       in.getNumElements() != out.getNumElements())
     return emitOpError("cannot reshape ")
@@ -1561,8 +1573,19 @@ inferWindow(std::optional<Location> loc, StringRef name, RankedTensorType input,
       shape.push_back(ShapedType::kDynamic);
       continue;
     }
-    int64_t extent = dilations[i] * (kernel[i] - 1) + 1;
-    if (!ShapedType::isDynamic(size) && size + pads[i] + pads[k + i] < extent)
+    // (In overflow-checked arithmetic: a dilation of INT64_MAX made the
+    // window a garbage size before.)
+    int64_t extent, padded = 0;
+    if (llvm::MulOverflow(dilations[i], kernel[i] - 1, extent) ||
+        llvm::AddOverflow(extent, int64_t(1), extent) ||
+        llvm::AddOverflow(pads[i], pads[k + i], padded) ||
+        (!ShapedType::isDynamic(size) &&
+         llvm::AddOverflow(padded, size, padded)))
+      return emitOptionalError(loc, "'tide.", name,
+                               "' window or padding is too large (its size "
+                               "overflows 64 bits) in spatial dimension ",
+                               i);
+    if (!ShapedType::isDynamic(size) && padded < extent)
       return emitOptionalError(
           loc, "'tide.", name, "' window of ", extent, " elements (kernel ",
           kernel[i], ", dilation ", dilations[i],

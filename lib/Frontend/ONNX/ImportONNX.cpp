@@ -2289,6 +2289,16 @@ ModelImporter::inputType(const onnx::ValueInfoProto &info) {
                  llvm::Twine(tensor.shape().dim_size()));
       return failure();
     }
+    // A size the model fixes stays (7x2 over a declared 1x2 was taken).
+    if (tensor.has_shape())
+      for (auto [d, dim] : llvm::enumerate(tensor.shape().dim()))
+        if (dim.has_dim_value() && dim.dim_value() != bound->second[d]) {
+          (void)fail("--bind-shape " + info.name() + " gives size " +
+                     llvm::Twine(bound->second[d]) + " to dimension " +
+                     llvm::Twine(d) + ", which the model fixes at " +
+                     llvm::Twine(dim.dim_value()));
+          return failure();
+        }
     return RankedTensorType::get(bound->second, elem);
   }
   if (!tensor.has_shape()) {
@@ -2310,7 +2320,13 @@ ModelImporter::inputType(const onnx::ValueInfoProto &info) {
     }
     auto sym = dim.has_dim_param() ? options.boundShapes.find(dim.dim_param())
                                    : options.boundShapes.end();
-    if (sym != options.boundShapes.end() && sym->second.size() == 1)
+    if (sym != options.boundShapes.end() && sym->second.size() != 1) {
+      (void)fail("--bind-shape " + dim.dim_param() +
+                 ": a symbolic dimension takes one size, not " +
+                 llvm::Twine(sym->second.size()));
+      return failure();
+    }
+    if (sym != options.boundShapes.end())
       shape.push_back(sym->second[0]);
     else
       shape.push_back(ShapedType::kDynamic);
